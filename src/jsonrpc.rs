@@ -1,0 +1,440 @@
+//! JSON-RPC 2.0: the four message shapes every MCP transport carries.
+//!
+//! ```text
+//! request       {"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}   has `id`: answer it
+//! notification  {"jsonrpc":"2.0","method":"notifications/initialized"}      no `id`: never answered
+//! success       {"jsonrpc":"2.0","id":1,"result":{...}}
+//! error         {"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"..."}}
+//! ```
+//!
+//! [`parse`] turns the bytes of one message into a [`Message`] or into the error
+//! response the peer must receive (`-32700` for bad JSON, `-32600` for JSON that is not
+//! a JSON-RPC 2.0 message). Rules: JSON-RPC 2.0 §4–§5 and MCP 2025-11-25
+//! `basic/index` ("Messages": ids are strings or integers, never `null`).
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Error codes on the wire. The first five are JSON-RPC 2.0 §5.1.
+pub mod code {
+    /// The bytes are not JSON.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// JSON, but not a valid JSON-RPC 2.0 message (or not acceptable here).
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// No handler for this method.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// The method exists but its `params` are wrong.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// The server failed for a reason that is not the client's fault.
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// A request other than `initialize`/`ping` before the handshake finished
+    /// (server-defined range; the code the original project and most SDKs use).
+    pub const SERVER_NOT_INITIALIZED: i64 = -32002;
+    /// HTTP: the `Mcp-Session-Id` names no live session (server-defined range).
+    pub const SESSION_NOT_FOUND: i64 = -32001;
+}
+
+/// A request id: a string or an integer (MCP forbids `null` and fractions).
+/// Kept as the exact JSON value so it is echoed back byte-for-byte.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct RequestId(Value);
+
+impl RequestId {
+    /// Accepts `"abc"` and `7`; refuses `null`, `1.5`, objects, arrays, booleans.
+    pub fn from_value(v: &Value) -> Option<RequestId> {
+        match v {
+            Value::String(_) => Some(RequestId(v.clone())),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Some(RequestId(v.clone())),
+            _ => None,
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId(Value::from(n))
+    }
+}
+
+impl std::fmt::Display for RequestId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A request: the sender waits for a [`Response`] with the same `id`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    pub id: RequestId,
+    pub method: String,
+    /// `None` when the member is absent; `Some(Value::Null)` is kept apart for
+    /// handlers that want to reject an explicit `null`.
+    pub params: Option<Value>,
+}
+
+/// A notification: no `id`, so nobody waits and nothing is ever sent back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    pub method: String,
+    pub params: Option<Value>,
+}
+
+/// The `error` member of an error response.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ErrorObject {
+    pub code: i64,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl ErrorObject {
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        ErrorObject::new(code::INVALID_PARAMS, message)
+    }
+}
+
+/// A response: `result` or `error`, never both. `id` is `None` only for an error
+/// about a message whose id could not be read (serialized as `"id": null`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    pub id: Option<RequestId>,
+    pub outcome: Result<Value, ErrorObject>,
+}
+
+impl Response {
+    pub fn success(id: RequestId, result: Value) -> Self {
+        Response {
+            id: Some(id),
+            outcome: Ok(result),
+        }
+    }
+
+    pub fn error(id: Option<RequestId>, error: ErrorObject) -> Self {
+        Response {
+            id,
+            outcome: Err(error),
+        }
+    }
+
+    /// The exact bytes of this response: one compact JSON object, no newline.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            jsonrpc: &'static str,
+            id: &'a Option<RequestId>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            result: Option<&'a Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            error: Option<&'a ErrorObject>,
+        }
+        let wire = Wire {
+            jsonrpc: "2.0",
+            id: &self.id,
+            result: self.outcome.as_ref().ok(),
+            error: self.outcome.as_ref().err(),
+        };
+        // Serializing owned, already-valid JSON values cannot fail.
+        serde_json::to_vec(&wire).unwrap_or_default()
+    }
+}
+
+/// One incoming message, sorted into its shape.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    Request(Request),
+    Notification(Notification),
+    /// A response the peer sent us (to a request we made). MCP lets a client send
+    /// these; a server that made no request accepts them silently.
+    Response(Response),
+}
+
+/// What [`parse`] found in the bytes.
+#[derive(Debug, PartialEq)]
+pub enum Parsed {
+    One(Message),
+    /// A top-level JSON array: a JSON-RPC batch (allowed by 2025-03-26 and earlier,
+    /// removed in 2025-06-18). The elements are not yet checked.
+    Batch(Vec<Value>),
+}
+
+/// Parses the bytes of one transport frame (a stdio line, an HTTP body).
+/// On failure returns the error response to send back.
+pub fn parse(bytes: &[u8]) -> Result<Parsed, Response> {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        Response::error(
+            None,
+            ErrorObject::new(code::PARSE_ERROR, format!("Parse error: {e}")),
+        )
+    })?;
+    match value {
+        Value::Array(items) => Ok(Parsed::Batch(items)),
+        other => classify(other).map(Parsed::One),
+    }
+}
+
+/// Sorts one JSON value into a [`Message`], or explains (`-32600`) why it is none.
+pub fn classify(value: Value) -> Result<Message, Response> {
+    let Value::Object(mut obj) = value else {
+        return Err(invalid(
+            None,
+            format!("expected a JSON object, got {}", kind(&value)),
+        ));
+    };
+    // Read the id first so that even an invalid request's error carries it.
+    let raw_id = obj.remove("id");
+    let id = raw_id.as_ref().and_then(RequestId::from_value);
+
+    match obj.get("jsonrpc") {
+        Some(Value::String(v)) if v == "2.0" => {}
+        Some(other) => {
+            return Err(invalid(
+                id,
+                format!("\"jsonrpc\" must be \"2.0\", got {other}"),
+            ));
+        }
+        None => return Err(invalid(id, "missing \"jsonrpc\": \"2.0\"")),
+    }
+    if let (Some(raw), None) = (&raw_id, &id) {
+        return Err(invalid(
+            None,
+            format!("\"id\" must be a string or an integer, got {raw}"),
+        ));
+    }
+
+    if let Some(method) = obj.remove("method") {
+        let Value::String(method) = method else {
+            return Err(invalid(
+                id,
+                format!("\"method\" must be a string, got {method}"),
+            ));
+        };
+        let params = obj.remove("params");
+        if let Some(p) = &params
+            && !(p.is_object() || p.is_array())
+        {
+            return Err(invalid(
+                id,
+                format!("\"params\" must be an object or an array, got {p}"),
+            ));
+        }
+        return Ok(match id {
+            Some(id) => Message::Request(Request { id, method, params }),
+            None => Message::Notification(Notification { method, params }),
+        });
+    }
+
+    match (obj.remove("result"), obj.remove("error")) {
+        (Some(result), None) => match id {
+            Some(id) => Ok(Message::Response(Response::success(id, result))),
+            None => Err(invalid(None, "a response must carry the \"id\" it answers")),
+        },
+        (None, Some(error)) => {
+            let error = error_object(&error).ok_or_else(|| {
+                invalid(id.clone(), format!("malformed \"error\" member: {error}"))
+            })?;
+            Ok(Message::Response(Response::error(id, error)))
+        }
+        (Some(_), Some(_)) => Err(invalid(
+            id,
+            "a response has \"result\" or \"error\", not both",
+        )),
+        (None, None) => Err(invalid(
+            id,
+            "no \"method\", \"result\" or \"error\": not a request, notification or response",
+        )),
+    }
+}
+
+fn error_object(v: &Value) -> Option<ErrorObject> {
+    let obj: &Map<String, Value> = v.as_object()?;
+    Some(ErrorObject {
+        code: obj.get("code")?.as_i64()?,
+        message: obj.get("message")?.as_str()?.to_owned(),
+        data: obj.get("data").cloned(),
+    })
+}
+
+fn invalid(id: Option<RequestId>, why: impl std::fmt::Display) -> Response {
+    Response::error(
+        id,
+        ErrorObject::new(code::INVALID_REQUEST, format!("Invalid Request: {why}")),
+    )
+}
+
+/// The JSON type name of a value, for error messages.
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn one(s: &str) -> Result<Message, Response> {
+        match parse(s.as_bytes()) {
+            Ok(Parsed::One(m)) => Ok(m),
+            Ok(Parsed::Batch(_)) => panic!("unexpected batch"),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn err_code(r: &Response) -> i64 {
+        r.outcome.as_ref().unwrap_err().code
+    }
+
+    #[test]
+    fn request_has_an_id() {
+        let m = one(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#).unwrap();
+        assert_eq!(
+            m,
+            Message::Request(Request {
+                id: 1.into(),
+                method: "tools/list".into(),
+                params: Some(json!({}))
+            })
+        );
+    }
+
+    #[test]
+    fn string_and_integer_ids_are_kept_apart() {
+        let Message::Request(a) = one(r#"{"jsonrpc":"2.0","id":"1","method":"m"}"#).unwrap() else {
+            panic!()
+        };
+        assert_eq!(a.id, RequestId(json!("1")));
+        assert_ne!(a.id, 1.into());
+    }
+
+    #[test]
+    fn notification_has_no_id_and_absent_params_stay_absent() {
+        let m = one(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).unwrap();
+        assert_eq!(
+            m,
+            Message::Notification(Notification {
+                method: "notifications/initialized".into(),
+                params: None
+            })
+        );
+    }
+
+    #[test]
+    fn responses_from_the_peer_are_messages() {
+        let ok = one(r#"{"jsonrpc":"2.0","id":5,"result":{}}"#).unwrap();
+        assert_eq!(
+            ok,
+            Message::Response(Response::success(5.into(), json!({})))
+        );
+        let e = one(r#"{"jsonrpc":"2.0","id":5,"error":{"code":-1,"message":"no"}}"#).unwrap();
+        assert!(matches!(
+            e,
+            Message::Response(Response {
+                outcome: Err(_),
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn malformed_json_is_a_parse_error_with_null_id() {
+        let e = one("{not json").unwrap_err();
+        assert_eq!(err_code(&e), code::PARSE_ERROR);
+        assert_eq!(e.id, None);
+        let wire: Value = serde_json::from_slice(&e.to_bytes()).unwrap();
+        assert_eq!(wire["id"], Value::Null);
+        assert_eq!(wire["error"]["code"], -32700);
+    }
+
+    #[test]
+    fn invalid_requests_keep_the_id_when_readable() {
+        let e = one(r#"{"jsonrpc":"1.0","id":9,"method":"x"}"#).unwrap_err();
+        assert_eq!(err_code(&e), code::INVALID_REQUEST);
+        assert_eq!(e.id, Some(9.into()));
+        assert!(e.outcome.as_ref().unwrap_err().message.contains("\"2.0\""));
+
+        let e = one(r#"{"jsonrpc":"2.0","id":3,"method":42}"#).unwrap_err();
+        assert_eq!(
+            (err_code(&e), e.id),
+            (code::INVALID_REQUEST, Some(3.into()))
+        );
+
+        let e = one(r#"{"jsonrpc":"2.0","id":3,"method":"x","params":"s"}"#).unwrap_err();
+        assert_eq!(err_code(&e), code::INVALID_REQUEST);
+    }
+
+    #[test]
+    fn null_and_fractional_ids_are_refused() {
+        for s in [
+            r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":{},"method":"x"}"#,
+        ] {
+            let e = one(s).unwrap_err();
+            assert_eq!(
+                (err_code(&e), e.id.clone()),
+                (code::INVALID_REQUEST, None),
+                "{s}"
+            );
+        }
+    }
+
+    #[test]
+    fn non_objects_and_empty_objects_are_invalid() {
+        assert_eq!(err_code(&one("42").unwrap_err()), code::INVALID_REQUEST);
+        assert_eq!(
+            err_code(&one(r#"{"jsonrpc":"2.0"}"#).unwrap_err()),
+            code::INVALID_REQUEST
+        );
+        assert_eq!(
+            err_code(&one(r#"{"jsonrpc":"2.0","id":1,"result":1,"error":{}}"#).unwrap_err()),
+            code::INVALID_REQUEST
+        );
+    }
+
+    #[test]
+    fn arrays_are_batches() {
+        assert!(matches!(parse(b"[1,2]"), Ok(Parsed::Batch(v)) if v.len() == 2));
+    }
+
+    #[test]
+    fn responses_serialize_in_wire_order() {
+        let r = Response::success(1.into(), json!({"tools": []}));
+        assert_eq!(
+            r.to_bytes(),
+            br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#
+        );
+        let e = Response::error(
+            Some("a".to_owned().into_id()),
+            ErrorObject::new(-32601, "Method not found: bogus"),
+        );
+        assert_eq!(
+            e.to_bytes(),
+            br#"{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"Method not found: bogus"}}"#
+        );
+    }
+
+    trait IntoId {
+        fn into_id(self) -> RequestId;
+    }
+    impl IntoId for String {
+        fn into_id(self) -> RequestId {
+            RequestId(Value::String(self))
+        }
+    }
+}

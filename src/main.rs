@@ -1,0 +1,131 @@
+//! `mcp-raw`: the thin command line. Every subcommand is a call into the library.
+
+use clap::{Parser, Subcommand};
+use mcp_raw::client::{self, wire_print::ColorChoice};
+use mcp_raw::protocol::Server;
+use mcp_raw::transport::{http, stdio};
+use std::process::ExitCode;
+
+/// A hand-written MCP server and client that shows every byte on the wire.
+#[derive(Parser)]
+#[command(name = "mcp-raw", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the MCP server: stdio by default (one JSON-RPC message per line on
+    /// stdin/stdout, logs on stderr), or Streamable HTTP on /mcp with --http.
+    Serve {
+        /// Serve Streamable HTTP instead of stdio.
+        #[arg(long)]
+        http: bool,
+        /// Address to bind with --http. Loopback by default: a local server should
+        /// not be reachable from the network.
+        #[arg(long, default_value = "127.0.0.1", requires = "http")]
+        host: String,
+        /// Port to bind with --http (0 picks a free one; the log line says which).
+        #[arg(long, default_value_t = 3100, requires = "http")]
+        port: u16,
+        /// Largest accepted message in bytes: an HTTP body (413 beyond it) or a stdio
+        /// line (-32600 beyond it).
+        #[arg(long, default_value_t = 4 * 1024 * 1024)]
+        max_body_bytes: usize,
+    },
+    /// Spawn `mcp-raw serve` as a child and drive one whole session over stdio,
+    /// printing every message sent (>>>) and received (<<<).
+    Demo {
+        #[command(flatten)]
+        view: View,
+    },
+    /// Spawn `mcp-raw serve --http` and drive the same session with real HTTP
+    /// requests, printing each request and response in full.
+    DemoHttp {
+        /// Port the spawned server listens on (0 picks a free one).
+        #[arg(long, default_value_t = 3100)]
+        port: u16,
+        #[command(flatten)]
+        view: View,
+    },
+}
+
+#[derive(clap::Args)]
+struct View {
+    /// Print each message exactly as it travelled (compact JSON) instead of pretty.
+    #[arg(long)]
+    raw: bool,
+    /// Colour the output: auto (only on a terminal, and not when NO_COLOR is set),
+    /// always, or never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve {
+            http: false,
+            max_body_bytes,
+            ..
+        } => serve_stdio(max_body_bytes),
+        Command::Serve {
+            http: true,
+            host,
+            port,
+            max_body_bytes,
+        } => serve_http(&host, port, max_body_bytes),
+        Command::Demo { view } => client::stdio_demo::run(view.printer()),
+        Command::DemoHttp { port, view } => {
+            runtime().and_then(|rt| rt.block_on(client::http_demo::run(port, view.printer())))
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcp-raw: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+impl View {
+    fn printer(&self) -> client::wire_print::Printer {
+        client::wire_print::Printer::new(self.color.enabled(), self.raw)
+    }
+}
+
+fn serve_stdio(max_line: usize) -> anyhow::Result<()> {
+    let server = Server::new(mcp_raw::tools::demo::tool_set());
+    let stdin = std::io::stdin().lock();
+    let stdout = std::io::stdout().lock();
+    stdio::serve(server, stdin, stdout, std::io::stderr(), max_line)?;
+    Ok(())
+}
+
+fn serve_http(host: &str, port: u16, max_body: usize) -> anyhow::Result<()> {
+    runtime()?.block_on(async {
+        let listener = tokio::net::TcpListener::bind((host, port))
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on {host}:{port}: {e}"))?;
+        let addr = listener.local_addr()?;
+        eprintln!(
+            "[mcp-raw] Streamable HTTP server listening on http://{addr}{}",
+            http::ENDPOINT
+        );
+        let server = Server::new(mcp_raw::tools::demo::tool_set());
+        let shutdown = async {
+            let _ = tokio::signal::ctrl_c().await;
+            eprintln!("[mcp-raw] interrupted: shutting down");
+        };
+        http::run(listener, server, http::Config { max_body }, shutdown).await?;
+        Ok(())
+    })
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
+}

@@ -1,0 +1,313 @@
+//! The core, driven message by message with no I/O.
+
+use super::*;
+use crate::jsonrpc::{Parsed, parse};
+use serde_json::json;
+
+fn session() -> Session {
+    Session::new(Server::new(crate::tools::demo::tool_set()))
+}
+
+/// Feeds one raw message and returns the reply as JSON (or `None`).
+fn send(s: &mut Session, raw: Value) -> Option<Value> {
+    let bytes = serde_json::to_vec(&raw).unwrap();
+    let reply = match parse(&bytes) {
+        Ok(Parsed::One(m)) => s.handle(m),
+        Ok(Parsed::Batch(_)) => panic!("batch"),
+        Err(e) => Some(e),
+    };
+    reply.map(|r| serde_json::from_slice(&r.to_bytes()).unwrap())
+}
+
+fn init(version: &str) -> Value {
+    json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+        "protocolVersion": version, "capabilities": {}, "clientInfo": {"name":"t","version":"1"}}})
+}
+
+fn ready() -> Session {
+    let mut s = session();
+    send(&mut s, init(LATEST_VERSION)).unwrap();
+    assert_eq!(
+        send(
+            &mut s,
+            json!({"jsonrpc":"2.0","method":"notifications/initialized"})
+        ),
+        None
+    );
+    s
+}
+
+fn call(s: &mut Session, name: &str, args: Value) -> Value {
+    send(
+        s,
+        json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":name,"arguments":args}}),
+    )
+    .unwrap()
+}
+
+#[test]
+fn initialize_answers_version_capabilities_and_server_info() {
+    let mut s = session();
+    let r = send(&mut s, init("2025-11-25")).unwrap();
+    assert_eq!(r["id"], 0);
+    assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(r["result"]["capabilities"], json!({"tools": {}}));
+    assert_eq!(r["result"]["serverInfo"]["name"], "mcp-raw");
+    assert_eq!(
+        r["result"]["serverInfo"]["version"],
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(
+        s.phase(),
+        Phase::Initializing {
+            version: "2025-11-25"
+        }
+    );
+}
+
+#[test]
+fn supported_versions_are_echoed_others_get_the_latest() {
+    for v in SUPPORTED_VERSIONS {
+        let r = send(&mut session(), init(v)).unwrap();
+        assert_eq!(r["result"]["protocolVersion"], v);
+    }
+    for v in ["2023-01-01", "2099-01-01", "latest"] {
+        let r = send(&mut session(), init(v)).unwrap();
+        assert_eq!(r["result"]["protocolVersion"], LATEST_VERSION, "{v}");
+    }
+}
+
+#[test]
+fn initialize_with_bad_params_is_invalid_params() {
+    for params in [
+        json!({}),
+        json!({"protocolVersion": 5}),
+        json!({"protocolVersion":"2025-11-25","clientInfo":"x"}),
+    ] {
+        let mut s = session();
+        let r = send(
+            &mut s,
+            json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":params}),
+        )
+        .unwrap();
+        assert_eq!(r["error"]["code"], -32602, "{params}");
+        assert_eq!(s.phase(), Phase::AwaitingInitialize);
+    }
+    let r = send(
+        &mut session(),
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize"}),
+    )
+    .unwrap();
+    assert_eq!(r["error"]["code"], -32602);
+}
+
+#[test]
+fn second_initialize_is_an_error() {
+    let mut s = ready();
+    let r = send(&mut s, init(LATEST_VERSION)).unwrap();
+    assert_eq!(r["error"]["code"], -32600);
+    assert!(r["error"]["message"].as_str().unwrap().contains("already"));
+    assert_eq!(
+        s.phase(),
+        Phase::Ready {
+            version: LATEST_VERSION
+        }
+    );
+}
+
+#[test]
+fn requests_before_initialized_get_32002_but_ping_works() {
+    let mut s = session();
+    for method in ["tools/list", "tools/call", "bogus"] {
+        let r = send(&mut s, json!({"jsonrpc":"2.0","id":1,"method":method})).unwrap();
+        assert_eq!(r["error"]["code"], -32002, "{method}");
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("Server not initialized")
+        );
+    }
+    let r = send(&mut s, json!({"jsonrpc":"2.0","id":2,"method":"ping"})).unwrap();
+    assert_eq!(r, json!({"jsonrpc":"2.0","id":2,"result":{}}));
+
+    // After initialize but before notifications/initialized: still refused.
+    send(&mut s, init(LATEST_VERSION)).unwrap();
+    let r = send(
+        &mut s,
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/list"}),
+    )
+    .unwrap();
+    assert_eq!(r["error"]["code"], -32002);
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("notifications/initialized")
+    );
+}
+
+#[test]
+fn notifications_are_never_answered() {
+    let mut s = session();
+    assert_eq!(
+        send(
+            &mut s,
+            json!({"jsonrpc":"2.0","method":"notifications/unknown"})
+        ),
+        None
+    );
+    // initialized before initialize changes nothing.
+    assert_eq!(
+        send(
+            &mut s,
+            json!({"jsonrpc":"2.0","method":"notifications/initialized"})
+        ),
+        None
+    );
+    assert_eq!(s.phase(), Phase::AwaitingInitialize);
+    let mut s = ready();
+    assert_eq!(
+        send(
+            &mut s,
+            json!({"jsonrpc":"2.0","method":"bogus","params":{}})
+        ),
+        None
+    );
+}
+
+#[test]
+fn responses_from_the_client_are_accepted_silently() {
+    let mut s = ready();
+    assert_eq!(
+        send(&mut s, json!({"jsonrpc":"2.0","id":99,"result":{}})),
+        None
+    );
+    assert_eq!(
+        send(
+            &mut s,
+            json!({"jsonrpc":"2.0","id":99,"error":{"code":1,"message":"x"}})
+        ),
+        None
+    );
+}
+
+#[test]
+fn tools_list_has_name_description_and_schema() {
+    let mut s = ready();
+    let r = send(
+        &mut s,
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+    )
+    .unwrap();
+    let tools = r["result"]["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 3);
+    for t in tools {
+        assert!(t["name"].is_string() && t["description"].is_string());
+        assert_eq!(t["inputSchema"]["type"], "object");
+    }
+    assert_eq!(
+        tools[1]["inputSchema"]["properties"]["message"]["type"],
+        "string"
+    );
+}
+
+#[test]
+fn tools_call_wraps_the_result_as_text_content() {
+    let mut s = ready();
+    let r = call(&mut s, "echo", json!({"message": "hello"}));
+    assert_eq!(
+        r,
+        json!({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hello"}]}})
+    );
+    let r = call(&mut s, "add", json!({"a": 2, "b": 40}));
+    assert_eq!(r["result"]["content"][0]["text"], "42");
+    let r = call(&mut s, "get_current_time", json!({}));
+    assert!(crate::clock::looks_like_rfc3339_utc(
+        r["result"]["content"][0]["text"].as_str().unwrap()
+    ));
+    // Absent arguments are an empty object.
+    let r = send(
+        &mut s,
+        json!({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_current_time"}}),
+    )
+    .unwrap();
+    assert!(r["result"]["content"][0]["text"].is_string());
+}
+
+#[test]
+fn a_tool_failure_is_a_result_with_is_error() {
+    let mut s = ready();
+    let r = call(&mut s, "add", json!({"a": "two", "b": 3}));
+    assert!(r.get("error").is_none());
+    assert_eq!(r["result"]["isError"], true);
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("\"a\""), "{text}");
+}
+
+#[test]
+fn tools_call_protocol_errors_are_invalid_params() {
+    let mut s = ready();
+    let r = call(&mut s, "nope", json!({}));
+    assert_eq!(r["error"]["code"], -32602);
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Unknown tool: nope")
+    );
+    for params in [
+        json!({}),
+        json!({"name": 3}),
+        json!({"name":"echo","arguments":[1]}),
+    ] {
+        let r = send(
+            &mut s,
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":params}),
+        )
+        .unwrap();
+        assert_eq!(r["error"]["code"], -32602, "{params}");
+    }
+    let r = send(
+        &mut s,
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/call"}),
+    )
+    .unwrap();
+    assert_eq!(r["error"]["code"], -32602);
+    assert!(r["error"]["message"].as_str().unwrap().contains("params"));
+}
+
+#[test]
+fn unknown_method_names_the_method() {
+    let mut s = ready();
+    let r = send(&mut s, json!({"jsonrpc":"2.0","id":"x","method":"bogus"})).unwrap();
+    assert_eq!(
+        r,
+        json!({"jsonrpc":"2.0","id":"x","error":{"code":-32601,"message":"Method not found: bogus"}})
+    );
+}
+
+#[test]
+fn batches_only_in_batching_revisions() {
+    let list = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"});
+    let note = json!({"jsonrpc":"2.0","method":"notifications/x"});
+
+    let mut s = ready();
+    let e = s.handle_batch(vec![list.clone()]).unwrap_err();
+    assert_eq!(e.outcome.unwrap_err().code, -32600);
+
+    let mut s = session();
+    assert!(s.handle_batch(vec![init("2025-03-26")]).is_err());
+    send(&mut s, init("2025-03-26")).unwrap();
+    send(
+        &mut s,
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    );
+    let out = s.handle_batch(vec![list, note.clone(), json!(5)]).unwrap();
+    assert_eq!(out.len(), 2);
+    assert_eq!(out[0].id, Some(1.into()));
+    assert_eq!(out[1].outcome.as_ref().unwrap_err().code, -32600);
+    assert!(s.handle_batch(vec![note]).unwrap().is_empty());
+    assert!(s.handle_batch(vec![]).is_err());
+    assert!(s.handle_batch(vec![init("2025-03-26")]).is_err());
+}

@@ -1,0 +1,125 @@
+//! The three demo tools of the original project: `get_current_time`, `echo`, `add`.
+
+use super::{Arguments, Tool, ToolResult, ToolSet};
+use crate::clock;
+use serde_json::{Value, json};
+
+/// The default tool set of `mcp-raw serve`.
+pub fn tool_set() -> ToolSet {
+    ToolSet::new(vec![get_current_time(), echo(), add()])
+}
+
+pub fn get_current_time() -> Tool {
+    Tool {
+        name: "get_current_time",
+        description: "Returns the current UTC time as an RFC 3339 timestamp.",
+        input_schema: json!({ "type": "object", "properties": {} }),
+        handler: |_| Ok(clock::now_rfc3339()),
+    }
+}
+
+pub fn echo() -> Tool {
+    Tool {
+        name: "echo",
+        description: "Echoes back the message it is given.",
+        input_schema: json!({
+            "type": "object",
+            "properties": { "message": { "type": "string", "description": "Text to echo back" } },
+            "required": ["message"]
+        }),
+        handler: |args| match args.get("message") {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(other) => Err(format!(
+                "argument \"message\" must be a string, got {}",
+                crate::jsonrpc::kind(other)
+            )),
+            None => Err("missing required argument \"message\"".to_owned()),
+        },
+    }
+}
+
+pub fn add() -> Tool {
+    Tool {
+        name: "add",
+        description: "Adds two numbers and returns the sum.",
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "a": { "type": "number", "description": "First addend" },
+                "b": { "type": "number", "description": "Second addend" }
+            },
+            "required": ["a", "b"]
+        }),
+        handler: add_handler,
+    }
+}
+
+fn add_handler(args: &Arguments) -> ToolResult {
+    let a = number(args, "a")?;
+    let b = number(args, "b")?;
+    let sum = a + b;
+    // Integers print without a trailing ".0", as JavaScript would print them.
+    Ok(if sum.fract() == 0.0 && sum.abs() < 1e15 {
+        format!("{}", sum as i64)
+    } else {
+        format!("{sum}")
+    })
+}
+
+fn number(args: &Arguments, name: &str) -> Result<f64, String> {
+    match args.get(name) {
+        Some(Value::Number(n)) => n
+            .as_f64()
+            .ok_or_else(|| format!("argument \"{name}\" is not a finite number")),
+        Some(other) => Err(format!(
+            "argument \"{name}\" must be a number, got {} ({other})",
+            crate::jsonrpc::kind(other)
+        )),
+        None => Err(format!("missing required argument \"{name}\"")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: Value) -> Arguments {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn add_sums_and_names_the_bad_argument() {
+        let add = add().handler;
+        assert_eq!(add(&args(json!({"a": 2, "b": 3}))), Ok("5".into()));
+        assert_eq!(add(&args(json!({"a": 0.5, "b": 0.25}))), Ok("0.75".into()));
+        let e = add(&args(json!({"a": "two", "b": 3}))).unwrap_err();
+        assert!(e.contains("\"a\"") && e.contains("must be a number"), "{e}");
+        let e = add(&args(json!({"a": 1}))).unwrap_err();
+        assert!(e.contains("missing") && e.contains("\"b\""), "{e}");
+    }
+
+    #[test]
+    fn echo_returns_its_message() {
+        let echo = echo().handler;
+        assert_eq!(echo(&args(json!({"message": "hi"}))), Ok("hi".into()));
+        assert!(echo(&args(json!({"message": 1}))).is_err());
+        assert!(echo(&args(json!({}))).is_err());
+    }
+
+    #[test]
+    fn current_time_is_rfc3339_utc() {
+        let t = (get_current_time().handler)(&Arguments::new()).unwrap();
+        assert!(clock::looks_like_rfc3339_utc(&t), "{t}");
+    }
+
+    #[test]
+    fn listing_keeps_declaration_order() {
+        let set = tool_set();
+        let names: Vec<_> = set.names().collect();
+        assert_eq!(names, ["get_current_time", "echo", "add"]);
+        assert_eq!(
+            set.listing()[2]["inputSchema"]["required"],
+            json!(["a", "b"])
+        );
+    }
+}

@@ -1,0 +1,66 @@
+//! Tools as plain values: a name, a description, a hand-written JSON Schema and a
+//! function. This is everything an SDK's `#[tool]` macro or `registerTool()` builds
+//! for you; `tools/list` sends the first three, `tools/call` runs the fourth.
+
+pub mod demo;
+
+use serde_json::{Map, Value, json};
+
+/// What a tool handler receives: the `params.arguments` object of `tools/call`
+/// (an empty object when the client sent none).
+pub type Arguments = Map<String, Value>;
+
+/// A tool's outcome. `Err` is not a protocol error: it becomes a result with
+/// `isError: true`, so the model sees what went wrong (MCP 2025-11-25
+/// `server/tools` "Error Handling").
+pub type ToolResult = Result<String, String>;
+
+/// One tool, as a plain value.
+pub struct Tool {
+    /// Unique key clients put in `params.name`.
+    pub name: &'static str,
+    /// Tells the model what the tool does and when to use it.
+    pub description: &'static str,
+    /// JSON Schema of `arguments`, written by hand (what zod or schemars would emit).
+    pub input_schema: Value,
+    /// Runs the tool; never panics on bad arguments, returns `Err(message)` instead.
+    pub handler: fn(&Arguments) -> ToolResult,
+}
+
+/// The tools a server offers, in the order `tools/list` shows them.
+pub struct ToolSet {
+    tools: Vec<Tool>,
+    /// The `tools` array of `tools/list`, built once: listing is then a clone.
+    listing: Value,
+}
+
+impl ToolSet {
+    pub fn new(tools: Vec<Tool>) -> Self {
+        let listing = Value::Array(
+            tools
+                .iter()
+                .map(|t| {
+                    json!({
+                        "name": t.name,
+                        "description": t.description,
+                        "inputSchema": t.input_schema,
+                    })
+                })
+                .collect(),
+        );
+        ToolSet { tools, listing }
+    }
+
+    /// The tool definitions as they go on the wire.
+    pub fn listing(&self) -> &Value {
+        &self.listing
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.tools.iter().map(|t| t.name)
+    }
+}

@@ -1,0 +1,143 @@
+//! The Streamable HTTP transport (MCP 2025-11-25 `basic/transports` "Streamable
+//! HTTP"): one endpoint, `/mcp`. `POST` carries client messages ([`post`]), `GET`
+//! would open a server-push stream (this server has nothing to push: 405), `DELETE`
+//! ends a session. Sessions are kept in [`sessions`].
+
+pub mod guard;
+pub mod post;
+pub mod reply;
+pub mod sessions;
+
+use crate::protocol::Server;
+use hyper::header::{ALLOW, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, StatusCode};
+use hyper_util::rt::TokioIo;
+use reply::HttpResponse;
+use sessions::Sessions;
+use std::convert::Infallible;
+use std::future::Future;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+/// The path of the single MCP endpoint.
+pub const ENDPOINT: &str = "/mcp";
+
+/// Settings of the HTTP server.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Largest accepted POST body in bytes; larger ones get `413`.
+    pub max_body: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_body: 4 * 1024 * 1024,
+        }
+    }
+}
+
+/// What every connection task shares.
+pub struct App {
+    pub server: Arc<Server>,
+    pub sessions: Sessions,
+    pub max_body: usize,
+}
+
+/// Serves HTTP on `listener` until `shutdown` completes. One task per connection
+/// (not per message); each socket gets `TCP_NODELAY` so a small response is not held
+/// back by Nagle's algorithm.
+pub async fn run(
+    listener: TcpListener,
+    server: Arc<Server>,
+    config: Config,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let app = Arc::new(App {
+        server,
+        sessions: Sessions::default(),
+        max_body: config.max_body,
+    });
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(pair) => pair,
+                // Out of file descriptors and the like: keep serving the others.
+                Err(e) => { eprintln!("[mcp-raw] accept failed: {e}"); continue; }
+            },
+            () = &mut shutdown => return Ok(()),
+        };
+        let _ = stream.set_nodelay(true);
+        let app = app.clone();
+        tokio::spawn(async move {
+            let service = service_fn(move |req| {
+                let app = app.clone();
+                async move { Ok::<_, Infallible>(route(&app, req).await) }
+            });
+            // A client that hangs up mid-request is its own problem, not the server's.
+            let _ = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+/// Routes by path and method, after the `Origin` check that guards every request.
+async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
+    if let Err(refused) = guard::check_origin(req.headers()) {
+        return refused;
+    }
+    if req.uri().path() != ENDPOINT {
+        return reply::error(
+            StatusCode::NOT_FOUND,
+            crate::jsonrpc::code::INVALID_REQUEST,
+            format!(
+                "Not Found: {} (the MCP endpoint is {ENDPOINT})",
+                req.uri().path()
+            ),
+        );
+    }
+    match *req.method() {
+        Method::POST => post::handle(app, req).await,
+        Method::DELETE => delete(app, &req),
+        Method::GET => not_allowed(
+            "Method Not Allowed: this server offers no GET stream because it never pushes messages unprompted; every response arrives on the POST that asked for it",
+        ),
+        ref other => not_allowed(&format!(
+            "Method Not Allowed: {other} /mcp; use POST to send messages, DELETE to end a session"
+        )),
+    }
+}
+
+/// `DELETE /mcp` with `Mcp-Session-Id`: the client ends its session.
+fn delete(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
+    match post::session_id(req.headers()) {
+        Err(bad) => bad,
+        Ok(None) => post::bad_request("DELETE needs the Mcp-Session-Id of the session to end"),
+        Ok(Some(id)) if app.sessions.remove(id) => {
+            eprintln!(
+                "[mcp-raw] session {id} terminated by DELETE ({} live)",
+                app.sessions.len()
+            );
+            let mut r = hyper::Response::new(reply::Body::default());
+            *r.status_mut() = StatusCode::NO_CONTENT;
+            r
+        }
+        Ok(Some(id)) => post::session_not_found(id),
+    }
+}
+
+/// `405` with `Allow`, as RFC 9110 §15.5.6 requires.
+fn not_allowed(why: &str) -> HttpResponse {
+    let mut r = reply::error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        crate::jsonrpc::code::INVALID_REQUEST,
+        why,
+    );
+    r.headers_mut()
+        .insert(ALLOW, HeaderValue::from_static("POST, DELETE"));
+    r
+}

@@ -1,0 +1,52 @@
+//! `Mcp-Session-Id` (2025-11-25 `basic/transports` "Session Management"): the server
+//! mints an id in the response to `initialize`; the client sends it on every later
+//! request; `DELETE` ends it. Each id maps to its own protocol-core [`Session`].
+
+use crate::protocol::Session;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// The header that carries the session id.
+pub const HEADER: &str = "mcp-session-id";
+
+/// The live sessions of one HTTP server.
+#[derive(Default)]
+pub struct Sessions {
+    /// Locked only while one message runs through the core (handlers are synchronous
+    /// and short), so sessions never wait on each other for I/O.
+    live: Mutex<HashMap<String, Session>>,
+}
+
+impl Sessions {
+    /// Stores a freshly initialized session under a new id and returns the id: a UUID
+    /// v4 from the OS CSPRNG, visible ASCII only, as the spec requires.
+    pub fn insert(&self, session: Session) -> String {
+        let id = uuid::Uuid::new_v4().to_string();
+        self.lock().insert(id.clone(), session);
+        id
+    }
+
+    /// Runs `f` on the session `id`, or returns `None` when no such session lives.
+    pub fn with<R>(&self, id: &str, f: impl FnOnce(&mut Session) -> R) -> Option<R> {
+        self.lock().get_mut(id).map(f)
+    }
+
+    /// Ends a session; later requests with its id get `404`. Returns whether it lived.
+    pub fn remove(&self, id: &str) -> bool {
+        self.lock().remove(id).is_some()
+    }
+
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
+        // A panic while holding the lock cannot leave a map half-updated (each
+        // operation is one call), so a poisoned lock is still safe to use.
+        self.live.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
