@@ -221,6 +221,11 @@ impl Demo {
         self.printer.http_request(&head, &body);
         let request = Request::from_parts(head, Full::new(Bytes::from(body)));
 
+        // Keep-alive: wait until the connection has finished the previous exchange.
+        self.sender
+            .ready()
+            .await
+            .context("the connection to the server closed")?;
         let response = tokio::time::timeout(TIMEOUT, self.sender.send_request(request))
             .await
             .context("no response in time")??;

@@ -239,6 +239,19 @@ fn pretty(v: &Value, depth: usize, s: &Style, out: &mut String) {
             out.push_str(&pad(depth));
             out.push('}');
         }
+        // A short array of plain values stays on one line: `["a", "b"]`.
+        Value::Array(items)
+            if !items.is_empty() && items.iter().all(is_scalar) && v.to_string().len() <= 60 =>
+        {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                pretty(v, depth, s, out);
+            }
+            out.push(']');
+        }
         Value::Array(items) if !items.is_empty() => {
             out.push_str("[\n");
             for (i, v) in items.iter().enumerate() {
@@ -256,20 +269,25 @@ fn pretty(v: &Value, depth: usize, s: &Style, out: &mut String) {
     }
 }
 
+fn is_scalar(v: &Value) -> bool {
+    !(v.is_array() || v.is_object())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn pretty_keeps_wire_order_and_plain_has_no_escapes() {
-        let v: Value =
-            serde_json::from_str(r#"{"jsonrpc":"2.0","id":1,"result":{"b":[1,true],"a":{}}}"#)
-                .unwrap();
+        let v: Value = serde_json::from_str(
+            r#"{"jsonrpc":"2.0","id":1,"result":{"b":[1,true],"c":[{}],"a":{}}}"#,
+        )
+        .unwrap();
         let mut out = String::new();
         pretty(&v, 0, &PLAIN, &mut out);
         assert_eq!(
             out,
-            "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": {\n    \"b\": [\n      1,\n      true\n    ],\n    \"a\": {}\n  }\n}"
+            "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": {\n    \"b\": [1, true],\n    \"c\": [\n      {}\n    ],\n    \"a\": {}\n  }\n}"
         );
         assert!(!out.contains('\x1b'));
     }

@@ -1,0 +1,336 @@
+//! The Streamable HTTP transport, through the real binary on an ephemeral port, in
+//! raw HTTP/1.1 bytes.
+
+mod common;
+use common::{HttpServer, initialize};
+use serde_json::json;
+
+const LIST: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+
+fn session_header(id: &str) -> [(&str, &str); 1] {
+    [("Mcp-Session-Id", id)]
+}
+
+#[test]
+fn initialize_mints_a_uuid_session_and_answers_json() {
+    let s = HttpServer::start(&[]);
+    let r = s.post(&[], &initialize("2025-11-25"));
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    let id = r.header("mcp-session-id").unwrap();
+    let uuid = uuid::Uuid::parse_str(id).unwrap();
+    assert_eq!(uuid.get_version_num(), 4);
+    let body = r.json();
+    assert_eq!(body["id"], 1);
+    assert_eq!(body["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(body["result"]["serverInfo"]["name"], "mcp-raw");
+
+    let other = s.post(&[], &initialize("2025-11-25"));
+    assert_ne!(
+        other.header("mcp-session-id"),
+        Some(id),
+        "each initialize gets a new id"
+    );
+}
+
+#[test]
+fn initialize_carrying_a_session_id_is_400() {
+    let s = HttpServer::start(&[]);
+    let id = s.open_session("2025-11-25");
+    let r = s.post(&session_header(&id), &initialize("2025-11-25"));
+    assert_eq!(r.status, 400);
+    assert!(
+        r.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("without Mcp-Session-Id")
+    );
+}
+
+#[test]
+fn a_failed_initialize_creates_no_session() {
+    let s = HttpServer::start(&[]);
+    let r = s.post(
+        &[],
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["error"]["code"], -32602);
+    assert_eq!(r.header("mcp-session-id"), None);
+}
+
+#[test]
+fn missing_session_is_400_and_unknown_is_404() {
+    let s = HttpServer::start(&[]);
+    let r = s.post(&[], LIST);
+    assert_eq!(r.status, 400);
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    let e = r.json();
+    assert_eq!(e["id"], serde_json::Value::Null);
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Mcp-Session-Id")
+    );
+
+    let r = s.post(&session_header("no-such-session"), LIST);
+    assert_eq!(r.status, 404);
+    assert!(
+        r.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no-such-session")
+    );
+
+    let r = s.post(&session_header("bad id"), LIST);
+    assert_eq!(
+        r.status, 400,
+        "a session id with a space is not visible ASCII"
+    );
+}
+
+#[test]
+fn lifecycle_is_enforced_per_session() {
+    let s = HttpServer::start(&[]);
+    let r = s.post(&[], &initialize("2025-11-25"));
+    let id = r.header("mcp-session-id").unwrap().to_owned();
+    let r = s.post(&session_header(&id), LIST);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["error"]["code"], -32002);
+    let r = s.post(
+        &session_header(&id),
+        r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#,
+    );
+    assert_eq!(r.json(), json!({"jsonrpc":"2.0","id":9,"result":{}}));
+}
+
+#[test]
+fn tools_list_is_json_and_tools_call_is_one_sse_event() {
+    let s = HttpServer::start(&[]);
+    let id = s.open_session("2025-11-25");
+    let r = s.post(&session_header(&id), LIST);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert_eq!(r.json()["result"]["tools"].as_array().unwrap().len(), 3);
+
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}"#;
+    let r = s.post(&session_header(&id), call);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("text/event-stream"));
+    assert_eq!(r.header("cache-control"), Some("no-cache"));
+    assert_eq!(
+        r.text(),
+        "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}}\n\n"
+    );
+
+    let bad = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":{"a":"x","b":1}}}"#;
+    let msgs = s.post(&session_header(&id), bad).sse_messages();
+    assert_eq!(msgs.len(), 1);
+    assert_eq!(msgs[0]["result"]["isError"], true);
+
+    let r = s.post(
+        &session_header(&id),
+        r#"{"jsonrpc":"2.0","id":5,"method":"bogus"}"#,
+    );
+    assert_eq!(
+        r.json()["error"],
+        json!({"code":-32601,"message":"Method not found: bogus"})
+    );
+}
+
+#[test]
+fn notifications_and_responses_get_202_with_no_body() {
+    let s = HttpServer::start(&[]);
+    let id = s.open_session("2025-11-25");
+    for body in [
+        r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#,
+        r#"{"jsonrpc":"2.0","id":77,"result":{}}"#,
+    ] {
+        let r = s.post(&session_header(&id), body);
+        assert_eq!(r.status, 202, "{body}");
+        assert!(r.body.is_empty());
+    }
+}
+
+#[test]
+fn get_is_405_with_allow_and_a_reason() {
+    let s = HttpServer::start(&[]);
+    let id = s.open_session("2025-11-25");
+    let r = s.request(
+        "GET",
+        &[("Accept", "text/event-stream"), ("Mcp-Session-Id", &id)],
+        "",
+    );
+    assert_eq!(r.status, 405);
+    assert_eq!(r.header("allow"), Some("POST, DELETE"));
+    assert!(r.text().contains("never pushes"));
+    let r = s.request("PUT", &[], "");
+    assert_eq!(r.status, 405);
+}
+
+#[test]
+fn delete_ends_a_session_and_its_id_is_then_404() {
+    let s = HttpServer::start(&[]);
+    let id = s.open_session("2025-11-25");
+    assert_eq!(s.request("DELETE", &[], "").status, 400);
+    assert_eq!(s.request("DELETE", &session_header("nope"), "").status, 404);
+    assert_eq!(s.request("DELETE", &session_header(&id), "").status, 204);
+    assert_eq!(s.post(&session_header(&id), LIST).status, 404);
+    assert_eq!(s.request("DELETE", &session_header(&id), "").status, 404);
+}
+
+#[test]
+fn protocol_version_header_must_be_supported() {
+    let s = HttpServer::start(&[]);
+    let id = s.open_session("2025-11-25");
+    let r = s.post(
+        &[
+            ("Mcp-Session-Id", &id),
+            ("MCP-Protocol-Version", "1999-01-01"),
+        ],
+        LIST,
+    );
+    assert_eq!(r.status, 400);
+    assert!(r.text().contains("1999-01-01") && r.text().contains("2025-11-25"));
+    for v in ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] {
+        let r = s.post(
+            &[("Mcp-Session-Id", &id), ("MCP-Protocol-Version", v)],
+            LIST,
+        );
+        assert_eq!(r.status, 200, "{v}");
+    }
+    // Absent: treated as 2025-03-26, which is supported.
+    assert_eq!(s.post(&session_header(&id), LIST).status, 200);
+}
+
+#[test]
+fn foreign_origins_are_403_loopback_origins_pass() {
+    let s = HttpServer::start(&[]);
+    let r = s.post(
+        &[("Origin", "http://evil.example")],
+        &initialize("2025-11-25"),
+    );
+    assert_eq!(r.status, 403);
+    assert!(r.text().contains("evil.example"));
+    assert_eq!(r.header("mcp-session-id"), None);
+    assert_eq!(
+        s.request("GET", &[("Origin", "https://attacker.test")], "")
+            .status,
+        403
+    );
+    for origin in [
+        "http://localhost:5173",
+        "http://127.0.0.1",
+        "http://[::1]:8080",
+    ] {
+        let r = s.post(&[("Origin", origin)], &initialize("2025-11-25"));
+        assert_eq!(r.status, 200, "{origin}");
+    }
+}
+
+#[test]
+fn accept_content_type_and_size_are_checked() {
+    let s = HttpServer::start(&["--max-body-bytes", "1000"]);
+    let json_only = s.request(
+        "POST",
+        &[
+            ("Accept", "application/json"),
+            ("Content-Type", "application/json"),
+        ],
+        &initialize("2025-11-25"),
+    );
+    assert_eq!(json_only.status, 406);
+    assert!(json_only.text().contains("text/event-stream"));
+    let text = s.request(
+        "POST",
+        &[
+            ("Accept", "application/json, text/event-stream"),
+            ("Content-Type", "text/plain"),
+        ],
+        &initialize("2025-11-25"),
+    );
+    assert_eq!(text.status, 415);
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","method":"x","params":{{"pad":"{}"}}}}"#,
+        "a".repeat(2000)
+    );
+    let r = s.post(&[], &big);
+    assert_eq!(r.status, 413);
+    assert!(r.text().contains("1000"));
+
+    // Chunked, so no Content-Length to check up front: refused while streaming.
+    let chunk = "a".repeat(600);
+    let req = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n258\r\n{chunk}\r\n258\r\n{chunk}\r\n0\r\n\r\n",
+        s.addr
+    );
+    assert_eq!(s.raw(req.as_bytes()).status, 413);
+}
+
+#[test]
+fn malformed_json_is_400_parse_error_and_other_paths_404() {
+    let s = HttpServer::start(&[]);
+    let r = s.post(&[], "{nope");
+    assert_eq!(r.status, 400);
+    let e = r.json();
+    assert_eq!(e["id"], serde_json::Value::Null);
+    assert_eq!(e["error"]["code"], -32700);
+    let r = s.raw(
+        format!(
+            "POST /other HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+            s.addr
+        )
+        .as_bytes(),
+    );
+    assert_eq!(r.status, 404);
+    assert!(r.text().contains("/mcp"));
+}
+
+#[test]
+fn batches_are_refused_after_2025_06_18_and_served_before() {
+    let s = HttpServer::start(&[]);
+    let id = s.open_session("2025-11-25");
+    let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"}]"#;
+    let r = s.post(&session_header(&id), batch);
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"]["code"], -32600);
+    assert!(r.text().contains("2025-06-18"));
+
+    let old = s.open_session("2025-03-26");
+    let r = s.post(&session_header(&old), batch);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json(), json!([{"jsonrpc":"2.0","id":1,"result":{}}]));
+    let r = s.post(
+        &session_header(&old),
+        r#"[{"jsonrpc":"2.0","method":"notifications/x"}]"#,
+    );
+    assert_eq!(r.status, 202);
+}
+
+#[test]
+fn sessions_are_isolated_and_garbage_does_not_stop_the_server() {
+    let mut s = HttpServer::start(&[]);
+    let a = s.open_session("2025-11-25");
+    let r = s.post(&[], &initialize("2025-11-25"));
+    let b = r.header("mcp-session-id").unwrap().to_owned();
+    // b has not sent notifications/initialized; a has.
+    assert_eq!(
+        s.post(&session_header(&b), LIST).json()["error"]["code"],
+        -32002
+    );
+    assert!(s.post(&session_header(&a), LIST).json()["result"].is_object());
+
+    // Raw garbage, a half request, then a hang-up.
+    let garbage = s.raw(b"\x00\x01GARBAGE\r\n\r\n");
+    assert_eq!(garbage.status, 400);
+    {
+        use std::io::Write;
+        let mut half = std::net::TcpStream::connect(&s.addr).unwrap();
+        half.write_all(b"POST /mcp HTTP/1.1\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"")
+            .unwrap();
+    }
+    assert_eq!(s.request("DELETE", &session_header(&b), "").status, 204);
+    assert!(s.post(&session_header(&a), LIST).json()["result"].is_object());
+    assert!(s.alive());
+}

@@ -1,0 +1,156 @@
+//! The stdio transport, through the real `mcp-raw serve` child process.
+
+mod common;
+use common::{BIN, initialize};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs `mcp-raw serve` with `input` on stdin; returns (stdout lines, stderr, status).
+fn run(input: &str) -> (Vec<String>, String, std::process::ExitStatus) {
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    (
+        stdout.lines().map(str::to_owned).collect(),
+        String::from_utf8(out.stderr).unwrap(),
+        out.status,
+    )
+}
+
+fn parse(line: &str) -> Value {
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:?}"))
+}
+
+#[test]
+fn a_whole_session_one_message_per_line() {
+    let input = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_owned(),
+        initialize("2025-06-18"),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":1.5,"b":2}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":{"a":"x","b":2}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":5,"method":"bogus"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"bogus/notification"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"nope"}}"#.to_owned(),
+    ]
+    .join("\n")
+        + "\n";
+    let (lines, stderr, status) = run(&input);
+    assert!(status.success());
+    let msgs: Vec<Value> = lines.iter().map(|l| parse(l)).collect();
+    // Two notifications in, no lines out for them: 7 requests, 7 responses, in order.
+    assert_eq!(msgs.len(), 7, "{lines:#?}");
+    assert_eq!(msgs[0]["error"]["code"], -32002);
+    assert_eq!(msgs[1]["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(msgs[2]["result"]["tools"][0]["name"], "get_current_time");
+    assert_eq!(
+        msgs[3]["result"],
+        json!({"content":[{"type":"text","text":"3.5"}]})
+    );
+    assert_eq!(msgs[4]["result"]["isError"], true);
+    assert_eq!(
+        msgs[5]["error"],
+        json!({"code":-32601,"message":"Method not found: bogus"})
+    );
+    assert_eq!(msgs[6]["error"]["code"], -32602);
+    let ids: Vec<&Value> = msgs.iter().map(|m| &m["id"]).collect();
+    assert_eq!(
+        ids,
+        [1, 1, 2, 3, 4, 5, 6]
+            .map(|i| json!(i))
+            .iter()
+            .collect::<Vec<_>>()
+    );
+    // Logs went to stderr, not stdout.
+    assert!(stderr.contains("recv request tools/list"), "{stderr}");
+}
+
+#[test]
+fn bad_lines_get_errors_and_the_server_keeps_reading() {
+    let input = "this is not json\n[]\n{\"jsonrpc\":\"2.0\",\"id\":1}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n";
+    let (lines, _, status) = run(input);
+    assert!(status.success());
+    let msgs: Vec<Value> = lines.iter().map(|l| parse(l)).collect();
+    assert_eq!(msgs.len(), 4);
+    assert_eq!(msgs[0]["error"]["code"], -32700);
+    assert_eq!(msgs[0]["id"], Value::Null);
+    assert_eq!(
+        msgs[1]["error"]["code"], -32600,
+        "a batch before initialize"
+    );
+    assert_eq!(msgs[2]["error"]["code"], -32600);
+    assert_eq!(msgs[2]["id"], 1);
+    assert_eq!(msgs[3], json!({"jsonrpc":"2.0","id":2,"result":{}}));
+}
+
+#[test]
+fn eof_on_stdin_exits_zero_promptly() {
+    let start = Instant::now();
+    let (lines, stderr, status) = run("");
+    assert!(status.success());
+    assert!(lines.is_empty());
+    assert!(stderr.contains("stdin closed"));
+    assert!(start.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn a_closed_stdout_does_not_panic() {
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the client stops reading
+    let mut stdin = child.stdin.take().unwrap();
+    for i in 0..100 {
+        if writeln!(stdin, r#"{{"jsonrpc":"2.0","id":{i},"method":"ping"}}"#).is_err() {
+            break; // the server already left, as it should
+        }
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out.status.success(), "{:?} {stderr}", out.status);
+    assert!(stderr.contains("stdout closed"), "{stderr}");
+}
+
+#[test]
+fn replies_arrive_while_the_session_is_open() {
+    // Interactive: each reply comes back before the next line is sent.
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    for id in 1..=3 {
+        writeln!(stdin, r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert!(line.ends_with('\n'));
+        assert_eq!(parse(&line)["id"], id);
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
