@@ -3,9 +3,12 @@
 //! ## Layout
 //! ```text
 //! jsonrpc.rs            the four message shapes; bytes → Message, error codes
-//! protocol/             the transport-agnostic core (one Session per MCP session)
-//!   mod.rs              Session::handle: dispatch by method and lifecycle phase
+//! protocol/             the transport-agnostic core, both eras
+//!   mod.rs              Server, Eras, Session::handle: which era serves a request
+//!   legacy.rs           legacy dispatch, gated by the lifecycle phase
 //!   lifecycle.rs        initialize, version negotiation, -32002, batches
+//!   meta.rs             modern per-request _meta: version, capabilities, -32022
+//!   modern.rs           modern dispatch: server/discover, resultType, caching hints
 //!   tools.rs            tools/list, tools/call, where a tool failure becomes isError
 //! tools/                tools as plain values {name, description, input_schema, handler}
 //!   demo.rs             get_current_time, echo, add
@@ -15,8 +18,11 @@
 //!   http/               Streamable HTTP on one endpoint, /mcp
 //!     mod.rs            accept loop, TCP_NODELAY, routing by method
 //!     guard.rs          Origin, Accept, Content-Type, body-size checks
+//!     post.rs           a POST: parse, then choose the era
+//!     legacy.rs         session path: Mcp-Session-Id and MCP-Protocol-Version checks
 //!     sessions.rs       Mcp-Session-Id: minting, lookup, termination
-//!     post.rs           a POST: parse, session and version checks, JSON or SSE reply
+//!     modern.rs         stateless path: header/body validation, -32020, 400/404
+//!     mirror.rs         Mcp-Method / Mcp-Name / Mcp-Param-*, the Base64 sentinel
 //!     reply.rs          building HTTP responses (JSON, SSE, 202, errors)
 //! client/               the demos that print the wire
 //!   wire_print.rs       >>> / <<< printer, pretty and coloured on a TTY

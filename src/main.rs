@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use mcp_raw::client::{self, wire_print::ColorChoice};
-use mcp_raw::protocol::Server;
+use mcp_raw::protocol::{Eras, Server};
 use mcp_raw::transport::{http, stdio};
 use std::process::ExitCode;
 
@@ -33,6 +33,11 @@ enum Command {
         /// line (-32600 beyond it).
         #[arg(long, default_value_t = 4 * 1024 * 1024)]
         max_body_bytes: usize,
+        /// Protocol eras to serve: legacy (initialize handshake, 2024-11-05 to
+        /// 2025-11-25), modern (stateless 2026-07-28, per-request _meta), or both,
+        /// chosen per request.
+        #[arg(long, value_enum, default_value_t = EraArg::Both)]
+        era: EraArg,
     },
     /// Spawn `mcp-raw serve` as a child and drive one whole session over stdio,
     /// printing every message sent (>>>) and received (<<<).
@@ -68,14 +73,16 @@ fn main() -> ExitCode {
         Command::Serve {
             http: false,
             max_body_bytes,
+            era,
             ..
-        } => serve_stdio(max_body_bytes),
+        } => serve_stdio(server(era), max_body_bytes),
         Command::Serve {
             http: true,
             host,
             port,
             max_body_bytes,
-        } => serve_http(&host, port, max_body_bytes),
+            era,
+        } => serve_http(server(era), &host, port, max_body_bytes),
         Command::Demo { view } => client::stdio_demo::run(view.printer()),
         Command::DemoHttp { port, view } => {
             runtime().and_then(|rt| rt.block_on(client::http_demo::run(port, view.printer())))
@@ -96,15 +103,42 @@ impl View {
     }
 }
 
-fn serve_stdio(max_line: usize) -> anyhow::Result<()> {
-    let server = Server::new(mcp_raw::tools::demo::tool_set());
+/// `--era` on the command line.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum EraArg {
+    Legacy,
+    Modern,
+    Both,
+}
+
+impl From<EraArg> for Eras {
+    fn from(e: EraArg) -> Eras {
+        match e {
+            EraArg::Legacy => Eras::Legacy,
+            EraArg::Modern => Eras::Modern,
+            EraArg::Both => Eras::Both,
+        }
+    }
+}
+
+/// The demo server, serving the eras named on the command line.
+fn server(era: EraArg) -> std::sync::Arc<Server> {
+    Server::new(mcp_raw::tools::demo::tool_set(), era.into())
+}
+
+fn serve_stdio(server: std::sync::Arc<Server>, max_line: usize) -> anyhow::Result<()> {
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
     stdio::serve(server, stdin, stdout, std::io::stderr(), max_line)?;
     Ok(())
 }
 
-fn serve_http(host: &str, port: u16, max_body: usize) -> anyhow::Result<()> {
+fn serve_http(
+    server: std::sync::Arc<Server>,
+    host: &str,
+    port: u16,
+    max_body: usize,
+) -> anyhow::Result<()> {
     runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind((host, port))
             .await
@@ -114,7 +148,6 @@ fn serve_http(host: &str, port: u16, max_body: usize) -> anyhow::Result<()> {
             "[mcp-raw] Streamable HTTP server listening on http://{addr}{}",
             http::ENDPOINT
         );
-        let server = Server::new(mcp_raw::tools::demo::tool_set());
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
             eprintln!("[mcp-raw] interrupted: shutting down");

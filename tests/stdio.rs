@@ -154,3 +154,71 @@ fn replies_arrive_while_the_session_is_open() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+fn run_with(args: &[&str], input: &str) -> Vec<Value> {
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(parse)
+        .collect()
+}
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+#[test]
+fn modern_requests_need_no_handshake_on_stdio() {
+    let input = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{{{META}}}}}\n\
+         {{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"message\":\"m\"}},{META}}}}}\n\
+         {{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":{{{META}}}}}\n"
+    );
+    let msgs = run_with(&[], &input);
+    assert_eq!(
+        msgs[0]["result"]["supportedVersions"],
+        json!(["2026-07-28"])
+    );
+    assert_eq!(msgs[1]["result"]["resultType"], "complete");
+    assert_eq!(msgs[1]["result"]["content"][0]["text"], "m");
+    assert_eq!(msgs[2]["error"]["code"], -32601);
+}
+
+#[test]
+fn era_flag_selects_what_the_process_speaks() {
+    let discover = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{{{META}}}}}\n"
+    );
+    let legacy = run_with(&["--era", "legacy"], &discover);
+    assert_eq!(legacy[0]["error"]["code"], -32002);
+
+    let modern = run_with(
+        &["--era", "modern"],
+        &format!("{}\n", initialize("2025-11-25")),
+    );
+    assert_eq!(modern[0]["error"]["code"], -32022);
+    assert!(
+        modern[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("2026-07-28")
+    );
+    assert_eq!(
+        modern[0]["error"]["data"]["supported"],
+        json!(["2026-07-28"])
+    );
+}

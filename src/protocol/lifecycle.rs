@@ -66,8 +66,8 @@ pub fn initialize(
     *phase = Phase::Initializing { version };
     Ok(json!({
         "protocolVersion": version,
-        "capabilities": { "tools": {} },
-        "serverInfo": { "name": server.name, "version": server.version },
+        "capabilities": server.capabilities(),
+        "serverInfo": server.info(),
     }))
 }
 

@@ -2,21 +2,40 @@
 //! with [`Response`]s. It never sees bytes, sockets or pipes; stdio and HTTP both call
 //! [`Session::handle`] (the original project's `rpc.js` `handleMessage()`).
 //!
-//! A stdio process is one session; an HTTP server keeps one per `Mcp-Session-Id`.
+//! Two eras share it. Legacy (2024-11-05 … 2025-11-25): an `initialize` handshake
+//! opens a session whose state lives in [`Session`]. Modern (2026-07-28): no
+//! handshake; every request carries its version and capabilities in `_meta` and is
+//! served statelessly by [`modern`]. A stdio process is one session; an HTTP server
+//! keeps one per `Mcp-Session-Id` and serves modern requests without any.
 
+mod legacy;
 mod lifecycle;
+pub mod meta;
+pub mod modern;
 mod tools;
 
 pub use lifecycle::{LATEST_VERSION, SUPPORTED_VERSIONS, supports_batches};
 
-use crate::jsonrpc::{ErrorObject, Message, Request, Response, code};
+use crate::jsonrpc::{Message, Request, Response};
 use crate::tools::ToolSet;
 use serde_json::Value;
 use std::sync::Arc;
 
-/// What every session of one server shares: the tools and the server's identity.
+/// Which protocol eras a server serves (`mcp-raw serve --era`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eras {
+    /// Only the `initialize` handshake revisions; `_meta` fields are not looked at.
+    Legacy,
+    /// Only 2026-07-28; `initialize` is refused with the supported versions.
+    Modern,
+    /// Both, chosen per request: a "dual-era" server (2026-07-28 `basic/versioning`).
+    Both,
+}
+
+/// What every session of one server shares: the tools, the eras, the identity.
 pub struct Server {
     pub tools: ToolSet,
+    pub eras: Eras,
     /// `serverInfo.name` in the `initialize` result.
     pub name: &'static str,
     /// `serverInfo.version`: the crate version.
@@ -24,12 +43,32 @@ pub struct Server {
 }
 
 impl Server {
-    pub fn new(tools: ToolSet) -> Arc<Server> {
+    pub fn new(tools: ToolSet, eras: Eras) -> Arc<Server> {
         Arc::new(Server {
             tools,
+            eras,
             name: "mcp-raw",
             version: env!("CARGO_PKG_VERSION"),
         })
+    }
+
+    /// `{name, version}`: `serverInfo` (legacy) or `_meta` serverInfo (modern).
+    pub fn info(&self) -> Value {
+        serde_json::json!({ "name": self.name, "version": self.version })
+    }
+
+    /// The capabilities declared by `initialize` and `server/discover`.
+    pub fn capabilities(&self) -> Value {
+        serde_json::json!({ "tools": {} })
+    }
+
+    /// Is this request served by the modern, stateless era?
+    pub fn is_modern(&self, request: &Request) -> bool {
+        match self.eras {
+            Eras::Legacy => false,
+            Eras::Modern => true,
+            Eras::Both => meta::is_modern(request.params.as_ref()),
+        }
     }
 }
 
@@ -70,12 +109,26 @@ impl Session {
         }
     }
 
-    /// Handles one message. Requests always get `Some(response)`; notifications and
-    /// the peer's responses always get `None` (JSON-RPC 2.0 §4.1: a notification is
-    /// never answered, not even when its method is unknown).
+    /// Handles one message, choosing the era per request (the stdio rule: a request
+    /// carrying modern `_meta` is served statelessly, anything else by this session).
     pub fn handle(&mut self, message: Message) -> Option<Response> {
         match message {
-            Message::Request(request) => Some(self.handle_request(request)),
+            Message::Request(request) if self.server.is_modern(&request) => {
+                Some(modern::handle(&self.server, request))
+            }
+            other => self.handle_legacy(other),
+        }
+    }
+
+    /// Handles one message in this legacy session. Requests always get
+    /// `Some(response)`; notifications and the peer's responses always get `None`
+    /// (JSON-RPC 2.0 §4.1: a notification is never answered, not even when its
+    /// method is unknown).
+    pub fn handle_legacy(&mut self, message: Message) -> Option<Response> {
+        match message {
+            Message::Request(request) => {
+                Some(legacy::handle(&self.server, &mut self.phase, request))
+            }
             Message::Notification(n) => {
                 if n.method == "notifications/initialized" {
                     lifecycle::initialized(&mut self.phase);
@@ -95,32 +148,10 @@ impl Session {
         Ok(items
             .into_iter()
             .filter_map(|item| match crate::jsonrpc::classify(item) {
-                Ok(message) => self.handle(message),
+                Ok(message) => self.handle_legacy(message),
                 Err(error) => Some(error),
             })
             .collect())
-    }
-
-    fn handle_request(&mut self, request: Request) -> Response {
-        let Request { id, method, params } = request;
-        let params = params.as_ref();
-        let outcome = match (method.as_str(), self.phase) {
-            ("initialize", _) => lifecycle::initialize(&self.server, &mut self.phase, params),
-            ("ping", _) => Ok(Value::Object(Default::default())),
-            (_, Phase::AwaitingInitialize | Phase::Initializing { .. }) => {
-                Err(lifecycle::not_initialized(&method, self.phase))
-            }
-            ("tools/list", Phase::Ready { .. }) => Ok(tools::list(&self.server.tools)),
-            ("tools/call", Phase::Ready { .. }) => tools::call(&self.server.tools, params),
-            (other, Phase::Ready { .. }) => Err(ErrorObject::new(
-                code::METHOD_NOT_FOUND,
-                format!("Method not found: {other}"),
-            )),
-        };
-        Response {
-            id: Some(id),
-            outcome,
-        }
     }
 }
 

@@ -5,7 +5,7 @@ use crate::jsonrpc::{Parsed, parse};
 use serde_json::json;
 
 fn session() -> Session {
-    Session::new(Server::new(crate::tools::demo::tool_set()))
+    Session::new(Server::new(crate::tools::demo::tool_set(), Eras::Both))
 }
 
 /// Feeds one raw message and returns the reply as JSON (or `None`).
@@ -310,4 +310,201 @@ fn batches_only_in_batching_revisions() {
     assert!(s.handle_batch(vec![note]).unwrap().is_empty());
     assert!(s.handle_batch(vec![]).is_err());
     assert!(s.handle_batch(vec![init("2025-03-26")]).is_err());
+}
+
+// ---- The modern era (2026-07-28) and era selection ----
+
+fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}
+    })
+}
+
+fn modern(s: &mut Session, id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = modern_meta();
+    send(
+        s,
+        json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}),
+    )
+    .unwrap()
+}
+
+fn server_with(eras: Eras) -> Session {
+    Session::new(Server::new(crate::tools::demo::tool_set(), eras))
+}
+
+#[test]
+fn discover_names_versions_capabilities_and_server() {
+    let r = modern(&mut session(), 1, "server/discover", json!({}));
+    let result = &r["result"];
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
+    assert_eq!(result["capabilities"], json!({"tools": {}}));
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "mcp-raw"
+    );
+    assert_eq!(result["ttlMs"], modern::TTL_MS);
+    assert_eq!(result["cacheScope"], "public");
+    // resultType comes first on the wire.
+    assert_eq!(
+        result.as_object().unwrap().keys().next().unwrap(),
+        "resultType"
+    );
+}
+
+#[test]
+fn modern_requests_need_no_handshake_and_carry_result_type() {
+    let mut s = session();
+    let list = modern(&mut s, 1, "tools/list", json!({}));
+    assert_eq!(list["result"]["resultType"], "complete");
+    assert_eq!(list["result"]["ttlMs"], modern::TTL_MS);
+    assert_eq!(list["result"]["cacheScope"], "public");
+    let names: Vec<_> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].clone())
+        .collect();
+    assert_eq!(
+        names,
+        [json!("get_current_time"), json!("echo"), json!("add")]
+    );
+    let again = modern(&mut s, 2, "tools/list", json!({}));
+    assert_eq!(
+        again["result"]["tools"], list["result"]["tools"],
+        "deterministic order"
+    );
+
+    let call = modern(
+        &mut s,
+        3,
+        "tools/call",
+        json!({"name":"add","arguments":{"a":1,"b":2}}),
+    );
+    assert_eq!(call["result"]["resultType"], "complete");
+    assert_eq!(call["result"]["content"][0]["text"], "3");
+    assert!(call["result"]["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
+    let failed = modern(
+        &mut s,
+        4,
+        "tools/call",
+        json!({"name":"add","arguments":{"a":"x","b":2}}),
+    );
+    assert_eq!(failed["result"]["isError"], true);
+    assert_eq!(failed["result"]["resultType"], "complete");
+    // The legacy session was never touched.
+    assert_eq!(s.phase(), Phase::AwaitingInitialize);
+}
+
+#[test]
+fn modern_errors_follow_the_2026_codes() {
+    let mut s = session();
+    // Missing _meta fields: -32602.
+    for meta in [
+        json!({"io.modelcontextprotocol/clientCapabilities": {}}),
+        json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"}),
+    ] {
+        let r = send(
+            &mut s,
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta": meta}}),
+        )
+        .unwrap();
+        assert_eq!(r["error"]["code"], -32602, "{meta}");
+    }
+    // Unsupported version: -32022 with data.
+    let r = send(
+        &mut s,
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{
+            "io.modelcontextprotocol/protocolVersion": "v999.0.0",
+            "io.modelcontextprotocol/clientCapabilities": {}}}}),
+    )
+    .unwrap();
+    assert_eq!(r["error"]["code"], -32022);
+    assert_eq!(
+        r["error"]["data"],
+        json!({"supported": ["2026-07-28"], "requested": "v999.0.0"})
+    );
+    // Removed and unknown methods: -32601, never -32002.
+    for m in ["initialize", "ping", "logging/setLevel", "bogus"] {
+        let r = modern(&mut s, 3, m, json!({}));
+        assert_eq!(r["error"]["code"], -32601, "{m}");
+        assert_eq!(r["id"], 3);
+    }
+    let r = modern(&mut s, 4, "tools/call", json!({"name": "nope"}));
+    assert_eq!(r["error"]["code"], -32602);
+}
+
+#[test]
+fn both_eras_share_one_stdio_process() {
+    let mut s = session();
+    assert!(modern(&mut s, 1, "tools/list", json!({}))["result"].is_object());
+    send(&mut s, init(LATEST_VERSION)).unwrap();
+    send(
+        &mut s,
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    );
+    let legacy = send(
+        &mut s,
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
+    )
+    .unwrap();
+    assert!(
+        legacy["result"].get("resultType").is_none(),
+        "legacy results are unchanged"
+    );
+    assert_eq!(
+        modern(&mut s, 3, "tools/list", json!({}))["result"]["resultType"],
+        "complete"
+    );
+}
+
+#[test]
+fn a_modern_only_server_refuses_initialize_naming_its_versions() {
+    let mut s = server_with(Eras::Modern);
+    let r = send(&mut s, init("2025-11-25")).unwrap();
+    assert_eq!(r["error"]["code"], -32022);
+    assert_eq!(
+        r["error"]["data"],
+        json!({"supported": ["2026-07-28"], "requested": "2025-11-25"})
+    );
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("2026-07-28")
+    );
+    // Without _meta every request is a malformed modern one.
+    let r = send(
+        &mut s,
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+    )
+    .unwrap();
+    assert_eq!(r["error"]["code"], -32602);
+}
+
+#[test]
+fn a_legacy_only_server_treats_modern_meta_as_legacy() {
+    let mut s = server_with(Eras::Legacy);
+    let r = modern(&mut s, 1, "server/discover", json!({}));
+    assert_eq!(
+        r["error"]["code"], -32002,
+        "a legacy error: the client falls back"
+    );
+    send(&mut s, init(LATEST_VERSION)).unwrap();
+    send(
+        &mut s,
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    );
+    assert_eq!(
+        modern(&mut s, 2, "server/discover", json!({}))["error"]["code"],
+        -32601
+    );
+    assert!(
+        modern(&mut s, 3, "tools/list", json!({}))["result"]
+            .get("resultType")
+            .is_none()
+    );
 }

@@ -164,11 +164,12 @@ pub fn write_line(output: &mut impl Write, message: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::Eras;
     use serde_json::Value;
 
     fn run(input: &str, max: usize) -> Vec<Value> {
         let mut out = Vec::new();
-        let server = Server::new(crate::tools::demo::tool_set());
+        let server = Server::new(crate::tools::demo::tool_set(), Eras::Both);
         serve(server, input.as_bytes(), &mut out, io::sink(), max).unwrap();
         out.split(|b| *b == b'\n')
             .filter(|l| !l.is_empty())
@@ -232,7 +233,7 @@ mod tests {
                 Ok(())
             }
         }
-        let server = Server::new(crate::tools::demo::tool_set());
+        let server = Server::new(crate::tools::demo::tool_set(), Eras::Both);
         let input = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n".repeat(3);
         assert!(serve(server, input.as_bytes(), Closed, io::sink(), 1024).is_ok());
     }

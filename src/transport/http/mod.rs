@@ -1,9 +1,14 @@
-//! The Streamable HTTP transport (MCP 2025-11-25 `basic/transports` "Streamable
-//! HTTP"): one endpoint, `/mcp`. `POST` carries client messages ([`post`]), `GET`
-//! would open a server-push stream (this server has nothing to push: 405), `DELETE`
-//! ends a session. Sessions are kept in [`sessions`].
+//! The Streamable HTTP transport: one endpoint, `/mcp`, serving both eras. `POST`
+//! carries client messages ([`post`], then [`legacy`] with sessions per MCP
+//! 2025-11-25 `basic/transports`, or [`modern`], stateless, per 2026-07-28
+//! `basic/transports/streamable-http`). `GET` would open a server-push stream: this
+//! server has nothing to push, and 2026-07-28 removed it, so 405. `DELETE` ends a
+//! legacy session ([`sessions`]).
 
 pub mod guard;
+pub mod legacy;
+pub mod mirror;
+pub mod modern;
 pub mod post;
 pub mod reply;
 pub mod sessions;
@@ -102,21 +107,29 @@ async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
     }
     match *req.method() {
         Method::POST => post::handle(app, req).await,
-        Method::DELETE => delete(app, &req),
+        Method::DELETE if app.server.eras != crate::protocol::Eras::Modern => delete(app, &req),
+        Method::DELETE => not_allowed(
+            app,
+            "Method Not Allowed: this server speaks only 2026-07-28, which has no sessions to DELETE",
+        ),
         Method::GET => not_allowed(
+            app,
             "Method Not Allowed: this server offers no GET stream because it never pushes messages unprompted; every response arrives on the POST that asked for it",
         ),
-        ref other => not_allowed(&format!(
-            "Method Not Allowed: {other} /mcp; use POST to send messages, DELETE to end a session"
-        )),
+        ref other => not_allowed(
+            app,
+            &format!(
+                "Method Not Allowed: {other} /mcp; use POST to send messages, DELETE to end a session"
+            ),
+        ),
     }
 }
 
 /// `DELETE /mcp` with `Mcp-Session-Id`: the client ends its session.
 fn delete(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
-    match post::session_id(req.headers()) {
+    match legacy::session_id(req.headers()) {
         Err(bad) => bad,
-        Ok(None) => post::bad_request("DELETE needs the Mcp-Session-Id of the session to end"),
+        Ok(None) => legacy::bad_request("DELETE needs the Mcp-Session-Id of the session to end"),
         Ok(Some(id)) if app.sessions.remove(id) => {
             eprintln!(
                 "[mcp-raw] session {id} terminated by DELETE ({} live)",
@@ -126,18 +139,22 @@ fn delete(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
             *r.status_mut() = StatusCode::NO_CONTENT;
             r
         }
-        Ok(Some(id)) => post::session_not_found(id),
+        Ok(Some(id)) => legacy::session_not_found(id),
     }
 }
 
 /// `405` with `Allow`, as RFC 9110 §15.5.6 requires.
-fn not_allowed(why: &str) -> HttpResponse {
+fn not_allowed(app: &App, why: &str) -> HttpResponse {
     let mut r = reply::error(
         StatusCode::METHOD_NOT_ALLOWED,
         crate::jsonrpc::code::INVALID_REQUEST,
         why,
     );
+    let allow = match app.server.eras {
+        crate::protocol::Eras::Modern => "POST",
+        _ => "POST, DELETE",
+    };
     r.headers_mut()
-        .insert(ALLOW, HeaderValue::from_static("POST, DELETE"));
+        .insert(ALLOW, HeaderValue::from_static(allow));
     r
 }

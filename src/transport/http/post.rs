@@ -1,24 +1,12 @@
-//! One `POST /mcp`: the client→server message path of Streamable HTTP (2025-11-25
-//! `basic/transports` "Sending Messages to the Server"). In order: headers are checked,
-//! the body is read and parsed, the session is found (or, for `initialize`, created),
-//! the protocol version header is checked, and the core's answer goes back as JSON,
-//! as SSE, or as `202 Accepted`.
+//! One `POST /mcp`, up to the point where the eras part: headers checked, body read
+//! and parsed, era chosen. The session path continues in [`super::legacy`], the
+//! stateless path in [`super::modern`].
 
 use super::reply::{self, HttpResponse};
-use super::sessions;
-use super::{App, guard};
-use crate::jsonrpc::{self, Message, Parsed, code};
-use crate::protocol::{SUPPORTED_VERSIONS, Session};
-use crate::transport::stdio::batch_bytes;
-use hyper::header::HeaderValue;
+use super::{App, guard, legacy, mirror, modern, sessions};
+use crate::jsonrpc::{self, Message, Parsed};
+use crate::protocol::{Eras, SUPPORTED_VERSIONS, meta};
 use hyper::{HeaderMap, Request, StatusCode};
-
-/// `MCP-Protocol-Version`, sent by the client on every request after `initialize`.
-pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
-
-/// What the spec says to assume when `MCP-Protocol-Version` is absent
-/// (2025-11-25 `basic/transports` "Protocol Version Header").
-pub const ASSUMED_VERSION: &str = "2025-03-26";
 
 pub async fn handle(app: &App, request: Request<hyper::body::Incoming>) -> HttpResponse {
     match handle_inner(app, request).await {
@@ -37,114 +25,42 @@ async fn handle_inner(
     let bytes = guard::read_body(body, headers, app.max_body).await?;
     let parsed =
         jsonrpc::parse(&bytes).map_err(|e| reply::rpc_error(StatusCode::BAD_REQUEST, e))?;
-    let session_id = session_id(headers)?;
-
-    // initialize is the one request sent without a session: it creates one.
-    if let Parsed::One(Message::Request(r)) = &parsed
-        && r.method == "initialize"
-    {
-        if session_id.is_some() {
-            return Err(bad_request(
-                "initialize must be sent without Mcp-Session-Id: it starts a new session",
-            ));
-        }
-        let mut session = Session::new(app.server.clone());
-        let Parsed::One(message) = parsed else {
-            unreachable!()
-        };
-        let Some(response) = session.handle(message) else {
-            unreachable!("requests are answered")
-        };
-        if response.outcome.is_err() {
-            return Ok(reply::json(response.to_bytes()));
-        }
-        let id = app.sessions.insert(session);
-        eprintln!(
-            "[mcp-raw] session {id} created ({} live)",
-            app.sessions.len()
-        );
-        let mut http = reply::json(response.to_bytes());
-        // A UUID is visible ASCII, always a valid header value.
-        if let Ok(value) = HeaderValue::from_str(&id) {
-            http.headers_mut().insert(sessions::HEADER, value);
-        }
-        return Ok(http);
+    if is_modern(app.server.eras, headers, &parsed) {
+        Ok(modern::post(app, headers, parsed))
+    } else {
+        legacy::post(app, headers, parsed)
     }
-
-    let Some(id) = session_id else {
-        return Err(bad_request(
-            "Mcp-Session-Id header is required; send initialize first to get one",
-        ));
-    };
-    check_protocol_version(headers)?;
-    app.sessions
-        .with(id, |session| answer(session, parsed))
-        .ok_or_else(|| session_not_found(id))
 }
 
-/// Runs the message through the session's core and picks the response form.
-fn answer(session: &mut Session, parsed: Parsed) -> HttpResponse {
+/// Picks the era of one POST on a dual-era endpoint, in this order:
+/// 1. `MCP-Protocol-Version` names a modern revision → modern (a stray
+///    `Mcp-Session-Id` is then ignored, as 2026-07-28 says);
+/// 2. `Mcp-Session-Id` present → legacy session traffic;
+/// 3. `MCP-Protocol-Version` present and not a legacy revision (`v999.0.0`) → modern,
+///    so a modern client hears `-32022` rather than "no session";
+/// 4. the body carries the modern `_meta` fields → modern (a modern request that
+///    forgot its header still gets a modern error);
+/// 5. anything else (`initialize` above all) → legacy.
+fn is_modern(eras: Eras, headers: &HeaderMap, parsed: &Parsed) -> bool {
+    match eras {
+        Eras::Legacy => return false,
+        Eras::Modern => return true,
+        Eras::Both => {}
+    }
+    let version = headers.get(mirror::PROTOCOL_VERSION).map(|v| v.as_bytes());
+    let named = |list: &[&str]| version.is_some_and(|v| list.iter().any(|l| l.as_bytes() == v));
+    if named(&meta::MODERN_VERSIONS) {
+        return true;
+    }
+    if headers.contains_key(sessions::HEADER) {
+        return false;
+    }
+    if version.is_some() && !named(&SUPPORTED_VERSIONS) {
+        return true;
+    }
     match parsed {
-        Parsed::One(message) => {
-            let streams = matches!(&message, Message::Request(r) if r.method == "tools/call");
-            match session.handle(message) {
-                // tools/call answers on an SSE stream: the path a long call would use
-                // to send progress events before its result.
-                Some(response) if streams => reply::sse(&response),
-                Some(response) => reply::json(response.to_bytes()),
-                None => reply::accepted(),
-            }
-        }
-        Parsed::Batch(items) => match session.handle_batch(items) {
-            Ok(replies) if replies.is_empty() => reply::accepted(),
-            Ok(replies) => reply::json(batch_bytes(&replies)),
-            Err(refusal) => reply::rpc_error(StatusCode::BAD_REQUEST, refusal),
-        },
+        Parsed::One(Message::Request(r)) => meta::is_modern(r.params.as_ref()),
+        Parsed::One(Message::Notification(n)) => meta::is_modern(n.params.as_ref()),
+        _ => false,
     }
-}
-
-/// The `Mcp-Session-Id` value, if present; it must be visible ASCII (0x21–0x7E).
-pub fn session_id(headers: &HeaderMap) -> Result<Option<&str>, HttpResponse> {
-    match headers.get(sessions::HEADER) {
-        None => Ok(None),
-        Some(v) => match v.to_str() {
-            Ok(s) if !s.is_empty() && s.bytes().all(|b| (0x21..=0x7e).contains(&b)) => Ok(Some(s)),
-            _ => Err(bad_request(format!(
-                "Mcp-Session-Id must be visible ASCII (0x21-0x7E), got {v:?}"
-            ))),
-        },
-    }
-}
-
-/// A present `MCP-Protocol-Version` must name a supported revision, else `400`.
-/// Absent, the spec says to assume 2025-03-26, which this server supports.
-fn check_protocol_version(headers: &HeaderMap) -> Result<&str, HttpResponse> {
-    let Some(value) = headers.get(PROTOCOL_VERSION_HEADER) else {
-        return Ok(ASSUMED_VERSION);
-    };
-    match value.to_str() {
-        Ok(v) if SUPPORTED_VERSIONS.contains(&v) => Ok(v),
-        _ => Err(bad_request(format!(
-            "Unsupported MCP-Protocol-Version {value:?}; supported: {}",
-            SUPPORTED_VERSIONS.join(", ")
-        ))),
-    }
-}
-
-pub fn bad_request(why: impl std::fmt::Display) -> HttpResponse {
-    reply::error(
-        StatusCode::BAD_REQUEST,
-        code::INVALID_REQUEST,
-        format!("Bad Request: {why}"),
-    )
-}
-
-pub fn session_not_found(id: &str) -> HttpResponse {
-    reply::error(
-        StatusCode::NOT_FOUND,
-        code::SESSION_NOT_FOUND,
-        format!(
-            "Session not found: {id:?} is unknown or was terminated; send initialize without Mcp-Session-Id to start a new session"
-        ),
-    )
 }

@@ -27,8 +27,10 @@ pub fn sse(message: &Response) -> HttpResponse {
         EVENT_STREAM,
         crate::transport::sse::encode_event(&message.to_bytes()),
     );
-    r.headers_mut()
-        .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    let headers = r.headers_mut();
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Tells proxies such as nginx not to buffer the stream (2026-07-28 SHOULD).
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     r
 }
 

@@ -1,0 +1,229 @@
+//! Per-request metadata of the modern era (MCP 2026-07-28 `basic/index` "`_meta`"):
+//! every request names its own protocol version, client capabilities and (optionally)
+//! client identity in `params._meta`, because there is no handshake to remember them.
+//!
+//! ```json
+//! "params": { "_meta": {
+//!   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+//!   "io.modelcontextprotocol/clientCapabilities": {},
+//!   "io.modelcontextprotocol/clientInfo": { "name": "c", "version": "1" } } }
+//! ```
+
+use crate::jsonrpc::{ErrorObject, code, kind};
+use serde_json::{Map, Value, json};
+
+pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// Put by the server in every modern result's `_meta`.
+pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// The stateless revisions this server speaks, newest first.
+pub const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
+
+/// `-32022` UnsupportedProtocolVersion (2026-07-28 `basic/versioning`).
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// The validated per-request fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestMeta<'a> {
+    pub protocol_version: &'static str,
+    pub client_capabilities: &'a Map<String, Value>,
+    pub client_info: Option<&'a Map<String, Value>>,
+}
+
+/// Does this request speak the modern era? Yes when its `_meta` carries one of the
+/// per-request protocol fields. (Other `io.modelcontextprotocol/` keys, such as a
+/// legacy task's `related-task`, do not make a request modern.)
+pub fn is_modern(params: Option<&Value>) -> bool {
+    let Some(meta) = meta_object(params) else {
+        return false;
+    };
+    [PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO]
+        .iter()
+        .any(|k| meta.contains_key(*k))
+}
+
+/// The raw `_meta` protocol version, if it is a string (transports compare it with
+/// their own copy of the version, e.g. an HTTP header).
+pub fn declared_version(params: Option<&Value>) -> Option<&str> {
+    meta_object(params)?.get(PROTOCOL_VERSION)?.as_str()
+}
+
+/// Validates `_meta`: a missing required field is `-32602` Invalid params; a version
+/// this server does not speak is `-32022` with the versions it does.
+pub fn parse(params: Option<&Value>) -> Result<RequestMeta<'_>, ErrorObject> {
+    let fields = check_fields(params)?;
+    Ok(RequestMeta {
+        protocol_version: supported_version(fields.protocol_version)?,
+        client_capabilities: fields.client_capabilities,
+        client_info: fields.client_info,
+    })
+}
+
+/// `_meta` after the `-32602` checks, its version not yet judged.
+pub struct Fields<'a> {
+    pub protocol_version: &'a Value,
+    pub client_capabilities: &'a Map<String, Value>,
+    pub client_info: Option<&'a Map<String, Value>>,
+}
+
+/// The `-32602` checks alone: `_meta` is an object holding a protocol version and a
+/// capabilities object (and, if present, a `clientInfo` object). Whether the version
+/// is one this server speaks is judged later, by [`parse`]: an HTTP server compares
+/// the `MCP-Protocol-Version` header with it in between.
+pub fn check_fields(params: Option<&Value>) -> Result<Fields<'_>, ErrorObject> {
+    let missing = |what: &str| {
+        ErrorObject::invalid_params(format!(
+            "params._meta must carry {what}: in 2026-07-28 every request declares its protocol version and client capabilities (basic/index \"_meta\")"
+        ))
+    };
+    let not_object = |key: &str, v: &Value| {
+        ErrorObject::invalid_params(format!("params.{key} must be an object, got {}", kind(v)))
+    };
+    let meta = match params.and_then(|p| p.get("_meta")) {
+        None => {
+            return Err(missing(&format!(
+                "\"{PROTOCOL_VERSION}\" and \"{CLIENT_CAPABILITIES}\""
+            )));
+        }
+        Some(Value::Object(m)) => m,
+        Some(other) => return Err(not_object("_meta", other)),
+    };
+    let protocol_version = meta
+        .get(PROTOCOL_VERSION)
+        .ok_or_else(|| missing(&format!("\"{PROTOCOL_VERSION}\"")))?;
+    let client_capabilities = match meta.get(CLIENT_CAPABILITIES) {
+        Some(Value::Object(c)) => c,
+        Some(other) => {
+            return Err(not_object(
+                &format!("_meta[\"{CLIENT_CAPABILITIES}\"]"),
+                other,
+            ));
+        }
+        None => return Err(missing(&format!("\"{CLIENT_CAPABILITIES}\""))),
+    };
+    let client_info = match meta.get(CLIENT_INFO) {
+        None => None,
+        Some(Value::Object(i)) => Some(i),
+        Some(other) => return Err(not_object(&format!("_meta[\"{CLIENT_INFO}\"]"), other)),
+    };
+    Ok(Fields {
+        protocol_version,
+        client_capabilities,
+        client_info,
+    })
+}
+
+/// The `-32022` error for a version this server does not serve statelessly, with
+/// `data: {supported, requested}` so the client can retry with one it knows.
+pub fn unsupported_version(requested: &Value) -> ErrorObject {
+    let shown = requested
+        .as_str()
+        .map_or_else(|| requested.to_string(), str::to_owned);
+    ErrorObject {
+        code: UNSUPPORTED_PROTOCOL_VERSION,
+        message: format!(
+            "Unsupported protocol version: {shown} (this server serves {} per request)",
+            MODERN_VERSIONS.join(", ")
+        ),
+        data: Some(json!({ "supported": MODERN_VERSIONS, "requested": requested })),
+    }
+}
+
+fn supported_version(requested: &Value) -> Result<&'static str, ErrorObject> {
+    MODERN_VERSIONS
+        .into_iter()
+        .find(|v| requested.as_str() == Some(v))
+        .ok_or_else(|| unsupported_version(requested))
+}
+
+fn meta_object(params: Option<&Value>) -> Option<&Map<String, Value>> {
+    params?.get("_meta")?.as_object()
+}
+
+/// The `-32601` answer, modern flavour.
+pub fn method_not_found(method: &str) -> ErrorObject {
+    let hint = match method {
+        "initialize"
+        | "ping"
+        | "logging/setLevel"
+        | "resources/subscribe"
+        | "resources/unsubscribe" => {
+            " (removed in 2026-07-28: there is no handshake or session; each request carries its own _meta)"
+        }
+        _ => "",
+    };
+    ErrorObject::new(
+        code::METHOD_NOT_FOUND,
+        format!("Method not found: {method}{hint}"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(meta: Value) -> Value {
+        json!({ "_meta": meta })
+    }
+
+    #[test]
+    fn full_meta_parses() {
+        let p = params(
+            json!({PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: {}, CLIENT_INFO: {"name": "c", "version": "1"}}),
+        );
+        let m = parse(Some(&p)).unwrap();
+        assert_eq!(m.protocol_version, "2026-07-28");
+        assert!(m.client_info.is_some());
+        assert!(is_modern(Some(&p)));
+    }
+
+    #[test]
+    fn client_info_is_optional() {
+        let p = params(json!({PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: {}}));
+        assert_eq!(parse(Some(&p)).unwrap().client_info, None);
+    }
+
+    #[test]
+    fn missing_fields_are_invalid_params() {
+        for p in [
+            json!({}),
+            params(json!({CLIENT_CAPABILITIES: {}})),
+            params(json!({PROTOCOL_VERSION: "2026-07-28"})),
+            params(json!({PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: []})),
+            params(json!("x")),
+        ] {
+            assert_eq!(
+                parse(Some(&p)).unwrap_err().code,
+                code::INVALID_PARAMS,
+                "{p}"
+            );
+        }
+        assert_eq!(parse(None).unwrap_err().code, code::INVALID_PARAMS);
+    }
+
+    #[test]
+    fn unknown_versions_get_32022_with_data() {
+        for v in [json!("v999.0.0"), json!("2025-11-25"), json!(7)] {
+            let p = params(json!({PROTOCOL_VERSION: v.clone(), CLIENT_CAPABILITIES: {}}));
+            let e = parse(Some(&p)).unwrap_err();
+            assert_eq!(e.code, -32022);
+            assert_eq!(
+                e.data,
+                Some(json!({"supported": ["2026-07-28"], "requested": v}))
+            );
+        }
+    }
+
+    #[test]
+    fn only_per_request_fields_mark_a_request_modern() {
+        assert!(!is_modern(None));
+        assert!(!is_modern(Some(&json!({"_meta": {"progressToken": 1}}))));
+        assert!(!is_modern(Some(&params(
+            json!({"io.modelcontextprotocol/related-task": {}})
+        ))));
+        assert!(is_modern(Some(&params(json!({CLIENT_CAPABILITIES: {}})))));
+    }
+}

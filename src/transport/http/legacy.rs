@@ -1,0 +1,135 @@
+//! A POST in the legacy era (2025-11-25 `basic/transports` "Session Management"):
+//! `initialize` without `Mcp-Session-Id` creates a session; every other message must
+//! name a live one (missing → 400, unknown → 404) and a supported
+//! `MCP-Protocol-Version`. JSON-RPC errors travel inside `200` responses here.
+
+use super::reply::{self, HttpResponse};
+use super::sessions;
+use super::{App, mirror};
+use crate::jsonrpc::{Message, Parsed, code};
+use crate::protocol::{SUPPORTED_VERSIONS, Session};
+use crate::transport::stdio::batch_bytes;
+use hyper::header::HeaderValue;
+use hyper::{HeaderMap, StatusCode};
+
+/// What the spec says to assume when `MCP-Protocol-Version` is absent
+/// (2025-11-25 `basic/transports` "Protocol Version Header").
+pub const ASSUMED_VERSION: &str = "2025-03-26";
+
+pub fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> Result<HttpResponse, HttpResponse> {
+    let session_id = session_id(headers)?;
+
+    // initialize is the one request sent without a session: it creates one.
+    if let Parsed::One(Message::Request(r)) = &parsed
+        && r.method == "initialize"
+    {
+        if session_id.is_some() {
+            return Err(bad_request(
+                "initialize must be sent without Mcp-Session-Id: it starts a new session",
+            ));
+        }
+        let Parsed::One(message) = parsed else {
+            unreachable!()
+        };
+        return Ok(initialize(app, message));
+    }
+
+    let Some(id) = session_id else {
+        return Err(bad_request(
+            "Mcp-Session-Id header is required; send initialize first to get one",
+        ));
+    };
+    check_protocol_version(headers)?;
+    app.sessions
+        .with(id, |session| answer(session, parsed))
+        .ok_or_else(|| session_not_found(id))
+}
+
+/// Runs `initialize` in a fresh session and keeps the session only if it succeeded;
+/// its new id goes back in the `Mcp-Session-Id` response header.
+fn initialize(app: &App, message: Message) -> HttpResponse {
+    let mut session = Session::new(app.server.clone());
+    let Some(response) = session.handle_legacy(message) else {
+        return reply::accepted();
+    };
+    let mut http = reply::json(response.to_bytes());
+    if response.outcome.is_ok() {
+        let id = app.sessions.insert(session);
+        eprintln!(
+            "[mcp-raw] session {id} created ({} live)",
+            app.sessions.len()
+        );
+        // A UUID is visible ASCII, always a valid header value.
+        if let Ok(value) = HeaderValue::from_str(&id) {
+            http.headers_mut().insert(sessions::HEADER, value);
+        }
+    }
+    http
+}
+
+/// Runs the message through the session's core and picks the response form.
+fn answer(session: &mut Session, parsed: Parsed) -> HttpResponse {
+    match parsed {
+        Parsed::One(message) => {
+            let streams = matches!(&message, Message::Request(r) if r.method == "tools/call");
+            match session.handle_legacy(message) {
+                // tools/call answers on an SSE stream: the path a long call would use
+                // to send progress events before its result.
+                Some(response) if streams => reply::sse(&response),
+                Some(response) => reply::json(response.to_bytes()),
+                None => reply::accepted(),
+            }
+        }
+        Parsed::Batch(items) => match session.handle_batch(items) {
+            Ok(replies) if replies.is_empty() => reply::accepted(),
+            Ok(replies) => reply::json(batch_bytes(&replies)),
+            Err(refusal) => reply::rpc_error(StatusCode::BAD_REQUEST, refusal),
+        },
+    }
+}
+
+/// The `Mcp-Session-Id` value, if present; it must be visible ASCII (0x21–0x7E).
+pub fn session_id(headers: &HeaderMap) -> Result<Option<&str>, HttpResponse> {
+    match headers.get(sessions::HEADER) {
+        None => Ok(None),
+        Some(v) => match v.to_str() {
+            Ok(s) if !s.is_empty() && s.bytes().all(|b| (0x21..=0x7e).contains(&b)) => Ok(Some(s)),
+            _ => Err(bad_request(format!(
+                "Mcp-Session-Id must be visible ASCII (0x21-0x7E), got {v:?}"
+            ))),
+        },
+    }
+}
+
+/// A present `MCP-Protocol-Version` must name a supported revision, else `400`.
+/// Absent, the spec says to assume 2025-03-26, which this server supports.
+fn check_protocol_version(headers: &HeaderMap) -> Result<&str, HttpResponse> {
+    let Some(value) = headers.get(mirror::PROTOCOL_VERSION) else {
+        return Ok(ASSUMED_VERSION);
+    };
+    match value.to_str() {
+        Ok(v) if SUPPORTED_VERSIONS.contains(&v) => Ok(v),
+        _ => Err(bad_request(format!(
+            "Unsupported MCP-Protocol-Version {value:?}; supported: {}",
+            SUPPORTED_VERSIONS.join(", ")
+        ))),
+    }
+}
+
+pub fn bad_request(why: impl std::fmt::Display) -> HttpResponse {
+    reply::error(
+        StatusCode::BAD_REQUEST,
+        code::INVALID_REQUEST,
+        format!("Bad Request: {why}"),
+    )
+}
+
+pub fn session_not_found(id: &str) -> HttpResponse {
+    reply::error(
+        StatusCode::NOT_FOUND,
+        code::SESSION_NOT_FOUND,
+        format!(
+            "Session not found: {id:?} is unknown or was terminated; send initialize without Mcp-Session-Id to start a new session"
+        ),
+    )
+}

@@ -1,0 +1,136 @@
+//! A POST in the modern, stateless era (MCP 2026-07-28
+//! `basic/transports/streamable-http`). No session: `Mcp-Session-Id` and
+//! `Last-Event-ID` are ignored and never minted. The mirrored headers must match the
+//! body ("Server Validation"), and errors carry HTTP statuses: 400 for malformed or
+//! mismatched requests, 404 for an unknown method.
+
+use super::reply::{self, HttpResponse};
+use super::{App, mirror};
+use crate::jsonrpc::{ErrorObject, Message, Parsed, Request, Response, code};
+use crate::protocol::{meta, modern};
+use hyper::{HeaderMap, StatusCode};
+
+/// `-32020` HeaderMismatch: a mirrored header is missing, malformed or differs from
+/// the body.
+pub const HEADER_MISMATCH: i64 = -32020;
+
+pub fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> HttpResponse {
+    let message = match parsed {
+        Parsed::One(message) => message,
+        Parsed::Batch(_) => {
+            return refuse(
+                "JSON-RPC batches do not exist in 2026-07-28; send one message per POST",
+            );
+        }
+    };
+    let request = match message {
+        // No client notification is defined for HTTP in 2026-07-28; accept and ignore.
+        Message::Notification(_) => return reply::accepted(),
+        Message::Response(_) => {
+            return refuse(
+                "a 2026-07-28 client sends no JSON-RPC responses: server-to-client requests are embedded in results (MRTR)",
+            );
+        }
+        Message::Request(request) => request,
+    };
+    if let Err(e) = check_headers(headers, &request) {
+        return reply::rpc_error(status_for(e.code), Response::error(Some(request.id), e));
+    }
+    let streams = request.method == "tools/call";
+    let response = modern::handle(&app.server, request);
+    match &response.outcome {
+        Err(e) => reply::rpc_error(status_for(e.code), response),
+        Ok(_) if streams => reply::sse(&response),
+        Ok(_) => reply::json(response.to_bytes()),
+    }
+}
+
+/// The HTTP status of a modern JSON-RPC error: unknown method → 404
+/// ("Protocol Version Header"), a server fault → 500, any other refusal of the
+/// request (bad `_meta`, header mismatch, unsupported version, missing capability,
+/// bad params) → 400.
+pub fn status_for(code: i64) -> StatusCode {
+    match code {
+        code::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        code::INTERNAL_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => StatusCode::BAD_REQUEST,
+    }
+}
+
+/// "Server Validation", in order: `MCP-Protocol-Version` present; `_meta` well
+/// formed (`-32602`); header equals `_meta` version; `Mcp-Method` equals `method`;
+/// `Mcp-Name` (decoded) equals `params.name` / `params.uri` where required.
+/// A legacy `initialize` skips these so the core can answer it with the supported
+/// versions, the one message a legacy client can show.
+fn check_headers(headers: &HeaderMap, request: &Request) -> Result<(), ErrorObject> {
+    let params = request.params.as_ref();
+    if request.method == "initialize" && !meta::is_modern(params) {
+        return Ok(());
+    }
+    let version = header(headers, mirror::PROTOCOL_VERSION)?.ok_or_else(|| {
+        mismatch(format!(
+            "the MCP-Protocol-Version header is required and must equal params._meta[\"{}\"]",
+            meta::PROTOCOL_VERSION
+        ))
+    })?;
+    let fields = meta::check_fields(params)?;
+    if fields.protocol_version.as_str() != Some(version) {
+        return Err(mismatch(format!(
+            "MCP-Protocol-Version header {version:?} does not match params._meta version {}",
+            fields.protocol_version
+        )));
+    }
+    match header(headers, mirror::METHOD)? {
+        None => return Err(mismatch("the Mcp-Method header is required")),
+        Some(m) if m != request.method => {
+            return Err(mismatch(format!(
+                "Mcp-Method header {m:?} does not match body method {:?}",
+                request.method
+            )));
+        }
+        Some(_) => {}
+    }
+    if let Some(Some(body)) = mirror::name_source(&request.method, params) {
+        let raw = header(headers, mirror::NAME)?.ok_or_else(|| {
+            mismatch(format!(
+                "the Mcp-Name header is required for {}",
+                request.method
+            ))
+        })?;
+        let name = mirror::decode(raw).map_err(|e| mismatch(format!("Mcp-Name: {e}")))?;
+        if name != body {
+            return Err(mismatch(format!(
+                "Mcp-Name header value {name:?} does not match body value {body:?}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A header's value with surrounding whitespace trimmed; `Err` when it holds
+/// characters outside visible ASCII.
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, ErrorObject> {
+    match headers.get(name) {
+        None => Ok(None),
+        Some(v) => v
+            .to_str()
+            .map(|s| Some(s.trim_matches([' ', '\t'])))
+            .map_err(|_| {
+                mismatch(format!(
+                    "the {name} header contains characters outside visible ASCII"
+                ))
+            }),
+    }
+}
+
+fn mismatch(why: impl std::fmt::Display) -> ErrorObject {
+    ErrorObject::new(HEADER_MISMATCH, format!("Header mismatch: {why}"))
+}
+
+fn refuse(why: &str) -> HttpResponse {
+    reply::error(
+        StatusCode::BAD_REQUEST,
+        code::INVALID_REQUEST,
+        format!("Invalid Request: {why}"),
+    )
+}
