@@ -9,8 +9,9 @@
 # Environment:
 #   SERVER_ARGS             extra arguments for `mcp-raw serve --http` (default: none)
 #   CARGO_TARGET_DIR        cargo's target directory (default: target/)
-#   CONFORMANCE_CLIENT_CMD  client command for client mode, skipped if unset (the suite appends
-#                           the server URL and sets MCP_CONFORMANCE_SCENARIO)
+#   CONFORMANCE_CLIENT_CMD  client command for client mode (default: mcp-raw conformance-client;
+#                           "none" skips it). The suite appends the server URL and sets
+#                           MCP_CONFORMANCE_SCENARIO.
 #   CONFORMANCE_TIMEOUT     seconds allowed per suite invocation (default: 180)
 #   CONFORMANCE_HOME        where the suite is installed and results go (default: .conformance/)
 #
@@ -106,15 +107,16 @@ for rev in "${revisions[@]}"; do
   fi
 done
 
-# Client mode: opt-in until mcp-raw has a conformance client.
-if [[ -n ${CONFORMANCE_CLIENT_CMD:-} ]]; then
+# Client mode: the suite's mock servers drive mcp-raw's conformance client.
+client_cmd=${CONFORMANCE_CLIENT_CMD:-$bin conformance-client --color never}
+if [[ $client_cmd != none ]]; then
   for rev in "${revisions[@]}"; do
-    echo "== client --requirements $rev with: $CONFORMANCE_CLIENT_CMD"
-    suite "$out/client-$rev.log" client --command "$CONFORMANCE_CLIENT_CMD" --requirements "$rev" -o "$out/client-$rev"
+    echo "== client --requirements $rev with: $client_cmd"
+    suite "$out/client-$rev.log" client --command "$client_cmd" --requirements "$rev" -o "$out/client-$rev"
     report client "$rev"
   done
 else
-  echo "== client mode skipped: set CONFORMANCE_CLIENT_CMD to a conformance client command to run it"
+  echo "== client mode skipped (CONFORMANCE_CLIENT_CMD=none)"
 fi
 
 echo "== summary (results and suite logs in $out)"

@@ -39,6 +39,30 @@ enum Command {
         #[arg(long, value_enum, default_value_t = EraArg::Both)]
         era: EraArg,
     },
+    /// Connect to any MCP server (an http:// URL, or a stdio server's command line,
+    /// quoted), detect its era, list its tools, call some, and print the whole wire.
+    Client {
+        /// `http://host:port/path`, or the command that starts a stdio server
+        /// (split on spaces), e.g. "mcp-raw serve".
+        target: String,
+        /// Eras this client may speak: both probes with server/discover and falls back
+        /// to initialize; modern or legacy insist on one.
+        #[arg(long, value_enum, default_value_t = EraArg::Both)]
+        era: EraArg,
+        /// Call a tool after listing: NAME or NAME={"json":"arguments"} (repeatable).
+        #[arg(long = "call", value_name = "NAME[=JSON]")]
+        calls: Vec<String>,
+        #[command(flatten)]
+        view: View,
+    },
+    /// The client the official conformance suite drives (it passes the server URL and
+    /// names the scenario in MCP_CONFORMANCE_SCENARIO).
+    ConformanceClient {
+        /// The mock server's URL, appended by the suite.
+        url: String,
+        #[command(flatten)]
+        view: View,
+    },
     /// Spawn `mcp-raw serve` as a child and drive one whole session over stdio,
     /// printing every message sent (>>>) and received (<<<).
     Demo {
@@ -83,6 +107,22 @@ fn main() -> ExitCode {
             max_body_bytes,
             era,
         } => serve_http(server(era), &host, port, max_body_bytes),
+        Command::Client {
+            target,
+            era,
+            calls,
+            view,
+        } => runtime().and_then(|rt| {
+            rt.block_on(client::cli_client::run(
+                &target,
+                era.into(),
+                &calls,
+                view.printer(),
+            ))
+        }),
+        Command::ConformanceClient { url, view } => {
+            runtime().and_then(|rt| rt.block_on(client::conformance::run(&url, view.printer())))
+        }
         Command::Demo { view } => client::stdio_demo::run(view.printer()),
         Command::DemoHttp { port, view } => {
             runtime().and_then(|rt| rt.block_on(client::http_demo::run(port, view.printer())))

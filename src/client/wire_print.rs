@@ -73,9 +73,12 @@ pub enum Direction {
     Received,
 }
 
+#[derive(Clone, Copy)]
 pub struct Printer {
     style: &'static Style,
     raw: bool,
+    /// Prints nothing at all: for programs that use the client as a library.
+    quiet: bool,
 }
 
 impl Printer {
@@ -83,6 +86,15 @@ impl Printer {
         Printer {
             style: if color { &COLOR } else { &PLAIN },
             raw,
+            quiet: false,
+        }
+    }
+
+    /// A printer that shows nothing.
+    pub fn quiet() -> Self {
+        Printer {
+            quiet: true,
+            ..Printer::new(false, false)
         }
     }
 
@@ -198,6 +210,9 @@ impl Printer {
     }
 
     fn out(&self, text: &str) {
+        if self.quiet {
+            return;
+        }
         // A closed stdout (`| head`) is not worth a panic.
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(text.as_bytes());

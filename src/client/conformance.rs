@@ -1,0 +1,131 @@
+//! `mcp-raw conformance-client URL`: the client the official conformance suite drives.
+//! The suite names the scenario and revision in the environment
+//! (`MCP_CONFORMANCE_SCENARIO`, `MCP_CONFORMANCE_PROTOCOL_VERSION`, and for some
+//! scenarios `MCP_CONFORMANCE_CONTEXT`); each scenario is a few ordinary client
+//! operations.
+
+use super::http_link::HttpLink;
+use super::mcp_client::{EraCache, Link, McpClient, Options};
+use super::wire_print::Printer;
+use crate::protocol::Eras;
+use anyhow::{Context, bail};
+use serde_json::{Map, Value, json};
+
+pub async fn run(url: &str, printer: Printer) -> anyhow::Result<()> {
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let revision =
+        std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_else(|_| "2025-11-25".into());
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    // The revision decides the lifecycle: up to 2025-11-25 the initialize handshake,
+    // from 2026-07-28 per-request _meta.
+    let eras = if revision.as_str() >= "2026-07-28" {
+        Eras::Modern
+    } else {
+        Eras::Legacy
+    };
+    let link = Link::Http(HttpLink::new(url, printer)?);
+    let mut client = McpClient::connect(
+        link,
+        url,
+        Options {
+            eras,
+            ..Options::default()
+        },
+        &mut EraCache::default(),
+    )
+    .await?;
+    let tools = client.list_tools().await?;
+    match scenario.as_str() {
+        "tools_call" => call(&mut client, "add_numbers", json!({ "a": 2, "b": 3 })).await?,
+        "http-custom-headers" => {
+            let calls = context["toolCalls"]
+                .as_array()
+                .context("MCP_CONFORMANCE_CONTEXT has no toolCalls")?;
+            for c in calls {
+                let name = c["name"]
+                    .as_str()
+                    .context("toolCalls entry without a name")?;
+                call(&mut client, name, c["arguments"].clone()).await?;
+            }
+        }
+        "http-invalid-tool-headers" => {
+            for tool in &tools {
+                let name = tool["name"].as_str().unwrap_or_default();
+                call(&mut client, name, example_arguments(&tool["inputSchema"])).await?;
+            }
+        }
+        "http-standard-headers" => {
+            for tool in &tools {
+                let name = tool["name"].as_str().unwrap_or_default();
+                call(&mut client, name, example_arguments(&tool["inputSchema"])).await?;
+            }
+            every(
+                &mut client,
+                "resources/list",
+                "resources",
+                "resources/read",
+                "uri",
+            )
+            .await?;
+            every(
+                &mut client,
+                "prompts/list",
+                "prompts",
+                "prompts/get",
+                "name",
+            )
+            .await?;
+        }
+        _ => {}
+    }
+    client.close().await
+}
+
+async fn call(client: &mut McpClient, name: &str, arguments: Value) -> anyhow::Result<()> {
+    if let Err(e) = client.call_tool(name, arguments).await? {
+        bail!("tools/call {name}: {e}");
+    }
+    Ok(())
+}
+
+/// Lists with `list_method`, then fetches each listed item by its `key`.
+async fn every(
+    client: &mut McpClient,
+    list_method: &str,
+    field: &str,
+    get_method: &str,
+    key: &str,
+) -> anyhow::Result<()> {
+    let listed = client
+        .request(list_method, json!({}))
+        .await?
+        .map_err(|e| anyhow::anyhow!("{list_method}: {e}"))?;
+    for item in listed[field].as_array().cloned().unwrap_or_default() {
+        let id = item[key].clone();
+        if let Err(e) = client.request(get_method, json!({ key: id })).await? {
+            bail!("{get_method} {id}: {e}");
+        }
+    }
+    Ok(())
+}
+
+/// Plain example arguments for a tool: a value for every property of a primitive
+/// type, so a call is well-formed without knowing the tool.
+fn example_arguments(schema: &Value) -> Value {
+    let mut args = Map::new();
+    if let Some(props) = schema["properties"].as_object() {
+        for (name, p) in props {
+            let v = match p["type"].as_str() {
+                Some("string") => json!("example"),
+                Some("integer" | "number") => json!(1),
+                Some("boolean") => json!(true),
+                _ => continue,
+            };
+            args.insert(name.clone(), v);
+        }
+    }
+    Value::Object(args)
+}

@@ -1,0 +1,146 @@
+//! The client side of Streamable HTTP: one keep-alive HTTP/1.1 connection (reopened if
+//! the server closes it), every request and response printed in full. Plain `http://`
+//! only: TLS would hide the bytes this tool exists to show.
+
+use super::wire_print::Printer;
+use anyhow::{Context, bail};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http1::SendRequest;
+use hyper::{HeaderMap, Method, Request, StatusCode, Uri};
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use std::time::Duration;
+
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+pub struct HttpLink {
+    sender: Option<SendRequest<Full<Bytes>>>,
+    /// `host:port`, for connecting and for the `Host` header.
+    authority: String,
+    /// The MCP endpoint's path, e.g. `/mcp`.
+    path: String,
+    printer: Printer,
+}
+
+/// One response, read to its end.
+pub struct HttpReply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl HttpReply {
+    pub fn is_sse(&self) -> bool {
+        self.headers
+            .get(hyper::header::CONTENT_TYPE)
+            .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"))
+    }
+
+    /// Every JSON-RPC message in the body: the one JSON object, or each SSE event's
+    /// data (empty priming events skipped).
+    pub fn messages(&self) -> Vec<Value> {
+        if self.is_sse() {
+            crate::transport::sse::decode(&String::from_utf8_lossy(&self.body))
+                .into_iter()
+                .filter(|e| !e.data.is_empty())
+                .filter_map(|e| serde_json::from_str(&e.data).ok())
+                .collect()
+        } else {
+            serde_json::from_slice(&self.body).into_iter().collect()
+        }
+    }
+
+    /// The last message of the body: for a request, its response.
+    pub fn message(&self) -> Option<Value> {
+        self.messages().pop()
+    }
+}
+
+impl HttpLink {
+    /// Parses `http://host:port/path`; connects lazily, on the first exchange.
+    pub fn new(url: &str, printer: Printer) -> anyhow::Result<HttpLink> {
+        let uri: Uri = url.parse().with_context(|| format!("not a URL: {url:?}"))?;
+        match uri.scheme_str() {
+            Some("http") => {}
+            Some(other) => bail!(
+                "{other}:// is not supported: mcp-raw speaks plain http:// so every byte can be shown"
+            ),
+            None => bail!("{url:?} has no scheme; expected http://host:port/path"),
+        }
+        let host = uri.host().context("URL without host")?;
+        let authority = format!("{host}:{}", uri.port_u16().unwrap_or(80));
+        let path = match uri.path() {
+            "" => "/".to_owned(),
+            p => uri.path_and_query().map_or(p, |pq| pq.as_str()).to_owned(),
+        };
+        Ok(HttpLink {
+            sender: None,
+            authority,
+            path,
+            printer,
+        })
+    }
+
+    pub fn authority(&self) -> &str {
+        &self.authority
+    }
+
+    /// Sends one request with exactly these headers (plus `Host` and, for a body,
+    /// `Content-Length`), prints it, reads and prints the whole response.
+    pub async fn exchange(
+        &mut self,
+        method: Method,
+        headers: &[(String, String)],
+        body: Vec<u8>,
+    ) -> anyhow::Result<HttpReply> {
+        let mut builder = Request::builder()
+            .method(method.clone())
+            .uri(self.path.as_str())
+            .header("host", &self.authority);
+        for (name, value) in headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
+        if method == Method::POST {
+            builder = builder.header("content-length", body.len());
+        }
+        let (head, ()) = builder.body(())?.into_parts();
+        self.printer.http_request(&head, &body);
+        let request = Request::from_parts(head, Full::new(Bytes::from(body)));
+
+        let sender = self.ready_sender().await?;
+        let response = tokio::time::timeout(TIMEOUT, sender.send_request(request))
+            .await
+            .context("no response in time")??;
+        let (head, incoming) = response.into_parts();
+        let body = tokio::time::timeout(TIMEOUT, incoming.collect())
+            .await
+            .context("the response body did not end in time")??
+            .to_bytes();
+        self.printer.http_response(&head, &body);
+        Ok(HttpReply {
+            status: head.status,
+            headers: head.headers,
+            body,
+        })
+    }
+
+    /// The connection, ready for the next request: reused while it lives, reopened
+    /// when the server has closed it.
+    async fn ready_sender(&mut self) -> anyhow::Result<&mut SendRequest<Full<Bytes>>> {
+        if let Some(sender) = &mut self.sender
+            && sender.ready().await.is_ok()
+        {
+            return Ok(self.sender.as_mut().expect("checked above"));
+        }
+        let stream = tokio::time::timeout(TIMEOUT, tokio::net::TcpStream::connect(&self.authority))
+            .await
+            .context("connecting timed out")?
+            .with_context(|| format!("cannot connect to {}", self.authority))?;
+        stream.set_nodelay(true)?;
+        let (sender, connection) =
+            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+        tokio::spawn(connection);
+        Ok(self.sender.insert(sender))
+    }
+}

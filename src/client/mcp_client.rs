@@ -1,0 +1,565 @@
+//! A dual-era MCP client over either link. It finds out which era a server speaks the
+//! way MCP 2026-07-28 `basic/versioning` "Backward Compatibility" prescribes, then
+//! builds every request for that era: legacy requests inside an `initialize`d session,
+//! modern ones each carrying `_meta` (and, on HTTP, the mirrored headers).
+
+use super::http_link::{HttpLink, HttpReply};
+use super::stdio_link::StdioLink;
+use super::x_mcp_header::{self, HeaderParam};
+use crate::protocol::{Eras, LATEST_VERSION, SUPPORTED_VERSIONS, meta};
+use crate::transport::http::{mirror, modern::HEADER_MISMATCH};
+use anyhow::{Context, bail};
+use hyper::{Method, StatusCode};
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// How the client reaches the server.
+pub enum Link {
+    Stdio(StdioLink),
+    Http(HttpLink),
+}
+
+/// The era a server turned out to speak, and the version in use with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Spoken {
+    Legacy { version: String },
+    Modern { version: String },
+}
+
+impl std::fmt::Display for Spoken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Spoken::Legacy { version } => {
+                write!(f, "the legacy era, {version} (initialize handshake)")
+            }
+            Spoken::Modern { version } => write!(
+                f,
+                "the modern era, {version} (stateless, per-request _meta)"
+            ),
+        }
+    }
+}
+
+/// What this process has learned about servers, keyed by server (a URL's
+/// `host:port`, or a command line): the era is a property of the server, so it is
+/// probed once and reused ("Clients SHOULD cache the result").
+#[derive(Debug, Default)]
+pub struct EraCache(HashMap<String, Spoken>);
+
+impl EraCache {
+    pub fn get(&self, server: &str) -> Option<&Spoken> {
+        self.0.get(server)
+    }
+
+    /// Records what a server speaks (e.g. from an earlier run).
+    pub fn insert(&mut self, server: &str, spoken: Spoken) {
+        self.0.insert(server.to_owned(), spoken);
+    }
+
+    /// Forgets a server, so the next connection probes again.
+    pub fn forget(&mut self, server: &str) {
+        self.0.remove(server);
+    }
+}
+
+/// A JSON-RPC error the server answered with (and the HTTP status it came with).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Value>,
+    pub status: Option<StatusCode>,
+}
+
+impl std::fmt::Display for RpcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.code, self.message)?;
+        if let Some(status) = self.status {
+            write!(f, " (HTTP {status})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Settings of one client.
+pub struct Options {
+    /// The eras this client may speak: `Both` makes it dual-era.
+    pub eras: Eras,
+    /// `capabilities` (legacy) or `_meta` clientCapabilities (modern).
+    pub capabilities: Value,
+    /// How long the stdio `server/discover` probe waits before calling the server
+    /// legacy ("does not respond within a reasonable timeout").
+    pub probe_timeout: Duration,
+    /// How long any other request may take.
+    pub timeout: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            eras: Eras::Both,
+            capabilities: json!({}),
+            probe_timeout: Duration::from_secs(3),
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// One server's answer: the response message (if any) and, on HTTP, its status.
+struct Answer {
+    response: Option<Value>,
+    status: Option<StatusCode>,
+}
+
+pub struct McpClient {
+    link: Link,
+    spoken: Spoken,
+    options: Options,
+    next_id: i64,
+    /// Legacy HTTP: the `Mcp-Session-Id` the server minted.
+    session: Option<String>,
+    /// Modern HTTP: the `x-mcp-header` arguments of each listed tool.
+    header_params: HashMap<String, Vec<HeaderParam>>,
+}
+
+/// The modern versions this client speaks, newest first.
+const MODERN: [&str; 1] = meta::MODERN_VERSIONS;
+
+/// Codes that only a modern server sends (2026-07-28 `basic/index` "Error Codes").
+fn is_modern_error(code: i64) -> bool {
+    matches!(
+        code,
+        HEADER_MISMATCH | -32021 | meta::UNSUPPORTED_PROTOCOL_VERSION
+    )
+}
+
+impl McpClient {
+    /// Connects: learns the server's era (from `cache`, or by probing) and, for a
+    /// legacy server, performs the `initialize` handshake. `key` names the server in
+    /// the cache.
+    pub async fn connect(
+        link: Link,
+        key: &str,
+        options: Options,
+        cache: &mut EraCache,
+    ) -> anyhow::Result<McpClient> {
+        let mut client = McpClient {
+            link,
+            spoken: Spoken::Modern {
+                version: MODERN[0].to_owned(),
+            },
+            options,
+            next_id: 1,
+            session: None,
+            header_params: HashMap::new(),
+        };
+        // Only a dual-era client has anything to learn, so only it uses the cache.
+        let eras = client.options.eras;
+        let cached = if eras == Eras::Both {
+            cache.get(key).cloned()
+        } else {
+            None
+        };
+        let spoken = match (eras, cached) {
+            (Eras::Legacy, _) => client.initialize().await?,
+            (_, Some(modern @ Spoken::Modern { .. })) => modern,
+            (_, Some(Spoken::Legacy { .. })) => match client.initialize().await {
+                Ok(spoken) => spoken,
+                // The cached assumption failed: probe afresh.
+                Err(_) => client.detect().await?,
+            },
+            (_, None) => client.detect().await?,
+        };
+        client.spoken = spoken.clone();
+        cache.insert(key, spoken);
+        Ok(client)
+    }
+
+    /// Era detection: the modern probe first; a legacy answer means `initialize`
+    /// (unless this client speaks only the modern era).
+    async fn detect(&mut self) -> anyhow::Result<Spoken> {
+        match self.probe().await? {
+            Some(version) => Ok(Spoken::Modern { version }),
+            None if self.options.eras == Eras::Modern => bail!(
+                "the server does not speak {} (no modern answer to server/discover); this client was told to speak only the modern era",
+                MODERN.join(", ")
+            ),
+            None => self.initialize().await,
+        }
+    }
+
+    pub fn spoken(&self) -> &Spoken {
+        &self.spoken
+    }
+
+    /// Sends `server/discover` in the preferred modern version. `Some(version)` when
+    /// the server is modern; `None` when it is legacy: any other error, a non-modern
+    /// HTTP refusal, or (stdio) silence. The fallback is never keyed to one error
+    /// code (2026-07-28 `basic/transports/stdio` "Backward Compatibility").
+    async fn probe(&mut self) -> anyhow::Result<Option<String>> {
+        let mut version = MODERN[0].to_owned();
+        for _ in 0..2 {
+            let timeout = self.options.probe_timeout;
+            let answer = self
+                .send("server/discover", json!({}), Some(&version), timeout)
+                .await?;
+            let Some(response) = answer.response else {
+                return Ok(None);
+            };
+            if response.get("result").is_some() {
+                return Ok(Some(version));
+            }
+            let error = rpc_error(&response, answer.status);
+            match (error.code, &self.link) {
+                (meta::UNSUPPORTED_PROTOCOL_VERSION, _) => match mutual_version(&error) {
+                    Some(v) => version = v,
+                    None => {
+                        bail!("the server is modern but supports none of our versions: {error}")
+                    }
+                },
+                (code, _) if is_modern_error(code) => return Ok(Some(version)),
+                (crate::jsonrpc::code::METHOD_NOT_FOUND, Link::Http(_))
+                    if error.status == Some(StatusCode::NOT_FOUND) =>
+                {
+                    return Ok(Some(version));
+                }
+                _ => return Ok(None),
+            }
+        }
+        bail!("the server kept refusing our protocol version")
+    }
+
+    /// The legacy handshake: `initialize`, then `notifications/initialized`.
+    async fn initialize(&mut self) -> anyhow::Result<Spoken> {
+        let params = json!({
+            "protocolVersion": LATEST_VERSION,
+            "capabilities": self.options.capabilities,
+            "clientInfo": client_info(),
+        });
+        let timeout = self.options.timeout;
+        let answer = self.send("initialize", params, None, timeout).await?;
+        let response = answer.response.context("no answer to initialize")?;
+        let Some(result) = response.get("result") else {
+            bail!("initialize failed: {}", rpc_error(&response, answer.status));
+        };
+        let version = result["protocolVersion"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if !SUPPORTED_VERSIONS.contains(&version.as_str()) {
+            bail!(
+                "the server answered protocol version {version:?}, which this client does not speak"
+            );
+        }
+        self.spoken = Spoken::Legacy {
+            version: version.clone(),
+        };
+        self.notify("notifications/initialized", None).await?;
+        Ok(Spoken::Legacy { version })
+    }
+
+    /// Sends a request in the spoken era and returns its result, or the server's
+    /// JSON-RPC error. A modern `-32022` is retried once with a version both sides
+    /// speak.
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> anyhow::Result<Result<Value, RpcError>> {
+        for _ in 0..2 {
+            let version = match &self.spoken {
+                Spoken::Modern { version } => Some(version.clone()),
+                Spoken::Legacy { .. } => None,
+            };
+            let timeout = self.options.timeout;
+            let answer = self
+                .send(method, params.clone(), version.as_deref(), timeout)
+                .await?;
+            let response = answer
+                .response
+                .with_context(|| format!("no response to {method} within {timeout:?}"))?;
+            if let Some(result) = response.get("result") {
+                return Ok(Ok(result.clone()));
+            }
+            let error = rpc_error(&response, answer.status);
+            match (&mut self.spoken, mutual_version(&error)) {
+                (Spoken::Modern { version }, Some(v))
+                    if error.code == meta::UNSUPPORTED_PROTOCOL_VERSION =>
+                {
+                    *version = v
+                }
+                _ => return Ok(Err(error)),
+            }
+        }
+        bail!("{method}: the server kept refusing our protocol version")
+    }
+
+    /// `tools/list`, following `nextCursor`. On modern HTTP every tool's
+    /// `x-mcp-header` annotations are checked; a tool with an invalid one is dropped
+    /// with a warning on stderr, as the spec requires.
+    pub async fn list_tools(&mut self) -> anyhow::Result<Vec<Value>> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<Value> = None;
+        loop {
+            let params = match &cursor {
+                Some(c) => json!({ "cursor": c }),
+                None => json!({}),
+            };
+            let result = self
+                .request("tools/list", params)
+                .await?
+                .map_err(|e| anyhow::anyhow!("tools/list failed: {e}"))?;
+            tools.extend(result["tools"].as_array().cloned().unwrap_or_default());
+            match result.get("nextCursor") {
+                Some(c) if !c.is_null() => cursor = Some(c.clone()),
+                _ => break,
+            }
+        }
+        if self.mirrors_headers() {
+            tools.retain(|tool| {
+                let name = tool["name"].as_str().unwrap_or_default().to_owned();
+                match x_mcp_header::header_params(&tool["inputSchema"]) {
+                    Ok(params) => {
+                        self.header_params.insert(name, params);
+                        true
+                    }
+                    Err(why) => {
+                        eprintln!("[mcp-raw client] warning: dropping tool {name:?}: {why}");
+                        false
+                    }
+                }
+            });
+        }
+        Ok(tools)
+    }
+
+    /// `tools/call` with these arguments.
+    pub async fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> anyhow::Result<Result<Value, RpcError>> {
+        self.request(
+            "tools/call",
+            json!({ "name": name, "arguments": arguments }),
+        )
+        .await
+    }
+
+    /// Ends the connection: a legacy HTTP session is DELETEd, a stdio child gets EOF.
+    pub async fn close(self) -> anyhow::Result<()> {
+        match self.link {
+            Link::Http(mut http) => {
+                if let Some(id) = &self.session {
+                    let headers = [("mcp-session-id".to_owned(), id.clone())];
+                    http.exchange(Method::DELETE, &headers, Vec::new()).await?;
+                }
+                Ok(())
+            }
+            Link::Stdio(stdio) => {
+                let status = stdio.close().await?;
+                if !status.success() {
+                    bail!("the server exited with {status}");
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Does this connection mirror `x-mcp-header` arguments? Only modern HTTP: other
+    /// transports MAY ignore the annotations.
+    fn mirrors_headers(&self) -> bool {
+        matches!(
+            (&self.link, &self.spoken),
+            (Link::Http(_), Spoken::Modern { .. })
+        )
+    }
+
+    async fn notify(&mut self, method: &str, params: Option<Value>) -> anyhow::Result<()> {
+        let mut message = json!({ "jsonrpc": "2.0", "method": method });
+        if let Some(p) = params {
+            message["params"] = p;
+        }
+        let bytes = serde_json::to_vec(&message)?;
+        match &mut self.link {
+            Link::Stdio(stdio) => stdio.send(&bytes).await,
+            Link::Http(_) => {
+                let headers = self.legacy_headers();
+                let reply = self.post(&headers, bytes).await?;
+                if !reply.status.is_success() {
+                    bail!("{method}: HTTP {}", reply.status);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Builds and sends one request: `modern` is the version to put in `_meta` (and
+    /// the headers), `None` for a legacy request.
+    async fn send(
+        &mut self,
+        method: &str,
+        mut params: Value,
+        modern: Option<&str>,
+        timeout: Duration,
+    ) -> anyhow::Result<Answer> {
+        let id = self.next_id;
+        self.next_id += 1;
+        if let Some(version) = modern {
+            let meta = params
+                .as_object_mut()
+                .context("params must be an object")?
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(meta::PROTOCOL_VERSION.into(), json!(version));
+                meta.insert(
+                    meta::CLIENT_CAPABILITIES.into(),
+                    self.options.capabilities.clone(),
+                );
+                meta.insert(meta::CLIENT_INFO.into(), client_info());
+            }
+        }
+        let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        let bytes = serde_json::to_vec(&message)?;
+        match &mut self.link {
+            Link::Stdio(stdio) => {
+                stdio.send(&bytes).await?;
+                let deadline = tokio::time::Instant::now() + timeout;
+                // Lines that answer something else (or are notifications) are shown
+                // by the link and skipped here.
+                loop {
+                    let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                    let Some(line) = stdio.receive(left).await? else {
+                        return Ok(Answer {
+                            response: None,
+                            status: None,
+                        });
+                    };
+                    if let Ok(v) = serde_json::from_slice::<Value>(&line)
+                        && v.get("id") == Some(&json!(id))
+                    {
+                        return Ok(Answer {
+                            response: Some(v),
+                            status: None,
+                        });
+                    }
+                }
+            }
+            Link::Http(_) => {
+                let headers = match modern {
+                    Some(version) => self.modern_headers(version, method, &message["params"]),
+                    None => self.legacy_headers(),
+                };
+                let reply = self.post(&headers, bytes).await?;
+                if method == "initialize"
+                    && let Some(sid) = reply
+                        .headers
+                        .get("mcp-session-id")
+                        .and_then(|v| v.to_str().ok())
+                {
+                    self.session = Some(sid.to_owned());
+                }
+                Ok(answer_for(&reply, id))
+            }
+        }
+    }
+
+    /// POSTs a message on the HTTP link.
+    async fn post(
+        &mut self,
+        headers: &[(String, String)],
+        body: Vec<u8>,
+    ) -> anyhow::Result<HttpReply> {
+        match &mut self.link {
+            Link::Http(http) => http.exchange(Method::POST, headers, body).await,
+            Link::Stdio(_) => bail!("not an HTTP link"),
+        }
+    }
+
+    /// Legacy HTTP headers: the session id and negotiated version once known.
+    fn legacy_headers(&self) -> Vec<(String, String)> {
+        let mut h = base_headers();
+        if let Some(id) = &self.session {
+            h.push(("mcp-session-id".to_owned(), id.clone()));
+        }
+        if let Spoken::Legacy { version } = &self.spoken {
+            h.push((mirror::PROTOCOL_VERSION.to_owned(), version.clone()));
+        }
+        h
+    }
+
+    /// Modern HTTP headers ("Request Metadata"): the version, the method, the name
+    /// (Base64-sentinel encoded when not plain ASCII) and the `x-mcp-header`
+    /// arguments of a known tool.
+    fn modern_headers(&self, version: &str, method: &str, params: &Value) -> Vec<(String, String)> {
+        let mut h = base_headers();
+        h.push((mirror::PROTOCOL_VERSION.to_owned(), version.to_owned()));
+        h.push((mirror::METHOD.to_owned(), mirror::encode(method)));
+        if let Some(Some(name)) = mirror::name_source(method, Some(params)) {
+            h.push((mirror::NAME.to_owned(), mirror::encode(name)));
+            if method == "tools/call"
+                && let Some(params_of_tool) = self.header_params.get(name)
+            {
+                h.extend(x_mcp_header::headers_for(
+                    params_of_tool,
+                    &params["arguments"],
+                ));
+            }
+        }
+        h
+    }
+}
+
+fn base_headers() -> Vec<(String, String)> {
+    vec![
+        (
+            "accept".to_owned(),
+            "application/json, text/event-stream".to_owned(),
+        ),
+        ("content-type".to_owned(), "application/json".to_owned()),
+    ]
+}
+
+fn client_info() -> Value {
+    json!({ "name": "mcp-raw", "version": env!("CARGO_PKG_VERSION") })
+}
+
+/// The response to request `id` in an HTTP reply (JSON body, or one of the SSE
+/// events); none for `202` or a body that holds no such response.
+fn answer_for(reply: &HttpReply, id: i64) -> Answer {
+    let response = reply
+        .messages()
+        .into_iter()
+        .find(|m| m.get("id") == Some(&json!(id)))
+        .or_else(|| {
+            // A transport-level refusal may carry an error without an id.
+            reply
+                .message()
+                .filter(|m| m.get("error").is_some() && m["id"].is_null())
+        });
+    Answer {
+        response,
+        status: Some(reply.status),
+    }
+}
+
+fn rpc_error(response: &Value, status: Option<StatusCode>) -> RpcError {
+    let e = &response["error"];
+    RpcError {
+        code: e["code"].as_i64().unwrap_or(0),
+        message: e["message"].as_str().unwrap_or("(no message)").to_owned(),
+        data: e.get("data").cloned(),
+        status,
+    }
+}
+
+/// From a `-32022` error's `data.supported`, the newest version this client speaks.
+fn mutual_version(error: &RpcError) -> Option<String> {
+    let supported = error.data.as_ref()?.get("supported")?.as_array()?;
+    MODERN
+        .iter()
+        .find(|v| supported.iter().any(|s| s.as_str() == Some(v)))
+        .map(|v| (*v).to_owned())
+}

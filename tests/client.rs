@@ -1,0 +1,168 @@
+//! The dual-era client (`mcp-raw client`) against servers of each era, over stdio and
+//! HTTP: the compatibility matrix of MCP 2026-07-28 `basic/versioning`.
+
+mod common;
+use common::{BIN, HttpServer};
+use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options, Spoken};
+use mcp_raw::client::stdio_link::StdioLink;
+use mcp_raw::client::wire_print::Printer;
+use mcp_raw::protocol::Eras;
+use std::process::Command;
+
+/// Runs `mcp-raw client --era ERA TARGET --call ...`; returns (success, stdout+stderr).
+fn client(era: &str, target: &str, calls: &[&str]) -> (bool, String) {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["client", "--era", era, target]);
+    for c in calls {
+        cmd.args(["--call", c]);
+    }
+    let out = cmd.output().unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+fn stdio_target(server_era: &str) -> String {
+    format!("{BIN} serve --era {server_era}")
+}
+
+const ADD: &str = r#"add={"a":2,"b":40}"#;
+
+#[test]
+fn dual_era_client_speaks_modern_to_modern_servers() {
+    for server in ["both", "modern"] {
+        let (ok, out) = client("both", &stdio_target(server), &[ADD]);
+        assert!(ok, "{out}");
+        assert!(
+            out.contains("The server speaks the modern era, 2026-07-28"),
+            "{out}"
+        );
+        assert!(out.contains("\"text\": \"42\""), "{out}");
+        assert!(
+            !out.contains("\"method\": \"initialize\""),
+            "no handshake: {out}"
+        );
+
+        let http = HttpServer::start(&["--era", server]);
+        let (ok, out) = client("both", &format!("http://{}/mcp", http.addr), &[ADD]);
+        assert!(ok, "{out}");
+        assert!(out.contains("The server speaks the modern era"), "{out}");
+        assert!(
+            out.contains(">>> mcp-method: tools/call") && out.contains(">>> mcp-name: add"),
+            "{out}"
+        );
+        assert!(!out.contains("mcp-session-id"), "{out}");
+    }
+}
+
+#[test]
+fn dual_era_client_falls_back_to_initialize_with_legacy_servers() {
+    let (ok, out) = client("both", &stdio_target("legacy"), &[ADD]);
+    assert!(ok, "{out}");
+    let probe = out
+        .find("\"method\": \"server/discover\"")
+        .expect("probed first");
+    let init = out
+        .find("\"method\": \"initialize\"")
+        .expect("then initialized");
+    assert!(probe < init);
+    assert!(
+        out.contains("The server speaks the legacy era, 2025-11-25"),
+        "{out}"
+    );
+
+    let http = HttpServer::start(&["--era", "legacy"]);
+    let (ok, out) = client("both", &format!("http://{}/mcp", http.addr), &[ADD]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("<<< HTTP/1.1 400 Bad Request"),
+        "the modern attempt is refused: {out}"
+    );
+    assert!(out.contains("<<< mcp-session-id: "), "{out}");
+    assert!(out.contains("The server speaks the legacy era"), "{out}");
+    assert!(
+        out.contains(">>> DELETE /mcp HTTP/1.1"),
+        "the session is ended: {out}"
+    );
+}
+
+#[test]
+fn modern_client_against_legacy_server_fails_clearly() {
+    let (ok, out) = client("modern", &stdio_target("legacy"), &[]);
+    assert!(!ok);
+    assert!(out.contains("does not speak 2026-07-28"), "{out}");
+    let http = HttpServer::start(&["--era", "legacy"]);
+    let (ok, out) = client("modern", &format!("http://{}/mcp", http.addr), &[]);
+    assert!(!ok);
+    assert!(out.contains("does not speak 2026-07-28"), "{out}");
+}
+
+#[test]
+fn legacy_client_against_modern_server_fails_with_the_supported_versions() {
+    let (ok, out) = client("legacy", &stdio_target("modern"), &[]);
+    assert!(!ok);
+    assert!(out.contains("initialize failed: -32022"), "{out}");
+    assert!(
+        out.contains("speaks only protocol version 2026-07-28"),
+        "{out}"
+    );
+    let http = HttpServer::start(&["--era", "modern"]);
+    let (ok, out) = client("legacy", &format!("http://{}/mcp", http.addr), &[]);
+    assert!(!ok);
+    assert!(out.contains("-32022") && out.contains("HTTP 400"), "{out}");
+}
+
+#[test]
+fn legacy_client_against_dual_era_server_works() {
+    let (ok, out) = client("legacy", &stdio_target("both"), &[ADD]);
+    assert!(ok, "{out}");
+    assert!(!out.contains("server/discover"), "{out}");
+    assert!(out.contains("The server speaks the legacy era"), "{out}");
+}
+
+#[test]
+fn a_failing_tool_makes_the_client_exit_non_zero() {
+    let (ok, out) = client("both", &stdio_target("both"), &[r#"add={"a":"x","b":1}"#]);
+    assert!(!ok);
+    assert!(
+        out.contains("isError: true") && out.contains("1 call(s) failed"),
+        "{out}"
+    );
+}
+
+const KEY: &str = "mcp-raw serve";
+
+async fn connect(cache: &mut EraCache) -> McpClient {
+    let link = Link::Stdio(StdioLink::spawn(BIN.as_ref(), &["serve"], Printer::quiet()).unwrap());
+    let options = Options {
+        eras: Eras::Both,
+        ..Options::default()
+    };
+    McpClient::connect(link, KEY, options, cache).await.unwrap()
+}
+
+#[tokio::test]
+async fn the_era_is_cached_per_server() {
+    let mut cache = EraCache::default();
+    let first = connect(&mut cache).await;
+    assert!(matches!(first.spoken(), Spoken::Modern { .. }));
+    assert_eq!(cache.get(KEY), Some(first.spoken()));
+    first.close().await.unwrap();
+
+    // A cached "legacy" is used without probing: the dual-era server then speaks
+    // legacy, which it can.
+    cache.insert(
+        KEY,
+        Spoken::Legacy {
+            version: "2025-11-25".into(),
+        },
+    );
+    let second = connect(&mut cache).await;
+    assert_eq!(
+        second.spoken(),
+        &Spoken::Legacy {
+            version: "2025-11-25".into()
+        }
+    );
+    second.close().await.unwrap();
+}
