@@ -66,6 +66,10 @@ enum Command {
     /// Spawn `mcp-raw serve` as a child and drive one whole session over stdio,
     /// printing every message sent (>>>) and received (<<<).
     Demo {
+        /// The wire to show: legacy (the original project's session), modern
+        /// (stateless 2026-07-28), or both side by side.
+        #[arg(long, value_enum, default_value_t = EraArg::Legacy)]
+        era: EraArg,
         #[command(flatten)]
         view: View,
     },
@@ -75,6 +79,10 @@ enum Command {
         /// Port the spawned server listens on (0 picks a free one).
         #[arg(long, default_value_t = 3100)]
         port: u16,
+        /// The wire to show: legacy (the original project's session), modern
+        /// (stateless 2026-07-28), or both side by side.
+        #[arg(long, value_enum, default_value_t = EraArg::Legacy)]
+        era: EraArg,
         #[command(flatten)]
         view: View,
     },
@@ -92,7 +100,7 @@ struct View {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(without_alias_separator(std::env::args_os().collect()));
     let result = match cli.command {
         Command::Serve {
             http: false,
@@ -123,10 +131,10 @@ fn main() -> ExitCode {
         Command::ConformanceClient { url, view } => {
             runtime().and_then(|rt| rt.block_on(client::conformance::run(&url, view.printer())))
         }
-        Command::Demo { view } => client::stdio_demo::run(view.printer()),
-        Command::DemoHttp { port, view } => {
-            runtime().and_then(|rt| rt.block_on(client::http_demo::run(port, view.printer())))
-        }
+        Command::Demo { era, view } => runtime()
+            .and_then(|rt| rt.block_on(client::stdio_demo::run(era.into(), view.printer()))),
+        Command::DemoHttp { port, era, view } => runtime()
+            .and_then(|rt| rt.block_on(client::http_demo::run(port, era.into(), view.printer()))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -135,6 +143,16 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `cargo demo -- --era modern` reaches the binary as `demo -- --era modern` (the
+/// alias already ends in `--`); drop that second `--` so the flags parse.
+fn without_alias_separator(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let is_demo = args.get(1).is_some_and(|a| a == "demo" || a == "demo-http");
+    if is_demo && args.get(2).is_some_and(|a| a == "--") {
+        args.remove(2);
+    }
+    args
 }
 
 impl View {

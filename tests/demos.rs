@@ -90,3 +90,72 @@ fn http_demo_shows_every_exchange() {
     let delete = out.find(">>> DELETE").unwrap();
     assert!(out[delete..].contains("<<< HTTP/1.1 404 Not Found"));
 }
+
+#[test]
+fn stdio_demo_modern_shows_the_stateless_wire() {
+    // `cargo demo -- --era modern` passes `demo -- --era modern` to the binary.
+    let out = demo(&["demo", "--", "--era", "modern"]);
+    for needle in [
+        "\"method\": \"server/discover\"",
+        "\"io.modelcontextprotocol/protocolVersion\": \"2026-07-28\"",
+        "\"supportedVersions\": [\"2026-07-28\"]",
+        "\"resultType\": \"complete\"",
+        "\"ttlMs\": ",
+        "\"code\": -32601",
+        "\"code\": -32022",
+        "\"isError\": true",
+    ] {
+        assert!(out.contains(needle), "missing {needle:?} in:\n{out}");
+    }
+    assert!(
+        !out.contains("\"method\": \"initialize\""),
+        "no handshake:\n{out}"
+    );
+}
+
+#[test]
+fn http_demo_modern_shows_headers_and_statuses() {
+    let out = demo(&["demo-http", "--port", "0", "--era", "modern"]);
+    for needle in [
+        ">>> mcp-protocol-version: 2026-07-28",
+        ">>> mcp-method: server/discover",
+        ">>> mcp-name: get_current_time",
+        ">>> mcp-name: echo",
+        "<<< HTTP/1.1 404 Not Found",
+        "\"code\": -32022",
+        "\"code\": -32020",
+        "<<< allow: POST",
+        ">>> DELETE /mcp HTTP/1.1",
+    ] {
+        assert!(out.contains(needle), "missing {needle:?} in:\n{out}");
+    }
+    assert!(
+        !out.contains("mcp-session-id"),
+        "no session anywhere:\n{out}"
+    );
+    assert_eq!(
+        out.matches("<<< HTTP/1.1 405 Method Not Allowed").count(),
+        2
+    );
+}
+
+#[test]
+fn both_era_demos_put_the_two_wires_side_by_side() {
+    let out = demo(&["demo", "--era", "both"]);
+    let init = out.find("\"method\": \"initialize\"").unwrap();
+    let modern = out
+        .find("\"io.modelcontextprotocol/protocolVersion\"")
+        .unwrap();
+    assert!(init < modern, "legacy first, then modern");
+    assert_eq!(
+        out.matches("\"text\": \"42\"").count(),
+        2,
+        "the same call in both eras"
+    );
+
+    let out = demo(&["demo-http", "--port", "0", "--era", "both"]);
+    assert!(out.contains("<<< mcp-session-id: ") && out.contains("<<< HTTP/1.1 204 No Content"));
+    assert!(out.contains(">>> mcp-method: tools/call") && out.contains(">>> mcp-name: add"));
+    assert!(out.contains("\"resultType\": \"complete\""));
+    assert!(out.contains("there is nothing to DELETE"));
+}

@@ -1,74 +1,84 @@
-//! `mcp-raw demo-http`: spawns `mcp-raw serve --http` and drives the same session
-//! with real HTTP requests on one keep-alive connection, printing each request and
-//! response in full: request line, headers, body; status line, headers, body (an SSE
-//! body as its raw lines and the decoded message). Then it trips each session rule:
-//! no session id (400), an unknown one (404), GET (405), DELETE, and reuse (404).
+//! `mcp-raw demo-http [--era legacy|modern|both]`: spawns `mcp-raw serve --http` and
+//! drives a session with real HTTP requests on one keep-alive connection, printing each
+//! request and response in full: request line, headers, body; status line, headers,
+//! body (an SSE body as its raw lines and the decoded message). The legacy session
+//! then trips each session rule: no session id (400), an unknown one (404), GET (405),
+//! DELETE, and reuse (404).
 
+use super::http_link::{HttpLink, HttpReply};
 use super::script::{self, Expect, Step};
 use super::wire_print::Printer;
+use crate::protocol::{Eras, LATEST_VERSION, meta};
+use crate::transport::http::{mirror, sessions};
 use anyhow::{Context, bail};
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::client::conn::http1::SendRequest;
-use hyper::{Method, Request, StatusCode};
-use hyper_util::rt::TokioIo;
-use serde_json::Value;
+use hyper::Method;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-const TIMEOUT: Duration = Duration::from_secs(10);
+const START_TIMEOUT: Duration = Duration::from_secs(10);
 
 struct Demo {
-    sender: SendRequest<Full<Bytes>>,
-    /// `host:port` of the server, sent as `Host`.
-    authority: String,
+    link: HttpLink,
     printer: Printer,
+    /// The legacy session id, once `initialize` has minted one.
     session: Option<String>,
     next_id: i64,
 }
 
-/// One HTTP exchange's outcome.
-struct Reply {
-    status: StatusCode,
-    headers: hyper::HeaderMap,
-    /// The JSON-RPC message in the body (for SSE, the last event's data).
-    message: Option<Value>,
-}
-
-pub async fn run(port: u16, printer: Printer) -> anyhow::Result<()> {
+pub async fn run(port: u16, era: Eras, printer: Printer) -> anyhow::Result<()> {
+    // The modern demo runs against a modern-only server, so GET and DELETE show the
+    // 405 such a server answers; the others against a dual-era one.
+    let server_era = if era == Eras::Modern {
+        "modern"
+    } else {
+        "both"
+    };
     let exe = std::env::current_exe().context("cannot find the mcp-raw binary")?;
     let mut child = Command::new(exe)
-        .args(["serve", "--http", "--port", &port.to_string()])
+        .args([
+            "serve",
+            "--http",
+            "--port",
+            &port.to_string(),
+            "--era",
+            server_era,
+        ])
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .context("cannot spawn `mcp-raw serve --http`")?;
-    let authority = tokio::time::timeout(TIMEOUT, listening_address(&mut child, &printer))
+    let authority = tokio::time::timeout(START_TIMEOUT, listening_address(&mut child, printer))
         .await
         .context("the server did not start listening in time")??;
-    let stream = tokio::net::TcpStream::connect(&authority)
-        .await
-        .with_context(|| format!("cannot connect to {authority}"))?;
-    stream.set_nodelay(true)?;
-    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-    tokio::spawn(connection);
+    let url = format!("http://{authority}{}", crate::transport::http::ENDPOINT);
+    printer.caption(&format!(
+        "Spawned `mcp-raw serve --http --era {server_era}`. One endpoint, {url}; every client message is its own POST."
+    ));
     let mut demo = Demo {
-        sender,
-        authority,
+        link: HttpLink::new(&url, printer)?,
         printer,
         session: None,
         next_id: 1,
     };
-    let result = demo.session().await;
+    let result = match era {
+        Eras::Legacy => demo.legacy().await,
+        Eras::Modern => demo.modern().await,
+        Eras::Both => demo.both().await,
+    };
     let _ = child.kill().await;
-    result
+    result?;
+    printer.caption(script::AFTER);
+    if era == Eras::Legacy {
+        printer.caption(script::TRY_ERAS);
+    }
+    Ok(())
 }
 
 /// Reads the child's stderr until its "listening on http://ADDR/mcp" line, then keeps
 /// forwarding the rest of its stderr to the printer.
-async fn listening_address(child: &mut Child, printer: &Printer) -> anyhow::Result<String> {
+async fn listening_address(child: &mut Child, printer: Printer) -> anyhow::Result<String> {
     let stderr = child.stderr.take().context("child stderr")?;
     let mut lines = BufReader::new(stderr).lines();
     while let Some(line) = lines.next_line().await? {
@@ -77,9 +87,7 @@ async fn listening_address(child: &mut Child, printer: &Printer) -> anyhow::Resu
             let authority = rest
                 .trim_end_matches(crate::transport::http::ENDPOINT)
                 .to_owned();
-            let color = printer.colored();
             tokio::spawn(async move {
-                let printer = Printer::new(color, false);
                 while let Ok(Some(line)) = lines.next_line().await {
                     printer.server_stderr(&line);
                 }
@@ -91,177 +99,202 @@ async fn listening_address(child: &mut Child, printer: &Printer) -> anyhow::Resu
 }
 
 impl Demo {
-    async fn session(&mut self) -> anyhow::Result<()> {
-        let p = &self.printer;
-        p.caption(&format!(
-            "Spawned `mcp-raw serve --http`. One endpoint, http://{}/mcp; every client message is its own POST.",
-            self.authority
-        ));
-        p.caption(script::SHAPES);
-
-        let early = script::too_early();
+    /// The session of the original project, then the session rules.
+    async fn legacy(&mut self) -> anyhow::Result<()> {
+        self.printer.caption(script::SHAPES);
         self.printer.caption("Over HTTP the first gate is the session: a request other than initialize without Mcp-Session-Id is refused with 400.");
-        let reply = self.post(&early, None).await?;
-        expect_status(&reply, StatusCode::BAD_REQUEST)?;
+        self.post_expect(&script::too_early(), None, 400).await?;
 
-        self.printer.caption(script::initialize().caption);
-        self.printer.note("initialize is the one request sent without Mcp-Session-Id; the response header carries the new id");
-        let reply = self
-            .post_step(&script::initialize(), StatusCode::OK)
-            .await?;
-        let id = reply
-            .headers
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
-            .context("initialize response has no Mcp-Session-Id")?;
-        self.session = Some(id.to_owned());
-
+        self.open_session().await?;
         self.printer.caption("Same core as stdio: with a session but before notifications/initialized, tools/list still gets -32002 (inside a 200).");
-        self.post_step(&early, StatusCode::OK).await?;
-
-        self.printer.caption(script::initialized().caption);
-        self.printer.note("an HTTP request always gets a response: for a notification it is 202 Accepted with an empty body");
-        self.post_step(&script::initialized(), StatusCode::ACCEPTED)
-            .await?;
+        self.post_step(&script::too_early()).await?;
+        self.confirm_session().await?;
 
         for step in script::operation() {
             self.printer.caption(step.caption);
             if step.method == "tools/call" {
                 self.printer.note("tools/call answers as text/event-stream: one data: event with the response, then the stream ends");
             }
-            self.post_step(&step, StatusCode::OK).await?;
+            self.post_step(&step).await?;
         }
+        self.session_rules().await
+    }
 
-        self.session_rules().await?;
-        self.printer.caption(script::AFTER);
+    /// The stateless session, then GET and DELETE on a modern-only server.
+    async fn modern(&mut self) -> anyhow::Result<()> {
+        for step in script::modern_session(true) {
+            self.printer.caption(step.caption);
+            self.post_step(&step).await?;
+        }
+        self.printer
+            .note("no Mcp-Session-Id was minted or sent in any exchange above");
+        self.printer.caption("GET /mcp: 2026-07-28 removed the standalone stream; change notifications come from a subscriptions/listen request instead. 405.");
+        self.expect(Method::GET, self.modern_probe_headers(), 405)
+            .await?;
+        self.printer
+            .caption("DELETE /mcp: there is no session to end. 405.");
+        self.expect(Method::DELETE, self.modern_probe_headers(), 405)
+            .await
+            .map(drop)
+    }
+
+    /// One tool call in each era, against one dual-era server.
+    async fn both(&mut self) -> anyhow::Result<()> {
+        self.printer.caption("The same tool call in both eras, one endpoint. First legacy (2025-11-25): initialize opens a session...");
+        self.open_session().await?;
+        self.confirm_session().await?;
+        self.printer.caption("...and the call rides in the session: Mcp-Session-Id and MCP-Protocol-Version headers, plain params.");
+        self.post_step(&script::sample_call()).await?;
+        self.printer
+            .caption("The legacy client ends its session with DELETE.");
+        let headers = self.session_headers();
+        self.expect(Method::DELETE, headers, 204).await?;
+        self.session = None;
+
+        self.printer.caption("Now modern (2026-07-28): no initialize, no session id. The body's params._meta declares version and capabilities; the headers MCP-Protocol-Version, Mcp-Method and Mcp-Name mirror the body so a load balancer can route without parsing it.");
+        self.post_step(&script::sample_call_modern()).await?;
+        self.printer.note("the same content, plus resultType: complete and the server's identity in result._meta; no Mcp-Session-Id came back");
+        self.printer.caption("GET /mcp is 405 in both eras here (nothing to push); a modern DELETE is 405 too: there is no session to end.");
+        self.expect(Method::GET, self.modern_probe_headers(), 405)
+            .await?;
+        self.expect(Method::DELETE, self.modern_probe_headers(), 405)
+            .await
+            .map(drop)
+    }
+
+    /// `initialize` without a session id; keeps the id the response header carries.
+    async fn open_session(&mut self) -> anyhow::Result<()> {
+        self.printer.caption(script::initialize().caption);
+        self.printer.note("initialize is the one request sent without Mcp-Session-Id; the response header carries the new id");
+        let reply = self.post_step(&script::initialize()).await?;
+        let id = reply
+            .headers
+            .get(sessions::HEADER)
+            .and_then(|v| v.to_str().ok())
+            .context("initialize response has no Mcp-Session-Id")?;
+        self.session = Some(id.to_owned());
         Ok(())
+    }
+
+    async fn confirm_session(&mut self) -> anyhow::Result<()> {
+        self.printer.caption(script::initialized().caption);
+        self.printer.note("an HTTP request always gets a response: for a notification it is 202 Accepted with an empty body");
+        self.post_step(&script::initialized()).await.map(drop)
     }
 
     /// The session rules, each tripped on purpose.
     async fn session_rules(&mut self) -> anyhow::Result<()> {
-        let list = Step {
-            caption: "",
-            method: "tools/list",
-            params: None,
-            notification: false,
-            expect: Expect::Result,
-        };
+        let list = script::bare("tools/list", Expect::Result);
         let live = self.session.clone().context("no session")?;
 
         self.printer
             .caption("An Mcp-Session-Id the server never issued: 404 Not Found.");
-        let reply = self
-            .post(&list, Some("00000000-0000-4000-8000-000000000000"))
+        self.post_expect(&list, Some("00000000-0000-4000-8000-000000000000"), 404)
             .await?;
-        expect_status(&reply, StatusCode::NOT_FOUND)?;
 
         self.printer.caption("GET /mcp would open a stream for messages the server sends unprompted. This server has none: 405, and the body says why.");
-        let reply = self.exchange(Method::GET, Some(&live), Vec::new()).await?;
-        expect_status(&reply, StatusCode::METHOD_NOT_ALLOWED)?;
+        let headers = self.session_headers();
+        self.expect(Method::GET, headers, 405).await?;
 
         self.printer
             .caption("DELETE /mcp with the session id ends the session.");
-        let reply = self
-            .exchange(Method::DELETE, Some(&live), Vec::new())
-            .await?;
-        if !reply.status.is_success() {
-            bail!("DELETE: expected 2xx, got {}", reply.status);
-        }
+        let headers = self.session_headers();
+        self.expect(Method::DELETE, headers, 204).await?;
 
         self.printer.caption(
             "The ended session's id is now unknown: 404. A client must initialize a new session.",
         );
-        let reply = self.post(&list, Some(&live)).await?;
-        expect_status(&reply, StatusCode::NOT_FOUND)
+        self.post_expect(&list, Some(&live), 404).await.map(drop)
     }
 
-    /// POSTs a step with the current session and checks status and JSON-RPC reply.
-    async fn post_step(&mut self, step: &Step, status: StatusCode) -> anyhow::Result<Reply> {
+    /// POSTs a step (in its era, with the current session) and checks the HTTP
+    /// status and the JSON-RPC reply.
+    async fn post_step(&mut self, step: &Step) -> anyhow::Result<HttpReply> {
         let session = self.session.clone();
-        let reply = self.post(step, session.as_deref()).await?;
-        expect_status(&reply, status)?;
-        script::check(step.expect, reply.message.as_ref())
+        let reply = self
+            .post_expect(step, session.as_deref(), step.http_status())
+            .await?;
+        script::check(step.expect, reply.message().as_ref())
             .map_err(|e| anyhow::anyhow!("{}: {e}", step.method))?;
         Ok(reply)
     }
 
-    async fn post(&mut self, step: &Step, session: Option<&str>) -> anyhow::Result<Reply> {
+    async fn post_expect(
+        &mut self,
+        step: &Step,
+        session: Option<&str>,
+        status: u16,
+    ) -> anyhow::Result<HttpReply> {
         let id = self.next_id;
         if !step.notification {
             self.next_id += 1;
         }
-        let body = serde_json::to_vec(&step.to_message(id))?;
-        self.exchange(Method::POST, session, body).await
+        let message = step.to_message(id);
+        let headers = if step.modern.is_some() {
+            step.modern_headers(&message)
+        } else {
+            let mut h = post_headers();
+            if let Some(id) = session {
+                h.push((sessions::HEADER.to_owned(), id.to_owned()));
+                h.push((
+                    mirror::PROTOCOL_VERSION.to_owned(),
+                    LATEST_VERSION.to_owned(),
+                ));
+            }
+            h
+        };
+        let reply = self
+            .link
+            .exchange(Method::POST, &headers, serde_json::to_vec(&message)?)
+            .await?;
+        check_status(&reply, status)?;
+        Ok(reply)
     }
 
-    /// Sends one request with every header set explicitly (what is printed is what
-    /// goes out), reads the whole response and prints both.
-    async fn exchange(
+    async fn expect(
         &mut self,
         method: Method,
-        session: Option<&str>,
-        body: Vec<u8>,
-    ) -> anyhow::Result<Reply> {
-        let mut builder = Request::builder()
-            .method(method.clone())
-            .uri(crate::transport::http::ENDPOINT)
-            .header("host", &self.authority);
-        if method == Method::POST {
-            builder = builder
-                .header("accept", "application/json, text/event-stream")
-                .header("content-type", "application/json")
-                .header("content-length", body.len());
-        }
-        if let Some(id) = session {
-            builder = builder
-                .header("mcp-session-id", id)
-                .header("mcp-protocol-version", script::DEMO_VERSION);
-        }
-        let (head, ()) = builder.body(())?.into_parts();
-        self.printer.http_request(&head, &body);
-        let request = Request::from_parts(head, Full::new(Bytes::from(body)));
+        headers: Vec<(String, String)>,
+        status: u16,
+    ) -> anyhow::Result<HttpReply> {
+        let reply = self.link.exchange(method, &headers, Vec::new()).await?;
+        check_status(&reply, status)?;
+        Ok(reply)
+    }
 
-        // Keep-alive: wait until the connection has finished the previous exchange.
-        self.sender
-            .ready()
-            .await
-            .context("the connection to the server closed")?;
-        let response = tokio::time::timeout(TIMEOUT, self.sender.send_request(request))
-            .await
-            .context("no response in time")??;
-        let (head, incoming) = response.into_parts();
-        let bytes = tokio::time::timeout(TIMEOUT, incoming.collect())
-            .await
-            .context("the response body did not end in time")??
-            .to_bytes();
-        self.printer.http_response(&head, &bytes);
-        Ok(Reply {
-            status: head.status,
-            message: decode_body(&head.headers, &bytes),
-            headers: head.headers,
-        })
+    fn session_headers(&self) -> Vec<(String, String)> {
+        let mut h = Vec::new();
+        if let Some(id) = &self.session {
+            h.push((sessions::HEADER.to_owned(), id.clone()));
+            h.push((
+                mirror::PROTOCOL_VERSION.to_owned(),
+                LATEST_VERSION.to_owned(),
+            ));
+        }
+        h
+    }
+
+    /// The version header a modern client would put on a GET or DELETE.
+    fn modern_probe_headers(&self) -> Vec<(String, String)> {
+        vec![(
+            mirror::PROTOCOL_VERSION.to_owned(),
+            meta::MODERN_VERSIONS[0].to_owned(),
+        )]
     }
 }
 
-/// The JSON-RPC message of a response body: JSON as is, SSE from its last event.
-fn decode_body(headers: &hyper::HeaderMap, bytes: &[u8]) -> Option<Value> {
-    let is_sse = headers
-        .get(hyper::header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
-    if is_sse {
-        let text = String::from_utf8_lossy(bytes);
-        let last = crate::transport::sse::decode(&text)
-            .into_iter()
-            .rev()
-            .find(|e| !e.data.is_empty())?;
-        serde_json::from_str(&last.data).ok()
-    } else {
-        serde_json::from_slice(bytes).ok()
-    }
+fn post_headers() -> Vec<(String, String)> {
+    vec![
+        (
+            "accept".to_owned(),
+            "application/json, text/event-stream".to_owned(),
+        ),
+        ("content-type".to_owned(), "application/json".to_owned()),
+    ]
 }
 
-fn expect_status(reply: &Reply, status: StatusCode) -> anyhow::Result<()> {
-    if reply.status != status {
+fn check_status(reply: &HttpReply, status: u16) -> anyhow::Result<()> {
+    if reply.status.as_u16() != status {
         bail!("expected HTTP {status}, got {}", reply.status);
     }
     Ok(())

@@ -490,23 +490,15 @@ impl McpClient {
         h
     }
 
-    /// Modern HTTP headers ("Request Metadata"): the version, the method, the name
-    /// (Base64-sentinel encoded when not plain ASCII) and the `x-mcp-header`
-    /// arguments of a known tool.
+    /// Modern HTTP headers ("Request Metadata"): the standard mirrored ones, plus the
+    /// `x-mcp-header` arguments of a listed tool.
     fn modern_headers(&self, version: &str, method: &str, params: &Value) -> Vec<(String, String)> {
-        let mut h = base_headers();
-        h.push((mirror::PROTOCOL_VERSION.to_owned(), version.to_owned()));
-        h.push((mirror::METHOD.to_owned(), mirror::encode(method)));
-        if let Some(Some(name)) = mirror::name_source(method, Some(params)) {
-            h.push((mirror::NAME.to_owned(), mirror::encode(name)));
-            if method == "tools/call"
-                && let Some(params_of_tool) = self.header_params.get(name)
-            {
-                h.extend(x_mcp_header::headers_for(
-                    params_of_tool,
-                    &params["arguments"],
-                ));
-            }
+        let mut h = mirror::standard_headers(version, method, Some(params));
+        if method == "tools/call"
+            && let Some(Some(name)) = mirror::name_source(method, Some(params))
+            && let Some(annotated) = self.header_params.get(name)
+        {
+            h.extend(x_mcp_header::headers_for(annotated, &params["arguments"]));
         }
         h
     }

@@ -27,6 +27,29 @@ pub fn name_source<'a>(method: &str, params: Option<&'a Value>) -> Option<Option
     Some(params.and_then(|p| p.get(field)).and_then(Value::as_str))
 }
 
+/// The headers every modern POST carries: `Accept` and `Content-Type` as for any
+/// POST, then the version, the method and (for `tools/call`, `resources/read`,
+/// `prompts/get`) the encoded name, all copied from the body.
+pub fn standard_headers(
+    version: &str,
+    method: &str,
+    params: Option<&Value>,
+) -> Vec<(String, String)> {
+    let mut h = vec![
+        (
+            "accept".to_owned(),
+            "application/json, text/event-stream".to_owned(),
+        ),
+        ("content-type".to_owned(), "application/json".to_owned()),
+        (PROTOCOL_VERSION.to_owned(), version.to_owned()),
+        (METHOD.to_owned(), encode(method)),
+    ];
+    if let Some(Some(name)) = name_source(method, params) {
+        h.push((NAME.to_owned(), encode(name)));
+    }
+    h
+}
+
 /// Encodes a value for a header ("Value Encoding"): as-is when every character is
 /// visible ASCII or an inner space, with no leading or trailing whitespace, and it
 /// does not itself look like the sentinel; otherwise `=?base64?<UTF-8 Base64>?=`.

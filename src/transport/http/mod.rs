@@ -107,10 +107,10 @@ async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
     }
     match *req.method() {
         Method::POST => post::handle(app, req).await,
-        Method::DELETE if app.server.eras != crate::protocol::Eras::Modern => delete(app, &req),
+        Method::DELETE if !modern_delete(app, req.headers()) => delete(app, &req),
         Method::DELETE => not_allowed(
             app,
-            "Method Not Allowed: this server speaks only 2026-07-28, which has no sessions to DELETE",
+            "Method Not Allowed: 2026-07-28 has no sessions, so there is nothing to DELETE",
         ),
         Method::GET => not_allowed(
             app,
@@ -122,6 +122,23 @@ async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
                 "Method Not Allowed: {other} /mcp; use POST to send messages, DELETE to end a session"
             ),
         ),
+    }
+}
+
+/// Is this DELETE from the modern era? Always on a modern-only server; on a
+/// dual-era one when it names a modern `MCP-Protocol-Version` and no session.
+fn modern_delete(app: &App, headers: &hyper::HeaderMap) -> bool {
+    match app.server.eras {
+        crate::protocol::Eras::Modern => true,
+        crate::protocol::Eras::Legacy => false,
+        crate::protocol::Eras::Both => {
+            !headers.contains_key(sessions::HEADER)
+                && headers.get(mirror::PROTOCOL_VERSION).is_some_and(|v| {
+                    crate::protocol::meta::MODERN_VERSIONS
+                        .iter()
+                        .any(|m| v.as_bytes() == m.as_bytes())
+                })
+        }
     }
 }
 
