@@ -51,6 +51,12 @@ impl RequestId {
     }
 }
 
+impl From<String> for RequestId {
+    fn from(s: String) -> Self {
+        RequestId(Value::String(s))
+    }
+}
+
 impl From<i64> for RequestId {
     fn from(n: i64) -> Self {
         RequestId(Value::from(n))

@@ -186,7 +186,7 @@ fn server(era: EraArg) -> std::sync::Arc<Server> {
 
 fn serve_stdio(server: std::sync::Arc<Server>, max_line: usize) -> anyhow::Result<()> {
     let stdin = std::io::stdin().lock();
-    let stdout = std::io::stdout().lock();
+    let stdout = std::io::stdout();
     stdio::serve(server, stdin, stdout, std::io::stderr(), max_line)?;
     Ok(())
 }

@@ -1,28 +1,83 @@
 //! Request dispatch in a legacy session: the method table, gated by the lifecycle
 //! phase (MCP 2025-11-25 `basic/lifecycle` "Operation").
 
-use super::{Phase, Server, lifecycle, tools};
-use crate::jsonrpc::{ErrorObject, Request, Response, code};
-use serde_json::Value;
+use super::context::{Pending, Reply, log_rank};
+use super::tools::{self, Env, Outcome};
+use super::{Phase, Session, lifecycle};
+use crate::jsonrpc::{ErrorObject, Request, Response, code, kind};
+use serde_json::{Value, json};
 
-pub fn handle(server: &Server, phase: &mut Phase, request: Request) -> Response {
-    let Request { id, method, params } = request;
-    let params = params.as_ref();
-    let outcome = match (method.as_str(), *phase) {
-        ("initialize", _) => lifecycle::initialize(server, phase, params),
-        ("ping", _) => Ok(Value::Object(Default::default())),
-        (_, Phase::AwaitingInitialize | Phase::Initializing { .. }) => {
-            Err(lifecycle::not_initialized(&method, *phase))
-        }
-        ("tools/list", Phase::Ready { .. }) => Ok(tools::list(&server.tools)),
-        ("tools/call", Phase::Ready { .. }) => tools::call(&server.tools, params),
-        (other, Phase::Ready { .. }) => Err(ErrorObject::new(
-            code::METHOD_NOT_FOUND,
-            format!("Method not found: {other}"),
+impl Session {
+    /// Serves one request of this session.
+    pub(super) fn legacy_request(&mut self, request: Request) -> Reply {
+        let Request { id, method, params } = request;
+        let params = params.as_ref();
+        let outcome = match (method.as_str(), self.phase) {
+            ("initialize", _) => {
+                let result = lifecycle::initialize(&self.server, &mut self.phase, params);
+                if result.is_ok() {
+                    self.client_capabilities = params
+                        .and_then(|p| p.get("capabilities"))
+                        .cloned()
+                        .unwrap_or(json!({}));
+                }
+                result
+            }
+            ("ping", _) => Ok(json!({})),
+            (_, Phase::AwaitingInitialize | Phase::Initializing { .. }) => {
+                Err(lifecycle::not_initialized(&method, self.phase))
+            }
+            ("tools/list", _) => Ok(tools::list(&self.server.tools)),
+            ("tools/call", _) => {
+                let env = Env {
+                    peer: Some(self.peer.clone()),
+                    log_level: self.log_level,
+                    client_capabilities: self.client_capabilities.clone(),
+                    modern: false,
+                };
+                match tools::call(&self.server.tools, params, env) {
+                    Outcome::Now(result) => result,
+                    Outcome::Later(future, outbox) => {
+                        return Reply::Later(Pending::new(id, outbox, future));
+                    }
+                }
+            }
+            ("logging/setLevel", _) if self.server.features.logging => {
+                set_level(&mut self.log_level, params)
+            }
+            (other, _) => Err(ErrorObject::new(
+                code::METHOD_NOT_FOUND,
+                format!("Method not found: {other}"),
+            )),
+        };
+        Reply::Now(Response {
+            id: Some(id),
+            outcome,
+        })
+    }
+}
+
+/// `logging/setLevel {level}`: the least severe level this session wants to hear
+/// (`server/utilities/logging`). The result is exactly `{}`.
+fn set_level(current: &mut Option<usize>, params: Option<&Value>) -> Result<Value, ErrorObject> {
+    let level = params.and_then(|p| p.get("level"));
+    match level {
+        Some(Value::String(l)) => match log_rank(l) {
+            Some(rank) => {
+                *current = Some(rank);
+                Ok(json!({}))
+            }
+            None => Err(ErrorObject::invalid_params(format!(
+                "logging/setLevel: unknown level {l:?}; one of {}",
+                super::context::LOG_LEVELS.join(", ")
+            ))),
+        },
+        Some(other) => Err(ErrorObject::invalid_params(format!(
+            "logging/setLevel: params.level must be a string, got {}",
+            kind(other)
+        ))),
+        None => Err(ErrorObject::invalid_params(
+            "logging/setLevel: missing params.level",
         )),
-    };
-    Response {
-        id: Some(id),
-        outcome,
     }
 }

@@ -31,6 +31,9 @@ pub struct RequestMeta<'a> {
     pub protocol_version: &'static str,
     pub client_capabilities: &'a Map<String, Value>,
     pub client_info: Option<&'a Map<String, Value>>,
+    /// `io.modelcontextprotocol/logLevel` as a rank (see `context::LOG_LEVELS`):
+    /// this request wants log messages at that level and above; `None`: none.
+    pub log_level: Option<usize>,
 }
 
 /// Does this request speak the modern era? Yes when its `_meta` carries one of the
@@ -55,10 +58,21 @@ pub fn declared_version(params: Option<&Value>) -> Option<&str> {
 /// this server does not speak is `-32022` with the versions it does.
 pub fn parse(params: Option<&Value>) -> Result<RequestMeta<'_>, ErrorObject> {
     let fields = check_fields(params)?;
+    let protocol_version = supported_version(fields.protocol_version)?;
+    let log_level = match params.and_then(|p| p["_meta"].get(LOG_LEVEL)) {
+        None => None,
+        Some(level) => Some(
+            level
+                .as_str()
+                .and_then(super::context::log_rank)
+                .ok_or_else(|| ErrorObject::invalid_params(format!("params._meta[\"{LOG_LEVEL}\"] must be a log level such as \"info\", got {level}")))?,
+        ),
+    };
     Ok(RequestMeta {
-        protocol_version: supported_version(fields.protocol_version)?,
+        protocol_version,
         client_capabilities: fields.client_capabilities,
         client_info: fields.client_info,
+        log_level,
     })
 }
 

@@ -8,6 +8,7 @@
 //! served statelessly by [`modern`]. A stdio process is one session; an HTTP server
 //! keeps one per `Mcp-Session-Id` and serves modern requests without any.
 
+pub mod context;
 mod legacy;
 mod lifecycle;
 pub mod meta;
@@ -18,6 +19,7 @@ pub use lifecycle::{LATEST_VERSION, SUPPORTED_VERSIONS, supports_batches};
 
 use crate::jsonrpc::{Message, Request, Response};
 use crate::tools::ToolSet;
+use context::{Peer, Reply};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -32,10 +34,18 @@ pub enum Eras {
     Both,
 }
 
+/// Optional server features beyond tools, declared in the capabilities.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Features {
+    /// `logging/setLevel` (legacy) and per-request `logLevel` (modern).
+    pub logging: bool,
+}
+
 /// What every session of one server shares: the tools, the eras, the identity.
 pub struct Server {
     pub tools: ToolSet,
     pub eras: Eras,
+    pub features: Features,
     /// `serverInfo.name` in the `initialize` result.
     pub name: &'static str,
     /// `serverInfo.version`: the crate version.
@@ -44,9 +54,14 @@ pub struct Server {
 
 impl Server {
     pub fn new(tools: ToolSet, eras: Eras) -> Arc<Server> {
+        Server::with_features(tools, eras, Features::default())
+    }
+
+    pub fn with_features(tools: ToolSet, eras: Eras, features: Features) -> Arc<Server> {
         Arc::new(Server {
             tools,
             eras,
+            features,
             name: "mcp-raw",
             version: env!("CARGO_PKG_VERSION"),
         })
@@ -59,7 +74,11 @@ impl Server {
 
     /// The capabilities declared by `initialize` and `server/discover`.
     pub fn capabilities(&self) -> Value {
-        serde_json::json!({ "tools": {} })
+        let mut caps = serde_json::json!({ "tools": {} });
+        if self.features.logging {
+            caps["logging"] = serde_json::json!({});
+        }
+        caps
     }
 
     /// Is this request served by the modern, stateless era?
@@ -83,10 +102,17 @@ pub enum Phase {
     Ready { version: &'static str },
 }
 
-/// The state of one session. Small on purpose: a phase and a shared pointer.
+/// The state of one session. Small on purpose: the phase, what the client declared,
+/// and the table of questions the server has asked the client.
 pub struct Session {
     server: Arc<Server>,
     phase: Phase,
+    /// `capabilities` from `initialize`.
+    client_capabilities: Value,
+    /// Set by `logging/setLevel`; `None` until then: no log messages.
+    log_level: Option<usize>,
+    /// Server-to-client requests waiting for the client's response.
+    peer: Arc<Peer>,
 }
 
 impl Session {
@@ -94,6 +120,9 @@ impl Session {
         Session {
             server,
             phase: Phase::AwaitingInitialize,
+            client_capabilities: Value::Object(Default::default()),
+            log_level: None,
+            peer: Arc::default(),
         }
     }
 
@@ -111,31 +140,34 @@ impl Session {
 
     /// Handles one message, choosing the era per request (the stdio rule: a request
     /// carrying modern `_meta` is served statelessly, anything else by this session).
-    pub fn handle(&mut self, message: Message) -> Option<Response> {
+    pub fn handle(&mut self, message: Message) -> Reply {
         match message {
             Message::Request(request) if self.server.is_modern(&request) => {
-                Some(modern::handle(&self.server, request))
+                modern::handle(&self.server, request)
             }
             other => self.handle_legacy(other),
         }
     }
 
-    /// Handles one message in this legacy session. Requests always get
-    /// `Some(response)`; notifications and the peer's responses always get `None`
-    /// (JSON-RPC 2.0 §4.1: a notification is never answered, not even when its
-    /// method is unknown).
-    pub fn handle_legacy(&mut self, message: Message) -> Option<Response> {
+    /// Handles one message in this legacy session. A request is always answered
+    /// (now or later); a notification never is (JSON-RPC 2.0 §4.1, not even when its
+    /// method is unknown); a response from the client goes to the server request
+    /// that waits for it.
+    pub fn handle_legacy(&mut self, message: Message) -> Reply {
         match message {
-            Message::Request(request) => {
-                Some(legacy::handle(&self.server, &mut self.phase, request))
-            }
-            Message::Notification(n) => {
-                if n.method == "notifications/initialized" {
+            Message::Request(request) => self.legacy_request(request),
+            Message::Notification(n) => match n.method.as_str() {
+                "notifications/initialized" => {
                     lifecycle::initialized(&mut self.phase);
+                    Reply::None
                 }
-                None
+                "notifications/cancelled" => cancelled(n.params.as_ref()),
+                _ => Reply::None,
+            },
+            Message::Response(response) => {
+                self.peer.resolve(response);
+                Reply::None
             }
-            Message::Response(_) => None,
         }
     }
 
@@ -148,10 +180,34 @@ impl Session {
         Ok(items
             .into_iter()
             .filter_map(|item| match crate::jsonrpc::classify(item) {
-                Ok(message) => self.handle_legacy(message),
+                Ok(message) => match self.handle_legacy(message) {
+                    Reply::Now(r) => Some(r),
+                    // A batch is answered by one JSON array, so nothing in it can
+                    // stream: a tool that takes time is refused here.
+                    Reply::Later(p) => Some(Response::error(
+                        Some(p.id),
+                        crate::jsonrpc::ErrorObject::new(
+                            crate::jsonrpc::code::INVALID_REQUEST,
+                            "Invalid Request: this tool streams its answer; call it outside a batch",
+                        ),
+                    )),
+                    Reply::None | Reply::Cancel(_) => None,
+                },
                 Err(error) => Some(error),
             })
             .collect())
+    }
+}
+
+/// `notifications/cancelled {requestId, reason?}` → stop that request. A malformed
+/// one changes nothing: a notification cannot be refused.
+pub fn cancelled(params: Option<&Value>) -> Reply {
+    match params
+        .and_then(|p| p.get("requestId"))
+        .and_then(crate::jsonrpc::RequestId::from_value)
+    {
+        Some(id) => Reply::Cancel(id),
+        None => Reply::None,
     }
 }
 

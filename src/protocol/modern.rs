@@ -3,9 +3,12 @@
 //! result says `"resultType": "complete"` and names the server in its `_meta`
 //! (`basic/index` "Result Responses", "Per-response protocol fields").
 
+use super::context::{Pending, Reply};
+use super::tools::{Env, Outcome};
 use super::{Server, meta, tools};
 use crate::jsonrpc::{ErrorObject, Request, Response};
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
 
 /// How long a client may reuse a list or discovery result: the demo tools never
 /// change, so a minute is safe (`server/utilities/caching`).
@@ -13,26 +16,54 @@ pub const TTL_MS: u64 = 60_000;
 
 /// Serves one modern request. Validation order: `_meta` (`-32602`), version
 /// (`-32022`), method (`-32601`).
-pub fn handle(server: &Server, request: Request) -> Response {
+pub fn handle(server: &Arc<Server>, request: Request) -> Reply {
     let Request { id, method, params } = request;
     let params = params.as_ref();
     let outcome = if method == "initialize" && !meta::is_modern(params) {
         Err(initialize_refused(params))
     } else {
-        meta::parse(params).and_then(|_meta| dispatch(server, &method, params))
+        match meta::parse(params) {
+            Err(e) => Err(e),
+            Ok(request_meta) => match dispatch(server, &method, params, &request_meta) {
+                Outcome::Now(result) => result,
+                Outcome::Later(future, outbox) => {
+                    let server = server.clone();
+                    return Reply::Later(Pending::new(id, outbox, async move {
+                        future.await.map(|r| complete(&server, r))
+                    }));
+                }
+            },
+        }
     };
-    Response {
+    Reply::Now(Response {
         id: Some(id),
         outcome,
-    }
+    })
 }
 
-fn dispatch(server: &Server, method: &str, params: Option<&Value>) -> Result<Value, ErrorObject> {
+fn dispatch(
+    server: &Server,
+    method: &str,
+    params: Option<&Value>,
+    request_meta: &meta::RequestMeta,
+) -> Outcome {
+    let now = |r: Result<Value, ErrorObject>| Outcome::Now(r.map(|v| complete(server, v)));
     match method {
-        "server/discover" => Ok(discover(server)),
-        "tools/list" => Ok(cacheable(complete(server, tools::list(&server.tools)))),
-        "tools/call" => tools::call(&server.tools, params).map(|r| complete(server, r)),
-        other => Err(meta::method_not_found(other)),
+        "server/discover" => now(Ok(discover(server))),
+        "tools/list" => now(Ok(cacheable(tools::list(&server.tools)))),
+        "tools/call" => {
+            let env = Env {
+                peer: None,
+                log_level: request_meta.log_level,
+                client_capabilities: Value::Object(request_meta.client_capabilities.clone()),
+                modern: true,
+            };
+            match tools::call(&server.tools, params, env) {
+                Outcome::Now(r) => now(r),
+                later => later,
+            }
+        }
+        other => now(Err(meta::method_not_found(other))),
     }
 }
 
@@ -40,23 +71,26 @@ fn dispatch(server: &Server, method: &str, params: Option<&Value>) -> Result<Val
 /// `supportedVersions` lists the revisions a request may name in its `_meta`; the
 /// legacy ones are reached through `initialize`, not through `_meta`.
 fn discover(server: &Server) -> Value {
-    cacheable(complete(
-        server,
-        json!({
-            "supportedVersions": meta::MODERN_VERSIONS,
-            "capabilities": server.capabilities(),
-        }),
-    ))
+    cacheable(json!({
+        "supportedVersions": meta::MODERN_VERSIONS,
+        "capabilities": server.capabilities(),
+    }))
 }
 
-/// Adds `resultType` (first, so a reader sees it first) and `_meta.serverInfo`.
+/// Adds `resultType` (first, so a reader sees it first; `"complete"` unless the
+/// result already says, e.g. `"input_required"`) and `_meta.serverInfo`.
 pub fn complete(server: &Server, result: Value) -> Value {
     let mut out = Map::new();
-    out.insert("resultType".into(), json!("complete"));
+    let kind = result
+        .get("resultType")
+        .cloned()
+        .unwrap_or(json!("complete"));
+    out.insert("resultType".into(), kind);
     let mut meta = Map::new();
     if let Value::Object(fields) = result {
         for (k, v) in fields {
             match (k.as_str(), v) {
+                ("resultType", _) => {}
                 ("_meta", Value::Object(m)) => meta = m,
                 (_, v) => {
                     out.insert(k, v);

@@ -12,7 +12,11 @@ fn session() -> Session {
 fn send(s: &mut Session, raw: Value) -> Option<Value> {
     let bytes = serde_json::to_vec(&raw).unwrap();
     let reply = match parse(&bytes) {
-        Ok(Parsed::One(m)) => s.handle(m),
+        Ok(Parsed::One(m)) => match s.handle(m) {
+            context::Reply::Now(r) => Some(r),
+            context::Reply::None => None,
+            _ => panic!("not an immediate reply"),
+        },
         Ok(Parsed::Batch(_)) => panic!("batch"),
         Err(e) => Some(e),
     };

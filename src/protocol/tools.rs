@@ -1,18 +1,73 @@
-//! `tools/list` and `tools/call` (MCP 2025-11-25 `server/tools`). This is where a tool
-//! failure becomes a result with `isError: true` instead of a JSON-RPC error.
+//! `tools/list` and `tools/call` (MCP 2025-11-25 / 2026-07-28 `server/tools`). This is
+//! where a tool failure becomes a result with `isError: true` instead of a JSON-RPC
+//! error, and where a tool that takes time becomes a [`Later`](Outcome::Later).
 
+use super::context::{BoxFuture, Context, Peer};
 use crate::jsonrpc::{ErrorObject, kind};
-use crate::tools::{Arguments, ToolSet};
+use crate::tools::{Arguments, Call, Handler, ToolSet};
 use serde_json::{Value, json};
+use std::sync::Arc;
+use tokio::sync::mpsc;
 
 /// `tools/list` → `{"tools":[{name, description, inputSchema}, ...]}`.
 pub fn list(tools: &ToolSet) -> Value {
     json!({ "tools": tools.listing() })
 }
 
+/// What a call produced: a result now, or one still running.
+pub enum Outcome {
+    Now(Result<Value, ErrorObject>),
+    Later(
+        BoxFuture<Result<Value, ErrorObject>>,
+        mpsc::UnboundedReceiver<Value>,
+    ),
+}
+
+/// The facts of the request a running tool may need (see [`Context`]).
+pub struct Env {
+    /// Legacy sessions: how to ask the client.
+    pub peer: Option<Arc<Peer>>,
+    pub log_level: Option<usize>,
+    pub client_capabilities: Value,
+    pub modern: bool,
+}
+
 /// `tools/call` with `{"name": ..., "arguments": {...}}`. Protocol problems (no such
 /// tool, malformed params) are `-32602` errors; the tool's own failure is a result.
-pub fn call(tools: &ToolSet, params: Option<&Value>) -> Result<Value, ErrorObject> {
+pub fn call(tools: &ToolSet, params: Option<&Value>, env: Env) -> Outcome {
+    let (tool, arguments) = match find(tools, params) {
+        Ok(found) => found,
+        Err(e) => return Outcome::Now(Err(e)),
+    };
+    match tool.handler {
+        Handler::Text(f) => Outcome::Now(Ok(match f(arguments) {
+            Ok(text) => json!({ "content": [{ "type": "text", "text": text }] }),
+            Err(message) => json!({
+                "content": [{ "type": "text", "text": message }],
+                "isError": true,
+            }),
+        })),
+        Handler::Content(f) => Outcome::Now(Ok(f(arguments))),
+        Handler::Async(f) => {
+            let (ctx, outbox) =
+                Context::new(env.peer, params, env.log_level, env.client_capabilities);
+            let call = Call {
+                arguments: arguments.clone(),
+                params: params.cloned().unwrap_or(Value::Null),
+                ctx,
+                modern: env.modern,
+            };
+            Outcome::Later(f(call), outbox)
+        }
+    }
+}
+
+/// The tool named by `params.name` and its `arguments` (absent or `null`: `{}`).
+fn find<'a>(
+    tools: &'a ToolSet,
+    params: Option<&'a Value>,
+) -> Result<(&'a crate::tools::Tool, &'a Arguments), ErrorObject> {
+    static EMPTY: std::sync::OnceLock<Arguments> = std::sync::OnceLock::new();
     let params = params.and_then(Value::as_object).ok_or_else(|| {
         ErrorObject::invalid_params("tools/call: params must be an object with a \"name\"")
     })?;
@@ -37,9 +92,8 @@ pub fn call(tools: &ToolSet, params: Option<&Value>) -> Result<Value, ErrorObjec
             known.join(", ")
         ))
     })?;
-    let empty = Arguments::new();
     let arguments = match params.get("arguments") {
-        None | Some(Value::Null) => &empty,
+        None | Some(Value::Null) => EMPTY.get_or_init(Arguments::new),
         Some(Value::Object(args)) => args,
         Some(other) => {
             return Err(ErrorObject::invalid_params(format!(
@@ -48,11 +102,5 @@ pub fn call(tools: &ToolSet, params: Option<&Value>) -> Result<Value, ErrorObjec
             )));
         }
     };
-    Ok(match (tool.handler)(arguments) {
-        Ok(text) => json!({ "content": [{ "type": "text", "text": text }] }),
-        Err(message) => json!({
-            "content": [{ "type": "text", "text": message }],
-            "isError": true,
-        }),
-    })
+    Ok((tool, arguments))
 }

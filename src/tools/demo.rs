@@ -1,6 +1,6 @@
 //! The three demo tools of the original project: `get_current_time`, `echo`, `add`.
 
-use super::{Arguments, Tool, ToolResult, ToolSet};
+use super::{Arguments, Handler, Tool, ToolResult, ToolSet};
 use crate::clock;
 use serde_json::{Value, json};
 
@@ -14,7 +14,7 @@ pub fn get_current_time() -> Tool {
         name: "get_current_time",
         description: "Returns the current UTC time as an RFC 3339 timestamp.",
         input_schema: json!({ "type": "object", "properties": {} }),
-        handler: |_| Ok(clock::now_rfc3339()),
+        handler: Handler::Text(|_| Ok(clock::now_rfc3339())),
     }
 }
 
@@ -27,14 +27,14 @@ pub fn echo() -> Tool {
             "properties": { "message": { "type": "string", "description": "Text to echo back" } },
             "required": ["message"]
         }),
-        handler: |args| match args.get("message") {
+        handler: Handler::Text(|args| match args.get("message") {
             Some(Value::String(s)) => Ok(s.clone()),
             Some(other) => Err(format!(
                 "argument \"message\" must be a string, got {}",
                 crate::jsonrpc::kind(other)
             )),
             None => Err("missing required argument \"message\"".to_owned()),
-        },
+        }),
     }
 }
 
@@ -50,7 +50,7 @@ pub fn add() -> Tool {
             },
             "required": ["a", "b"]
         }),
-        handler: add_handler,
+        handler: Handler::Text(add_handler),
     }
 }
 
@@ -87,9 +87,16 @@ mod tests {
         v.as_object().cloned().unwrap()
     }
 
+    fn text(tool: Tool) -> fn(&Arguments) -> ToolResult {
+        match tool.handler {
+            Handler::Text(f) => f,
+            _ => panic!("not a text tool"),
+        }
+    }
+
     #[test]
     fn add_sums_and_names_the_bad_argument() {
-        let add = add().handler;
+        let add = text(add());
         assert_eq!(add(&args(json!({"a": 2, "b": 3}))), Ok("5".into()));
         assert_eq!(add(&args(json!({"a": 0.5, "b": 0.25}))), Ok("0.75".into()));
         let e = add(&args(json!({"a": "two", "b": 3}))).unwrap_err();
@@ -100,7 +107,7 @@ mod tests {
 
     #[test]
     fn echo_returns_its_message() {
-        let echo = echo().handler;
+        let echo = text(echo());
         assert_eq!(echo(&args(json!({"message": "hi"}))), Ok("hi".into()));
         assert!(echo(&args(json!({"message": 1}))).is_err());
         assert!(echo(&args(json!({}))).is_err());
@@ -108,7 +115,7 @@ mod tests {
 
     #[test]
     fn current_time_is_rfc3339_utc() {
-        let t = (get_current_time().handler)(&Arguments::new()).unwrap();
+        let t = text(get_current_time())(&Arguments::new()).unwrap();
         assert!(clock::looks_like_rfc3339_utc(&t), "{t}");
     }
 

@@ -4,6 +4,8 @@
 
 pub mod demo;
 
+use crate::jsonrpc::ErrorObject;
+use crate::protocol::context::{BoxFuture, Context};
 use serde_json::{Map, Value, json};
 
 /// What a tool handler receives: the `params.arguments` object of `tools/call`
@@ -23,8 +25,31 @@ pub struct Tool {
     pub description: &'static str,
     /// JSON Schema of `arguments`, written by hand (what zod or schemars would emit).
     pub input_schema: Value,
-    /// Runs the tool; never panics on bad arguments, returns `Err(message)` instead.
-    pub handler: fn(&Arguments) -> ToolResult,
+    /// Runs the tool; never panics on bad arguments.
+    pub handler: Handler,
+}
+
+/// The three shapes a tool's code can take.
+pub enum Handler {
+    /// Text at once; `Err(message)` becomes an `isError` result.
+    Text(fn(&Arguments) -> ToolResult),
+    /// A whole `CallToolResult` at once (any content types, its own `isError`).
+    Content(fn(&Arguments) -> Value),
+    /// A result that takes time: it may report progress, log, or ask the client on
+    /// the way. In the modern era it may also answer an `InputRequiredResult`.
+    Async(fn(Call) -> BoxFuture<Result<Value, ErrorObject>>),
+}
+
+/// Everything an [`Handler::Async`] tool gets.
+pub struct Call {
+    pub arguments: Arguments,
+    /// The whole `params` of `tools/call` (MRTR follow-ups carry `inputResponses`
+    /// and `requestState` there).
+    pub params: Value,
+    pub ctx: Context,
+    /// Is this a modern (2026-07-28) request? Then server-to-client questions are
+    /// asked with an `InputRequiredResult`, not with a request on the stream.
+    pub modern: bool,
 }
 
 /// The tools a server offers, in the order `tools/list` shows them.

@@ -3,13 +3,18 @@
 //! length prefix, unlike LSP). stdout carries protocol messages and nothing else;
 //! every log line goes to stderr.
 //!
-//! Synchronous on purpose: one process is one session and messages are handled in
-//! order, so a blocking read → handle → write loop is the whole transport.
+//! The loop is synchronous: one process is one session, read → handle → write. A
+//! request that takes time (a [`Reply::Later`]) runs on a small background runtime
+//! while the loop goes on reading, so `notifications/cancelled` can stop it; its
+//! messages and response are written through the same locked stdout, one whole line
+//! per write.
 
-use crate::jsonrpc::{self, Parsed, Response};
+use crate::jsonrpc::{self, Parsed, RequestId, Response};
+use crate::protocol::context::{Pending, Reply};
 use crate::protocol::{Server, Session};
+use std::collections::HashMap;
 use std::io::{self, BufRead, ErrorKind, Write};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Default cap on one line, so a peer cannot make the server buffer without end.
 pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
@@ -25,16 +30,22 @@ pub enum Line {
     Eof,
 }
 
+/// stdout, shared by the loop and the requests still running.
+type Out = Arc<Mutex<Box<dyn Write + Send>>>;
+
 /// Serves one session over `input`/`output` until EOF. Logs go to `log`.
-/// Returns when stdin reaches EOF or stdout is gone (the client exited).
+/// Returns when stdin reaches EOF or stdout is gone (the client exited); requests
+/// still running then are dropped.
 pub fn serve(
     server: Arc<Server>,
     mut input: impl BufRead,
-    mut output: impl Write,
+    output: impl Write + Send + 'static,
     mut log: impl Write,
     max_line: usize,
 ) -> io::Result<()> {
+    let out: Out = Arc::new(Mutex::new(Box::new(output)));
     let mut session = Session::new(server);
+    let mut running = Running::default();
     let mut line = Vec::new();
     let _ = writeln!(
         log,
@@ -48,10 +59,10 @@ pub fn serve(
             }
             Line::TooLong => Some(too_long(max_line)),
             Line::Ready if line.iter().all(u8::is_ascii_whitespace) => continue,
-            Line::Ready => handle_line(&mut session, &line, &mut log),
+            Line::Ready => handle_line(&mut session, &mut running, &out, &line, &mut log)?,
         };
         let Some(bytes) = reply else { continue };
-        if let Err(e) = write_line(&mut output, &bytes) {
+        if let Err(e) = send(&out, &bytes) {
             if e.kind() == ErrorKind::BrokenPipe {
                 let _ = writeln!(log, "[mcp-raw] stdout closed (client gone): exiting");
                 return Ok(());
@@ -61,12 +72,90 @@ pub fn serve(
     }
 }
 
-/// Parses one line and runs it through the core; returns the bytes to send, if any.
-fn handle_line(session: &mut Session, line: &[u8], log: &mut impl Write) -> Option<Vec<u8>> {
-    match jsonrpc::parse(line) {
+/// The requests still running, on a runtime started at the first one.
+#[derive(Default)]
+struct Running {
+    runtime: Option<tokio::runtime::Runtime>,
+    tasks: HashMap<RequestId, tokio::task::AbortHandle>,
+}
+
+impl Running {
+    /// Runs a pending request: its messages, then its response, go to stdout.
+    fn start(&mut self, pending: Pending, out: &Out) -> io::Result<()> {
+        let runtime = match &mut self.runtime {
+            Some(rt) => rt,
+            None => self.runtime.insert(
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(1)
+                    .enable_all()
+                    .build()?,
+            ),
+        };
+        let Pending {
+            id,
+            mut outbox,
+            response,
+        } = pending;
+        let out = out.clone();
+        let task = runtime.spawn(async move {
+            tokio::pin!(response);
+            let response = loop {
+                tokio::select! {
+                    biased;
+                    Some(message) = outbox.recv() => {
+                        let _ = send(&out, &serde_json::to_vec(&message).unwrap_or_default());
+                    }
+                    r = &mut response => break r,
+                }
+            };
+            while let Ok(message) = outbox.try_recv() {
+                let _ = send(&out, &serde_json::to_vec(&message).unwrap_or_default());
+            }
+            let _ = send(&out, &response.to_bytes());
+        });
+        self.tasks.retain(|_, t| !t.is_finished());
+        self.tasks.insert(id, task.abort_handle());
+        Ok(())
+    }
+
+    /// `notifications/cancelled`: stop the request; it sends nothing more.
+    fn cancel(&mut self, id: &RequestId) -> bool {
+        match self.tasks.remove(id) {
+            Some(task) if !task.is_finished() => {
+                task.abort();
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Parses one line and runs it through the core; returns the bytes to send now, if
+/// any.
+fn handle_line(
+    session: &mut Session,
+    running: &mut Running,
+    out: &Out,
+    line: &[u8],
+    log: &mut impl Write,
+) -> io::Result<Option<Vec<u8>>> {
+    Ok(match jsonrpc::parse(line) {
         Ok(Parsed::One(message)) => {
             let _ = writeln!(log, "[mcp-raw] recv {}", super::describe(&message));
-            session.handle(message).map(|r| r.to_bytes())
+            match session.handle(message) {
+                Reply::None => None,
+                Reply::Now(response) => Some(response.to_bytes()),
+                Reply::Later(pending) => {
+                    running.start(pending, out)?;
+                    None
+                }
+                Reply::Cancel(id) => {
+                    if running.cancel(&id) {
+                        let _ = writeln!(log, "[mcp-raw] cancelled request {id}");
+                    }
+                    None
+                }
+            }
         }
         Ok(Parsed::Batch(items)) => {
             let _ = writeln!(log, "[mcp-raw] recv batch of {}", items.len());
@@ -80,7 +169,13 @@ fn handle_line(session: &mut Session, line: &[u8], log: &mut impl Write) -> Opti
             let _ = writeln!(log, "[mcp-raw] recv unreadable line ({} bytes)", line.len());
             Some(error.to_bytes())
         }
-    }
+    })
+}
+
+/// Writes one message as one line under the stdout lock.
+fn send(out: &Out, message: &[u8]) -> io::Result<()> {
+    let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
+    write_line(&mut *w, message)
 }
 
 /// The responses to a batch as one JSON array.
@@ -167,10 +262,24 @@ mod tests {
     use crate::protocol::Eras;
     use serde_json::Value;
 
+    /// A `Write` the test can read back after the server is done with it.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
     fn run(input: &str, max: usize) -> Vec<Value> {
-        let mut out = Vec::new();
+        let out = Shared::default();
         let server = Server::new(crate::tools::demo::tool_set(), Eras::Both);
-        serve(server, input.as_bytes(), &mut out, io::sink(), max).unwrap();
+        serve(server, input.as_bytes(), out.clone(), io::sink(), max).unwrap();
+        let out = out.0.lock().unwrap().clone();
         out.split(|b| *b == b'\n')
             .filter(|l| !l.is_empty())
             .map(|l| serde_json::from_slice(l).unwrap())

@@ -4,9 +4,10 @@
 //! `MCP-Protocol-Version`. JSON-RPC errors travel inside `200` responses here.
 
 use super::reply::{self, HttpResponse};
-use super::sessions;
+use super::sessions::{self, Entry};
 use super::{App, mirror};
 use crate::jsonrpc::{Message, Parsed, code};
+use crate::protocol::context::Reply;
 use crate::protocol::{SUPPORTED_VERSIONS, Session};
 use crate::transport::stdio::batch_bytes;
 use hyper::header::HeaderValue;
@@ -41,7 +42,7 @@ pub fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> Result<HttpRespon
     };
     check_protocol_version(headers)?;
     app.sessions
-        .with(id, |session| answer(session, parsed))
+        .with(id, |entry| answer(entry, parsed))
         .ok_or_else(|| session_not_found(id))
 }
 
@@ -49,7 +50,7 @@ pub fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> Result<HttpRespon
 /// its new id goes back in the `Mcp-Session-Id` response header.
 fn initialize(app: &App, message: Message) -> HttpResponse {
     let mut session = Session::new(app.server.clone());
-    let Some(response) = session.handle_legacy(message) else {
+    let Reply::Now(response) = session.handle_legacy(message) else {
         return reply::accepted();
     };
     let mut http = reply::json(response.to_bytes());
@@ -68,19 +69,27 @@ fn initialize(app: &App, message: Message) -> HttpResponse {
 }
 
 /// Runs the message through the session's core and picks the response form.
-fn answer(session: &mut Session, parsed: Parsed) -> HttpResponse {
+fn answer(entry: &mut Entry, parsed: Parsed) -> HttpResponse {
     match parsed {
         Parsed::One(message) => {
             let streams = matches!(&message, Message::Request(r) if r.method == "tools/call");
-            match session.handle_legacy(message) {
-                // tools/call answers on an SSE stream: the path a long call would use
-                // to send progress events before its result.
-                Some(response) if streams => reply::sse(&response),
-                Some(response) => reply::json(response.to_bytes()),
-                None => reply::accepted(),
+            match entry.session.handle_legacy(message) {
+                // tools/call answers on an SSE stream: the path a long call uses to
+                // send progress events (or ask the client) before its result.
+                Reply::Now(response) if streams => reply::sse(&response),
+                Reply::Now(response) => reply::json(response.to_bytes()),
+                Reply::Later(pending) => {
+                    let cancel = entry.track(pending.id.clone());
+                    reply::stream(pending, Some(cancel))
+                }
+                Reply::Cancel(id) => {
+                    entry.cancel(&id);
+                    reply::accepted()
+                }
+                Reply::None => reply::accepted(),
             }
         }
-        Parsed::Batch(items) => match session.handle_batch(items) {
+        Parsed::Batch(items) => match entry.session.handle_batch(items) {
             Ok(replies) if replies.is_empty() => reply::accepted(),
             Ok(replies) => reply::json(batch_bytes(&replies)),
             Err(refusal) => reply::rpc_error(StatusCode::BAD_REQUEST, refusal),

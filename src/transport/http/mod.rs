@@ -152,9 +152,7 @@ fn delete(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
                 "[mcp-raw] session {id} terminated by DELETE ({} live)",
                 app.sessions.len()
             );
-            let mut r = hyper::Response::new(reply::Body::default());
-            *r.status_mut() = StatusCode::NO_CONTENT;
-            r
+            reply::status(StatusCode::NO_CONTENT)
         }
         Ok(Some(id)) => legacy::session_not_found(id),
     }

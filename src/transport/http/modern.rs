@@ -7,6 +7,7 @@
 use super::reply::{self, HttpResponse};
 use super::{App, mirror};
 use crate::jsonrpc::{ErrorObject, Message, Parsed, Request, Response, code};
+use crate::protocol::context::Reply;
 use crate::protocol::{meta, modern};
 use hyper::{HeaderMap, StatusCode};
 
@@ -37,11 +38,15 @@ pub fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> HttpResponse {
         return reply::rpc_error(status_for(e.code), Response::error(Some(request.id), e));
     }
     let streams = request.method == "tools/call";
-    let response = modern::handle(&app.server, request);
-    match &response.outcome {
-        Err(e) => reply::rpc_error(status_for(e.code), response),
-        Ok(_) if streams => reply::sse(&response),
-        Ok(_) => reply::json(response.to_bytes()),
+    match modern::handle(&app.server, request) {
+        Reply::Now(response) => match &response.outcome {
+            Err(e) => reply::rpc_error(status_for(e.code), response),
+            Ok(_) if streams => reply::sse(&response),
+            Ok(_) => reply::json(response.to_bytes()),
+        },
+        // Closing this stream is how a modern client cancels the request.
+        Reply::Later(pending) => reply::stream(pending, None),
+        Reply::None | Reply::Cancel(_) => reply::accepted(),
     }
 }
 

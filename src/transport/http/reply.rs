@@ -1,32 +1,155 @@
-//! Building HTTP responses. Every body is complete before it is sent, so hyper writes
-//! head and body together with a `Content-Length`.
+//! Building HTTP responses. A body is either complete (hyper writes head and body
+//! together, with a `Content-Length`) or an SSE stream that sends each message of a
+//! running request as it comes, then the response, then ends.
 
 use crate::jsonrpc::{ErrorObject, Response};
+use crate::protocol::context::{BoxFuture, Pending};
+use crate::transport::sse::encode_event;
 use bytes::Bytes;
-use http_body_util::Full;
 use hyper::StatusCode;
+use hyper::body::Frame;
 use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
+use serde_json::Value;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tokio::sync::{mpsc, oneshot};
 
-/// The response body type of the HTTP transport.
-pub type Body = Full<Bytes>;
 pub type HttpResponse = hyper::Response<Body>;
+
+/// The response body of the HTTP transport.
+pub enum Body {
+    /// All of it at once (or nothing, for `202` and `204`).
+    Full(Option<Bytes>),
+    /// An SSE stream fed by a running request.
+    Stream(Box<SseStream>),
+}
+
+impl Default for Body {
+    fn default() -> Self {
+        Body::Full(None)
+    }
+}
+
+/// The events of one running request: its messages as they are sent, then its
+/// response. Dropping the stream (the client went away) drops the request, which is
+/// how a closed stream cancels it (2026-07-28 `basic/patterns/cancellation`).
+pub struct SseStream {
+    outbox: mpsc::UnboundedReceiver<Value>,
+    response: Option<BoxFuture<Response>>,
+    /// The response, once ready, held back until the outbox is drained.
+    last: Option<Response>,
+    /// Fires when the client sends `notifications/cancelled` for this request: the
+    /// stream then ends without a response.
+    cancel: Option<oneshot::Receiver<()>>,
+}
+
+impl hyper::body::Body for Body {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match self.get_mut() {
+            Body::Full(bytes) => Poll::Ready(
+                bytes
+                    .take()
+                    .filter(|b| !b.is_empty())
+                    .map(|b| Ok(Frame::data(b))),
+            ),
+            Body::Stream(stream) => stream.poll_event(cx).map(|e| e.map(|b| Ok(Frame::data(b)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self, Body::Full(None))
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        match self {
+            Body::Full(b) => {
+                hyper::body::SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64))
+            }
+            Body::Stream(_) => hyper::body::SizeHint::default(),
+        }
+    }
+}
+
+impl SseStream {
+    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        if let Some(cancel) = &mut self.cancel
+            && let Poll::Ready(fired) = Pin::new(cancel).poll(cx)
+        {
+            self.cancel = None;
+            if fired.is_ok() {
+                self.response = None;
+                self.last = None;
+                return Poll::Ready(None);
+            }
+        }
+        // Messages the request sent come first, in order.
+        if let Poll::Ready(Some(message)) = self.outbox.poll_recv(cx) {
+            return Poll::Ready(Some(event(
+                &serde_json::to_vec(&message).unwrap_or_default(),
+            )));
+        }
+        if let Some(response) = &mut self.response {
+            match response.as_mut().poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(r) => {
+                    self.response = None;
+                    self.last = Some(r);
+                }
+            }
+        }
+        // The request is done: anything it sent last, then its response, then the end.
+        if let Ok(message) = self.outbox.try_recv() {
+            return Poll::Ready(Some(event(
+                &serde_json::to_vec(&message).unwrap_or_default(),
+            )));
+        }
+        Poll::Ready(self.last.take().map(|r| event(&r.to_bytes())))
+    }
+}
+
+use std::future::Future;
+
+fn event(message: &[u8]) -> Bytes {
+    Bytes::from(encode_event(message))
+}
 
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
 const EVENT_STREAM: HeaderValue = HeaderValue::from_static("text/event-stream");
 
 /// `200` with one JSON-RPC message (or a batch array) as `application/json`.
 pub fn json(body: Vec<u8>) -> HttpResponse {
-    with_type(StatusCode::OK, JSON, body)
+    with_type(StatusCode::OK, JSON, Body::Full(Some(Bytes::from(body))))
 }
 
 /// `200` as `text/event-stream`: one SSE event holding the response, then the stream
-/// ends. A long call would send progress notifications as earlier events here.
+/// ends. A long call sends its progress notifications as earlier events ([`stream`]).
 pub fn sse(message: &Response) -> HttpResponse {
-    let mut r = with_type(
+    sse_headers(with_type(
         StatusCode::OK,
         EVENT_STREAM,
-        crate::transport::sse::encode_event(&message.to_bytes()),
-    );
+        Body::Full(Some(event(&message.to_bytes()))),
+    ))
+}
+
+/// `200` as `text/event-stream`, fed by a running request until its response.
+pub fn stream(pending: Pending, cancel: Option<oneshot::Receiver<()>>) -> HttpResponse {
+    let body = Body::Stream(Box::new(SseStream {
+        outbox: pending.outbox,
+        response: Some(pending.response),
+        last: None,
+        cancel,
+    }));
+    sse_headers(with_type(StatusCode::OK, EVENT_STREAM, body))
+}
+
+fn sse_headers(mut r: HttpResponse) -> HttpResponse {
     let headers = r.headers_mut();
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     // Tells proxies such as nginx not to buffer the stream (2026-07-28 SHOULD).
@@ -37,8 +160,13 @@ pub fn sse(message: &Response) -> HttpResponse {
 /// `202 Accepted`, empty body: the answer to a POST of a notification or a response
 /// (2025-11-25 `basic/transports` "Sending Messages to the Server", rule 4).
 pub fn accepted() -> HttpResponse {
+    status(StatusCode::ACCEPTED)
+}
+
+/// An empty response with this status.
+pub fn status(status: StatusCode) -> HttpResponse {
     let mut r = hyper::Response::new(Body::default());
-    *r.status_mut() = StatusCode::ACCEPTED;
+    *r.status_mut() = status;
     r
 }
 
@@ -53,11 +181,15 @@ pub fn error(status: StatusCode, code: i64, message: impl Into<String>) -> HttpR
 
 /// An HTTP error status carrying a JSON-RPC error response built by the core.
 pub fn rpc_error(status: StatusCode, response: Response) -> HttpResponse {
-    with_type(status, JSON, response.to_bytes())
+    with_type(
+        status,
+        JSON,
+        Body::Full(Some(Bytes::from(response.to_bytes()))),
+    )
 }
 
-fn with_type(status: StatusCode, content_type: HeaderValue, body: Vec<u8>) -> HttpResponse {
-    let mut r = hyper::Response::new(Full::new(Bytes::from(body)));
+fn with_type(status: StatusCode, content_type: HeaderValue, body: Body) -> HttpResponse {
+    let mut r = hyper::Response::new(body);
     *r.status_mut() = status;
     r.headers_mut().insert(CONTENT_TYPE, content_type);
     r

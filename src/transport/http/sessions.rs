@@ -2,19 +2,48 @@
 //! mints an id in the response to `initialize`; the client sends it on every later
 //! request; `DELETE` ends it. Each id maps to its own protocol-core [`Session`].
 
+use crate::jsonrpc::RequestId;
 use crate::protocol::Session;
 use std::collections::HashMap;
 use std::sync::Mutex;
+use tokio::sync::oneshot;
 
 /// The header that carries the session id.
 pub const HEADER: &str = "mcp-session-id";
 
+/// One live session: its protocol state and its requests still streaming.
+pub struct Entry {
+    pub session: Session,
+    /// A switch per running request: `notifications/cancelled` flips it, which ends
+    /// that request's SSE stream without a response.
+    in_flight: HashMap<RequestId, oneshot::Sender<()>>,
+}
+
+impl Entry {
+    /// Registers a running request; returns the receiver its stream watches.
+    pub fn track(&mut self, id: RequestId) -> oneshot::Receiver<()> {
+        // Streams that ended dropped their receivers: forget them.
+        self.in_flight.retain(|_, tx| !tx.is_closed());
+        let (tx, rx) = oneshot::channel();
+        self.in_flight.insert(id, tx);
+        rx
+    }
+
+    /// Stops a running request. Returns whether one was running.
+    pub fn cancel(&mut self, id: &RequestId) -> bool {
+        self.in_flight
+            .remove(id)
+            .is_some_and(|tx| tx.send(()).is_ok())
+    }
+}
+
 /// The live sessions of one HTTP server.
 #[derive(Default)]
 pub struct Sessions {
-    /// Locked only while one message runs through the core (handlers are synchronous
-    /// and short), so sessions never wait on each other for I/O.
-    live: Mutex<HashMap<String, Session>>,
+    /// Locked only while one message runs through the core (handlers return at once;
+    /// anything slow continues in its response stream), so sessions never wait on
+    /// each other for I/O.
+    live: Mutex<HashMap<String, Entry>>,
 }
 
 impl Sessions {
@@ -22,12 +51,16 @@ impl Sessions {
     /// v4 from the OS CSPRNG, visible ASCII only, as the spec requires.
     pub fn insert(&self, session: Session) -> String {
         let id = uuid::Uuid::new_v4().to_string();
-        self.lock().insert(id.clone(), session);
+        let entry = Entry {
+            session,
+            in_flight: HashMap::new(),
+        };
+        self.lock().insert(id.clone(), entry);
         id
     }
 
     /// Runs `f` on the session `id`, or returns `None` when no such session lives.
-    pub fn with<R>(&self, id: &str, f: impl FnOnce(&mut Session) -> R) -> Option<R> {
+    pub fn with<R>(&self, id: &str, f: impl FnOnce(&mut Entry) -> R) -> Option<R> {
         self.lock().get_mut(id).map(f)
     }
 
@@ -44,7 +77,7 @@ impl Sessions {
         self.len() == 0
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         // A panic while holding the lock cannot leave a map half-updated (each
         // operation is one call), so a poisoned lock is still safe to use.
         self.live.lock().unwrap_or_else(|p| p.into_inner())

@@ -1,0 +1,232 @@
+//! What the core hands back for one message ([`Reply`]), and what a request that takes
+//! time can do while it runs ([`Context`]): send notifications (progress, log
+//! messages) ahead of its response and, in the legacy era, ask the client something
+//! (`sampling/createMessage`, `elicitation/create`) and wait for the answer. The core
+//! still does no I/O: these are channels and futures the transport drives.
+
+use crate::jsonrpc::{ErrorObject, RequestId, Response};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::sync::{mpsc, oneshot};
+
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// The core's answer to one message.
+pub enum Reply {
+    /// Nothing goes back: a notification, or a response from the peer.
+    None,
+    /// The response, ready now.
+    Now(Response),
+    /// The response will come later; messages may precede it.
+    Later(Pending),
+    /// `notifications/cancelled`: the transport stops this in-flight request and
+    /// sends no response for it (2025-11-25 `basic/utilities/cancellation`).
+    Cancel(RequestId),
+}
+
+impl Reply {
+    /// The response when it is ready now (tests and batches).
+    pub fn now(self) -> Option<Response> {
+        match self {
+            Reply::Now(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// A request still running. The transport sends everything `outbox` yields (in
+/// order), then the response; dropping it cancels the request.
+pub struct Pending {
+    pub id: RequestId,
+    pub outbox: mpsc::UnboundedReceiver<Value>,
+    pub response: BoxFuture<Response>,
+}
+
+impl Pending {
+    /// A pending response to `id`: `result` resolves to the result or the error.
+    pub fn new(
+        id: RequestId,
+        outbox: mpsc::UnboundedReceiver<Value>,
+        result: impl Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+    ) -> Pending {
+        let response_id = id.clone();
+        Pending {
+            id,
+            outbox,
+            response: Box::pin(async move {
+                Response {
+                    id: Some(response_id),
+                    outcome: result.await,
+                }
+            }),
+        }
+    }
+}
+
+/// Log levels, least to most severe (RFC 5424, as MCP `server/utilities/logging`).
+pub const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+/// The severity rank of a level name; `None` for an unknown name.
+pub fn log_rank(level: &str) -> Option<usize> {
+    LOG_LEVELS.iter().position(|l| *l == level)
+}
+
+/// What a running request can do besides returning its result.
+#[derive(Clone)]
+pub struct Context {
+    outbox: mpsc::UnboundedSender<Value>,
+    /// Legacy sessions only: the way to ask the client and hear its answer.
+    peer: Option<std::sync::Arc<Peer>>,
+    /// `params._meta.progressToken`, if the client asked for progress.
+    pub progress_token: Option<Value>,
+    /// The least severe level to send; `None` sends no log messages at all.
+    pub log_level: Option<usize>,
+    /// The capabilities the client declared (legacy: at `initialize`; modern: in
+    /// this request's `_meta`).
+    pub client_capabilities: Value,
+}
+
+impl Context {
+    /// A context whose messages go to the returned receiver.
+    pub fn new(
+        peer: Option<std::sync::Arc<Peer>>,
+        params: Option<&Value>,
+        log_level: Option<usize>,
+        client_capabilities: Value,
+    ) -> (Context, mpsc::UnboundedReceiver<Value>) {
+        let (outbox, rx) = mpsc::unbounded_channel();
+        let progress_token = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get("progressToken"))
+            .cloned();
+        let ctx = Context {
+            outbox,
+            peer,
+            progress_token,
+            log_level,
+            client_capabilities,
+        };
+        (ctx, rx)
+    }
+
+    /// Sends a notification on this request's stream.
+    pub fn notify(&self, method: &str, params: Value) {
+        // The receiver is gone only when the request was cancelled: nobody listens.
+        let _ = self
+            .outbox
+            .send(json!({ "jsonrpc": "2.0", "method": method, "params": params }));
+    }
+
+    /// `notifications/progress` for this request, if the client asked for progress
+    /// (`basic/utilities/progress`: only with the token the request carried).
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(token) = &self.progress_token else {
+            return;
+        };
+        let mut params = json!({ "progressToken": token, "progress": progress });
+        if let Some(t) = total {
+            params["total"] = json!(t);
+        }
+        if let Some(m) = message {
+            params["message"] = json!(m);
+        }
+        self.notify("notifications/progress", params);
+    }
+
+    /// `notifications/message` at `level`, if the client asked for that level or a
+    /// less severe one (`server/utilities/logging`).
+    pub fn log(&self, level: &str, data: Value) {
+        let (Some(min), Some(rank)) = (self.log_level, log_rank(level)) else {
+            return;
+        };
+        if rank >= min {
+            self.notify(
+                "notifications/message",
+                json!({ "level": level, "data": data }),
+            );
+        }
+    }
+
+    /// Does the client declare this capability (`sampling`, `elicitation`, ...)?
+    pub fn client_has(&self, capability: &str) -> bool {
+        self.client_capabilities
+            .get(capability)
+            .is_some_and(Value::is_object)
+    }
+
+    /// Legacy only: sends a request to the client on this request's stream and waits
+    /// for the client's response (2025-11-25 `basic/transports`: the server MAY send
+    /// requests on the SSE stream before its response).
+    pub async fn ask_client(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let peer = self.peer.as_ref().ok_or_else(|| {
+            ErrorObject::new(
+                crate::jsonrpc::code::INTERNAL_ERROR,
+                "this request cannot reach the client",
+            )
+        })?;
+        let (id, answer) = peer.expect_response();
+        let _ = self
+            .outbox
+            .send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        let response = answer.await.map_err(|_| {
+            ErrorObject::new(
+                crate::jsonrpc::code::INTERNAL_ERROR,
+                format!("{method}: the session ended before the client answered"),
+            )
+        })?;
+        response.outcome.map_err(|e| {
+            ErrorObject::new(
+                e.code,
+                format!("the client refused {method}: {}", e.message),
+            )
+        })
+    }
+}
+
+/// The server-to-client requests of one legacy session that await an answer.
+#[derive(Default)]
+pub struct Peer {
+    next_id: AtomicU64,
+    waiting: Mutex<HashMap<RequestId, oneshot::Sender<Response>>>,
+}
+
+impl Peer {
+    /// Reserves an id and a slot for the client's answer to it.
+    fn expect_response(&self) -> (RequestId, oneshot::Receiver<Response>) {
+        let n = self.next_id.fetch_add(1, Ordering::Relaxed);
+        // A string id, so it can never collide with a number the client uses.
+        let id = RequestId::from(format!("mcp-raw-{n}"));
+        let (tx, rx) = oneshot::channel();
+        self.lock().insert(id.clone(), tx);
+        (id, rx)
+    }
+
+    /// Hands a response from the client to the request waiting for it. Returns
+    /// whether one was waiting (an unexpected response is ignored).
+    pub fn resolve(&self, response: Response) -> bool {
+        let Some(id) = response.id.clone() else {
+            return false;
+        };
+        match self.lock().remove(&id) {
+            Some(tx) => tx.send(response).is_ok(),
+            None => false,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, oneshot::Sender<Response>>> {
+        self.waiting.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
