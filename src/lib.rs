@@ -40,6 +40,8 @@
 pub mod client;
 pub mod clock;
 pub mod jsonrpc;
+pub mod prompts;
 pub mod protocol;
+pub mod resources;
 pub mod tools;
 pub mod transport;

@@ -84,6 +84,18 @@ pub fn log_rank(level: &str) -> Option<usize> {
     LOG_LEVELS.iter().position(|l| *l == level)
 }
 
+/// Everything an asynchronous tool or prompt gets.
+pub struct Call {
+    pub arguments: serde_json::Map<String, Value>,
+    /// The whole `params` of the request (MRTR follow-ups carry `inputResponses`
+    /// and `requestState` there).
+    pub params: Value,
+    pub ctx: Context,
+    /// Is this a modern (2026-07-28) request? Then the server asks the client with
+    /// an `InputRequiredResult`, not with a request on the stream.
+    pub modern: bool,
+}
+
 /// What a running request can do besides returning its result.
 #[derive(Clone)]
 pub struct Context {
@@ -97,6 +109,8 @@ pub struct Context {
     /// The capabilities the client declared (legacy: at `initialize`; modern: in
     /// this request's `_meta`).
     pub client_capabilities: Value,
+    /// Server-wide change notifications (list changes, resource updates).
+    pub hub: std::sync::Arc<super::subscriptions::Hub>,
 }
 
 impl Context {
@@ -106,6 +120,7 @@ impl Context {
         params: Option<&Value>,
         log_level: Option<usize>,
         client_capabilities: Value,
+        hub: std::sync::Arc<super::subscriptions::Hub>,
     ) -> (Context, mpsc::UnboundedReceiver<Value>) {
         let (outbox, rx) = mpsc::unbounded_channel();
         let progress_token = params
@@ -118,6 +133,7 @@ impl Context {
             progress_token,
             log_level,
             client_capabilities,
+            hub,
         };
         (ctx, rx)
     }

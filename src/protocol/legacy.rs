@@ -2,8 +2,8 @@
 //! phase (MCP 2025-11-25 `basic/lifecycle` "Operation").
 
 use super::context::{Pending, Reply, log_rank};
-use super::tools::{self, Env, Outcome};
-use super::{Phase, Session, lifecycle};
+use super::tools::{Env, Outcome};
+use super::{Phase, Session, lifecycle, methods, resources};
 use crate::jsonrpc::{ErrorObject, Request, Response, code, kind};
 use serde_json::{Value, json};
 
@@ -27,28 +27,34 @@ impl Session {
             (_, Phase::AwaitingInitialize | Phase::Initializing { .. }) => {
                 Err(lifecycle::not_initialized(&method, self.phase))
             }
-            ("tools/list", _) => Ok(tools::list(&self.server.tools)),
-            ("tools/call", _) => {
+            ("logging/setLevel", _) if self.server.features.logging => {
+                set_level(&mut self.log_level, params)
+            }
+            ("resources/subscribe", _) if self.server.features.list_changed => {
+                resources::subscribe(&self.server.resources, &self.filter, params)
+            }
+            ("resources/unsubscribe", _) if self.server.features.list_changed => {
+                resources::unsubscribe(&self.filter, params)
+            }
+            (other, _) => {
                 let env = Env {
                     peer: Some(self.peer.clone()),
                     log_level: self.log_level,
                     client_capabilities: self.client_capabilities.clone(),
                     modern: false,
+                    hub: self.server.hub.clone(),
                 };
-                match tools::call(&self.server.tools, params, env) {
-                    Outcome::Now(result) => result,
-                    Outcome::Later(future, outbox) => {
+                match methods::shared(&self.server, other, params, env) {
+                    Some(Outcome::Now(result)) => result,
+                    Some(Outcome::Later(future, outbox)) => {
                         return Reply::Later(Pending::new(id, outbox, future));
                     }
+                    None => Err(ErrorObject::new(
+                        code::METHOD_NOT_FOUND,
+                        format!("Method not found: {other}"),
+                    )),
                 }
             }
-            ("logging/setLevel", _) if self.server.features.logging => {
-                set_level(&mut self.log_level, params)
-            }
-            (other, _) => Err(ErrorObject::new(
-                code::METHOD_NOT_FOUND,
-                format!("Method not found: {other}"),
-            )),
         };
         Reply::Now(Response {
             id: Some(id),

@@ -8,20 +8,28 @@
 //! served statelessly by [`modern`]. A stdio process is one session; an HTTP server
 //! keeps one per `Mcp-Session-Id` and serves modern requests without any.
 
+mod completion;
 pub mod context;
 mod legacy;
 mod lifecycle;
 pub mod meta;
+mod methods;
 pub mod modern;
+mod prompts;
+mod resources;
+pub mod subscriptions;
 mod tools;
 
 pub use lifecycle::{LATEST_VERSION, SUPPORTED_VERSIONS, supports_batches};
 
 use crate::jsonrpc::{Message, Request, Response};
+use crate::prompts::PromptSet;
+use crate::resources::ResourceSet;
 use crate::tools::ToolSet;
 use context::{Peer, Reply};
 use serde_json::Value;
 use std::sync::Arc;
+use subscriptions::{Filter, Hub, Sink};
 
 /// Which protocol eras a server serves (`mcp-raw serve --era`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,18 +42,25 @@ pub enum Eras {
     Both,
 }
 
-/// Optional server features beyond tools, declared in the capabilities.
+/// Optional server features, declared in the capabilities.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Features {
     /// `logging/setLevel` (legacy) and per-request `logLevel` (modern).
     pub logging: bool,
+    /// The tool, prompt and resource lists may change: `listChanged` notifications
+    /// (legacy: on the push channel; modern: on `subscriptions/listen`).
+    pub list_changed: bool,
 }
 
-/// What every session of one server shares: the tools, the eras, the identity.
+/// What every session of one server shares: what it offers, the eras, the identity.
 pub struct Server {
     pub tools: ToolSet,
+    pub resources: ResourceSet,
+    pub prompts: PromptSet,
     pub eras: Eras,
     pub features: Features,
+    /// Change notifications, to whoever listens.
+    pub hub: Arc<Hub>,
     /// `serverInfo.name` in the `initialize` result.
     pub name: &'static str,
     /// `serverInfo.version`: the crate version.
@@ -54,14 +69,30 @@ pub struct Server {
 
 impl Server {
     pub fn new(tools: ToolSet, eras: Eras) -> Arc<Server> {
-        Server::with_features(tools, eras, Features::default())
+        Server::full(
+            tools,
+            ResourceSet::default(),
+            PromptSet::default(),
+            eras,
+            Features::default(),
+        )
     }
 
-    pub fn with_features(tools: ToolSet, eras: Eras, features: Features) -> Arc<Server> {
+    /// A server with resources, prompts and optional features too.
+    pub fn full(
+        tools: ToolSet,
+        resources: ResourceSet,
+        prompts: PromptSet,
+        eras: Eras,
+        features: Features,
+    ) -> Arc<Server> {
         Arc::new(Server {
             tools,
+            resources,
+            prompts,
             eras,
             features,
+            hub: Arc::default(),
             name: "mcp-raw",
             version: env!("CARGO_PKG_VERSION"),
         })
@@ -74,9 +105,31 @@ impl Server {
 
     /// The capabilities declared by `initialize` and `server/discover`.
     pub fn capabilities(&self) -> Value {
-        let mut caps = serde_json::json!({ "tools": {} });
+        use serde_json::json;
+        let changes = self.features.list_changed;
+        let mut caps = json!({ "tools": {} });
+        if changes {
+            caps["tools"] = json!({ "listChanged": true });
+        }
+        if !self.resources.is_empty() {
+            caps["resources"] = if changes {
+                json!({ "subscribe": true, "listChanged": true })
+            } else {
+                json!({})
+            };
+        }
+        if !self.prompts.is_empty() {
+            caps["prompts"] = if changes {
+                json!({ "listChanged": true })
+            } else {
+                json!({})
+            };
+        }
+        if !self.prompts.is_empty() || !self.resources.is_empty() {
+            caps["completions"] = json!({});
+        }
         if self.features.logging {
-            caps["logging"] = serde_json::json!({});
+            caps["logging"] = json!({});
         }
         caps
     }
@@ -113,6 +166,14 @@ pub struct Session {
     log_level: Option<usize>,
     /// Server-to-client requests waiting for the client's response.
     peer: Arc<Peer>,
+    /// What this session hears from the [`Hub`]: every list change, and the
+    /// resources it subscribed to.
+    filter: Arc<Filter>,
+    /// Where those go now. One channel at a time (the newest GET stream), so a
+    /// message is never sent twice (2025-11-25 `basic/transports` "Multiple
+    /// Connections").
+    push: Arc<std::sync::Mutex<Option<Sink>>>,
+    listening: bool,
 }
 
 impl Session {
@@ -123,7 +184,50 @@ impl Session {
             client_capabilities: Value::Object(Default::default()),
             log_level: None,
             peer: Arc::default(),
+            filter: Arc::new(Filter {
+                tools: true,
+                prompts: true,
+                resources: true,
+                uris: Default::default(),
+            }),
+            push: Arc::default(),
+            listening: false,
         }
+    }
+
+    /// Gives this session a channel for messages nobody asked for (legacy: the HTTP
+    /// GET stream, or stdout): list changes and updates of subscribed resources.
+    pub fn set_push(&mut self, sink: Sink) {
+        if !self.server.features.list_changed {
+            return;
+        }
+        *self.push.lock().unwrap_or_else(|p| p.into_inner()) = Some(sink);
+        if !self.listening {
+            self.listening = true;
+            // The hub holds only a weak pointer: when the session ends, it forgets it.
+            let push = Arc::downgrade(&self.push);
+            self.server.hub.listen(
+                self.filter.clone(),
+                Arc::new(move |message| match push.upgrade() {
+                    None => false,
+                    Some(push) => {
+                        let current = push.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                        // No channel open right now: the message is dropped, the
+                        // session still listens.
+                        if let Some(sink) = current {
+                            sink(message);
+                        }
+                        true
+                    }
+                }),
+                None,
+            );
+        }
+    }
+
+    /// Does this server have anything to push (and so offer a GET stream)?
+    pub fn can_push(&self) -> bool {
+        self.server.features.list_changed
     }
 
     pub fn phase(&self) -> Phase {

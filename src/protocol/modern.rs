@@ -1,17 +1,19 @@
 //! The modern, stateless era (MCP 2026-07-28): no `initialize`, no session. Each
 //! request is checked on its own `_meta` ([`meta`]) and served on its own; every
-//! result says `"resultType": "complete"` and names the server in its `_meta`
+//! result says what it is (`resultType`) and names the server in its `_meta`
 //! (`basic/index` "Result Responses", "Per-response protocol fields").
 
 use super::context::{Pending, Reply};
+use super::subscriptions::{Filter, SUBSCRIPTION_ID};
 use super::tools::{Env, Outcome};
-use super::{Server, meta, tools};
-use crate::jsonrpc::{ErrorObject, Request, Response};
+use super::{Server, meta, methods};
+use crate::jsonrpc::{ErrorObject, Request, RequestId, Response};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
-/// How long a client may reuse a list or discovery result: the demo tools never
-/// change, so a minute is safe (`server/utilities/caching`).
+/// How long a client may reuse a list, read or discovery result: a minute
+/// (`server/utilities/caching`). Clients that must see changes sooner listen with
+/// `subscriptions/listen`.
 pub const TTL_MS: u64 = 60_000;
 
 /// Serves one modern request. Validation order: `_meta` (`-32602`), version
@@ -19,21 +21,26 @@ pub const TTL_MS: u64 = 60_000;
 pub fn handle(server: &Arc<Server>, request: Request) -> Reply {
     let Request { id, method, params } = request;
     let params = params.as_ref();
-    let outcome = if method == "initialize" && !meta::is_modern(params) {
+    let request_meta = if method == "initialize" && !meta::is_modern(params) {
         Err(initialize_refused(params))
     } else {
-        match meta::parse(params) {
-            Err(e) => Err(e),
-            Ok(request_meta) => match dispatch(server, &method, params, &request_meta) {
-                Outcome::Now(result) => result,
-                Outcome::Later(future, outbox) => {
-                    let server = server.clone();
-                    return Reply::Later(Pending::new(id, outbox, async move {
-                        future.await.map(|r| complete(&server, r))
-                    }));
-                }
-            },
+        meta::parse(params)
+    };
+    let outcome = match request_meta {
+        Err(e) => Err(e),
+        Ok(_) if method == "subscriptions/listen" && server.features.list_changed => {
+            return listen(server, id, params);
         }
+        Ok(request_meta) => match dispatch(server, &method, params, &request_meta) {
+            Outcome::Now(result) => result,
+            Outcome::Later(future, outbox) => {
+                let server = server.clone();
+                let cache = methods::cacheable(&method);
+                return Reply::Later(Pending::new(id, outbox, async move {
+                    future.await.map(|r| dress(&server, r, cache))
+                }));
+            }
+        },
     };
     Reply::Now(Response {
         id: Some(id),
@@ -47,34 +54,102 @@ fn dispatch(
     params: Option<&Value>,
     request_meta: &meta::RequestMeta,
 ) -> Outcome {
-    let now = |r: Result<Value, ErrorObject>| Outcome::Now(r.map(|v| complete(server, v)));
-    match method {
-        "server/discover" => now(Ok(discover(server))),
-        "tools/list" => now(Ok(cacheable(tools::list(&server.tools)))),
-        "tools/call" => {
-            let env = Env {
-                peer: None,
-                log_level: request_meta.log_level,
-                client_capabilities: Value::Object(request_meta.client_capabilities.clone()),
-                modern: true,
-            };
-            match tools::call(&server.tools, params, env) {
-                Outcome::Now(r) => now(r),
-                later => later,
-            }
-        }
-        other => now(Err(meta::method_not_found(other))),
+    let now = |r: Result<Value, ErrorObject>| {
+        Outcome::Now(r.map(|v| dress(server, v, methods::cacheable(method))))
+    };
+    if method == "server/discover" {
+        return now(Ok(discover(server)));
     }
+    let env = Env {
+        peer: None,
+        log_level: request_meta.log_level,
+        client_capabilities: Value::Object(request_meta.client_capabilities.clone()),
+        modern: true,
+        hub: server.hub.clone(),
+    };
+    match methods::shared(server, method, params, env) {
+        Some(Outcome::Now(r)) => now(r),
+        Some(later) => later,
+        None => now(Err(meta::method_not_found(method))),
+    }
+}
+
+/// A modern result: `resultType` and serverInfo always; caching hints on the
+/// cacheable methods, but never on an `input_required` result.
+fn dress(server: &Server, result: Value, cache: bool) -> Value {
+    let complete_result = result.get("resultType").is_none_or(|t| t == "complete");
+    let result = complete(server, result);
+    if cache && complete_result {
+        cacheable(result)
+    } else {
+        result
+    }
+}
+
+/// `subscriptions/listen {notifications: {...}}`: a stream that stays open. Its first
+/// message acknowledges the filter the server will honor; then every change the
+/// filter asked for, tagged with this request's id, until the client closes the
+/// stream (HTTP) or cancels the request (stdio).
+fn listen(server: &Server, id: RequestId, params: Option<&Value>) -> Reply {
+    let wanted = params
+        .and_then(|p| p.get("notifications"))
+        .cloned()
+        .unwrap_or(json!({}));
+    let flag = |k: &str| wanted.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let uris: Vec<String> = wanted
+        .get("resourceSubscriptions")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|u| u.as_str())
+                .filter(|u| server.resources.knows(u))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    let filter = Filter {
+        tools: flag("toolsListChanged"),
+        prompts: flag("promptsListChanged"),
+        resources: flag("resourcesListChanged"),
+        uris: std::sync::Mutex::new(uris.iter().cloned().collect()),
+    };
+    // The acknowledgment names only what will be honored.
+    let mut honored = Map::new();
+    for (key, on) in [
+        ("toolsListChanged", filter.tools),
+        ("promptsListChanged", filter.prompts),
+        ("resourcesListChanged", filter.resources),
+    ] {
+        if on {
+            honored.insert(key.into(), json!(true));
+        }
+    }
+    if !uris.is_empty() {
+        honored.insert("resourceSubscriptions".into(), json!(uris));
+    }
+    let tag = serde_json::to_value(&id).unwrap_or(Value::Null);
+    let (tx, outbox) = tokio::sync::mpsc::unbounded_channel();
+    let _ = tx.send(json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/subscriptions/acknowledged",
+        "params": { "_meta": { SUBSCRIPTION_ID: tag }, "notifications": honored },
+    }));
+    server.hub.listen(
+        Arc::new(filter),
+        Arc::new(move |m| tx.send(m).is_ok()),
+        Some(tag),
+    );
+    Reply::Later(Pending::new(id, outbox, std::future::pending()))
 }
 
 /// `server/discover` (`server/discover`, a MUST): versions, capabilities, identity.
 /// `supportedVersions` lists the revisions a request may name in its `_meta`; the
 /// legacy ones are reached through `initialize`, not through `_meta`.
 fn discover(server: &Server) -> Value {
-    cacheable(json!({
+    json!({
         "supportedVersions": meta::MODERN_VERSIONS,
         "capabilities": server.capabilities(),
-    }))
+    })
 }
 
 /// Adds `resultType` (first, so a reader sees it first; `"complete"` unless the

@@ -2,9 +2,10 @@
 //! where a tool failure becomes a result with `isError: true` instead of a JSON-RPC
 //! error, and where a tool that takes time becomes a [`Later`](Outcome::Later).
 
-use super::context::{BoxFuture, Context, Peer};
+use super::context::{BoxFuture, Call, Context, Peer};
+use super::subscriptions::Hub;
 use crate::jsonrpc::{ErrorObject, kind};
-use crate::tools::{Arguments, Call, Handler, ToolSet};
+use crate::tools::{Arguments, Handler, ToolSet};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -30,7 +31,11 @@ pub struct Env {
     pub log_level: Option<usize>,
     pub client_capabilities: Value,
     pub modern: bool,
+    pub hub: Arc<Hub>,
 }
+
+/// `-32021` MissingRequiredClientCapability (2026-07-28 `basic/index` "_meta").
+pub const MISSING_CAPABILITY: i64 = -32021;
 
 /// `tools/call` with `{"name": ..., "arguments": {...}}`. Protocol problems (no such
 /// tool, malformed params) are `-32602` errors; the tool's own failure is a result.
@@ -39,6 +44,34 @@ pub fn call(tools: &ToolSet, params: Option<&Value>, env: Env) -> Outcome {
         Ok(found) => found,
         Err(e) => return Outcome::Now(Err(e)),
     };
+    // A modern request declares its capabilities itself; refuse what cannot work.
+    let missing: Vec<&str> = tool
+        .requires
+        .iter()
+        .copied()
+        .filter(|c| {
+            env.modern
+                && !env
+                    .client_capabilities
+                    .get(*c)
+                    .is_some_and(Value::is_object)
+        })
+        .collect();
+    if !missing.is_empty() {
+        let required: serde_json::Map<String, Value> = missing
+            .iter()
+            .map(|c| ((*c).to_owned(), json!({})))
+            .collect();
+        return Outcome::Now(Err(ErrorObject {
+            code: MISSING_CAPABILITY,
+            message: format!(
+                "Missing required client capability: {} (tool {} needs it; declare it in params._meta[\"io.modelcontextprotocol/clientCapabilities\"])",
+                missing.join(", "),
+                tool.name
+            ),
+            data: Some(json!({ "requiredCapabilities": required })),
+        }));
+    }
     match tool.handler {
         Handler::Text(f) => Outcome::Now(Ok(match f(arguments) {
             Ok(text) => json!({ "content": [{ "type": "text", "text": text }] }),
@@ -49,8 +82,13 @@ pub fn call(tools: &ToolSet, params: Option<&Value>, env: Env) -> Outcome {
         })),
         Handler::Content(f) => Outcome::Now(Ok(f(arguments))),
         Handler::Async(f) => {
-            let (ctx, outbox) =
-                Context::new(env.peer, params, env.log_level, env.client_capabilities);
+            let (ctx, outbox) = Context::new(
+                env.peer,
+                params,
+                env.log_level,
+                env.client_capabilities,
+                env.hub,
+            );
             let call = Call {
                 arguments: arguments.clone(),
                 params: params.cloned().unwrap_or(Value::Null),

@@ -15,6 +15,7 @@ pub fn get_current_time() -> Tool {
         description: "Returns the current UTC time as an RFC 3339 timestamp.",
         input_schema: json!({ "type": "object", "properties": {} }),
         handler: Handler::Text(|_| Ok(clock::now_rfc3339())),
+        requires: &[],
     }
 }
 
@@ -35,6 +36,7 @@ pub fn echo() -> Tool {
             )),
             None => Err("missing required argument \"message\"".to_owned()),
         }),
+        requires: &[],
     }
 }
 
@@ -51,6 +53,7 @@ pub fn add() -> Tool {
             "required": ["a", "b"]
         }),
         handler: Handler::Text(add_handler),
+        requires: &[],
     }
 }
 

@@ -5,7 +5,8 @@
 pub mod demo;
 
 use crate::jsonrpc::ErrorObject;
-use crate::protocol::context::{BoxFuture, Context};
+use crate::protocol::context::BoxFuture;
+pub use crate::protocol::context::Call;
 use serde_json::{Map, Value, json};
 
 /// What a tool handler receives: the `params.arguments` object of `tools/call`
@@ -27,6 +28,9 @@ pub struct Tool {
     pub input_schema: Value,
     /// Runs the tool; never panics on bad arguments.
     pub handler: Handler,
+    /// Client capabilities the tool cannot work without; a modern request that does
+    /// not declare them gets `-32021` (2026-07-28 `basic/index` "_meta").
+    pub requires: &'static [&'static str],
 }
 
 /// The three shapes a tool's code can take.
@@ -38,18 +42,6 @@ pub enum Handler {
     /// A result that takes time: it may report progress, log, or ask the client on
     /// the way. In the modern era it may also answer an `InputRequiredResult`.
     Async(fn(Call) -> BoxFuture<Result<Value, ErrorObject>>),
-}
-
-/// Everything an [`Handler::Async`] tool gets.
-pub struct Call {
-    pub arguments: Arguments,
-    /// The whole `params` of `tools/call` (MRTR follow-ups carry `inputResponses`
-    /// and `requestState` there).
-    pub params: Value,
-    pub ctx: Context,
-    /// Is this a modern (2026-07-28) request? Then server-to-client questions are
-    /// asked with an `InputRequiredResult`, not with a request on the stream.
-    pub modern: bool,
 }
 
 /// The tools a server offers, in the order `tools/list` shows them.

@@ -45,6 +45,11 @@ pub fn serve(
 ) -> io::Result<()> {
     let out: Out = Arc::new(Mutex::new(Box::new(output)));
     let mut session = Session::new(server);
+    // Legacy list changes and resource updates are written to stdout as they happen.
+    let push_out = out.clone();
+    session.set_push(Arc::new(move |m| {
+        send(&push_out, &serde_json::to_vec(&m).unwrap_or_default()).is_ok()
+    }));
     let mut running = Running::default();
     let mut line = Vec::new();
     let _ = writeln!(

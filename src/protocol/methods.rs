@@ -1,0 +1,45 @@
+//! The method table both eras share. Each era adds its own methods around it (legacy:
+//! `initialize`, `ping`, `logging/setLevel`, `resources/subscribe`; modern:
+//! `server/discover`, `subscriptions/listen`) and dresses the results its way.
+
+use super::tools::{Env, Outcome};
+use super::{Server, completion, prompts, resources, tools};
+
+/// Serves a method both eras have; `None` when the method is not one of them (or
+/// this server does not offer that feature).
+pub fn shared(
+    server: &Server,
+    method: &str,
+    params: Option<&serde_json::Value>,
+    env: Env,
+) -> Option<Outcome> {
+    let res = &server.resources;
+    let has_resources = !res.is_empty();
+    let has_prompts = !server.prompts.is_empty();
+    Some(match method {
+        "tools/list" => Outcome::Now(Ok(tools::list(&server.tools))),
+        "tools/call" => tools::call(&server.tools, params, env),
+        "resources/list" if has_resources => Outcome::Now(Ok(resources::list(res))),
+        "resources/templates/list" if has_resources => Outcome::Now(Ok(resources::templates(res))),
+        "resources/read" if has_resources => Outcome::Now(resources::read(res, params, env.modern)),
+        "prompts/list" if has_prompts => Outcome::Now(Ok(prompts::list(&server.prompts))),
+        "prompts/get" if has_prompts => prompts::get(&server.prompts, params, env),
+        "completion/complete" if has_prompts || has_resources => {
+            Outcome::Now(completion::complete(&server.prompts, res, params))
+        }
+        _ => return None,
+    })
+}
+
+/// The results that carry caching hints in the modern era (`server/utilities/caching`).
+pub fn cacheable(method: &str) -> bool {
+    matches!(
+        method,
+        "server/discover"
+            | "tools/list"
+            | "prompts/list"
+            | "resources/list"
+            | "resources/templates/list"
+            | "resources/read"
+    )
+}
