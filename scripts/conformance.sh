@@ -7,7 +7,7 @@
 # installed with `npm ci` into .conformance/ (git-ignored), reused while the pins match.
 #
 # Environment:
-#   SERVER_ARGS             extra arguments for `mcp-raw serve --http` (default: none)
+#   SERVER_ARGS             extra arguments for `mcp-raw serve --http` (default: --fixture conformance)
 #   CARGO_TARGET_DIR        cargo's target directory (default: target/)
 #   CONFORMANCE_CLIENT_CMD  client command for client mode (default: mcp-raw conformance-client;
 #                           "none" skips it). The suite appends the server URL and sets
@@ -52,7 +52,7 @@ rm -rf "$out"
 mkdir -p "$out"
 
 # Start the server on a free loopback port and read the port from its log line.
-read -r -a server_args <<< "${SERVER_ARGS:-}"
+read -r -a server_args <<< "${SERVER_ARGS---fixture conformance}"
 echo "== starting mcp-raw serve --http --port 0 ${server_args[*]}"
 "$bin" serve --http --port 0 "${server_args[@]}" 2> "$out/server.log" &
 server_pid=$!

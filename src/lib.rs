@@ -39,6 +39,7 @@
 
 pub mod client;
 pub mod clock;
+pub mod fixture;
 pub mod jsonrpc;
 pub mod prompts;
 pub mod protocol;

@@ -38,6 +38,11 @@ enum Command {
         /// chosen per request.
         #[arg(long, value_enum, default_value_t = EraArg::Both)]
         era: EraArg,
+        /// What the server offers: demo (get_current_time, echo, add) or
+        /// conformance (the tools, resources and prompts the official conformance
+        /// suite checks).
+        #[arg(long, value_enum, default_value_t = FixtureArg::Demo)]
+        fixture: FixtureArg,
     },
     /// Connect to any MCP server (an http:// URL, or a stdio server's command line,
     /// quoted), detect its era, list its tools, call some, and print the whole wire.
@@ -106,15 +111,17 @@ fn main() -> ExitCode {
             http: false,
             max_body_bytes,
             era,
+            fixture,
             ..
-        } => serve_stdio(server(era), max_body_bytes),
+        } => serve_stdio(server(era, fixture), max_body_bytes),
         Command::Serve {
             http: true,
             host,
             port,
             max_body_bytes,
             era,
-        } => serve_http(server(era), &host, port, max_body_bytes),
+            fixture,
+        } => serve_http(server(era, fixture), &host, port, max_body_bytes),
         Command::Client {
             target,
             era,
@@ -179,9 +186,19 @@ impl From<EraArg> for Eras {
     }
 }
 
-/// The demo server, serving the eras named on the command line.
-fn server(era: EraArg) -> std::sync::Arc<Server> {
-    Server::new(mcp_raw::tools::demo::tool_set(), era.into())
+/// `--fixture` on the command line.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum FixtureArg {
+    Demo,
+    Conformance,
+}
+
+/// The server the command line asks for.
+fn server(era: EraArg, fixture: FixtureArg) -> std::sync::Arc<Server> {
+    match fixture {
+        FixtureArg::Demo => Server::new(mcp_raw::tools::demo::tool_set(), era.into()),
+        FixtureArg::Conformance => mcp_raw::fixture::server(era.into()),
+    }
 }
 
 fn serve_stdio(server: std::sync::Arc<Server>, max_line: usize) -> anyhow::Result<()> {

@@ -15,6 +15,7 @@ mod lifecycle;
 pub mod meta;
 mod methods;
 pub mod modern;
+pub mod mrtr;
 mod prompts;
 mod resources;
 pub mod subscriptions;

@@ -112,6 +112,9 @@ async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
             app,
             "Method Not Allowed: 2026-07-28 has no sessions, so there is nothing to DELETE",
         ),
+        Method::GET if app.server.features.list_changed && !modern_request(app, req.headers()) => {
+            get_stream(app, &req)
+        }
         Method::GET => not_allowed(
             app,
             "Method Not Allowed: this server offers no GET stream because it never pushes messages unprompted; every response arrives on the POST that asked for it",
@@ -123,6 +126,55 @@ async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
             ),
         ),
     }
+}
+
+/// `GET /mcp` in a legacy session of a server that has something to push: an SSE
+/// stream that stays open for list changes and resource updates (2025-11-25
+/// `basic/transports` "Listening for Messages from the Server"). A newer GET takes
+/// over from an older one, so nothing is delivered twice.
+fn get_stream(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
+    let accepts_sse = req
+        .headers()
+        .get_all(hyper::header::ACCEPT)
+        .iter()
+        .any(|v| {
+            v.to_str()
+                .is_ok_and(|s| s.contains("text/event-stream") || s.contains("*/*"))
+        });
+    if !accepts_sse {
+        return reply::error(
+            StatusCode::NOT_ACCEPTABLE,
+            crate::jsonrpc::code::INVALID_REQUEST,
+            "Not Acceptable: a GET stream is text/event-stream; list it in Accept",
+        );
+    }
+    let id = match legacy::session_id(req.headers()) {
+        Err(bad) => return bad,
+        Ok(None) => {
+            return legacy::bad_request("GET needs the Mcp-Session-Id of the session to listen to");
+        }
+        Ok(Some(id)) => id,
+    };
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let opened = app.sessions.with(id, |entry| {
+        entry
+            .session
+            .set_push(Arc::new(move |m| tx.send(m).is_ok()))
+    });
+    match opened {
+        Some(()) => reply::push_stream(rx),
+        None => legacy::session_not_found(id),
+    }
+}
+
+/// Does this request name a modern `MCP-Protocol-Version`?
+fn modern_request(app: &App, headers: &hyper::HeaderMap) -> bool {
+    app.server.eras == crate::protocol::Eras::Modern
+        || headers.get(mirror::PROTOCOL_VERSION).is_some_and(|v| {
+            crate::protocol::meta::MODERN_VERSIONS
+                .iter()
+                .any(|m| v.as_bytes() == m.as_bytes())
+        })
 }
 
 /// Is this DELETE from the modern era? Always on a modern-only server; on a

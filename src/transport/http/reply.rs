@@ -149,6 +149,18 @@ pub fn stream(pending: Pending, cancel: Option<oneshot::Receiver<()>>) -> HttpRe
     sse_headers(with_type(StatusCode::OK, EVENT_STREAM, body))
 }
 
+/// `200` as `text/event-stream` that stays open: whatever the session is pushed, as
+/// it comes (the legacy GET stream).
+pub fn push_stream(outbox: mpsc::UnboundedReceiver<Value>) -> HttpResponse {
+    let body = Body::Stream(Box::new(SseStream {
+        outbox,
+        response: Some(Box::pin(std::future::pending())),
+        last: None,
+        cancel: None,
+    }));
+    sse_headers(with_type(StatusCode::OK, EVENT_STREAM, body))
+}
+
 fn sse_headers(mut r: HttpResponse) -> HttpResponse {
     let headers = r.headers_mut();
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
