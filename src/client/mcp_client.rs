@@ -5,8 +5,8 @@
 
 use super::http_link::{HttpLink, HttpReply};
 use super::stdio_link::StdioLink;
-use super::x_mcp_header::{self, HeaderParam};
 use crate::protocol::{Eras, LATEST_VERSION, SUPPORTED_VERSIONS, meta};
+use crate::transport::http::x_mcp_header::{self, HeaderParam};
 use crate::transport::http::{mirror, modern::HEADER_MISMATCH};
 use anyhow::{Context, bail};
 use hyper::{Method, StatusCode};

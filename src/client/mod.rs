@@ -11,4 +11,3 @@ pub mod script;
 pub mod stdio_demo;
 pub mod stdio_link;
 pub mod wire_print;
-pub mod x_mcp_header;

@@ -77,6 +77,10 @@ impl ToolSet {
         self.tools.iter().find(|t| t.name == name)
     }
 
+    pub fn iter(&self) -> impl Iterator<Item = &Tool> {
+        self.tools.iter()
+    }
+
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.tools.iter().map(|t| t.name)
     }

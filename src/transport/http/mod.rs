@@ -12,6 +12,7 @@ pub mod modern;
 pub mod post;
 pub mod reply;
 pub mod sessions;
+pub mod x_mcp_header;
 
 use crate::protocol::Server;
 use hyper::header::{ALLOW, HeaderValue};
@@ -49,6 +50,9 @@ pub struct App {
     pub server: Arc<Server>,
     pub sessions: Sessions,
     pub max_body: usize,
+    /// Each tool's `x-mcp-header` arguments, read once from its schema: the modern
+    /// POST checks the `Mcp-Param-*` headers against them.
+    pub param_headers: std::collections::HashMap<&'static str, Vec<x_mcp_header::HeaderParam>>,
 }
 
 /// Serves HTTP on `listener` until `shutdown` completes. One task per connection
@@ -60,10 +64,19 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    let param_headers = server
+        .tools
+        .iter()
+        .filter_map(|t| match x_mcp_header::header_params(&t.input_schema) {
+            Ok(p) if !p.is_empty() => Some((t.name, p)),
+            _ => None,
+        })
+        .collect();
     let app = Arc::new(App {
         server,
         sessions: Sessions::default(),
         max_body: config.max_body,
+        param_headers,
     });
     tokio::pin!(shutdown);
     loop {

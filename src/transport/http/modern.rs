@@ -5,7 +5,7 @@
 //! mismatched requests, 404 for an unknown method.
 
 use super::reply::{self, HttpResponse};
-use super::{App, mirror};
+use super::{App, mirror, x_mcp_header};
 use crate::jsonrpc::{ErrorObject, Message, Parsed, Request, Response, code};
 use crate::protocol::context::Reply;
 use crate::protocol::{meta, modern};
@@ -34,7 +34,7 @@ pub fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> HttpResponse {
         }
         Message::Request(request) => request,
     };
-    if let Err(e) = check_headers(headers, &request) {
+    if let Err(e) = check_headers(app, headers, &request) {
         return reply::rpc_error(status_for(e.code), Response::error(Some(request.id), e));
     }
     let streams = request.method == "tools/call";
@@ -67,7 +67,7 @@ pub fn status_for(code: i64) -> StatusCode {
 /// `Mcp-Name` (decoded) equals `params.name` / `params.uri` where required.
 /// A legacy `initialize` skips these so the core can answer it with the supported
 /// versions, the one message a legacy client can show.
-fn check_headers(headers: &HeaderMap, request: &Request) -> Result<(), ErrorObject> {
+fn check_headers(app: &App, headers: &HeaderMap, request: &Request) -> Result<(), ErrorObject> {
     let params = request.params.as_ref();
     if request.method == "initialize" && !meta::is_modern(params) {
         return Ok(());
@@ -107,6 +107,19 @@ fn check_headers(headers: &HeaderMap, request: &Request) -> Result<(), ErrorObje
             return Err(mismatch(format!(
                 "Mcp-Name header value {name:?} does not match body value {body:?}"
             )));
+        }
+        // "Custom Headers from Tool Parameters": the tool's annotated arguments.
+        if let Some(annotated) = app.param_headers.get(body) {
+            let arguments = params
+                .and_then(|p| p.get("arguments"))
+                .unwrap_or(&serde_json::Value::Null);
+            for p in annotated {
+                header(headers, &format!("{}{}", mirror::PARAM_PREFIX, p.name))?;
+            }
+            x_mcp_header::check(annotated, arguments, |h| {
+                headers.get(h).and_then(|v| v.to_str().ok())
+            })
+            .map_err(mismatch)?;
         }
     }
     Ok(())

@@ -1,10 +1,11 @@
-//! The client side of `x-mcp-header` (MCP 2026-07-28 `server/tools` "x-mcp-header",
+//! `x-mcp-header` (MCP 2026-07-28 `server/tools` "x-mcp-header",
 //! `basic/transports/streamable-http` "Custom Headers from Tool Parameters"): a tool
 //! may mark arguments to be mirrored into `Mcp-Param-{Name}` headers. The client checks
 //! every annotation when it lists tools, drops a tool with an invalid one (with a
-//! warning), and adds the headers when it calls a valid one.
+//! warning), and adds the headers when it calls a valid one; the server checks that
+//! the headers it receives match the arguments ([`check`]).
 
-use crate::transport::http::mirror;
+use super::mirror;
 use serde_json::Value;
 
 /// One annotated argument: its header name and its path of `properties` keys.
@@ -124,6 +125,50 @@ pub fn headers_for(params: &[HeaderParam], arguments: &Value) -> Vec<(String, St
         .collect()
 }
 
+/// The server's check of one `tools/call`: every annotated argument present in the
+/// body must arrive in its header, and the header (decoded) must equal it. `header`
+/// looks a header up by name. The error says which header and why (`-32020`).
+pub fn check<'h>(
+    params: &[HeaderParam],
+    arguments: &Value,
+    header: impl Fn(&str) -> Option<&'h str>,
+) -> Result<(), String> {
+    for p in params {
+        let name = format!("Mcp-Param-{}", p.name);
+        let body = p
+            .path
+            .iter()
+            .try_fold(arguments, |v, key| v.get(key))
+            .filter(|v| !v.is_null());
+        match (body, header(&name)) {
+            (None, _) => {}
+            (Some(_), None) => {
+                return Err(format!(
+                    "{name} is required: argument {} is in the body",
+                    p.path.join(".")
+                ));
+            }
+            (Some(v), Some(raw)) => {
+                let got = mirror::decode(raw.trim_matches([' ', '\t']))
+                    .map_err(|e| format!("{name}: {e}"))?;
+                let same = match v {
+                    Value::String(s) => *s == got,
+                    Value::Bool(b) => got == b.to_string(),
+                    // Numbers compare as numbers: 42 and 42.0 are equal.
+                    Value::Number(n) => got.parse::<f64>().ok() == n.as_f64(),
+                    _ => false,
+                };
+                if !same {
+                    return Err(format!(
+                        "{name} header value {got:?} does not match body value {v}"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +202,41 @@ mod tests {
             ]
         );
         assert!(headers_for(&params, &json!({"region": null})).is_empty());
+    }
+
+    #[test]
+    fn the_server_check_compares_decoded_headers_with_the_body() {
+        let params = header_params(&schema(json!({
+            "value": {"type": "string", "x-mcp-header": "Value"},
+            "n": {"type": "integer", "x-mcp-header": "N"}
+        })))
+        .unwrap();
+        let args = json!({"value": "Hello", "n": 42});
+        let ok = |v: &'static str, n: &'static str| {
+            move |h: &str| match h {
+                "Mcp-Param-Value" => Some(v),
+                "Mcp-Param-N" => Some(n),
+                _ => None,
+            }
+        };
+        assert!(check(&params, &args, ok("Hello", "42")).is_ok());
+        assert!(check(&params, &args, ok("=?base64?SGVsbG8=?=", "42.0")).is_ok());
+        assert!(
+            check(&params, &args, ok("=?base64?SGVsbG8?=", "42"))
+                .unwrap_err()
+                .contains("invalid Base64")
+        );
+        assert!(
+            check(&params, &args, ok("Bye", "42"))
+                .unwrap_err()
+                .contains("does not match")
+        );
+        assert!(
+            check(&params, &args, |_| None)
+                .unwrap_err()
+                .contains("required")
+        );
+        assert!(check(&params, &json!({"value": null}), |_| None).is_ok());
     }
 
     #[test]
