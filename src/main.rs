@@ -33,6 +33,11 @@ enum Command {
         /// line (-32600 beyond it).
         #[arg(long, default_value_t = 4 * 1024 * 1024)]
         max_body_bytes: usize,
+        /// With --http, also answer to this host name in Host and Origin (repeatable;
+        /// loopback names are always accepted, any other is refused with 403 to stop
+        /// DNS rebinding).
+        #[arg(long = "allow-host", value_name = "NAME", requires = "http")]
+        allow_hosts: Vec<String>,
         /// Protocol eras to serve: legacy (initialize handshake, 2024-11-05 to
         /// 2025-11-25), modern (stateless 2026-07-28, per-request _meta), or both,
         /// chosen per request.
@@ -121,7 +126,16 @@ fn main() -> ExitCode {
             max_body_bytes,
             era,
             fixture,
-        } => serve_http(server(era, fixture), &host, port, max_body_bytes),
+            allow_hosts,
+        } => serve_http(
+            server(era, fixture),
+            &host,
+            port,
+            http::Config {
+                max_body: max_body_bytes,
+                allowed_hosts: http::guard::AllowedHosts::new(&allow_hosts),
+            },
+        ),
         Command::Client {
             target,
             era,
@@ -212,7 +226,7 @@ fn serve_http(
     server: std::sync::Arc<Server>,
     host: &str,
     port: u16,
-    max_body: usize,
+    config: http::Config,
 ) -> anyhow::Result<()> {
     runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind((host, port))
@@ -227,7 +241,7 @@ fn serve_http(
             let _ = tokio::signal::ctrl_c().await;
             eprintln!("[mcp-raw] interrupted: shutting down");
         };
-        http::run(listener, server, http::Config { max_body }, shutdown).await?;
+        http::run(listener, server, config, shutdown).await?;
         Ok(())
     })
 }

@@ -334,3 +334,32 @@ fn sessions_are_isolated_and_garbage_does_not_stop_the_server() {
     assert!(s.post(&session_header(&a), LIST).json()["result"].is_object());
     assert!(s.alive());
 }
+
+#[test]
+fn foreign_host_headers_are_403_unless_allowed() {
+    let post = |s: &HttpServer, host: &str| {
+        let body = initialize("2025-11-25");
+        s.raw(
+            format!(
+                "POST /mcp HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        )
+    };
+    let s = HttpServer::start(&[]);
+    let r = post(&s, "evil.example");
+    assert_eq!(r.status, 403);
+    assert!(r.text().contains("Host") && r.text().contains("evil.example"));
+    assert_eq!(post(&s, "localhost:1234").status, 200);
+    assert_eq!(post(&s, "[::1]").status, 200);
+
+    let s = HttpServer::start(&["--allow-host", "mcp.example.com"]);
+    assert_eq!(post(&s, "mcp.example.com:8080").status, 200);
+    assert_eq!(post(&s, "evil.example").status, 403);
+    let r = s.post(
+        &[("Origin", "https://mcp.example.com")],
+        &initialize("2025-11-25"),
+    );
+    assert_eq!(r.status, 200);
+}

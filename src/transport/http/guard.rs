@@ -7,54 +7,97 @@ use crate::jsonrpc::code;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::StatusCode;
-use hyper::header::{ACCEPT, CONTENT_TYPE, HeaderMap, ORIGIN};
+use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderMap, ORIGIN};
 
-/// `Origin`, when present, must be a loopback origin (`localhost`, `127.0.0.1`,
-/// `[::1]`, any port); anything else is `403` (2025-11-25 `basic/transports`
-/// "Security Warning": servers MUST validate `Origin` and answer 403 when invalid).
-/// This is what stops a web page on another site from reaching a local server.
-pub fn check_origin(headers: &HeaderMap) -> Result<(), HttpResponse> {
-    let Some(origin) = headers.get(ORIGIN) else {
-        return Ok(());
-    };
-    let text = origin.to_str().unwrap_or("");
-    if is_loopback_origin(text) {
-        return Ok(());
+/// The host names this server answers to: the loopback names always, plus those
+/// given with `serve --allow-host`.
+#[derive(Debug, Clone)]
+pub struct AllowedHosts(Vec<String>);
+
+impl AllowedHosts {
+    pub fn new(extra: &[String]) -> Self {
+        let mut names: Vec<String> = ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec();
+        names.extend(
+            extra
+                .iter()
+                .map(|h| h.trim_matches(['[', ']']).to_ascii_lowercase()),
+        );
+        AllowedHosts(names)
     }
-    Err(reply::error(
-        StatusCode::FORBIDDEN,
-        code::INVALID_REQUEST,
-        format!(
-            "Forbidden: Origin {origin:?} is not a loopback origin; this server only accepts requests from localhost, 127.0.0.1 or [::1] (DNS-rebinding protection)"
-        ),
-    ))
+
+    fn allows(&self, name: &str) -> bool {
+        self.0.iter().any(|n| n.eq_ignore_ascii_case(name))
+    }
 }
 
-/// `http://localhost:3000` → true; `https://evil.example` or `null` → false.
-pub fn is_loopback_origin(origin: &str) -> bool {
-    let Some((scheme, rest)) = origin.split_once("://") else {
-        return false;
+impl Default for AllowedHosts {
+    fn default() -> Self {
+        AllowedHosts::new(&[])
+    }
+}
+
+/// DNS-rebinding protection (2025-11-25 / 2026-07-28 `basic/transports` "Security
+/// Warning": servers MUST validate `Origin`, answering 403 when it is invalid). A web
+/// page on `evil.example` whose name an attacker re-points at 127.0.0.1 sends
+/// `Host: evil.example` and `Origin: http://evil.example`; both must name a host this
+/// server answers to, or the request is refused before anything else happens.
+pub fn check_host_and_origin(
+    headers: &HeaderMap,
+    allowed: &AllowedHosts,
+) -> Result<(), HttpResponse> {
+    let refuse = |what: &str, value: &hyper::header::HeaderValue| {
+        Err(reply::error(
+            StatusCode::FORBIDDEN,
+            code::INVALID_REQUEST,
+            format!(
+                "Forbidden: {what} {value:?} is not a host this server answers to (localhost, 127.0.0.1, [::1], or one given with --allow-host); DNS-rebinding protection"
+            ),
+        ))
     };
+    if let Some(host) = headers.get(HOST)
+        && !host
+            .to_str()
+            .ok()
+            .and_then(authority_host)
+            .is_some_and(|h| allowed.allows(h))
+    {
+        return refuse("Host", host);
+    }
+    if let Some(origin) = headers.get(ORIGIN)
+        && !origin
+            .to_str()
+            .ok()
+            .and_then(origin_host)
+            .is_some_and(|h| allowed.allows(h))
+    {
+        return refuse("Origin", origin);
+    }
+    Ok(())
+}
+
+/// `http://localhost:3000` → `localhost`; `null`, a path, another scheme → `None`.
+pub fn origin_host(origin: &str) -> Option<&str> {
+    let (scheme, rest) = origin.split_once("://")?;
     if !matches!(scheme, "http" | "https") || rest.contains('/') {
-        return false;
+        return None;
     }
-    let host = match rest.strip_prefix('[') {
-        Some(v6) => match v6.split_once(']') {
-            Some((addr, tail)) if tail.is_empty() || is_port(tail) => return addr == "::1",
-            _ => return false,
-        },
-        None => match rest.split_once(':') {
-            Some((host, port)) if is_port(&format!(":{port}")) => host,
-            Some(_) => return false,
-            None => rest,
-        },
-    };
-    host.eq_ignore_ascii_case("localhost") || host == "127.0.0.1"
+    authority_host(rest)
 }
 
-fn is_port(tail: &str) -> bool {
-    tail.strip_prefix(':')
-        .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
+/// `127.0.0.1:3100` → `127.0.0.1`; `[::1]:80` → `::1`; a bad port → `None`.
+pub fn authority_host(authority: &str) -> Option<&str> {
+    let (host, tail) = match authority.strip_prefix('[') {
+        Some(v6) => v6.split_once(']')?,
+        None => match authority.rsplit_once(':') {
+            Some((h, p)) => (h, &authority[h.len()..][..p.len() + 1]),
+            None => (authority, ""),
+        },
+    };
+    let port_ok = tail.is_empty()
+        || tail.strip_prefix(':').is_some_and(|p| {
+            !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit())
+        });
+    (port_ok && !host.is_empty()).then_some(host)
 }
 
 /// A POST's `Accept` must list both `application/json` and `text/event-stream`
@@ -148,15 +191,17 @@ mod tests {
     use hyper::header::HeaderValue;
 
     #[test]
-    fn loopback_origins() {
-        for ok in [
+    fn loopback_origins_and_hosts() {
+        let allowed = AllowedHosts::default();
+        let ok = |o: &str| origin_host(o).is_some_and(|h| allowed.allows(h));
+        for good in [
             "http://localhost",
             "http://localhost:3000",
             "https://127.0.0.1:8443",
             "http://[::1]:1",
             "http://LOCALHOST",
         ] {
-            assert!(is_loopback_origin(ok), "{ok}");
+            assert!(ok(good), "{good}");
         }
         for bad in [
             "http://evil.example",
@@ -168,8 +213,23 @@ mod tests {
             "file://localhost",
             "http://localhost/path",
         ] {
-            assert!(!is_loopback_origin(bad), "{bad}");
+            assert!(!ok(bad), "{bad}");
         }
+        assert_eq!(authority_host("127.0.0.1:3100"), Some("127.0.0.1"));
+        assert_eq!(authority_host("[::1]:80"), Some("::1"));
+        assert_eq!(authority_host("localhost"), Some("localhost"));
+        assert_eq!(authority_host("localhost:"), None);
+        assert_eq!(authority_host("evil.example:99999999"), None);
+    }
+
+    #[test]
+    fn allow_host_adds_names() {
+        let allowed = AllowedHosts::new(&["mcp.example.com".into()]);
+        let mut h = HeaderMap::new();
+        h.insert(HOST, HeaderValue::from_static("mcp.example.com:8080"));
+        h.insert(ORIGIN, HeaderValue::from_static("https://mcp.example.com"));
+        assert!(check_host_and_origin(&h, &allowed).is_ok());
+        assert!(check_host_and_origin(&h, &AllowedHosts::default()).is_err());
     }
 
     fn headers(name: hyper::header::HeaderName, v: &str) -> HeaderMap {

@@ -35,12 +35,15 @@ pub const ENDPOINT: &str = "/mcp";
 pub struct Config {
     /// Largest accepted POST body in bytes; larger ones get `413`.
     pub max_body: usize,
+    /// Host names accepted in `Host` and `Origin` (loopback always).
+    pub allowed_hosts: guard::AllowedHosts,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
             max_body: 4 * 1024 * 1024,
+            allowed_hosts: guard::AllowedHosts::default(),
         }
     }
 }
@@ -50,6 +53,7 @@ pub struct App {
     pub server: Arc<Server>,
     pub sessions: Sessions,
     pub max_body: usize,
+    pub allowed_hosts: guard::AllowedHosts,
     /// Each tool's `x-mcp-header` arguments, read once from its schema: the modern
     /// POST checks the `Mcp-Param-*` headers against them.
     pub param_headers: std::collections::HashMap<&'static str, Vec<x_mcp_header::HeaderParam>>,
@@ -76,6 +80,7 @@ pub async fn run(
         server,
         sessions: Sessions::default(),
         max_body: config.max_body,
+        allowed_hosts: config.allowed_hosts,
         param_headers,
     });
     tokio::pin!(shutdown);
@@ -103,9 +108,10 @@ pub async fn run(
     }
 }
 
-/// Routes by path and method, after the `Origin` check that guards every request.
+/// Routes by path and method, after the `Host` / `Origin` check that guards every
+/// request.
 async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
-    if let Err(refused) = guard::check_origin(req.headers()) {
+    if let Err(refused) = guard::check_host_and_origin(req.headers(), &app.allowed_hosts) {
         return refused;
     }
     if req.uri().path() != ENDPOINT {
