@@ -42,15 +42,26 @@ impl Reply {
 /// order), then the response; dropping it cancels the request.
 pub struct Pending {
     pub id: RequestId,
-    pub outbox: mpsc::UnboundedReceiver<Value>,
+    pub outbox: mpsc::UnboundedReceiver<Out>,
     pub response: BoxFuture<Response>,
+}
+
+/// What a running request hands its transport before the response.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Out {
+    /// A message for the client: a notification, or (legacy) a request to it.
+    Message(Value),
+    /// Legacy HTTP: close this connection now, without ending the stream; the client
+    /// waits `retry_ms` and resumes with `Last-Event-ID` (2025-11-25
+    /// `basic/transports` "Sending Messages" rule 6). Other transports ignore it.
+    Pause { retry_ms: u64 },
 }
 
 impl Pending {
     /// A pending response to `id`: `result` resolves to the result or the error.
     pub fn new(
         id: RequestId,
-        outbox: mpsc::UnboundedReceiver<Value>,
+        outbox: mpsc::UnboundedReceiver<Out>,
         result: impl Future<Output = Result<Value, ErrorObject>> + Send + 'static,
     ) -> Pending {
         let response_id = id.clone();
@@ -99,7 +110,7 @@ pub struct Call {
 /// What a running request can do besides returning its result.
 #[derive(Clone)]
 pub struct Context {
-    outbox: mpsc::UnboundedSender<Value>,
+    outbox: mpsc::UnboundedSender<Out>,
     /// Legacy sessions only: the way to ask the client and hear its answer.
     peer: Option<std::sync::Arc<Peer>>,
     /// `params._meta.progressToken`, if the client asked for progress.
@@ -121,7 +132,7 @@ impl Context {
         log_level: Option<usize>,
         client_capabilities: Value,
         hub: std::sync::Arc<super::subscriptions::Hub>,
-    ) -> (Context, mpsc::UnboundedReceiver<Value>) {
+    ) -> (Context, mpsc::UnboundedReceiver<Out>) {
         let (outbox, rx) = mpsc::unbounded_channel();
         let progress_token = params
             .and_then(|p| p.get("_meta"))
@@ -141,9 +152,15 @@ impl Context {
     /// Sends a notification on this request's stream.
     pub fn notify(&self, method: &str, params: Value) {
         // The receiver is gone only when the request was cancelled: nobody listens.
-        let _ = self
-            .outbox
-            .send(json!({ "jsonrpc": "2.0", "method": method, "params": params }));
+        let _ = self.outbox.send(Out::Message(
+            json!({ "jsonrpc": "2.0", "method": method, "params": params }),
+        ));
+    }
+
+    /// Asks the transport to close the connection and have the client reconnect after
+    /// `retry_ms` (legacy HTTP polling); a no-op elsewhere.
+    pub fn pause(&self, retry_ms: u64) {
+        let _ = self.outbox.send(Out::Pause { retry_ms });
     }
 
     /// `notifications/progress` for this request, if the client asked for progress
@@ -194,9 +211,10 @@ impl Context {
             )
         })?;
         let (id, answer) = peer.expect_response();
-        let _ = self
-            .outbox
-            .send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        let _ = self.outbox.send(Out::Message(
+            json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }),
+        ));
+
         let response = answer.await.map_err(|_| {
             ErrorObject::new(
                 crate::jsonrpc::code::INTERNAL_ERROR,

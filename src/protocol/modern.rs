@@ -3,7 +3,8 @@
 //! result says what it is (`resultType`) and names the server in its `_meta`
 //! (`basic/index` "Result Responses", "Per-response protocol fields").
 
-use super::context::{Pending, Reply};
+use super::context::{Out, Pending, Reply};
+
 use super::subscriptions::{Filter, SUBSCRIPTION_ID};
 use super::tools::{Env, Outcome};
 use super::{Server, meta, methods};
@@ -129,14 +130,14 @@ fn listen(server: &Server, id: RequestId, params: Option<&Value>) -> Reply {
     }
     let tag = serde_json::to_value(&id).unwrap_or(Value::Null);
     let (tx, outbox) = tokio::sync::mpsc::unbounded_channel();
-    let _ = tx.send(json!({
+    let _ = tx.send(Out::Message(json!({
         "jsonrpc": "2.0",
         "method": "notifications/subscriptions/acknowledged",
         "params": { "_meta": { SUBSCRIPTION_ID: tag }, "notifications": honored },
-    }));
+    })));
     server.hub.listen(
         Arc::new(filter),
-        Arc::new(move |m| tx.send(m).is_ok()),
+        Arc::new(move |m| tx.send(Out::Message(m)).is_ok()),
         Some(tag),
     );
     Reply::Later(Pending::new(id, outbox, std::future::pending()))

@@ -20,7 +20,7 @@ pub enum Outcome {
     Now(Result<Value, ErrorObject>),
     Later(
         BoxFuture<Result<Value, ErrorObject>>,
-        mpsc::UnboundedReceiver<Value>,
+        mpsc::UnboundedReceiver<super::context::Out>,
     ),
 }
 

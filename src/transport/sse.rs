@@ -6,7 +6,19 @@
 /// newlines (pretty JSON) is split over several `data:` lines, which the reader
 /// joins back with `\n`.
 pub fn encode_event(data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(data.len() + 8);
+    encode(None, None, data)
+}
+
+/// An event with an `id:` (what a client resumes from with `Last-Event-ID`) and a
+/// `retry:` (milliseconds to wait before reconnecting), when given.
+pub fn encode(id: Option<&str>, retry: Option<u64>, data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() + 32);
+    if let Some(id) = id {
+        out.extend_from_slice(format!("id: {id}\n").as_bytes());
+    }
+    if let Some(ms) = retry {
+        out.extend_from_slice(format!("retry: {ms}\n").as_bytes());
+    }
     for line in data.split(|b| *b == b'\n') {
         out.extend_from_slice(b"data: ");
         out.extend_from_slice(line);

@@ -107,14 +107,12 @@ impl Running {
             let response = loop {
                 tokio::select! {
                     biased;
-                    Some(message) = outbox.recv() => {
-                        let _ = send(&out, &serde_json::to_vec(&message).unwrap_or_default());
-                    }
+                    Some(message) = outbox.recv() => write_out(&out, message),
                     r = &mut response => break r,
                 }
             };
             while let Ok(message) = outbox.try_recv() {
-                let _ = send(&out, &serde_json::to_vec(&message).unwrap_or_default());
+                write_out(&out, message);
             }
             let _ = send(&out, &response.to_bytes());
         });
@@ -177,7 +175,16 @@ fn handle_line(
     })
 }
 
+/// Writes what a running request sends: a message as a line; a pause (an HTTP-only
+/// hint) is nothing on stdio.
+fn write_out(out: &Out, message: crate::protocol::context::Out) {
+    if let crate::protocol::context::Out::Message(m) = message {
+        let _ = send(out, &serde_json::to_vec(&m).unwrap_or_default());
+    }
+}
+
 /// Writes one message as one line under the stdout lock.
+
 fn send(out: &Out, message: &[u8]) -> io::Result<()> {
     let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
     write_line(&mut *w, message)

@@ -80,7 +80,7 @@ fn answer(entry: &mut Entry, parsed: Parsed) -> HttpResponse {
                 Reply::Now(response) => reply::json(response.to_bytes()),
                 Reply::Later(pending) => {
                     let cancel = entry.track(pending.id.clone());
-                    reply::stream(pending, Some(cancel))
+                    reply::resumable(entry.streams.start(pending, cancel))
                 }
                 Reply::Cancel(id) => {
                     entry.cancel(&id);

@@ -11,6 +11,7 @@ pub mod mirror;
 pub mod modern;
 pub mod post;
 pub mod reply;
+pub mod resume;
 pub mod sessions;
 pub mod x_mcp_header;
 
@@ -131,9 +132,7 @@ async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
             app,
             "Method Not Allowed: 2026-07-28 has no sessions, so there is nothing to DELETE",
         ),
-        Method::GET if app.server.features.list_changed && !modern_request(app, req.headers()) => {
-            get_stream(app, &req)
-        }
+        Method::GET if !modern_request(app, req.headers()) => get_stream(app, &req),
         Method::GET => not_allowed(
             app,
             "Method Not Allowed: this server offers no GET stream because it never pushes messages unprompted; every response arrives on the POST that asked for it",
@@ -147,11 +146,20 @@ async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
     }
 }
 
-/// `GET /mcp` in a legacy session of a server that has something to push: an SSE
-/// stream that stays open for list changes and resource updates (2025-11-25
-/// `basic/transports` "Listening for Messages from the Server"). A newer GET takes
-/// over from an older one, so nothing is delivered twice.
+/// `GET /mcp` in a legacy session. With `Last-Event-ID`: the rest of a request's
+/// stream whose connection ended ("Resumability and Redelivery"). Without, on a server
+/// that has something to push: an SSE stream that stays open for list changes and
+/// resource updates ("Listening for Messages from the Server"); a newer GET takes
+/// over from an older one, so nothing is delivered twice. Else 405.
+
 fn get_stream(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
+    let resuming = req.headers().get("last-event-id");
+    if resuming.is_none() && !app.server.features.list_changed {
+        return not_allowed(
+            app,
+            "Method Not Allowed: this server offers no GET stream because it never pushes messages unprompted; every response arrives on the POST that asked for it",
+        );
+    }
     let accepts_sse = req
         .headers()
         .get_all(hyper::header::ACCEPT)
@@ -174,11 +182,22 @@ fn get_stream(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
         }
         Ok(Some(id)) => id,
     };
+    // Resuming a request's stream after a dropped connection.
+    if let Some(last) = resuming {
+        let last = last.to_str().unwrap_or("");
+        return match app.sessions.with(id, |entry| entry.streams.resume(last)) {
+            None => legacy::session_not_found(id),
+            Some(None) => legacy::bad_request(format!(
+                "Last-Event-ID {last:?} names no stream of this session (expected <stream>-<n>, as sent in an id: line)"
+            )),
+            Some(Some(reader)) => reply::resumable(reader),
+        };
+    }
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let opened = app.sessions.with(id, |entry| {
-        entry
-            .session
-            .set_push(Arc::new(move |m| tx.send(m).is_ok()))
+        entry.session.set_push(Arc::new(move |m| {
+            tx.send(crate::protocol::context::Out::Message(m)).is_ok()
+        }))
     });
     match opened {
         Some(()) => reply::push_stream(rx),

@@ -45,7 +45,8 @@ pub fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> HttpResponse {
             Ok(_) => reply::json(response.to_bytes()),
         },
         // Closing this stream is how a modern client cancels the request.
-        Reply::Later(pending) => reply::stream(pending, None),
+        Reply::Later(pending) => reply::stream(pending),
+
         Reply::None | Reply::Cancel(_) => reply::accepted(),
     }
 }

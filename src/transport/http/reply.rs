@@ -2,18 +2,18 @@
 //! together, with a `Content-Length`) or an SSE stream that sends each message of a
 //! running request as it comes, then the response, then ends.
 
+use super::resume::Reader;
 use crate::jsonrpc::{ErrorObject, Response};
-use crate::protocol::context::{BoxFuture, Pending};
+use crate::protocol::context::{BoxFuture, Out, Pending};
 use crate::transport::sse::encode_event;
 use bytes::Bytes;
 use hyper::StatusCode;
 use hyper::body::Frame;
 use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
-use serde_json::Value;
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 pub type HttpResponse = hyper::Response<Body>;
 
@@ -21,8 +21,10 @@ pub type HttpResponse = hyper::Response<Body>;
 pub enum Body {
     /// All of it at once (or nothing, for `202` and `204`).
     Full(Option<Bytes>),
-    /// An SSE stream fed by a running request.
+    /// An SSE stream fed directly by a running request (modern era).
     Stream(Box<SseStream>),
+    /// An SSE stream read from a session's resumable log (legacy era).
+    Resume(Box<Reader>),
 }
 
 impl Default for Body {
@@ -35,13 +37,10 @@ impl Default for Body {
 /// response. Dropping the stream (the client went away) drops the request, which is
 /// how a closed stream cancels it (2026-07-28 `basic/patterns/cancellation`).
 pub struct SseStream {
-    outbox: mpsc::UnboundedReceiver<Value>,
+    outbox: mpsc::UnboundedReceiver<Out>,
     response: Option<BoxFuture<Response>>,
     /// The response, once ready, held back until the outbox is drained.
     last: Option<Response>,
-    /// Fires when the client sends `notifications/cancelled` for this request: the
-    /// stream then ends without a response.
-    cancel: Option<oneshot::Receiver<()>>,
 }
 
 impl hyper::body::Body for Body {
@@ -52,15 +51,19 @@ impl hyper::body::Body for Body {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match self.get_mut() {
-            Body::Full(bytes) => Poll::Ready(
-                bytes
-                    .take()
-                    .filter(|b| !b.is_empty())
-                    .map(|b| Ok(Frame::data(b))),
-            ),
-            Body::Stream(stream) => stream.poll_event(cx).map(|e| e.map(|b| Ok(Frame::data(b)))),
-        }
+        let event = match self.get_mut() {
+            Body::Full(bytes) => {
+                return Poll::Ready(
+                    bytes
+                        .take()
+                        .filter(|b| !b.is_empty())
+                        .map(|b| Ok(Frame::data(b))),
+                );
+            }
+            Body::Stream(stream) => stream.poll_event(cx),
+            Body::Resume(reader) => reader.poll_event(cx),
+        };
+        event.map(|e| e.map(|b| Ok(Frame::data(b))))
     }
 
     fn is_end_stream(&self) -> bool {
@@ -72,28 +75,19 @@ impl hyper::body::Body for Body {
             Body::Full(b) => {
                 hyper::body::SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64))
             }
-            Body::Stream(_) => hyper::body::SizeHint::default(),
+            _ => hyper::body::SizeHint::default(),
         }
     }
 }
 
 impl SseStream {
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
-        if let Some(cancel) = &mut self.cancel
-            && let Poll::Ready(fired) = Pin::new(cancel).poll(cx)
-        {
-            self.cancel = None;
-            if fired.is_ok() {
-                self.response = None;
-                self.last = None;
-                return Poll::Ready(None);
+        // Messages the request sent come first, in order. (A pause is a legacy
+        // resumability hint: a modern stream is not resumable, so it is skipped.)
+        while let Poll::Ready(Some(out)) = self.outbox.poll_recv(cx) {
+            if let Out::Message(m) = out {
+                return Poll::Ready(Some(event(&serde_json::to_vec(&m).unwrap_or_default())));
             }
-        }
-        // Messages the request sent come first, in order.
-        if let Poll::Ready(Some(message)) = self.outbox.poll_recv(cx) {
-            return Poll::Ready(Some(event(
-                &serde_json::to_vec(&message).unwrap_or_default(),
-            )));
         }
         if let Some(response) = &mut self.response {
             match response.as_mut().poll(cx) {
@@ -105,16 +99,14 @@ impl SseStream {
             }
         }
         // The request is done: anything it sent last, then its response, then the end.
-        if let Ok(message) = self.outbox.try_recv() {
-            return Poll::Ready(Some(event(
-                &serde_json::to_vec(&message).unwrap_or_default(),
-            )));
+        while let Ok(out) = self.outbox.try_recv() {
+            if let Out::Message(m) = out {
+                return Poll::Ready(Some(event(&serde_json::to_vec(&m).unwrap_or_default())));
+            }
         }
         Poll::Ready(self.last.take().map(|r| event(&r.to_bytes())))
     }
 }
-
-use std::future::Future;
 
 fn event(message: &[u8]) -> Bytes {
     Bytes::from(encode_event(message))
@@ -139,26 +131,34 @@ pub fn sse(message: &Response) -> HttpResponse {
 }
 
 /// `200` as `text/event-stream`, fed by a running request until its response.
-pub fn stream(pending: Pending, cancel: Option<oneshot::Receiver<()>>) -> HttpResponse {
+pub fn stream(pending: Pending) -> HttpResponse {
     let body = Body::Stream(Box::new(SseStream {
         outbox: pending.outbox,
         response: Some(pending.response),
         last: None,
-        cancel,
     }));
     sse_headers(with_type(StatusCode::OK, EVENT_STREAM, body))
 }
 
 /// `200` as `text/event-stream` that stays open: whatever the session is pushed, as
 /// it comes (the legacy GET stream).
-pub fn push_stream(outbox: mpsc::UnboundedReceiver<Value>) -> HttpResponse {
+pub fn push_stream(outbox: mpsc::UnboundedReceiver<Out>) -> HttpResponse {
     let body = Body::Stream(Box::new(SseStream {
         outbox,
         response: Some(Box::pin(std::future::pending())),
         last: None,
-        cancel: None,
     }));
     sse_headers(with_type(StatusCode::OK, EVENT_STREAM, body))
+}
+
+/// `200` as `text/event-stream`, read from a resumable log (a legacy request's
+/// stream, from its start or after a `Last-Event-ID`).
+pub fn resumable(reader: Reader) -> HttpResponse {
+    sse_headers(with_type(
+        StatusCode::OK,
+        EVENT_STREAM,
+        Body::Resume(Box::new(reader)),
+    ))
 }
 
 fn sse_headers(mut r: HttpResponse) -> HttpResponse {

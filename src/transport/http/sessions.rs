@@ -14,6 +14,8 @@ pub const HEADER: &str = "mcp-session-id";
 /// One live session: its protocol state and its requests still streaming.
 pub struct Entry {
     pub session: Session,
+    /// The session's request streams, kept so a client can resume them.
+    pub streams: super::resume::Streams,
     /// A switch per running request: `notifications/cancelled` flips it, which ends
     /// that request's SSE stream without a response.
     in_flight: HashMap<RequestId, oneshot::Sender<()>>,
@@ -53,6 +55,8 @@ impl Sessions {
         let id = uuid::Uuid::new_v4().to_string();
         let entry = Entry {
             session,
+            streams: Default::default(),
+
             in_flight: HashMap::new(),
         };
         self.lock().insert(id.clone(), entry);

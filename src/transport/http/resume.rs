@@ -1,0 +1,197 @@
+//! Resumable SSE streams of the legacy era (2025-11-25 `basic/transports`
+//! "Resumability and Redelivery"). A running request of a session writes its events
+//! into a [`StreamLog`] instead of straight into the HTTP body; each event gets an
+//! id `<stream>-<n>`. The POST that started the request reads the log; if that
+//! connection ends (the client went away, or the server closed it on purpose after a
+//! `retry:` hint), a `GET` with `Last-Event-ID` picks the stream up after that event.
+//! So in this era a dropped connection does not cancel the request; only
+//! `notifications/cancelled` does.
+
+use crate::protocol::context::{Out, Pending};
+use crate::transport::sse::encode;
+use bytes::Bytes;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+use tokio::sync::oneshot;
+
+/// How many finished streams a session keeps for late readers.
+const KEEP_FINISHED: usize = 16;
+/// How many events one stream keeps; older ones cannot be replayed.
+const KEEP_EVENTS: usize = 1024;
+
+enum Entry {
+    Event(Bytes),
+    /// The server ends the current connection here (the client reconnects after
+    /// `retry` ms); a reader that resumed later passes over it.
+    Pause,
+}
+
+#[derive(Default)]
+struct Inner {
+    /// Entry `i` of the stream is `entries[i - dropped]`.
+    entries: VecDeque<Entry>,
+    dropped: usize,
+    done: bool,
+    wakers: Vec<Waker>,
+}
+
+/// The events of one request's stream.
+pub struct StreamLog {
+    id: u64,
+    inner: Mutex<Inner>,
+}
+
+impl StreamLog {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The id of entry `n`: `<stream>-<n>`.
+    fn event_id(&self, n: usize) -> String {
+        format!("{}-{n}", self.id)
+    }
+
+    fn push(&self, make: impl FnOnce(String) -> Entry) {
+        let mut inner = self.lock();
+        let n = inner.dropped + inner.entries.len();
+        let entry = make(self.event_id(n));
+        inner.entries.push_back(entry);
+        if inner.entries.len() > KEEP_EVENTS {
+            inner.entries.pop_front();
+            inner.dropped += 1;
+        }
+        for w in inner.wakers.drain(..) {
+            w.wake();
+        }
+    }
+
+    fn event(&self, data: &[u8], retry: Option<u64>) {
+        self.push(|id| Entry::Event(Bytes::from(encode(Some(&id), retry, data))));
+    }
+
+    fn finish(&self) {
+        let mut inner = self.lock();
+        inner.done = true;
+        for w in inner.wakers.drain(..) {
+            w.wake();
+        }
+    }
+}
+
+/// The streams of one session.
+#[derive(Default)]
+pub struct Streams {
+    next: u64,
+    logs: Vec<Arc<StreamLog>>,
+}
+
+impl Streams {
+    /// Starts a stream for `pending` and the task that feeds it; returns the reader
+    /// for the POST that asked. `cancel` stops the request (no response follows).
+    pub fn start(&mut self, pending: Pending, cancel: oneshot::Receiver<()>) -> Reader {
+        self.next += 1;
+        let log = Arc::new(StreamLog {
+            id: self.next,
+            inner: Mutex::default(),
+        });
+        // Forget the oldest finished streams beyond the few kept for late readers.
+        let finished = self.logs.iter().filter(|l| l.lock().done).count();
+        let mut extra = finished.saturating_sub(KEEP_FINISHED);
+        self.logs.retain(|l| {
+            let drop = extra > 0 && l.lock().done;
+            extra -= usize::from(drop);
+            !drop
+        });
+        self.logs.push(log.clone());
+        // The priming event: an id and no data, so the client has an id to resume
+        // from before anything else arrives ("Sending Messages" rule 6).
+        log.event(b"", None);
+        tokio::spawn(feed(pending, log.clone(), cancel));
+        Reader {
+            log,
+            next: 0,
+            resumed: false,
+        }
+    }
+
+    /// A reader for `GET` with `Last-Event-ID: <stream>-<n>`: from entry `n + 1` on.
+    pub fn resume(&self, last_event_id: &str) -> Option<Reader> {
+        let (stream, n) = last_event_id.split_once('-')?;
+        let (stream, n): (u64, usize) = (stream.parse().ok()?, n.parse().ok()?);
+        let log = self.logs.iter().find(|l| l.id == stream)?.clone();
+        Some(Reader {
+            log,
+            next: n + 1,
+            resumed: true,
+        })
+    }
+}
+
+/// Runs the request, writing what it sends into the log, then its response.
+async fn feed(pending: Pending, log: Arc<StreamLog>, cancel: oneshot::Receiver<()>) {
+    let Pending {
+        mut outbox,
+        response,
+        ..
+    } = pending;
+    tokio::pin!(response);
+    tokio::pin!(cancel);
+    let write = |out: Out| match out {
+        Out::Message(m) => log.event(&serde_json::to_vec(&m).unwrap_or_default(), None),
+        Out::Pause { retry_ms } => {
+            log.event(b"", Some(retry_ms));
+            log.push(|_| Entry::Pause);
+        }
+    };
+    let response = loop {
+        tokio::select! {
+            biased;
+            Ok(()) = &mut cancel => {
+                log.finish();
+                return;
+            }
+            Some(out) = outbox.recv() => write(out),
+            r = &mut response => break r,
+        }
+    };
+    while let Ok(out) = outbox.try_recv() {
+        write(out);
+    }
+    log.event(&response.to_bytes(), None);
+    log.finish();
+}
+
+/// Reads a stream's events from some point on, as an HTTP body.
+pub struct Reader {
+    log: Arc<StreamLog>,
+    next: usize,
+    /// A reader that resumed passes over pauses meant for earlier connections.
+    resumed: bool,
+}
+
+impl Reader {
+    pub fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        let mut inner = self.log.lock();
+        loop {
+            let Some(i) = self.next.checked_sub(inner.dropped) else {
+                // Evicted before this reader got to them: continue from the oldest kept.
+                self.next = inner.dropped;
+                continue;
+            };
+            match inner.entries.get(i) {
+                Some(Entry::Event(bytes)) => {
+                    self.next += 1;
+                    return Poll::Ready(Some(bytes.clone()));
+                }
+                Some(Entry::Pause) if self.resumed => self.next += 1,
+                Some(Entry::Pause) => return Poll::Ready(None),
+                None if inner.done => return Poll::Ready(None),
+                None => {
+                    inner.wakers.push(cx.waker().clone());
+                    return Poll::Pending;
+                }
+            }
+        }
+    }
+}
