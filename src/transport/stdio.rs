@@ -184,7 +184,6 @@ fn write_out(out: &Out, message: crate::protocol::context::Out) {
 }
 
 /// Writes one message as one line under the stdout lock.
-
 fn send(out: &Out, message: &[u8]) -> io::Result<()> {
     let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
     write_line(&mut *w, message)

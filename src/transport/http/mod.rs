@@ -151,7 +151,6 @@ async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
 /// that has something to push: an SSE stream that stays open for list changes and
 /// resource updates ("Listening for Messages from the Server"); a newer GET takes
 /// over from an older one, so nothing is delivered twice. Else 405.
-
 fn get_stream(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
     let resuming = req.headers().get("last-event-id");
     if resuming.is_none() && !app.server.features.list_changed {
