@@ -5,29 +5,47 @@
 //! jsonrpc.rs            the four message shapes; bytes → Message, error codes
 //! protocol/             the transport-agnostic core, both eras
 //!   mod.rs              Server, Eras, Session::handle: which era serves a request
-//!   legacy.rs           legacy dispatch, gated by the lifecycle phase
+//!   context.rs          Reply (now / later / cancel), Context: progress, logs, asking the client
+//!   legacy.rs           legacy dispatch, gated by the lifecycle phase; logging/setLevel
 //!   lifecycle.rs        initialize, version negotiation, -32002, batches
 //!   meta.rs             modern per-request _meta: version, capabilities, -32022
-//!   modern.rs           modern dispatch: server/discover, resultType, caching hints
+//!   modern.rs           modern dispatch: server/discover, subscriptions/listen, resultType, caching
+//!   methods.rs          the method table both eras share
 //!   tools.rs            tools/list, tools/call, where a tool failure becomes isError
+//!   resources.rs        resources/list, read, templates, subscribe
+//!   prompts.rs          prompts/list, prompts/get
+//!   completion.rs       completion/complete
+//!   subscriptions.rs    the Hub: list changes and resource updates to whoever listens
+//!   mrtr.rs             modern server-to-client questions: input_required, sealed requestState
 //! tools/                tools as plain values {name, description, input_schema, handler}
 //!   demo.rs             get_current_time, echo, add
+//! resources.rs          resources and URI templates as plain values
+//! prompts.rs            prompts as plain values
+//! fixture/              `serve --fixture conformance`: what the official suite checks
 //! transport/            moving bytes in and out; no protocol logic
 //!   stdio.rs            one JSON message per line on stdin/stdout, logs on stderr
 //!   sse.rs              Server-Sent Events framing (encode and decode)
 //!   http/               Streamable HTTP on one endpoint, /mcp
-//!     mod.rs            accept loop, TCP_NODELAY, routing by method
-//!     guard.rs          Origin, Accept, Content-Type, body-size checks
+//!     mod.rs            accept loop, TCP_NODELAY, routing by method, GET and DELETE
+//!     guard.rs          Host/Origin (DNS rebinding), Accept, Content-Type, body size
 //!     post.rs           a POST: parse, then choose the era
 //!     legacy.rs         session path: Mcp-Session-Id and MCP-Protocol-Version checks
-//!     sessions.rs       Mcp-Session-Id: minting, lookup, termination
+//!     sessions.rs       Mcp-Session-Id: minting, lookup, termination, cancellation
+//!     resume.rs         resumable legacy streams: event ids, Last-Event-ID
 //!     modern.rs         stateless path: header/body validation, -32020, 400/404
 //!     mirror.rs         Mcp-Method / Mcp-Name / Mcp-Param-*, the Base64 sentinel
-//!     reply.rs          building HTTP responses (JSON, SSE, 202, errors)
-//! client/               the demos that print the wire
+//!     x_mcp_header.rs   x-mcp-header annotations: checked, mirrored, validated
+//!     reply.rs          building HTTP responses (JSON, SSE streams, 202, errors)
+//! client/               a dual-era client, and the demos that print the wire
 //!   wire_print.rs       >>> / <<< printer, pretty and coloured on a TTY
-//!   stdio_demo.rs       spawns `mcp-raw serve`, drives a session over pipes
-//!   http_demo.rs        spawns `mcp-raw serve --http`, drives it with real HTTP
+//!   stdio_link.rs       a child process's stdio, one line per message
+//!   http_link.rs        one keep-alive HTTP/1.1 connection
+//!   mcp_client.rs       era detection, _meta, mirrored headers, retries
+//!   script.rs           the sessions the demos drive
+//!   stdio_demo.rs       `mcp-raw demo`: spawns `mcp-raw serve`, drives it over pipes
+//!   http_demo.rs        `mcp-raw demo-http`: spawns `mcp-raw serve --http`
+//!   cli_client.rs       `mcp-raw client`: any server's wire
+//!   conformance.rs      `mcp-raw conformance-client`: what the suite drives
 //! clock.rs              RFC 3339 UTC time for get_current_time
 //! main.rs               the thin CLI
 //! ```
