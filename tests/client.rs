@@ -166,3 +166,50 @@ async fn the_era_is_cached_per_server() {
     );
     second.close().await.unwrap();
 }
+
+/// A legacy server that never answers requests it does not know (some do exactly
+/// that before `initialize`): it ignores `server/discover` and serves the handshake.
+const SILENT_LEGACY_SERVER: &str = r#"
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -nE 's/.*"id":([0-9]+).*/\1/p')
+  case "$line" in
+    *'"method":"initialize"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"silent","version":"0"}}}\n' "$id" ;;
+    *'"method":"tools/list"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}\n' "$id" ;;
+  esac
+done
+"#;
+
+#[tokio::test]
+async fn a_silent_probe_falls_back_to_initialize_after_the_timeout() {
+    let link = Link::Stdio(
+        StdioLink::spawn(
+            "bash".as_ref(),
+            &["-c", SILENT_LEGACY_SERVER],
+            Printer::quiet(),
+        )
+        .unwrap(),
+    );
+    let options = Options {
+        eras: Eras::Both,
+        probe_timeout: std::time::Duration::from_millis(300),
+        ..Options::default()
+    };
+    let started = std::time::Instant::now();
+    let mut client = McpClient::connect(link, "silent", options, &mut EraCache::default())
+        .await
+        .unwrap();
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(300),
+        "it waited for the probe"
+    );
+    assert_eq!(
+        client.spoken(),
+        &Spoken::Legacy {
+            version: "2025-06-18".into()
+        }
+    );
+    assert!(client.list_tools().await.unwrap().is_empty());
+    client.close().await.unwrap();
+}
