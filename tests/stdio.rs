@@ -7,10 +7,12 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs `mcp-raw serve` with `input` on stdin; returns (stdout lines, stderr, status).
-fn run(input: &str) -> (Vec<String>, String, std::process::ExitStatus) {
+/// Runs `mcp-raw serve ARGS` with `input` on stdin; returns (stdout lines, stderr,
+/// status).
+fn serve(args: &[&str], input: &str) -> (Vec<String>, String, std::process::ExitStatus) {
     let mut child = Command::new(BIN)
         .arg("serve")
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -29,6 +31,10 @@ fn run(input: &str) -> (Vec<String>, String, std::process::ExitStatus) {
         String::from_utf8(out.stderr).unwrap(),
         out.status,
     )
+}
+
+fn run(input: &str) -> (Vec<String>, String, std::process::ExitStatus) {
+    serve(&[], input)
 }
 
 fn parse(line: &str) -> Value {
@@ -156,27 +162,9 @@ fn replies_arrive_while_the_session_is_open() {
 }
 
 fn run_with(args: &[&str], input: &str) -> Vec<Value> {
-    let mut child = Command::new(BIN)
-        .arg("serve")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(parse)
-        .collect()
+    let (lines, stderr, status) = serve(args, input);
+    assert!(status.success(), "{stderr}");
+    lines.iter().map(|l| parse(l)).collect()
 }
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;

@@ -16,6 +16,7 @@ pub mod meta;
 mod methods;
 pub mod modern;
 pub mod mrtr;
+mod params;
 mod prompts;
 mod resources;
 pub mod subscriptions;

@@ -43,20 +43,7 @@ fn find<'a>(
     set: &'a PromptSet,
     params: Option<&Value>,
 ) -> Result<(&'a crate::prompts::Prompt, Map<String, Value>), ErrorObject> {
-    let name = match params.and_then(|p| p.get("name")) {
-        Some(Value::String(n)) => n,
-        Some(other) => {
-            return Err(ErrorObject::invalid_params(format!(
-                "prompts/get: params.name must be a string, got {}",
-                kind(other)
-            )));
-        }
-        None => {
-            return Err(ErrorObject::invalid_params(
-                "prompts/get: missing params.name",
-            ));
-        }
-    };
+    let name = super::params::string("prompts/get", params, "name")?;
     let prompt = set.get(name).ok_or_else(|| {
         let known: Vec<_> = set.prompts.iter().map(|p| p.name).collect();
         ErrorObject::invalid_params(format!(
@@ -64,16 +51,9 @@ fn find<'a>(
             known.join(", ")
         ))
     })?;
-    let arguments = match params.and_then(|p| p.get("arguments")) {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(a)) => a.clone(),
-        Some(other) => {
-            return Err(ErrorObject::invalid_params(format!(
-                "prompts/get: params.arguments must be an object of strings, got {}",
-                kind(other)
-            )));
-        }
-    };
+    let arguments = super::params::object("prompts/get", params, "arguments")?
+        .cloned()
+        .unwrap_or_default();
     for (k, v) in &arguments {
         if !v.is_string() {
             return Err(ErrorObject::invalid_params(format!(

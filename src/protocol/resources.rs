@@ -2,7 +2,7 @@
 //! `resources/subscribe` / `unsubscribe` (MCP `server/resources`).
 
 use super::subscriptions::Filter;
-use crate::jsonrpc::{ErrorObject, kind};
+use crate::jsonrpc::ErrorObject;
 use crate::resources::ResourceSet;
 use serde_json::{Value, json};
 
@@ -58,16 +58,7 @@ pub fn unsubscribe(filter: &Filter, params: Option<&Value>) -> Result<Value, Err
 }
 
 fn uri_param<'a>(method: &str, params: Option<&'a Value>) -> Result<&'a str, ErrorObject> {
-    match params.and_then(|p| p.get("uri")) {
-        Some(Value::String(uri)) => Ok(uri),
-        Some(other) => Err(ErrorObject::invalid_params(format!(
-            "{method}: params.uri must be a string, got {}",
-            kind(other)
-        ))),
-        None => Err(ErrorObject::invalid_params(format!(
-            "{method}: missing params.uri"
-        ))),
-    }
+    super::params::string(method, params, "uri")
 }
 
 fn not_found(uri: &str, modern: bool) -> ErrorObject {

@@ -4,7 +4,7 @@
 
 use super::context::{BoxFuture, Call, Context, Peer};
 use super::subscriptions::Hub;
-use crate::jsonrpc::{ErrorObject, kind};
+use crate::jsonrpc::ErrorObject;
 use crate::tools::{Arguments, Handler, ToolSet};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -106,23 +106,7 @@ fn find<'a>(
     params: Option<&'a Value>,
 ) -> Result<(&'a crate::tools::Tool, &'a Arguments), ErrorObject> {
     static EMPTY: std::sync::OnceLock<Arguments> = std::sync::OnceLock::new();
-    let params = params.and_then(Value::as_object).ok_or_else(|| {
-        ErrorObject::invalid_params("tools/call: params must be an object with a \"name\"")
-    })?;
-    let name = match params.get("name") {
-        Some(Value::String(name)) => name,
-        Some(other) => {
-            return Err(ErrorObject::invalid_params(format!(
-                "tools/call: params.name must be a string, got {}",
-                kind(other)
-            )));
-        }
-        None => {
-            return Err(ErrorObject::invalid_params(
-                "tools/call: missing params.name",
-            ));
-        }
-    };
+    let name = super::params::string("tools/call", params, "name")?;
     let tool = tools.get(name).ok_or_else(|| {
         let known: Vec<_> = tools.names().collect();
         ErrorObject::invalid_params(format!(
@@ -130,15 +114,9 @@ fn find<'a>(
             known.join(", ")
         ))
     })?;
-    let arguments = match params.get("arguments") {
-        None | Some(Value::Null) => EMPTY.get_or_init(Arguments::new),
-        Some(Value::Object(args)) => args,
-        Some(other) => {
-            return Err(ErrorObject::invalid_params(format!(
-                "tools/call: params.arguments must be an object, got {}",
-                kind(other)
-            )));
-        }
-    };
-    Ok((tool, arguments))
+    let arguments = super::params::object("tools/call", params, "arguments")?;
+    Ok((
+        tool,
+        arguments.unwrap_or_else(|| EMPTY.get_or_init(Arguments::new)),
+    ))
 }
