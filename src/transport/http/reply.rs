@@ -41,6 +41,8 @@ pub struct SseStream {
     response: Option<BoxFuture<Response>>,
     /// The response, once ready, held back until the outbox is drained.
     last: Option<Response>,
+    /// A legacy GET stream: no response ever; it ends when its session does.
+    push: bool,
 }
 
 impl hyper::body::Body for Body {
@@ -84,11 +86,18 @@ impl SseStream {
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
         // Messages the request sent come first, in order. (A pause is a legacy
         // resumability hint: a modern stream is not resumable, so it is skipped.)
-        while let Poll::Ready(Some(out)) = self.outbox.poll_recv(cx) {
-            if let Out::Message(m) = out {
-                return Poll::Ready(Some(event(&serde_json::to_vec(&m).unwrap_or_default())));
+        loop {
+            match self.outbox.poll_recv(cx) {
+                Poll::Ready(Some(Out::Message(m))) => {
+                    return Poll::Ready(Some(event(&serde_json::to_vec(&m).unwrap_or_default())));
+                }
+                Poll::Ready(Some(Out::Pause { .. })) => {}
+                // A push stream whose session ended: nothing will come any more.
+                Poll::Ready(None) if self.push => return Poll::Ready(None),
+                Poll::Ready(None) | Poll::Pending => break,
             }
         }
+
         if let Some(response) = &mut self.response {
             match response.as_mut().poll(cx) {
                 Poll::Pending => return Poll::Pending,
@@ -136,6 +145,7 @@ pub fn stream(pending: Pending) -> HttpResponse {
         outbox: pending.outbox,
         response: Some(pending.response),
         last: None,
+        push: false,
     }));
     sse_headers(with_type(StatusCode::OK, EVENT_STREAM, body))
 }
@@ -147,6 +157,7 @@ pub fn push_stream(outbox: mpsc::UnboundedReceiver<Out>) -> HttpResponse {
         outbox,
         response: Some(Box::pin(std::future::pending())),
         last: None,
+        push: true,
     }));
     sse_headers(with_type(StatusCode::OK, EVENT_STREAM, body))
 }

@@ -6,7 +6,12 @@ use crate::jsonrpc::RequestId;
 use crate::protocol::Session;
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
+
+/// A session nobody has used for this long is ended (the spec lets a server end a
+/// session at any time; its id then gets `404`), so abandoned sessions do not pile up.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60 * 60);
 
 /// The header that carries the session id.
 pub const HEADER: &str = "mcp-session-id";
@@ -19,6 +24,8 @@ pub struct Entry {
     /// A switch per running request: `notifications/cancelled` flips it, which ends
     /// that request's SSE stream without a response.
     in_flight: HashMap<RequestId, oneshot::Sender<()>>,
+    /// When a request last named this session.
+    last_used: Instant,
 }
 
 impl Entry {
@@ -56,16 +63,21 @@ impl Sessions {
         let entry = Entry {
             session,
             streams: Default::default(),
-
             in_flight: HashMap::new(),
+            last_used: Instant::now(),
         };
-        self.lock().insert(id.clone(), entry);
+        let mut live = self.lock();
+        live.retain(|_, e| e.last_used.elapsed() < IDLE_TIMEOUT);
+        live.insert(id.clone(), entry);
         id
     }
 
     /// Runs `f` on the session `id`, or returns `None` when no such session lives.
     pub fn with<R>(&self, id: &str, f: impl FnOnce(&mut Entry) -> R) -> Option<R> {
-        self.lock().get_mut(id).map(f)
+        self.lock().get_mut(id).map(|entry| {
+            entry.last_used = Instant::now();
+            f(entry)
+        })
     }
 
     /// Ends a session; later requests with its id get `404`. Returns whether it lived.
