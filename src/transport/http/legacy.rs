@@ -21,19 +21,17 @@ pub fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> Result<HttpRespon
     let session_id = session_id(headers)?;
 
     // initialize is the one request sent without a session: it creates one.
-    if let Parsed::One(Message::Request(r)) = &parsed
-        && r.method == "initialize"
-    {
-        if session_id.is_some() {
-            return Err(bad_request(
-                "initialize must be sent without Mcp-Session-Id: it starts a new session",
-            ));
+    let parsed = match parsed {
+        Parsed::One(Message::Request(r)) if r.method == "initialize" => {
+            if session_id.is_some() {
+                return Err(bad_request(
+                    "initialize must be sent without Mcp-Session-Id: it starts a new session",
+                ));
+            }
+            return Ok(initialize(app, Message::Request(r)));
         }
-        let Parsed::One(message) = parsed else {
-            unreachable!()
-        };
-        return Ok(initialize(app, message));
-    }
+        other => other,
+    };
 
     let Some(id) = session_id else {
         return Err(bad_request(
