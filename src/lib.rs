@@ -9,6 +9,7 @@
 //!   lifecycle.rs        initialize, version negotiation, -32002, batches
 //!   meta.rs             modern per-request _meta: version, capabilities, -32022
 //!   modern.rs           modern dispatch: server/discover, resultType, caching hints
+//!   tasks.rs            the tasks extension: task store, tasks/get, tasks/update, tasks/cancel
 //!   tools.rs            tools/list, tools/call, where a tool failure becomes isError
 //! tools/                tools as plain values {name, description, input_schema, handler}
 //!   demo.rs             get_current_time, echo, add

@@ -19,6 +19,7 @@ pub mod mrtr;
 mod prompts;
 mod resources;
 pub mod subscriptions;
+pub mod tasks;
 mod tools;
 
 pub use lifecycle::{LATEST_VERSION, SUPPORTED_VERSIONS, supports_batches};
@@ -51,6 +52,9 @@ pub struct Features {
     /// The tool, prompt and resource lists may change: `listChanged` notifications
     /// (legacy: on the push channel; modern: on `subscriptions/listen`).
     pub list_changed: bool,
+    /// Some tools may answer with a task (the `io.modelcontextprotocol/tasks`
+    /// extension, 2026-07-28 only): advertise it and serve `tasks/*`.
+    pub tasks: bool,
 }
 
 /// What every session of one server shares: what it offers, the eras, the identity.
@@ -62,6 +66,8 @@ pub struct Server {
     pub features: Features,
     /// Change notifications, to whoever listens.
     pub hub: Arc<Hub>,
+    /// The tasks created by tool calls (used when `features.tasks`).
+    pub tasks: Arc<tasks::Store>,
     /// `serverInfo.name` in the `initialize` result.
     pub name: &'static str,
     /// `serverInfo.version`: the crate version.
@@ -94,6 +100,7 @@ impl Server {
             eras,
             features,
             hub: Arc::default(),
+            tasks: Arc::default(),
             name: "mcp-raw",
             version: env!("CARGO_PKG_VERSION"),
         })

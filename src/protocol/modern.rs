@@ -6,7 +6,7 @@
 use super::context::{Pending, Reply};
 use super::subscriptions::{Filter, SUBSCRIPTION_ID};
 use super::tools::{Env, Outcome};
-use super::{Server, meta, methods};
+use super::{Server, meta, methods, tasks};
 use crate::jsonrpc::{ErrorObject, Request, RequestId, Response};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -60,12 +60,19 @@ fn dispatch(
     if method == "server/discover" {
         return now(Ok(discover(server)));
     }
+    let capabilities = Value::Object(request_meta.client_capabilities.clone());
+    if server.features.tasks && method.starts_with("tasks/") {
+        return now(tasks::serve(&server.tasks, method, params, &capabilities));
+    }
+    let may_create_tasks =
+        server.features.tasks && super::tools::declares(&capabilities, tasks::EXTENSION);
     let env = Env {
         peer: None,
         log_level: request_meta.log_level,
-        client_capabilities: Value::Object(request_meta.client_capabilities.clone()),
+        client_capabilities: capabilities,
         modern: true,
         hub: server.hub.clone(),
+        tasks: may_create_tasks.then(|| server.tasks.clone()),
     };
     match methods::shared(server, method, params, env) {
         Some(Outcome::Now(r)) => now(r),
@@ -144,11 +151,16 @@ fn listen(server: &Server, id: RequestId, params: Option<&Value>) -> Reply {
 
 /// `server/discover` (`server/discover`, a MUST): versions, capabilities, identity.
 /// `supportedVersions` lists the revisions a request may name in its `_meta`; the
-/// legacy ones are reached through `initialize`, not through `_meta`.
+/// legacy ones are reached through `initialize`, not through `_meta`. The tasks
+/// extension is declared here only: it does not exist in the legacy era.
 fn discover(server: &Server) -> Value {
+    let mut capabilities = server.capabilities();
+    if server.features.tasks {
+        tasks::advertise(&mut capabilities);
+    }
     json!({
         "supportedVersions": meta::MODERN_VERSIONS,
-        "capabilities": server.capabilities(),
+        "capabilities": capabilities,
     })
 }
 

@@ -4,6 +4,7 @@
 
 use super::context::{BoxFuture, Call, Context, Peer};
 use super::subscriptions::Hub;
+use super::tasks::Store;
 use crate::jsonrpc::{ErrorObject, kind};
 use crate::tools::{Arguments, Handler, ToolSet};
 use serde_json::{Value, json};
@@ -32,6 +33,9 @@ pub struct Env {
     pub client_capabilities: Value,
     pub modern: bool,
     pub hub: Arc<Hub>,
+    /// The task store, when this request may be answered with a task: a modern request
+    /// that declared the tasks extension, to a server that offers it.
+    pub tasks: Option<Arc<Store>>,
 }
 
 /// `-32021` MissingRequiredClientCapability (2026-07-28 `basic/index` "_meta").
@@ -119,6 +123,7 @@ pub fn call(tools: &ToolSet, params: Option<&Value>, env: Env) -> Outcome {
                 params: params.cloned().unwrap_or(Value::Null),
                 ctx,
                 modern: env.modern,
+                tasks: env.tasks,
             };
             Outcome::Later(f(call), outbox)
         }
