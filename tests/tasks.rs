@@ -356,7 +356,72 @@ fn mrtr_rounds_come_before_the_task() {
     );
 }
 
-/// The core is transport-agnostic: the same task flow, one JSON message per line.
+#[test]
+fn listening_for_task_ids_needs_the_extension() {
+    let s = HttpServer::start(&["--fixture", "conformance"]);
+    let r = post(
+        &s,
+        "subscriptions/listen",
+        None,
+        json!({"notifications": {"taskIds": ["t"]}}),
+        &json!({}),
+    );
+    let e = &r.json()["error"];
+    assert_eq!((r.status, e["code"].clone()), (400, json!(-32021)));
+    assert_eq!(
+        e["data"]["requiredCapabilities"],
+        json!({"extensions": {TASKS: {}}})
+    );
+}
+
+/// One stdio session, spoken line by line.
+struct Lines {
+    stdin: std::process::ChildStdin,
+    stdout: BufReader<std::process::ChildStdout>,
+    next: i64,
+    /// Notifications met while waiting for responses.
+    notes: Vec<Value>,
+}
+
+impl Lines {
+    /// Sends a request; returns its id.
+    fn send(&mut self, method: &str, params: Value) -> i64 {
+        self.next += 1;
+        let line = body(self.next, method, params, &with_tasks());
+        writeln!(self.stdin, "{line}").unwrap();
+        self.next
+    }
+
+    /// Sends a request and reads up to its response.
+    fn ask(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send(method, params);
+        loop {
+            let mut line = String::new();
+            self.stdout.read_line(&mut line).unwrap();
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v.get("id").is_none() {
+                self.notes.push(v);
+            } else {
+                assert_eq!(v["id"], id, "{v}");
+                return v["result"].clone();
+            }
+        }
+    }
+
+    fn poll(&mut self, task: &Value, status: &str) -> Value {
+        for _ in 0..200 {
+            let t = self.ask("tasks/get", json!({ "taskId": task }));
+            if t["status"] == status {
+                return t;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("task {task} never reached {status}");
+    }
+}
+
+/// The core is transport-agnostic: the same task flow, one JSON message per line, and
+/// `notifications/tasks` on a `subscriptions/listen` for the task.
 #[test]
 fn tasks_work_over_stdio_too() {
     let mut child = Command::new(BIN)
@@ -366,55 +431,71 @@ fn tasks_work_over_stdio_too() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut ask = |id: i64, method: &str, params: Value| -> Value {
-        writeln!(stdin, "{}", body(id, method, params, &with_tasks())).unwrap();
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        let v: Value = serde_json::from_str(&line).unwrap();
-        assert_eq!(v["id"], id, "{v}");
-        v
+    let mut io = Lines {
+        stdin: child.stdin.take().unwrap(),
+        stdout: BufReader::new(child.stdout.take().unwrap()),
+        next: 0,
+        notes: Vec::new(),
     };
-    let created = ask(
-        1,
+    let created = io.ask(
         "tools/call",
         json!({"name": "confirm_delete", "arguments": {"filename": "a.txt"}}),
     );
-    assert_eq!(created["result"]["resultType"], "task", "{created}");
-    let task = created["result"]["taskId"].clone();
-    let mut n = 2;
-    let mut state = Value::Null;
-    for _ in 0..200 {
-        state = ask(n, "tasks/get", json!({"taskId": task}))["result"].clone();
-        n += 1;
-        if state["status"] == "input_required" {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert_eq!(created["resultType"], "task", "{created}");
+    let task = created["taskId"].clone();
+    let asking = io.poll(&task, "input_required");
     assert_eq!(
-        state["inputRequests"]["confirm"]["method"],
+        asking["inputRequests"]["confirm"]["method"],
         "elicitation/create"
     );
-    let ack = ask(
-        n,
+    // A listen stream for this task: its acknowledgment names the task it will hear
+    // about. The listen request stays unanswered while the stream is open.
+    let listen = io.send(
+        "subscriptions/listen",
+        json!({"notifications": {"taskIds": [task, "not-a-task"]}}),
+    );
+    let ack = io.ask(
         "tasks/update",
         json!({"taskId": task, "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}}),
     );
-    assert_eq!(ack["result"]["resultType"], "complete");
-    for _ in 0..200 {
-        n += 1;
-        state = ask(n, "tasks/get", json!({"taskId": task}))["result"].clone();
-        if state["status"] == "completed" {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert_eq!(ack["resultType"], "complete");
+    let done = io.poll(&task, "completed");
     assert_eq!(
-        state["result"]["content"][0]["text"],
+        done["result"]["content"][0]["text"],
         "Deleted a.txt. (A fixture: nothing was deleted.)"
     );
-    drop(stdin);
+    // The notification travels on the listen stream, which may be written after the
+    // response that showed the status: read on until it is there.
+    for _ in 0..100 {
+        if io
+            .notes
+            .iter()
+            .any(|n| n["params"]["status"] == "completed")
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        io.ask("tasks/get", json!({ "taskId": task }));
+    }
+    let notes = &io.notes;
+    assert_eq!(
+        notes[0]["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    assert_eq!(
+        notes[0]["params"]["notifications"],
+        json!({ "taskIds": [task] })
+    );
+    for n in &notes[1..] {
+        assert_eq!(n["method"], "notifications/tasks");
+        assert_eq!(
+            n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            listen
+        );
+    }
+    let statuses: Vec<&Value> = notes[1..].iter().map(|n| &n["params"]["status"]).collect();
+    assert_eq!(statuses, [&json!("working"), &json!("completed")]);
+    assert_eq!(notes[notes.len() - 1]["params"]["result"], done["result"]);
+    drop(io);
     assert!(child.wait().unwrap().success());
 }

@@ -93,14 +93,15 @@ impl Server {
         eras: Eras,
         features: Features,
     ) -> Arc<Server> {
+        let hub = Arc::<Hub>::default();
         Arc::new(Server {
             tools,
             resources,
             prompts,
             eras,
             features,
-            hub: Arc::default(),
-            tasks: Arc::default(),
+            tasks: Arc::new(tasks::Store::new(hub.clone())),
+            hub,
             name: "mcp-raw",
             version: env!("CARGO_PKG_VERSION"),
         })
@@ -197,6 +198,7 @@ impl Session {
                 prompts: true,
                 resources: true,
                 uris: Default::default(),
+                task_ids: Default::default(),
             }),
             push: Arc::default(),
             listening: false,

@@ -28,8 +28,8 @@ pub fn handle(server: &Arc<Server>, request: Request) -> Reply {
     };
     let outcome = match request_meta {
         Err(e) => Err(e),
-        Ok(_) if method == "subscriptions/listen" && server.features.list_changed => {
-            return listen(server, id, params);
+        Ok(request_meta) if method == "subscriptions/listen" && server.features.list_changed => {
+            return listen(server, id, params, &request_meta);
         }
         Ok(request_meta) => match dispatch(server, &method, params, &request_meta) {
             Outcome::Now(result) => result,
@@ -96,12 +96,23 @@ fn dress(server: &Server, result: Value, cache: bool) -> Value {
 /// `subscriptions/listen {notifications: {...}}`: a stream that stays open. Its first
 /// message acknowledges the filter the server will honor; then every change the
 /// filter asked for, tagged with this request's id, until the client closes the
-/// stream (HTTP) or cancels the request (stdio).
-fn listen(server: &Server, id: RequestId, params: Option<&Value>) -> Reply {
+/// stream (HTTP) or cancels the request (stdio). `taskIds` (tasks extension) asks for
+/// `notifications/tasks` about those tasks.
+fn listen(
+    server: &Server,
+    id: RequestId,
+    params: Option<&Value>,
+    request_meta: &meta::RequestMeta,
+) -> Reply {
     let wanted = params
         .and_then(|p| p.get("notifications"))
         .cloned()
         .unwrap_or(json!({}));
+    let capabilities = Value::Object(request_meta.client_capabilities.clone());
+    let task_ids = match tasks::subscription(server, wanted.get("taskIds"), &capabilities) {
+        Ok(ids) => ids,
+        Err(e) => return Reply::Now(Response::error(Some(id), e)),
+    };
     let flag = |k: &str| wanted.get(k).and_then(Value::as_bool).unwrap_or(false);
     let uris: Vec<String> = wanted
         .get("resourceSubscriptions")
@@ -119,6 +130,7 @@ fn listen(server: &Server, id: RequestId, params: Option<&Value>) -> Reply {
         prompts: flag("promptsListChanged"),
         resources: flag("resourcesListChanged"),
         uris: std::sync::Mutex::new(uris.iter().cloned().collect()),
+        task_ids: task_ids.iter().cloned().collect(),
     };
     // The acknowledgment names only what will be honored.
     let mut honored = Map::new();
@@ -133,6 +145,9 @@ fn listen(server: &Server, id: RequestId, params: Option<&Value>) -> Reply {
     }
     if !uris.is_empty() {
         honored.insert("resourceSubscriptions".into(), json!(uris));
+    }
+    if !task_ids.is_empty() {
+        honored.insert("taskIds".into(), json!(task_ids));
     }
     let tag = serde_json::to_value(&id).unwrap_or(Value::Null);
     let (tx, outbox) = tokio::sync::mpsc::unbounded_channel();

@@ -1,7 +1,7 @@
 //! The tasks extension, `io.modelcontextprotocol/tasks` (SEP-2663, spec docs
 //! `extensions/tasks`), in the 2026-07-28 era. A server that knows a `tools/call` will
 //! take long may answer it with a *task handle* instead of the result; the client then
-//! polls for the outcome. Four messages make the whole surface:
+//! polls for the outcome. The whole surface:
 //!
 //! ```text
 //! tools/call {...}                      → {"resultType":"task","taskId":"…","status":"working",
@@ -10,6 +10,8 @@
 //!                                          "result" (completed) | "error" (failed) | "inputRequests"}
 //! tasks/update {taskId, inputResponses} → {"resultType":"complete"}   answers; an ack only
 //! tasks/cancel {taskId}                 → {"resultType":"complete"}   a wish to stop; an ack only
+//! notifications/tasks {the Task}        on a subscriptions/listen stream whose
+//!                                         notifications.taskIds named the task, at each change
 //! ```
 //!
 //! What the wire shows: the server alone decides to create a task, and only for a
@@ -24,6 +26,7 @@
 //! Implications"). The store is bounded: tasks live `ttlMs` from creation, and at most
 //! [`MAX_TASKS`] at a time.
 
+use super::subscriptions::{Event, Hub};
 use super::tools::{declares, missing_capabilities};
 use crate::clock;
 use crate::jsonrpc::{ErrorObject, code, kind};
@@ -156,20 +159,23 @@ pub struct Store {
     tasks: Mutex<HashMap<String, Task>>,
     capacity: usize,
     ttl: Duration,
-}
-
-impl Default for Store {
-    fn default() -> Self {
-        Store::new(MAX_TASKS, Duration::from_millis(TTL_MS))
-    }
+    /// Where every change of a task is announced (`notifications/tasks` to the
+    /// `subscriptions/listen` streams that named it).
+    hub: Arc<Hub>,
 }
 
 impl Store {
-    pub fn new(capacity: usize, ttl: Duration) -> Store {
+    /// A store with the default TTL and bound, announcing changes on `hub`.
+    pub fn new(hub: Arc<Hub>) -> Store {
+        Store::bounded(MAX_TASKS, Duration::from_millis(TTL_MS), hub)
+    }
+
+    pub fn bounded(capacity: usize, ttl: Duration, hub: Arc<Hub>) -> Store {
         Store {
             tasks: Mutex::default(),
             capacity,
             ttl,
+            hub,
         }
     }
 
@@ -263,15 +269,19 @@ impl Store {
                 took = true;
             }
         }
-        if took && task.input_requests.is_empty() {
+        if !took {
+            return Ok(());
+        }
+        let left = task.input_requests.len();
+        if left == 0 {
             if let Some(waiter) = task.waiter.take() {
                 let _ = waiter.send(std::mem::take(&mut task.answers));
             }
             task.set(Status::Working, None);
-        } else if took {
-            let message = task.message.take();
-            task.set(Status::InputRequired, message);
+        } else {
+            task.set(Status::InputRequired, Some(waiting(left)));
         }
+        self.announce(id, task);
         Ok(())
     }
 
@@ -286,6 +296,7 @@ impl Store {
                 Status::Cancelled,
                 Some("Cancelled at the client's request (tasks/cancel).".into()),
             );
+            self.announce(id, task);
         }
         Ok(())
     }
@@ -318,6 +329,7 @@ impl Store {
             Err(e) => task.set(Status::Failed, Some(e.message.clone())),
         }
         task.outcome = Some(outcome);
+        self.announce(id, task);
     }
 
     /// Parks the task in `input_required` with `requests`; the receiver yields the
@@ -348,12 +360,8 @@ impl Store {
         task.answers.clear();
         let (tx, rx) = oneshot::channel();
         task.waiter = Some(tx);
-        task.set(
-            Status::InputRequired,
-            Some(format!(
-                "Waiting for the client to answer {n} input request(s) with tasks/update."
-            )),
-        );
+        task.set(Status::InputRequired, Some(waiting(n)));
+        self.announce(id, task);
         Ok(rx)
     }
 
@@ -364,7 +372,29 @@ impl Store {
             && task.status == Status::Working
         {
             task.set(Status::Working, Some(message));
+            self.announce(id, task);
         }
+    }
+
+    /// `notifications/tasks` with the task as it is now, to whoever listens for it.
+    fn announce(&self, id: &str, task: &Task) {
+        self.hub.publish(&Event::Task {
+            id: id.to_owned(),
+            task: Value::Object(task.detailed(id, self.ttl_ms())),
+        });
+    }
+
+    /// Of `ids`, those that name a task kept now (for a `subscriptions/listen` ack).
+    pub fn known(&self, ids: &[&str]) -> Vec<String> {
+        let tasks = self.lock();
+        ids.iter()
+            .filter(|id| {
+                tasks
+                    .get(**id)
+                    .is_some_and(|t| t.created.elapsed() < self.ttl)
+            })
+            .map(|id| (*id).to_owned())
+            .collect()
     }
 
     /// The task `id`, unless it is unknown or has outlived its TTL (then it is deleted
@@ -498,6 +528,40 @@ pub fn serve(
     }
 }
 
+/// `notifications.taskIds` of a `subscriptions/listen`: the ids this stream will hear
+/// `notifications/tasks` for (those of tasks kept now). A client that asks for them
+/// without declaring the extension gets `-32021` (SEP-2663 "Task Status
+/// Notifications"); to a server without the extension the field means nothing.
+pub fn subscription(
+    server: &super::Server,
+    requested: Option<&Value>,
+    client_capabilities: &Value,
+) -> Result<Vec<String>, ErrorObject> {
+    let Some(requested) = requested.filter(|_| server.features.tasks) else {
+        return Ok(Vec::new());
+    };
+    if !declares(client_capabilities, EXTENSION) {
+        return Err(missing_capabilities(
+            &[EXTENSION],
+            "notifications.taskIds on subscriptions/listen",
+        ));
+    }
+    let ids: Option<Vec<&str>> = requested
+        .as_array()
+        .and_then(|a| a.iter().map(Value::as_str).collect());
+    let ids = ids.ok_or_else(|| {
+        let got = if requested.is_array() {
+            "an array with a non-string item"
+        } else {
+            kind(requested)
+        };
+        ErrorObject::invalid_params(format!(
+            "params.notifications.taskIds must be an array of task id strings, got {got}"
+        ))
+    })?;
+    Ok(server.tasks.known(&ids))
+}
+
 /// Adds the extension to `server/discover` capabilities: `extensions: {"io.modelcontextprotocol/tasks": {}}`.
 pub fn advertise(capabilities: &mut Value) {
     if let Value::Object(caps) = capabilities {
@@ -566,6 +630,10 @@ fn inline_result(result: Value) -> Result<Value, ErrorObject> {
     }
 }
 
+fn waiting(n: usize) -> String {
+    format!("Waiting for the client to answer {n} input request(s) with tasks/update.")
+}
+
 fn internal(message: impl Into<String>) -> ErrorObject {
     ErrorObject::new(code::INTERNAL_ERROR, message)
 }
@@ -575,7 +643,7 @@ mod tests {
     use super::*;
 
     fn store() -> Arc<Store> {
-        Arc::new(Store::default())
+        Arc::new(Store::new(Arc::default()))
     }
 
     fn text(s: &str) -> Value {
@@ -757,7 +825,7 @@ mod tests {
 
     #[tokio::test]
     async fn unknown_and_expired_ids_are_invalid_params() {
-        let s = Arc::new(Store::new(8, Duration::from_millis(30)));
+        let s = Arc::new(Store::bounded(8, Duration::from_millis(30), Arc::default()));
         assert_eq!(s.get("nope").unwrap_err().code, -32602);
         assert_eq!(s.cancel("nope").unwrap_err().code, -32602);
         assert_eq!(s.update("nope", &Map::new()).unwrap_err().code, -32602);
@@ -770,7 +838,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_store_is_bounded() {
-        let s = Arc::new(Store::new(2, Duration::from_secs(60)));
+        let s = Arc::new(Store::bounded(2, Duration::from_secs(60), Arc::default()));
         let finished = id_of(&s.create(|_| async { Ok(text("x")) }).unwrap());
         wait_for(&s, &finished, "completed").await;
         let forever = || std::future::pending::<Result<Value, ErrorObject>>();
@@ -794,7 +862,7 @@ mod tests {
 
     #[test]
     fn serve_gates_on_the_extension_and_refuses_removed_methods() {
-        let s = Store::default();
+        let s = Store::new(Arc::default());
         let declared = json!({"extensions": {EXTENSION: {}}});
         let none = json!({});
         let p = json!({"taskId": "t", "inputResponses": {}});
@@ -820,6 +888,39 @@ mod tests {
         }
         let e = serve(&s, "tasks/update", Some(&json!({"taskId": "t"})), &declared).unwrap_err();
         assert!(e.message.contains("inputResponses"));
+    }
+
+    #[test]
+    fn listening_for_tasks_needs_the_extension_and_hears_only_known_ids() {
+        let server = crate::fixture::server(super::super::Eras::Both);
+        let declared = json!({"extensions": {EXTENSION: {}}});
+        let ids = json!(["a", "b"]);
+        let e = subscription(&server, Some(&ids), &json!({})).unwrap_err();
+        assert_eq!(e.code, -32021);
+        assert_eq!(
+            subscription(&server, None, &json!({})).unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            subscription(&server, Some(&ids), &declared).unwrap(),
+            Vec::<String>::new()
+        );
+        for bad in [json!("a"), json!([1])] {
+            assert_eq!(
+                subscription(&server, Some(&bad), &declared)
+                    .unwrap_err()
+                    .code,
+                -32602
+            );
+        }
+        // A server without the extension does not know the field.
+        let demo =
+            super::super::Server::new(crate::tools::demo::tool_set(), super::super::Eras::Both);
+        assert!(
+            subscription(&demo, Some(&ids), &json!({}))
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]
