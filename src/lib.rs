@@ -11,6 +11,7 @@
 //!   meta.rs             modern per-request _meta: version, capabilities, -32022
 //!   modern.rs           modern dispatch: server/discover, subscriptions/listen, resultType, caching
 //!   methods.rs          the method table both eras share
+//!   tasks.rs            the tasks extension: task store, tasks/get, tasks/update, tasks/cancel
 //!   tools.rs            tools/list, tools/call, where a tool failure becomes isError
 //!   resources.rs        resources/list, read, templates, subscribe
 //!   prompts.rs          prompts/list, prompts/get

@@ -105,6 +105,10 @@ pub struct Call {
     /// Is this a modern (2026-07-28) request? Then the server asks the client with
     /// an `InputRequiredResult`, not with a request on the stream.
     pub modern: bool,
+    /// Present when the tool may answer with a task instead of its result (the request
+    /// declared the tasks extension, SEP-2663): `tasks.create(work)` returns the
+    /// `CreateTaskResult` to answer. `None`: answer the result itself.
+    pub tasks: Option<std::sync::Arc<super::tasks::Store>>,
 }
 
 /// What a running request can do besides returning its result.

@@ -43,6 +43,9 @@ impl Session {
                     client_capabilities: self.client_capabilities.clone(),
                     modern: false,
                     hub: self.server.hub.clone(),
+                    // The extension is not defined before 2026-07-28 (SEP-2663
+                    // "Backward Compatibility").
+                    tasks: None,
                 };
                 match methods::shared(&self.server, other, params, env) {
                     Some(Outcome::Now(result)) => result,

@@ -20,6 +20,7 @@ mod params;
 mod prompts;
 mod resources;
 pub mod subscriptions;
+pub mod tasks;
 mod tools;
 
 pub use lifecycle::{LATEST_VERSION, SUPPORTED_VERSIONS, supports_batches};
@@ -52,6 +53,9 @@ pub struct Features {
     /// The tool, prompt and resource lists may change: `listChanged` notifications
     /// (legacy: on the push channel; modern: on `subscriptions/listen`).
     pub list_changed: bool,
+    /// Some tools may answer with a task (the `io.modelcontextprotocol/tasks`
+    /// extension, 2026-07-28 only): advertise it and serve `tasks/*`.
+    pub tasks: bool,
 }
 
 /// What every session of one server shares: what it offers, the eras, the identity.
@@ -63,6 +67,8 @@ pub struct Server {
     pub features: Features,
     /// Change notifications, to whoever listens.
     pub hub: Arc<Hub>,
+    /// The tasks created by tool calls (used when `features.tasks`).
+    pub tasks: Arc<tasks::Store>,
     /// `serverInfo.name` in the `initialize` result.
     pub name: &'static str,
     /// `serverInfo.version`: the crate version.
@@ -88,13 +94,15 @@ impl Server {
         eras: Eras,
         features: Features,
     ) -> Arc<Server> {
+        let hub = Arc::<Hub>::default();
         Arc::new(Server {
             tools,
             resources,
             prompts,
             eras,
             features,
-            hub: Arc::default(),
+            tasks: Arc::new(tasks::Store::new(hub.clone())),
+            hub,
             name: "mcp-raw",
             version: env!("CARGO_PKG_VERSION"),
         })
@@ -191,6 +199,7 @@ impl Session {
                 prompts: true,
                 resources: true,
                 uris: Default::default(),
+                task_ids: Default::default(),
             }),
             push: Arc::default(),
             listening: false,

@@ -7,7 +7,7 @@ use super::context::{Out, Pending, Reply};
 
 use super::subscriptions::{Filter, SUBSCRIPTION_ID};
 use super::tools::{Env, Outcome};
-use super::{Server, meta, methods};
+use super::{Server, meta, methods, tasks};
 use crate::jsonrpc::{ErrorObject, Request, RequestId, Response};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -29,8 +29,8 @@ pub fn handle(server: &Arc<Server>, request: Request) -> Reply {
     };
     let outcome = match request_meta {
         Err(e) => Err(e),
-        Ok(_) if method == "subscriptions/listen" && server.features.list_changed => {
-            return listen(server, id, params);
+        Ok(request_meta) if method == "subscriptions/listen" && server.features.list_changed => {
+            return listen(server, id, params, &request_meta);
         }
         Ok(request_meta) => match dispatch(server, &method, params, &request_meta) {
             Outcome::Now(result) => result,
@@ -61,12 +61,19 @@ fn dispatch(
     if method == "server/discover" {
         return now(Ok(discover(server)));
     }
+    let capabilities = Value::Object(request_meta.client_capabilities.clone());
+    if server.features.tasks && method.starts_with("tasks/") {
+        return now(tasks::serve(&server.tasks, method, params, &capabilities));
+    }
+    let may_create_tasks =
+        server.features.tasks && super::tools::declares(&capabilities, tasks::EXTENSION);
     let env = Env {
         peer: None,
         log_level: request_meta.log_level,
-        client_capabilities: Value::Object(request_meta.client_capabilities.clone()),
+        client_capabilities: capabilities,
         modern: true,
         hub: server.hub.clone(),
+        tasks: may_create_tasks.then(|| server.tasks.clone()),
     };
     match methods::shared(server, method, params, env) {
         Some(Outcome::Now(r)) => now(r),
@@ -90,12 +97,23 @@ fn dress(server: &Server, result: Value, cache: bool) -> Value {
 /// `subscriptions/listen {notifications: {...}}`: a stream that stays open. Its first
 /// message acknowledges the filter the server will honor; then every change the
 /// filter asked for, tagged with this request's id, until the client closes the
-/// stream (HTTP) or cancels the request (stdio).
-fn listen(server: &Server, id: RequestId, params: Option<&Value>) -> Reply {
+/// stream (HTTP) or cancels the request (stdio). `taskIds` (tasks extension) asks for
+/// `notifications/tasks` about those tasks.
+fn listen(
+    server: &Server,
+    id: RequestId,
+    params: Option<&Value>,
+    request_meta: &meta::RequestMeta,
+) -> Reply {
     let wanted = params
         .and_then(|p| p.get("notifications"))
         .cloned()
         .unwrap_or(json!({}));
+    let capabilities = Value::Object(request_meta.client_capabilities.clone());
+    let task_ids = match tasks::subscription(server, wanted.get("taskIds"), &capabilities) {
+        Ok(ids) => ids,
+        Err(e) => return Reply::Now(Response::error(Some(id), e)),
+    };
     let flag = |k: &str| wanted.get(k).and_then(Value::as_bool).unwrap_or(false);
     let uris: Vec<String> = wanted
         .get("resourceSubscriptions")
@@ -113,6 +131,7 @@ fn listen(server: &Server, id: RequestId, params: Option<&Value>) -> Reply {
         prompts: flag("promptsListChanged"),
         resources: flag("resourcesListChanged"),
         uris: std::sync::Mutex::new(uris.iter().cloned().collect()),
+        task_ids: task_ids.iter().cloned().collect(),
     };
     // The acknowledgment names only what will be honored.
     let mut honored = Map::new();
@@ -127,6 +146,9 @@ fn listen(server: &Server, id: RequestId, params: Option<&Value>) -> Reply {
     }
     if !uris.is_empty() {
         honored.insert("resourceSubscriptions".into(), json!(uris));
+    }
+    if !task_ids.is_empty() {
+        honored.insert("taskIds".into(), json!(task_ids));
     }
     let tag = serde_json::to_value(&id).unwrap_or(Value::Null);
     let (tx, outbox) = tokio::sync::mpsc::unbounded_channel();
@@ -145,11 +167,16 @@ fn listen(server: &Server, id: RequestId, params: Option<&Value>) -> Reply {
 
 /// `server/discover` (`server/discover`, a MUST): versions, capabilities, identity.
 /// `supportedVersions` lists the revisions a request may name in its `_meta`; the
-/// legacy ones are reached through `initialize`, not through `_meta`.
+/// legacy ones are reached through `initialize`, not through `_meta`. The tasks
+/// extension is declared here only: it does not exist in the legacy era.
 fn discover(server: &Server) -> Value {
+    let mut capabilities = server.capabilities();
+    if server.features.tasks {
+        tasks::advertise(&mut capabilities);
+    }
     json!({
         "supportedVersions": meta::MODERN_VERSIONS,
-        "capabilities": server.capabilities(),
+        "capabilities": capabilities,
     })
 }
 

@@ -32,6 +32,7 @@ pub fn get(set: &PromptSet, params: Option<&Value>, env: Env) -> Outcome {
                     params: params.cloned().unwrap_or(Value::Null),
                     ctx,
                     modern: env.modern,
+                    tasks: None,
                 };
                 Outcome::Later(f(call), outbox)
             }

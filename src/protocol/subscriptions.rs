@@ -19,6 +19,12 @@ pub enum Event {
     PromptsChanged,
     ResourcesChanged,
     ResourceUpdated(String),
+    /// A task changed (tasks extension): its id and its `DetailedTask`, as `tasks/get`
+    /// would show it now.
+    Task {
+        id: String,
+        task: Value,
+    },
 }
 
 /// What a listener wants to hear.
@@ -29,6 +35,8 @@ pub struct Filter {
     pub resources: bool,
     /// Resource URIs (`resourceSubscriptions`, or legacy `resources/subscribe`).
     pub uris: Mutex<HashSet<String>>,
+    /// Task ids (`taskIds`, tasks extension).
+    pub task_ids: HashSet<String>,
 }
 
 impl Filter {
@@ -42,6 +50,7 @@ impl Filter {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .contains(uri),
+            Event::Task { id, .. } => self.task_ids.contains(id),
         }
     }
 }
@@ -96,6 +105,9 @@ fn notification(event: &Event, subscription_id: Option<&Value>) -> Value {
         Event::PromptsChanged => ("notifications/prompts/list_changed", json!({})),
         Event::ResourcesChanged => ("notifications/resources/list_changed", json!({})),
         Event::ResourceUpdated(uri) => ("notifications/resources/updated", json!({ "uri": uri })),
+        // The whole task, so the client need not call tasks/get (SEP-2663 "Task Status
+        // Notifications").
+        Event::Task { task, .. } => ("notifications/tasks", task.clone()),
     };
     if let Some(id) = subscription_id {
         params["_meta"] = json!({ SUBSCRIPTION_ID: id });
@@ -150,6 +162,27 @@ mod tests {
             uri_got.lock().unwrap()[0]["params"],
             json!({"uri": "test://a"})
         );
+    }
+
+    #[test]
+    fn task_notifications_reach_the_listeners_of_that_task() {
+        let hub = Hub::default();
+        let (sink, got) = collector();
+        let filter = Filter {
+            task_ids: ["t1".to_owned()].into(),
+            ..Filter::default()
+        };
+        hub.listen(Arc::new(filter), sink, Some(json!("L")));
+        let event = |id: &str| Event::Task {
+            id: id.into(),
+            task: json!({"taskId": id, "status": "completed"}),
+        };
+        assert_eq!(hub.publish(&event("t2")), 0);
+        assert_eq!(hub.publish(&event("t1")), 1);
+        let n = &got.lock().unwrap()[0];
+        assert_eq!(n["method"], "notifications/tasks");
+        assert_eq!(n["params"]["status"], "completed");
+        assert_eq!(n["params"]["_meta"][SUBSCRIPTION_ID], "L");
     }
 
     #[test]

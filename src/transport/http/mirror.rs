@@ -17,19 +17,22 @@ const SENTINEL_START: &str = "=?base64?";
 const SENTINEL_END: &str = "?=";
 
 /// The body value `Mcp-Name` mirrors: `params.name` for `tools/call` and
-/// `prompts/get`, `params.uri` for `resources/read`; no header for other methods.
+/// `prompts/get`, `params.uri` for `resources/read`, `params.taskId` for `tasks/get`,
+/// `tasks/update` and `tasks/cancel` (SEP-2663 "Routing Headers": so a load balancer
+/// can send every poll to the instance holding the task); no header for other methods.
 pub fn name_source<'a>(method: &str, params: Option<&'a Value>) -> Option<Option<&'a str>> {
     let field = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return None,
     };
     Some(params.and_then(|p| p.get(field)).and_then(Value::as_str))
 }
 
 /// The headers every modern POST carries: `Accept` and `Content-Type` as for any
-/// POST, then the version, the method and (for `tools/call`, `resources/read`,
-/// `prompts/get`) the encoded name, all copied from the body.
+/// POST, then the version, the method and (for the methods [`name_source`] lists)
+/// the encoded name, all copied from the body.
 pub fn standard_headers(
     version: &str,
     method: &str,
@@ -122,6 +125,16 @@ mod tests {
                 .contains("invalid Base64")
         );
         assert_eq!(decode("=?base64?no-end").unwrap(), "=?base64?no-end");
+    }
+
+    #[test]
+    fn task_methods_mirror_the_task_id() {
+        let p = serde_json::json!({ "taskId": "t-1" });
+        for m in ["tasks/get", "tasks/update", "tasks/cancel"] {
+            assert_eq!(name_source(m, Some(&p)), Some(Some("t-1")));
+        }
+        assert_eq!(name_source("tasks/get", None), Some(None));
+        assert_eq!(name_source("server/discover", Some(&p)), None);
     }
 
     #[test]
