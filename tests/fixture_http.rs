@@ -817,11 +817,10 @@ fn legacy_elicitation_round_trip_over_http() {
     call.end();
 }
 
-/// BUG (see `tests/fixture_stdio.rs`, same name): a legacy session that did not
-/// declare `sampling` still gets `sampling/createMessage` on its stream. Expected
-/// (2025-11-25 `client/sampling`): the call refused with -32602, no request sent.
+/// A legacy session that did not declare `sampling` is never sent
+/// `sampling/createMessage` (2025-11-25 `client/sampling`): the call is refused with
+/// -32602 and no request goes on the stream.
 #[test]
-#[ignore = "BUG: legacy server-to-client requests ignore the client's declared capabilities"]
 fn legacy_sampling_is_refused_without_the_capability_over_http() {
     let s = fixture();
     let sid = session(&s.addr, json!({"elicitation":{}}));
@@ -1027,15 +1026,11 @@ fn mrtr_request_state_checks_and_32021_over_http() {
     );
 }
 
-/// INCONSISTENCY: `-32602` for a bad `requestState` (or bad `inputResponses`) is
-/// produced inside the running tool, after the server has committed to
-/// `200 text/event-stream`, so it travels as an SSE event of a 200 response, while
-/// every other modern refusal of a request (`-32602` for bad `_meta` or a missing
-/// prompt argument, `-32021`) is `400` JSON (`transport/http/modern.rs`
-/// `status_for`, README "Errors carry HTTP statuses ... 400 for a refused
-/// request"). The suite does not check this status.
+/// A `-32602` raised inside a running tool (a bad `requestState` or
+/// `inputResponses`) is still answered with `400` JSON, like every other modern
+/// refusal: the server waits for the first thing the request produces before it
+/// chooses between a JSON answer and an SSE stream.
 #[test]
-#[ignore = "INCONSISTENCY: MRTR -32602 refusals arrive as 200 SSE, other modern refusals as 400 JSON"]
 fn mrtr_refusals_carry_400_like_every_other_modern_refusal() {
     let s = fixture();
     let r = modern(

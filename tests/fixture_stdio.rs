@@ -448,14 +448,10 @@ fn legacy_elicitation_round_trips_on_stdio() {
     );
 }
 
-/// BUG: in a legacy session the server sends `sampling/createMessage` and
-/// `elicitation/create` to a client that did not declare `sampling` / `elicitation`
-/// in `initialize` (2025-11-25 `client/sampling`, `client/elicitation`: the
-/// capability must be declared; a server must not ask what the client cannot do).
-/// Expected: the `tools/call` is refused with -32602 naming the capability and no
-/// request is sent. Seen: the request goes out on stdout and the call waits forever.
+/// A legacy server must not ask what the client did not declare in `initialize`
+/// (2025-11-25 `client/sampling`, `client/elicitation`): the `tools/call` is refused
+/// with -32602 naming the capability, and no request is written to stdout.
 #[test]
-#[ignore = "BUG: legacy server-to-client requests ignore the client's declared capabilities"]
 fn legacy_sampling_and_elicitation_are_refused_without_the_capability() {
     let mut s = Server::legacy(json!({}));
     for (id, tool, args, cap) in [
@@ -1281,17 +1277,11 @@ fn modern_listen_acknowledges_tags_filters_and_ends_on_cancel_on_stdio() {
     }
 }
 
-/// BUG: the stdio transport registers the legacy session's push channel at start-up
-/// (`session.set_push` in `transport/stdio.rs`), before and regardless of any
-/// `initialize`. A client speaking only 2026-07-28 on stdio (it never initializes)
-/// therefore receives untagged legacy `notifications/tools/list_changed` (and
-/// `prompts/list_changed`) on stdout that it never subscribed to, even while its
-/// only `subscriptions/listen` asked for prompts alone. In 2026-07-28 change
-/// notifications travel only on `subscriptions/listen` streams; in 2025-11-25 a
-/// session exists only after `initialize` (and the server should not send such
-/// notifications before `notifications/initialized`).
+/// A stdio client that never initializes (it speaks only 2026-07-28) hears no
+/// legacy push notifications: in 2026-07-28 change notifications travel only on
+/// `subscriptions/listen` streams, and in 2025-11-25 the session's push starts only
+/// after `notifications/initialized`.
 #[test]
-#[ignore = "BUG: stdio pushes legacy list_changed notifications to a client that never initialized"]
 fn a_stdio_client_that_never_initialized_gets_no_legacy_notifications() {
     let mut s = Server::spawn();
     s.send(&listen("p", json!({"promptsListChanged":true})));
@@ -1307,13 +1297,10 @@ fn a_stdio_client_that_never_initialized_gets_no_legacy_notifications() {
     );
 }
 
-/// The BUG this pins: `subscriptions/listen` accepts any `params.notifications`
-/// (absent, a string, non-boolean flags, a non-array `resourceSubscriptions`) and
-/// acknowledges an empty filter, where 2026-07-28 defines `notifications` as a
-/// required `SubscriptionFilter` object (booleans, `resourceSubscriptions: string[]`).
-/// Expected: -32602 naming the field, like every other method's bad params.
+/// `subscriptions/listen` refuses a malformed filter with -32602 naming the field:
+/// 2026-07-28 defines `notifications` as a required object of booleans and a
+/// `resourceSubscriptions` array of strings.
 #[test]
-#[ignore = "BUG: subscriptions/listen does not validate params.notifications"]
 fn subscriptions_listen_refuses_a_malformed_filter() {
     let mut s = Server::spawn();
     for (id, params, field) in [

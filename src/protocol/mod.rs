@@ -207,38 +207,46 @@ impl Session {
     }
 
     /// Gives this session a channel for messages nobody asked for (legacy: the HTTP
-    /// GET stream, or stdout): list changes and updates of subscribed resources.
+    /// GET stream, or stdout): list changes and updates of subscribed resources. They
+    /// flow once the handshake is done: before `notifications/initialized` there is
+    /// no session to notify (2025-11-25 `basic/lifecycle`).
     pub fn set_push(&mut self, sink: Sink) {
         if !self.server.features.list_changed {
             return;
         }
         *self.push.lock().unwrap_or_else(|p| p.into_inner()) = Some(sink);
-        if !self.listening {
-            self.listening = true;
-            // The hub holds only a weak pointer: when the session ends, it forgets it.
-            let push = Arc::downgrade(&self.push);
-            self.server.hub.listen(
-                self.filter.clone(),
-                Arc::new(move |message| match push.upgrade() {
-                    None => false,
-                    Some(push) => {
-                        let current = push.lock().unwrap_or_else(|p| p.into_inner()).clone();
-                        // No channel open right now: the message is dropped, the
-                        // session still listens.
-                        if let Some(sink) = current {
-                            sink(message);
-                        }
-                        true
-                    }
-                }),
-                None,
-            );
-        }
+        self.listen_when_ready();
     }
 
-    /// Does this server have anything to push (and so offer a GET stream)?
-    pub fn can_push(&self) -> bool {
-        self.server.features.list_changed
+    /// Registers this session with the hub, once: when it is ready and has a channel.
+    fn listen_when_ready(&mut self) {
+        let has_channel = self
+            .push
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some();
+        if self.listening || !has_channel || !matches!(self.phase, Phase::Ready { .. }) {
+            return;
+        }
+        self.listening = true;
+        // The hub holds only a weak pointer: when the session ends, it forgets it.
+        let push = Arc::downgrade(&self.push);
+        self.server.hub.listen(
+            self.filter.clone(),
+            Arc::new(move |message| match push.upgrade() {
+                None => false,
+                Some(push) => {
+                    let current = push.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                    // No channel open right now: the message is dropped, the session
+                    // still listens.
+                    if let Some(sink) = current {
+                        sink(message);
+                    }
+                    true
+                }
+            }),
+            None,
+        );
     }
 
     pub fn phase(&self) -> Phase {
@@ -274,6 +282,7 @@ impl Session {
             Message::Notification(n) => match n.method.as_str() {
                 "notifications/initialized" => {
                     lifecycle::initialized(&mut self.phase);
+                    self.listen_when_ready();
                     Reply::None
                 }
                 "notifications/cancelled" => cancelled(n.params.as_ref()),

@@ -94,6 +94,40 @@ fn dress(server: &Server, result: Value, cache: bool) -> Value {
     }
 }
 
+/// `params.notifications` of `subscriptions/listen`: a required filter object whose
+/// flags are booleans and whose `resourceSubscriptions` is an array of strings
+/// (2026-07-28 `basic/patterns/subscriptions` "Notification Filter").
+fn check_filter(params: Option<&Value>) -> Result<&Map<String, Value>, ErrorObject> {
+    const METHOD: &str = "subscriptions/listen";
+    let filter = super::params::object(METHOD, params, "notifications")?.ok_or_else(|| {
+        ErrorObject::invalid_params(format!(
+            "{METHOD}: missing params.notifications, the filter of what to hear"
+        ))
+    })?;
+    for flag in [
+        "toolsListChanged",
+        "promptsListChanged",
+        "resourcesListChanged",
+    ] {
+        if let Some(v) = filter.get(flag)
+            && !v.is_boolean()
+        {
+            return Err(ErrorObject::invalid_params(format!(
+                "{METHOD}: params.notifications.{flag} must be a boolean, got {}",
+                crate::jsonrpc::kind(v)
+            )));
+        }
+    }
+    if let Some(v) = filter.get("resourceSubscriptions")
+        && !v.as_array().is_some_and(|a| a.iter().all(Value::is_string))
+    {
+        return Err(ErrorObject::invalid_params(format!(
+            "{METHOD}: params.notifications.resourceSubscriptions must be an array of URI strings, got {v}"
+        )));
+    }
+    Ok(filter)
+}
+
 /// `subscriptions/listen {notifications: {...}}`: a stream that stays open. Its first
 /// message acknowledges the filter the server will honor; then every change the
 /// filter asked for, tagged with this request's id, until the client closes the
@@ -105,10 +139,10 @@ fn listen(
     params: Option<&Value>,
     request_meta: &meta::RequestMeta,
 ) -> Reply {
-    let wanted = params
-        .and_then(|p| p.get("notifications"))
-        .cloned()
-        .unwrap_or(json!({}));
+    let wanted = match check_filter(params) {
+        Ok(filter) => Value::Object(filter.clone()),
+        Err(e) => return Reply::Now(Response::error(Some(id), e)),
+    };
     let capabilities = Value::Object(request_meta.client_capabilities.clone());
     let task_ids = match tasks::subscription(server, wanted.get("taskIds"), &capabilities) {
         Ok(ids) => ids,

@@ -7,7 +7,7 @@
 use super::reply::{self, HttpResponse};
 use super::{App, mirror, x_mcp_header};
 use crate::jsonrpc::{ErrorObject, Message, Parsed, Request, Response, code};
-use crate::protocol::context::Reply;
+use crate::protocol::context::{Out, Pending, Reply};
 use crate::protocol::{meta, modern};
 use hyper::{HeaderMap, StatusCode};
 
@@ -15,7 +15,7 @@ use hyper::{HeaderMap, StatusCode};
 /// the body.
 pub const HEADER_MISMATCH: i64 = -32020;
 
-pub fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> HttpResponse {
+pub async fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> HttpResponse {
     let message = match parsed {
         Parsed::One(message) => message,
         Parsed::Batch(_) => {
@@ -45,9 +45,40 @@ pub fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> HttpResponse {
             Ok(_) => reply::json(response.to_bytes()),
         },
         // Closing this stream is how a modern client cancels the request.
-        Reply::Later(pending) => reply::stream(pending),
+        Reply::Later(pending) => later(pending, streams).await,
 
         Reply::None | Reply::Cancel(_) => reply::accepted(),
+    }
+}
+
+/// A request that did not answer at once. Whatever comes first decides the form:
+/// a message (progress, a log line, a subscription's acknowledgment) opens an SSE
+/// stream that carries it and everything after; the response, if it comes first, is
+/// answered like an immediate one, so a refusal still gets its 4xx status.
+async fn later(mut pending: Pending, streams: bool) -> HttpResponse {
+    let first = tokio::select! {
+        biased;
+        Some(out) = next_message(&mut pending.outbox) => out,
+        response = &mut pending.response => {
+            return match &response.outcome {
+                Err(e) => reply::rpc_error(status_for(e.code), response),
+                Ok(_) if streams => reply::sse(&response),
+                Ok(_) => reply::json(response.to_bytes()),
+            };
+        }
+    };
+    reply::stream(Some(first), pending)
+}
+
+/// The next message of an outbox, skipping legacy-only pause hints.
+async fn next_message(
+    outbox: &mut tokio::sync::mpsc::UnboundedReceiver<Out>,
+) -> Option<serde_json::Value> {
+    loop {
+        match outbox.recv().await? {
+            Out::Message(m) => return Some(m),
+            Out::Pause { .. } => {}
+        }
     }
 }
 

@@ -26,7 +26,7 @@ async fn handle_inner(
     let parsed =
         jsonrpc::parse(&bytes).map_err(|e| reply::rpc_error(StatusCode::BAD_REQUEST, e))?;
     if is_modern(app.server.eras, headers, &parsed) {
-        Ok(modern::post(app, headers, parsed))
+        Ok(modern::post(app, headers, parsed).await)
     } else {
         legacy::post(app, headers, parsed)
     }

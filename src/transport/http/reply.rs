@@ -10,6 +10,7 @@ use bytes::Bytes;
 use hyper::StatusCode;
 use hyper::body::Frame;
 use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
+use serde_json::Value;
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -37,6 +38,8 @@ impl Default for Body {
 /// response. Dropping the stream (the client went away) drops the request, which is
 /// how a closed stream cancels it (2026-07-28 `basic/patterns/cancellation`).
 pub struct SseStream {
+    /// A message already taken from the outbox, sent first.
+    first: Option<Value>,
     outbox: mpsc::UnboundedReceiver<Out>,
     response: Option<BoxFuture<Response>>,
     /// The response, once ready, held back until the outbox is drained.
@@ -84,6 +87,9 @@ impl hyper::body::Body for Body {
 
 impl SseStream {
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        if let Some(m) = self.first.take() {
+            return Poll::Ready(Some(event(&serde_json::to_vec(&m).unwrap_or_default())));
+        }
         // Messages the request sent come first, in order. (A pause is a legacy
         // resumability hint: a modern stream is not resumable, so it is skipped.)
         loop {
@@ -139,9 +145,11 @@ pub fn sse(message: &Response) -> HttpResponse {
     ))
 }
 
-/// `200` as `text/event-stream`, fed by a running request until its response.
-pub fn stream(pending: Pending) -> HttpResponse {
+/// `200` as `text/event-stream`, fed by a running request until its response
+/// (`first`: a message already taken from its outbox).
+pub fn stream(first: Option<Value>, pending: Pending) -> HttpResponse {
     let body = Body::Stream(Box::new(SseStream {
+        first,
         outbox: pending.outbox,
         response: Some(pending.response),
         last: None,
@@ -154,6 +162,7 @@ pub fn stream(pending: Pending) -> HttpResponse {
 /// it comes (the legacy GET stream).
 pub fn push_stream(outbox: mpsc::UnboundedReceiver<Out>) -> HttpResponse {
     let body = Body::Stream(Box::new(SseStream {
+        first: None,
         outbox,
         response: Some(Box::pin(std::future::pending())),
         last: None,
