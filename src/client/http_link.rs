@@ -82,10 +82,6 @@ impl HttpLink {
         })
     }
 
-    pub fn authority(&self) -> &str {
-        &self.authority
-    }
-
     /// Sends one request with exactly these headers (plus `Host` and, for a body,
     /// `Content-Length`), prints it, reads and prints the whole response.
     pub async fn exchange(

@@ -56,11 +56,6 @@ impl EraCache {
     pub fn insert(&mut self, server: &str, spoken: Spoken) {
         self.0.insert(server.to_owned(), spoken);
     }
-
-    /// Forgets a server, so the next connection probes again.
-    pub fn forget(&mut self, server: &str) {
-        self.0.remove(server);
-    }
 }
 
 /// A JSON-RPC error the server answered with (and the HTTP status it came with).

@@ -98,11 +98,6 @@ impl Printer {
         }
     }
 
-    /// Whether this printer colours its output.
-    pub fn colored(&self) -> bool {
-        !self.style.reset.is_empty()
-    }
-
     /// A one-line caption saying what the reader is about to see.
     pub fn caption(&self, text: &str) {
         let s = self.style;

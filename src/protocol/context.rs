@@ -28,16 +28,6 @@ pub enum Reply {
     Cancel(RequestId),
 }
 
-impl Reply {
-    /// The response when it is ready now (tests and batches).
-    pub fn now(self) -> Option<Response> {
-        match self {
-            Reply::Now(r) => Some(r),
-            _ => None,
-        }
-    }
-}
-
 /// A request still running. The transport sends everything `outbox` yields (in
 /// order), then the response; dropping it cancels the request.
 pub struct Pending {
