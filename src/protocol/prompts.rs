@@ -1,6 +1,5 @@
 //! `prompts/list` and `prompts/get` (MCP `server/prompts`).
 
-use super::context::{Call, Context};
 use super::tools::{Env, Outcome};
 use crate::jsonrpc::{ErrorObject, kind};
 use crate::prompts::{Get, PromptSet};
@@ -20,20 +19,8 @@ pub fn get(set: &PromptSet, params: Option<&Value>, env: Env) -> Outcome {
                 json!({ "description": prompt.description, "messages": f(&arguments) }),
             )),
             Get::Async(f) => {
-                let (ctx, outbox) = Context::new(
-                    env.peer,
-                    params,
-                    env.log_level,
-                    env.client_capabilities,
-                    env.hub,
-                );
-                let call = Call {
-                    arguments,
-                    params: params.cloned().unwrap_or(Value::Null),
-                    ctx,
-                    modern: env.modern,
-                    tasks: None,
-                };
+                // A prompt never becomes a task.
+                let (call, outbox) = Env { tasks: None, ..env }.call(params, arguments);
                 Outcome::Later(f(call), outbox)
             }
         },

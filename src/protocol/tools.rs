@@ -111,22 +111,35 @@ pub fn call(tools: &ToolSet, params: Option<&Value>, env: Env) -> Outcome {
         })),
         Handler::Content(f) => Outcome::Now(Ok(f(arguments))),
         Handler::Async(f) => {
-            let (ctx, outbox) = Context::new(
-                env.peer,
-                params,
-                env.log_level,
-                env.client_capabilities,
-                env.hub,
-            );
-            let call = Call {
-                arguments: arguments.clone(),
-                params: params.cloned().unwrap_or(Value::Null),
-                ctx,
-                modern: env.modern,
-                tasks: env.tasks,
-            };
+            let (call, outbox) = env.call(params, arguments.clone());
             Outcome::Later(f(call), outbox)
         }
+    }
+}
+
+impl Env {
+    /// The [`Call`] an asynchronous tool or prompt runs with, and the outbox its
+    /// messages come out of.
+    pub fn call(
+        self,
+        params: Option<&Value>,
+        arguments: Arguments,
+    ) -> (Call, mpsc::UnboundedReceiver<super::context::Out>) {
+        let (ctx, outbox) = Context::new(
+            self.peer,
+            params,
+            self.log_level,
+            self.client_capabilities,
+            self.hub,
+        );
+        let call = Call {
+            arguments,
+            params: params.cloned().unwrap_or(Value::Null),
+            ctx,
+            modern: self.modern,
+            tasks: self.tasks,
+        };
+        (call, outbox)
     }
 }
 
