@@ -226,3 +226,71 @@ fn with_type(status: StatusCode, content_type: HeaderValue, body: Body) -> HttpR
     r.headers_mut().insert(CONTENT_TYPE, content_type);
     r
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jsonrpc::RequestId;
+    use http_body_util::BodyExt;
+    use serde_json::json;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// Sets its flag when dropped: shows whether a request's future was dropped.
+    struct Dropped(Arc<AtomicBool>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    fn pending(done: Arc<AtomicBool>) -> (mpsc::UnboundedSender<Out>, Pending) {
+        let (tx, outbox) = mpsc::unbounded_channel();
+        let guard = Dropped(done);
+        let response: BoxFuture<Response> = Box::pin(async move {
+            let _guard = guard;
+            std::future::pending::<()>().await;
+            unreachable!("never completes")
+        });
+        (
+            tx,
+            Pending {
+                id: RequestId::from(1),
+                outbox,
+                response,
+            },
+        )
+    }
+
+    #[tokio::test]
+    async fn a_stream_sends_messages_in_order_then_the_response() {
+        let (tx, outbox) = mpsc::unbounded_channel();
+        tx.send(Out::Message(json!({"n": 1}))).unwrap();
+        tx.send(Out::Pause { retry_ms: 5 }).unwrap();
+        tx.send(Out::Message(json!({"n": 2}))).unwrap();
+        let pending = Pending::new(RequestId::from(7), outbox, async { Ok(json!({})) });
+        let body = stream(Some(json!({"n": 0})), pending).into_body();
+        let text = String::from_utf8(body.collect().await.unwrap().to_bytes().to_vec()).unwrap();
+        assert_eq!(
+            text,
+            "data: {\"n\":0}\n\ndata: {\"n\":1}\n\ndata: {\"n\":2}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"
+        );
+    }
+
+    #[tokio::test]
+    async fn dropping_a_stream_drops_its_request() {
+        let done = Arc::new(AtomicBool::new(false));
+        let (tx, pending) = pending(done.clone());
+        tx.send(Out::Message(json!({"progress": 1}))).unwrap();
+        let mut body = stream(None, pending).into_body();
+        let first = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert!(first.starts_with(b"data: {\"progress\":1}"));
+        assert!(!done.load(Ordering::SeqCst));
+        // The client closes the connection: hyper drops the body.
+        drop(body);
+        assert!(
+            done.load(Ordering::SeqCst),
+            "the request was cancelled with its stream"
+        );
+    }
+}
