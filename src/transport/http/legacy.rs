@@ -53,7 +53,16 @@ fn initialize(app: &App, message: Message) -> HttpResponse {
     };
     let mut http = reply::json(response.to_bytes());
     if response.outcome.is_ok() {
-        let id = app.sessions.insert(session);
+        let Some(id) = app.sessions.insert(session) else {
+            return reply::error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                code::INTERNAL_ERROR,
+                format!(
+                    "Service Unavailable: {} sessions are open, the most this server keeps; end one with DELETE or retry later",
+                    sessions::MAX_SESSIONS
+                ),
+            );
+        };
         eprintln!(
             "[mcp-raw] session {id} created ({} live)",
             app.sessions.len()

@@ -13,6 +13,10 @@ use tokio::sync::oneshot;
 /// session at any time; its id then gets `404`), so abandoned sessions do not pile up.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60 * 60);
 
+/// The most sessions alive at once; past it, `initialize` is refused with 503 until
+/// some end, so one client cannot exhaust the server's memory.
+pub const MAX_SESSIONS: usize = 10_000;
+
 /// The header that carries the session id.
 pub const HEADER: &str = "mcp-session-id";
 
@@ -47,18 +51,32 @@ impl Entry {
 }
 
 /// The live sessions of one HTTP server.
-#[derive(Default)]
 pub struct Sessions {
     /// Locked only while one message runs through the core (handlers return at once;
     /// anything slow continues in its response stream), so sessions never wait on
     /// each other for I/O.
     live: Mutex<HashMap<String, Entry>>,
+    limit: usize,
+}
+
+impl Default for Sessions {
+    fn default() -> Self {
+        Sessions::with_limit(MAX_SESSIONS)
+    }
 }
 
 impl Sessions {
     /// Stores a freshly initialized session under a new id and returns the id: a UUID
     /// v4 from the OS CSPRNG, visible ASCII only, as the spec requires.
-    pub fn insert(&self, session: Session) -> String {
+    pub fn with_limit(limit: usize) -> Self {
+        Sessions {
+            live: Mutex::default(),
+            limit,
+        }
+    }
+
+    /// `None` when the limit is reached (after ending idle sessions).
+    pub fn insert(&self, session: Session) -> Option<String> {
         let id = uuid::Uuid::new_v4().to_string();
         let entry = Entry {
             session,
@@ -68,8 +86,11 @@ impl Sessions {
         };
         let mut live = self.lock();
         live.retain(|_, e| e.last_used.elapsed() < IDLE_TIMEOUT);
+        if live.len() >= self.limit {
+            return None;
+        }
         live.insert(id.clone(), entry);
-        id
+        Some(id)
     }
 
     /// Runs `f` on the session `id`, or returns `None` when no such session lives.
@@ -97,5 +118,28 @@ impl Sessions {
         // A panic while holding the lock cannot leave a map half-updated (each
         // operation is one call), so a poisoned lock is still safe to use.
         self.live.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Eras, Server};
+
+    fn session() -> Session {
+        Session::new(Server::new(crate::tools::demo::tool_set(), Eras::Both))
+    }
+
+    #[test]
+    fn the_limit_refuses_new_sessions_until_one_ends() {
+        let sessions = Sessions::with_limit(2);
+        let a = sessions.insert(session()).unwrap();
+        let b = sessions.insert(session()).unwrap();
+        assert_ne!(a, b);
+        assert!(sessions.insert(session()).is_none());
+        assert!(sessions.remove(&a));
+        assert!(sessions.insert(session()).is_some());
+        assert!(sessions.with(&b, |_| ()).is_some());
+        assert!(sessions.with(&a, |_| ()).is_none());
     }
 }
