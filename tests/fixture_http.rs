@@ -5,7 +5,7 @@
 //! check: exact event ids and order, resumption, cancellation, per-session delivery.
 
 mod common;
-use common::HttpServer;
+use common::{HttpServer, PNG, content_cases};
 use serde_json::{Value, json};
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
@@ -13,9 +13,6 @@ use std::time::{Duration, Instant};
 
 /// How long an expected event may take.
 const WAIT: Duration = Duration::from_secs(5);
-const PNG: &str =
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
-const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQIAAAAAAA==";
 const MODERN: &str = "2026-07-28";
 const LEGACY: &str = "2025-11-25";
 
@@ -463,35 +460,6 @@ fn assert_sse_headers(s: &Stream) {
     assert_eq!(s.header("content-type"), Some("text/event-stream"));
     assert_eq!(s.header("cache-control"), Some("no-cache"));
     assert_eq!(s.header("x-accel-buffering"), Some("no"));
-}
-
-fn content_cases() -> Vec<(&'static str, Value)> {
-    vec![
-        (
-            "test_simple_text",
-            json!([{"type":"text","text":"This is a simple text response for testing."}]),
-        ),
-        (
-            "test_image_content",
-            json!([{"type":"image","data":PNG,"mimeType":"image/png"}]),
-        ),
-        (
-            "test_audio_content",
-            json!([{"type":"audio","data":WAV,"mimeType":"audio/wav"}]),
-        ),
-        (
-            "test_embedded_resource",
-            json!([{"type":"resource","resource":{"uri":"test://embedded-resource","mimeType":"text/plain","text":"This is an embedded resource content."}}]),
-        ),
-        (
-            "test_multiple_content_types",
-            json!([
-                {"type":"text","text":"Multiple content types test:"},
-                {"type":"image","data":PNG,"mimeType":"image/png"},
-                {"type":"resource","resource":{"uri":"test://mixed-content-resource","mimeType":"application/json","text":"{\"test\":\"data\",\"value\":123}"}}
-            ]),
-        ),
-    ]
 }
 
 const ERROR_TEXT: &str = "This tool intentionally returns an error for testing";

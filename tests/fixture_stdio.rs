@@ -4,7 +4,7 @@
 //! features work here (and pin what the suite does not check).
 
 mod common;
-use common::BIN;
+use common::{BIN, PNG, content_cases};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -13,10 +13,6 @@ use std::time::{Duration, Instant};
 
 /// How long an expected line may take.
 const WAIT: Duration = Duration::from_secs(5);
-/// A valid 1×1 PNG and a short WAV, as the fixture sends them (Base64).
-const PNG: &str =
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
-const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQIAAAAAAA==";
 const MODERN: &str = "2026-07-28";
 
 /// `mcp-raw serve --fixture conformance` on pipes; killed on drop. stdout lines are
@@ -163,35 +159,6 @@ fn text_of(result: &Value) -> &str {
 
 fn call_tool(name: &str) -> Value {
     json!({"name": name})
-}
-
-fn content_cases() -> Vec<(&'static str, Value)> {
-    vec![
-        (
-            "test_simple_text",
-            json!([{"type":"text","text":"This is a simple text response for testing."}]),
-        ),
-        (
-            "test_image_content",
-            json!([{"type":"image","data":PNG,"mimeType":"image/png"}]),
-        ),
-        (
-            "test_audio_content",
-            json!([{"type":"audio","data":WAV,"mimeType":"audio/wav"}]),
-        ),
-        (
-            "test_embedded_resource",
-            json!([{"type":"resource","resource":{"uri":"test://embedded-resource","mimeType":"text/plain","text":"This is an embedded resource content."}}]),
-        ),
-        (
-            "test_multiple_content_types",
-            json!([
-                {"type":"text","text":"Multiple content types test:"},
-                {"type":"image","data":PNG,"mimeType":"image/png"},
-                {"type":"resource","resource":{"uri":"test://mixed-content-resource","mimeType":"application/json","text":"{\"test\":\"data\",\"value\":123}"}}
-            ]),
-        ),
-    ]
 }
 
 #[test]

@@ -233,7 +233,7 @@ impl Demo {
         let headers = if step.modern.is_some() {
             step.modern_headers(&message)
         } else {
-            let mut h = post_headers();
+            let mut h = mirror::post_headers();
             if let Some(id) = session {
                 h.push((sessions::HEADER.to_owned(), id.to_owned()));
                 h.push((
@@ -281,16 +281,6 @@ impl Demo {
             meta::MODERN_VERSIONS[0].to_owned(),
         )]
     }
-}
-
-fn post_headers() -> Vec<(String, String)> {
-    vec![
-        (
-            "accept".to_owned(),
-            "application/json, text/event-stream".to_owned(),
-        ),
-        ("content-type".to_owned(), "application/json".to_owned()),
-    ]
 }
 
 fn check_status(reply: &HttpReply, status: u16) -> anyhow::Result<()> {

@@ -475,7 +475,7 @@ impl McpClient {
 
     /// Legacy HTTP headers: the session id and negotiated version once known.
     fn legacy_headers(&self) -> Vec<(String, String)> {
-        let mut h = base_headers();
+        let mut h = mirror::post_headers();
         if let Some(id) = &self.session {
             h.push(("mcp-session-id".to_owned(), id.clone()));
         }
@@ -497,16 +497,6 @@ impl McpClient {
         }
         h
     }
-}
-
-fn base_headers() -> Vec<(String, String)> {
-    vec![
-        (
-            "accept".to_owned(),
-            "application/json, text/event-stream".to_owned(),
-        ),
-        ("content-type".to_owned(), "application/json".to_owned()),
-    ]
 }
 
 fn client_info() -> Value {

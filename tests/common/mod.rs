@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests: spawn the real binary, talk raw bytes.
 #![allow(dead_code)]
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
@@ -166,4 +166,39 @@ impl HttpReply {
             })
             .collect()
     }
+}
+
+/// The fixture's 1×1 PNG and short WAV, Base64.
+pub const PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+pub const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQIAAAAAAA==";
+
+/// Each content-type tool of the fixture and the `content` it must answer.
+pub fn content_cases() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "test_simple_text",
+            json!([{"type":"text","text":"This is a simple text response for testing."}]),
+        ),
+        (
+            "test_image_content",
+            json!([{"type":"image","data":PNG,"mimeType":"image/png"}]),
+        ),
+        (
+            "test_audio_content",
+            json!([{"type":"audio","data":WAV,"mimeType":"audio/wav"}]),
+        ),
+        (
+            "test_embedded_resource",
+            json!([{"type":"resource","resource":{"uri":"test://embedded-resource","mimeType":"text/plain","text":"This is an embedded resource content."}}]),
+        ),
+        (
+            "test_multiple_content_types",
+            json!([
+                {"type":"text","text":"Multiple content types test:"},
+                {"type":"image","data":PNG,"mimeType":"image/png"},
+                {"type":"resource","resource":{"uri":"test://mixed-content-resource","mimeType":"application/json","text":"{\"test\":\"data\",\"value\":123}"}}
+            ]),
+        ),
+    ]
 }

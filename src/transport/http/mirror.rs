@@ -30,6 +30,18 @@ pub fn name_source<'a>(method: &str, params: Option<&'a Value>) -> Option<Option
     Some(params.and_then(|p| p.get(field)).and_then(Value::as_str))
 }
 
+/// The headers any POST of a client carries, in either era: it accepts both answer
+/// forms (`basic/transports` "Sending Messages", rule 2) and sends JSON.
+pub fn post_headers() -> Vec<(String, String)> {
+    vec![
+        (
+            "accept".to_owned(),
+            "application/json, text/event-stream".to_owned(),
+        ),
+        ("content-type".to_owned(), "application/json".to_owned()),
+    ]
+}
+
 /// The headers every modern POST carries: `Accept` and `Content-Type` as for any
 /// POST, then the version, the method and (for the methods [`name_source`] lists)
 /// the encoded name, all copied from the body.
@@ -38,15 +50,9 @@ pub fn standard_headers(
     method: &str,
     params: Option<&Value>,
 ) -> Vec<(String, String)> {
-    let mut h = vec![
-        (
-            "accept".to_owned(),
-            "application/json, text/event-stream".to_owned(),
-        ),
-        ("content-type".to_owned(), "application/json".to_owned()),
-        (PROTOCOL_VERSION.to_owned(), version.to_owned()),
-        (METHOD.to_owned(), encode(method)),
-    ];
+    let mut h = post_headers();
+    h.push((PROTOCOL_VERSION.to_owned(), version.to_owned()));
+    h.push((METHOD.to_owned(), encode(method)));
     if let Some(Some(name)) = name_source(method, params) {
         h.push((NAME.to_owned(), encode(name)));
     }
