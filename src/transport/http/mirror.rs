@@ -30,6 +30,15 @@ pub fn name_source<'a>(method: &str, params: Option<&'a Value>) -> Option<Option
     Some(params.and_then(|p| p.get(field)).and_then(Value::as_str))
 }
 
+/// Does `MCP-Protocol-Version` name one of `versions`?
+pub fn names_version(headers: &hyper::HeaderMap, versions: &[&str]) -> bool {
+    headers.get(PROTOCOL_VERSION).is_some_and(|v| {
+        versions
+            .iter()
+            .any(|known| v.as_bytes() == known.as_bytes())
+    })
+}
+
 /// The headers any POST of a client carries, in either era: it accepts both answer
 /// forms (`basic/transports` "Sending Messages", rule 2) and sends JSON.
 pub fn post_headers() -> Vec<(String, String)> {

@@ -207,11 +207,7 @@ fn get_stream(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
 /// Does this request name a modern `MCP-Protocol-Version`?
 fn modern_request(app: &App, headers: &hyper::HeaderMap) -> bool {
     app.server.eras == crate::protocol::Eras::Modern
-        || headers.get(mirror::PROTOCOL_VERSION).is_some_and(|v| {
-            crate::protocol::meta::MODERN_VERSIONS
-                .iter()
-                .any(|m| v.as_bytes() == m.as_bytes())
-        })
+        || mirror::names_version(headers, &crate::protocol::meta::MODERN_VERSIONS)
 }
 
 /// Is this DELETE from the modern era? Always on a modern-only server; on a
@@ -222,11 +218,7 @@ fn modern_delete(app: &App, headers: &hyper::HeaderMap) -> bool {
         crate::protocol::Eras::Legacy => false,
         crate::protocol::Eras::Both => {
             !headers.contains_key(sessions::HEADER)
-                && headers.get(mirror::PROTOCOL_VERSION).is_some_and(|v| {
-                    crate::protocol::meta::MODERN_VERSIONS
-                        .iter()
-                        .any(|m| v.as_bytes() == m.as_bytes())
-                })
+                && mirror::names_version(headers, &crate::protocol::meta::MODERN_VERSIONS)
         }
     }
 }

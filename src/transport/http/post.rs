@@ -47,15 +47,15 @@ fn is_modern(eras: Eras, headers: &HeaderMap, parsed: &Parsed) -> bool {
         Eras::Modern => return true,
         Eras::Both => {}
     }
-    let version = headers.get(mirror::PROTOCOL_VERSION).map(|v| v.as_bytes());
-    let named = |list: &[&str]| version.is_some_and(|v| list.iter().any(|l| l.as_bytes() == v));
-    if named(&meta::MODERN_VERSIONS) {
+    if mirror::names_version(headers, &meta::MODERN_VERSIONS) {
         return true;
     }
     if headers.contains_key(sessions::HEADER) {
         return false;
     }
-    if version.is_some() && !named(&SUPPORTED_VERSIONS) {
+    if headers.contains_key(mirror::PROTOCOL_VERSION)
+        && !mirror::names_version(headers, &SUPPORTED_VERSIONS)
+    {
         return true;
     }
     match parsed {
