@@ -5,6 +5,7 @@ use mcp_raw::client::{self, wire_print::ColorChoice};
 use mcp_raw::protocol::{Eras, Server};
 use mcp_raw::transport::{http, stdio};
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// A hand-written MCP server and client that shows every byte on the wire.
 #[derive(Parser)]
@@ -38,6 +39,8 @@ enum Command {
         /// DNS rebinding).
         #[arg(long = "allow-host", value_name = "NAME", requires = "http")]
         allow_hosts: Vec<String>,
+        #[command(flatten)]
+        limits: HttpLimits,
         /// Protocol eras to serve: legacy (initialize handshake, 2024-11-05 to
         /// 2025-11-25), modern (stateless 2026-07-28, per-request _meta), or both,
         /// chosen per request.
@@ -98,6 +101,82 @@ enum Command {
     },
 }
 
+/// The limits of `serve --http` (each one's default is in `http::Limits`). A timeout
+/// of 0 turns it off.
+#[derive(clap::Args)]
+struct HttpLimits {
+    /// With --http: seconds a request head may take once begun (and a new connection
+    /// before its first byte); then the connection is closed.
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs, requires = "http")]
+    header_timeout: Duration,
+    /// With --http: seconds a keep-alive connection may sit idle between requests.
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "http")]
+    idle_timeout: Duration,
+    /// With --http: seconds a POST body may take to arrive in full; then 408.
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "http")]
+    body_timeout: Duration,
+    /// With --http: seconds a legacy session may live without
+    /// notifications/initialized; then it ends (its id gets 404).
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "http")]
+    init_timeout: Duration,
+    /// With --http: seconds an initialized legacy session may go unused; then it ends.
+    #[arg(long, value_name = "SECS", default_value = "3600", value_parser = secs, requires = "http")]
+    session_timeout: Duration,
+    /// With --http: most legacy sessions alive at once; initialize beyond gets 503.
+    #[arg(long, value_name = "N", default_value_t = 10_000, requires = "http")]
+    max_sessions: usize,
+    /// With --http: most connections open at once; one more gets 503 and is closed
+    /// [default: half of the open-file limit (ulimit -n), at most 10000].
+    #[arg(long, value_name = "N", requires = "http")]
+    max_connections: Option<usize>,
+    /// With --http: seconds the server keeps reading (and discarding) from a client
+    /// still sending when it closes the connection, so the client sees the response
+    /// (an early 413, say) instead of a reset; 0 closes at once.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = secs, requires = "http")]
+    linger_timeout: Duration,
+    /// With --http: most bytes discarded while lingering.
+    #[arg(long, value_name = "N", default_value_t = 64 * 1024 * 1024, requires = "http")]
+    linger_bytes: u64,
+}
+
+impl HttpLimits {
+    fn into_limits(self, max_body: usize) -> http::Limits {
+        http::Limits {
+            max_body,
+            header_timeout: off_if_zero(self.header_timeout),
+            idle_timeout: off_if_zero(self.idle_timeout),
+            body_timeout: off_if_zero(self.body_timeout),
+            init_timeout: off_if_zero(self.init_timeout),
+            session_timeout: off_if_zero(self.session_timeout),
+            max_sessions: self.max_sessions,
+            max_connections: self
+                .max_connections
+                .unwrap_or_else(http::limits::default_max_connections),
+            linger_timeout: self.linger_timeout,
+            linger_bytes: self.linger_bytes,
+        }
+    }
+}
+
+/// A timeout of 0 turns that clock off (in practice: three years).
+fn off_if_zero(d: Duration) -> Duration {
+    if d.is_zero() {
+        Duration::from_secs(100_000_000)
+    } else {
+        d
+    }
+}
+
+/// `SECS` on the command line: a non-negative number of seconds, fractions allowed.
+fn secs(text: &str) -> Result<Duration, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s >= 0.0 && s < 1e9 => Ok(Duration::from_secs_f64(s)),
+        _ => Err(format!(
+            "expected a number of seconds (0 or more, e.g. 30 or 0.5), got {text:?}"
+        )),
+    }
+}
+
 #[derive(clap::Args)]
 struct View {
     /// Print each message exactly as it travelled (compact JSON) instead of pretty.
@@ -127,12 +206,13 @@ fn main() -> ExitCode {
             era,
             fixture,
             allow_hosts,
+            limits,
         } => serve_http(
             server(era, fixture),
             &host,
             port,
             http::Config {
-                max_body: max_body_bytes,
+                limits: limits.into_limits(max_body_bytes),
                 allowed_hosts: http::guard::AllowedHosts::new(&allow_hosts),
             },
         ),

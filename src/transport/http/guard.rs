@@ -151,21 +151,25 @@ pub fn check_content_type(headers: &HeaderMap) -> Result<(), HttpResponse> {
     ))
 }
 
-/// Reads the whole body, refusing with `413` once it passes `limit` bytes (checked
-/// against `Content-Length` up front and again while streaming).
+/// Reads the whole body, refusing with `413` once it passes `--max-body-bytes`
+/// (checked against `Content-Length` up front and again while streaming) and with
+/// `408` when it has not all arrived within `--body-timeout`. Both refusals close
+/// the connection (`Connection: close`): the rest of that body is never read as a
+/// request; the lingering close in [`super::conn`] discards it.
 pub async fn read_body(
     body: hyper::body::Incoming,
     headers: &HeaderMap,
-    limit: usize,
+    limits: &super::Limits,
 ) -> Result<Bytes, HttpResponse> {
+    let limit = limits.max_body;
     let too_large = || {
-        reply::error(
+        closing(reply::error(
             StatusCode::PAYLOAD_TOO_LARGE,
             code::INVALID_REQUEST,
             format!(
                 "Payload Too Large: the body exceeds the {limit}-byte limit (serve --max-body-bytes)"
             ),
-        )
+        ))
     };
     let declared = headers
         .get(hyper::header::CONTENT_LENGTH)
@@ -174,7 +178,18 @@ pub async fn read_body(
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    match Limited::new(body, limit).collect().await {
+    let collect = Limited::new(body, limit).collect();
+    let Ok(read) = tokio::time::timeout(limits.body_timeout, collect).await else {
+        return Err(closing(reply::error(
+            StatusCode::REQUEST_TIMEOUT,
+            code::INVALID_REQUEST,
+            format!(
+                "Request Timeout: the body did not arrive in full within {} s (serve --body-timeout)",
+                limits.body_timeout.as_secs_f64()
+            ),
+        )));
+    };
+    match read {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
         Err(e) => Err(reply::error(
@@ -183,6 +198,15 @@ pub async fn read_body(
             format!("Bad Request: could not read the body: {e}"),
         )),
     }
+}
+
+/// Marks a response as the last on its connection (RFC 9112 §9.6).
+fn closing(mut r: HttpResponse) -> HttpResponse {
+    r.headers_mut().insert(
+        hyper::header::CONNECTION,
+        hyper::header::HeaderValue::from_static("close"),
+    );
+    r
 }
 
 #[cfg(test)]

@@ -58,8 +58,8 @@ fn initialize(app: &App, message: Message) -> HttpResponse {
                 StatusCode::SERVICE_UNAVAILABLE,
                 code::INTERNAL_ERROR,
                 format!(
-                    "Service Unavailable: {} sessions are open, the most this server keeps; end one with DELETE or retry later",
-                    sessions::MAX_SESSIONS
+                    "Service Unavailable: {} sessions are open, the most this server keeps (serve --max-sessions); end one with DELETE or retry later",
+                    app.sessions.limit()
                 ),
             );
         };

@@ -5,8 +5,11 @@
 //! server has nothing to push, and 2026-07-28 removed it, so 405. `DELETE` ends a
 //! legacy session ([`sessions`]).
 
+pub mod conn;
 pub mod guard;
 pub mod legacy;
+pub mod limits;
+pub mod listen;
 pub mod mirror;
 pub mod modern;
 pub mod post;
@@ -17,13 +20,10 @@ pub mod x_mcp_header;
 
 use crate::protocol::Server;
 use hyper::header::{ALLOW, HeaderValue};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Method, Request, StatusCode};
-use hyper_util::rt::TokioIo;
+pub use limits::Limits;
 use reply::HttpResponse;
 use sessions::Sessions;
-use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 use tokio::net::TcpListener;
@@ -32,86 +32,73 @@ use tokio::net::TcpListener;
 pub const ENDPOINT: &str = "/mcp";
 
 /// Settings of the HTTP server.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Config {
-    /// Largest accepted POST body in bytes; larger ones get `413`.
-    pub max_body: usize,
+    /// Sizes, timeouts and counts a client can run into.
+    pub limits: Limits,
     /// Host names accepted in `Host` and `Origin` (loopback always).
     pub allowed_hosts: guard::AllowedHosts,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            max_body: 4 * 1024 * 1024,
-            allowed_hosts: guard::AllowedHosts::default(),
-        }
-    }
 }
 
 /// What every connection task shares.
 pub struct App {
     pub server: Arc<Server>,
     pub sessions: Sessions,
-    pub max_body: usize,
+    /// Sizes, timeouts and counts (`serve --help` lists each flag).
+    pub limits: Limits,
+    /// Host names accepted in `Host` and `Origin`.
     pub allowed_hosts: guard::AllowedHosts,
     /// Each tool's `x-mcp-header` arguments, read once from its schema: the modern
     /// POST checks the `Mcp-Param-*` headers against them.
     pub param_headers: std::collections::HashMap<&'static str, Vec<x_mcp_header::HeaderParam>>,
 }
 
-/// Serves HTTP on `listener` until `shutdown` completes. One task per connection
-/// (not per message); each socket gets `TCP_NODELAY` so a small response is not held
-/// back by Nagle's algorithm.
+impl App {
+    pub fn new(server: Arc<Server>, config: Config) -> Arc<App> {
+        let param_headers = server
+            .tools
+            .iter()
+            .filter_map(|t| match x_mcp_header::header_params(&t.input_schema) {
+                Ok(p) if !p.is_empty() => Some((t.name, p)),
+                _ => None,
+            })
+            .collect();
+        Arc::new(App {
+            server,
+            sessions: Sessions::new(&config.limits),
+            limits: config.limits,
+            allowed_hosts: config.allowed_hosts,
+            param_headers,
+        })
+    }
+}
+
+/// Serves HTTP on `listener` until `shutdown` completes.
 pub async fn run(
     listener: TcpListener,
     server: Arc<Server>,
     config: Config,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let param_headers = server
-        .tools
-        .iter()
-        .filter_map(|t| match x_mcp_header::header_params(&t.input_schema) {
-            Ok(p) if !p.is_empty() => Some((t.name, p)),
-            _ => None,
-        })
-        .collect();
-    let app = Arc::new(App {
-        server,
-        sessions: Sessions::default(),
-        max_body: config.max_body,
-        allowed_hosts: config.allowed_hosts,
-        param_headers,
-    });
-    tokio::pin!(shutdown);
-    loop {
-        let (stream, _peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(pair) => pair,
-                // Out of file descriptors and the like: keep serving the others.
-                Err(e) => { eprintln!("[mcp-raw] accept failed: {e}"); continue; }
-            },
-            () = &mut shutdown => return Ok(()),
-        };
-        let _ = stream.set_nodelay(true);
-        let app = app.clone();
-        tokio::spawn(async move {
-            let service = service_fn(move |req| {
-                let app = app.clone();
-                async move { Ok::<_, Infallible>(route(&app, req).await) }
-            });
-            // A client that hangs up mid-request is its own problem, not the server's.
-            let _ = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
-    }
+    serve(listener, App::new(server, config), shutdown).await
+}
+
+/// Serves `app` on `listener` until `shutdown` completes; the caller keeps `app` to
+/// look at its sessions (tests do).
+pub async fn serve(
+    listener: TcpListener,
+    app: Arc<App>,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let sweeper = tokio::spawn(sessions::sweep_every(app.clone()));
+    let result = listen::accept_loop(listener, app, shutdown).await;
+    sweeper.abort();
+    result
 }
 
 /// Routes by path and method, after the `Host` / `Origin` check that guards every
 /// request.
-async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
+pub(crate) async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
     if let Err(refused) = guard::check_host_and_origin(req.headers(), &app.allowed_hosts) {
         return refused;
     }
@@ -228,14 +215,16 @@ fn delete(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
     match legacy::session_id(req.headers()) {
         Err(bad) => bad,
         Ok(None) => legacy::bad_request("DELETE needs the Mcp-Session-Id of the session to end"),
-        Ok(Some(id)) if app.sessions.remove(id) => {
-            eprintln!(
-                "[mcp-raw] session {id} terminated by DELETE ({} live)",
-                app.sessions.len()
-            );
-            reply::status(StatusCode::NO_CONTENT)
-        }
-        Ok(Some(id)) => legacy::session_not_found(id),
+        Ok(Some(id)) => match app.sessions.remove(id) {
+            Some(running) => {
+                eprintln!(
+                    "[mcp-raw] session {id} terminated by DELETE: {running} running request(s) cancelled ({} live)",
+                    app.sessions.len()
+                );
+                reply::status(StatusCode::NO_CONTENT)
+            }
+            None => legacy::session_not_found(id),
+        },
     }
 }
 

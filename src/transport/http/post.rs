@@ -22,7 +22,7 @@ async fn handle_inner(
     let headers = &parts.headers;
     guard::check_accept(headers)?;
     guard::check_content_type(headers)?;
-    let bytes = guard::read_body(body, headers, app.max_body).await?;
+    let bytes = guard::read_body(body, headers, &app.limits).await?;
     let parsed =
         jsonrpc::parse(&bytes).map_err(|e| reply::rpc_error(StatusCode::BAD_REQUEST, e))?;
     if is_modern(app.server.eras, headers, &parsed) {

@@ -147,7 +147,11 @@ async fn feed(pending: Pending, log: Arc<StreamLog>, cancel: oneshot::Receiver<(
     let response = loop {
         tokio::select! {
             biased;
-            Ok(()) = &mut cancel => {
+            // `notifications/cancelled` sent the signal, or the session ended and
+            // dropped the sender: either way the request stops here, and dropping
+            // `response` frees everything it held (a question waiting for the
+            // client included).
+            _ = &mut cancel => {
                 log.finish();
                 return;
             }

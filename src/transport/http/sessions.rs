@@ -2,20 +2,13 @@
 //! mints an id in the response to `initialize`; the client sends it on every later
 //! request; `DELETE` ends it. Each id maps to its own protocol-core [`Session`].
 
+use super::limits::Limits;
 use crate::jsonrpc::RequestId;
-use crate::protocol::Session;
+use crate::protocol::{Phase, Session};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
-
-/// A session nobody has used for this long is ended (the spec lets a server end a
-/// session at any time; its id then gets `404`), so abandoned sessions do not pile up.
-pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60 * 60);
-
-/// The most sessions alive at once; past it, `initialize` is refused with 503 until
-/// some end, so one client cannot exhaust the server's memory.
-pub const MAX_SESSIONS: usize = 10_000;
 
 /// The header that carries the session id.
 pub const HEADER: &str = "mcp-session-id";
@@ -26,7 +19,8 @@ pub struct Entry {
     /// The session's request streams, kept so a client can resume them.
     pub streams: super::resume::Streams,
     /// A switch per running request: `notifications/cancelled` flips it, which ends
-    /// that request's SSE stream without a response.
+    /// that request's SSE stream without a response; dropping it (the session ended)
+    /// stops the request too.
     in_flight: HashMap<RequestId, oneshot::Sender<()>>,
     /// When a request last named this session.
     last_used: Instant,
@@ -48,6 +42,35 @@ impl Entry {
             .remove(id)
             .is_some_and(|tx| tx.send(()).is_ok())
     }
+
+    /// How many of its requests are still running.
+    pub fn running(&self) -> usize {
+        self.in_flight.values().filter(|tx| !tx.is_closed()).count()
+    }
+
+    /// Why this session should end now, if it should: it never finished the handshake
+    /// within `init_timeout`, or nobody used it for `session_timeout`.
+    fn expired(&self, now: Instant, init_timeout: Duration, idle: Duration) -> Option<Ended> {
+        let unused = now.saturating_duration_since(self.last_used);
+        let ready = matches!(self.session.phase(), Phase::Ready { .. });
+        if !ready && unused >= init_timeout {
+            Some(Ended::NeverInitialized)
+        } else if unused >= idle {
+            Some(Ended::Idle)
+        } else {
+            None
+        }
+    }
+}
+
+/// Why a session ended without a DELETE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// `initialize` was answered, `notifications/initialized` never came
+    /// (2025-11-25 `basic/lifecycle`: the client MUST send it).
+    NeverInitialized,
+    /// Not used for the session timeout.
+    Idle,
 }
 
 /// The live sessions of one HTTP server.
@@ -56,26 +79,32 @@ pub struct Sessions {
     /// anything slow continues in its response stream), so sessions never wait on
     /// each other for I/O.
     live: Mutex<HashMap<String, Entry>>,
+    /// `--max-sessions`.
     limit: usize,
-}
-
-impl Default for Sessions {
-    fn default() -> Self {
-        Sessions::with_limit(MAX_SESSIONS)
-    }
+    /// `--init-timeout`: the life of a session that has not finished its handshake.
+    init_timeout: Duration,
+    /// `--session-timeout`: the life of an unused initialized session.
+    idle_timeout: Duration,
 }
 
 impl Sessions {
-    /// Stores a freshly initialized session under a new id and returns the id: a UUID
-    /// v4 from the OS CSPRNG, visible ASCII only, as the spec requires.
-    pub fn with_limit(limit: usize) -> Self {
+    pub fn new(limits: &Limits) -> Self {
         Sessions {
             live: Mutex::default(),
-            limit,
+            limit: limits.max_sessions,
+            init_timeout: limits.init_timeout,
+            idle_timeout: limits.session_timeout,
         }
     }
 
-    /// `None` when the limit is reached (after ending idle sessions).
+    /// The most sessions kept at once.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Stores a freshly initialized session under a new id and returns the id: a UUID
+    /// v4 from the OS CSPRNG, visible ASCII only, as the spec requires. `None` when
+    /// the limit is reached (after ending expired sessions).
     pub fn insert(&self, session: Session) -> Option<String> {
         let id = uuid::Uuid::new_v4().to_string();
         let entry = Entry {
@@ -85,7 +114,12 @@ impl Sessions {
             last_used: Instant::now(),
         };
         let mut live = self.lock();
-        live.retain(|_, e| e.last_used.elapsed() < IDLE_TIMEOUT);
+        if live.len() >= self.limit {
+            let ended = self.sweep_locked(&mut live);
+            drop(live);
+            report(&ended, self.len());
+            live = self.lock();
+        }
         if live.len() >= self.limit {
             return None;
         }
@@ -101,9 +135,38 @@ impl Sessions {
         })
     }
 
-    /// Ends a session; later requests with its id get `404`. Returns whether it lived.
-    pub fn remove(&self, id: &str) -> bool {
-        self.lock().remove(id).is_some()
+    /// Ends a session; later requests with its id get `404`. Dropping its entry stops
+    /// every request of it still running (their streams end, their memory is freed).
+    /// Returns how many were running, or `None` when no such session lived.
+    pub fn remove(&self, id: &str) -> Option<usize> {
+        let entry = self.lock().remove(id)?;
+        let running = entry.running();
+        drop(entry);
+        Some(running)
+    }
+
+    /// Ends every expired session; returns how many ended, and why.
+    pub fn sweep(&self) -> Vec<(Ended, usize)> {
+        let ended = self.sweep_locked(&mut self.lock());
+        report(&ended, self.len());
+        ended
+    }
+
+    /// Ends expired sessions under the lock; the entries are dropped after it is
+    /// released (dropping cancels their requests, which takes other locks).
+    fn sweep_locked(&self, live: &mut HashMap<String, Entry>) -> Vec<(Ended, usize)> {
+        let now = Instant::now();
+        let expired: Vec<(String, Ended)> = live
+            .iter()
+            .filter_map(|(id, e)| {
+                e.expired(now, self.init_timeout, self.idle_timeout)
+                    .map(|why| (id.clone(), why))
+            })
+            .collect();
+        expired
+            .into_iter()
+            .filter_map(|(id, why)| live.remove(&id).map(|e| (why, e.running())))
+            .collect()
     }
 
     pub fn len(&self) -> usize {
@@ -121,6 +184,34 @@ impl Sessions {
     }
 }
 
+/// One log line for the sessions a sweep ended.
+fn report(ended: &[(Ended, usize)], live: usize) {
+    if ended.is_empty() {
+        return;
+    }
+    let count = |why| ended.iter().filter(|(w, _)| *w == why).count();
+    let cancelled: usize = ended.iter().map(|(_, r)| r).sum();
+    eprintln!(
+        "[mcp-raw] ended {} session(s): {} never sent notifications/initialized (serve --init-timeout), {} idle (serve --session-timeout); {cancelled} running request(s) cancelled; {live} live",
+        ended.len(),
+        count(Ended::NeverInitialized),
+        count(Ended::Idle),
+    );
+}
+
+/// Ends expired sessions in the background, so their memory goes back even when no
+/// new client comes: checks a few times per the shorter of the two timeouts.
+pub async fn sweep_every(app: std::sync::Arc<super::App>) {
+    let shortest = app.limits.init_timeout.min(app.limits.session_timeout);
+    let period = (shortest / 4).clamp(Duration::from_millis(50), Duration::from_secs(5));
+    let mut tick = tokio::time::interval(period);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        app.sessions.sweep();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,12 +223,15 @@ mod tests {
 
     #[test]
     fn the_limit_refuses_new_sessions_until_one_ends() {
-        let sessions = Sessions::with_limit(2);
+        let sessions = Sessions::new(&Limits {
+            max_sessions: 2,
+            ..Limits::default()
+        });
         let a = sessions.insert(session()).unwrap();
         let b = sessions.insert(session()).unwrap();
         assert_ne!(a, b);
         assert!(sessions.insert(session()).is_none());
-        assert!(sessions.remove(&a));
+        assert_eq!(sessions.remove(&a), Some(0));
         assert!(sessions.insert(session()).is_some());
         assert!(sessions.with(&b, |_| ()).is_some());
         assert!(sessions.with(&a, |_| ()).is_none());

@@ -1,0 +1,358 @@
+//! One connection's life: hyper's HTTP/1.1 engine over the socket, with the clocks
+//! hyper does not keep for us and the close it does not do.
+//!
+//! - **Header timeout**: a request head that has started must be complete within
+//!   `header_timeout` (a fresh connection counts as started at accept): a client that
+//!   sends half a request line, or nothing, is closed.
+//! - **Idle timeout**: between requests, with nothing in flight, a keep-alive
+//!   connection lives `idle_timeout`. A request in flight (a long SSE stream) is never
+//!   idle.
+//! - **Lingering close**: when the server closes a connection the client may still be
+//!   sending on (a `413` sent before the body was read), closing at once would make
+//!   the kernel answer the unread bytes with a reset, which destroys the response
+//!   before a client that writes its whole body first (Python's `http.client`) reads
+//!   it. So the socket's write side is shut down and the rest is read and discarded,
+//!   up to `linger_bytes` or `linger_timeout` (as Apache's `lingering_close` and
+//!   nginx's `lingering_close` do).
+//!
+//! The clocks live in [`Watched`], the I/O object under hyper: a read that would wait
+//! past the deadline fails with `TimedOut`, and hyper closes the connection.
+
+use super::App;
+use super::limits::Limits;
+use super::reply::Body;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use std::convert::Infallible;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::sync::OwnedSemaphorePermit;
+use tokio::time::{Instant, Sleep};
+
+/// Serves one connection until it closes. `permit` is its slot under
+/// `--max-connections`, held until the socket is really gone (lingering included).
+pub async fn serve<I: Io>(app: Arc<App>, io: I, permit: Option<OwnedSemaphorePermit>) {
+    let activity = Arc::new(Activity::new());
+    let watched = Watched::new(io, activity.clone(), app.limits.clone(), permit);
+    let service = service_fn(move |req| {
+        let app = app.clone();
+        let guard = InFlight::start(activity.clone());
+        async move {
+            let response = super::route(&app, req).await;
+            Ok::<_, Infallible>(response.map(|body| Tracked {
+                body,
+                _guard: guard,
+            }))
+        }
+    });
+    // A client that hangs up mid-request is its own problem, not the server's.
+    let _ = http1::Builder::new()
+        .serve_connection(TokioIo::new(watched), service)
+        .await;
+}
+
+/// A byte stream a connection can run on: a TCP socket, or an in-memory pipe in tests
+/// and fuzzing.
+pub trait Io: AsyncRead + AsyncWrite + Unpin + Send + 'static {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send + 'static> Io for T {}
+
+/// What the clocks need to know about a connection: is a request in flight, and
+/// since when has it been waiting for what.
+struct Activity {
+    inner: Mutex<ActivityInner>,
+}
+
+struct ActivityInner {
+    /// Requests whose response has not been written out yet (more than one only
+    /// when pipelined).
+    in_flight: usize,
+    /// When the head now being read began: its first byte, or the accept of a fresh
+    /// connection. `None` between requests.
+    head_started: Option<Instant>,
+    /// When the last response finished: the idle clock starts here.
+    idle_since: Instant,
+    /// The reader to wake when the last request ends, so it arms the idle clock.
+    reader: Option<Waker>,
+}
+
+/// Which clock ran out.
+#[derive(Clone, Copy)]
+enum Clock {
+    Header,
+    Idle,
+}
+
+impl Activity {
+    fn new() -> Self {
+        let now = Instant::now();
+        Activity {
+            inner: Mutex::new(ActivityInner {
+                in_flight: 0,
+                head_started: Some(now),
+                idle_since: now,
+                reader: None,
+            }),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ActivityInner> {
+        // Each update is one assignment: a poisoned lock holds consistent data.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Bytes arrived: between requests, they start a head.
+    fn bytes_read(&self) {
+        let mut a = self.lock();
+        if a.in_flight == 0 && a.head_started.is_none() {
+            a.head_started = Some(Instant::now());
+        }
+    }
+
+    /// The deadline that applies now, if any; `reader` is kept to be woken when a
+    /// deadline appears.
+    fn deadline(&self, limits: &Limits, reader: &Waker) -> Option<(Instant, Clock)> {
+        let mut a = self.lock();
+        if a.in_flight > 0 {
+            a.reader = Some(reader.clone());
+            return None;
+        }
+        Some(match a.head_started {
+            Some(t) => (t + limits.header_timeout, Clock::Header),
+            None => (a.idle_since + limits.idle_timeout, Clock::Idle),
+        })
+    }
+}
+
+/// A request in flight, from its head to the last byte of its response (the guard
+/// travels inside the response body, which hyper drops once it is written).
+struct InFlight(Arc<Activity>);
+
+impl InFlight {
+    fn start(activity: Arc<Activity>) -> Self {
+        {
+            let mut a = activity.lock();
+            a.in_flight += 1;
+            a.head_started = None;
+        }
+        InFlight(activity)
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut a = self.0.lock();
+        a.in_flight -= 1;
+        if a.in_flight == 0 {
+            a.idle_since = Instant::now();
+            if let Some(w) = a.reader.take() {
+                w.wake();
+            }
+        }
+    }
+}
+
+/// A response body that marks its request done when dropped.
+pub struct Tracked {
+    /// The response body itself.
+    body: Body,
+    /// Dropped with the body: the request is no longer in flight.
+    _guard: InFlight,
+}
+
+impl hyper::body::Body for Tracked {
+    type Data = bytes::Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<bytes::Bytes>, Infallible>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// The socket under hyper, keeping the header and idle clocks and closing lingeringly.
+struct Watched<I: Io> {
+    /// The socket; `None` only after `drop` moved it into the lingering task.
+    io: Option<I>,
+    /// Shared with the service, which marks requests in flight.
+    activity: Arc<Activity>,
+    /// The timeouts and the lingering bounds.
+    limits: Limits,
+    /// Fires at the deadline that applies (header or idle).
+    timer: Pin<Box<Sleep>>,
+    /// The deadline `timer` is set to, so it is reset only when that changes.
+    armed: Option<Instant>,
+    /// The client closed its side: nothing is left to drain.
+    eof: bool,
+    /// A clock ran out: the client is stuck, so it gets no lingering.
+    timed_out: bool,
+    /// This connection's slot under `--max-connections`, freed with the socket.
+    permit: Option<OwnedSemaphorePermit>,
+}
+
+impl<I: Io> Watched<I> {
+    fn new(
+        io: I,
+        activity: Arc<Activity>,
+        limits: Limits,
+        permit: Option<OwnedSemaphorePermit>,
+    ) -> Self {
+        Watched {
+            io: Some(io),
+            activity,
+            limits,
+            timer: Box::pin(tokio::time::sleep_until(Instant::now())),
+            armed: None,
+            eof: false,
+            timed_out: false,
+            permit,
+        }
+    }
+}
+
+fn gone() -> io::Error {
+    io::Error::new(io::ErrorKind::NotConnected, "connection already closed")
+}
+
+impl<I: Io> AsyncRead for Watched<I> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let Some(io) = this.io.as_mut() else {
+            return Poll::Ready(Err(gone()));
+        };
+        let before = buf.filled().len();
+        match Pin::new(io).poll_read(cx, buf) {
+            Poll::Ready(Ok(())) => {
+                if buf.filled().len() == before {
+                    this.eof = true;
+                } else {
+                    this.activity.bytes_read();
+                }
+                Poll::Ready(Ok(()))
+            }
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => {
+                let Some((deadline, clock)) = this.activity.deadline(&this.limits, cx.waker())
+                else {
+                    return Poll::Pending;
+                };
+                if this.armed != Some(deadline) {
+                    this.timer.as_mut().reset(deadline);
+                    this.armed = Some(deadline);
+                }
+                if this.timer.as_mut().poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+                this.timed_out = true;
+                let why = match clock {
+                    Clock::Header => format!(
+                        "no complete request head within {} s (serve --header-timeout)",
+                        this.limits.header_timeout.as_secs_f64()
+                    ),
+                    Clock::Idle => format!(
+                        "idle for {} s between requests (serve --idle-timeout)",
+                        this.limits.idle_timeout.as_secs_f64()
+                    ),
+                };
+                Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, why)))
+            }
+        }
+    }
+}
+
+impl<I: Io> AsyncWrite for Watched<I> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut().io.as_mut() {
+            Some(io) => Pin::new(io).poll_write(cx, buf),
+            None => Poll::Ready(Err(gone())),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut().io.as_mut() {
+            Some(io) => Pin::new(io).poll_write_vectored(cx, bufs),
+            None => Poll::Ready(Err(gone())),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.as_ref().is_some_and(|io| io.is_write_vectored())
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut().io.as_mut() {
+            Some(io) => Pin::new(io).poll_flush(cx),
+            None => Poll::Ready(Ok(())),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut().io.as_mut() {
+            Some(io) => Pin::new(io).poll_shutdown(cx),
+            None => Poll::Ready(Ok(())),
+        }
+    }
+}
+
+impl<I: Io> Drop for Watched<I> {
+    fn drop(&mut self) {
+        // Linger only for a client that may still be sending: not one that closed
+        // its side, and not one a clock gave up on.
+        if self.eof || self.timed_out || self.limits.linger_timeout.is_zero() {
+            return;
+        }
+        let (Some(io), Ok(runtime)) = (self.io.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let limits = self.limits.clone();
+        // The connection's slot stays taken until the socket is really closed.
+        let permit = self.permit.take();
+        runtime.spawn(async move {
+            linger(io, &limits).await;
+            drop(permit);
+        });
+    }
+}
+
+/// Shuts down the write side (the client sees the end of the response), then reads
+/// and discards what the client still sends, up to the limits; then the socket closes.
+pub async fn linger<I: AsyncRead + AsyncWrite + Unpin>(mut io: I, limits: &Limits) {
+    let drain = async {
+        let _ = io.shutdown().await;
+        let mut left = limits.linger_bytes;
+        let mut buf = [0u8; 16 * 1024];
+        while left > 0 {
+            match io.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => left = left.saturating_sub(n as u64),
+            }
+        }
+    };
+    let _ = tokio::time::timeout(limits.linger_timeout, drain).await;
+}

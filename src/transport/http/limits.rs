@@ -1,0 +1,90 @@
+//! Every bound the HTTP server puts on a peer, with its default, in one place. Each
+//! has a `serve` flag (named in its doc line) and a line in the README's limits
+//! table: a slow, stuck or abusive client runs into one of these, gets a clear
+//! answer where HTTP has one, and the server goes on serving everyone else.
+
+use std::time::Duration;
+
+/// The limits of one HTTP server.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Largest POST body in bytes; larger gets `413` (`--max-body-bytes`).
+    pub max_body: usize,
+    /// How long a request head (request line and headers) may take to arrive once it
+    /// has started, and how long a new connection may wait before sending its first
+    /// byte; then the connection is closed (`--header-timeout`).
+    pub header_timeout: Duration,
+    /// How long a keep-alive connection may sit between requests with nothing in
+    /// flight; then it is closed (`--idle-timeout`).
+    pub idle_timeout: Duration,
+    /// How long a POST body may take to arrive in full; then `408` (`--body-timeout`).
+    pub body_timeout: Duration,
+    /// How long a legacy session may stay without `notifications/initialized`; then
+    /// it ends and its id gets `404` (`--init-timeout`).
+    pub init_timeout: Duration,
+    /// How long an initialized legacy session may go unused; then it ends
+    /// (`--session-timeout`).
+    pub session_timeout: Duration,
+    /// Most legacy sessions alive at once; `initialize` beyond gets `503`
+    /// (`--max-sessions`).
+    pub max_sessions: usize,
+    /// Most connections open at once; one more is answered `503` and closed
+    /// (`--max-connections`).
+    pub max_connections: usize,
+    /// After the server closes a connection the client was still sending on (an
+    /// early `413`, say), how long it keeps reading and discarding so the client
+    /// sees the response instead of a reset (`--linger-timeout`).
+    pub linger_timeout: Duration,
+    /// ... and how many bytes it discards at most (`--linger-bytes`).
+    pub linger_bytes: u64,
+}
+
+/// The connection limit when none is given: half the process's open-file limit
+/// (`ulimit -n`, read at start), at most 10,000. The other half is headroom for
+/// lingering closes, files and the listener, so the server never reaches `EMFILE`
+/// through its own clients.
+pub fn default_max_connections() -> usize {
+    open_file_limit().map_or(512, |n| (n / 2).clamp(16, 10_000) as usize)
+}
+
+/// The soft `RLIMIT_NOFILE`, read from `/proc/self/limits` (Linux); `None` elsewhere.
+fn open_file_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    let soft = line.split_whitespace().nth(3)?;
+    match soft {
+        "unlimited" => Some(u64::MAX),
+        n => n.parse().ok(),
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_body: 4 * 1024 * 1024,
+            header_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(60),
+            body_timeout: Duration::from_secs(60),
+            init_timeout: Duration::from_secs(60),
+            session_timeout: Duration::from_secs(60 * 60),
+            max_sessions: 10_000,
+            max_connections: default_max_connections(),
+            linger_timeout: Duration::from_secs(5),
+            linger_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_connection_limit_is_below_the_open_file_limit() {
+        let max = default_max_connections();
+        if let Some(fds) = open_file_limit() {
+            assert!((max as u64) < fds, "{max} connections, {fds} fds");
+        }
+        assert!(max >= 16);
+    }
+}
