@@ -74,8 +74,8 @@ impl std::fmt::Display for RequestId {
 pub struct Request {
     pub id: RequestId,
     pub method: String,
-    /// `None` when the member is absent; `Some(Value::Null)` is kept apart for
-    /// handlers that want to reject an explicit `null`.
+    /// `None` when the member is absent; otherwise always a JSON object: [`classify`]
+    /// refuses `null`, arrays and scalars before any handler runs.
     pub params: Option<Value>,
 }
 
@@ -83,6 +83,7 @@ pub struct Request {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
     pub method: String,
+    /// As for [`Request::params`]: absent, or an object.
     pub params: Option<Value>,
 }
 
@@ -224,13 +225,34 @@ pub fn classify(value: Value) -> Result<Message, Response> {
                 format!("\"method\" must be a string, got {method}"),
             ));
         };
-        let params = obj.remove("params");
-        if let Some(p) = &params
-            && !(p.is_object() || p.is_array())
+        // A message is one shape: `method` with `result` or `error` is neither a
+        // request nor a response (JSON-RPC 2.0 §4, §5).
+        if let Some(other) = ["result", "error"]
+            .into_iter()
+            .find(|k| obj.contains_key(*k))
         {
             return Err(invalid(
                 id,
-                format!("\"params\" must be an object or an array, got {p}"),
+                format!(
+                    "a message has \"method\" (a request or notification) or \"{other}\" (a response), not both"
+                ),
+            ));
+        }
+        // JSON-RPC 2.0 §4.2 allows an object or an array (never `null`); every MCP
+        // method takes named parameters (the schema's `params?: { ... }` in
+        // 2025-11-25 and 2026-07-28 `basic/index`), so here it is an object or absent,
+        // for every method alike, whether its handler reads params or not.
+        let params = obj.remove("params");
+        if let Some(p) = &params
+            && !p.is_object()
+        {
+            let shown = truncated(p);
+            return Err(invalid(
+                id,
+                format!(
+                    "\"params\" must be an object (MCP params are named) or absent, got {} {shown}",
+                    kind(p)
+                ),
             ));
         }
         return Ok(match id {
@@ -275,6 +297,20 @@ fn invalid(id: Option<RequestId>, why: impl std::fmt::Display) -> Response {
         id,
         ErrorObject::new(code::INVALID_REQUEST, format!("Invalid Request: {why}")),
     )
+}
+
+/// A value for an error message: its JSON, cut at 80 bytes.
+fn truncated(v: &Value) -> String {
+    let mut text = v.to_string();
+    if text.len() > 80 {
+        let mut cut = 80;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push('…');
+    }
+    text
 }
 
 /// The JSON type name of a value, for error messages.
@@ -382,6 +418,46 @@ mod tests {
 
         let e = one(r#"{"jsonrpc":"2.0","id":3,"method":"x","params":"s"}"#).unwrap_err();
         assert_eq!(err_code(&e), code::INVALID_REQUEST);
+    }
+
+    #[test]
+    fn a_method_with_a_result_or_error_is_no_message() {
+        for s in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","error":{"code":1,"message":"x"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized","result":{}}"#,
+        ] {
+            let e = one(s).unwrap_err();
+            assert_eq!(err_code(&e), code::INVALID_REQUEST, "{s}");
+            assert!(e.outcome.unwrap_err().message.contains("not both"), "{s}");
+        }
+    }
+
+    #[test]
+    fn params_are_an_object_or_absent() {
+        for (s, shown) in [
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}"#,
+                "an array []",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":null}"#,
+                "null null",
+            ),
+            (r#"{"jsonrpc":"2.0","method":"n","params":7}"#, "a number 7"),
+        ] {
+            let e = one(s).unwrap_err();
+            assert_eq!(err_code(&e), code::INVALID_REQUEST, "{s}");
+            let message = e.outcome.unwrap_err().message;
+            assert!(message.contains(shown), "{s}: {message}");
+        }
+        let long = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":["{}"]}}"#,
+            "é".repeat(100)
+        );
+        let message = one(&long).unwrap_err().outcome.unwrap_err().message;
+        assert!(message.len() < 200 && message.ends_with('…'), "{message}");
+        assert!(one(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}"#).is_ok());
     }
 
     #[test]

@@ -48,6 +48,7 @@
 //!   cli_client.rs       `mcp-raw client`: any server's wire
 //!   conformance.rs      `mcp-raw conformance-client`: what the suite drives
 //! clock.rs              RFC 3339 UTC time for get_current_time
+//! memory.rs             giving freed memory back to the OS (glibc knobs)
 //! main.rs               the thin CLI
 //! ```
 
@@ -60,6 +61,7 @@ pub mod client;
 pub mod clock;
 pub mod fixture;
 pub mod jsonrpc;
+pub mod memory;
 pub mod prompts;
 pub mod protocol;
 pub mod resources;

@@ -170,7 +170,7 @@ fn off_if_zero(d: Duration) -> Duration {
 /// `SECS` on the command line: a non-negative number of seconds, fractions allowed.
 fn secs(text: &str) -> Result<Duration, String> {
     match text.parse::<f64>() {
-        Ok(s) if s.is_finite() && s >= 0.0 && s < 1e9 => Ok(Duration::from_secs_f64(s)),
+        Ok(s) if (0.0..1e9).contains(&s) => Ok(Duration::from_secs_f64(s)),
         _ => Err(format!(
             "expected a number of seconds (0 or more, e.g. 30 or 0.5), got {text:?}"
         )),
@@ -189,6 +189,7 @@ struct View {
 }
 
 fn main() -> ExitCode {
+    mcp_raw::memory::return_large_blocks_promptly();
     let cli = Cli::parse_from(without_alias_separator(std::env::args_os().collect()));
     let result = match cli.command {
         Command::Serve {

@@ -787,7 +787,7 @@ fn legacy_elicitation_round_trip_over_http() {
 
 /// A legacy session that did not declare `sampling` is never sent
 /// `sampling/createMessage` (2025-11-25 `client/sampling`): the call is refused with
-/// -32602 and no request goes on the stream.
+/// -32021 and no request goes on the stream.
 #[test]
 fn legacy_sampling_is_refused_without_the_capability_over_http() {
     let s = fixture();
@@ -809,7 +809,11 @@ fn legacy_sampling_is_refused_without_the_capability_over_http() {
         "the server asked a client without the sampling capability: {m}"
     );
     assert_eq!(m["id"], 1);
-    assert_eq!(m["error"]["code"], -32602, "{m}");
+    assert_eq!(m["error"]["code"], -32021, "{m}");
+    assert_eq!(
+        m["error"]["data"],
+        json!({"requiredCapabilities": {"sampling": {}}})
+    );
 }
 
 fn elicit(message: &str, field: &str, kind: &str) -> Value {
@@ -821,10 +825,14 @@ fn accept(content: Value) -> Value {
     json!({"action":"accept","content":content})
 }
 
-/// One MRTR round over HTTP: a modern `tools/call` of `tool` plus `extra` params;
+/// One MRTR round over HTTP: a modern `tools/call` of `tool` plus `extra` params,
+/// declaring every capability the server may ask for (unless `extra` has `_meta`);
 /// returns the JSON-RPC message answering it.
 fn round(addr: &str, id: i64, tool: &str, extra: Value) -> Value {
-    let mut params = json!({"name": tool});
+    let mut params = with_caps(
+        json!({"name": tool}),
+        json!({"elicitation": {}, "sampling": {}, "roots": {}}),
+    );
     for (k, v) in extra.as_object().unwrap() {
         params[k] = v.clone();
     }
@@ -974,7 +982,7 @@ fn mrtr_request_state_checks_and_32021_over_http() {
     assert_eq!(
         r.json(),
         json!({"jsonrpc":"2.0","id":5,"error":{"code":-32021,
-            "message":"Missing required client capability: sampling (tool test_missing_capability needs it; declare it in params._meta[\"io.modelcontextprotocol/clientCapabilities\"])",
+            "message":"Missing required client capability: sampling (tool test_missing_capability needs it; declare it in params._meta[\"io.modelcontextprotocol/clientCapabilities\"] in 2026-07-28, in initialize's capabilities in 2025-11-25)",
             "data":{"requiredCapabilities":{"sampling":{}}}}})
     );
     let r = modern(

@@ -438,8 +438,9 @@ fn legacy_sampling_and_elicitation_are_refused_without_the_capability() {
         );
         assert_eq!(r["id"], id);
         let (code, message) = error_of(&r);
-        assert_eq!(code, -32602, "{tool}");
+        assert_eq!(code, -32021, "{tool}");
         assert!(message.contains(cap), "{tool}: {message}");
+        assert_eq!(r["error"]["data"]["requiredCapabilities"][cap], json!({}));
     }
 }
 
@@ -469,9 +470,14 @@ fn roots() -> Value {
     json!({"roots":[{"uri":"file:///test/root","name":"Test Root"}]})
 }
 
-/// A modern `tools/call` of `tool` with these extra params.
+/// Every capability an MRTR tool may ask for.
+fn asking() -> Value {
+    json!({"elicitation": {}, "sampling": {}, "roots": {}})
+}
+
+/// A modern `tools/call` of `tool` with these extra params, declaring [`asking`].
 fn mrtr(tool: &str, extra: Value) -> Value {
-    let mut p = modern(json!({"name": tool}));
+    let mut p = modern_with(json!({"name": tool}), asking());
     if let Value::Object(m) = extra {
         for (k, v) in m {
             p[k] = v;
@@ -1015,7 +1021,7 @@ fn prompts_list_get_arguments_and_errors_in_both_eras() {
 
     // The prompt that asks first (modern MRTR).
     let p = "test_input_required_result_prompt";
-    let r = s.call(10, "prompts/get", modern(json!({"name":p})));
+    let r = s.call(10, "prompts/get", modern_with(json!({"name":p}), asking()));
     assert_eq!(
         r["result"],
         irr(

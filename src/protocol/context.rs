@@ -205,13 +205,8 @@ impl Context {
             )
         })?;
         // The server MUST NOT ask for what the client did not declare
-        // (2025-11-25 `client/sampling`, `client/elicitation`).
-        let capability = method.split('/').next().unwrap_or(method);
-        if !self.client_has(capability) {
-            return Err(ErrorObject::invalid_params(format!(
-                "{method} needs the client capability \"{capability}\", which this client did not declare at initialize"
-            )));
-        }
+        // (2025-11-25 `client/sampling`, `client/elicitation`, `client/roots`).
+        super::capabilities::may_ask(&self.client_capabilities, method)?;
         let (id, answer) = peer.expect_response();
         let _ = self.outbox.send(Out::Message(
             json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }),

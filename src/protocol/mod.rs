@@ -8,6 +8,7 @@
 //! served statelessly by [`modern`]. A stdio process is one session; an HTTP server
 //! keeps one per `Mcp-Session-Id` and serves modern requests without any.
 
+pub mod capabilities;
 mod completion;
 pub mod context;
 mod legacy;

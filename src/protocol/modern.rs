@@ -7,7 +7,7 @@ use super::context::{Out, Pending, Reply};
 
 use super::subscriptions::{Filter, SUBSCRIPTION_ID};
 use super::tools::{Env, Outcome};
-use super::{Server, meta, methods, tasks};
+use super::{Server, capabilities, meta, methods, tasks};
 use crate::jsonrpc::{ErrorObject, Request, RequestId, Response};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -37,8 +37,9 @@ pub fn handle(server: &Arc<Server>, request: Request) -> Reply {
             Outcome::Later(future, outbox) => {
                 let server = server.clone();
                 let cache = methods::cacheable(&method);
+                let declared = Value::Object(request_meta.client_capabilities.clone());
                 return Reply::Later(Pending::new(id, outbox, async move {
-                    future.await.map(|r| dress(&server, r, cache))
+                    finish(&server, &declared, future.await, cache)
                 }));
             }
         },
@@ -55,22 +56,22 @@ fn dispatch(
     params: Option<&Value>,
     request_meta: &meta::RequestMeta,
 ) -> Outcome {
+    let capabilities = Value::Object(request_meta.client_capabilities.clone());
     let now = |r: Result<Value, ErrorObject>| {
-        Outcome::Now(r.map(|v| dress(server, v, methods::cacheable(method))))
+        Outcome::Now(finish(server, &capabilities, r, methods::cacheable(method)))
     };
     if method == "server/discover" {
         return now(Ok(discover(server)));
     }
-    let capabilities = Value::Object(request_meta.client_capabilities.clone());
     if server.features.tasks && method.starts_with("tasks/") {
         return now(tasks::serve(&server.tasks, method, params, &capabilities));
     }
     let may_create_tasks =
-        server.features.tasks && super::tools::declares(&capabilities, tasks::EXTENSION);
+        server.features.tasks && super::capabilities::declares(&capabilities, tasks::EXTENSION);
     let env = Env {
         peer: None,
         log_level: request_meta.log_level,
-        client_capabilities: capabilities,
+        client_capabilities: capabilities.clone(),
         modern: true,
         hub: server.hub.clone(),
         tasks: may_create_tasks.then(|| server.tasks.clone()),
@@ -80,6 +81,20 @@ fn dispatch(
         Some(later) => later,
         None => now(Err(meta::method_not_found(method))),
     }
+}
+
+/// Every modern result on its way out: an `input_required` one may only ask what the
+/// request declared (else `-32021`, [`capabilities::check_input_requests`]); then
+/// [`dress`]ed.
+fn finish(
+    server: &Server,
+    declared: &Value,
+    result: Result<Value, ErrorObject>,
+    cache: bool,
+) -> Result<Value, ErrorObject> {
+    let result = result?;
+    capabilities::check_input_requests(declared, &result)?;
+    Ok(dress(server, result, cache))
 }
 
 /// A modern result: `resultType` and serverInfo always; caching hints on the

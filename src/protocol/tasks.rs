@@ -26,8 +26,8 @@
 //! Implications"). The store is bounded: tasks live `ttlMs` from creation, and at most
 //! [`MAX_TASKS`] at a time.
 
+use super::capabilities::{declares, missing_capabilities};
 use super::subscriptions::{Event, Hub};
-use super::tools::{declares, missing_capabilities};
 use crate::clock;
 use crate::jsonrpc::{ErrorObject, code, kind};
 use serde_json::{Map, Value, json};

@@ -2,6 +2,7 @@
 //! where a tool failure becomes a result with `isError: true` instead of a JSON-RPC
 //! error, and where a tool that takes time becomes a [`Later`](Outcome::Later).
 
+use super::capabilities::{declares, missing_capabilities};
 use super::context::{BoxFuture, Call, Context, Peer};
 use super::subscriptions::Hub;
 use super::tasks::Store;
@@ -36,49 +37,6 @@ pub struct Env {
     /// The task store, when this request may be answered with a task: a modern request
     /// that declared the tasks extension, to a server that offers it.
     pub tasks: Option<Arc<Store>>,
-}
-
-/// `-32021` MissingRequiredClientCapability (2026-07-28 `basic/index` "_meta").
-pub const MISSING_CAPABILITY: i64 = -32021;
-
-/// Does the client declare `capability`? A name with a `/` is an extension identifier
-/// (`io.modelcontextprotocol/tasks`), looked up under `extensions`; any other name is a
-/// core capability (`sampling`). Declared means: an object is there.
-pub fn declares(client_capabilities: &Value, capability: &str) -> bool {
-    let slot = if capability.contains('/') {
-        client_capabilities
-            .get("extensions")
-            .and_then(|e| e.get(capability))
-    } else {
-        client_capabilities.get(capability)
-    };
-    slot.is_some_and(Value::is_object)
-}
-
-/// `-32021` for what `who` needs and the request did not declare. `data.requiredCapabilities`
-/// is shaped like `ClientCapabilities`: `{"sampling": {}}`, or
-/// `{"extensions": {"io.modelcontextprotocol/tasks": {}}}` for an extension.
-pub fn missing_capabilities(missing: &[&str], who: &str) -> ErrorObject {
-    let mut required = json!({});
-    let mut shown = Vec::new();
-    for c in missing {
-        if c.contains('/') {
-            required["extensions"][*c] = json!({});
-            shown.push(format!("extensions[\"{c}\"]"));
-        } else {
-            required[*c] = json!({});
-            shown.push((*c).to_owned());
-        }
-    }
-    ErrorObject {
-        code: MISSING_CAPABILITY,
-        message: format!(
-            "Missing required client capability: {} ({who} needs it; declare it in params._meta[\"{}\"])",
-            shown.join(", "),
-            super::meta::CLIENT_CAPABILITIES
-        ),
-        data: Some(json!({ "requiredCapabilities": required })),
-    }
 }
 
 /// `tools/call` with `{"name": ..., "arguments": {...}}`. Protocol problems (no such
@@ -162,36 +120,4 @@ fn find<'a>(
         tool,
         arguments.unwrap_or_else(|| EMPTY.get_or_init(Arguments::new)),
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn core_capabilities_and_extensions_are_both_declared_capabilities() {
-        let caps = json!({"sampling": {}, "extensions": {"io.example/thing": {}}});
-        assert!(declares(&caps, "sampling"));
-        assert!(!declares(&caps, "elicitation"));
-        assert!(declares(&caps, "io.example/thing"));
-        assert!(!declares(&caps, "io.example/other"));
-        assert!(!declares(&json!({"sampling": true}), "sampling"));
-    }
-
-    #[test]
-    fn missing_capabilities_are_shaped_like_client_capabilities() {
-        let e = missing_capabilities(&["sampling", "io.example/thing"], "tool t");
-        assert_eq!(e.code, MISSING_CAPABILITY);
-        assert_eq!(
-            e.data,
-            Some(json!({"requiredCapabilities": {
-                "sampling": {}, "extensions": {"io.example/thing": {}}
-            }}))
-        );
-        assert!(
-            e.message
-                .contains("sampling, extensions[\"io.example/thing\"]")
-        );
-        assert!(e.message.contains("tool t needs it"));
-    }
 }

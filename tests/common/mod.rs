@@ -13,6 +13,8 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_mcp-raw");
 pub struct HttpServer {
     child: Child,
     pub addr: String,
+    /// Everything the server wrote on stderr so far.
+    pub log: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
 impl Drop for HttpServer {
@@ -24,9 +26,15 @@ impl Drop for HttpServer {
 
 impl HttpServer {
     pub fn start(extra: &[&str]) -> HttpServer {
-        let mut child = Command::new(BIN)
-            .args(["serve", "--http", "--port", "0"])
-            .args(extra)
+        let mut command = Command::new(BIN);
+        command.args(["serve", "--http", "--port", "0"]).args(extra);
+        HttpServer::spawn(command)
+    }
+
+    /// Starts `command`, which must run `mcp-raw serve --http --port 0 ...` (perhaps
+    /// through a shell that sets limits first).
+    pub fn spawn(mut command: Command) -> HttpServer {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -43,8 +51,26 @@ impl HttpServer {
             }
         };
         // Keep draining stderr so the server never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
-        HttpServer { child, addr }
+        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let keep = log.clone();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                let mut log = keep.lock().unwrap();
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        HttpServer { child, addr, log }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// What the server logged so far.
+    pub fn logged(&self) -> String {
+        self.log.lock().unwrap().clone()
     }
 
     /// Whether the process is still running.

@@ -100,6 +100,53 @@ pub fn authority_host(authority: &str) -> Option<&str> {
     (port_ok && !host.is_empty()).then_some(host)
 }
 
+/// The headers a request may carry once at most. Two `Mcp-Method` headers
+/// (`tools/call`, then `tools/list`) would let an intermediary that reads the last
+/// value, or the comma-joined list, route or authorize a different request from the
+/// one this server runs; the same for the session, the version, the name and the
+/// mirrored parameters. RFC 9110 §5.3 allows repeating a field only when its value
+/// is a comma-separated list, which none of these is; RFC 9112 §3.2 requires `400`
+/// for a repeated `Host`.
+const SINGLETONS: [&str; 8] = [
+    "host",
+    "origin",
+    "content-type",
+    "last-event-id",
+    super::sessions::HEADER,
+    super::mirror::PROTOCOL_VERSION,
+    super::mirror::METHOD,
+    super::mirror::NAME,
+];
+
+/// Refuses a request that repeats a header of [`SINGLETONS`] or an `Mcp-Param-*`
+/// header: `400`, with `-32020` (header mismatch) when the request looks modern
+/// (`modern`: the server speaks only 2026-07-28, or a version header names it, or it
+/// mirrors `Mcp-Method`) and `-32600` otherwise.
+pub fn check_singletons(headers: &HeaderMap, modern: bool) -> Result<(), HttpResponse> {
+    let repeated = headers.keys().find(|name| {
+        let name = name.as_str();
+        (SINGLETONS.contains(&name) || name.starts_with(super::mirror::PARAM_PREFIX))
+            && headers.get_all(name).iter().nth(1).is_some()
+    });
+    let Some(name) = repeated else {
+        return Ok(());
+    };
+    let values: Vec<_> = headers.get_all(name).iter().collect();
+    let (code, what) = if modern {
+        (super::modern::HEADER_MISMATCH, "Header mismatch")
+    } else {
+        (code::INVALID_REQUEST, "Bad Request")
+    };
+    Err(reply::error(
+        StatusCode::BAD_REQUEST,
+        code,
+        format!(
+            "{what}: the {name} header appears {} times ({values:?}); send it once",
+            values.len()
+        ),
+    ))
+}
+
 /// A POST's `Accept` must list both `application/json` and `text/event-stream`
 /// (2025-11-25 `basic/transports` "Sending Messages", rule 2); wildcards count.
 pub fn check_accept(headers: &HeaderMap) -> Result<(), HttpResponse> {

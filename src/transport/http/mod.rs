@@ -99,7 +99,17 @@ pub async fn serve(
 /// Routes by path and method, after the `Host` / `Origin` check that guards every
 /// request.
 pub(crate) async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
-    if let Err(refused) = guard::check_host_and_origin(req.headers(), &app.allowed_hosts) {
+    let headers = req.headers();
+    let looks_modern = app.server.eras == crate::protocol::Eras::Modern
+        || headers.contains_key(mirror::METHOD)
+        || headers
+            .get_all(mirror::PROTOCOL_VERSION)
+            .iter()
+            .any(|v| crate::protocol::meta::MODERN_VERSIONS.contains(&v.to_str().unwrap_or("")));
+    if let Err(refused) = guard::check_singletons(headers, looks_modern) {
+        return refused;
+    }
+    if let Err(refused) = guard::check_host_and_origin(headers, &app.allowed_hosts) {
         return refused;
     }
     if req.uri().path() != ENDPOINT {

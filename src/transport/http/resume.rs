@@ -31,9 +31,15 @@ enum Entry {
 struct Inner {
     /// Entry `i` of the stream is `entries[i - dropped]`.
     entries: VecDeque<Entry>,
+    /// How many entries were evicted from the front (beyond [`KEEP_EVENTS`]).
     dropped: usize,
+    /// The response has been written: no entry will follow.
     done: bool,
-    wakers: Vec<Waker>,
+    /// The readers waiting for the next entry, one waker each, keyed by reader; a
+    /// reader that goes away takes its waker with it ([`Reader`]'s `Drop`).
+    wakers: Vec<(u64, Waker)>,
+    /// The key of the next reader.
+    next_reader: u64,
 }
 
 /// The events of one request's stream.
@@ -61,8 +67,23 @@ impl StreamLog {
             inner.entries.pop_front();
             inner.dropped += 1;
         }
-        for w in inner.wakers.drain(..) {
+        for (_, w) in inner.wakers.drain(..) {
             w.wake();
+        }
+    }
+
+    /// A new reader from entry `next` on.
+    fn reader(self: &Arc<Self>, next: usize, resumed: bool) -> Reader {
+        let key = {
+            let mut inner = self.lock();
+            inner.next_reader += 1;
+            inner.next_reader
+        };
+        Reader {
+            log: self.clone(),
+            key,
+            next,
+            resumed,
         }
     }
 
@@ -73,7 +94,7 @@ impl StreamLog {
     fn finish(&self) {
         let mut inner = self.lock();
         inner.done = true;
-        for w in inner.wakers.drain(..) {
+        for (_, w) in inner.wakers.drain(..) {
             w.wake();
         }
     }
@@ -108,23 +129,23 @@ impl Streams {
         // from before anything else arrives ("Sending Messages" rule 6).
         log.event(b"", None);
         tokio::spawn(feed(pending, log.clone(), cancel));
-        Reader {
-            log,
-            next: 0,
-            resumed: false,
-        }
+        log.reader(0, false)
     }
 
     /// A reader for `GET` with `Last-Event-ID: <stream>-<n>`: from entry `n + 1` on.
+    /// `None` for an id this server never sent: malformed, an unknown stream, or an
+    /// `n` so large that `n + 1` does not exist (`1-18446744073709551615`).
     pub fn resume(&self, last_event_id: &str) -> Option<Reader> {
         let (stream, n) = last_event_id.split_once('-')?;
         let (stream, n): (u64, usize) = (stream.parse().ok()?, n.parse().ok()?);
-        let log = self.logs.iter().find(|l| l.id == stream)?.clone();
-        Some(Reader {
-            log,
-            next: n + 1,
-            resumed: true,
-        })
+        let next = n.checked_add(1)?;
+        let log = self.logs.iter().find(|l| l.id == stream)?;
+        Some(log.reader(next, true))
+    }
+
+    /// How many readers of this session's streams wait for an event right now.
+    pub fn waiting_readers(&self) -> usize {
+        self.logs.iter().map(|l| l.lock().wakers.len()).sum()
     }
 }
 
@@ -168,7 +189,11 @@ async fn feed(pending: Pending, log: Arc<StreamLog>, cancel: oneshot::Receiver<(
 
 /// Reads a stream's events from some point on, as an HTTP body.
 pub struct Reader {
+    /// The stream read.
     log: Arc<StreamLog>,
+    /// This reader's key among the log's waiting wakers.
+    key: u64,
+    /// The entry to send next.
     next: usize,
     /// A reader that resumed passes over pauses meant for earlier connections.
     resumed: bool,
@@ -192,10 +217,24 @@ impl Reader {
                 Some(Entry::Pause) => return Poll::Ready(None),
                 None if inner.done => return Poll::Ready(None),
                 None => {
-                    inner.wakers.push(cx.waker().clone());
+                    // One waker per reader, the newest: a reader polled again
+                    // replaces its old one rather than adding another.
+                    let key = self.key;
+                    match inner.wakers.iter_mut().find(|(k, _)| *k == key) {
+                        Some((_, w)) => w.clone_from(cx.waker()),
+                        None => inner.wakers.push((key, cx.waker().clone())),
+                    }
                     return Poll::Pending;
                 }
             }
         }
+    }
+}
+
+impl Drop for Reader {
+    /// The client hung up: its waker leaves with it.
+    fn drop(&mut self) {
+        let key = self.key;
+        self.log.lock().wakers.retain(|(k, _)| *k != key);
     }
 }

@@ -7,6 +7,7 @@ use crate::jsonrpc::RequestId;
 use crate::protocol::{Phase, Session};
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
@@ -85,6 +86,8 @@ pub struct Sessions {
     init_timeout: Duration,
     /// `--session-timeout`: the life of an unused initialized session.
     idle_timeout: Duration,
+    /// Some session ended since the sweeper last gave memory back.
+    ended: AtomicBool,
 }
 
 impl Sessions {
@@ -94,6 +97,7 @@ impl Sessions {
             limit: limits.max_sessions,
             init_timeout: limits.init_timeout,
             idle_timeout: limits.session_timeout,
+            ended: AtomicBool::new(false),
         }
     }
 
@@ -142,6 +146,7 @@ impl Sessions {
         let entry = self.lock().remove(id)?;
         let running = entry.running();
         drop(entry);
+        self.ended.store(true, Ordering::Relaxed);
         Some(running)
     }
 
@@ -163,6 +168,9 @@ impl Sessions {
                     .map(|why| (id.clone(), why))
             })
             .collect();
+        if !expired.is_empty() {
+            self.ended.store(true, Ordering::Relaxed);
+        }
         expired
             .into_iter()
             .filter_map(|(id, why)| live.remove(&id).map(|e| (why, e.running())))
@@ -209,6 +217,11 @@ pub async fn sweep_every(app: std::sync::Arc<super::App>) {
     loop {
         tick.tick().await;
         app.sessions.sweep();
+        // Sessions ended (by DELETE or here) since the last tick, and the tasks of
+        // their requests have had a tick to finish: hand the pages back.
+        if app.sessions.ended.swap(false, Ordering::Relaxed) {
+            crate::memory::trim();
+        }
     }
 }
 

@@ -1,0 +1,782 @@
+//! What a slow, stuck, abusive or malformed client gets, through the real binary:
+//! each limit of `serve --http` (timeouts, counts, the lingering close), each message
+//! the server refuses, and what ending a session frees. One test per finding of the
+//! hardening issue; each failed on the code before it.
+
+mod common;
+use common::{BIN, HttpServer, initialize};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A raw client connection that reads whatever arrives, with deadlines.
+struct Conn {
+    stream: TcpStream,
+    /// Everything received so far.
+    got: Vec<u8>,
+    /// The server closed the connection (EOF or reset).
+    closed: bool,
+}
+
+impl Conn {
+    fn open(addr: &str) -> Conn {
+        let stream = TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_millis(50)))
+            .unwrap();
+        Conn {
+            stream,
+            got: Vec::new(),
+            closed: false,
+        }
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).unwrap();
+    }
+
+    /// Reads until `done` holds of what arrived, the server closes, or `within` ends.
+    fn read_until(&mut self, within: Duration, done: impl Fn(&[u8]) -> bool) {
+        let deadline = Instant::now() + within;
+        let mut buf = [0u8; 64 * 1024];
+        while !self.closed && !done(&self.got) && Instant::now() < deadline {
+            match self.stream.read(&mut buf) {
+                Ok(0) => self.closed = true,
+                Ok(n) => self.got.extend_from_slice(&buf[..n]),
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+                Err(_) => self.closed = true,
+            }
+        }
+    }
+
+    /// Waits for the server to close; returns how long that took, or `None`.
+    fn closed_within(&mut self, within: Duration) -> Option<Duration> {
+        let start = Instant::now();
+        self.read_until(within, |_| false);
+        self.closed.then(|| start.elapsed())
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.got).into_owned()
+    }
+
+    fn has(&self, needle: &str) -> bool {
+        self.text().contains(needle)
+    }
+}
+
+fn post_head(addr: &str, extra: &str, length: usize) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n{extra}Content-Length: {length}\r\n\r\n"
+    )
+}
+
+fn post_bytes(addr: &str, extra: &str, body: &str) -> Vec<u8> {
+    let mut r = post_head(addr, extra, body.len()).into_bytes();
+    r.extend_from_slice(body.as_bytes());
+    r
+}
+
+/// The JSON body of a complete (`Content-Length`) response in `text`.
+fn json_body(text: &str) -> Value {
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or("");
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// Polls `f` until it holds or `within` passes.
+fn eventually(within: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + within;
+    loop {
+        if f() {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+// ---- 1. header and idle timeouts --------------------------------------------------
+
+#[test]
+fn a_half_sent_head_and_a_silent_connection_are_closed_after_the_header_timeout() {
+    let s = HttpServer::start(&["--header-timeout", "1", "--idle-timeout", "60"]);
+    let opened = Instant::now();
+    let mut half = Conn::open(&s.addr);
+    half.send(b"POST /mc");
+    let mut silent = Conn::open(&s.addr);
+    for (what, c) in [("half a request line", &mut half), ("nothing", &mut silent)] {
+        c.closed_within(Duration::from_secs(5))
+            .unwrap_or_else(|| panic!("a client that sent {what} is still connected after 5 s"));
+        let took = opened.elapsed();
+        assert!(
+            took >= Duration::from_millis(700),
+            "{what}: closed after {took:?}"
+        );
+    }
+    // The server still serves everyone else.
+    let r = s.post(&[], &initialize("2025-11-25"));
+    assert_eq!(r.status, 200);
+}
+
+#[test]
+fn an_idle_keep_alive_connection_is_closed_but_a_long_stream_is_not() {
+    let s = HttpServer::start(&[
+        "--fixture",
+        "conformance",
+        "--idle-timeout",
+        "1",
+        "--header-timeout",
+        "30",
+    ]);
+    // One request, answered, then nothing: idle.
+    let mut c = Conn::open(&s.addr);
+    c.send(&post_bytes(&s.addr, "", &initialize("2025-11-25")));
+    c.read_until(Duration::from_secs(5), |b| {
+        String::from_utf8_lossy(b).contains("\"result\"")
+    });
+    assert!(c.has("HTTP/1.1 200"), "{}", c.text());
+    let took = c
+        .closed_within(Duration::from_secs(5))
+        .expect("an idle keep-alive connection outlived --idle-timeout 1");
+    assert!(took >= Duration::from_millis(700), "closed after {took:?}");
+
+    // A GET stream with nothing to say for longer than the idle timeout stays open:
+    // a request in flight is not idle.
+    let sid = s.open_session("2025-11-25");
+    let mut get = Conn::open(&s.addr);
+    get.send(
+        format!(
+            "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n",
+            s.addr
+        )
+        .as_bytes(),
+    );
+    get.read_until(Duration::from_secs(5), |b| {
+        b.windows(4).any(|w| w == b"\r\n\r\n")
+    });
+    assert!(get.has("HTTP/1.1 200"), "{}", get.text());
+    assert_eq!(get.closed_within(Duration::from_millis(2500)), None);
+    // ... and still delivers.
+    let r = s.post(
+        &[("Mcp-Session-Id", &sid), ("MCP-Protocol-Version", "2025-11-25")],
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_trigger_tool_change"}}"#,
+    );
+    assert_eq!(r.status, 200);
+    get.read_until(Duration::from_secs(5), |b| {
+        String::from_utf8_lossy(b).contains("notifications/tools/list_changed")
+    });
+    assert!(
+        get.has("notifications/tools/list_changed"),
+        "{}",
+        get.text()
+    );
+}
+
+// ---- 2. body timeout --------------------------------------------------------------
+
+#[test]
+fn a_trickled_body_gets_408_after_the_body_timeout() {
+    let s = HttpServer::start(&["--body-timeout", "1"]);
+    let mut c = Conn::open(&s.addr);
+    c.send(post_head(&s.addr, "", 100).as_bytes());
+    c.send(br#"{"jsonrpc":"2.0","#);
+    let start = Instant::now();
+    c.read_until(Duration::from_secs(5), |b| {
+        String::from_utf8_lossy(b).contains("}}")
+    });
+    assert!(c.has("HTTP/1.1 408 Request Timeout"), "{}", c.text());
+    assert!(start.elapsed() >= Duration::from_millis(700));
+    let e = json_body(&c.text());
+    assert_eq!(e["error"]["code"], -32600);
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--body-timeout"),
+        "{e}"
+    );
+    assert!(c.has("connection: close"), "{}", c.text());
+}
+
+// ---- 3. sessions that never finish the handshake ----------------------------------
+
+#[test]
+fn a_session_without_notifications_initialized_ends_after_the_init_timeout() {
+    let s = HttpServer::start(&["--init-timeout", "1"]);
+    let r = s.post(&[], &initialize("2025-11-25"));
+    let unfinished = r.header("mcp-session-id").unwrap().to_owned();
+    let finished = s.open_session("2025-11-25");
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let status = |sid: &str| {
+        s.post(
+            &[
+                ("Mcp-Session-Id", sid),
+                ("MCP-Protocol-Version", "2025-11-25"),
+            ],
+            list,
+        )
+        .status
+    };
+    std::thread::sleep(Duration::from_millis(1600));
+    // The handshake was never finished: the session is gone; the other one lives.
+    let r = s.post(
+        &[
+            ("Mcp-Session-Id", &unfinished),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+        list,
+    );
+    assert_eq!(r.status, 404, "{}", r.text());
+    assert_eq!(status(&finished), 200);
+    assert!(
+        s.logged()
+            .contains("1 never sent notifications/initialized"),
+        "{}",
+        s.logged()
+    );
+}
+
+#[test]
+fn the_session_limit_is_a_flag() {
+    let s = HttpServer::start(&["--max-sessions", "2"]);
+    for _ in 0..2 {
+        assert_eq!(s.post(&[], &initialize("2025-11-25")).status, 200);
+    }
+    let r = s.post(&[], &initialize("2025-11-25"));
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(r.text().contains("--max-sessions"), "{}", r.text());
+}
+
+// ---- 4. out of file descriptors; the connection limit ------------------------------
+
+/// User plus system CPU time of a process, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the `(comm)`: state is field 3; utime and stime are 14 and 15.
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    let f: Vec<&str> = after.split_whitespace().collect();
+    f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
+}
+
+#[test]
+fn out_of_file_descriptors_the_accept_loop_backs_off_and_recovers() {
+    let mut command = Command::new("sh");
+    command.args([
+        "-c",
+        &format!("ulimit -n 48 && exec {BIN} serve --http --port 0 --max-connections 1000"),
+    ]);
+    let s = HttpServer::spawn(command);
+    // Far more connections than descriptors: the kernel queues them, accept fails.
+    let hogs: Vec<TcpStream> = (0..80)
+        .map(|_| TcpStream::connect(&s.addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let (ticks, logged) = (cpu_ticks(s.pid()), s.logged().len());
+    std::thread::sleep(Duration::from_secs(2));
+    let spent = cpu_ticks(s.pid()) - ticks;
+    let wrote = s.logged().len() - logged;
+    // A spinning loop burns ~200 ticks in 2 s and logs megabytes; a backing-off one,
+    // almost nothing.
+    assert!(spent < 40, "{spent} ticks of CPU in 2 s while out of fds");
+    assert!(wrote < 1000, "{wrote} bytes logged in 2 s: {}", s.logged());
+    assert!(s.logged().contains("accept failed"), "{}", s.logged());
+    drop(hogs);
+    // Once descriptors are free again, clients are served.
+    assert!(
+        eventually(Duration::from_secs(10), || {
+            s.post(&[], &initialize("2025-11-25")).status == 200
+        }),
+        "not serving after the descriptors came back"
+    );
+}
+
+#[test]
+fn beyond_max_connections_a_connection_gets_503_and_is_closed() {
+    let s = HttpServer::start(&["--max-connections", "3"]);
+    let held: Vec<Conn> = (0..3).map(|_| Conn::open(&s.addr)).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut extra = Conn::open(&s.addr);
+    extra.send(&post_bytes(&s.addr, "", &initialize("2025-11-25")));
+    assert!(extra.closed_within(Duration::from_secs(5)).is_some());
+    assert!(
+        extra.has("HTTP/1.1 503 Service Unavailable"),
+        "{}",
+        extra.text()
+    );
+    assert!(extra.has("--max-connections"), "{}", extra.text());
+    drop(held);
+    assert!(eventually(Duration::from_secs(5), || {
+        let mut c = Conn::open(&s.addr);
+        c.send(&post_bytes(
+            &s.addr,
+            "Connection: close\r\n",
+            &initialize("2025-11-25"),
+        ));
+        c.read_until(Duration::from_secs(2), |_| false);
+        c.has("HTTP/1.1 200")
+    }));
+}
+
+// ---- 5. ending a session frees its waiting requests --------------------------------
+
+/// Resident memory of a process, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// A session declaring sampling whose `test_sampling` call carries `prompt` and
+/// waits for the client's answer; returns the session id and the open stream, read
+/// up to the server's `sampling/createMessage` request.
+fn waiting_sampling(addr: &str, prompt: &str) -> (String, Conn) {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"0"}}}"#;
+    let mut c = Conn::open(addr);
+    c.send(&post_bytes(addr, "", init));
+    c.read_until(Duration::from_secs(5), |b| {
+        String::from_utf8_lossy(b).contains("\"result\"")
+    });
+    let text = c.text();
+    let sid = text
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .unwrap_or_else(|| panic!("no session id: {text}"))
+        .to_owned();
+    let headers = format!("Mcp-Session-Id: {sid}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
+    c.send(&post_bytes(
+        addr,
+        &headers,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    ));
+    c.read_until(Duration::from_secs(5), |b| {
+        String::from_utf8_lossy(b).contains("202 Accepted")
+    });
+    let call = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_sampling","arguments":{"prompt":prompt}}});
+    let mut c = Conn::open(addr);
+    c.send(&post_bytes(addr, &headers, &call.to_string()));
+    c.read_until(Duration::from_secs(10), |b| {
+        String::from_utf8_lossy(b).contains("\"maxTokens\"")
+    });
+    assert!(c.has("sampling/createMessage"), "{}", c.text());
+    (sid, c)
+}
+
+fn delete(s: &HttpServer, sid: &str) -> u16 {
+    s.request(
+        "DELETE",
+        &[
+            ("Mcp-Session-Id", sid),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+        "",
+    )
+    .status
+}
+
+#[test]
+fn delete_cancels_a_request_waiting_for_the_client_and_ends_its_stream() {
+    let s = HttpServer::start(&["--fixture", "conformance"]);
+    let (sid, mut stream) = waiting_sampling(&s.addr, "hello");
+    assert_eq!(delete(&s, &sid), 204);
+    // The request is cancelled: its stream ends, with no response to it.
+    assert!(
+        stream.closed_within(Duration::from_secs(5)).is_some()
+            || stream.text().ends_with("\r\n0\r\n\r\n"),
+        "the waiting request's stream did not end"
+    );
+    assert!(!stream.has("\"id\":2,\"result\""), "{}", stream.text());
+    assert!(
+        s.logged().contains("1 running request(s) cancelled"),
+        "{}",
+        s.logged()
+    );
+}
+
+#[test]
+fn ended_sessions_give_back_the_memory_of_their_waiting_requests() {
+    let s = HttpServer::start(&["--fixture", "conformance", "--init-timeout", "60"]);
+    let prompt = "x".repeat(1024 * 1024);
+    let round = || {
+        let open: Vec<(String, Conn)> = (0..50)
+            .map(|_| waiting_sampling(&s.addr, &prompt))
+            .collect();
+        let peak = rss_kib(s.pid());
+        for (sid, _) in &open {
+            assert_eq!(delete(&s, sid), 204);
+        }
+        drop(open);
+        peak
+    };
+    let baseline = rss_kib(s.pid());
+    let mut after = Vec::new();
+    let mut peak = 0;
+    for _ in 0..2 {
+        peak = peak.max(round());
+        // The cancelled requests' tasks drop what they held as they notice.
+        let mut now = rss_kib(s.pid());
+        eventually(Duration::from_secs(3), || {
+            now = rss_kib(s.pid());
+            now < baseline + 16 * 1024
+        });
+        after.push(now);
+    }
+    eprintln!(
+        "RSS: baseline {} MiB, peak with 50 waiting 1 MiB requests {} MiB, after each round {:?} MiB",
+        baseline / 1024,
+        peak / 1024,
+        after.iter().map(|k| k / 1024).collect::<Vec<_>>()
+    );
+    assert!(
+        peak > baseline + 50 * 1024,
+        "the test did not hold the memory"
+    );
+    for kib in &after {
+        assert!(
+            *kib < baseline + 16 * 1024,
+            "RSS {kib} KiB after the sessions ended, baseline {baseline} KiB"
+        );
+    }
+    let cancelled = s.logged().matches("1 running request(s) cancelled").count();
+    assert_eq!(cancelled, 100, "{}", s.logged());
+}
+
+// ---- 6, 7. resuming a stream ------------------------------------------------------
+
+#[test]
+fn last_event_id_that_overflows_gets_400() {
+    let s = HttpServer::start(&["--fixture", "conformance"]);
+    let sid = s.open_session("2025-11-25");
+    let r = s.request(
+        "GET",
+        &[
+            ("Accept", "text/event-stream"),
+            ("Mcp-Session-Id", &sid),
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Last-Event-ID", "1-18446744073709551615"),
+        ],
+        "",
+    );
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.text().contains("18446744073709551615"), "{}", r.text());
+}
+
+#[test]
+fn a_resumed_reader_that_hangs_up_takes_its_waker_along() {
+    use mcp_raw::transport::http;
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let app = http::App::new(
+        mcp_raw::fixture::server(mcp_raw::protocol::Eras::Both),
+        http::Config::default(),
+    );
+    runtime.spawn(http::serve(listener, app.clone(), std::future::pending()));
+    // A request whose stream is still running: it waits for the client's answer.
+    let (sid, first) = waiting_sampling(&addr, "hello");
+    let stream = first
+        .text()
+        .lines()
+        .find_map(|l| l.strip_prefix("id: "))
+        .and_then(|id| id.split('-').next())
+        .expect("an event id")
+        .to_owned();
+    let waiting = || app.sessions.with(&sid, |e| e.streams.waiting_readers());
+    for _ in 0..200 {
+        let mut c = Conn::open(&addr);
+        c.send(
+            format!(
+                "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\nMCP-Protocol-Version: 2025-11-25\r\nLast-Event-ID: {stream}-0\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        // The replay: the question the server asked, after the priming event.
+        c.read_until(Duration::from_secs(5), |b| {
+            String::from_utf8_lossy(b).contains("\"maxTokens\"")
+        });
+        assert!(c.has("sampling/createMessage"), "{}", c.text());
+        // ... and the client hangs up.
+    }
+    // Only the first POST's reader still waits.
+    assert!(
+        eventually(Duration::from_secs(5), || waiting() == Some(1)),
+        "{:?} readers wait after 200 resumed readers hung up",
+        waiting()
+    );
+    drop(first);
+}
+
+// ---- 8. the lingering close -------------------------------------------------------
+
+#[test]
+fn a_client_that_sends_its_whole_body_first_still_reads_the_413() {
+    let s = HttpServer::start(&["--max-body-bytes", "1000"]);
+    let body = format!(r#"{{"pad":"{}"}}"#, "x".repeat(4 * 1024 * 1024));
+    let mut c = Conn::open(&s.addr);
+    // What Python's http.client does: the whole request, then read.
+    c.stream
+        .write_all(&post_bytes(&s.addr, "", &body))
+        .expect("the server reset the connection while the body was being sent");
+    c.read_until(Duration::from_secs(5), |_| false);
+    assert!(c.has("HTTP/1.1 413 Payload Too Large"), "{:?}", c.text());
+    assert!(c.has("--max-body-bytes"), "{}", c.text());
+
+    // The same with a chunked body, refused once it passes the limit.
+    let mut c = Conn::open(&s.addr);
+    let mut req = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+        s.addr
+    )
+    .into_bytes();
+    for _ in 0..64 {
+        req.extend_from_slice(format!("{:x}\r\n{}\r\n", 65536, "y".repeat(65536)).as_bytes());
+    }
+    req.extend_from_slice(b"0\r\n\r\n");
+    c.stream
+        .write_all(&req)
+        .expect("reset while sending a chunked body");
+    c.read_until(Duration::from_secs(5), |_| false);
+    assert!(c.has("HTTP/1.1 413 Payload Too Large"), "{:?}", c.text());
+}
+
+// ---- 9. repeated singleton headers ------------------------------------------------
+
+#[test]
+fn repeated_singleton_headers_are_refused_naming_the_header() {
+    let s = HttpServer::start(&[]);
+    let sid = s.open_session("2025-11-25");
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let r = s.post(
+        &[
+            ("Mcp-Session-Id", &sid),
+            ("Mcp-Session-Id", "another"),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+        list,
+    );
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"]["code"], -32600);
+    assert!(
+        r.text().contains("mcp-session-id header appears 2 times"),
+        "{}",
+        r.text()
+    );
+    let r = s.post(
+        &[
+            ("Mcp-Session-Id", &sid),
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("MCP-Protocol-Version", "2025-06-18"),
+        ],
+        list,
+    );
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.text().contains("mcp-protocol-version"), "{}", r.text());
+
+    // Modern: the method that runs must be the one every reader of the headers sees.
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"}
+    });
+    let call = json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"},"_meta":meta}}).to_string();
+    for (doubled, headers) in [
+        (
+            "mcp-method",
+            vec![
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Method", "tools/list"),
+                ("Mcp-Name", "echo"),
+            ],
+        ),
+        (
+            "mcp-name",
+            vec![
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "echo"),
+                ("Mcp-Name", "add"),
+            ],
+        ),
+    ] {
+        let r = s.post(&headers, &call);
+        assert_eq!(r.status, 400, "{doubled}: {}", r.text());
+        assert_eq!(r.json()["error"]["code"], -32020, "{doubled}");
+        assert!(r.text().contains(doubled), "{}", r.text());
+    }
+    // Sent once each, the same request runs.
+    let r = s.post(
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "echo"),
+        ],
+        &call,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+}
+
+// ---- 10, 11. message shapes, on both transports -----------------------------------
+
+/// Lines the core must refuse with `-32600`, whatever the method, and the id each
+/// refusal must carry.
+fn malformed() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","result":{}}"#,
+            json!(1),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":2,"method":"ping","error":{"code":1,"message":"x"}}"#,
+            json!(2),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":[]}"#,
+            json!(3),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":4,"method":"ping","params":[1]}"#,
+            json!(4),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":5,"method":"ping","params":null}"#,
+            json!(5),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":"echo"}"#,
+            json!(6),
+        ),
+    ]
+}
+
+#[test]
+fn method_with_result_and_non_object_params_are_invalid_requests_on_stdio() {
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let mut exchange = |line: &str| {
+        input.write_all(format!("{line}\n").as_bytes()).unwrap();
+        let mut reply = String::new();
+        output.read_line(&mut reply).unwrap();
+        serde_json::from_str::<Value>(&reply).unwrap()
+    };
+    let r = exchange(&initialize("2025-11-25"));
+    assert!(r["result"].is_object());
+    // A notification gets no answer: the ping after it does.
+    let r = exchange(
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}",
+    );
+    assert_eq!(r["id"], 0, "{r}");
+    for (line, id) in malformed() {
+        let r = exchange(line);
+        assert_eq!(r["id"], id, "{line} -> {r}");
+        assert_eq!(r["error"]["code"], -32600, "{line} -> {r}");
+    }
+    // The session goes on.
+    let r = exchange(r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#);
+    assert!(r["result"]["tools"].is_array(), "{r}");
+    drop(input);
+    let _ = child.wait();
+}
+
+#[test]
+fn method_with_result_and_non_object_params_are_invalid_requests_over_http() {
+    let s = HttpServer::start(&[]);
+    let sid = s.open_session("2025-11-25");
+    for (line, id) in malformed() {
+        let r = s.post(
+            &[
+                ("Mcp-Session-Id", &sid),
+                ("MCP-Protocol-Version", "2025-11-25"),
+            ],
+            line,
+        );
+        assert_eq!(r.status, 400, "{line}: {}", r.text());
+        let e = r.json();
+        assert_eq!(e["id"], id, "{line} -> {e}");
+        assert_eq!(e["error"]["code"], -32600, "{line} -> {e}");
+    }
+}
+
+// ---- 12. asking a modern client what it did not declare ---------------------------
+
+#[test]
+fn a_modern_tool_never_asks_what_the_request_did_not_declare() {
+    let meta = |caps: Value| {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": caps,
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"}
+        })
+    };
+    let call = |tool: &str, caps: Value| {
+        json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":tool,"_meta":meta(caps)}})
+            .to_string()
+    };
+    let s = HttpServer::start(&["--fixture", "conformance"]);
+    let headers = |tool: &'static str| {
+        [
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", tool),
+        ]
+    };
+    for (tool, cap) in [
+        ("test_input_required_result_elicitation", "elicitation"),
+        ("test_input_required_result_sampling", "sampling"),
+        ("test_input_required_result_list_roots", "roots"),
+        ("test_sampling", "sampling"),
+    ] {
+        let r = s.post(&headers(tool), &call(tool, json!({})));
+        assert_eq!(r.status, 400, "{tool}: {}", r.text());
+        let e = r.json();
+        assert_eq!(e["error"]["code"], -32021, "{tool}: {e}");
+        assert_eq!(
+            e["error"]["data"]["requiredCapabilities"][cap],
+            json!({}),
+            "{e}"
+        );
+        // Declared, the same call asks.
+        let r = s.post(&headers(tool), &call(tool, json!({ cap: {} })));
+        assert_eq!(r.status, 200, "{tool}: {}", r.text());
+        assert!(r.text().contains("input_required"), "{tool}: {}", r.text());
+    }
+
+    // stdio: the same refusal from the same check.
+    let mut child = Command::new(BIN)
+        .args(["serve", "--fixture", "conformance"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input
+        .write_all(
+            format!(
+                "{}\n",
+                call("test_input_required_result_elicitation", json!({}))
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+    let mut reply = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut reply)
+        .unwrap();
+    let r: Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    drop(input);
+    let _ = child.wait();
+}
