@@ -13,6 +13,7 @@
 //!   methods.rs          the method table both eras share
 //!   tasks.rs            the tasks extension: task store, tasks/get, tasks/update, tasks/cancel
 //!   tools.rs            tools/list, tools/call, where a tool failure becomes isError
+//!   capabilities.rs     what the client declared; -32021; may the server ask this?
 //!   resources.rs        resources/list, read, templates, subscribe
 //!   prompts.rs          prompts/list, prompts/get
 //!   completion.rs       completion/complete
@@ -27,8 +28,12 @@
 //!   stdio.rs            one JSON message per line on stdin/stdout, logs on stderr
 //!   sse.rs              Server-Sent Events framing (encode and decode)
 //!   http/               Streamable HTTP on one endpoint, /mcp
-//!     mod.rs            accept loop, TCP_NODELAY, routing by method, GET and DELETE
-//!     guard.rs          Host/Origin (DNS rebinding), Accept, Content-Type, body size
+//!     mod.rs            routing by path and method, GET and DELETE
+//!     listen.rs         accept loop: TCP_NODELAY, --max-connections, backoff out of fds
+//!     conn.rs           one connection: header and idle timeouts, lingering close
+//!     limits.rs         every limit and its default
+//!     guard.rs          Host/Origin (DNS rebinding), Accept, Content-Type, repeated
+//!                       headers, body size and time
 //!     post.rs           a POST: parse, then choose the era
 //!     legacy.rs         session path: Mcp-Session-Id and MCP-Protocol-Version checks
 //!     sessions.rs       Mcp-Session-Id: minting, lookup, termination, cancellation

@@ -449,19 +449,42 @@ fn ended_sessions_give_back_the_memory_of_their_waiting_requests() {
 #[test]
 fn last_event_id_that_overflows_gets_400() {
     let s = HttpServer::start(&["--fixture", "conformance"]);
-    let sid = s.open_session("2025-11-25");
+    // A stream that exists: the request waits for the client's answer.
+    let (sid, first) = waiting_sampling(&s.addr, "hello");
+    let stream = first
+        .text()
+        .lines()
+        .find_map(|l| l.strip_prefix("id: "))
+        .and_then(|id| id.split('-').next())
+        .expect("an event id")
+        .to_owned();
+    let overflowing = format!("{stream}-18446744073709551615");
     let r = s.request(
         "GET",
         &[
             ("Accept", "text/event-stream"),
             ("Mcp-Session-Id", &sid),
             ("MCP-Protocol-Version", "2025-11-25"),
-            ("Last-Event-ID", "1-18446744073709551615"),
+            ("Last-Event-ID", &overflowing),
         ],
         "",
     );
     assert_eq!(r.status, 400, "{}", r.text());
-    assert!(r.text().contains("18446744073709551615"), "{}", r.text());
+    assert!(r.text().contains(&overflowing), "{}", r.text());
+    // The stream itself is still there to resume.
+    let mut c = Conn::open(&s.addr);
+    c.send(
+        format!(
+            "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\nLast-Event-ID: {stream}-0\r\n\r\n",
+            s.addr
+        )
+        .as_bytes(),
+    );
+    c.read_until(Duration::from_secs(5), |b| {
+        String::from_utf8_lossy(b).contains("\"maxTokens\"")
+    });
+    assert!(c.has("HTTP/1.1 200"), "{}", c.text());
+    drop(first);
 }
 
 #[test]
@@ -516,7 +539,9 @@ fn a_resumed_reader_that_hangs_up_takes_its_waker_along() {
 #[test]
 fn a_client_that_sends_its_whole_body_first_still_reads_the_413() {
     let s = HttpServer::start(&["--max-body-bytes", "1000"]);
-    let body = format!(r#"{{"pad":"{}"}}"#, "x".repeat(4 * 1024 * 1024));
+    // Larger than the kernel's socket buffers, so the client is still writing when
+    // the server answers.
+    let body = format!(r#"{{"pad":"{}"}}"#, "x".repeat(32 * 1024 * 1024));
     let mut c = Conn::open(&s.addr);
     // What Python's http.client does: the whole request, then read.
     c.stream
@@ -533,7 +558,7 @@ fn a_client_that_sends_its_whole_body_first_still_reads_the_413() {
         s.addr
     )
     .into_bytes();
-    for _ in 0..64 {
+    for _ in 0..512 {
         req.extend_from_slice(format!("{:x}\r\n{}\r\n", 65536, "y".repeat(65536)).as_bytes());
     }
     req.extend_from_slice(b"0\r\n\r\n");

@@ -1,9 +1,11 @@
 //! The Streamable HTTP transport: one endpoint, `/mcp`, serving both eras. `POST`
 //! carries client messages ([`post`], then [`legacy`] with sessions per MCP
 //! 2025-11-25 `basic/transports`, or [`modern`], stateless, per 2026-07-28
-//! `basic/transports/streamable-http`). `GET` would open a server-push stream: this
-//! server has nothing to push, and 2026-07-28 removed it, so 405. `DELETE` ends a
-//! legacy session ([`sessions`]).
+//! `basic/transports/streamable-http`). `GET` opens a legacy session's push stream
+//! (or resumes a request's stream) where the server has something to push, else
+//! `405`; 2026-07-28 removed it. `DELETE` ends a legacy session ([`sessions`]).
+//! Connections are accepted in [`listen`] and served in [`conn`], under the bounds
+//! of [`limits`].
 
 pub mod conn;
 pub mod guard;
