@@ -576,31 +576,30 @@ fn repeated_singleton_headers_are_refused_naming_the_header() {
     let s = HttpServer::start(&[]);
     let sid = s.open_session("2025-11-25");
     let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
-    let r = s.post(
-        &[
-            ("Mcp-Session-Id", &sid),
-            ("Mcp-Session-Id", "another"),
-            ("MCP-Protocol-Version", "2025-11-25"),
-        ],
-        list,
-    );
-    assert_eq!(r.status, 400, "{}", r.text());
-    assert_eq!(r.json()["error"]["code"], -32600);
-    assert!(
-        r.text().contains("mcp-session-id header appears 2 times"),
-        "{}",
-        r.text()
-    );
-    let r = s.post(
-        &[
-            ("Mcp-Session-Id", &sid),
-            ("MCP-Protocol-Version", "2025-11-25"),
-            ("MCP-Protocol-Version", "2025-06-18"),
-        ],
-        list,
-    );
-    assert_eq!(r.status, 400, "{}", r.text());
-    assert!(r.text().contains("mcp-protocol-version"), "{}", r.text());
+    for (doubled, headers) in [
+        (
+            "mcp-session-id",
+            [
+                ("Mcp-Session-Id", sid.as_str()),
+                ("Mcp-Session-Id", "another"),
+                ("MCP-Protocol-Version", "2025-11-25"),
+            ],
+        ),
+        (
+            "mcp-protocol-version",
+            [
+                ("Mcp-Session-Id", sid.as_str()),
+                ("MCP-Protocol-Version", "2025-11-25"),
+                ("MCP-Protocol-Version", "2025-06-18"),
+            ],
+        ),
+    ] {
+        let r = s.post(&headers, list);
+        assert_eq!(r.status, 400, "{doubled}: {}", r.text());
+        assert_eq!(r.json()["error"]["code"], -32600, "{doubled}");
+        let named = format!("{doubled} header appears 2 times");
+        assert!(r.text().contains(&named), "{}", r.text());
+    }
 
     // Modern: the method that runs must be the one every reader of the headers sees.
     let meta = json!({
@@ -679,40 +678,68 @@ fn malformed() -> Vec<(&'static str, Value)> {
     ]
 }
 
+/// `mcp-raw serve ARGS` over pipes, one line in, one line out.
+struct StdioServer {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    output: BufReader<std::process::ChildStdout>,
+}
+
+impl StdioServer {
+    fn start(args: &[&str]) -> StdioServer {
+        let mut child = Command::new(BIN)
+            .arg("serve")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        StdioServer {
+            child,
+            input,
+            output,
+        }
+    }
+
+    /// Sends `lines` (newline-terminated here) and reads the next line back.
+    fn exchange(&mut self, lines: &str) -> Value {
+        self.input
+            .write_all(format!("{lines}\n").as_bytes())
+            .unwrap();
+        let mut reply = String::new();
+        self.output.read_line(&mut reply).unwrap();
+        serde_json::from_str(&reply).unwrap_or_else(|e| panic!("{e}: {reply:?}"))
+    }
+}
+
+impl Drop for StdioServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 #[test]
 fn method_with_result_and_non_object_params_are_invalid_requests_on_stdio() {
-    let mut child = Command::new(BIN)
-        .arg("serve")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let mut output = BufReader::new(child.stdout.take().unwrap());
-    let mut exchange = |line: &str| {
-        input.write_all(format!("{line}\n").as_bytes()).unwrap();
-        let mut reply = String::new();
-        output.read_line(&mut reply).unwrap();
-        serde_json::from_str::<Value>(&reply).unwrap()
-    };
-    let r = exchange(&initialize("2025-11-25"));
+    let mut s = StdioServer::start(&[]);
+    let r = s.exchange(&initialize("2025-11-25"));
     assert!(r["result"].is_object());
     // A notification gets no answer: the ping after it does.
-    let r = exchange(
+    let r = s.exchange(
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}",
     );
     assert_eq!(r["id"], 0, "{r}");
     for (line, id) in malformed() {
-        let r = exchange(line);
+        let r = s.exchange(line);
         assert_eq!(r["id"], id, "{line} -> {r}");
         assert_eq!(r["error"]["code"], -32600, "{line} -> {r}");
     }
     // The session goes on.
-    let r = exchange(r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#);
+    let r = s.exchange(r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#);
     assert!(r["result"]["tools"].is_array(), "{r}");
-    drop(input);
-    let _ = child.wait();
 }
 
 #[test]
@@ -779,29 +806,7 @@ fn a_modern_tool_never_asks_what_the_request_did_not_declare() {
     }
 
     // stdio: the same refusal from the same check.
-    let mut child = Command::new(BIN)
-        .args(["serve", "--fixture", "conformance"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    input
-        .write_all(
-            format!(
-                "{}\n",
-                call("test_input_required_result_elicitation", json!({}))
-            )
-            .as_bytes(),
-        )
-        .unwrap();
-    let mut reply = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut reply)
-        .unwrap();
-    let r: Value = serde_json::from_str(&reply).unwrap();
+    let mut stdio = StdioServer::start(&["--fixture", "conformance"]);
+    let r = stdio.exchange(&call("test_input_required_result_elicitation", json!({})));
     assert_eq!(r["error"]["code"], -32021, "{r}");
-    drop(input);
-    let _ = child.wait();
 }
