@@ -115,6 +115,10 @@ struct HttpLimits {
     /// With --http: seconds a POST body may take to arrive in full; then 408.
     #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "http")]
     body_timeout: Duration,
+    /// With --http: seconds a response write may wait on a client that reads nothing;
+    /// then the connection is closed (long streams included).
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "http")]
+    write_timeout: Duration,
     /// With --http: seconds a legacy session may live without
     /// notifications/initialized; then it ends (its id gets 404).
     #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "http")]
@@ -146,6 +150,7 @@ impl HttpLimits {
             header_timeout: off_if_zero(self.header_timeout),
             idle_timeout: off_if_zero(self.idle_timeout),
             body_timeout: off_if_zero(self.body_timeout),
+            write_timeout: off_if_zero(self.write_timeout),
             init_timeout: off_if_zero(self.init_timeout),
             session_timeout: off_if_zero(self.session_timeout),
             max_sessions: self.max_sessions,

@@ -176,6 +176,50 @@ fn an_idle_keep_alive_connection_is_closed_but_a_long_stream_is_not() {
     );
 }
 
+#[test]
+fn a_client_that_stops_reading_is_closed_after_the_write_timeout() {
+    let s = HttpServer::start(&["--write-timeout", "1"]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"}
+    });
+    let big = "x".repeat(2 * 1024 * 1024);
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":big},"_meta":meta}}).to_string();
+    let one = post_bytes(
+        &s.addr,
+        "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n",
+        &call,
+    );
+    let requests = 8;
+    let mut c = Conn::open(&s.addr);
+    // Pipelined requests whose answers (16 MiB) outgrow the socket buffers; the client
+    // writes them from another thread and never reads.
+    let mut writer = c.stream.try_clone().unwrap();
+    let sent = std::thread::spawn(move || {
+        for _ in 0..requests {
+            if writer.write_all(&one).is_err() {
+                break;
+            }
+        }
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    // Now read: what the kernel buffered, then the end — not every answer.
+    let start = Instant::now();
+    assert!(
+        c.closed_within(Duration::from_secs(10)).is_some(),
+        "the connection of a client that stopped reading is still open"
+    );
+    let answers = c.text().matches("HTTP/1.1 200").count();
+    assert!(
+        answers < requests,
+        "{answers} answers, all of them: nothing was cut"
+    );
+    assert!(start.elapsed() < Duration::from_secs(10));
+    let _ = sent.join();
+    assert_eq!(s.post(&[], &initialize("2025-11-25")).status, 200);
+}
+
 // ---- 2. body timeout --------------------------------------------------------------
 
 #[test]

@@ -7,6 +7,9 @@
 //! - **Idle timeout**: between requests, with nothing in flight, a keep-alive
 //!   connection lives `idle_timeout`. A request in flight (a long SSE stream) is never
 //!   idle.
+//! - **Write timeout**: a client that stops reading (its socket takes nothing for
+//!   `write_timeout`) is closed, long streams included; one that reads slowly but
+//!   reads is not.
 //! - **Lingering close**: when the server closes a connection the client may still be
 //!   sending on (a `413` sent before the body was read), closing at once would make
 //!   the kernel answer the unread bytes with a reset, which destroys the response
@@ -195,6 +198,12 @@ struct Watched<I: Io> {
     timer: Pin<Box<Sleep>>,
     /// The deadline `timer` is set to, so it is reset only when that changes.
     armed: Option<Instant>,
+    /// Fires when a blocked write has waited `write_timeout`.
+    write_timer: Pin<Box<Sleep>>,
+    /// The deadline `write_timer` is set to.
+    write_armed: Option<Instant>,
+    /// Since when the socket has refused every write; `None` while writes go through.
+    write_blocked: Option<Instant>,
     /// The client closed its side: nothing is left to drain.
     eof: bool,
     /// A clock ran out: the client is stuck, so it gets no lingering.
@@ -216,6 +225,9 @@ impl<I: Io> Watched<I> {
             limits,
             timer: Box::pin(tokio::time::sleep_until(Instant::now())),
             armed: None,
+            write_timer: Box::pin(tokio::time::sleep_until(Instant::now())),
+            write_armed: None,
+            write_blocked: None,
             eof: false,
             timed_out: false,
             permit,
@@ -277,16 +289,54 @@ impl<I: Io> AsyncRead for Watched<I> {
     }
 }
 
+impl<I: Io> Watched<I> {
+    /// One write attempt, under the write clock: a client whose socket has taken
+    /// nothing for `write_timeout` (it stopped reading, and the kernel's buffers are
+    /// full) fails the write with `TimedOut`, and hyper closes the connection.
+    fn write_with(
+        &mut self,
+        cx: &mut Context<'_>,
+        write: impl FnOnce(Pin<&mut I>, &mut Context<'_>) -> Poll<io::Result<usize>>,
+    ) -> Poll<io::Result<usize>> {
+        let Some(io) = self.io.as_mut() else {
+            return Poll::Ready(Err(gone()));
+        };
+        match write(Pin::new(io), cx) {
+            Poll::Pending => {
+                let since = *self.write_blocked.get_or_insert_with(Instant::now);
+                let deadline = since + self.limits.write_timeout;
+                if self.write_armed != Some(deadline) {
+                    self.write_timer.as_mut().reset(deadline);
+                    self.write_armed = Some(deadline);
+                }
+                if self.write_timer.as_mut().poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+                self.timed_out = true;
+                Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "the client read nothing for {} s (serve --write-timeout)",
+                        self.limits.write_timeout.as_secs_f64()
+                    ),
+                )))
+            }
+            ready => {
+                self.write_blocked = None;
+                ready
+            }
+        }
+    }
+}
+
 impl<I: Io> AsyncWrite for Watched<I> {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        match self.get_mut().io.as_mut() {
-            Some(io) => Pin::new(io).poll_write(cx, buf),
-            None => Poll::Ready(Err(gone())),
-        }
+        self.get_mut()
+            .write_with(cx, |io, cx| io.poll_write(cx, buf))
     }
 
     fn poll_write_vectored(
@@ -294,10 +344,8 @@ impl<I: Io> AsyncWrite for Watched<I> {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        match self.get_mut().io.as_mut() {
-            Some(io) => Pin::new(io).poll_write_vectored(cx, bufs),
-            None => Poll::Ready(Err(gone())),
-        }
+        self.get_mut()
+            .write_with(cx, |io, cx| io.poll_write_vectored(cx, bufs))
     }
 
     fn is_write_vectored(&self) -> bool {

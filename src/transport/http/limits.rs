@@ -17,6 +17,9 @@ pub struct Limits {
     /// How long a keep-alive connection may sit between requests with nothing in
     /// flight; then it is closed (`--idle-timeout`).
     pub idle_timeout: Duration,
+    /// How long a response write may wait on a client that reads nothing (its socket
+    /// buffers full); then the connection is closed (`--write-timeout`).
+    pub write_timeout: Duration,
     /// How long a POST body may take to arrive in full; then `408` (`--body-timeout`).
     pub body_timeout: Duration,
     /// How long a legacy session may stay without `notifications/initialized`; then
@@ -65,6 +68,7 @@ impl Default for Limits {
             header_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(60),
             body_timeout: Duration::from_secs(60),
+            write_timeout: Duration::from_secs(60),
             init_timeout: Duration::from_secs(60),
             session_timeout: Duration::from_secs(60 * 60),
             max_sessions: 10_000,
