@@ -51,6 +51,14 @@ enum Command {
         /// suite checks).
         #[arg(long, value_enum, default_value_t = FixtureArg::Demo)]
         fixture: FixtureArg,
+        /// With --fixture conformance: most tasks kept at once (the oldest finished one
+        /// makes room; when all run, a call that would create one gets an error).
+        #[arg(long, value_name = "N", default_value_t = mcp_raw::protocol::tasks::MAX_TASKS)]
+        max_tasks: usize,
+        /// With --fixture conformance: seconds a task stays readable after its creation
+        /// (its ttlMs).
+        #[arg(long, value_name = "SECS", default_value = "600", value_parser = secs)]
+        task_ttl: Duration,
     },
     /// Connect to any MCP server (an http:// URL, or a stdio server's command line,
     /// quoted), detect its era, list its tools, call some, and print the whole wire.
@@ -109,6 +117,13 @@ struct HttpLimits {
     /// before its first byte); then the connection is closed.
     #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs, requires = "http")]
     header_timeout: Duration,
+    /// With --http: largest request head (request line and headers) in bytes; larger
+    /// gets 431.
+    #[arg(long, value_name = "N", default_value_t = 64 * 1024, requires = "http")]
+    max_header_bytes: usize,
+    /// With --http: most header fields in one request; more gets 431.
+    #[arg(long, value_name = "N", default_value_t = http::limits::DEFAULT_MAX_HEADERS, requires = "http")]
+    max_headers: usize,
     /// With --http: seconds a keep-alive connection may sit idle between requests.
     #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "http")]
     idle_timeout: Duration,
@@ -141,12 +156,21 @@ struct HttpLimits {
     /// With --http: most bytes discarded while lingering.
     #[arg(long, value_name = "N", default_value_t = 64 * 1024 * 1024, requires = "http")]
     linger_bytes: u64,
+    /// With --http: events a legacy request's stream keeps for a client resuming with
+    /// Last-Event-ID (older ones cannot be replayed).
+    #[arg(long, value_name = "N", default_value_t = 1024, requires = "http")]
+    resume_events: usize,
+    /// With --http: finished streams a legacy session keeps for late resumers.
+    #[arg(long, value_name = "N", default_value_t = 16, requires = "http")]
+    resume_streams: usize,
 }
 
 impl HttpLimits {
     fn into_limits(self, max_body: usize) -> http::Limits {
         http::Limits {
             max_body,
+            max_header_bytes: self.max_header_bytes,
+            max_headers: self.max_headers,
             header_timeout: off_if_zero(self.header_timeout),
             idle_timeout: off_if_zero(self.idle_timeout),
             body_timeout: off_if_zero(self.body_timeout),
@@ -159,6 +183,8 @@ impl HttpLimits {
                 .unwrap_or_else(http::limits::default_max_connections),
             linger_timeout: self.linger_timeout,
             linger_bytes: self.linger_bytes,
+            resume_events: self.resume_events,
+            resume_streams: self.resume_streams,
         }
     }
 }
@@ -202,8 +228,10 @@ fn main() -> ExitCode {
             max_body_bytes,
             era,
             fixture,
+            max_tasks,
+            task_ttl,
             ..
-        } => serve_stdio(server(era, fixture), max_body_bytes),
+        } => serve_stdio(server(era, fixture, max_tasks, task_ttl), max_body_bytes),
         Command::Serve {
             http: true,
             host,
@@ -213,8 +241,10 @@ fn main() -> ExitCode {
             fixture,
             allow_hosts,
             limits,
+            max_tasks,
+            task_ttl,
         } => serve_http(
-            server(era, fixture),
+            server(era, fixture, max_tasks, task_ttl),
             &host,
             port,
             http::Config {
@@ -294,10 +324,21 @@ enum FixtureArg {
 }
 
 /// The server the command line asks for.
-fn server(era: EraArg, fixture: FixtureArg) -> std::sync::Arc<Server> {
+fn server(
+    era: EraArg,
+    fixture: FixtureArg,
+    max_tasks: usize,
+    task_ttl: Duration,
+) -> std::sync::Arc<Server> {
     match fixture {
         FixtureArg::Demo => Server::new(mcp_raw::tools::demo::tool_set(), era.into()),
-        FixtureArg::Conformance => mcp_raw::fixture::server(era.into()),
+        FixtureArg::Conformance => mcp_raw::fixture::server_with(
+            era.into(),
+            mcp_raw::protocol::tasks::TaskLimits {
+                max: max_tasks.max(1),
+                ttl: off_if_zero(task_ttl),
+            },
+        ),
     }
 }
 

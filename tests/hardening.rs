@@ -220,6 +220,22 @@ fn a_client_that_stops_reading_is_closed_after_the_write_timeout() {
     assert_eq!(s.post(&[], &initialize("2025-11-25")).status, 200);
 }
 
+#[test]
+fn a_head_too_large_or_with_too_many_fields_gets_431() {
+    let s = HttpServer::start(&["--max-header-bytes", "4096", "--max-headers", "20"]);
+    let big = format!("X-Pad: {}\r\n", "a".repeat(8192));
+    let many: String = (0..30).map(|i| format!("X-F{i}: v\r\n")).collect();
+    for extra in [big, many] {
+        let mut c = Conn::open(&s.addr);
+        c.send(&post_bytes(&s.addr, &extra, &initialize("2025-11-25")));
+        c.read_until(Duration::from_secs(5), |_| false);
+        assert!(c.has("HTTP/1.1 431"), "{}", c.text());
+    }
+    // Within the limits, served.
+    let r = s.post(&[("X-Pad", "a")], &initialize("2025-11-25"));
+    assert_eq!(r.status, 200);
+}
+
 // ---- 2. body timeout --------------------------------------------------------------
 
 #[test]
@@ -576,6 +592,103 @@ fn a_resumed_reader_that_hangs_up_takes_its_waker_along() {
         waiting()
     );
     drop(first);
+}
+
+/// A finished legacy `test_tool_with_progress` call of session `sid` (with a progress
+/// token, so it sends three progress events): its stream number.
+fn finished_progress_stream(s: &HttpServer, sid: &str, id: u64) -> String {
+    let call = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"test_tool_with_progress","_meta":{"progressToken":"p"}}});
+    let r = s.post(
+        &[
+            ("Mcp-Session-Id", sid),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+        &call.to_string(),
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(r.text().matches("notifications/progress").count(), 3);
+    r.text()
+        .lines()
+        .find_map(|l| l.strip_prefix("id: "))
+        .and_then(|id| id.split('-').next())
+        .expect("an event id")
+        .to_owned()
+}
+
+fn resume(s: &HttpServer, sid: &str, last_event_id: &str) -> common::HttpReply {
+    s.request(
+        "GET",
+        &[
+            ("Accept", "text/event-stream"),
+            ("Mcp-Session-Id", sid),
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Last-Event-ID", last_event_id),
+        ],
+        "",
+    )
+}
+
+#[test]
+fn the_events_and_streams_kept_for_resuming_are_flags() {
+    let s = HttpServer::start(&[
+        "--fixture",
+        "conformance",
+        "--resume-events",
+        "2",
+        "--resume-streams",
+        "1",
+    ]);
+    let sid = s.open_session("2025-11-25");
+    let first = finished_progress_stream(&s, &sid, 1);
+    // Five entries (priming, three progress events, the result); two are kept.
+    let r = resume(&s, &sid, &format!("{first}-0"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(
+        r.text().matches("notifications/progress").count(),
+        1,
+        "{}",
+        r.text()
+    );
+    assert!(r.text().contains("\"id\":1,\"result\""), "{}", r.text());
+    // A second finished stream pushes the first out.
+    let second = finished_progress_stream(&s, &sid, 2);
+    let third = finished_progress_stream(&s, &sid, 3);
+    assert_ne!(second, third);
+    let r = resume(&s, &sid, &format!("{first}-0"));
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(resume(&s, &sid, &format!("{third}-0")).status, 200);
+}
+
+#[test]
+fn the_task_store_bounds_are_flags() {
+    let mut s = StdioServer::start(&[
+        "--fixture",
+        "conformance",
+        "--max-tasks",
+        "1",
+        "--task-ttl",
+        "2",
+    ]);
+    let call = |id: u64| {
+        json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{
+            "name":"slow_compute","arguments":{"seconds":60,"label":"L"},
+            "_meta":{
+                "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}
+            }}})
+        .to_string()
+    };
+    let r = s.exchange(&call(1));
+    assert_eq!(r["result"]["resultType"], "task", "{r}");
+    assert_eq!(r["result"]["ttlMs"], 2000, "{r}");
+    // The one slot is taken by a running task.
+    let r = s.exchange(&call(2));
+    let message = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("--max-tasks"), "{r}");
+    // After its TTL the task is gone and makes room.
+    std::thread::sleep(Duration::from_millis(2200));
+    let r = s.exchange(&call(3));
+    assert_eq!(r["result"]["resultType"], "task", "{r}");
 }
 
 // ---- 8. the lingering close -------------------------------------------------------

@@ -49,6 +49,8 @@ pub enum Eras {
 /// Optional server features, declared in the capabilities.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Features {
+    /// The task store's bounds (used when `tasks`).
+    pub task_limits: tasks::TaskLimits,
     /// `logging/setLevel` (legacy) and per-request `logLevel` (modern).
     pub logging: bool,
     /// The tool, prompt and resource lists may change: `listChanged` notifications
@@ -102,7 +104,7 @@ impl Server {
             prompts,
             eras,
             features,
-            tasks: Arc::new(tasks::Store::new(hub.clone())),
+            tasks: Arc::new(tasks::Store::with_limits(features.task_limits, hub.clone())),
             hub,
             name: "mcp-raw",
             version: env!("CARGO_PKG_VERSION"),

@@ -164,10 +164,32 @@ pub struct Store {
     hub: Arc<Hub>,
 }
 
+/// The bounds of the task store (`serve --max-tasks`, `--task-ttl`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TaskLimits {
+    /// The most tasks kept at once.
+    pub max: usize,
+    /// How long a task stays readable after its creation.
+    pub ttl: Duration,
+}
+
+impl Default for TaskLimits {
+    fn default() -> Self {
+        TaskLimits {
+            max: MAX_TASKS,
+            ttl: Duration::from_millis(TTL_MS),
+        }
+    }
+}
+
 impl Store {
     /// A store with the default TTL and bound, announcing changes on `hub`.
     pub fn new(hub: Arc<Hub>) -> Store {
-        Store::bounded(MAX_TASKS, Duration::from_millis(TTL_MS), hub)
+        Store::with_limits(TaskLimits::default(), hub)
+    }
+
+    pub fn with_limits(limits: TaskLimits, hub: Arc<Hub>) -> Store {
+        Store::bounded(limits.max, limits.ttl, hub)
     }
 
     pub fn bounded(capacity: usize, ttl: Duration, hub: Arc<Hub>) -> Store {
@@ -445,7 +467,7 @@ impl Store {
                 Ok(())
             }
             None => Err(internal(format!(
-                "too many tasks running (the limit is {}); try again when some have finished",
+                "too many tasks running (the limit is {}, serve --max-tasks); try again when some have finished",
                 self.capacity
             ))),
         }

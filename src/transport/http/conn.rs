@@ -39,6 +39,12 @@ use tokio::time::{Instant, Sleep};
 /// Serves one connection until it closes. `permit` is its slot under
 /// `--max-connections`, held until the socket is really gone (lingering included).
 pub async fn serve<I: Io>(app: Arc<App>, io: I, permit: Option<OwnedSemaphorePermit>) {
+    let mut builder = http1::Builder::new();
+    // A head over the limit gets 431 from hyper, and the connection closes.
+    builder.max_header_size(app.limits.max_header_bytes);
+    if app.limits.max_headers != super::limits::DEFAULT_MAX_HEADERS {
+        builder.max_headers(app.limits.max_headers);
+    }
     let activity = Arc::new(Activity::new());
     let watched = Watched::new(io, activity.clone(), app.limits.clone(), permit);
     let service = service_fn(move |req| {
@@ -53,7 +59,7 @@ pub async fn serve<I: Io>(app: Arc<App>, io: I, permit: Option<OwnedSemaphorePer
         }
     });
     // A client that hangs up mid-request is its own problem, not the server's.
-    let _ = http1::Builder::new()
+    let _ = builder
         .serve_connection(TokioIo::new(watched), service)
         .await;
 }

@@ -20,6 +20,11 @@ pub struct Limits {
     /// How long a response write may wait on a client that reads nothing (its socket
     /// buffers full); then the connection is closed (`--write-timeout`).
     pub write_timeout: Duration,
+    /// Largest request head (request line and headers) in bytes; larger gets `431`
+    /// and the connection is closed (`--max-header-bytes`).
+    pub max_header_bytes: usize,
+    /// Most header fields in one request; more gets `431` (`--max-headers`).
+    pub max_headers: usize,
     /// How long a POST body may take to arrive in full; then `408` (`--body-timeout`).
     pub body_timeout: Duration,
     /// How long a legacy session may stay without `notifications/initialized`; then
@@ -40,7 +45,16 @@ pub struct Limits {
     pub linger_timeout: Duration,
     /// ... and how many bytes it discards at most (`--linger-bytes`).
     pub linger_bytes: u64,
+    /// Events a legacy request's stream keeps for a client that resumes with
+    /// `Last-Event-ID`; older ones cannot be replayed (`--resume-events`).
+    pub resume_events: usize,
+    /// Finished streams a legacy session keeps for late resumers (`--resume-streams`).
+    pub resume_streams: usize,
 }
+
+/// hyper's own default header count, kept on the stack; another value costs a heap
+/// allocation per request, so it is set only when asked for.
+pub const DEFAULT_MAX_HEADERS: usize = 100;
 
 /// The connection limit when none is given: half the process's open-file limit
 /// (`ulimit -n`, read at start), at most 10,000. The other half is headroom for
@@ -65,6 +79,8 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_body: 4 * 1024 * 1024,
+            max_header_bytes: 64 * 1024,
+            max_headers: DEFAULT_MAX_HEADERS,
             header_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(60),
             body_timeout: Duration::from_secs(60),
@@ -75,6 +91,8 @@ impl Default for Limits {
             max_connections: default_max_connections(),
             linger_timeout: Duration::from_secs(5),
             linger_bytes: 64 * 1024 * 1024,
+            resume_events: 1024,
+            resume_streams: 16,
         }
     }
 }

@@ -15,11 +15,6 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use tokio::sync::oneshot;
 
-/// How many finished streams a session keeps for late readers.
-const KEEP_FINISHED: usize = 16;
-/// How many events one stream keeps; older ones cannot be replayed.
-const KEEP_EVENTS: usize = 1024;
-
 enum Entry {
     Event(Bytes),
     /// The server ends the current connection here (the client reconnects after
@@ -31,7 +26,7 @@ enum Entry {
 struct Inner {
     /// Entry `i` of the stream is `entries[i - dropped]`.
     entries: VecDeque<Entry>,
-    /// How many entries were evicted from the front (beyond [`KEEP_EVENTS`]).
+    /// How many entries were evicted from the front (beyond `--resume-events`).
     dropped: usize,
     /// The response has been written: no entry will follow.
     done: bool,
@@ -44,7 +39,10 @@ struct Inner {
 
 /// The events of one request's stream.
 pub struct StreamLog {
+    /// The `<stream>` part of its event ids.
     id: u64,
+    /// How many entries it keeps (`--resume-events`).
+    keep: usize,
     inner: Mutex<Inner>,
 }
 
@@ -63,7 +61,7 @@ impl StreamLog {
         let n = inner.dropped + inner.entries.len();
         let entry = make(self.event_id(n));
         inner.entries.push_back(entry);
-        if inner.entries.len() > KEEP_EVENTS {
+        if inner.entries.len() > self.keep {
             inner.entries.pop_front();
             inner.dropped += 1;
         }
@@ -101,24 +99,39 @@ impl StreamLog {
 }
 
 /// The streams of one session.
-#[derive(Default)]
 pub struct Streams {
+    /// The id of the newest stream.
     next: u64,
+    /// Its running streams, and the newest finished ones.
     logs: Vec<Arc<StreamLog>>,
+    /// Events kept per stream (`--resume-events`).
+    keep_events: usize,
+    /// Finished streams kept (`--resume-streams`).
+    keep_finished: usize,
 }
 
 impl Streams {
+    pub fn new(keep_events: usize, keep_finished: usize) -> Self {
+        Streams {
+            next: 0,
+            logs: Vec::new(),
+            keep_events: keep_events.max(1),
+            keep_finished,
+        }
+    }
+
     /// Starts a stream for `pending` and the task that feeds it; returns the reader
     /// for the POST that asked. `cancel` stops the request (no response follows).
     pub fn start(&mut self, pending: Pending, cancel: oneshot::Receiver<()>) -> Reader {
         self.next += 1;
         let log = Arc::new(StreamLog {
             id: self.next,
+            keep: self.keep_events,
             inner: Mutex::default(),
         });
         // Forget the oldest finished streams beyond the few kept for late readers.
         let finished = self.logs.iter().filter(|l| l.lock().done).count();
-        let mut extra = finished.saturating_sub(KEEP_FINISHED);
+        let mut extra = finished.saturating_sub(self.keep_finished);
         self.logs.retain(|l| {
             let drop = extra > 0 && l.lock().done;
             extra -= usize::from(drop);

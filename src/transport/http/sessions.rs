@@ -88,6 +88,9 @@ pub struct Sessions {
     idle_timeout: Duration,
     /// Some session ended since the sweeper last gave memory back.
     ended: AtomicBool,
+    /// `--resume-events` and `--resume-streams`, for each new session's streams.
+    resume_events: usize,
+    resume_streams: usize,
 }
 
 impl Sessions {
@@ -98,6 +101,8 @@ impl Sessions {
             init_timeout: limits.init_timeout,
             idle_timeout: limits.session_timeout,
             ended: AtomicBool::new(false),
+            resume_events: limits.resume_events,
+            resume_streams: limits.resume_streams,
         }
     }
 
@@ -113,7 +118,7 @@ impl Sessions {
         let id = uuid::Uuid::new_v4().to_string();
         let entry = Entry {
             session,
-            streams: Default::default(),
+            streams: super::resume::Streams::new(self.resume_events, self.resume_streams),
             in_flight: HashMap::new(),
             last_used: Instant::now(),
         };
