@@ -9,6 +9,9 @@
 use crate::jsonrpc::ErrorObject;
 use serde_json::{Value, json};
 
+/// The `_meta` key under which a 2026-07-28 request declares its capabilities.
+pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
 /// `-32021` MissingRequiredClientCapability (2026-07-28 `basic/index` "_meta").
 pub const MISSING_CAPABILITY: i64 = -32021;
 
@@ -46,7 +49,7 @@ pub fn missing_capabilities(missing: &[&str], who: &str) -> ErrorObject {
         message: format!(
             "Missing required client capability: {} ({who} needs it; declare it in params._meta[\"{}\"] in 2026-07-28, in initialize's capabilities in 2025-11-25)",
             shown.join(", "),
-            super::meta::CLIENT_CAPABILITIES
+            CLIENT_CAPABILITIES
         ),
         data: Some(json!({ "requiredCapabilities": required })),
     }

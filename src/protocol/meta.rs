@@ -13,7 +13,7 @@ use crate::jsonrpc::{ErrorObject, code, kind};
 use serde_json::{Map, Value, json};
 
 pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub use super::capabilities::CLIENT_CAPABILITIES;
 pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 /// Put by the server in every modern result's `_meta`.
