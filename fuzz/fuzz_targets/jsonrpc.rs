@@ -1,0 +1,32 @@
+//! Feeds arbitrary bytes to `jsonrpc::parse`, as one stdio line or HTTP body, and
+//! every element of a batch to `jsonrpc::classify`.
+//!
+//! Must hold: nothing panics; a refusal is `-32700` or `-32600` and its `to_bytes`
+//! is a well-formed response (one that re-parses as the same response when it has an
+//! id); an accepted message has a string or integer id and object-or-absent params,
+//! and its JSON parses back to the same message.
+#![no_main]
+
+use checks::{check_message, check_refusal};
+use libfuzzer_sys::fuzz_target;
+use mcp_raw::jsonrpc::{self, Parsed};
+
+fuzz_target!(|data: &[u8]| {
+    match jsonrpc::parse(data) {
+        Err(refusal) => check_refusal(&refusal),
+        Ok(Parsed::One(message)) => check_message(&message),
+        Ok(Parsed::Batch(items)) => {
+            for item in items {
+                match jsonrpc::classify(item) {
+                    Ok(message) => check_message(&message),
+                    Err(refusal) => {
+                        // An element is JSON already: only -32600 fits.
+                        let code = refusal.outcome.as_ref().err().map(|e| e.code);
+                        assert_eq!(code, Some(jsonrpc::code::INVALID_REQUEST));
+                        check_refusal(&refusal);
+                    }
+                }
+            }
+        }
+    }
+});
