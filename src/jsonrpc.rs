@@ -211,7 +211,11 @@ pub fn classify(value: Value) -> Result<Message, Response> {
         }
         None => return Err(invalid(id, "missing \"jsonrpc\": \"2.0\"")),
     }
-    if let (Some(raw), None) = (&raw_id, &id) {
+    // JSON-RPC 2.0 §5: an error about a message whose id could not be read carries
+    // `"id": null`; that is the one place a null id is a valid message.
+    let null_id_error =
+        raw_id == Some(Value::Null) && obj.contains_key("error") && !obj.contains_key("method");
+    if let (Some(raw), None, false) = (&raw_id, &id, null_id_error) {
         return Err(invalid(
             None,
             format!("\"id\" must be a string or an integer, got {raw}"),
@@ -418,6 +422,22 @@ mod tests {
 
         let e = one(r#"{"jsonrpc":"2.0","id":3,"method":"x","params":"s"}"#).unwrap_err();
         assert_eq!(err_code(&e), code::INVALID_REQUEST);
+    }
+
+    #[test]
+    fn an_error_response_may_carry_a_null_id() {
+        let bytes = Response::error(None, ErrorObject::new(code::PARSE_ERROR, "x")).to_bytes();
+        match one(std::str::from_utf8(&bytes).unwrap()).unwrap() {
+            Message::Response(r) => assert_eq!(r.id, None),
+            other => panic!("{other:?}"),
+        }
+        // ... but no request, notification or success may.
+        for s in [
+            r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"x","error":{"code":1,"message":"m"}}"#,
+        ] {
+            assert_eq!(err_code(&one(s).unwrap_err()), code::INVALID_REQUEST, "{s}");
+        }
     }
 
     #[test]
