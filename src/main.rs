@@ -15,6 +15,9 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per process: the size of the `serve` variant (all its limits) costs
+// nothing worth boxing for.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Run the MCP server: stdio by default (one JSON-RPC message per line on
@@ -144,6 +147,10 @@ struct HttpLimits {
     /// With --http: most legacy sessions alive at once; initialize beyond gets 503.
     #[arg(long, value_name = "N", default_value_t = 10_000, requires = "http")]
     max_sessions: usize,
+    /// With --http: connections the kernel may queue, completed but not yet accepted
+    /// (the listen backlog; the kernel caps it at net.core.somaxconn).
+    #[arg(long, value_name = "N", default_value_t = 1024, requires = "http")]
+    backlog: u32,
     /// With --http: most connections open at once; one more gets 503 and is closed
     /// [default: half of the open-file limit (ulimit -n), at most 10000].
     #[arg(long, value_name = "N", requires = "http")]
@@ -178,6 +185,7 @@ impl HttpLimits {
             init_timeout: off_if_zero(self.init_timeout),
             session_timeout: off_if_zero(self.session_timeout),
             max_sessions: self.max_sessions,
+            backlog: self.backlog,
             max_connections: self
                 .max_connections
                 .unwrap_or_else(http::limits::default_max_connections),
@@ -356,7 +364,7 @@ fn serve_http(
     config: http::Config,
 ) -> anyhow::Result<()> {
     runtime()?.block_on(async {
-        let listener = tokio::net::TcpListener::bind((host, port))
+        let listener = http::listen::bind(host, port, config.limits.backlog)
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {host}:{port}: {e}"))?;
         let addr = listener.local_addr()?;

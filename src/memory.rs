@@ -20,8 +20,9 @@ pub fn return_large_blocks_promptly() {
     }
 }
 
-/// Releases the free pages at the top of each heap arena. Called after sessions end
-/// (not per request: it walks the heap).
+/// Releases the free pages of each heap arena. Called by the session sweeper after
+/// sessions ended or connections closed, at most once a tick (not per request: it
+/// walks the heap).
 pub fn trim() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free memory to the OS; it is thread-safe.

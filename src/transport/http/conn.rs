@@ -46,6 +46,7 @@ pub async fn serve<I: Io>(app: Arc<App>, io: I, permit: Option<OwnedSemaphorePer
         builder.max_headers(app.limits.max_headers);
     }
     let activity = Arc::new(Activity::new());
+    let counted = app.clone();
     let watched = Watched::new(io, activity.clone(), app.limits.clone(), permit);
     let service = service_fn(move |req| {
         let app = app.clone();
@@ -62,6 +63,9 @@ pub async fn serve<I: Io>(app: Arc<App>, io: I, permit: Option<OwnedSemaphorePer
     let _ = builder
         .serve_connection(TokioIo::new(watched), service)
         .await;
+    counted
+        .closed_connections
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// A byte stream a connection can run on: a TCP socket, or an in-memory pipe in tests

@@ -36,6 +36,8 @@ pub struct Limits {
     /// Most legacy sessions alive at once; `initialize` beyond gets `503`
     /// (`--max-sessions`).
     pub max_sessions: usize,
+    /// Connections the kernel may hold completed but not yet accepted (`--backlog`).
+    pub backlog: u32,
     /// Most connections open at once; one more is answered `503` and closed
     /// (`--max-connections`).
     pub max_connections: usize,
@@ -88,6 +90,7 @@ impl Default for Limits {
             init_timeout: Duration::from_secs(60),
             session_timeout: Duration::from_secs(60 * 60),
             max_sessions: 10_000,
+            backlog: 1024,
             max_connections: default_max_connections(),
             linger_timeout: Duration::from_secs(5),
             linger_bytes: 64 * 1024 * 1024,

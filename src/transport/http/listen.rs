@@ -16,6 +16,27 @@ use tokio::time::Instant;
 const FIRST_BACKOFF: Duration = Duration::from_millis(10);
 const MAX_BACKOFF: Duration = Duration::from_secs(1);
 
+/// Binds `host:port` with a listen queue of `backlog` connections (`--backlog`):
+/// connections the kernel has completed but the server has not yet accepted. tokio's
+/// `TcpListener::bind` asks for 128, which a burst of a few hundred connects
+/// overflows (the client's SYN is dropped and retried a second later).
+pub async fn bind(host: &str, port: u16, backlog: u32) -> io::Result<TcpListener> {
+    let mut last = None;
+    for addr in tokio::net::lookup_host((host, port)).await? {
+        let socket = if addr.is_ipv4() {
+            tokio::net::TcpSocket::new_v4()?
+        } else {
+            tokio::net::TcpSocket::new_v6()?
+        };
+        socket.set_reuseaddr(true)?;
+        match socket.bind(addr).and_then(|()| socket.listen(backlog)) {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no address to bind")))
+}
+
 /// Accepts connections on `listener` until `shutdown` completes.
 pub async fn accept_loop(
     listener: TcpListener,

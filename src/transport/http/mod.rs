@@ -53,6 +53,8 @@ pub struct App {
     /// Each tool's `x-mcp-header` arguments, read once from its schema: the modern
     /// POST checks the `Mcp-Param-*` headers against them.
     pub param_headers: std::collections::HashMap<&'static str, Vec<x_mcp_header::HeaderParam>>,
+    /// Connections closed since the sweeper last gave freed memory back to the OS.
+    pub closed_connections: std::sync::atomic::AtomicU64,
 }
 
 impl App {
@@ -71,6 +73,7 @@ impl App {
             limits: config.limits,
             allowed_hosts: config.allowed_hosts,
             param_headers,
+            closed_connections: Default::default(),
         })
     }
 }

@@ -148,7 +148,12 @@ impl Sessions {
     /// every request of it still running (their streams end, their memory is freed).
     /// Returns how many were running, or `None` when no such session lived.
     pub fn remove(&self, id: &str) -> Option<usize> {
-        let entry = self.lock().remove(id)?;
+        let entry = {
+            let mut live = self.lock();
+            let entry = live.remove(id)?;
+            shrink(&mut live);
+            entry
+        };
         let running = entry.running();
         drop(entry);
         self.ended.store(true, Ordering::Relaxed);
@@ -176,10 +181,12 @@ impl Sessions {
         if !expired.is_empty() {
             self.ended.store(true, Ordering::Relaxed);
         }
-        expired
+        let ended = expired
             .into_iter()
             .filter_map(|(id, why)| live.remove(&id).map(|e| (why, e.running())))
-            .collect()
+            .collect();
+        shrink(live);
+        ended
     }
 
     pub fn len(&self) -> usize {
@@ -194,6 +201,14 @@ impl Sessions {
         // A panic while holding the lock cannot leave a map half-updated (each
         // operation is one call), so a poisoned lock is still safe to use.
         self.live.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// After a burst of sessions has ended, gives the map's empty slots back (a table
+/// sized for 10,000 sessions is megabytes), keeping room to grow again cheaply.
+fn shrink(live: &mut HashMap<String, Entry>) {
+    if live.capacity() > 1024 && live.capacity() > 4 * live.len() {
+        live.shrink_to(2 * live.len());
     }
 }
 
@@ -222,9 +237,11 @@ pub async fn sweep_every(app: std::sync::Arc<super::App>) {
     loop {
         tick.tick().await;
         app.sessions.sweep();
-        // Sessions ended (by DELETE or here) since the last tick, and the tasks of
-        // their requests have had a tick to finish: hand the pages back.
-        if app.sessions.ended.swap(false, Ordering::Relaxed) {
+        // Sessions ended (by DELETE or here) or connections closed since the last
+        // tick, and what they held has had a tick to be dropped: hand the pages back.
+        let sessions_ended = app.sessions.ended.swap(false, Ordering::Relaxed);
+        let connections_closed = app.closed_connections.swap(0, Ordering::Relaxed) > 0;
+        if sessions_ended || connections_closed {
             crate::memory::trim();
         }
     }
