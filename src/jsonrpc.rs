@@ -15,23 +15,37 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// Error codes on the wire. The first five are JSON-RPC 2.0 §5.1.
+/// Every error code on the wire, in one table. The first five are JSON-RPC 2.0 §5.1
+/// and mean the same in both eras; the rest are MCP's, from the server-defined range
+/// (-32000 to -32099), each with the revision that uses it.
 pub mod code {
-    /// The bytes are not JSON.
+    /// The bytes are not JSON. Both eras.
     pub const PARSE_ERROR: i64 = -32700;
-    /// JSON, but not a valid JSON-RPC 2.0 message (or not acceptable here).
+    /// JSON, but not a valid JSON-RPC 2.0 message (or not acceptable here). Both eras.
     pub const INVALID_REQUEST: i64 = -32600;
-    /// No handler for this method.
+    /// No handler for this method. Both eras (2026-07-28 HTTP: status 404).
     pub const METHOD_NOT_FOUND: i64 = -32601;
-    /// The method exists but its `params` are wrong.
+    /// The method exists but its `params` are wrong. Both eras.
     pub const INVALID_PARAMS: i64 = -32602;
-    /// The server failed for a reason that is not the client's fault.
+    /// The server failed for a reason that is not the client's fault. Both eras.
     pub const INTERNAL_ERROR: i64 = -32603;
-    /// A request other than `initialize`/`ping` before the handshake finished
-    /// (server-defined range; the code the original project and most SDKs use).
-    pub const SERVER_NOT_INITIALIZED: i64 = -32002;
-    /// HTTP: the `Mcp-Session-Id` names no live session (server-defined range).
+    /// Legacy: the HTTP `Mcp-Session-Id` names no live session (this server's
+    /// choice of code; the status, 404, is the spec's).
     pub const SESSION_NOT_FOUND: i64 = -32001;
+    /// Legacy: a request other than `initialize`/`ping` before the handshake finished
+    /// (the code the original project and most SDKs use).
+    pub const SERVER_NOT_INITIALIZED: i64 = -32002;
+    /// 2026-07-28 HeaderMismatch: a mirrored header (`MCP-Protocol-Version`,
+    /// `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) is missing, malformed, repeated or
+    /// differs from the body (`basic/transports/streamable-http` "Server Validation").
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// 2026-07-28 MissingRequiredClientCapability (`basic/index` "_meta"); this server
+    /// also answers it in legacy sessions when a tool would ask the client for what
+    /// it did not declare at `initialize`.
+    pub const MISSING_CAPABILITY: i64 = -32021;
+    /// 2026-07-28 UnsupportedProtocolVersion (`basic/versioning`): `data` lists the
+    /// versions the server supports and the one requested.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
 
 /// A request id: a string or an integer (MCP forbids `null` and fractions).

@@ -2,7 +2,7 @@
 //!
 //! ## Layout
 //! ```text
-//! jsonrpc.rs            the four message shapes; bytes → Message, error codes
+//! jsonrpc.rs            the four message shapes; bytes → Message; every error code
 //! protocol/             the transport-agnostic core, both eras
 //!   mod.rs              Server, Eras, Session::handle: which era serves a request
 //!   context.rs          Reply (now / later / cancel), Context: progress, logs, asking the client
@@ -39,9 +39,12 @@
 //!     sessions.rs       Mcp-Session-Id: minting, lookup, termination, cancellation
 //!     resume.rs         resumable legacy streams: event ids, Last-Event-ID
 //!     modern.rs         stateless path: header/body validation, -32020, 400/404
+//!     reply.rs          building HTTP responses (JSON, SSE streams, 202, errors)
+//! wire/                 what both sides speak, below server and client
+//!   http/               the HTTP binding's vocabulary
+//!     mod.rs            the endpoint, Mcp-Session-Id, the status of a modern error
 //!     mirror.rs         Mcp-Method / Mcp-Name / Mcp-Param-*, the Base64 sentinel
 //!     x_mcp_header.rs   x-mcp-header annotations: checked, mirrored, validated
-//!     reply.rs          building HTTP responses (JSON, SSE streams, 202, errors)
 //! client/               a dual-era client, and the demos that print the wire
 //!   wire_print.rs       >>> / <<< printer, pretty and coloured on a TTY
 //!   stdio_link.rs       a child process's stdio, one line per message
@@ -72,3 +75,4 @@ pub mod protocol;
 pub mod resources;
 pub mod tools;
 pub mod transport;
+pub mod wire;

@@ -370,7 +370,7 @@ fn serve_http(
         let addr = listener.local_addr()?;
         eprintln!(
             "[mcp-raw] Streamable HTTP server listening on http://{addr}{}",
-            http::ENDPOINT
+            mcp_raw::wire::http::ENDPOINT
         );
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;

@@ -9,7 +9,7 @@ use super::http_link::{HttpLink, HttpReply};
 use super::script::{self, Expect, Step};
 use super::wire_print::Printer;
 use crate::protocol::{Eras, LATEST_VERSION, meta};
-use crate::transport::http::{mirror, sessions};
+use crate::wire::http::{SESSION_ID, mirror};
 use anyhow::{Context, bail};
 use hyper::Method;
 use std::time::Duration;
@@ -52,7 +52,7 @@ pub async fn run(port: u16, era: Eras, printer: Printer) -> anyhow::Result<()> {
     let authority = tokio::time::timeout(START_TIMEOUT, listening_address(&mut child, printer))
         .await
         .context("the server did not start listening in time")??;
-    let url = format!("http://{authority}{}", crate::transport::http::ENDPOINT);
+    let url = format!("http://{authority}{}", crate::wire::http::ENDPOINT);
     printer.caption(&format!(
         "Spawned `mcp-raw serve --http --era {server_era}`. One endpoint, {url}; every client message is its own POST."
     ));
@@ -85,7 +85,7 @@ async fn listening_address(child: &mut Child, printer: Printer) -> anyhow::Resul
         printer.server_stderr(&line);
         if let Some(rest) = line.split("listening on http://").nth(1) {
             let authority = rest
-                .trim_end_matches(crate::transport::http::ENDPOINT)
+                .trim_end_matches(crate::wire::http::ENDPOINT)
                 .to_owned();
             tokio::spawn(async move {
                 while let Ok(Some(line)) = lines.next_line().await {
@@ -169,7 +169,7 @@ impl Demo {
         let reply = self.post_step(&script::initialize()).await?;
         let id = reply
             .headers
-            .get(sessions::HEADER)
+            .get(SESSION_ID)
             .and_then(|v| v.to_str().ok())
             .context("initialize response has no Mcp-Session-Id")?;
         self.session = Some(id.to_owned());
@@ -235,7 +235,7 @@ impl Demo {
         } else {
             let mut h = mirror::post_headers();
             if let Some(id) = session {
-                h.push((sessions::HEADER.to_owned(), id.to_owned()));
+                h.push((SESSION_ID.to_owned(), id.to_owned()));
                 h.push((
                     mirror::PROTOCOL_VERSION.to_owned(),
                     LATEST_VERSION.to_owned(),
@@ -265,7 +265,7 @@ impl Demo {
     fn session_headers(&self) -> Vec<(String, String)> {
         let mut h = Vec::new();
         if let Some(id) = &self.session {
-            h.push((sessions::HEADER.to_owned(), id.clone()));
+            h.push((SESSION_ID.to_owned(), id.clone()));
             h.push((
                 mirror::PROTOCOL_VERSION.to_owned(),
                 LATEST_VERSION.to_owned(),

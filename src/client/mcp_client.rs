@@ -5,9 +5,10 @@
 
 use super::http_link::{HttpLink, HttpReply};
 use super::stdio_link::StdioLink;
+use crate::jsonrpc::code::HEADER_MISMATCH;
 use crate::protocol::{Eras, LATEST_VERSION, SUPPORTED_VERSIONS, meta};
-use crate::transport::http::x_mcp_header::{self, HeaderParam};
-use crate::transport::http::{mirror, modern::HEADER_MISMATCH};
+use crate::wire::http::mirror;
+use crate::wire::http::x_mcp_header::{self, HeaderParam};
 use anyhow::{Context, bail};
 use hyper::{Method, StatusCode};
 use serde_json::{Map, Value, json};
@@ -125,7 +126,9 @@ const MODERN: [&str; 1] = meta::MODERN_VERSIONS;
 fn is_modern_error(code: i64) -> bool {
     matches!(
         code,
-        HEADER_MISMATCH | -32021 | meta::UNSUPPORTED_PROTOCOL_VERSION
+        HEADER_MISMATCH
+            | crate::jsonrpc::code::MISSING_CAPABILITY
+            | crate::jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION
     )
 }
 
@@ -207,12 +210,14 @@ impl McpClient {
             }
             let error = rpc_error(&response, answer.status);
             match (error.code, &self.link) {
-                (meta::UNSUPPORTED_PROTOCOL_VERSION, _) => match mutual_version(&error) {
-                    Some(v) => version = v,
-                    None => {
-                        bail!("the server is modern but supports none of our versions: {error}")
+                (crate::jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION, _) => {
+                    match mutual_version(&error) {
+                        Some(v) => version = v,
+                        None => {
+                            bail!("the server is modern but supports none of our versions: {error}")
+                        }
                     }
-                },
+                }
                 (code, _) if is_modern_error(code) => return Ok(Some(version)),
                 (crate::jsonrpc::code::METHOD_NOT_FOUND, Link::Http(_))
                     if error.status == Some(StatusCode::NOT_FOUND) =>
@@ -280,7 +285,7 @@ impl McpClient {
             let error = rpc_error(&response, answer.status);
             match (&mut self.spoken, mutual_version(&error)) {
                 (Spoken::Modern { version }, Some(v))
-                    if error.code == meta::UNSUPPORTED_PROTOCOL_VERSION =>
+                    if error.code == crate::jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION =>
                 {
                     *version = v
                 }

@@ -3,8 +3,9 @@
 //! that prints a wrong wire also fails.
 
 use crate::jsonrpc::code;
+use crate::jsonrpc::code::HEADER_MISMATCH;
 use crate::protocol::{LATEST_VERSION, meta};
-use crate::transport::http::{mirror, modern::HEADER_MISMATCH};
+use crate::wire::http::mirror;
 use serde_json::{Value, json};
 
 /// What a step must get back.
@@ -105,7 +106,7 @@ impl Step {
     pub fn http_status(&self) -> u16 {
         match (self.expect, self.modern) {
             (Expect::Nothing, _) => 202,
-            (Expect::Error(c), Some(_)) => crate::transport::http::modern::status_for(c).as_u16(),
+            (Expect::Error(c), Some(_)) => crate::wire::http::status_for(c).as_u16(),
             _ => 200,
         }
     }
@@ -269,7 +270,7 @@ pub fn modern_session(http: bool) -> Vec<Step> {
             "A version the server does not speak: -32022 UnsupportedProtocolVersion, with data.supported so the client can retry.",
             "tools/list",
             None,
-            Expect::Error(meta::UNSUPPORTED_PROTOCOL_VERSION),
+            Expect::Error(crate::jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION),
         )
         .modern("2024-01-01"),
     ];

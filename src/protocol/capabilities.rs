@@ -12,8 +12,7 @@ use serde_json::{Value, json};
 /// The `_meta` key under which a 2026-07-28 request declares its capabilities.
 pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
-/// `-32021` MissingRequiredClientCapability (2026-07-28 `basic/index` "_meta").
-pub const MISSING_CAPABILITY: i64 = -32021;
+use crate::jsonrpc::code::MISSING_CAPABILITY;
 
 /// Does the client declare `capability`? A name with a `/` is an extension identifier
 /// (`io.modelcontextprotocol/tasks`), looked up under `extensions`; any other name is a

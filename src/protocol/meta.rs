@@ -22,8 +22,7 @@ pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// The stateless revisions this server speaks, newest first.
 pub const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
 
-/// `-32022` UnsupportedProtocolVersion (2026-07-28 `basic/versioning`).
-pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+use crate::jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION;
 
 /// The validated per-request fields.
 #[derive(Debug, Clone, PartialEq)]

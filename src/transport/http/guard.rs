@@ -112,10 +112,10 @@ const SINGLETONS: [&str; 8] = [
     "origin",
     "content-type",
     "last-event-id",
-    super::sessions::HEADER,
-    super::mirror::PROTOCOL_VERSION,
-    super::mirror::METHOD,
-    super::mirror::NAME,
+    crate::wire::http::SESSION_ID,
+    crate::wire::http::mirror::PROTOCOL_VERSION,
+    crate::wire::http::mirror::METHOD,
+    crate::wire::http::mirror::NAME,
 ];
 
 /// Refuses a request that repeats a header of [`SINGLETONS`] or an `Mcp-Param-*`
@@ -125,7 +125,7 @@ const SINGLETONS: [&str; 8] = [
 pub fn check_singletons(headers: &HeaderMap, modern: bool) -> Result<(), HttpResponse> {
     let repeated = headers.keys().find(|name| {
         let name = name.as_str();
-        (SINGLETONS.contains(&name) || name.starts_with(super::mirror::PARAM_PREFIX))
+        (SINGLETONS.contains(&name) || name.starts_with(crate::wire::http::mirror::PARAM_PREFIX))
             && headers.get_all(name).iter().nth(1).is_some()
     });
     let Some(name) = repeated else {
@@ -133,7 +133,7 @@ pub fn check_singletons(headers: &HeaderMap, modern: bool) -> Result<(), HttpRes
     };
     let values: Vec<_> = headers.get_all(name).iter().collect();
     let (code, what) = if modern {
-        (super::modern::HEADER_MISMATCH, "Header mismatch")
+        (crate::jsonrpc::code::HEADER_MISMATCH, "Header mismatch")
     } else {
         (code::INVALID_REQUEST, "Bad Request")
     };

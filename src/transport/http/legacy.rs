@@ -3,13 +3,14 @@
 //! name a live one (missing → 400, unknown → 404) and a supported
 //! `MCP-Protocol-Version`. JSON-RPC errors travel inside `200` responses here.
 
+use super::App;
 use super::reply::{self, HttpResponse};
-use super::sessions::{self, Entry};
-use super::{App, mirror};
+use super::sessions::Entry;
 use crate::jsonrpc::{Message, Parsed, code};
 use crate::protocol::context::Reply;
 use crate::protocol::{SUPPORTED_VERSIONS, Session};
 use crate::transport::stdio::batch_bytes;
+use crate::wire::http::mirror;
 use hyper::header::HeaderValue;
 use hyper::{HeaderMap, StatusCode};
 
@@ -69,7 +70,8 @@ fn initialize(app: &App, message: Message) -> HttpResponse {
         );
         // A UUID is visible ASCII, always a valid header value.
         if let Ok(value) = HeaderValue::from_str(&id) {
-            http.headers_mut().insert(sessions::HEADER, value);
+            http.headers_mut()
+                .insert(crate::wire::http::SESSION_ID, value);
         }
     }
     http
@@ -106,7 +108,7 @@ fn answer(entry: &mut Entry, parsed: Parsed) -> HttpResponse {
 
 /// The `Mcp-Session-Id` value, if present; it must be visible ASCII (0x21–0x7E).
 pub fn session_id(headers: &HeaderMap) -> Result<Option<&str>, HttpResponse> {
-    match headers.get(sessions::HEADER) {
+    match headers.get(crate::wire::http::SESSION_ID) {
         None => Ok(None),
         Some(v) => match v.to_str() {
             Ok(s) if !s.is_empty() && s.bytes().all(|b| (0x21..=0x7e).contains(&b)) => Ok(Some(s)),

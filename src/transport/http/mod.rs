@@ -12,15 +12,14 @@ pub mod guard;
 pub mod legacy;
 pub mod limits;
 pub mod listen;
-pub mod mirror;
 pub mod modern;
 pub mod post;
 pub mod reply;
 pub mod resume;
 pub mod sessions;
-pub mod x_mcp_header;
 
 use crate::protocol::Server;
+use crate::wire::http::mirror;
 use hyper::header::{ALLOW, HeaderValue};
 use hyper::{Method, Request, StatusCode};
 pub use limits::Limits;
@@ -30,8 +29,7 @@ use std::future::Future;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 
-/// The path of the single MCP endpoint.
-pub const ENDPOINT: &str = "/mcp";
+use crate::wire::http::ENDPOINT;
 
 /// Settings of the HTTP server.
 #[derive(Debug, Clone, Default)]
@@ -52,7 +50,8 @@ pub struct App {
     pub allowed_hosts: guard::AllowedHosts,
     /// Each tool's `x-mcp-header` arguments, read once from its schema: the modern
     /// POST checks the `Mcp-Param-*` headers against them.
-    pub param_headers: std::collections::HashMap<&'static str, Vec<x_mcp_header::HeaderParam>>,
+    pub param_headers:
+        std::collections::HashMap<&'static str, Vec<crate::wire::http::x_mcp_header::HeaderParam>>,
     /// Connections closed since the sweeper last gave freed memory back to the OS.
     pub closed_connections: std::sync::atomic::AtomicU64,
 }
@@ -62,10 +61,12 @@ impl App {
         let param_headers = server
             .tools
             .iter()
-            .filter_map(|t| match x_mcp_header::header_params(&t.input_schema) {
-                Ok(p) if !p.is_empty() => Some((t.name, p)),
-                _ => None,
-            })
+            .filter_map(
+                |t| match crate::wire::http::x_mcp_header::header_params(&t.input_schema) {
+                    Ok(p) if !p.is_empty() => Some((t.name, p)),
+                    _ => None,
+                },
+            )
             .collect();
         Arc::new(App {
             server,
@@ -219,7 +220,7 @@ fn modern_delete(app: &App, headers: &hyper::HeaderMap) -> bool {
         crate::protocol::Eras::Modern => true,
         crate::protocol::Eras::Legacy => false,
         crate::protocol::Eras::Both => {
-            !headers.contains_key(sessions::HEADER)
+            !headers.contains_key(crate::wire::http::SESSION_ID)
                 && mirror::names_version(headers, &crate::protocol::meta::MODERN_VERSIONS)
         }
     }

@@ -4,16 +4,14 @@
 //! body ("Server Validation"), and errors carry HTTP statuses: 400 for malformed or
 //! mismatched requests, 404 for an unknown method.
 
+use super::App;
 use super::reply::{self, HttpResponse};
-use super::{App, mirror, x_mcp_header};
+use crate::jsonrpc::code::HEADER_MISMATCH;
 use crate::jsonrpc::{ErrorObject, Message, Parsed, Request, Response, code};
 use crate::protocol::context::{Out, Pending, Reply};
 use crate::protocol::{meta, modern};
+use crate::wire::http::{mirror, status_for};
 use hyper::{HeaderMap, StatusCode};
-
-/// `-32020` HeaderMismatch: a mirrored header is missing, malformed or differs from
-/// the body.
-pub const HEADER_MISMATCH: i64 = -32020;
 
 pub async fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> HttpResponse {
     let message = match parsed {
@@ -82,18 +80,6 @@ async fn next_message(
     }
 }
 
-/// The HTTP status of a modern JSON-RPC error: unknown method → 404
-/// ("Protocol Version Header"), a server fault → 500, any other refusal of the
-/// request (bad `_meta`, header mismatch, unsupported version, missing capability,
-/// bad params) → 400.
-pub fn status_for(code: i64) -> StatusCode {
-    match code {
-        code::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
-        code::INTERNAL_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
-        _ => StatusCode::BAD_REQUEST,
-    }
-}
-
 /// "Server Validation", in order: `MCP-Protocol-Version` present; `_meta` well
 /// formed (`-32602`); header equals `_meta` version; `Mcp-Method` equals `method`;
 /// `Mcp-Name` (decoded) equals `params.name` / `params.uri` where required.
@@ -148,7 +134,7 @@ fn check_headers(app: &App, headers: &HeaderMap, request: &Request) -> Result<()
             for p in annotated {
                 header(headers, &format!("{}{}", mirror::PARAM_PREFIX, p.name))?;
             }
-            x_mcp_header::check(annotated, arguments, |h| {
+            crate::wire::http::x_mcp_header::check(annotated, arguments, |h| {
                 headers.get(h).and_then(|v| v.to_str().ok())
             })
             .map_err(mismatch)?;

@@ -3,9 +3,10 @@
 //! stateless path in [`super::modern`].
 
 use super::reply::{self, HttpResponse};
-use super::{App, guard, legacy, mirror, modern, sessions};
+use super::{App, guard, legacy, modern};
 use crate::jsonrpc::{self, Message, Parsed};
 use crate::protocol::{Eras, SUPPORTED_VERSIONS, meta};
+use crate::wire::http::mirror;
 use hyper::{HeaderMap, Request, StatusCode};
 
 pub async fn handle(app: &App, request: Request<hyper::body::Incoming>) -> HttpResponse {
@@ -50,7 +51,7 @@ fn is_modern(eras: Eras, headers: &HeaderMap, parsed: &Parsed) -> bool {
     if mirror::names_version(headers, &meta::MODERN_VERSIONS) {
         return true;
     }
-    if headers.contains_key(sessions::HEADER) {
+    if headers.contains_key(crate::wire::http::SESSION_ID) {
         return false;
     }
     if headers.contains_key(mirror::PROTOCOL_VERSION)

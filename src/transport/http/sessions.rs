@@ -11,9 +11,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
-/// The header that carries the session id.
-pub const HEADER: &str = "mcp-session-id";
-
 /// One live session: its protocol state and its requests still streaming.
 pub struct Entry {
     pub session: Session,

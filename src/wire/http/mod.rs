@@ -1,0 +1,31 @@
+//! The Streamable HTTP binding's vocabulary (MCP 2025-11-25 `basic/transports`,
+//! 2026-07-28 `basic/transports/streamable-http`): the endpoint, the header names,
+//! the values mirrored from the body ([`mirror`], [`x_mcp_header`]) and the HTTP
+//! status a modern JSON-RPC error travels with ([`status_for`]).
+
+pub mod mirror;
+pub mod x_mcp_header;
+
+use crate::jsonrpc::code;
+use hyper::StatusCode;
+
+/// The path of the single MCP endpoint (the spec leaves it to the server; this
+/// project serves `/mcp`).
+pub const ENDPOINT: &str = "/mcp";
+
+/// The header that carries a legacy session's id (2025-11-25 "Session Management");
+/// 2026-07-28 has no sessions and ignores it.
+pub const SESSION_ID: &str = "mcp-session-id";
+
+/// The HTTP status of a modern JSON-RPC error (2026-07-28
+/// `basic/transports/streamable-http`): an unknown method → 404 ("Protocol Version
+/// Header"), a server fault → 500, any other refusal of the request (bad `_meta`,
+/// header mismatch, unsupported version, missing capability, bad params) → 400. In the
+/// legacy era a JSON-RPC error travels inside a `200`.
+pub fn status_for(code: i64) -> StatusCode {
+    match code {
+        code::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        code::INTERNAL_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => StatusCode::BAD_REQUEST,
+    }
+}

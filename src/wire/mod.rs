@@ -1,0 +1,6 @@
+//! What both sides of the wire speak, below the server and the client alike: the
+//! vocabulary of the HTTP binding (header names, mirrored values, the status of each
+//! error). The server's transports validate with it, the client builds its requests
+//! with it; neither imports the other.
+
+pub mod http;
