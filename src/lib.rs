@@ -26,7 +26,6 @@
 //! fixture/              `serve --fixture conformance`: what the official suite checks
 //! transport/            moving bytes in and out; no protocol logic
 //!   stdio.rs            one JSON message per line on stdin/stdout, logs on stderr
-//!   sse.rs              Server-Sent Events framing (encode and decode)
 //!   http/               Streamable HTTP on one endpoint, /mcp
 //!     mod.rs            routing by path and method, GET and DELETE
 //!     listen.rs         accept loop: TCP_NODELAY, --max-connections, backoff out of fds
@@ -45,6 +44,7 @@
 //!     mod.rs            the endpoint, Mcp-Session-Id, the status of a modern error
 //!     mirror.rs         Mcp-Method / Mcp-Name / Mcp-Param-*, the Base64 sentinel
 //!     x_mcp_header.rs   x-mcp-header annotations: checked, mirrored, validated
+//!   sse.rs              Server-Sent Events: encode; decode incrementally, every byte kept
 //! client/               a dual-era client, and the demos that print the wire
 //!   wire_print.rs       >>> / <<< printer, pretty and coloured on a TTY
 //!   stdio_link.rs       a child process's stdio, one line per message

@@ -41,7 +41,7 @@ impl HttpReply {
     /// data (empty priming events skipped).
     pub fn messages(&self) -> Vec<Value> {
         if self.is_sse() {
-            crate::transport::sse::decode(&String::from_utf8_lossy(&self.body))
+            crate::wire::sse::decode(&String::from_utf8_lossy(&self.body))
                 .into_iter()
                 .filter(|e| !e.data.is_empty())
                 .filter_map(|e| serde_json::from_str(&e.data).ok())

@@ -166,7 +166,7 @@ impl Printer {
         } else if is_sse {
             let text = String::from_utf8_lossy(body);
             head.push_str(text.trim_end_matches('\n'));
-            for event in crate::transport::sse::decode(&text) {
+            for event in crate::wire::sse::decode(&text) {
                 head.push_str(&format!(
                     "\n{}  ↳ event data, decoded:{}\n",
                     self.style.dim, self.style.reset

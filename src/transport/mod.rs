@@ -1,7 +1,6 @@
 //! Transports move bytes in and out of the protocol core; they hold no protocol logic.
 
 pub mod http;
-pub mod sse;
 pub mod stdio;
 
 /// A one-line summary of an incoming message for the server's stderr log.

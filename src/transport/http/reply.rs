@@ -5,7 +5,7 @@
 use super::resume::Reader;
 use crate::jsonrpc::{ErrorObject, Response};
 use crate::protocol::context::{BoxFuture, Out, Pending};
-use crate::transport::sse::encode_event;
+use crate::wire::sse::encode_event;
 use bytes::Bytes;
 use hyper::StatusCode;
 use hyper::body::Frame;

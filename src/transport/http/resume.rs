@@ -8,7 +8,7 @@
 //! `notifications/cancelled` does.
 
 use crate::protocol::context::{Out, Pending};
-use crate::transport::sse::encode;
+use crate::wire::sse::encode;
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
