@@ -64,15 +64,9 @@ pub fn check_message(m: &Message) {
         Message::Notification(n) => {
             assert!(n.params.as_ref().is_none_or(Value::is_object));
         }
-        Message::Response(r) => {
-            check_response(r);
-            if r.id.is_none() {
-                // An error response without an `id` member is accepted, but it goes
-                // out as `"id": null`, which `parse` refuses (MCP ids are never
-                // null): no round trip (fuzz/regressions/jsonrpc-error-without-id).
-                return;
-            }
-        }
+        // An error response without an `id` member is accepted and goes out as
+        // `"id": null`, which parses back too (fuzz/regressions/jsonrpc-error-without-id).
+        Message::Response(r) => check_response(r),
     }
     let wire = serde_json::to_vec(&to_json(m)).unwrap();
     match jsonrpc::parse(&wire) {
@@ -89,9 +83,8 @@ pub fn check_message(m: &Message) {
 
 /// A response: `to_bytes` is one JSON object, `jsonrpc: "2.0"`, an `id`, and exactly
 /// one of `result` / `error` (an error with an integer code and a string message).
-/// With an id it parses back as the same response; without one (`"id": null`, the
-/// answer to a message whose id could not be read) the parser refuses it, as MCP
-/// ids are never null, so only its shape is checked.
+/// It parses back as the same response, with or without an id (`"id": null` is the
+/// answer to a message whose id could not be read, JSON-RPC 2.0 §5).
 pub fn check_response(r: &Response) {
     let bytes = r.to_bytes();
     let v: Value = serde_json::from_slice(&bytes)
@@ -112,14 +105,12 @@ pub fn check_response(r: &Response) {
             assert!(e["message"].is_string(), "message: {e}");
         }
     }
-    if r.id.is_some() {
-        match jsonrpc::parse(&bytes) {
-            Ok(Parsed::One(Message::Response(back))) => assert!(
-                same(&to_json(&Message::Response(back.clone())), &v),
-                "response changed in a round trip: {r:?} -> {back:?}"
-            ),
-            other => panic!("{} re-parsed as {other:?}", show(&bytes)),
-        }
+    match jsonrpc::parse(&bytes) {
+        Ok(Parsed::One(Message::Response(back))) => assert!(
+            same(&to_json(&Message::Response(back.clone())), &v),
+            "response changed in a round trip: {r:?} -> {back:?}"
+        ),
+        other => panic!("{} re-parsed as {other:?}", show(&bytes)),
     }
 }
 
