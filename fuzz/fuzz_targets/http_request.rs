@@ -20,7 +20,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use mcp_raw::protocol::Eras;
-use mcp_raw::transport::http::{App, Config, conn, mirror};
+use mcp_raw::transport::http::{App, Config, conn};
+use mcp_raw::wire::http::mirror;
 use serde_json::Value;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
