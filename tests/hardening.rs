@@ -301,6 +301,35 @@ fn a_session_without_notifications_initialized_ends_after_the_init_timeout() {
 }
 
 #[test]
+fn an_unused_initialized_session_ends_after_the_session_timeout() {
+    let s = HttpServer::start(&["--session-timeout", "1"]);
+    let idle = s.open_session("2025-11-25");
+    let used = s.open_session("2025-11-25");
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let status = |sid: &str| {
+        s.post(
+            &[
+                ("Mcp-Session-Id", sid),
+                ("MCP-Protocol-Version", "2025-11-25"),
+            ],
+            list,
+        )
+        .status
+    };
+    // One session keeps being used; the other is left alone past the timeout.
+    for _ in 0..4 {
+        std::thread::sleep(Duration::from_millis(400));
+        assert_eq!(status(&used), 200);
+    }
+    assert_eq!(status(&idle), 404);
+    assert!(
+        s.logged().contains("1 idle (serve --session-timeout)"),
+        "{}",
+        s.logged()
+    );
+}
+
+#[test]
 fn the_session_limit_is_a_flag() {
     let s = HttpServer::start(&["--max-sessions", "2"]);
     for _ in 0..2 {
@@ -511,13 +540,7 @@ fn last_event_id_that_overflows_gets_400() {
     let s = HttpServer::start(&["--fixture", "conformance"]);
     // A stream that exists: the request waits for the client's answer.
     let (sid, first) = waiting_sampling(&s.addr, "hello");
-    let stream = first
-        .text()
-        .lines()
-        .find_map(|l| l.strip_prefix("id: "))
-        .and_then(|id| id.split('-').next())
-        .expect("an event id")
-        .to_owned();
+    let stream = stream_number(&first.text());
     let overflowing = format!("{stream}-18446744073709551615");
     let r = s.request(
         "GET",
@@ -562,13 +585,7 @@ fn a_resumed_reader_that_hangs_up_takes_its_waker_along() {
     runtime.spawn(http::serve(listener, app.clone(), std::future::pending()));
     // A request whose stream is still running: it waits for the client's answer.
     let (sid, first) = waiting_sampling(&addr, "hello");
-    let stream = first
-        .text()
-        .lines()
-        .find_map(|l| l.strip_prefix("id: "))
-        .and_then(|id| id.split('-').next())
-        .expect("an event id")
-        .to_owned();
+    let stream = stream_number(&first.text());
     let waiting = || app.sessions.with(&sid, |e| e.streams.waiting_readers());
     for _ in 0..200 {
         let mut c = Conn::open(&addr);
@@ -607,8 +624,12 @@ fn finished_progress_stream(s: &HttpServer, sid: &str, id: u64) -> String {
     );
     assert_eq!(r.status, 200);
     assert_eq!(r.text().matches("notifications/progress").count(), 3);
-    r.text()
-        .lines()
+    stream_number(&r.text())
+}
+
+/// The `<stream>` of the first SSE event id (`id: <stream>-<n>`) in `text`.
+fn stream_number(text: &str) -> String {
+    text.lines()
         .find_map(|l| l.strip_prefix("id: "))
         .and_then(|id| id.split('-').next())
         .expect("an event id")

@@ -591,20 +591,10 @@ struct Conn {
     host: String,
 }
 
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
+/// A whole response, as `tests/common` holds it.
+use common::HttpReply as Reply;
 
 impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
     /// The JSON-RPC response in the body: the body itself, or the SSE event that
     /// carries a result or an error.
     fn response(&self) -> Option<Value> {

@@ -169,7 +169,7 @@ impl Drop for InFlight {
 }
 
 /// A response body that marks its request done when dropped.
-pub struct Tracked {
+struct Tracked {
     /// The response body itself.
     body: Body,
     /// Dropped with the body: the request is no longer in flight.
@@ -400,7 +400,7 @@ impl<I: Io> Drop for Watched<I> {
 
 /// Shuts down the write side (the client sees the end of the response), then reads
 /// and discards what the client still sends, up to the limits; then the socket closes.
-pub async fn linger<I: AsyncRead + AsyncWrite + Unpin>(mut io: I, limits: &Limits) {
+async fn linger<I: AsyncRead + AsyncWrite + Unpin>(mut io: I, limits: &Limits) {
     let drain = async {
         let _ = io.shutdown().await;
         let mut left = limits.linger_bytes;
