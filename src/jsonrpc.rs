@@ -63,6 +63,11 @@ impl RequestId {
             _ => None,
         }
     }
+
+    /// The id as the JSON value it was sent as.
+    pub fn to_value(&self) -> Value {
+        self.0.clone()
+    }
 }
 
 impl From<String> for RequestId {

@@ -4,6 +4,10 @@ use clap::{Parser, Subcommand};
 use mcp_raw::client::{self, wire_print::ColorChoice};
 use mcp_raw::protocol::{Eras, Server};
 use mcp_raw::transport::{http, stdio};
+use mcp_raw::wire::recorder::Recorder;
+use mcp_raw::wire::transcript;
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -62,6 +66,14 @@ enum Command {
         /// (its ttlMs).
         #[arg(long, value_name = "SECS", default_value = "600", value_parser = secs)]
         task_ttl: Duration,
+        /// Print every byte in and out on stderr (never stdout) as it crosses, in the
+        /// readable text view, or `--trace raw` for the bytes verbatim.
+        #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]
+        trace: Option<TraceView>,
+        /// Write every byte in and out to FILE as a JSON Lines transcript (see the
+        /// README's "Transcript format").
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
     },
     /// Connect to any MCP server (an http:// URL, or a stdio server's command line,
     /// quoted), detect its era, list its tools, call some, and print the whole wire.
@@ -76,6 +88,11 @@ enum Command {
         /// Call a tool after listing: NAME or NAME={"json":"arguments"} (repeatable).
         #[arg(long = "call", value_name = "NAME[=JSON]")]
         calls: Vec<String>,
+        /// Seconds to wait for the server's next bytes of an answer (a response head,
+        /// the next piece of its body, a stdio reply); a stream lives as long as it
+        /// moves.
+        #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs)]
+        timeout: Duration,
         #[command(flatten)]
         view: View,
     },
@@ -218,9 +235,17 @@ fn secs(text: &str) -> Result<Duration, String> {
 
 #[derive(clap::Args)]
 struct View {
-    /// Print each message exactly as it travelled (compact JSON) instead of pretty.
+    /// Print every byte exactly as it travelled (CR, chunk sizes, SSE fields, compact
+    /// JSON) instead of the readable view.
     #[arg(long)]
     raw: bool,
+    /// Print the JSON Lines transcript on stdout instead of the text view (captions go
+    /// to stderr).
+    #[arg(long, conflicts_with = "raw")]
+    json: bool,
+    /// Also write the JSON Lines transcript to FILE.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
     /// Colour the output: auto (only on a terminal, and not when NO_COLOR is set),
     /// always, or never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
@@ -238,8 +263,16 @@ fn main() -> ExitCode {
             fixture,
             max_tasks,
             task_ttl,
+            trace,
+            record,
             ..
-        } => serve_stdio(server(era, fixture, max_tasks, task_ttl), max_body_bytes),
+        } => recorder("stdio", trace, record.as_deref()).and_then(|recorder| {
+            serve_stdio(
+                server(era, fixture, max_tasks, task_ttl),
+                max_body_bytes,
+                recorder,
+            )
+        }),
         Command::Serve {
             http: true,
             host,
@@ -251,35 +284,51 @@ fn main() -> ExitCode {
             limits,
             max_tasks,
             task_ttl,
-        } => serve_http(
-            server(era, fixture, max_tasks, task_ttl),
-            &host,
-            port,
-            http::Config {
-                limits: limits.into_limits(max_body_bytes),
-                allowed_hosts: http::guard::AllowedHosts::new(&allow_hosts),
-            },
-        ),
+            trace,
+            record,
+        } => recorder("http", trace, record.as_deref()).and_then(|recorder| {
+            serve_http(
+                server(era, fixture, max_tasks, task_ttl),
+                &host,
+                port,
+                http::Config {
+                    limits: limits.into_limits(max_body_bytes),
+                    allowed_hosts: http::guard::AllowedHosts::new(&allow_hosts),
+                    recorder,
+                },
+            )
+        }),
         Command::Client {
             target,
             era,
             calls,
+            timeout,
             view,
-        } => runtime().and_then(|rt| {
-            rt.block_on(client::cli_client::run(
-                &target,
-                era.into(),
-                &calls,
-                view.printer(),
-            ))
-        }),
-        Command::ConformanceClient { url, view } => {
-            runtime().and_then(|rt| rt.block_on(client::conformance::run(&url, view.printer())))
+        } => {
+            let transport = if target.starts_with("http") {
+                "http"
+            } else {
+                "stdio"
+            };
+            view.printer(transport).and_then(|printer| {
+                runtime()?.block_on(client::cli_client::run(
+                    &target,
+                    era.into(),
+                    &calls,
+                    timeout,
+                    printer,
+                ))
+            })
         }
-        Command::Demo { era, view } => runtime()
-            .and_then(|rt| rt.block_on(client::stdio_demo::run(era.into(), view.printer()))),
-        Command::DemoHttp { port, era, view } => runtime()
-            .and_then(|rt| rt.block_on(client::http_demo::run(port, era.into(), view.printer()))),
+        Command::ConformanceClient { url, view } => view
+            .printer("http")
+            .and_then(|printer| runtime()?.block_on(client::conformance::run(&url, printer))),
+        Command::Demo { era, view } => view
+            .printer("stdio")
+            .and_then(|printer| runtime()?.block_on(client::stdio_demo::run(era.into(), printer))),
+        Command::DemoHttp { port, era, view } => view.printer("http").and_then(|printer| {
+            runtime()?.block_on(client::http_demo::run(port, era.into(), printer))
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -301,9 +350,66 @@ fn without_alias_separator(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::O
 }
 
 impl View {
-    fn printer(&self) -> client::wire_print::Printer {
-        client::wire_print::Printer::new(self.color.enabled(), self.raw)
+    /// The client's printer: the text view (or `--json`'s transcript) on stdout, and
+    /// the `--record` file.
+    fn printer(&self, transport: &str) -> anyhow::Result<client::wire_print::Printer> {
+        let header = transcript::Header::new("client", transport);
+        let mut more = Vec::new();
+        if let Some(path) = &self.record {
+            more.push(record_file(path, &header)?);
+        }
+        if self.json {
+            more.insert(
+                0,
+                Box::new(transcript::Writer::new(std::io::stdout(), &header)?) as _,
+            );
+            return Ok(client::wire_print::Printer::sinks_only(more));
+        }
+        Ok(client::wire_print::Printer::new(
+            self.color.enabled(),
+            self.raw,
+            more,
+        ))
     }
+}
+
+/// `serve --trace`: which text view goes to stderr.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum TraceView {
+    Readable,
+    Raw,
+}
+
+/// The server's recorder, if `--trace` or `--record` asks for one.
+fn recorder(
+    transport: &str,
+    trace: Option<TraceView>,
+    record: Option<&std::path::Path>,
+) -> anyhow::Result<Option<Recorder>> {
+    let mut sinks: Vec<Box<dyn mcp_raw::wire::recorder::Sink>> = Vec::new();
+    if let Some(view) = trace {
+        let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        sinks.push(Box::new(mcp_raw::wire::text::TextView::new(
+            std::io::stderr(),
+            color,
+            view == TraceView::Raw,
+        )));
+    }
+    if let Some(path) = record {
+        sinks.push(record_file(
+            path,
+            &transcript::Header::new("server", transport),
+        )?);
+    }
+    Ok((!sinks.is_empty()).then(|| Recorder::new(sinks)))
+}
+
+fn record_file(
+    path: &std::path::Path,
+    header: &transcript::Header,
+) -> anyhow::Result<Box<dyn mcp_raw::wire::recorder::Sink>> {
+    transcript::create(path, header)
+        .map_err(|e| anyhow::anyhow!("--record {}: cannot write it: {e}", path.display()))
 }
 
 /// `--era` on the command line.
@@ -350,10 +456,14 @@ fn server(
     }
 }
 
-fn serve_stdio(server: std::sync::Arc<Server>, max_line: usize) -> anyhow::Result<()> {
+fn serve_stdio(
+    server: std::sync::Arc<Server>,
+    max_line: usize,
+    recorder: Option<Recorder>,
+) -> anyhow::Result<()> {
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout();
-    stdio::serve(server, stdin, stdout, std::io::stderr(), max_line)?;
+    stdio::serve(server, stdin, stdout, std::io::stderr(), max_line, recorder)?;
     Ok(())
 }
 

@@ -2,7 +2,7 @@
 //! HTTP: the compatibility matrix of MCP 2026-07-28 `basic/versioning`.
 
 mod common;
-use common::{BIN, HttpServer};
+use common::{BIN, HttpServer, unstamped};
 use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options, Spoken};
 use mcp_raw::client::stdio_link::StdioLink;
 use mcp_raw::client::wire_print::Printer;
@@ -18,7 +18,7 @@ fn client(era: &str, target: &str, calls: &[&str]) -> (bool, String) {
     }
     let out = cmd.output().unwrap();
     let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+        unstamped(&String::from_utf8_lossy(&out.stdout)) + &String::from_utf8_lossy(&out.stderr);
     (out.status.success(), text)
 }
 
@@ -133,7 +133,7 @@ fn a_failing_tool_makes_the_client_exit_non_zero() {
 const KEY: &str = "mcp-raw serve";
 
 async fn connect(cache: &mut EraCache) -> McpClient {
-    let link = Link::Stdio(StdioLink::spawn(BIN.as_ref(), &["serve"], Printer::quiet()).unwrap());
+    let link = Link::Stdio(StdioLink::spawn(BIN.as_ref(), &["serve"], &Printer::quiet()).unwrap());
     let options = Options {
         eras: Eras::Both,
         ..Options::default()
@@ -187,7 +187,7 @@ async fn a_silent_probe_falls_back_to_initialize_after_the_timeout() {
         StdioLink::spawn(
             "bash".as_ref(),
             &["-c", SILENT_LEGACY_SERVER],
-            Printer::quiet(),
+            &Printer::quiet(),
         )
         .unwrap(),
     );

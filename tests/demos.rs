@@ -2,7 +2,7 @@
 //! exchanges (and each demo checks every reply itself, failing on a wrong wire).
 
 mod common;
-use common::BIN;
+use common::{BIN, unstamped};
 use std::process::Command;
 
 fn demo(args: &[&str]) -> String {
@@ -17,7 +17,7 @@ fn demo(args: &[&str]) -> String {
         !stdout.contains('\x1b'),
         "piped output must not be coloured"
     );
-    stdout
+    unstamped(&stdout)
 }
 
 #[test]
@@ -74,8 +74,7 @@ fn http_demo_shows_every_exchange() {
         "<<< mcp-session-id: ",
         "<<< HTTP/1.1 202 Accepted",
         "<<< content-type: text/event-stream",
-        "<<< data: {\"jsonrpc\":\"2.0\"",
-        "event data, decoded",
+        "<<< data: {\n<<<   \"jsonrpc\": \"2.0\"",
         "\"isError\": true",
         "<<< HTTP/1.1 404 Not Found",
         ">>> GET /mcp HTTP/1.1",

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 /// Opens the link a TARGET names: `http://...` is Streamable HTTP; anything else is
 /// split on whitespace and spawned as a stdio server.
-pub fn open_link(target: &str, printer: Printer) -> anyhow::Result<Link> {
+pub fn open_link(target: &str, printer: &Printer) -> anyhow::Result<Link> {
     if target.starts_with("http://") || target.starts_with("https://") {
         return Ok(Link::Http(HttpLink::new(target, printer)?));
     }
@@ -47,15 +47,20 @@ pub async fn run(
     target: &str,
     eras: Eras,
     calls: &[String],
+    timeout: std::time::Duration,
     printer: Printer,
 ) -> anyhow::Result<()> {
     let calls: Vec<(String, Value)> = calls
         .iter()
         .map(|c| parse_call(c))
         .collect::<Result<_, _>>()?;
-    let link = open_link(target, printer)?;
+    let mut link = open_link(target, &printer)?;
+    if let Link::Http(http) = &mut link {
+        http.timeout = timeout;
+    }
     let options = Options {
         eras,
+        timeout,
         ..Options::default()
     };
     printer.caption(&format!("Connecting to {target} (client eras: {eras:?})"));

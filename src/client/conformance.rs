@@ -26,7 +26,7 @@ pub async fn run(url: &str, printer: Printer) -> anyhow::Result<()> {
     } else {
         Eras::Legacy
     };
-    let link = Link::Http(HttpLink::new(url, printer)?);
+    let link = Link::Http(HttpLink::new(url, &printer)?);
     let mut client = McpClient::connect(
         link,
         url,

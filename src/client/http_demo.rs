@@ -49,16 +49,19 @@ pub async fn run(port: u16, era: Eras, printer: Printer) -> anyhow::Result<()> {
         .kill_on_drop(true)
         .spawn()
         .context("cannot spawn `mcp-raw serve --http`")?;
-    let authority = tokio::time::timeout(START_TIMEOUT, listening_address(&mut child, printer))
-        .await
-        .context("the server did not start listening in time")??;
+    let authority = tokio::time::timeout(
+        START_TIMEOUT,
+        listening_address(&mut child, printer.clone()),
+    )
+    .await
+    .context("the server did not start listening in time")??;
     let url = format!("http://{authority}{}", crate::wire::http::ENDPOINT);
     printer.caption(&format!(
         "Spawned `mcp-raw serve --http --era {server_era}`. One endpoint, {url}; every client message is its own POST."
     ));
     let mut demo = Demo {
-        link: HttpLink::new(&url, printer)?,
-        printer,
+        link: HttpLink::new(&url, &printer)?,
+        printer: printer.clone(),
         session: None,
         next_id: 1,
     };

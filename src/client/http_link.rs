@@ -3,6 +3,9 @@
 //! only: TLS would hide the bytes this tool exists to show.
 
 use super::wire_print::Printer;
+use crate::wire::event::{Dir, LaneKind};
+use crate::wire::recorded::Recorded;
+use crate::wire::recorder::Recorder;
 use anyhow::{Context, bail};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -12,7 +15,8 @@ use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use std::time::Duration;
 
-const TIMEOUT: Duration = Duration::from_secs(10);
+/// Default of `--timeout`: how long to wait for the server's next bytes.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 pub struct HttpLink {
     sender: Option<SendRequest<Full<Bytes>>>,
@@ -20,7 +24,11 @@ pub struct HttpLink {
     authority: String,
     /// The MCP endpoint's path, e.g. `/mcp`.
     path: String,
-    printer: Printer,
+    /// Every connection's bytes go through it, as they cross.
+    recorder: Recorder,
+    /// How long a response may keep the client waiting for its next bytes (its head,
+    /// or the next piece of its body): a long stream lives as long as it moves.
+    pub timeout: Duration,
 }
 
 /// One response, read to its end.
@@ -59,7 +67,7 @@ impl HttpReply {
 
 impl HttpLink {
     /// Parses `http://host:port/path`; connects lazily, on the first exchange.
-    pub fn new(url: &str, printer: Printer) -> anyhow::Result<HttpLink> {
+    pub fn new(url: &str, printer: &Printer) -> anyhow::Result<HttpLink> {
         let uri: Uri = url.parse().with_context(|| format!("not a URL: {url:?}"))?;
         match uri.scheme_str() {
             Some("http") => {}
@@ -78,12 +86,14 @@ impl HttpLink {
             sender: None,
             authority,
             path,
-            printer,
+            recorder: printer.recorder().clone(),
+            timeout: DEFAULT_TIMEOUT,
         })
     }
 
     /// Sends one request with exactly these headers (plus `Host` and, for a body,
-    /// `Content-Length`), prints it, reads and prints the whole response.
+    /// `Content-Length`) and reads the whole response; the recorder shows both as
+    /// their bytes cross, an event stream event by event.
     pub async fn exchange(
         &mut self,
         method: Method,
@@ -100,24 +110,33 @@ impl HttpLink {
         if method == Method::POST {
             builder = builder.header("content-length", body.len());
         }
-        let (head, ()) = builder.body(())?.into_parts();
-        self.printer.http_request(&head, &body);
-        let request = Request::from_parts(head, Full::new(Bytes::from(body)));
-
+        let request = builder.body(Full::new(Bytes::from(body)))?;
+        let timeout = self.timeout;
         let sender = self.ready_sender().await?;
-        let response = tokio::time::timeout(TIMEOUT, sender.send_request(request))
+        let response = tokio::time::timeout(timeout, sender.send_request(request))
             .await
-            .context("no response in time")??;
-        let (head, incoming) = response.into_parts();
-        let body = tokio::time::timeout(TIMEOUT, incoming.collect())
-            .await
-            .context("the response body did not end in time")??
-            .to_bytes();
-        self.printer.http_response(&head, &body);
+            .with_context(|| format!("no response head within {timeout:?} (--timeout)"))??;
+        let (head, mut incoming) = response.into_parts();
+        let mut body = Vec::new();
+        loop {
+            let frame = tokio::time::timeout(timeout, incoming.frame())
+                .await
+                .with_context(|| {
+                    format!("the response body stalled: nothing for {timeout:?} (--timeout)")
+                })?;
+            match frame {
+                None => break,
+                Some(frame) => {
+                    if let Ok(data) = frame?.into_data() {
+                        body.extend_from_slice(&data);
+                    }
+                }
+            }
+        }
         Ok(HttpReply {
             status: head.status,
             headers: head.headers,
-            body,
+            body: body.into(),
         })
     }
 
@@ -129,11 +148,22 @@ impl HttpLink {
         {
             return Ok(self.sender.as_mut().expect("checked above"));
         }
-        let stream = tokio::time::timeout(TIMEOUT, tokio::net::TcpStream::connect(&self.authority))
-            .await
-            .context("connecting timed out")?
-            .with_context(|| format!("cannot connect to {}", self.authority))?;
+        let stream = tokio::time::timeout(
+            self.timeout,
+            tokio::net::TcpStream::connect(&self.authority),
+        )
+        .await
+        .context("connecting timed out")?
+        .with_context(|| format!("cannot connect to {}", self.authority))?;
         stream.set_nodelay(true)?;
+        let lane = self.recorder.lane(LaneKind::Http);
+        let stream = Recorded::new(
+            stream,
+            self.recorder.clone(),
+            lane,
+            Dir::ToClient,
+            Some(format!("connected to {}", self.authority)),
+        );
         let (sender, connection) =
             hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
         tokio::spawn(connection);

@@ -431,11 +431,16 @@ impl McpClient {
                 // by the link and skipped here.
                 loop {
                     let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-                    let Some(line) = stdio.receive(left).await? else {
+                    let Some(out) = stdio.receive(left).await? else {
                         return Ok(Answer {
                             response: None,
                             status: None,
                         });
+                    };
+                    // Lines that are not JSON (stdout pollution) were shown, flagged;
+                    // they answer nothing.
+                    let super::stdio_link::Output::Line(line) = out else {
+                        continue;
                     };
                     if let Ok(v) = serde_json::from_slice::<Value>(&line)
                         && v.get("id") == Some(&json!(id))

@@ -22,12 +22,12 @@ struct Demo {
 
 pub async fn run(era: Eras, printer: Printer) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("cannot find the mcp-raw binary")?;
-    let mut link = StdioLink::spawn(&exe, &["serve"], printer)?;
+    let mut link = StdioLink::spawn(&exe, &["serve"], &printer)?;
     printer.caption("Spawned `mcp-raw serve`: its stdin and stdout are the transport, one JSON message per line.");
-    link.drain_stderr().await;
+    link.settle().await;
     let mut demo = Demo {
         link,
-        printer,
+        printer: printer.clone(),
         next_id: 1,
     };
     match era {
@@ -89,16 +89,19 @@ impl Demo {
             .send(&serde_json::to_vec(&step.to_message(id))?)
             .await?;
         let reply = if step.notification {
-            self.link.drain_stderr().await;
+            self.link.settle().await;
             self.printer
                 .note("no line on stdout: a notification is never answered");
             None
         } else {
-            let line = self
+            let out = self
                 .link
                 .receive(REPLY_TIMEOUT)
                 .await?
                 .with_context(|| format!("no reply within {REPLY_TIMEOUT:?}"))?;
+            let super::stdio_link::Output::Line(line) = out else {
+                anyhow::bail!("the server wrote a line too long to read");
+            };
             let value: Value = serde_json::from_slice(&line)
                 .context("the server wrote a non-JSON line to stdout")?;
             Some(value)

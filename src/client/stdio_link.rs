@@ -1,31 +1,41 @@
 //! The client side of stdio: spawn the server as a child process, write one JSON
-//! message per line to its stdin, read one per line from its stdout. Its stderr is
-//! read too and shown marked, because it is the server's log, never protocol.
+//! message per line to its stdin, read its stdout as lines of bytes. Its stderr is
+//! read too, on its own lane: it is the server's log, never protocol.
+//!
+//! All three pipes go through the recorder, so what is shown (and recorded) is what
+//! crossed, as it crossed: a CRLF, a BOM, a line that is not UTF-8 or not JSON. Such
+//! lines are handed up as they are; the session goes on.
 
-use super::wire_print::{Direction, Printer};
+use super::wire_print::Printer;
+use crate::wire::event::{Dir, LaneKind};
+use crate::wire::line::{self, Frame};
+use crate::wire::recorded::Recorded;
 use anyhow::{Context, bail};
+use bytes::Bytes;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
-/// How long to wait for more stderr lines after a reply, so the log a message caused
-/// is shown next to it.
-const STDERR_GRACE: Duration = Duration::from_millis(30);
+/// The longest stdout line handed up whole (its bytes are all recorded anyway).
+const MAX_LINE: usize = 64 * 1024 * 1024;
 
-/// A line from one of the child's two output pipes.
-enum Output {
-    Stdout(String),
-    Stderr(String),
+/// What the stdout reader hands to the link.
+pub enum Output {
+    /// One line, without its `\n`.
+    Line(Bytes),
+    /// A line over [`MAX_LINE`], skipped.
+    TooLong(usize),
 }
 
 pub struct StdioLink {
     child: Child,
-    stdin: Option<ChildStdin>,
-    /// Both pipes, merged in arrival order by two reader tasks (one per pipe).
+    stdin: Option<Recorded<ChildStdin>>,
+    /// stdout's lines, in order, from the reader task.
     output: mpsc::UnboundedReceiver<Output>,
-    printer: Printer,
+    /// The stderr reader: awaited at close, so the log's last lines are shown.
+    stderr_done: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl StdioLink {
@@ -33,7 +43,7 @@ impl StdioLink {
     pub fn spawn(
         program: &std::path::Path,
         args: &[&str],
-        printer: Printer,
+        printer: &Printer,
     ) -> anyhow::Result<StdioLink> {
         let mut child = Command::new(program)
             .args(args)
@@ -43,23 +53,38 @@ impl StdioLink {
             .kill_on_drop(true)
             .spawn()
             .with_context(|| format!("cannot spawn {}", program.display()))?;
-        let (tx, output) = mpsc::unbounded_channel();
+        let recorder = printer.recorder().clone();
+        let lane = recorder.lane(LaneKind::Stdio);
+        let log = recorder.lane(LaneKind::Stderr);
+        let command = std::iter::once(program.display().to_string())
+            .chain(args.iter().map(|a| (*a).to_owned()))
+            .collect::<Vec<_>>()
+            .join(" ");
         let stdout = child.stdout.take().context("child stdout")?;
         let stderr = child.stderr.take().context("child stderr")?;
-        forward(BufReader::new(stdout), tx.clone(), Output::Stdout);
-        forward(BufReader::new(stderr), tx, Output::Stderr);
-        let stdin = child.stdin.take();
+        let stdin = child.stdin.take().context("child stdin")?;
+        let stdin = Recorded::new(
+            stdin,
+            recorder.clone(),
+            lane,
+            Dir::ToClient,
+            Some(format!("spawned {command}")),
+        );
+        let stdout = Recorded::new(stdout, recorder.clone(), lane, Dir::ToClient, None);
+        let stderr = Recorded::new(stderr, recorder, log, Dir::ToClient, None);
+        let (tx, output) = mpsc::unbounded_channel();
+        tokio::spawn(read_lines(stdout, tx));
+        let stderr_done = tokio::spawn(drain(stderr));
         Ok(StdioLink {
             child,
-            stdin,
+            stdin: Some(stdin),
             output,
-            printer,
+            stderr_done: Some(stderr_done),
         })
     }
 
-    /// Writes one message and its newline, and prints it.
+    /// Writes one message and its newline in one write.
     pub async fn send(&mut self, message: &[u8]) -> anyhow::Result<()> {
-        self.printer.message(Direction::Sent, message);
         let stdin = self.stdin.as_mut().context("stdin already closed")?;
         let mut line = Vec::with_capacity(message.len() + 1);
         line.extend_from_slice(message);
@@ -71,57 +96,77 @@ impl StdioLink {
         stdin.flush().await.context("the server's stdin is closed")
     }
 
-    /// The next stdout line, printed; stderr lines are printed as they come.
-    /// `None` when `timeout` passes first.
-    pub async fn receive(&mut self, timeout: Duration) -> anyhow::Result<Option<Vec<u8>>> {
-        let deadline = tokio::time::Instant::now() + timeout;
-        loop {
-            match tokio::time::timeout_at(deadline, self.output.recv()).await {
-                Err(_) => return Ok(None),
-                Ok(None) => bail!("the server closed its stdout"),
-                Ok(Some(Output::Stderr(line))) => self.printer.server_stderr(&line),
-                Ok(Some(Output::Stdout(line))) => {
-                    self.drain_stderr().await;
-                    self.printer.message(Direction::Received, line.as_bytes());
-                    return Ok(Some(line.into_bytes()));
-                }
-            }
+    /// The next stdout line (shown already, as it arrived). `None` when `timeout`
+    /// passes first.
+    pub async fn receive(&mut self, timeout: Duration) -> anyhow::Result<Option<Output>> {
+        match tokio::time::timeout(timeout, self.output.recv()).await {
+            Err(_) => Ok(None),
+            Ok(None) => bail!("the server closed its stdout"),
+            Ok(Some(out)) => Ok(Some(out)),
         }
     }
 
-    /// Prints the stderr lines that arrive within a short grace period.
-    pub async fn drain_stderr(&mut self) {
-        while let Ok(Some(event)) = tokio::time::timeout(STDERR_GRACE, self.output.recv()).await {
-            match event {
-                Output::Stderr(line) => self.printer.server_stderr(&line),
-                Output::Stdout(line) => self.printer.message(Direction::Received, line.as_bytes()),
-            }
-        }
+    /// Waits a moment for the server's log lines about what it just read, so they
+    /// show next to it (the demos, after a notification, which gets no answer).
+    pub async fn settle(&mut self) {
+        tokio::time::sleep(Duration::from_millis(30)).await;
     }
 
     /// Closes the child's stdin (EOF ends a stdio session) and waits for it to exit.
     pub async fn close(mut self) -> anyhow::Result<ExitStatus> {
-        drop(self.stdin.take());
+        if let Some(mut stdin) = self.stdin.take() {
+            let _ = stdin.shutdown().await;
+        }
         let status = tokio::time::timeout(Duration::from_secs(10), self.child.wait())
             .await
             .context("the server did not exit after EOF")??;
-        self.drain_stderr().await;
+        if let Some(done) = self.stderr_done.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(1), done).await;
+        }
         Ok(status)
     }
 }
 
-/// Reads lines on a task and hands them to the link, until the pipe closes.
-fn forward(
-    reader: impl tokio::io::AsyncBufRead + Unpin + Send + 'static,
-    tx: mpsc::UnboundedSender<Output>,
-    wrap: fn(String) -> Output,
-) {
-    tokio::spawn(async move {
-        let mut lines = reader.lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if tx.send(wrap(line)).is_err() {
-                return;
+/// Reads stdout as lines of bytes until it closes.
+async fn read_lines(mut pipe: impl AsyncRead + Unpin, tx: mpsc::UnboundedSender<Output>) {
+    let mut framer = line::Framer::new(MAX_LINE);
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = pipe.read(&mut chunk).await.unwrap_or(0);
+        if n == 0 {
+            if let Some(last) = framer.finish() {
+                let _ = tx.send(output(last));
+            }
+            return;
+        }
+        framer.feed(&chunk[..n]);
+        loop {
+            match framer.next_frame() {
+                Frame::Incomplete => break,
+                frame => {
+                    if tx.send(output(frame)).is_err() {
+                        return;
+                    }
+                }
             }
         }
-    });
+    }
+}
+
+fn output(frame: Frame) -> Output {
+    match frame {
+        Frame::Line(l) => Output::Line(l),
+        Frame::TooLong { len, .. } => Output::TooLong(len),
+        Frame::Incomplete => Output::TooLong(0),
+    }
+}
+
+/// Reads stderr to its end: the recorder shows each line.
+async fn drain(mut pipe: impl AsyncRead + Unpin) {
+    let mut chunk = vec![0u8; 16 * 1024];
+    while let Ok(n) = pipe.read(&mut chunk).await {
+        if n == 0 {
+            return;
+        }
+    }
 }

@@ -12,33 +12,58 @@
 use crate::jsonrpc::{self, Parsed, RequestId, Response};
 use crate::protocol::context::{Pending, Reply};
 use crate::protocol::{Server, Session};
+use crate::wire::event::{Dir, LaneKind, What};
+use crate::wire::line::{self, Frame};
+use crate::wire::recorded::{ReadTap, WriteTap};
+use crate::wire::recorder::Recorder;
 use std::collections::HashMap;
-use std::io::{self, BufRead, ErrorKind, Write};
+use std::io::{self, ErrorKind, Read, Write};
 use std::sync::{Arc, Mutex};
 
 /// Default cap on one line, so a peer cannot make the server buffer without end.
 pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
 
-/// One step of [`read_line`].
-#[derive(Debug, PartialEq)]
-pub enum Line {
-    /// A complete line (without its `\n`) is in the buffer.
-    Ready,
-    /// The line exceeded the cap; its bytes were skipped up to the next `\n`.
-    TooLong,
-    /// stdin closed and no partial line remains.
-    Eof,
-}
-
 /// stdout, shared by the loop and the requests still running.
 type Out = Arc<Mutex<Box<dyn Write + Send>>>;
 
-/// Serves one session over `input`/`output` until EOF. Logs go to `log`.
+/// Serves one session over `input`/`output` until EOF. Logs go to `log`; when
+/// `recorder` is given, every byte read from `input` and written to `output` is
+/// recorded on its `stdio` lane (`serve --trace`, `--record`).
 /// Returns when stdin reaches EOF or stdout is gone (the client exited); requests
 /// still running then are dropped.
 pub fn serve(
     server: Arc<Server>,
-    mut input: impl BufRead,
+    input: impl Read,
+    output: impl Write + Send + 'static,
+    log: impl Write,
+    max_line: usize,
+    recorder: Option<Recorder>,
+) -> io::Result<()> {
+    match recorder {
+        None => serve_on(server, input, output, log, max_line),
+        Some(recorder) => {
+            let lane = recorder.lane(LaneKind::Stdio);
+            recorder.emit(lane, Dir::ToServer, What::Open("stdin and stdout".into()));
+            let input = ReadTap {
+                inner: input,
+                recorder: recorder.clone(),
+                lane,
+                dir: Dir::ToServer,
+            };
+            let output = WriteTap {
+                inner: output,
+                recorder,
+                lane,
+                dir: Dir::ToClient,
+            };
+            serve_on(server, input, output, log, max_line)
+        }
+    }
+}
+
+fn serve_on(
+    server: Arc<Server>,
+    mut input: impl Read,
     output: impl Write + Send + 'static,
     mut log: impl Write,
     max_line: usize,
@@ -51,20 +76,38 @@ pub fn serve(
         send(&push_out, &serde_json::to_vec(&m).unwrap_or_default()).is_ok()
     }));
     let mut running = Running::default();
-    let mut line = Vec::new();
+    let mut framer = line::Framer::new(max_line);
+    let mut chunk = vec![0u8; 64 * 1024];
     let _ = writeln!(
         log,
         "[mcp-raw] stdio server ready: one JSON-RPC message per line"
     );
     loop {
-        let reply = match read_line(&mut input, &mut line, max_line)? {
-            Line::Eof => {
-                let _ = writeln!(log, "[mcp-raw] stdin closed: exiting");
-                return Ok(());
-            }
-            Line::TooLong => Some(too_long(max_line)),
-            Line::Ready if line.iter().all(u8::is_ascii_whitespace) => continue,
-            Line::Ready => handle_line(&mut session, &mut running, &out, &line, &mut log)?,
+        let frame = match framer.next_frame() {
+            Frame::Incomplete => match input.read(&mut chunk) {
+                Ok(0) => match framer.finish() {
+                    Some(last) => last,
+                    None => {
+                        let _ = writeln!(log, "[mcp-raw] stdin closed: exiting");
+                        return Ok(());
+                    }
+                },
+                Ok(n) => {
+                    framer.feed(&chunk[..n]);
+                    continue;
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            },
+            frame => frame,
+        };
+        let reply = match frame {
+            Frame::TooLong { .. } => Some(too_long(max_line)),
+            // Blank lines (a CRLF's `\r` included) carry nothing to answer.
+            Frame::Line(line) if line.iter().all(u8::is_ascii_whitespace) => continue,
+            // A CR before the LF is JSON whitespace: the message still parses.
+            Frame::Line(line) => handle_line(&mut session, &mut running, &out, &line, &mut log)?,
+            Frame::Incomplete => continue,
         };
         let Some(bytes) = reply else { continue };
         if let Err(e) = send(&out, &bytes) {
@@ -215,48 +258,6 @@ fn too_long(max: usize) -> Vec<u8> {
     .to_bytes()
 }
 
-/// Reads the next line into `buf` (cleared first), keeping at most `max` bytes.
-/// A trailing `\r` is dropped; a last line without `\n` before EOF still counts.
-pub fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<Line> {
-    buf.clear();
-    let mut overflow = false;
-    loop {
-        let available = match input.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            return Ok(match (overflow, buf.is_empty()) {
-                (true, _) => Line::TooLong,
-                (false, true) => Line::Eof,
-                (false, false) => Line::Ready,
-            });
-        }
-        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (&available[..i], i + 1),
-            None => (available, available.len()),
-        };
-        let complete = done > chunk.len();
-        if !overflow && buf.len() + chunk.len() <= max {
-            buf.extend_from_slice(chunk);
-        } else {
-            overflow = true;
-            buf.clear();
-        }
-        input.consume(done);
-        if complete {
-            if overflow {
-                return Ok(Line::TooLong);
-            }
-            if buf.last() == Some(&b'\r') {
-                buf.pop();
-            }
-            return Ok(Line::Ready);
-        }
-    }
-}
-
 /// Writes one message and its `\n` with a single `write_all`, then flushes, so the
 /// line leaves in one syscall and the peer never sees half a message.
 pub fn write_line(output: &mut impl Write, message: &[u8]) -> io::Result<()> {
@@ -289,7 +290,7 @@ mod tests {
     fn run(input: &str, max: usize) -> Vec<Value> {
         let out = Shared::default();
         let server = Server::new(crate::tools::demo::tool_set(), Eras::Both);
-        serve(server, input.as_bytes(), out.clone(), io::sink(), max).unwrap();
+        serve(server, input.as_bytes(), out.clone(), io::sink(), max, None).unwrap();
         let out = out.0.lock().unwrap().clone();
         out.split(|b| *b == b'\n')
             .filter(|l| !l.is_empty())
@@ -331,18 +332,6 @@ mod tests {
     }
 
     #[test]
-    fn read_line_handles_lines_split_across_reads() {
-        let data = b"abc\ndef";
-        let mut reader = io::BufReader::with_capacity(2, &data[..]);
-        let mut buf = Vec::new();
-        assert_eq!(read_line(&mut reader, &mut buf, 10).unwrap(), Line::Ready);
-        assert_eq!(buf, b"abc");
-        assert_eq!(read_line(&mut reader, &mut buf, 10).unwrap(), Line::Ready);
-        assert_eq!(buf, b"def");
-        assert_eq!(read_line(&mut reader, &mut buf, 10).unwrap(), Line::Eof);
-    }
-
-    #[test]
     fn broken_stdout_ends_the_loop_without_error() {
         struct Closed;
         impl Write for Closed {
@@ -355,6 +344,6 @@ mod tests {
         }
         let server = Server::new(crate::tools::demo::tool_set(), Eras::Both);
         let input = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n".repeat(3);
-        assert!(serve(server, input.as_bytes(), Closed, io::sink(), 1024).is_ok());
+        assert!(serve(server, input.as_bytes(), Closed, io::sink(), 1024, None).is_ok());
     }
 }

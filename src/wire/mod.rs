@@ -1,7 +1,22 @@
-//! What both sides of the wire speak, below the server and the client alike: the
-//! vocabulary of the HTTP binding (header names, mirrored values, the status of each
-//! error) and Server-Sent Events framing, encoded and decoded incrementally. The server's transports validate with it, the client builds its requests
-//! with it; neither imports the other.
+//! What both sides of the wire speak, below the server and the client alike.
+//!
+//! - The recording spine: [`event`] (one read or write), [`recorder`] (stamps and
+//!   orders them, feeds the sinks), [`recorded`] (the I/O wrappers that produce them).
+//! - Framing, read from bytes as they arrive: [`line`] (stdio), [`http1`] (HTTP/1.1
+//!   heads, chunks, bodies), [`sse`] (event streams); [`decode`] runs them per lane and
+//!   [`classify`] says what each payload is.
+//! - The renderings: [`transcript`] (the versioned JSONL record) and [`text`] (the
+//!   `>>>`/`<<<` view).
+//! - The HTTP binding's vocabulary both sides use: [`http`].
 
+pub mod classify;
+pub mod decode;
+pub mod event;
 pub mod http;
+pub mod http1;
+pub mod line;
+pub mod recorded;
+pub mod recorder;
 pub mod sse;
+pub mod text;
+pub mod transcript;

@@ -228,3 +228,24 @@ pub fn content_cases() -> Vec<(&'static str, Value)> {
         ),
     ]
 }
+
+/// The text view without its time stamps (`[c1 +0.004s] `, `[+0.004s] `) and lane
+/// notes (`··· …`), for asserting on what was shown whatever the timing.
+#[allow(dead_code)]
+pub fn unstamped(view: &str) -> String {
+    let mut out = String::new();
+    for line in view.lines() {
+        if line.starts_with("··· ") {
+            continue;
+        }
+        let line = match (line.find(" ["), line.find("s] ")) {
+            (Some(a), Some(b)) if a < b && a <= 3 => {
+                format!("{}{}", &line[..a + 1], &line[b + 3..])
+            }
+            _ => line.to_owned(),
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}

@@ -24,6 +24,8 @@
 use super::App;
 use super::limits::Limits;
 use super::reply::Body;
+use crate::wire::event::{Dir, LaneKind};
+use crate::wire::recorded::Recorded;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
@@ -38,7 +40,32 @@ use tokio::time::{Instant, Sleep};
 
 /// Serves one connection until it closes. `permit` is its slot under
 /// `--max-connections`, held until the socket is really gone (lingering included).
-pub async fn serve<I: Io>(app: Arc<App>, io: I, permit: Option<OwnedSemaphorePermit>) {
+/// With a recorder (`serve --trace`, `--record`), the connection is a lane and every
+/// byte hyper reads or writes on it is an event: recorded below hyper, so what is
+/// shown is what crossed the socket, not what hyper made of it.
+pub async fn serve<I: Io>(
+    app: Arc<App>,
+    io: I,
+    permit: Option<OwnedSemaphorePermit>,
+    peer: String,
+) {
+    match app.recorder.clone() {
+        None => serve_io(app, io, permit).await,
+        Some(recorder) => {
+            let lane = recorder.lane(LaneKind::Http);
+            let io = Recorded::new(
+                io,
+                recorder,
+                lane,
+                Dir::ToServer,
+                Some(format!("accepted from {peer}")),
+            );
+            serve_io(app, io, permit).await
+        }
+    }
+}
+
+async fn serve_io<I: Io>(app: Arc<App>, io: I, permit: Option<OwnedSemaphorePermit>) {
     let mut builder = http1::Builder::new();
     // A head over the limit gets 431 from hyper, and the connection closes.
     builder.max_header_size(app.limits.max_header_bytes);

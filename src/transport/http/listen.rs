@@ -51,10 +51,10 @@ pub async fn accept_loop(
             accepted = listener.accept() => accepted,
             () = &mut shutdown => return Ok(()),
         };
-        let stream = match accepted {
-            Ok((stream, _peer)) => {
+        let (stream, peer) = match accepted {
+            Ok(accepted) => {
                 failures.recovered();
-                stream
+                accepted
             }
             Err(e) => {
                 // EMFILE/ENFILE (out of descriptors), ENOBUFS, ENOMEM: retrying at once
@@ -75,7 +75,12 @@ pub async fn accept_loop(
             tokio::spawn(refuse(stream, app.limits.max_connections));
             continue;
         };
-        tokio::spawn(conn::serve(app.clone(), stream, Some(permit)));
+        tokio::spawn(conn::serve(
+            app.clone(),
+            stream,
+            Some(permit),
+            peer.to_string(),
+        ));
     }
 }
 

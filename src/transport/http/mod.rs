@@ -38,6 +38,9 @@ pub struct Config {
     pub limits: Limits,
     /// Host names accepted in `Host` and `Origin` (loopback always).
     pub allowed_hosts: guard::AllowedHosts,
+    /// Where every connection's bytes are recorded (`--trace`, `--record`); none: no
+    /// recording, and no cost.
+    pub recorder: Option<crate::wire::recorder::Recorder>,
 }
 
 /// What every connection task shares.
@@ -54,6 +57,8 @@ pub struct App {
         std::collections::HashMap<&'static str, Vec<crate::wire::http::x_mcp_header::HeaderParam>>,
     /// Connections closed since the sweeper last gave freed memory back to the OS.
     pub closed_connections: std::sync::atomic::AtomicU64,
+    /// Records every connection's bytes, when tracing or recording.
+    pub recorder: Option<crate::wire::recorder::Recorder>,
 }
 
 impl App {
@@ -75,6 +80,7 @@ impl App {
             allowed_hosts: config.allowed_hosts,
             param_headers,
             closed_connections: Default::default(),
+            recorder: config.recorder,
         })
     }
 }

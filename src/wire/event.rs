@@ -1,0 +1,117 @@
+//! A wire event: one read or one write of bytes, as it happened. Everything mcp-raw
+//! shows — the server's `--trace`, the client's view, a `--record` transcript, the
+//! tests' assertions — is a rendering of these, never of parsed data.
+
+use bytes::Bytes;
+use std::time::Duration;
+
+/// Which way bytes travelled, named by role so that the server's trace, the client's
+/// view and a tap agree: `>>>` is always what the client sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dir {
+    /// Client → server: a request, the client's stdin writes.
+    ToServer,
+    /// Server → client: a response, the server's stdout (or stderr) writes.
+    ToClient,
+}
+
+impl Dir {
+    /// The text view's arrow.
+    pub fn arrow(self) -> &'static str {
+        match self {
+            Dir::ToServer => ">>>",
+            Dir::ToClient => "<<<",
+        }
+    }
+
+    /// The transcript's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dir::ToServer => "c2s",
+            Dir::ToClient => "s2c",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Dir> {
+        match name {
+            "c2s" => Some(Dir::ToServer),
+            "s2c" => Some(Dir::ToClient),
+            _ => None,
+        }
+    }
+}
+
+/// What kind of path a lane is: it decides how its bytes are framed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LaneKind {
+    /// One TCP connection carrying HTTP/1.1 (requests one after another).
+    Http,
+    /// A stdio server's stdin and stdout: one JSON-RPC message per line.
+    Stdio,
+    /// A stdio server's stderr: its log, never protocol.
+    Stderr,
+}
+
+/// One path bytes travel on. On HTTP every connection is its own lane, so concurrent
+/// requests (each on its own connection, HTTP/1.1 has no multiplexing) are told apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Lane {
+    /// Numbered from 1 in the order lanes opened, per recorder.
+    pub id: u32,
+    /// How its bytes are framed.
+    pub kind: LaneKind,
+}
+
+impl Lane {
+    /// `c1`, `c2`… for connections; `stdio` and `stderr` for a process's pipes.
+    pub fn label(&self) -> String {
+        match self.kind {
+            LaneKind::Http => format!("c{}", self.id),
+            LaneKind::Stdio => "stdio".to_owned(),
+            LaneKind::Stderr => "stderr".to_owned(),
+        }
+    }
+
+    /// The inverse of [`Lane::label`].
+    pub fn from_label(label: &str) -> Option<Lane> {
+        match label {
+            "stdio" => Some(Lane {
+                id: 0,
+                kind: LaneKind::Stdio,
+            }),
+            "stderr" => Some(Lane {
+                id: 0,
+                kind: LaneKind::Stderr,
+            }),
+            _ => Some(Lane {
+                id: label.strip_prefix('c')?.parse().ok()?,
+                kind: LaneKind::Http,
+            }),
+        }
+    }
+}
+
+/// What happened on a lane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum What {
+    /// The lane opened: a connection accepted or made (the peer's address), a process
+    /// spawned (its command line).
+    Open(String),
+    /// Bytes that crossed, exactly as one read returned them or one write took them.
+    Bytes(Bytes),
+    /// The lane's direction closed: EOF, a reset, a timeout (why, in words).
+    Close(String),
+}
+
+/// One wire event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// Since the recorder started: events of one recorder are in this order.
+    pub t: Duration,
+    /// Which path.
+    pub lane: Lane,
+    /// Which way.
+    pub dir: Dir,
+    /// What crossed.
+    pub what: What,
+}

@@ -1,0 +1,184 @@
+//! I/O objects that record what passes through them: [`Recorded`] wraps an async
+//! byte stream (a TCP socket under hyper, server side or client side), [`ReadTap`]
+//! and [`WriteTap`] wrap a blocking pipe (the stdio server's stdin and stdout). Each
+//! read or write becomes one [`What::Bytes`](super::event::What) event with exactly
+//! the bytes that moved, so the events concatenated are the stream.
+
+use super::event::{Dir, Lane, What};
+use super::recorder::Recorder;
+use std::io::{self, IoSlice};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+/// An async stream whose reads and writes are recorded on one lane.
+pub struct Recorded<I> {
+    inner: I,
+    /// Where the events go.
+    recorder: Recorder,
+    /// This connection's lane.
+    lane: Lane,
+    /// The direction of what this side reads (a server reads `ToServer` bytes, a
+    /// client reads `ToClient` ones); writes go the other way.
+    reads: Dir,
+    /// Set once EOF was read, so the close is recorded once.
+    read_closed: bool,
+}
+
+impl<I> Recorded<I> {
+    /// Wraps `inner`, recording its opening when `opened` says who is on the other
+    /// end (`None` for a second pipe of a lane already open).
+    pub fn new(
+        inner: I,
+        recorder: Recorder,
+        lane: Lane,
+        reads: Dir,
+        opened: Option<String>,
+    ) -> Self {
+        if let Some(peer) = opened {
+            recorder.emit(lane, reads, What::Open(peer));
+        }
+        Recorded {
+            inner,
+            recorder,
+            lane,
+            reads,
+            read_closed: false,
+        }
+    }
+
+    fn writes(&self) -> Dir {
+        match self.reads {
+            Dir::ToServer => Dir::ToClient,
+            Dir::ToClient => Dir::ToServer,
+        }
+    }
+}
+
+impl<I: AsyncRead + Unpin> AsyncRead for Recorded<I> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
+        match &polled {
+            Poll::Ready(Ok(())) if buf.filled().len() > before => {
+                this.recorder
+                    .bytes(this.lane, this.reads, &buf.filled()[before..]);
+            }
+            Poll::Ready(Ok(())) if !this.read_closed => {
+                this.read_closed = true;
+                this.recorder
+                    .emit(this.lane, this.reads, What::Close("EOF".into()));
+            }
+            Poll::Ready(Err(e)) if !this.read_closed => {
+                this.read_closed = true;
+                this.recorder.emit(
+                    this.lane,
+                    this.reads,
+                    What::Close(format!("read error: {e}")),
+                );
+            }
+            _ => {}
+        }
+        polled
+    }
+}
+
+impl<I: AsyncWrite + Unpin> AsyncWrite for Recorded<I> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.inner).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = polled {
+            this.recorder.bytes(this.lane, this.writes(), &buf[..n]);
+        }
+        polled
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.inner).poll_write_vectored(cx, bufs);
+        if let Poll::Ready(Ok(n)) = polled {
+            // One event for one write: the first `n` bytes across the slices.
+            let mut written = Vec::with_capacity(n);
+            for b in bufs {
+                let take = (n - written.len()).min(b.len());
+                written.extend_from_slice(&b[..take]);
+                if written.len() == n {
+                    break;
+                }
+            }
+            this.recorder.bytes(this.lane, this.writes(), &written);
+        }
+        polled
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.inner).poll_shutdown(cx);
+        if let Poll::Ready(Ok(())) = polled {
+            this.recorder
+                .emit(this.lane, this.writes(), What::Close("shutdown".into()));
+        }
+        polled
+    }
+}
+
+/// A blocking reader whose reads are recorded (the stdio server's stdin).
+pub struct ReadTap<R> {
+    pub inner: R,
+    pub recorder: Recorder,
+    pub lane: Lane,
+    pub dir: Dir,
+}
+
+impl<R: io::Read> io::Read for ReadTap<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 {
+            self.recorder
+                .emit(self.lane, self.dir, What::Close("EOF".into()));
+        }
+        self.recorder.bytes(self.lane, self.dir, &buf[..n]);
+        Ok(n)
+    }
+}
+
+/// A blocking writer whose writes are recorded (the stdio server's stdout).
+pub struct WriteTap<W> {
+    pub inner: W,
+    pub recorder: Recorder,
+    pub lane: Lane,
+    pub dir: Dir,
+}
+
+impl<W: io::Write> io::Write for WriteTap<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.recorder.bytes(self.lane, self.dir, &buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}

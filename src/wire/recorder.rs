@@ -1,0 +1,122 @@
+//! The one recording layer: every lane's reads and writes are handed to a
+//! [`Recorder`], which stamps them with a time offset and passes them, in order, to
+//! its sinks (a transcript file, the text view on a terminal, a test's buffer).
+
+use super::event::{Dir, Event, Lane, LaneKind, What};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Where events go. A sink sees every event of its recorder, one at a time, in the
+/// order of their time offsets.
+pub trait Sink: Send {
+    fn event(&mut self, event: &Event);
+}
+
+/// A cheap handle (clone it freely) to one recording.
+#[derive(Clone)]
+pub struct Recorder(Arc<Shared>);
+
+struct Shared {
+    /// Time zero of the recording.
+    start: Instant,
+    /// The next connection's number.
+    next_lane: AtomicU32,
+    /// Every sink; the lock also orders the events, so offsets never go backwards.
+    sinks: Mutex<Vec<Box<dyn Sink>>>,
+    /// No sinks at all: recording is skipped (no lock, no copy).
+    idle: bool,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Recorder")
+    }
+}
+
+impl Recorder {
+    pub fn new(sinks: Vec<Box<dyn Sink>>) -> Recorder {
+        Recorder(Arc::new(Shared {
+            start: Instant::now(),
+            next_lane: AtomicU32::new(1),
+            idle: sinks.is_empty(),
+            sinks: Mutex::new(sinks),
+        }))
+    }
+
+    /// A recorder that records nothing (a quiet client).
+    pub fn none() -> Recorder {
+        Recorder::new(Vec::new())
+    }
+
+    /// A new lane of this kind: connections are numbered `c1`, `c2`…; a process has
+    /// one `stdio` and one `stderr` lane.
+    pub fn lane(&self, kind: LaneKind) -> Lane {
+        let id = match kind {
+            LaneKind::Http => self.0.next_lane.fetch_add(1, Ordering::Relaxed),
+            LaneKind::Stdio | LaneKind::Stderr => 0,
+        };
+        Lane { id, kind }
+    }
+
+    /// Records one event now.
+    pub fn emit(&self, lane: Lane, dir: Dir, what: What) {
+        if self.0.idle {
+            return;
+        }
+        // A sink that panicked leaves the list as it was: recording goes on.
+        let mut sinks = self.0.sinks.lock().unwrap_or_else(|p| p.into_inner());
+        let event = Event {
+            t: self.0.start.elapsed(),
+            lane,
+            dir,
+            what,
+        };
+        for sink in sinks.iter_mut() {
+            sink.event(&event);
+        }
+    }
+
+    /// Records bytes that crossed (nothing for an empty read or write).
+    pub fn bytes(&self, lane: Lane, dir: Dir, bytes: &[u8]) {
+        if !bytes.is_empty() && !self.0.idle {
+            self.emit(lane, dir, What::Bytes(bytes::Bytes::copy_from_slice(bytes)));
+        }
+    }
+}
+
+/// A sink that keeps every event, for tests and for programs that render later.
+#[derive(Clone, Default)]
+pub struct Memory(pub Arc<Mutex<Vec<Event>>>);
+
+impl Memory {
+    /// Every event so far.
+    pub fn events(&self) -> Vec<Event> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The bytes of one lane's direction, concatenated: what crossed, in order.
+    pub fn bytes(&self, lane: Lane, dir: Dir) -> Vec<u8> {
+        concat(&self.events(), |e| e.lane == lane && e.dir == dir)
+    }
+}
+
+impl Sink for Memory {
+    fn event(&mut self, event: &Event) {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(event.clone());
+    }
+}
+
+/// The bytes of the events `keep` selects, concatenated in order.
+pub fn concat(events: &[Event], keep: impl Fn(&Event) -> bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    for e in events.iter().filter(|e| keep(e)) {
+        if let What::Bytes(b) = &e.what {
+            out.extend_from_slice(b);
+        }
+    }
+    out
+}

@@ -1,0 +1,493 @@
+//! The text view of wire events: `>>>` what the client sent, `<<<` what the server
+//! sent, each group stamped `[lane +seconds]`. Two modes, both renderings of the same
+//! events:
+//!
+//! - **raw**: every byte as it crossed, line by line; invisible bytes are marked:
+//!   `␍` a CR, `⟨BOM⟩` a byte order mark, `⟨xx⟩` a control byte or a byte that is not
+//!   UTF-8. Chunk-size lines, SSE fields and JSON are shown exactly as sent.
+//! - **readable** (the default): heads as sent (names in their case and order), a note
+//!   per chunk, SSE fields, and each JSON payload re-indented with its keys in wire
+//!   order; anything odd (stdout pollution, a CRLF line, a BOM) gets a note.
+
+use super::decode::{Decoder, Fact, Source};
+use super::event::{Dir, Event, Lane, LaneKind, What};
+use super::recorder::Sink;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::io::Write;
+
+/// ANSI styles; empty strings when colour is off.
+pub struct Style {
+    pub sent: &'static str,
+    pub received: &'static str,
+    pub caption: &'static str,
+    pub stderr: &'static str,
+    pub key: &'static str,
+    pub string: &'static str,
+    pub number: &'static str,
+    pub literal: &'static str,
+    pub dim: &'static str,
+    pub reset: &'static str,
+}
+
+pub const COLOR: Style = Style {
+    sent: "\x1b[1;34m",
+    received: "\x1b[1;32m",
+    caption: "\x1b[1;33m",
+    stderr: "\x1b[2;31m",
+    key: "\x1b[36m",
+    string: "\x1b[32m",
+    number: "\x1b[33m",
+    literal: "\x1b[35m",
+    dim: "\x1b[2m",
+    reset: "\x1b[0m",
+};
+
+pub const PLAIN: Style = Style {
+    sent: "",
+    received: "",
+    caption: "",
+    stderr: "",
+    key: "",
+    string: "",
+    number: "",
+    literal: "",
+    dim: "",
+    reset: "",
+};
+
+/// A sink that renders events as text onto a writer (stdout for the client, stderr
+/// for `serve --trace`).
+pub struct TextView<W: Write + Send> {
+    out: W,
+    style: &'static Style,
+    raw: bool,
+    /// Readable mode: the facts of each lane.
+    decoder: Decoder,
+    /// Raw mode: the start of a line not yet complete, per lane and direction.
+    partial: HashMap<(Lane, Dir), Vec<u8>>,
+    /// Readable mode: has the HTTP message now being read shown any body?
+    body_seen: HashMap<(Lane, Dir), bool>,
+}
+
+impl<W: Write + Send> TextView<W> {
+    pub fn new(out: W, color: bool, raw: bool) -> TextView<W> {
+        TextView {
+            out,
+            style: if color { &COLOR } else { &PLAIN },
+            raw,
+            decoder: Decoder::new(),
+            partial: HashMap::new(),
+            body_seen: HashMap::new(),
+        }
+    }
+
+    fn arrow(&self, dir: Dir) -> String {
+        let s = self.style;
+        let colour = match dir {
+            Dir::ToServer => s.sent,
+            Dir::ToClient => s.received,
+        };
+        format!("{colour}{}{}", dir.arrow(), s.reset)
+    }
+
+    /// `[c1 +0.004s] ` (or `[+0.004s] ` on stdio), dimmed.
+    fn stamp(&self, e: &Event) -> String {
+        let s = self.style;
+        let secs = e.t.as_secs_f64();
+        match e.lane.kind {
+            LaneKind::Http => format!("{}[{} +{secs:.3}s]{} ", s.dim, e.lane.label(), s.reset),
+            _ => format!("{}[+{secs:.3}s]{} ", s.dim, s.reset),
+        }
+    }
+
+    /// Lines of text under the arrow, the first one stamped.
+    fn group(&self, e: &Event, text: &str) -> String {
+        let arrow = self.arrow(e.dir);
+        let mut out = String::new();
+        for (i, line) in text.split('\n').enumerate() {
+            out.push_str(&arrow);
+            if i == 0 {
+                out.push(' ');
+                out.push_str(&self.stamp(e));
+                out.push_str(line);
+            } else if !line.is_empty() {
+                out.push(' ');
+                out.push_str(line);
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    fn note(&self, text: &str) -> String {
+        format!("{}    ({text}){}\n", self.style.dim, self.style.reset)
+    }
+
+    fn lane_note(&self, e: &Event, what: &str) -> String {
+        let s = self.style;
+        format!(
+            "{}··· [{} +{:.3}s] {what}{}\n",
+            s.dim,
+            e.lane.label(),
+            e.t.as_secs_f64(),
+            s.reset
+        )
+    }
+
+    fn render_raw(&mut self, e: &Event) -> String {
+        let key = (e.lane, e.dir);
+        match &e.what {
+            What::Open(peer) => self.lane_note(e, peer),
+            What::Close(why) => {
+                let mut out = String::new();
+                if let Some(rest) = self.partial.remove(&key).filter(|r| !r.is_empty()) {
+                    out.push_str(&self.group(
+                        e,
+                        &format!(
+                            "{}{}⟨no newline⟩{}",
+                            mark(&rest, self.style),
+                            self.style.dim,
+                            self.style.reset
+                        ),
+                    ));
+                }
+                out.push_str(&self.lane_note(e, &format!("{} closed: {why}", e.dir.name())));
+                out
+            }
+            What::Bytes(bytes) => {
+                let buf = self.partial.entry(key).or_default();
+                buf.extend_from_slice(bytes);
+                let Some(last) = buf.iter().rposition(|b| *b == b'\n') else {
+                    return String::new();
+                };
+                let complete: Vec<u8> = buf.drain(..=last).collect();
+                let lines: Vec<String> = complete[..complete.len() - 1]
+                    .split(|b| *b == b'\n')
+                    .map(|l| mark(l, self.style))
+                    .collect();
+                if e.lane.kind == LaneKind::Stderr {
+                    return lines.iter().map(|l| self.stderr_line(l)).collect();
+                }
+                self.group(e, &lines.join("\n"))
+            }
+        }
+    }
+
+    fn stderr_line(&self, line: &str) -> String {
+        let s = self.style;
+        format!("{}    [server stderr] {line}{}\n", s.stderr, s.reset)
+    }
+
+    fn render_facts(&mut self, e: &Event) -> String {
+        let mut out = String::new();
+        match &e.what {
+            What::Open(peer) => out.push_str(&self.lane_note(e, peer)),
+            What::Close(_) | What::Bytes(_) => {}
+        }
+        let key = (e.lane, e.dir);
+        for fact in self.decoder.feed(e) {
+            match fact {
+                Fact::Head(head) => {
+                    self.body_seen.insert(key, false);
+                    let text = String::from_utf8_lossy(&head.raw);
+                    let lines: Vec<&str> = text
+                        .trim_end_matches(['\r', '\n'])
+                        .split('\n')
+                        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+                        .collect();
+                    out.push_str(&self.group(e, &format!("{}\n", lines.join("\n"))));
+                }
+                Fact::Chunk { size, .. } => {
+                    self.body_seen.insert(key, true);
+                    out.push_str(&self.note(&match size {
+                        0 => "last chunk".to_owned(),
+                        n => format!("chunk: {n} bytes"),
+                    }));
+                }
+                Fact::Sse(event) => {
+                    self.body_seen.insert(key, true);
+                    out.push_str(&self.group(e, &self.sse_text(&event)));
+                }
+                Fact::Payload {
+                    bytes,
+                    source,
+                    odd,
+                    class,
+                } => {
+                    self.body_seen.insert(key, true);
+                    if source == Source::SseData {
+                        if !class.is_message() {
+                            out.push_str(&self.note(&format!("the data is {}", class.summary())));
+                        }
+                        continue;
+                    }
+                    out.push_str(&self.group(e, &json_text(&bytes, self.style)));
+                    for n in notes(e, source, odd, &class) {
+                        out.push_str(&self.note(&n));
+                    }
+                }
+                Fact::TooLong { len } => {
+                    out.push_str(&self.note(&format!(
+                        "a line of {len} bytes: longer than this view holds"
+                    )));
+                }
+                Fact::Stderr(line) => {
+                    out.push_str(&self.stderr_line(&String::from_utf8_lossy(&line)));
+                }
+                Fact::End => {
+                    if self.body_seen.remove(&key) == Some(false) {
+                        out.push_str(&self.note("empty body"));
+                    }
+                }
+                Fact::Invalid(why) => out.push_str(&self.note(&format!("not HTTP/1.1: {why}"))),
+            }
+        }
+        if let What::Close(why) = &e.what
+            && e.lane.kind == LaneKind::Http
+        {
+            out.push_str(&self.lane_note(e, &format!("{} closed: {why}", e.dir.name())));
+        }
+        out
+    }
+
+    /// An SSE event: its lines as sent, the data re-indented when it is JSON.
+    fn sse_text(&self, event: &super::sse::Event) -> String {
+        let mut out = String::new();
+        let mut data_shown = false;
+        for line in &event.lines {
+            match line {
+                super::sse::Line::Comment(c) => out.push_str(&format!(":{c}\n")),
+                super::sse::Line::Field { name, .. } if name == "data" => {
+                    if data_shown {
+                        continue;
+                    }
+                    data_shown = true;
+                    if event.data.is_empty() {
+                        out.push_str(&format!(
+                            "data:   {}(empty: a priming event){}\n",
+                            self.style.dim, self.style.reset
+                        ));
+                    } else {
+                        out.push_str("data: ");
+                        out.push_str(&json_text(event.data.as_bytes(), self.style));
+                        out.push('\n');
+                    }
+                }
+                super::sse::Line::Field { name, value } if value.is_empty() => {
+                    out.push_str(&format!("{name}\n"))
+                }
+                super::sse::Line::Field { name, value } => {
+                    out.push_str(&format!("{name}: {value}\n"))
+                }
+            }
+        }
+        out
+    }
+}
+
+/// What a reader should notice about a payload.
+fn notes(
+    e: &Event,
+    source: Source,
+    odd: super::line::Oddities,
+    class: &super::classify::Class,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if odd.bom {
+        out.push("starts with a byte order mark: JSON text must not (RFC 8259 §8.1)".to_owned());
+    }
+    if odd.cr {
+        out.push("ends in CRLF: the spec's line end is a bare \\n".to_owned());
+    }
+    if odd.not_utf8 {
+        out.push("not UTF-8: MCP messages are UTF-8".to_owned());
+    }
+    match class.shape {
+        "not-json" if source == Source::Line && e.dir == Dir::ToClient => out.push(
+            "not JSON: stdout pollution (a stdio server's stdout carries protocol messages only; logs belong on stderr)".to_owned(),
+        ),
+        "not-json" => out.push(format!("not JSON: {}", class.problem.as_deref().unwrap_or(""))),
+        "invalid" => out.push(format!("not JSON-RPC: {}", class.problem.as_deref().unwrap_or(""))),
+        "blank" if source == Source::Line => out.push("a blank line".to_owned()),
+        _ => {}
+    }
+    out
+}
+
+impl<W: Write + Send> Sink for TextView<W> {
+    fn event(&mut self, event: &Event) {
+        let text = if self.raw {
+            self.render_raw(event)
+        } else {
+            self.render_facts(event)
+        };
+        if !text.is_empty() {
+            // A closed terminal (`| head`) is not worth a panic.
+            let _ = self.out.write_all(text.as_bytes());
+            let _ = self.out.flush();
+        }
+    }
+}
+
+/// Bytes as text with the invisible ones marked.
+pub fn mark(bytes: &[u8], s: &Style) -> String {
+    let mut out = String::new();
+    let mut rest = bytes;
+    if let Some(r) = rest.strip_prefix(b"\xEF\xBB\xBF") {
+        out.push_str(&format!("{}⟨BOM⟩{}", s.dim, s.reset));
+        rest = r;
+    }
+    for chunk in rest.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\r' => out.push_str(&format!("{}␍{}", s.dim, s.reset)),
+                '\t' => out.push('\t'),
+                c if c.is_control() => {
+                    out.push_str(&format!("{}⟨{:02x}⟩{}", s.dim, c as u32, s.reset))
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("{}⟨{b:02x}⟩{}", s.dim, s.reset));
+        }
+    }
+    out
+}
+
+/// The readable view of a payload: JSON re-indented, anything else marked.
+pub fn json_text(bytes: &[u8], s: &Style) -> String {
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(v) => {
+            let mut out = String::new();
+            pretty(&v, 0, s, &mut out);
+            out
+        }
+        Err(_) => mark(bytes, s),
+    }
+}
+
+/// Two-space indented JSON with the keys in the order they came.
+pub fn pretty(v: &Value, depth: usize, s: &Style, out: &mut String) {
+    let pad = |d: usize| "  ".repeat(d);
+    match v {
+        Value::Object(map) if !map.is_empty() => {
+            out.push_str("{\n");
+            for (i, (k, v)) in map.iter().enumerate() {
+                out.push_str(&pad(depth + 1));
+                out.push_str(&format!(
+                    "{}{}{}: ",
+                    s.key,
+                    Value::String(k.clone()),
+                    s.reset
+                ));
+                pretty(v, depth + 1, s, out);
+                out.push_str(if i + 1 < map.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&pad(depth));
+            out.push('}');
+        }
+        // A short array of plain values stays on one line: `["a", "b"]`.
+        Value::Array(items)
+            if !items.is_empty() && items.iter().all(is_scalar) && v.to_string().len() <= 60 =>
+        {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                pretty(v, depth, s, out);
+            }
+            out.push(']');
+        }
+        Value::Array(items) if !items.is_empty() => {
+            out.push_str("[\n");
+            for (i, v) in items.iter().enumerate() {
+                out.push_str(&pad(depth + 1));
+                pretty(v, depth + 1, s, out);
+                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&pad(depth));
+            out.push(']');
+        }
+        Value::String(_) => out.push_str(&format!("{}{v}{}", s.string, s.reset)),
+        Value::Number(_) => out.push_str(&format!("{}{v}{}", s.number, s.reset)),
+        Value::Bool(_) | Value::Null => out.push_str(&format!("{}{v}{}", s.literal, s.reset)),
+        _ => out.push_str(&format!("{}{v}{}", s.dim, s.reset)),
+    }
+}
+
+fn is_scalar(v: &Value) -> bool {
+    !(v.is_array() || v.is_object())
+}
+
+/// Renders events (a transcript read back) as the text view.
+pub fn render(events: &[Event], raw: bool, color: bool) -> String {
+    let buf = SharedBuf::default();
+    let mut view = TextView::new(buf.clone(), color, raw);
+    for e in events {
+        view.event(e);
+    }
+    let out = buf.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A writer into shared memory.
+#[derive(Clone, Default)]
+pub struct SharedBuf(pub std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Write for SharedBuf {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+    use std::time::Duration;
+
+    #[test]
+    fn pretty_keeps_wire_order_and_plain_has_no_escapes() {
+        let v: Value = serde_json::from_str(
+            r#"{"jsonrpc":"2.0","id":1,"result":{"b":[1,true],"c":[{}],"a":{}}}"#,
+        )
+        .unwrap();
+        let mut out = String::new();
+        pretty(&v, 0, &PLAIN, &mut out);
+        assert_eq!(
+            out,
+            "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": {\n    \"b\": [1, true],\n    \"c\": [\n      {}\n    ],\n    \"a\": {}\n  }\n}"
+        );
+        assert!(!out.contains('\x1b'));
+    }
+
+    #[test]
+    fn raw_marks_what_cannot_be_seen_and_waits_for_whole_lines() {
+        let lane = Lane {
+            id: 0,
+            kind: LaneKind::Stdio,
+        };
+        let ev = |ms: u64, b: &'static [u8]| Event {
+            t: Duration::from_millis(ms),
+            lane,
+            dir: Dir::ToClient,
+            what: What::Bytes(Bytes::from_static(b)),
+        };
+        let out = render(
+            &[ev(1, b"\xEF\xBB\xBFa\r\n\xff"), ev(2, b"b\x01\n")],
+            true,
+            false,
+        );
+        assert_eq!(out, "<<< [+0.001s] ⟨BOM⟩a␍\n<<< [+0.002s] ⟨ff⟩b⟨01⟩\n");
+    }
+}

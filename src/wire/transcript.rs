@@ -1,0 +1,370 @@
+//! The transcript: one recording as JSON Lines, version 1 (the README's "Transcript
+//! format" section shows one). The first line says what it is; then every wire event
+//! is a line, in order, followed by the facts it completed:
+//!
+//! ```text
+//! {"transcript":"mcp-raw","version":1,"role":"client","transport":"http","started":"…"}
+//! {"t":0.000081,"lane":"c1","dir":"c2s","open":"connected to 127.0.0.1:3000"}
+//! {"t":0.000140,"lane":"c1","dir":"c2s","text":"POST /mcp HTTP/1.1\r\n…"}
+//! {"t":0.000140,"lane":"c1","dir":"c2s","fact":"head","start":"POST /mcp HTTP/1.1","headers":[["host","127.0.0.1:3000"],…]}
+//! {"t":0.000140,"lane":"c1","dir":"c2s","fact":"message","source":"body","shape":"request","method":"initialize","id":1,"era":"legacy"}
+//! ```
+//!
+//! Event lines are the record: `text` holds the bytes when they are UTF-8, `base64`
+//! otherwise, and the bytes of one lane's direction, concatenated, are exactly what
+//! crossed. Fact lines (`"fact": …`) are derived from them, for readers such as `jq`;
+//! [`read`] ignores them and derives them again.
+
+use super::decode::{Decoder, Fact, Source};
+use super::event::{Dir, Event, Lane, What};
+use super::recorder::Sink;
+use base64::Engine;
+use serde_json::{Map, Value, json};
+use std::io::Write;
+use std::time::Duration;
+
+/// The format's version: bumped when a reader of the old one would misread the new.
+pub const VERSION: u64 = 1;
+
+/// What the first line says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    /// `server`, `client` (or, later, `tap`): whose view this is.
+    pub role: String,
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// When time 0 was, RFC 3339 UTC.
+    pub started: String,
+}
+
+impl Header {
+    pub fn new(role: &str, transport: &str) -> Header {
+        Header {
+            role: role.to_owned(),
+            transport: transport.to_owned(),
+            started: crate::clock::now_rfc3339(),
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "transcript": "mcp-raw",
+            "version": VERSION,
+            "role": self.role,
+            "transport": self.transport,
+            "started": self.started,
+        })
+    }
+}
+
+/// The JSON of one event (no facts).
+pub fn event_json(e: &Event) -> Value {
+    let mut line = place(e.t, e.lane, e.dir);
+    match &e.what {
+        What::Open(peer) => line.insert("open".into(), json!(peer)),
+        What::Close(why) => line.insert("close".into(), json!(why)),
+        What::Bytes(b) => match std::str::from_utf8(b) {
+            Ok(text) => line.insert("text".into(), json!(text)),
+            Err(_) => line.insert(
+                "base64".into(),
+                json!(base64::engine::general_purpose::STANDARD.encode(b)),
+            ),
+        },
+    };
+    Value::Object(line)
+}
+
+/// The JSON of one fact, placed where its event was.
+pub fn fact_json(e: &Event, fact: &Fact) -> Value {
+    let mut line = place(e.t, e.lane, e.dir);
+    line.insert("fact".into(), json!(fact.name()));
+    match fact {
+        Fact::Head(h) => {
+            line.insert("start".into(), json!(h.start_line));
+            line.insert("headers".into(), json!(h.headers));
+        }
+        Fact::Chunk { size, .. } => {
+            line.insert("size".into(), json!(size));
+        }
+        Fact::Sse(event) => {
+            let lines: Vec<Value> = event
+                .lines
+                .iter()
+                .map(|l| match l {
+                    super::sse::Line::Field { name, value } => json!([name, value]),
+                    super::sse::Line::Comment(text) => json!([":", text]),
+                })
+                .collect();
+            line.insert("lines".into(), Value::Array(lines));
+        }
+        Fact::Payload {
+            source, odd, class, ..
+        } => {
+            line.insert(
+                "source".into(),
+                json!(match source {
+                    Source::Body => "body",
+                    Source::SseData => "sse-data",
+                    Source::Line => "line",
+                }),
+            );
+            line.insert("shape".into(), json!(class.shape));
+            for (k, v) in [
+                ("method", class.method.clone().map(Value::String)),
+                ("id", class.id.clone()),
+                ("code", class.code.map(Value::from)),
+                ("era", class.era.map(Value::from)),
+                ("problem", class.problem.clone().map(Value::String)),
+            ] {
+                if let Some(v) = v {
+                    line.insert(k.into(), v);
+                }
+            }
+            let odd = odd.names();
+            if !odd.is_empty() {
+                line.insert("odd".into(), json!(odd));
+            }
+        }
+        Fact::TooLong { len } => {
+            line.insert("len".into(), json!(len));
+        }
+        Fact::Stderr(text) => {
+            line.insert("text".into(), json!(String::from_utf8_lossy(text)));
+        }
+        Fact::End => {}
+        Fact::Invalid(why) => {
+            line.insert("why".into(), json!(why));
+        }
+    }
+    Value::Object(line)
+}
+
+fn place(t: Duration, lane: Lane, dir: Dir) -> Map<String, Value> {
+    let mut m = Map::new();
+    // Seconds, to the microsecond.
+    let micros = t.as_micros() as f64 / 1e6;
+    m.insert("t".into(), json!(micros));
+    m.insert("lane".into(), json!(lane.label()));
+    m.insert("dir".into(), json!(dir.name()));
+    m
+}
+
+/// A sink writing the transcript: one `write_all` per line.
+pub struct Writer<W: Write + Send> {
+    out: W,
+    decoder: Decoder,
+}
+
+impl<W: Write + Send> Writer<W> {
+    /// Starts a transcript: writes its first line.
+    pub fn new(mut out: W, header: &Header) -> std::io::Result<Writer<W>> {
+        write_line(&mut out, &header.to_json())?;
+        Ok(Writer {
+            out,
+            decoder: Decoder::new(),
+        })
+    }
+}
+
+fn write_line(out: &mut impl Write, v: &Value) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(v).unwrap_or_default();
+    line.push(b'\n');
+    out.write_all(&line)?;
+    out.flush()
+}
+
+impl<W: Write + Send> Sink for Writer<W> {
+    fn event(&mut self, event: &Event) {
+        // A full disk must not stop the server: the transcript just ends short.
+        let _ = write_line(&mut self.out, &event_json(event));
+        for fact in self.decoder.feed(event) {
+            let _ = write_line(&mut self.out, &fact_json(event, &fact));
+        }
+    }
+}
+
+/// A sink writing a new transcript file at `path` (`--record FILE`).
+pub fn create(path: &std::path::Path, header: &Header) -> std::io::Result<Box<dyn Sink>> {
+    let file = std::fs::File::create(path)?;
+    Ok(Box::new(Writer::new(file, header)?))
+}
+
+/// Reads a transcript back: its header and its events (fact lines are skipped; they
+/// follow from the events). Errors name the line and what is wrong with it.
+pub fn read(text: &str) -> Result<(Header, Vec<Event>), String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (_, first) = lines.next().ok_or("an empty file is not a transcript")?;
+    let first: Value =
+        serde_json::from_str(first).map_err(|e| format!("line 1 is not JSON: {e}"))?;
+    if first["transcript"] != "mcp-raw" {
+        return Err(format!(
+            "line 1 is not an mcp-raw transcript header: {}",
+            truncate(&first.to_string())
+        ));
+    }
+    if first["version"] != VERSION {
+        return Err(format!(
+            "transcript version {} is not one this mcp-raw reads (it reads {VERSION})",
+            first["version"]
+        ));
+    }
+    let header = Header {
+        role: first["role"].as_str().unwrap_or("").to_owned(),
+        transport: first["transport"].as_str().unwrap_or("").to_owned(),
+        started: first["started"].as_str().unwrap_or("").to_owned(),
+    };
+    let mut events = Vec::new();
+    for (n, line) in lines {
+        let v: Value = serde_json::from_str(line)
+            .map_err(|e| format!("line {}: not JSON ({e}): {}", n + 1, truncate(line)))?;
+        if v.get("fact").is_some() {
+            continue;
+        }
+        events.push(parse_event(&v).map_err(|why| format!("line {}: {why}", n + 1))?);
+    }
+    Ok((header, events))
+}
+
+fn parse_event(v: &Value) -> Result<Event, String> {
+    let t = v["t"].as_f64().ok_or("no \"t\" (seconds)")?;
+    if !(t.is_finite() && t >= 0.0) {
+        return Err(format!("\"t\" must be a time in seconds, got {t}"));
+    }
+    let lane = v["lane"]
+        .as_str()
+        .and_then(Lane::from_label)
+        .ok_or_else(|| format!("bad \"lane\": {}", v["lane"]))?;
+    let dir = v["dir"]
+        .as_str()
+        .and_then(Dir::from_name)
+        .ok_or_else(|| format!("bad \"dir\" (c2s or s2c): {}", v["dir"]))?;
+    let what = if let Some(text) = v["text"].as_str() {
+        What::Bytes(bytes::Bytes::copy_from_slice(text.as_bytes()))
+    } else if let Some(b64) = v["base64"].as_str() {
+        What::Bytes(
+            base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .map_err(|e| format!("bad \"base64\": {e}"))?
+                .into(),
+        )
+    } else if let Some(peer) = v["open"].as_str() {
+        What::Open(peer.to_owned())
+    } else if let Some(why) = v["close"].as_str() {
+        What::Close(why.to_owned())
+    } else {
+        return Err("an event needs \"text\", \"base64\", \"open\" or \"close\"".into());
+    };
+    Ok(Event {
+        t: Duration::from_secs_f64(t),
+        lane,
+        dir,
+        what,
+    })
+}
+
+fn truncate(s: &str) -> String {
+    let mut end = s.len().min(100);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    if end < s.len() {
+        format!("{}…", &s[..end])
+    } else {
+        s.to_owned()
+    }
+}
+
+/// The pretty JSON rendering: one document, indented, saying that it is a rendering
+/// of the JSONL record, each event with its facts.
+pub fn pretty(header: &Header, events: &[Event]) -> String {
+    let mut decoder = Decoder::new();
+    let rendered: Vec<Value> = events
+        .iter()
+        .map(|e| {
+            let mut v = event_json(e);
+            let facts: Vec<Value> = decoder
+                .feed(e)
+                .iter()
+                .map(|f| {
+                    let mut f = fact_json(e, f);
+                    if let Some(m) = f.as_object_mut() {
+                        m.remove("t");
+                        m.remove("lane");
+                        m.remove("dir");
+                    }
+                    f
+                })
+                .collect();
+            if !facts.is_empty() {
+                v["facts"] = Value::Array(facts);
+            }
+            v
+        })
+        .collect();
+    let doc = json!({
+        "rendering": "pretty JSON of an mcp-raw transcript; the JSON Lines file is the record",
+        "header": header.to_json(),
+        "events": rendered,
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::event::LaneKind;
+    use crate::wire::recorder::Recorder;
+
+    /// A sink that writes into a shared buffer.
+    #[derive(Clone, Default)]
+    struct Buf(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn bytes_round_trip_text_and_base64() {
+        let buf = Buf::default();
+        let writer = Writer::new(buf.clone(), &Header::new("server", "stdio")).unwrap();
+        let rec = Recorder::new(vec![Box::new(writer)]);
+        let lane = rec.lane(LaneKind::Stdio);
+        rec.bytes(
+            lane,
+            Dir::ToServer,
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\r\n",
+        );
+        rec.bytes(lane, Dir::ToClient, b"\xff\xfe oops\n");
+        rec.emit(lane, Dir::ToServer, What::Close("EOF".into()));
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert!(text.contains("\"fact\":\"message\""), "{text}");
+        assert!(text.contains("\"odd\":[\"cr\"]"), "{text}");
+        assert!(text.contains("\"base64\":\"//4gb29wcwo=\""), "{text}");
+        let (header, events) = read(&text).unwrap();
+        assert_eq!(header.transport, "stdio");
+        assert_eq!(events.len(), 3);
+        assert_eq!(
+            crate::wire::recorder::concat(&events, |e| e.dir == Dir::ToClient),
+            b"\xff\xfe oops\n"
+        );
+        assert!(pretty(&header, &events).contains("\"rendering\""));
+        assert!(
+            read("{\"transcript\":\"mcp-raw\",\"version\":9}")
+                .unwrap_err()
+                .contains("version 9")
+        );
+        assert!(
+            read("{\"transcript\":\"mcp-raw\",\"version\":1}\n{\"t\":1}")
+                .unwrap_err()
+                .starts_with("line 2")
+        );
+    }
+}
