@@ -1,0 +1,349 @@
+//! The wire claims, checked in bytes: what `mcp-raw client` shows and records is what
+//! crossed the socket or the pipe, exactly, as it crossed; `serve --trace` and
+//! `serve --record` see the same bytes as the client on the other end.
+
+mod common;
+use common::{BIN, HttpServer, unstamped};
+use mcp_raw::wire::event::{Dir, LaneKind};
+use mcp_raw::wire::recorder::concat;
+use mcp_raw::wire::transcript;
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+fn read_transcript(
+    path: &std::path::Path,
+) -> (transcript::Header, Vec<mcp_raw::wire::event::Event>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    transcript::read(&text).unwrap()
+}
+
+fn tempdir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-raw-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Reads one HTTP/1.1 request (head and Content-Length body) off a socket: the bytes
+/// as they came, and the JSON body.
+fn read_request(sock: &mut std::net::TcpStream, seen: &mut Vec<u8>) -> Option<Value> {
+    let mut buf = Vec::new();
+    let mut byte = [0u8; 4096];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        let n = sock.read(&mut byte).ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&byte[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_lowercase();
+    let len: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .map_or(0, |v| v.trim().parse().unwrap());
+    while buf.len() < head_end + len {
+        let n = sock.read(&mut byte).ok()?;
+        buf.extend_from_slice(&byte[..n]);
+    }
+    seen.extend_from_slice(&buf);
+    serde_json::from_slice(&buf[head_end..head_end + len]).ok()
+}
+
+/// A hand-written HTTP server that answers every POST with an SSE stream in unusual
+/// (legal) form, written in pieces with pauses. Returns its address and the bytes it
+/// read and wrote.
+#[allow(clippy::type_complexity)]
+fn odd_server() -> (String, Arc<Mutex<Vec<u8>>>, Arc<Mutex<Vec<u8>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (read, written) = (Arc::default(), Arc::default());
+    let (r, w): (Arc<Mutex<Vec<u8>>>, Arc<Mutex<Vec<u8>>>) =
+        (Arc::clone(&read), Arc::clone(&written));
+    std::thread::spawn(move || {
+        let (mut sock, _) = listener.accept().unwrap();
+        sock.set_nodelay(true).unwrap();
+        loop {
+            let mut seen = Vec::new();
+            let Some(request) = read_request(&mut sock, &mut seen) else {
+                return;
+            };
+            r.lock().unwrap().extend_from_slice(&seen);
+            let id = request["id"].clone();
+            let result = match request["method"].as_str() {
+                Some("server/discover") => {
+                    r#"{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"odd","version":"1"}}}"#
+                }
+                _ => r#"{"resultType":"complete","tools":[]}"#,
+            };
+            // The response split over two data: lines (joined with \n, JSON whitespace).
+            let sse = format!(
+                ": a comment first\nid: ev-1\nretry: 1500\ndata:\n\ndata: {{\"jsonrpc\":\"2.0\",\"id\":{id},\ndata: \"result\":{result}}}\n\n"
+            );
+            let head = "HTTP/1.1 200 OK\r\nX-Zebra: first\r\ncontent-TYPE: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n";
+            let mut pieces: Vec<Vec<u8>> = vec![head.as_bytes().to_vec()];
+            // Odd chunk sizes: 7, 13, then the rest, then the last chunk.
+            let body = sse.as_bytes();
+            let (a, rest) = body.split_at(7);
+            let (b, c) = rest.split_at(13);
+            for chunk in [a, b, c] {
+                pieces.push(format!("{:x}\r\n", chunk.len()).into_bytes());
+                let mut data = chunk.to_vec();
+                data.extend_from_slice(b"\r\n");
+                pieces.push(data);
+            }
+            pieces.push(b"0\r\n\r\n".to_vec());
+            for (i, piece) in pieces.iter().enumerate() {
+                sock.write_all(piece).unwrap();
+                w.lock().unwrap().extend_from_slice(piece);
+                if i % 2 == 1 {
+                    std::thread::sleep(Duration::from_millis(60));
+                }
+            }
+        }
+    });
+    (addr, read, written)
+}
+
+/// The offsets (seconds) of the stamped `<<<` lines of a text view.
+fn received_stamps(view: &str) -> Vec<f64> {
+    view.lines()
+        .filter(|l| l.starts_with("<<< [c"))
+        .filter_map(|l| l.split(" +").nth(1)?.split("s]").next()?.parse().ok())
+        .collect()
+}
+
+#[test]
+fn client_raw_shows_every_byte_of_an_odd_server_as_it_arrives() {
+    let (addr, read, written) = odd_server();
+    let dir = tempdir("odd");
+    let record = dir.join("client.jsonl");
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            &format!("http://{addr}/mcp"),
+            "--raw",
+            "--color",
+            "never",
+        ])
+        .arg("--record")
+        .arg(&record)
+        .output()
+        .unwrap();
+    let view = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{view}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = unstamped(&view);
+    for needle in [
+        "<<< HTTP/1.1 200 OK␍",
+        "<<< X-Zebra: first␍\n<<< content-TYPE: text/event-stream␍",
+        "<<< 7␍\n<<< : a com",
+        "<<< d␍",
+        "<<< id␍\n<<< ",
+        "<<< : ev-1\n<<< retry: 1500",
+        "<<< data:\n<<<\n<<< data: {\"jsonrpc\":\"2.0\",\"id\":1,\n<<< data: \"result\":",
+        "<<< 0␍\n<<< ␍",
+    ] {
+        assert!(shown.contains(needle), "missing {needle:?} in:\n{shown}");
+    }
+    assert!(
+        shown.contains("# The server speaks the modern era"),
+        "{shown}"
+    );
+    // The pieces came 60 ms apart, and were shown as they came.
+    let stamps = received_stamps(&view);
+    assert!(stamps.len() >= 8, "{stamps:?}\n{view}");
+    assert!(stamps.windows(2).all(|w| w[0] <= w[1]), "{stamps:?}");
+    assert!(stamps[stamps.len() - 1] - stamps[0] > 0.25, "{stamps:?}");
+
+    // The transcript's bytes, per direction, are what crossed the socket.
+    let (header, events) = read_transcript(&record);
+    assert_eq!(
+        (header.role.as_str(), header.transport.as_str()),
+        ("client", "http")
+    );
+    assert_eq!(
+        concat(&events, |e| e.dir == Dir::ToClient),
+        *written.lock().unwrap()
+    );
+    assert_eq!(
+        concat(&events, |e| e.dir == Dir::ToServer),
+        *read.lock().unwrap()
+    );
+    let jsonl = std::fs::read_to_string(&record).unwrap();
+    assert!(jsonl.contains(r#""fact":"head","start":"HTTP/1.1 200 OK","headers":[["X-Zebra","first"],["content-TYPE","text/event-stream"]"#), "{jsonl}");
+    assert!(jsonl.contains(r#""fact":"sse","lines":[[":"," a comment first"],["id","ev-1"],["retry","1500"],["data",""]]"#), "{jsonl}");
+    assert!(jsonl.contains(r#""fact":"chunk","size":13"#), "{jsonl}");
+    assert!(
+        jsonl.contains(r#""fact":"message","source":"sse-data","shape":"response","id":2"#),
+        "{jsonl}"
+    );
+}
+
+/// A stdio server that pollutes its stdout between the protocol messages.
+const POLLUTING_SERVER: &str = r#"
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"server/discover"'*)
+      printf 'Server starting... (a print statement)\n'
+      printf '\357\273\277{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"a BOM"}}\n'
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}\r\n' "$id" ;;
+    *'"tools/list"'*)
+      printf '\377\376 not UTF-8\n'
+      head -c 100000 /dev/zero | tr '\0' x; printf '\n'
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","tools":[{"name":"t","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
+  esac
+done
+"#;
+
+#[test]
+fn stdout_pollution_is_shown_flagged_and_the_session_goes_on() {
+    let dir = tempdir("pollution");
+    let script = dir.join("server.sh");
+    std::fs::write(&script, POLLUTING_SERVER).unwrap();
+    let record = dir.join("client.jsonl");
+    let target = format!("sh {}", script.display());
+    let run = |raw: bool| {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["client", &target, "--color", "never", "--record"])
+            .arg(&record);
+        if raw {
+            cmd.arg("--raw");
+        }
+        let out = cmd.output().unwrap();
+        let view = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{view}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        unstamped(&view)
+    };
+    let view = run(false);
+    for needle in [
+        "<<< Server starting... (a print statement)\n    (not JSON: stdout pollution",
+        "(starts with a byte order mark",
+        "(ends in CRLF",
+        "<<< ⟨ff⟩⟨fe⟩ not UTF-8\n    (not UTF-8: MCP messages are UTF-8)\n    (not JSON: stdout pollution",
+        "# 1 tools: t",
+    ] {
+        assert!(view.contains(needle), "missing {needle:?} in:\n{view}");
+    }
+    assert!(
+        view.contains(&"x".repeat(100_000)),
+        "the long line is shown whole"
+    );
+    let raw = run(true);
+    assert!(
+        raw.contains("<<< ⟨BOM⟩{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\""),
+        "{raw}"
+    );
+    assert!(
+        raw.contains("\"capabilities\":{\"tools\":{}}}}␍\n"),
+        "{raw}"
+    );
+    // The transcript holds the non-UTF-8 read as Base64, and the bytes add up.
+    let jsonl = std::fs::read_to_string(&record).unwrap();
+    assert!(jsonl.contains("\"base64\":"), "{jsonl}");
+    assert!(jsonl.contains(r#""shape":"not-json""#) && jsonl.contains(r#""odd":["bom"]"#));
+    let (_, events) = read_transcript(&record);
+    let stdout = concat(&events, |e| {
+        e.dir == Dir::ToClient && e.lane.kind == LaneKind::Stdio
+    });
+    assert!(stdout.starts_with(b"Server starting... (a print statement)\n\xEF\xBB\xBF{"));
+    assert!(stdout.windows(2).any(|w| w == b"\xff\xfe"));
+}
+
+/// `serve --trace raw` over stdio: the trace shows each line the client wrote and
+/// each line the server wrote, verbatim; `--record` holds the same bytes.
+#[test]
+fn serve_trace_and_record_over_stdio_match_the_pipes() {
+    let dir = tempdir("trace-stdio");
+    let record = dir.join("server.jsonl");
+    let mut child = Command::new(BIN)
+        .args(["serve", "--trace", "raw", "--record"])
+        .arg(&record)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let sent = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+        "\r\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        "\n"
+    );
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(sent.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let trace = unstamped(&String::from_utf8_lossy(&out.stderr));
+    assert!(
+        trace.contains(">>> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}␍\n"),
+        "{trace}"
+    );
+    for line in String::from_utf8(out.stdout.clone()).unwrap().lines() {
+        assert!(
+            trace.contains(&format!("<<< {line}\n")),
+            "{line} not in {trace}"
+        );
+    }
+    let (header, events) = read_transcript(&record);
+    assert_eq!(header.role, "server");
+    assert_eq!(concat(&events, |e| e.dir == Dir::ToServer), sent.as_bytes());
+    assert_eq!(concat(&events, |e| e.dir == Dir::ToClient), out.stdout);
+}
+
+/// Over HTTP, the server's record of a session and the client's are the same bytes
+/// both ways; the server's trace shows the client's request line as sent.
+#[test]
+fn serve_record_over_http_equals_the_clients_record() {
+    let dir = tempdir("trace-http");
+    let (server_rec, client_rec) = (dir.join("server.jsonl"), dir.join("client.jsonl"));
+    let server = HttpServer::start(&["--trace", "--record", server_rec.to_str().unwrap()]);
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            &format!("http://{}/mcp", server.addr),
+            "--call",
+            r#"add={"a":1,"b":2}"#,
+            "--record",
+        ])
+        .arg(&client_rec)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (_, theirs) = read_transcript(&client_rec);
+    // The server flushes each line as it records it; give the last one a moment.
+    std::thread::sleep(Duration::from_millis(100));
+    let (_, ours) = read_transcript(&server_rec);
+    for dir in [Dir::ToServer, Dir::ToClient] {
+        let a = concat(&ours, |e| e.dir == dir);
+        assert!(!a.is_empty());
+        assert_eq!(a, concat(&theirs, |e| e.dir == dir), "{dir:?}");
+    }
+    let log = server.log.lock().unwrap().clone();
+    assert!(
+        unstamped(&log).contains(">>> POST /mcp HTTP/1.1\n>>> host: "),
+        "{log}"
+    );
+    assert!(log.contains("\"method\": \"tools/call\""), "{log}");
+}
