@@ -6,6 +6,7 @@
 
 use super::event::{Dir, Lane, What};
 use super::recorder::Recorder;
+use bytes::Bytes;
 use std::io::{self, IoSlice};
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -95,11 +96,16 @@ impl<I: AsyncWrite + Unpin> AsyncWrite for Recorded<I> {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
-        let polled = Pin::new(&mut this.inner).poll_write(cx, buf);
-        if let Poll::Ready(Ok(n)) = polled {
-            this.recorder.bytes(this.lane, this.writes(), &buf[..n]);
-        }
-        polled
+        let (lane, dir) = (this.lane, this.writes());
+        let inner = &mut this.inner;
+        this.recorder.write(lane, dir, || {
+            let polled = Pin::new(inner).poll_write(cx, buf);
+            let written = match &polled {
+                Poll::Ready(Ok(n)) => Some(Bytes::copy_from_slice(&buf[..*n])),
+                _ => None,
+            };
+            (polled, written)
+        })
     }
 
     fn poll_write_vectored(
@@ -108,20 +114,27 @@ impl<I: AsyncWrite + Unpin> AsyncWrite for Recorded<I> {
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
-        let polled = Pin::new(&mut this.inner).poll_write_vectored(cx, bufs);
-        if let Poll::Ready(Ok(n)) = polled {
-            // One event for one write: the first `n` bytes across the slices.
-            let mut written = Vec::with_capacity(n);
-            for b in bufs {
-                let take = (n - written.len()).min(b.len());
-                written.extend_from_slice(&b[..take]);
-                if written.len() == n {
-                    break;
+        let (lane, dir) = (this.lane, this.writes());
+        let inner = &mut this.inner;
+        this.recorder.write(lane, dir, || {
+            let polled = Pin::new(inner).poll_write_vectored(cx, bufs);
+            let written = match &polled {
+                // One event for one write: the first `n` bytes across the slices.
+                Poll::Ready(Ok(n)) => {
+                    let mut written = Vec::with_capacity(*n);
+                    for b in bufs {
+                        let take = (n - written.len()).min(b.len());
+                        written.extend_from_slice(&b[..take]);
+                        if written.len() == *n {
+                            break;
+                        }
+                    }
+                    Some(Bytes::from(written))
                 }
-            }
-            this.recorder.bytes(this.lane, this.writes(), &written);
-        }
-        polled
+                _ => None,
+            };
+            (polled, written)
+        })
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -173,9 +186,15 @@ pub struct WriteTap<W> {
 
 impl<W: io::Write> io::Write for WriteTap<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.recorder.bytes(self.lane, self.dir, &buf[..n]);
-        Ok(n)
+        let inner = &mut self.inner;
+        self.recorder.write(self.lane, self.dir, || {
+            let result = inner.write(buf);
+            let written = match &result {
+                Ok(n) => Some(Bytes::copy_from_slice(&buf[..*n])),
+                Err(_) => None,
+            };
+            (result, written)
+        })
     }
 
     fn flush(&mut self) -> io::Result<()> {

@@ -77,6 +77,34 @@ impl Recorder {
         }
     }
 
+    /// Runs a write with the recording held, then records what it wrote: the peer's
+    /// answer, read on another thread, cannot be recorded before the bytes it
+    /// answers. `write` returns its result and the bytes it got out, if any.
+    pub fn write<R>(
+        &self,
+        lane: Lane,
+        dir: Dir,
+        write: impl FnOnce() -> (R, Option<bytes::Bytes>),
+    ) -> R {
+        if self.0.idle {
+            return write().0;
+        }
+        let mut sinks = self.0.sinks.lock().unwrap_or_else(|p| p.into_inner());
+        let (result, written) = write();
+        if let Some(bytes) = written.filter(|b| !b.is_empty()) {
+            let event = Event {
+                t: self.0.start.elapsed(),
+                lane,
+                dir,
+                what: What::Bytes(bytes),
+            };
+            for sink in sinks.iter_mut() {
+                sink.event(&event);
+            }
+        }
+        result
+    }
+
     /// Records bytes that crossed (nothing for an empty read or write).
     pub fn bytes(&self, lane: Lane, dir: Dir, bytes: &[u8]) {
         if !bytes.is_empty() && !self.0.idle {
