@@ -4,11 +4,14 @@
 //! ```text
 //! jsonrpc.rs            the four message shapes; bytes → Message; every error code
 //! protocol/             the transport-agnostic core, both eras
-//!   mod.rs              Server, Eras, Session::handle: which era serves a request
-//!   context.rs          Reply (now / later / cancel), Context: progress, logs, asking the client
+//!   mod.rs              Server, Session::handle: the one door into the core
+//!   envelope.rs         Envelope: a message, its transport facts, its _meta read once
+//!   era.rs              Eras, and choose: the one rule for which era serves a message
+//!   context.rs          Reply (now / streamed / later / cancel), Context: progress, logs,
+//!                       asking the client
 //!   legacy.rs           legacy dispatch, gated by the lifecycle phase; logging/setLevel
 //!   lifecycle.rs        initialize, version negotiation, -32002, batches
-//!   meta.rs             modern per-request _meta: version, capabilities, -32022
+//!   meta.rs             per-request _meta, read once: version, capabilities, -32022
 //!   modern.rs           modern dispatch: server/discover, subscriptions/listen, resultType, caching
 //!   methods.rs          the method table both eras share
 //!   tasks.rs            the tasks extension: task store, tasks/get, tasks/update, tasks/cancel
@@ -33,7 +36,7 @@
 //!     limits.rs         every limit and its default
 //!     guard.rs          Host/Origin (DNS rebinding), Accept, Content-Type, repeated
 //!                       headers, body size and time
-//!     post.rs           a POST: parse, then choose the era
+//!     post.rs           a POST: parse, then ask the core's era rule
 //!     legacy.rs         session path: Mcp-Session-Id and MCP-Protocol-Version checks
 //!     sessions.rs       Mcp-Session-Id: minting, lookup, termination, cancellation
 //!     resume.rs         resumable legacy streams: event ids, Last-Event-ID

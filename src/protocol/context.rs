@@ -21,6 +21,11 @@ pub enum Reply {
     None,
     /// The response, ready now.
     Now(Response),
+    /// The response, ready now, to a request whose answer is a stream (`tools/call`:
+    /// the way a tool that takes time sends progress or asks the client before its
+    /// result). HTTP frames it as a one-event SSE stream, so the answer has one form
+    /// whether the tool took time or not; stdio sends it like [`Reply::Now`].
+    Streamed(Response),
     /// The response will come later; messages may precede it.
     Later(Pending),
     /// `notifications/cancelled`: the transport stops this in-flight request and
@@ -31,9 +36,15 @@ pub enum Reply {
 /// A request still running. The transport sends everything `outbox` yields (in
 /// order), then the response; dropping it cancels the request.
 pub struct Pending {
+    /// The request this answers; the transport cancels by it.
     pub id: RequestId,
+    /// Notifications (and, legacy, requests to the client) to send before the response.
     pub outbox: mpsc::UnboundedReceiver<Out>,
+    /// The response, once the work is done.
     pub response: BoxFuture<Response>,
+    /// Its answer is a stream even when the response comes before any message (see
+    /// [`Reply::Streamed`]); a modern HTTP POST then still answers with SSE.
+    pub streamed: bool,
 }
 
 /// What a running request hands its transport before the response.
@@ -47,6 +58,25 @@ pub enum Out {
     Pause { retry_ms: u64 },
 }
 
+impl Reply {
+    /// The reply to `method` with this response ready now: [`Reply::Streamed`] for a
+    /// method whose answer is a stream ([`super::methods::streams`]), else
+    /// [`Reply::Now`].
+    pub fn now(method: &str, response: Response) -> Reply {
+        if super::methods::streams(method) {
+            Reply::Streamed(response)
+        } else {
+            Reply::Now(response)
+        }
+    }
+
+    /// The reply to `method` that answers later.
+    pub fn later(method: &str, mut pending: Pending) -> Reply {
+        pending.streamed = super::methods::streams(method);
+        Reply::Later(pending)
+    }
+}
+
 impl Pending {
     /// A pending response to `id`: `result` resolves to the result or the error.
     pub fn new(
@@ -58,6 +88,7 @@ impl Pending {
         Pending {
             id,
             outbox,
+            streamed: false,
             response: Box::pin(async move {
                 Response {
                     id: Some(response_id),
@@ -122,16 +153,12 @@ impl Context {
     /// A context whose messages go to the returned receiver.
     pub fn new(
         peer: Option<std::sync::Arc<Peer>>,
-        params: Option<&Value>,
+        progress_token: Option<Value>,
         log_level: Option<usize>,
         client_capabilities: Value,
         hub: std::sync::Arc<super::subscriptions::Hub>,
     ) -> (Context, mpsc::UnboundedReceiver<Out>) {
         let (outbox, rx) = mpsc::unbounded_channel();
-        let progress_token = params
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get("progressToken"))
-            .cloned();
         let ctx = Context {
             outbox,
             peer,

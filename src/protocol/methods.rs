@@ -43,3 +43,11 @@ pub fn cacheable(method: &str) -> bool {
             | "resources/read"
     )
 }
+
+/// The methods whose answer is a stream of messages ending with the response:
+/// `tools/call`, where a tool that takes time reports progress (or asks the client)
+/// before its result. The transport frames such an answer as a stream even when the
+/// result is ready at once ([`super::context::Reply::Streamed`]).
+pub fn streams(method: &str) -> bool {
+    method == "tools/call"
+}

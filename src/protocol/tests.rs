@@ -13,7 +13,7 @@ fn send(s: &mut Session, raw: Value) -> Option<Value> {
     let bytes = serde_json::to_vec(&raw).unwrap();
     let reply = match parse(&bytes) {
         Ok(Parsed::One(m)) => match s.handle(m) {
-            context::Reply::Now(r) => Some(r),
+            context::Reply::Now(r) | context::Reply::Streamed(r) => Some(r),
             context::Reply::None => None,
             _ => panic!("not an immediate reply"),
         },

@@ -30,9 +30,15 @@ pub enum Outcome {
 pub struct Env {
     /// Legacy sessions: how to ask the client.
     pub peer: Option<Arc<Peer>>,
+    /// `_meta.progressToken`, read once with the rest of `_meta`.
+    pub progress_token: Option<Value>,
+    /// The least severe log level to send; `None`: no log messages.
     pub log_level: Option<usize>,
+    /// What the client declared (legacy: at `initialize`; modern: in `_meta`).
     pub client_capabilities: Value,
+    /// A 2026-07-28 request: questions to the client become `InputRequiredResult`s.
     pub modern: bool,
+    /// Server-wide change notifications.
     pub hub: Arc<Hub>,
     /// The task store, when this request may be answered with a task: a modern request
     /// that declared the tasks extension, to a server that offers it.
@@ -85,7 +91,7 @@ impl Env {
     ) -> (Call, mpsc::UnboundedReceiver<super::context::Out>) {
         let (ctx, outbox) = Context::new(
             self.peer,
-            params,
+            self.progress_token,
             self.log_level,
             self.client_capabilities,
             self.hub,

@@ -100,6 +100,7 @@ impl Running {
             id,
             mut outbox,
             response,
+            ..
         } = pending;
         let out = out.clone();
         let task = runtime.spawn(async move {
@@ -147,7 +148,7 @@ fn handle_line(
             let _ = writeln!(log, "[mcp-raw] recv {}", super::describe(&message));
             match session.handle(message) {
                 Reply::None => None,
-                Reply::Now(response) => Some(response.to_bytes()),
+                Reply::Now(response) | Reply::Streamed(response) => Some(response.to_bytes()),
                 Reply::Later(pending) => {
                     running.start(pending, out)?;
                     None
