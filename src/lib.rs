@@ -7,26 +7,24 @@
 //!   mod.rs              Server, Session::handle: the one door into the core
 //!   envelope.rs         Envelope: a message, its transport facts, its _meta read once
 //!   era.rs              Eras, and choose: the one rule for which era serves a message
-//!   context.rs          Reply (now / streamed / later / cancel), Context: progress, logs,
-//!                       asking the client
+//!   context.rs          Reply (now / streamed / later / cancel), Env, Context: progress,
+//!                       logs, asking the client
 //!   legacy.rs           legacy dispatch, gated by the lifecycle phase; logging/setLevel
 //!   lifecycle.rs        initialize, version negotiation, -32002, batches
 //!   meta.rs             per-request _meta, read once: version, capabilities, -32022
 //!   modern.rs           modern dispatch: server/discover, subscriptions/listen, resultType, caching
-//!   methods.rs          the method table both eras share
+//!   methods.rs          the method table both eras share; which answers are streams
 //!   tasks.rs            the tasks extension: task store, tasks/get, tasks/update, tasks/cancel
-//!   tools.rs            tools/list, tools/call, where a tool failure becomes isError
+//!   tools.rs            Tool, ToolSet as plain values; tools/list, tools/call, isError
 //!   capabilities.rs     what the client declared; -32021; may the server ask this?
-//!   resources.rs        resources/list, read, templates, subscribe
-//!   prompts.rs          prompts/list, prompts/get
+//!   resources.rs        Resource, Template, ResourceSet; list, read, templates, subscribe
+//!   prompts.rs          Prompt, PromptSet; prompts/list, prompts/get
 //!   completion.rs       completion/complete
 //!   subscriptions.rs    the Hub: list changes and resource updates to whoever listens
 //!   mrtr.rs             modern server-to-client questions: input_required, sealed requestState
-//! tools/                tools as plain values {name, description, input_schema, handler}
-//!   demo.rs             get_current_time, echo, add
-//! resources.rs          resources and URI templates as plain values
-//! prompts.rs            prompts as plain values
-//! fixture/              `serve --fixture conformance`: what the official suite checks
+//! content/              what a server offers, built from the core's plain values
+//!   demo.rs             `serve` (the default): get_current_time, echo, add
+//!   conformance/        `serve --fixture conformance`: what the official suite checks
 //! transport/            moving bytes in and out; no protocol logic
 //!   stdio.rs            one JSON message per line on stdin/stdout, logs on stderr
 //!   http/               Streamable HTTP on one endpoint, /mcp
@@ -70,12 +68,23 @@
 
 pub mod client;
 pub mod clock;
-pub mod fixture;
+pub mod content;
 pub mod jsonrpc;
 pub mod memory;
-pub mod prompts;
 pub mod protocol;
-pub mod resources;
-pub mod tools;
 pub mod transport;
 pub mod wire;
+
+// The paths these modules had before `content/` (kept so branches written against
+// them still merge and build; new code uses the paths on the right).
+#[doc(hidden)]
+pub use content::conformance as fixture;
+#[doc(hidden)]
+pub use protocol::{prompts, resources};
+/// Old home of the tool types and the demo tools: now [`protocol::tools`] and
+/// [`content::demo`].
+#[doc(hidden)]
+pub mod tools {
+    pub use crate::content::demo;
+    pub use crate::protocol::tools::*;
+}

@@ -42,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
 });
 
 async fn run(eras: Eras, input: &[u8]) {
-    let mut session = Session::new(mcp_raw::fixture::server(eras));
+    let mut session = Session::new(mcp_raw::content::conformance::server(eras));
     let mut lines = input.split(|b| *b == b'\n').peekable();
     while let Some(line) = lines.next() {
         match jsonrpc::parse(line) {

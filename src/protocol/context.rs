@@ -58,25 +58,6 @@ pub enum Out {
     Pause { retry_ms: u64 },
 }
 
-impl Reply {
-    /// The reply to `method` with this response ready now: [`Reply::Streamed`] for a
-    /// method whose answer is a stream ([`super::methods::streams`]), else
-    /// [`Reply::Now`].
-    pub fn now(method: &str, response: Response) -> Reply {
-        if super::methods::streams(method) {
-            Reply::Streamed(response)
-        } else {
-            Reply::Now(response)
-        }
-    }
-
-    /// The reply to `method` that answers later.
-    pub fn later(method: &str, mut pending: Pending) -> Reply {
-        pending.streamed = super::methods::streams(method);
-        Reply::Later(pending)
-    }
-}
-
 impl Pending {
     /// A pending response to `id`: `result` resolves to the result or the error.
     pub fn new(
@@ -130,6 +111,60 @@ pub struct Call {
     /// declared the tasks extension, SEP-2663): `tasks.create(work)` returns the
     /// `CreateTaskResult` to answer. `None`: answer the result itself.
     pub tasks: Option<std::sync::Arc<super::tasks::Store>>,
+}
+
+/// What a call produced: a result now, or one still running.
+pub enum Outcome {
+    Now(Result<Value, ErrorObject>),
+    Later(
+        BoxFuture<Result<Value, ErrorObject>>,
+        mpsc::UnboundedReceiver<Out>,
+    ),
+}
+
+/// The facts of the request a running tool may need (see [`Context`]).
+pub struct Env {
+    /// Legacy sessions: how to ask the client.
+    pub peer: Option<std::sync::Arc<Peer>>,
+    /// `_meta.progressToken`, read once with the rest of `_meta`.
+    pub progress_token: Option<Value>,
+    /// The least severe log level to send; `None`: no log messages.
+    pub log_level: Option<usize>,
+    /// What the client declared (legacy: at `initialize`; modern: in `_meta`).
+    pub client_capabilities: Value,
+    /// A 2026-07-28 request: questions to the client become `InputRequiredResult`s.
+    pub modern: bool,
+    /// Server-wide change notifications.
+    pub hub: std::sync::Arc<super::subscriptions::Hub>,
+    /// The task store, when this request may be answered with a task: a modern request
+    /// that declared the tasks extension, to a server that offers it.
+    pub tasks: Option<std::sync::Arc<super::tasks::Store>>,
+}
+
+impl Env {
+    /// The [`Call`] an asynchronous tool or prompt runs with, and the outbox its
+    /// messages come out of.
+    pub fn call(
+        self,
+        params: Option<&Value>,
+        arguments: serde_json::Map<String, Value>,
+    ) -> (Call, mpsc::UnboundedReceiver<Out>) {
+        let (ctx, outbox) = Context::new(
+            self.peer,
+            self.progress_token,
+            self.log_level,
+            self.client_capabilities,
+            self.hub,
+        );
+        let call = Call {
+            arguments,
+            params: params.cloned().unwrap_or(Value::Null),
+            ctx,
+            modern: self.modern,
+            tasks: self.tasks,
+        };
+        (call, outbox)
+    }
 }
 
 /// What a running request can do besides returning its result.

@@ -32,6 +32,17 @@ impl<'a> Envelope<'a> {
     }
 }
 
+/// What one read of a transport yields once parsed: one message in its envelope, or
+/// a batch. It lives for one request, so its size does not matter.
+#[allow(clippy::large_enum_variant)]
+pub enum Incoming<'a> {
+    /// One message, with its transport facts and `_meta`.
+    One(Envelope<'a>),
+    /// A JSON array of messages: legacy revisions before 2025-06-18 only
+    /// ([`super::Session::handle_batch`] opens each item itself).
+    Batch(Vec<serde_json::Value>),
+}
+
 /// A message with no transport facts: what a stdio line is.
 impl From<Message> for Envelope<'static> {
     fn from(message: Message) -> Self {

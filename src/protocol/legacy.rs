@@ -1,9 +1,9 @@
 //! Request dispatch in a legacy session: the method table, gated by the lifecycle
 //! phase (MCP 2025-11-25 `basic/lifecycle` "Operation").
 
+use super::context::{Env, Outcome};
 use super::context::{Pending, Reply, log_rank};
 use super::meta::Meta;
-use super::tools::{Env, Outcome};
 use super::{Phase, Session, lifecycle, methods, resources};
 use crate::jsonrpc::{ErrorObject, Request, Response, code, kind};
 use serde_json::{Value, json};
@@ -52,7 +52,7 @@ impl Session {
                 match methods::shared(&self.server, other, params, env) {
                     Some(Outcome::Now(result)) => result,
                     Some(Outcome::Later(future, outbox)) => {
-                        return Reply::later(&method, Pending::new(id, outbox, future));
+                        return methods::later(&method, Pending::new(id, outbox, future));
                     }
                     None => Err(ErrorObject::new(
                         code::METHOD_NOT_FOUND,
@@ -61,7 +61,7 @@ impl Session {
                 }
             }
         };
-        Reply::now(
+        methods::now(
             &method,
             Response {
                 id: Some(id),

@@ -22,24 +22,24 @@ mod methods;
 pub mod modern;
 pub mod mrtr;
 mod params;
-mod prompts;
-mod resources;
+pub mod prompts;
+pub mod resources;
 pub mod subscriptions;
 pub mod tasks;
-mod tools;
+pub mod tools;
 
-pub use envelope::{Door, Envelope, Facts};
+pub use envelope::{Door, Envelope, Facts, Incoming};
 pub use era::{Era, Eras};
 pub use lifecycle::{LATEST_VERSION, SUPPORTED_VERSIONS, supports_batches};
 
 use crate::jsonrpc::{Message, Response};
-use crate::prompts::PromptSet;
-use crate::resources::ResourceSet;
-use crate::tools::ToolSet;
 use context::{Peer, Reply};
+use prompts::PromptSet;
+use resources::ResourceSet;
 use serde_json::Value;
 use std::sync::Arc;
 use subscriptions::{Filter, Hub, Sink};
+use tools::ToolSet;
 
 /// Optional server features, declared in the capabilities.
 #[derive(Debug, Clone, Copy, Default)]

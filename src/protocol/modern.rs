@@ -5,8 +5,8 @@
 
 use super::context::{Out, Pending, Reply};
 
+use super::context::{Env, Outcome};
 use super::subscriptions::{Filter, SUBSCRIPTION_ID};
-use super::tools::{Env, Outcome};
 use super::{Server, capabilities, meta, methods, tasks};
 use crate::jsonrpc::{ErrorObject, Request, RequestId, Response};
 use serde_json::{Map, Value, json};
@@ -38,7 +38,7 @@ pub fn handle(server: &Arc<Server>, request: Request, meta: &meta::Meta) -> Repl
                 let server = server.clone();
                 let cache = methods::cacheable(&method);
                 let declared = Value::Object(request_meta.client_capabilities.clone());
-                return Reply::later(
+                return methods::later(
                     &method,
                     Pending::new(id, outbox, async move {
                         finish(&server, &declared, future.await, cache)
@@ -47,7 +47,7 @@ pub fn handle(server: &Arc<Server>, request: Request, meta: &meta::Meta) -> Repl
             }
         },
     };
-    Reply::now(
+    methods::now(
         &method,
         Response {
             id: Some(id),

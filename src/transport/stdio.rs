@@ -289,7 +289,7 @@ mod tests {
 
     fn run(input: &str, max: usize) -> Vec<Value> {
         let out = Shared::default();
-        let server = Server::new(crate::tools::demo::tool_set(), Eras::Both);
+        let server = Server::new(crate::content::demo::tool_set(), Eras::Both);
         serve(server, input.as_bytes(), out.clone(), io::sink(), max).unwrap();
         let out = out.0.lock().unwrap().clone();
         out.split(|b| *b == b'\n')
@@ -354,7 +354,7 @@ mod tests {
                 Ok(())
             }
         }
-        let server = Server::new(crate::tools::demo::tool_set(), Eras::Both);
+        let server = Server::new(crate::content::demo::tool_set(), Eras::Both);
         let input = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n".repeat(3);
         assert!(serve(server, input.as_bytes(), Closed, io::sink(), 1024).is_ok());
     }

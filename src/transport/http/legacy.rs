@@ -4,12 +4,11 @@
 //! `MCP-Protocol-Version`. JSON-RPC errors travel inside `200` responses here.
 
 use super::App;
-use super::post::Body;
 use super::reply::{self, HttpResponse};
 use super::sessions::Entry;
 use crate::jsonrpc::{Message, code};
 use crate::protocol::context::Reply;
-use crate::protocol::{Envelope, SUPPORTED_VERSIONS, Session};
+use crate::protocol::{Envelope, Incoming, SUPPORTED_VERSIONS, Session};
 use crate::transport::stdio::batch_bytes;
 use crate::wire::http::mirror;
 use hyper::header::HeaderValue;
@@ -19,12 +18,12 @@ use hyper::{HeaderMap, StatusCode};
 /// (2025-11-25 `basic/transports` "Protocol Version Header").
 pub const ASSUMED_VERSION: &str = "2025-03-26";
 
-pub fn post(app: &App, headers: &HeaderMap, body: Body) -> Result<HttpResponse, HttpResponse> {
+pub fn post(app: &App, headers: &HeaderMap, body: Incoming) -> Result<HttpResponse, HttpResponse> {
     let session_id = session_id(headers)?;
 
     // initialize is the one request sent without a session: it creates one.
     let body = match body {
-        Body::One(envelope) if is_initialize(&envelope.message) => {
+        Incoming::One(envelope) if is_initialize(&envelope.message) => {
             if session_id.is_some() {
                 return Err(bad_request(
                     "initialize must be sent without Mcp-Session-Id: it starts a new session",
@@ -83,9 +82,9 @@ fn initialize(app: &App, envelope: Envelope) -> HttpResponse {
 }
 
 /// Runs the message through the session's core; the reply picks the response form.
-fn answer(entry: &mut Entry, body: Body) -> HttpResponse {
+fn answer(entry: &mut Entry, body: Incoming) -> HttpResponse {
     match body {
-        Body::One(envelope) => match entry.session.handle(envelope) {
+        Incoming::One(envelope) => match entry.session.handle(envelope) {
             Reply::Now(response) => reply::json(response.to_bytes()),
             // An answer that is a stream (tools/call) goes on an SSE stream even when
             // it is ready at once: the path a long call uses to send progress events
@@ -101,7 +100,7 @@ fn answer(entry: &mut Entry, body: Body) -> HttpResponse {
             }
             Reply::None => reply::accepted(),
         },
-        Body::Batch(items) => match entry.session.handle_batch(items) {
+        Incoming::Batch(items) => match entry.session.handle_batch(items) {
             Ok(replies) if replies.is_empty() => reply::accepted(),
             Ok(replies) => reply::json(batch_bytes(&replies)),
             Err(refusal) => reply::rpc_error(StatusCode::BAD_REQUEST, refusal),

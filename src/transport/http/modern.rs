@@ -5,19 +5,18 @@
 //! mismatched requests, 404 for an unknown method.
 
 use super::App;
-use super::post::Body;
 use super::reply::{self, HttpResponse};
 use crate::jsonrpc::code::HEADER_MISMATCH;
 use crate::jsonrpc::{ErrorObject, Message, Request, Response, code};
 use crate::protocol::context::{Out, Pending, Reply};
-use crate::protocol::{Session, meta};
+use crate::protocol::{Incoming, Session, meta};
 use crate::wire::http::{mirror, status_for};
 use hyper::{HeaderMap, StatusCode};
 
-pub async fn post(app: &App, headers: &HeaderMap, body: Body<'_>) -> HttpResponse {
+pub async fn post(app: &App, headers: &HeaderMap, body: Incoming<'_>) -> HttpResponse {
     let envelope = match body {
-        Body::One(envelope) => envelope,
-        Body::Batch(_) => {
+        Incoming::One(envelope) => envelope,
+        Incoming::Batch(_) => {
             return refuse(
                 "JSON-RPC batches do not exist in 2026-07-28; send one message per POST",
             );

@@ -5,7 +5,7 @@
 use super::reply::{self, HttpResponse};
 use super::{App, guard, legacy, modern};
 use crate::jsonrpc::{self, Parsed};
-use crate::protocol::{Door, Envelope, Era, era};
+use crate::protocol::{Door, Envelope, Era, Incoming, era};
 use hyper::{Request, StatusCode};
 
 pub async fn handle(app: &App, request: Request<hyper::body::Incoming>) -> HttpResponse {
@@ -31,25 +31,15 @@ async fn handle_inner(
         Parsed::One(message) => {
             let envelope = Envelope::new(message, facts);
             let era = era::choose(app.server.eras, &envelope.facts, Some(&envelope.meta));
-            (era, Body::One(envelope))
+            (era, Incoming::One(envelope))
         }
         Parsed::Batch(items) => (
             era::choose(app.server.eras, &facts, None),
-            Body::Batch(items),
+            Incoming::Batch(items),
         ),
     };
     match era {
         Era::Modern => Ok(modern::post(app, headers, body).await),
         Era::Legacy => legacy::post(app, headers, body),
     }
-}
-
-/// A POST body, parsed, on its way to the era that serves it. One lives for one
-/// request, moved twice, so its size does not matter.
-#[allow(clippy::large_enum_variant)]
-pub enum Body<'a> {
-    /// One message, with its transport facts and `_meta`.
-    One(Envelope<'a>),
-    /// A JSON array: legacy revisions before 2025-06-18 only.
-    Batch(Vec<serde_json::Value>),
 }
