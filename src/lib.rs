@@ -4,26 +4,27 @@
 //! ```text
 //! jsonrpc.rs            the four message shapes; bytes → Message; every error code
 //! protocol/             the transport-agnostic core, both eras
-//!   mod.rs              Server, Eras, Session::handle: which era serves a request
-//!   context.rs          Reply (now / later / cancel), Context: progress, logs, asking the client
+//!   mod.rs              Server, Session::handle: the one door into the core
+//!   envelope.rs         Envelope: a message, its transport facts, its _meta read once
+//!   era.rs              Eras, and choose: the one rule for which era serves a message
+//!   context.rs          Reply (now / streamed / later / cancel), Env, Context: progress,
+//!                       logs, asking the client
 //!   legacy.rs           legacy dispatch, gated by the lifecycle phase; logging/setLevel
 //!   lifecycle.rs        initialize, version negotiation, -32002, batches
-//!   meta.rs             modern per-request _meta: version, capabilities, -32022
+//!   meta.rs             per-request _meta, read once: version, capabilities, -32022
 //!   modern.rs           modern dispatch: server/discover, subscriptions/listen, resultType, caching
-//!   methods.rs          the method table both eras share
+//!   methods.rs          the method table both eras share; which answers are streams
 //!   tasks.rs            the tasks extension: task store, tasks/get, tasks/update, tasks/cancel
-//!   tools.rs            tools/list, tools/call, where a tool failure becomes isError
+//!   tools.rs            Tool, ToolSet as plain values; tools/list, tools/call, isError
 //!   capabilities.rs     what the client declared; -32021; may the server ask this?
-//!   resources.rs        resources/list, read, templates, subscribe
-//!   prompts.rs          prompts/list, prompts/get
+//!   resources.rs        Resource, Template, ResourceSet; list, read, templates, subscribe
+//!   prompts.rs          Prompt, PromptSet; prompts/list, prompts/get
 //!   completion.rs       completion/complete
 //!   subscriptions.rs    the Hub: list changes and resource updates to whoever listens
 //!   mrtr.rs             modern server-to-client questions: input_required, sealed requestState
-//! tools/                tools as plain values {name, description, input_schema, handler}
-//!   demo.rs             get_current_time, echo, add
-//! resources.rs          resources and URI templates as plain values
-//! prompts.rs            prompts as plain values
-//! fixture/              `serve --fixture conformance`: what the official suite checks
+//! content/              what a server offers, built from the core's plain values
+//!   demo.rs             `serve` (the default): get_current_time, echo, add
+//!   conformance/        `serve --fixture conformance`: what the official suite checks
 //! transport/            moving bytes in and out; no protocol logic
 //!   stdio.rs            one JSON message per line on stdin/stdout, logs on stderr
 //!   http/               Streamable HTTP on one endpoint, /mcp
@@ -33,21 +34,30 @@
 //!     limits.rs         every limit and its default
 //!     guard.rs          Host/Origin (DNS rebinding), Accept, Content-Type, repeated
 //!                       headers, body size and time
-//!     post.rs           a POST: parse, then choose the era
+//!     post.rs           a POST: parse, then ask the core's era rule
 //!     legacy.rs         session path: Mcp-Session-Id and MCP-Protocol-Version checks
 //!     sessions.rs       Mcp-Session-Id: minting, lookup, termination, cancellation
 //!     resume.rs         resumable legacy streams: event ids, Last-Event-ID
 //!     modern.rs         stateless path: header/body validation, -32020, 400/404
 //!     reply.rs          building HTTP responses (JSON, SSE streams, 202, errors)
 //! wire/                 what both sides speak, below server and client
+//!   event.rs            a wire event: lane, direction, time offset, exact bytes
+//!   recorder.rs         the one recording layer: stamps, orders, feeds the sinks
+//!   recorded.rs         I/O wrappers that turn every read and write into an event
+//!   line.rs             stdio lines as bytes: CR, BOM, not-UTF-8 kept; Incomplete, TooLong
+//!   http1.rs            HTTP/1.1 read from bytes: heads as sent, chunks, bodies
+//!   sse.rs              Server-Sent Events: encode; decode incrementally, every byte kept
+//!   decode.rs           per lane: bytes → heads, chunks, SSE events, payloads
+//!   classify.rs         what a payload is: JSON-RPC shape, method, id, era
+//!   transcript.rs       the JSONL transcript, version 1: write, read back, pretty JSON
+//!   text.rs             the >>> / <<< text view: raw (every byte) or readable
 //!   http/               the HTTP binding's vocabulary
 //!     mod.rs            the endpoint, Mcp-Session-Id, the status of a modern error
 //!     mirror.rs         Mcp-Method / Mcp-Name / Mcp-Param-*, the Base64 sentinel
 //!     x_mcp_header.rs   x-mcp-header annotations: checked, mirrored, validated
-//!   sse.rs              Server-Sent Events: encode; decode incrementally, every byte kept
 //! client/               a dual-era client, and the demos that print the wire
-//!   wire_print.rs       >>> / <<< printer, pretty and coloured on a TTY
-//!   stdio_link.rs       a child process's stdio, one line per message
+//!   wire_print.rs       captions and notes; the recorder whose sinks show the wire
+//!   stdio_link.rs       a child process's stdio, lines of bytes, stderr on its own lane
 //!   http_link.rs        one keep-alive HTTP/1.1 connection
 //!   mcp_client.rs       era detection, _meta, mirrored headers, retries
 //!   script.rs           the sessions the demos drive
@@ -67,12 +77,9 @@
 
 pub mod client;
 pub mod clock;
-pub mod fixture;
+pub mod content;
 pub mod jsonrpc;
 pub mod memory;
-pub mod prompts;
 pub mod protocol;
-pub mod resources;
-pub mod tools;
 pub mod transport;
 pub mod wire;

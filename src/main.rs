@@ -445,8 +445,8 @@ fn server(
     task_ttl: Duration,
 ) -> std::sync::Arc<Server> {
     match fixture {
-        FixtureArg::Demo => Server::new(mcp_raw::tools::demo::tool_set(), era.into()),
-        FixtureArg::Conformance => mcp_raw::fixture::server_with(
+        FixtureArg::Demo => Server::new(mcp_raw::content::demo::tool_set(), era.into()),
+        FixtureArg::Conformance => mcp_raw::content::conformance::server_with(
             era.into(),
             mcp_raw::protocol::tasks::TaskLimits {
                 max: max_tasks.max(1),

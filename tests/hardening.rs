@@ -579,7 +579,7 @@ fn a_resumed_reader_that_hangs_up_takes_its_waker_along() {
         .unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     let app = http::App::new(
-        mcp_raw::fixture::server(mcp_raw::protocol::Eras::Both),
+        mcp_raw::content::conformance::server(mcp_raw::protocol::Eras::Both),
         http::Config::default(),
     );
     runtime.spawn(http::serve(listener, app.clone(), std::future::pending()));

@@ -42,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
 });
 
 async fn run(eras: Eras, input: &[u8]) {
-    let mut session = Session::new(mcp_raw::fixture::server(eras));
+    let mut session = Session::new(mcp_raw::content::conformance::server(eras));
     let mut lines = input.split(|b| *b == b'\n').peekable();
     while let Some(line) = lines.next() {
         match jsonrpc::parse(line) {
@@ -64,7 +64,7 @@ async fn run(eras: Eras, input: &[u8]) {
                 };
                 let reply = session.handle(message);
                 match (asked, reply) {
-                    (Some(id), Reply::Now(r)) => {
+                    (Some(id), Reply::Now(r) | Reply::Streamed(r)) => {
                         assert_eq!(r.id.as_ref(), Some(&id), "answered with another id");
                         check_response(&r);
                     }
@@ -75,7 +75,9 @@ async fn run(eras: Eras, input: &[u8]) {
                     (Some(id), Reply::None | Reply::Cancel(_)) => {
                         panic!("request {id} got no answer")
                     }
-                    (None, Reply::Now(r)) => panic!("a notification or response answered: {r:?}"),
+                    (None, Reply::Now(r) | Reply::Streamed(r)) => {
+                        panic!("a notification or response answered: {r:?}")
+                    }
                     (None, Reply::Later(p)) => {
                         panic!("a notification or response answered later: {}", p.id)
                     }
@@ -97,6 +99,7 @@ async fn drive<'a>(
         id,
         mut outbox,
         response,
+        ..
     } = pending;
     let deadline = tokio::time::sleep(PATIENCE);
     tokio::pin!(deadline, response);

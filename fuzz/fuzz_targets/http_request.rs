@@ -38,7 +38,7 @@ fn world() -> &'static (Runtime, Arc<App>) {
             .start_paused(true)
             .build()
             .unwrap();
-        let app = App::new(mcp_raw::fixture::server(Eras::Both), Config::default());
+        let app = App::new(mcp_raw::content::conformance::server(Eras::Both), Config::default());
         (runtime, app)
     })
 }

@@ -1,6 +1,6 @@
 //! What the client declared it can do, and the one refusal when it did not:
 //! `-32021` MissingRequiredClientCapability. A tool that needs a capability
-//! ([`crate::tools::Tool::requires`]), a request that needs an extension, and the
+//! ([`crate::protocol::tools::Tool::requires`]), a request that needs an extension, and the
 //! server asking the client something (sampling, elicitation, roots: in either era)
 //! all end here. 2025-11-25 `client/sampling`, `client/elicitation`, `client/roots`:
 //! the server MUST NOT send a request the client did not declare; 2026-07-28

@@ -1,9 +1,9 @@
 //! `completion/complete` (MCP `server/utilities/completion`): suggestions for a
 //! prompt argument or a resource-template variable, filtered by what was typed.
 
+use super::prompts::PromptSet;
+use super::resources::ResourceSet;
 use crate::jsonrpc::{ErrorObject, kind};
-use crate::prompts::PromptSet;
-use crate::resources::ResourceSet;
 use serde_json::{Value, json};
 
 pub fn complete(

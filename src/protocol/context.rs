@@ -21,6 +21,11 @@ pub enum Reply {
     None,
     /// The response, ready now.
     Now(Response),
+    /// The response, ready now, to a request whose answer is a stream (`tools/call`:
+    /// the way a tool that takes time sends progress or asks the client before its
+    /// result). HTTP frames it as a one-event SSE stream, so the answer has one form
+    /// whether the tool took time or not; stdio sends it like [`Reply::Now`].
+    Streamed(Response),
     /// The response will come later; messages may precede it.
     Later(Pending),
     /// `notifications/cancelled`: the transport stops this in-flight request and
@@ -31,9 +36,15 @@ pub enum Reply {
 /// A request still running. The transport sends everything `outbox` yields (in
 /// order), then the response; dropping it cancels the request.
 pub struct Pending {
+    /// The request this answers; the transport cancels by it.
     pub id: RequestId,
+    /// Notifications (and, legacy, requests to the client) to send before the response.
     pub outbox: mpsc::UnboundedReceiver<Out>,
+    /// The response, once the work is done.
     pub response: BoxFuture<Response>,
+    /// Its answer is a stream even when the response comes before any message (see
+    /// [`Reply::Streamed`]); a modern HTTP POST then still answers with SSE.
+    pub streamed: bool,
 }
 
 /// What a running request hands its transport before the response.
@@ -58,6 +69,7 @@ impl Pending {
         Pending {
             id,
             outbox,
+            streamed: false,
             response: Box::pin(async move {
                 Response {
                     id: Some(response_id),
@@ -101,6 +113,60 @@ pub struct Call {
     pub tasks: Option<std::sync::Arc<super::tasks::Store>>,
 }
 
+/// What a call produced: a result now, or one still running.
+pub enum Outcome {
+    Now(Result<Value, ErrorObject>),
+    Later(
+        BoxFuture<Result<Value, ErrorObject>>,
+        mpsc::UnboundedReceiver<Out>,
+    ),
+}
+
+/// The facts of the request a running tool may need (see [`Context`]).
+pub struct Env {
+    /// Legacy sessions: how to ask the client.
+    pub peer: Option<std::sync::Arc<Peer>>,
+    /// `_meta.progressToken`, read once with the rest of `_meta`.
+    pub progress_token: Option<Value>,
+    /// The least severe log level to send; `None`: no log messages.
+    pub log_level: Option<usize>,
+    /// What the client declared (legacy: at `initialize`; modern: in `_meta`).
+    pub client_capabilities: Value,
+    /// A 2026-07-28 request: questions to the client become `InputRequiredResult`s.
+    pub modern: bool,
+    /// Server-wide change notifications.
+    pub hub: std::sync::Arc<super::subscriptions::Hub>,
+    /// The task store, when this request may be answered with a task: a modern request
+    /// that declared the tasks extension, to a server that offers it.
+    pub tasks: Option<std::sync::Arc<super::tasks::Store>>,
+}
+
+impl Env {
+    /// The [`Call`] an asynchronous tool or prompt runs with, and the outbox its
+    /// messages come out of.
+    pub fn call(
+        self,
+        params: Option<&Value>,
+        arguments: serde_json::Map<String, Value>,
+    ) -> (Call, mpsc::UnboundedReceiver<Out>) {
+        let (ctx, outbox) = Context::new(
+            self.peer,
+            self.progress_token,
+            self.log_level,
+            self.client_capabilities,
+            self.hub,
+        );
+        let call = Call {
+            arguments,
+            params: params.cloned().unwrap_or(Value::Null),
+            ctx,
+            modern: self.modern,
+            tasks: self.tasks,
+        };
+        (call, outbox)
+    }
+}
+
 /// What a running request can do besides returning its result.
 #[derive(Clone)]
 pub struct Context {
@@ -122,16 +188,12 @@ impl Context {
     /// A context whose messages go to the returned receiver.
     pub fn new(
         peer: Option<std::sync::Arc<Peer>>,
-        params: Option<&Value>,
+        progress_token: Option<Value>,
         log_level: Option<usize>,
         client_capabilities: Value,
         hub: std::sync::Arc<super::subscriptions::Hub>,
     ) -> (Context, mpsc::UnboundedReceiver<Out>) {
         let (outbox, rx) = mpsc::unbounded_channel();
-        let progress_token = params
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get("progressToken"))
-            .cloned();
         let ctx = Context {
             outbox,
             peer,

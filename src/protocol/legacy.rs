@@ -1,15 +1,16 @@
 //! Request dispatch in a legacy session: the method table, gated by the lifecycle
 //! phase (MCP 2025-11-25 `basic/lifecycle` "Operation").
 
+use super::context::{Env, Outcome};
 use super::context::{Pending, Reply, log_rank};
-use super::tools::{Env, Outcome};
+use super::meta::Meta;
 use super::{Phase, Session, lifecycle, methods, resources};
 use crate::jsonrpc::{ErrorObject, Request, Response, code, kind};
 use serde_json::{Value, json};
 
 impl Session {
     /// Serves one request of this session.
-    pub(super) fn legacy_request(&mut self, request: Request) -> Reply {
+    pub(super) fn legacy_request(&mut self, request: Request, meta: &Meta) -> Reply {
         let Request { id, method, params } = request;
         let params = params.as_ref();
         let outcome = match (method.as_str(), self.phase) {
@@ -39,6 +40,7 @@ impl Session {
             (other, _) => {
                 let env = Env {
                     peer: Some(self.peer.clone()),
+                    progress_token: meta.progress_token.clone(),
                     log_level: self.log_level,
                     client_capabilities: self.client_capabilities.clone(),
                     modern: false,
@@ -50,7 +52,7 @@ impl Session {
                 match methods::shared(&self.server, other, params, env) {
                     Some(Outcome::Now(result)) => result,
                     Some(Outcome::Later(future, outbox)) => {
-                        return Reply::Later(Pending::new(id, outbox, future));
+                        return methods::later(&method, Pending::new(id, outbox, future));
                     }
                     None => Err(ErrorObject::new(
                         code::METHOD_NOT_FOUND,
@@ -59,10 +61,13 @@ impl Session {
                 }
             }
         };
-        Reply::Now(Response {
-            id: Some(id),
-            outcome,
-        })
+        methods::now(
+            &method,
+            Response {
+                id: Some(id),
+                outcome,
+            },
+        )
     }
 }
 

@@ -24,91 +24,125 @@ pub const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
 
 use crate::jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION;
 
-/// The validated per-request fields.
+/// A message's `_meta`, read once when its envelope is built ([`super::Envelope`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Meta {
+    /// `_meta` holds one of the per-request protocol fields: the body's mark of a
+    /// modern message (era rule 4). Other `io.modelcontextprotocol/` keys, such as a
+    /// legacy task's `related-task`, do not count.
+    pub modern: bool,
+    /// `progressToken`: the client wants `notifications/progress` carrying it
+    /// (`basic/utilities/progress`, both eras).
+    pub progress_token: Option<Value>,
+    /// The modern fields after the `-32602` checks; `None` when there is no `_meta`.
+    /// Boxed: most messages are legacy, and an envelope stays small.
+    checked: Option<Box<Result<Fields, ErrorObject>>>,
+}
+
+/// `_meta`'s modern fields after the `-32602` checks, the version not yet judged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fields {
+    /// The declared version, as sent: an HTTP server compares its header with it
+    /// before [`Meta::judge`] says whether this server speaks it.
+    pub protocol_version: Value,
+    /// What the client can do, declared per request (there is no `initialize`).
+    pub client_capabilities: Map<String, Value>,
+    /// Who the client is, if it says.
+    pub client_info: Option<Map<String, Value>>,
+    /// `io.modelcontextprotocol/logLevel` as sent, judged after the version.
+    log_level: Option<Value>,
+}
+
+/// The per-request fields of a request this server serves.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestMeta<'a> {
+    /// A version of [`MODERN_VERSIONS`].
     pub protocol_version: &'static str,
+    /// What the client declared it can do.
     pub client_capabilities: &'a Map<String, Value>,
+    /// Who the client is, if it says.
     pub client_info: Option<&'a Map<String, Value>>,
     /// `io.modelcontextprotocol/logLevel` as a rank (see `context::LOG_LEVELS`):
     /// this request wants log messages at that level and above; `None`: none.
     pub log_level: Option<usize>,
 }
 
-/// Does this request speak the modern era? Yes when its `_meta` carries one of the
-/// per-request protocol fields. (Other `io.modelcontextprotocol/` keys, such as a
-/// legacy task's `related-task`, do not make a request modern.)
-pub fn is_modern(params: Option<&Value>) -> bool {
-    let Some(meta) = meta_object(params) else {
-        return false;
-    };
-    [PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO]
-        .iter()
-        .any(|k| meta.contains_key(*k))
+impl Meta {
+    /// Reads `params._meta`: the modern mark, the progress token, the field checks.
+    pub fn read(params: Option<&Value>) -> Meta {
+        let Some(raw) = params.and_then(|p| p.get("_meta")) else {
+            return Meta::default();
+        };
+        let object = raw.as_object();
+        Meta {
+            modern: object.is_some_and(|m| {
+                [PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO]
+                    .iter()
+                    .any(|k| m.contains_key(*k))
+            }),
+            progress_token: object.and_then(|m| m.get("progressToken")).cloned(),
+            checked: Some(Box::new(check_fields(raw))),
+        }
+    }
+
+    /// The `-32602` checks alone: `_meta` is an object holding a protocol version and
+    /// a capabilities object (and, if present, a `clientInfo` object). Whether the
+    /// version is one this server speaks is judged later, by [`Meta::judge`]: an HTTP
+    /// server compares the `MCP-Protocol-Version` header with it in between.
+    pub fn fields(&self) -> Result<&Fields, ErrorObject> {
+        match &self.checked {
+            None => Err(missing(&format!(
+                "\"{PROTOCOL_VERSION}\" and \"{CLIENT_CAPABILITIES}\""
+            ))),
+            Some(checked) => checked.as_ref().as_ref().map_err(Clone::clone),
+        }
+    }
+
+    /// Validates `_meta`: a missing required field is `-32602` Invalid params; a
+    /// version this server does not speak is `-32022` with the versions it does; then
+    /// the log level (`-32602`).
+    pub fn judge(&self) -> Result<RequestMeta<'_>, ErrorObject> {
+        let fields = self.fields()?;
+        let protocol_version = supported_version(&fields.protocol_version)?;
+        let log_level = match &fields.log_level {
+            None => None,
+            Some(level) => Some(
+                level
+                    .as_str()
+                    .and_then(super::context::log_rank)
+                    .ok_or_else(|| ErrorObject::invalid_params(format!("params._meta[\"{LOG_LEVEL}\"] must be a log level such as \"info\", got {level}")))?,
+            ),
+        };
+        Ok(RequestMeta {
+            protocol_version,
+            client_capabilities: &fields.client_capabilities,
+            client_info: fields.client_info.as_ref(),
+            log_level,
+        })
+    }
 }
 
-/// The raw `_meta` protocol version, if it is a string (transports compare it with
-/// their own copy of the version, e.g. an HTTP header).
-pub fn declared_version(params: Option<&Value>) -> Option<&str> {
-    meta_object(params)?.get(PROTOCOL_VERSION)?.as_str()
+fn missing(what: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!(
+        "params._meta must carry {what}: in 2026-07-28 every request declares its protocol version and client capabilities (basic/index \"_meta\")"
+    ))
 }
 
-/// Validates `_meta`: a missing required field is `-32602` Invalid params; a version
-/// this server does not speak is `-32022` with the versions it does.
-pub fn parse(params: Option<&Value>) -> Result<RequestMeta<'_>, ErrorObject> {
-    let fields = check_fields(params)?;
-    let protocol_version = supported_version(fields.protocol_version)?;
-    let log_level = match params.and_then(|p| p["_meta"].get(LOG_LEVEL)) {
-        None => None,
-        Some(level) => Some(
-            level
-                .as_str()
-                .and_then(super::context::log_rank)
-                .ok_or_else(|| ErrorObject::invalid_params(format!("params._meta[\"{LOG_LEVEL}\"] must be a log level such as \"info\", got {level}")))?,
-        ),
-    };
-    Ok(RequestMeta {
-        protocol_version,
-        client_capabilities: fields.client_capabilities,
-        client_info: fields.client_info,
-        log_level,
-    })
-}
-
-/// `_meta` after the `-32602` checks, its version not yet judged.
-pub struct Fields<'a> {
-    pub protocol_version: &'a Value,
-    pub client_capabilities: &'a Map<String, Value>,
-    pub client_info: Option<&'a Map<String, Value>>,
-}
-
-/// The `-32602` checks alone: `_meta` is an object holding a protocol version and a
-/// capabilities object (and, if present, a `clientInfo` object). Whether the version
-/// is one this server speaks is judged later, by [`parse`]: an HTTP server compares
-/// the `MCP-Protocol-Version` header with it in between.
-pub fn check_fields(params: Option<&Value>) -> Result<Fields<'_>, ErrorObject> {
-    let missing = |what: &str| {
-        ErrorObject::invalid_params(format!(
-            "params._meta must carry {what}: in 2026-07-28 every request declares its protocol version and client capabilities (basic/index \"_meta\")"
-        ))
-    };
+/// The checks of [`Meta::fields`], on a present `_meta`.
+fn check_fields(raw: &Value) -> Result<Fields, ErrorObject> {
     let not_object = |key: &str, v: &Value| {
         ErrorObject::invalid_params(format!("params.{key} must be an object, got {}", kind(v)))
     };
-    let meta = match params.and_then(|p| p.get("_meta")) {
-        None => {
-            return Err(missing(&format!(
-                "\"{PROTOCOL_VERSION}\" and \"{CLIENT_CAPABILITIES}\""
-            )));
-        }
-        Some(Value::Object(m)) => m,
-        Some(other) => return Err(not_object("_meta", other)),
+    let meta = match raw {
+        Value::Object(m) => m,
+        other => return Err(not_object("_meta", other)),
     };
     let protocol_version = meta
         .get(PROTOCOL_VERSION)
-        .ok_or_else(|| missing(&format!("\"{PROTOCOL_VERSION}\"")))?;
+        .ok_or_else(|| missing(&format!("\"{PROTOCOL_VERSION}\"")))?
+        .clone();
     let client_capabilities = match meta.get(CLIENT_CAPABILITIES) {
-        Some(Value::Object(c)) => c,
+        Some(Value::Object(c)) => c.clone(),
         Some(other) => {
             return Err(not_object(
                 &format!("_meta[\"{CLIENT_CAPABILITIES}\"]"),
@@ -119,13 +153,14 @@ pub fn check_fields(params: Option<&Value>) -> Result<Fields<'_>, ErrorObject> {
     };
     let client_info = match meta.get(CLIENT_INFO) {
         None => None,
-        Some(Value::Object(i)) => Some(i),
+        Some(Value::Object(i)) => Some(i.clone()),
         Some(other) => return Err(not_object(&format!("_meta[\"{CLIENT_INFO}\"]"), other)),
     };
     Ok(Fields {
         protocol_version,
         client_capabilities,
         client_info,
+        log_level: meta.get(LOG_LEVEL).cloned(),
     })
 }
 
@@ -150,10 +185,6 @@ fn supported_version(requested: &Value) -> Result<&'static str, ErrorObject> {
         .into_iter()
         .find(|v| requested.as_str() == Some(v))
         .ok_or_else(|| unsupported_version(requested))
-}
-
-fn meta_object(params: Option<&Value>) -> Option<&Map<String, Value>> {
-    params?.get("_meta")?.as_object()
 }
 
 /// The `-32601` answer, modern flavour.
@@ -187,16 +218,17 @@ mod tests {
         let p = params(
             json!({PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: {}, CLIENT_INFO: {"name": "c", "version": "1"}}),
         );
-        let m = parse(Some(&p)).unwrap();
+        let read = Meta::read(Some(&p));
+        let m = read.judge().unwrap();
         assert_eq!(m.protocol_version, "2026-07-28");
         assert!(m.client_info.is_some());
-        assert!(is_modern(Some(&p)));
+        assert!(read.modern);
     }
 
     #[test]
     fn client_info_is_optional() {
         let p = params(json!({PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: {}}));
-        assert_eq!(parse(Some(&p)).unwrap().client_info, None);
+        assert_eq!(Meta::read(Some(&p)).judge().unwrap().client_info, None);
     }
 
     #[test]
@@ -209,19 +241,22 @@ mod tests {
             params(json!("x")),
         ] {
             assert_eq!(
-                parse(Some(&p)).unwrap_err().code,
+                Meta::read(Some(&p)).judge().unwrap_err().code,
                 code::INVALID_PARAMS,
                 "{p}"
             );
         }
-        assert_eq!(parse(None).unwrap_err().code, code::INVALID_PARAMS);
+        assert_eq!(
+            Meta::read(None).judge().unwrap_err().code,
+            code::INVALID_PARAMS
+        );
     }
 
     #[test]
     fn unknown_versions_get_32022_with_data() {
         for v in [json!("v999.0.0"), json!("2025-11-25"), json!(7)] {
             let p = params(json!({PROTOCOL_VERSION: v.clone(), CLIENT_CAPABILITIES: {}}));
-            let e = parse(Some(&p)).unwrap_err();
+            let e = Meta::read(Some(&p)).judge().unwrap_err();
             assert_eq!(e.code, -32022);
             assert_eq!(
                 e.data,
@@ -232,6 +267,7 @@ mod tests {
 
     #[test]
     fn only_per_request_fields_mark_a_request_modern() {
+        let is_modern = |p: Option<&Value>| Meta::read(p).modern;
         assert!(!is_modern(None));
         assert!(!is_modern(Some(&json!({"_meta": {"progressToken": 1}}))));
         assert!(!is_modern(Some(&params(

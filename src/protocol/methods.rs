@@ -2,8 +2,9 @@
 //! `initialize`, `ping`, `logging/setLevel`, `resources/subscribe`; modern:
 //! `server/discover`, `subscriptions/listen`) and dresses the results its way.
 
-use super::tools::{Env, Outcome};
+use super::context::{Env, Outcome, Pending, Reply};
 use super::{Server, completion, prompts, resources, tools};
+use crate::jsonrpc::Response;
 
 /// Serves a method both eras have; `None` when the method is not one of them (or
 /// this server does not offer that feature).
@@ -42,4 +43,28 @@ pub fn cacheable(method: &str) -> bool {
             | "resources/templates/list"
             | "resources/read"
     )
+}
+
+/// The methods whose answer is a stream of messages ending with the response:
+/// `tools/call`, where a tool that takes time reports progress (or asks the client)
+/// before its result. The transport frames such an answer as a stream even when the
+/// result is ready at once ([`Reply::Streamed`]).
+pub fn streams(method: &str) -> bool {
+    method == "tools/call"
+}
+
+/// The reply to `method` with this response ready now: [`Reply::Streamed`] for a
+/// method whose answer is a stream ([`streams`]), else [`Reply::Now`].
+pub fn now(method: &str, response: Response) -> Reply {
+    if streams(method) {
+        Reply::Streamed(response)
+    } else {
+        Reply::Now(response)
+    }
+}
+
+/// The reply to `method` that answers later, marked when its answer is a stream.
+pub fn later(method: &str, mut pending: Pending) -> Reply {
+    pending.streamed = streams(method);
+    Reply::Later(pending)
 }

@@ -1,6 +1,8 @@
-//! The protocol core: one [`Session`] per MCP session, fed [`Message`]s, answering
-//! with [`Response`]s. It never sees bytes, sockets or pipes; stdio and HTTP both call
-//! [`Session::handle`] (the original project's `rpc.js` `handleMessage()`).
+//! The protocol core: one [`Session`] per MCP session, fed [`Envelope`]s (a message and
+//! the transport facts around it), answering with [`Reply`]s. It never sees bytes,
+//! sockets or pipes; stdio and HTTP both call [`Session::handle`], the one door (the
+//! original project's `rpc.js` `handleMessage()`), and [`era::choose`] says which era
+//! serves each message.
 //!
 //! Two eras share it. Legacy (2024-11-05 … 2025-11-25): an `initialize` handshake
 //! opens a session whose state lives in [`Session`]. Modern (2026-07-28): no
@@ -11,6 +13,8 @@
 pub mod capabilities;
 mod completion;
 pub mod context;
+pub mod envelope;
+pub mod era;
 mod legacy;
 mod lifecycle;
 pub mod meta;
@@ -18,33 +22,24 @@ mod methods;
 pub mod modern;
 pub mod mrtr;
 mod params;
-mod prompts;
-mod resources;
+pub mod prompts;
+pub mod resources;
 pub mod subscriptions;
 pub mod tasks;
-mod tools;
+pub mod tools;
 
+pub use envelope::{Door, Envelope, Facts, Incoming};
+pub use era::{Era, Eras};
 pub use lifecycle::{LATEST_VERSION, SUPPORTED_VERSIONS, supports_batches};
 
-use crate::jsonrpc::{Message, Request, Response};
-use crate::prompts::PromptSet;
-use crate::resources::ResourceSet;
-use crate::tools::ToolSet;
+use crate::jsonrpc::{Message, Response};
 use context::{Peer, Reply};
+use prompts::PromptSet;
+use resources::ResourceSet;
 use serde_json::Value;
 use std::sync::Arc;
 use subscriptions::{Filter, Hub, Sink};
-
-/// Which protocol eras a server serves (`mcp-raw serve --era`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Eras {
-    /// Only the `initialize` handshake revisions; `_meta` fields are not looked at.
-    Legacy,
-    /// Only 2026-07-28; `initialize` is refused with the supported versions.
-    Modern,
-    /// Both, chosen per request: a "dual-era" server (2026-07-28 `basic/versioning`).
-    Both,
-}
+use tools::ToolSet;
 
 /// Optional server features, declared in the capabilities.
 #[derive(Debug, Clone, Copy, Default)]
@@ -145,15 +140,6 @@ impl Server {
             caps["logging"] = json!({});
         }
         caps
-    }
-
-    /// Is this request served by the modern, stateless era?
-    pub fn is_modern(&self, request: &Request) -> bool {
-        match self.eras {
-            Eras::Legacy => false,
-            Eras::Modern => true,
-            Eras::Both => meta::is_modern(request.params.as_ref()),
-        }
     }
 }
 
@@ -264,14 +250,22 @@ impl Session {
         }
     }
 
-    /// Handles one message, choosing the era per request (the stdio rule: a request
-    /// carrying modern `_meta` is served statelessly, anything else by this session).
-    pub fn handle(&mut self, message: Message) -> Reply {
-        match message {
-            Message::Request(request) if self.server.is_modern(&request) => {
-                modern::handle(&self.server, request)
+    /// The one door into the core: handles one message, in the era [`era::choose`]
+    /// picks from its `_meta` and transport facts. A modern request is served
+    /// statelessly ([`modern`]): this session's state is not touched, so an HTTP
+    /// server serves one with a fresh session that ends with the request. Anything
+    /// else is this legacy session's.
+    pub fn handle<'a>(&mut self, envelope: impl Into<Envelope<'a>>) -> Reply {
+        let Envelope {
+            message,
+            facts,
+            meta,
+        } = envelope.into();
+        match (era::choose(self.server.eras, &facts, Some(&meta)), message) {
+            (Era::Modern, Message::Request(request)) => {
+                modern::handle(&self.server, request, &meta)
             }
-            other => self.handle_legacy(other),
+            (_, other) => self.handle_legacy(other, &meta),
         }
     }
 
@@ -279,9 +273,9 @@ impl Session {
     /// (now or later); a notification never is (JSON-RPC 2.0 §4.1, not even when its
     /// method is unknown); a response from the client goes to the server request
     /// that waits for it.
-    pub fn handle_legacy(&mut self, message: Message) -> Reply {
+    fn handle_legacy(&mut self, message: Message, meta: &meta::Meta) -> Reply {
         match message {
-            Message::Request(request) => self.legacy_request(request),
+            Message::Request(request) => self.legacy_request(request, meta),
             Message::Notification(n) => match n.method.as_str() {
                 "notifications/initialized" => {
                     lifecycle::initialized(&mut self.phase);
@@ -298,6 +292,11 @@ impl Session {
         }
     }
 
+    /// One item of a batch: its own `_meta`, no transport facts, always legacy.
+    fn handle_legacy_envelope(&mut self, envelope: Envelope) -> Reply {
+        self.handle_legacy(envelope.message, &envelope.meta)
+    }
+
     /// Handles a JSON-RPC batch (a JSON array), allowed only by the revisions before
     /// 2025-06-18, which removed batching. Returns the responses to send back as one
     /// array (empty when the batch held only notifications), or the single error
@@ -307,8 +306,8 @@ impl Session {
         Ok(items
             .into_iter()
             .filter_map(|item| match crate::jsonrpc::classify(item) {
-                Ok(message) => match self.handle_legacy(message) {
-                    Reply::Now(r) => Some(r),
+                Ok(message) => match self.handle_legacy_envelope(Envelope::from(message)) {
+                    Reply::Now(r) | Reply::Streamed(r) => Some(r),
                     // A batch is answered by one JSON array, so nothing in it can
                     // stream: a tool that takes time is refused here.
                     Reply::Later(p) => Some(Response::error(

@@ -5,8 +5,8 @@
 
 use super::context::{Out, Pending, Reply};
 
+use super::context::{Env, Outcome};
 use super::subscriptions::{Filter, SUBSCRIPTION_ID};
-use super::tools::{Env, Outcome};
 use super::{Server, capabilities, meta, methods, tasks};
 use crate::jsonrpc::{ErrorObject, Request, RequestId, Response};
 use serde_json::{Map, Value, json};
@@ -17,37 +17,43 @@ use std::sync::Arc;
 /// `subscriptions/listen`.
 pub const TTL_MS: u64 = 60_000;
 
-/// Serves one modern request. Validation order: `_meta` (`-32602`), version
-/// (`-32022`), method (`-32601`).
-pub fn handle(server: &Arc<Server>, request: Request) -> Reply {
+/// Serves one modern request, its `_meta` read once into `meta`. Validation order:
+/// `_meta` (`-32602`), version (`-32022`), method (`-32601`).
+pub fn handle(server: &Arc<Server>, request: Request, meta: &meta::Meta) -> Reply {
     let Request { id, method, params } = request;
     let params = params.as_ref();
-    let request_meta = if method == "initialize" && !meta::is_modern(params) {
+    let request_meta = if method == "initialize" && !meta.modern {
         Err(initialize_refused(params))
     } else {
-        meta::parse(params)
+        meta.judge()
     };
     let outcome = match request_meta {
         Err(e) => Err(e),
         Ok(request_meta) if method == "subscriptions/listen" && server.features.list_changed => {
             return listen(server, id, params, &request_meta);
         }
-        Ok(request_meta) => match dispatch(server, &method, params, &request_meta) {
+        Ok(request_meta) => match dispatch(server, &method, params, &request_meta, meta) {
             Outcome::Now(result) => result,
             Outcome::Later(future, outbox) => {
                 let server = server.clone();
                 let cache = methods::cacheable(&method);
                 let declared = Value::Object(request_meta.client_capabilities.clone());
-                return Reply::Later(Pending::new(id, outbox, async move {
-                    finish(&server, &declared, future.await, cache)
-                }));
+                return methods::later(
+                    &method,
+                    Pending::new(id, outbox, async move {
+                        finish(&server, &declared, future.await, cache)
+                    }),
+                );
             }
         },
     };
-    Reply::Now(Response {
-        id: Some(id),
-        outcome,
-    })
+    methods::now(
+        &method,
+        Response {
+            id: Some(id),
+            outcome,
+        },
+    )
 }
 
 fn dispatch(
@@ -55,6 +61,7 @@ fn dispatch(
     method: &str,
     params: Option<&Value>,
     request_meta: &meta::RequestMeta,
+    meta: &meta::Meta,
 ) -> Outcome {
     let capabilities = Value::Object(request_meta.client_capabilities.clone());
     let now = |r: Result<Value, ErrorObject>| {
@@ -70,6 +77,7 @@ fn dispatch(
         server.features.tasks && super::capabilities::declares(&capabilities, tasks::EXTENSION);
     let env = Env {
         peer: None,
+        progress_token: meta.progress_token.clone(),
         log_level: request_meta.log_level,
         client_capabilities: capabilities.clone(),
         modern: true,

@@ -914,7 +914,7 @@ mod tests {
 
     #[test]
     fn listening_for_tasks_needs_the_extension_and_hears_only_known_ids() {
-        let server = crate::fixture::server(super::super::Eras::Both);
+        let server = crate::content::conformance::server(super::super::Eras::Both);
         let declared = json!({"extensions": {EXTENSION: {}}});
         let ids = json!(["a", "b"]);
         let e = subscription(&server, Some(&ids), &json!({})).unwrap_err();
@@ -937,7 +937,7 @@ mod tests {
         }
         // A server without the extension does not know the field.
         let demo =
-            super::super::Server::new(crate::tools::demo::tool_set(), super::super::Eras::Both);
+            super::super::Server::new(crate::content::demo::tool_set(), super::super::Eras::Both);
         assert!(
             subscription(&demo, Some(&ids), &json!({}))
                 .unwrap()

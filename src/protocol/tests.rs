@@ -5,7 +5,7 @@ use crate::jsonrpc::{Parsed, parse};
 use serde_json::json;
 
 fn session() -> Session {
-    Session::new(Server::new(crate::tools::demo::tool_set(), Eras::Both))
+    Session::new(Server::new(crate::content::demo::tool_set(), Eras::Both))
 }
 
 /// Feeds one raw message and returns the reply as JSON (or `None`).
@@ -13,7 +13,7 @@ fn send(s: &mut Session, raw: Value) -> Option<Value> {
     let bytes = serde_json::to_vec(&raw).unwrap();
     let reply = match parse(&bytes) {
         Ok(Parsed::One(m)) => match s.handle(m) {
-            context::Reply::Now(r) => Some(r),
+            context::Reply::Now(r) | context::Reply::Streamed(r) => Some(r),
             context::Reply::None => None,
             _ => panic!("not an immediate reply"),
         },
@@ -336,7 +336,7 @@ fn modern(s: &mut Session, id: i64, method: &str, mut params: Value) -> Value {
 }
 
 fn server_with(eras: Eras) -> Session {
-    Session::new(Server::new(crate::tools::demo::tool_set(), eras))
+    Session::new(Server::new(crate::content::demo::tool_set(), eras))
 }
 
 #[test]

@@ -1,42 +1,96 @@
-//! `tools/list` and `tools/call` (MCP 2025-11-25 / 2026-07-28 `server/tools`). This is
-//! where a tool failure becomes a result with `isError: true` instead of a JSON-RPC
-//! error, and where a tool that takes time becomes a [`Later`](Outcome::Later).
+//! Tools: what one is (a plain value: a name, a description, a hand-written JSON Schema
+//! and a function; everything an SDK's `#[tool]` macro or `registerTool()` builds for
+//! you), and `tools/list` / `tools/call` (MCP 2025-11-25 / 2026-07-28 `server/tools`).
+//! `tools/list` sends the first three, `tools/call` runs the fourth. This is where a
+//! tool failure becomes a result with `isError: true` instead of a JSON-RPC error,
+//! and where a tool that takes time becomes a [`Later`](Outcome::Later).
 
 use super::capabilities::{declares, missing_capabilities};
-use super::context::{BoxFuture, Call, Context, Peer};
-use super::subscriptions::Hub;
-use super::tasks::Store;
+pub use super::context::Call;
+use super::context::{BoxFuture, Env, Outcome};
 use crate::jsonrpc::ErrorObject;
-use crate::tools::{Arguments, Handler, ToolSet};
-use serde_json::{Value, json};
-use std::sync::Arc;
-use tokio::sync::mpsc;
+use serde_json::{Map, Value, json};
+
+/// What a tool handler receives: the `params.arguments` object of `tools/call`
+/// (an empty object when the client sent none).
+pub type Arguments = Map<String, Value>;
+
+/// A tool's outcome. `Err` is not a protocol error: it becomes a result with
+/// `isError: true`, so the model sees what went wrong (MCP 2025-11-25
+/// `server/tools` "Error Handling").
+pub type ToolResult = Result<String, String>;
+
+/// One tool, as a plain value.
+pub struct Tool {
+    /// Unique key clients put in `params.name`.
+    pub name: &'static str,
+    /// Tells the model what the tool does and when to use it.
+    pub description: &'static str,
+    /// JSON Schema of `arguments`, written by hand (what zod or schemars would emit).
+    pub input_schema: Value,
+    /// Runs the tool; never panics on bad arguments.
+    pub handler: Handler,
+    /// Client capabilities the tool cannot work without; a modern request that does
+    /// not declare them gets `-32021` (2026-07-28 `basic/index` "_meta").
+    pub requires: &'static [&'static str],
+}
+
+/// The three shapes a tool's code can take.
+pub enum Handler {
+    /// Text at once; `Err(message)` becomes an `isError` result.
+    Text(fn(&Arguments) -> ToolResult),
+    /// A whole `CallToolResult` at once (any content types, its own `isError`).
+    Content(fn(&Arguments) -> Value),
+    /// A result that takes time: it may report progress, log, or ask the client on
+    /// the way. In the modern era it may also answer an `InputRequiredResult`.
+    Async(fn(Call) -> BoxFuture<Result<Value, ErrorObject>>),
+}
+
+/// The tools a server offers, in the order `tools/list` shows them.
+pub struct ToolSet {
+    tools: Vec<Tool>,
+    /// The `tools` array of `tools/list`, built once: listing is then a clone.
+    listing: Value,
+}
+
+impl ToolSet {
+    pub fn new(tools: Vec<Tool>) -> Self {
+        let listing = Value::Array(
+            tools
+                .iter()
+                .map(|t| {
+                    json!({
+                        "name": t.name,
+                        "description": t.description,
+                        "inputSchema": t.input_schema,
+                    })
+                })
+                .collect(),
+        );
+        ToolSet { tools, listing }
+    }
+
+    /// The tool definitions as they go on the wire.
+    pub fn listing(&self) -> &Value {
+        &self.listing
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Tool> {
+        self.tools.iter()
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.tools.iter().map(|t| t.name)
+    }
+}
 
 /// `tools/list` → `{"tools":[{name, description, inputSchema}, ...]}`.
 pub fn list(tools: &ToolSet) -> Value {
     json!({ "tools": tools.listing() })
-}
-
-/// What a call produced: a result now, or one still running.
-pub enum Outcome {
-    Now(Result<Value, ErrorObject>),
-    Later(
-        BoxFuture<Result<Value, ErrorObject>>,
-        mpsc::UnboundedReceiver<super::context::Out>,
-    ),
-}
-
-/// The facts of the request a running tool may need (see [`Context`]).
-pub struct Env {
-    /// Legacy sessions: how to ask the client.
-    pub peer: Option<Arc<Peer>>,
-    pub log_level: Option<usize>,
-    pub client_capabilities: Value,
-    pub modern: bool,
-    pub hub: Arc<Hub>,
-    /// The task store, when this request may be answered with a task: a modern request
-    /// that declared the tasks extension, to a server that offers it.
-    pub tasks: Option<Arc<Store>>,
 }
 
 /// `tools/call` with `{"name": ..., "arguments": {...}}`. Protocol problems (no such
@@ -75,37 +129,11 @@ pub fn call(tools: &ToolSet, params: Option<&Value>, env: Env) -> Outcome {
     }
 }
 
-impl Env {
-    /// The [`Call`] an asynchronous tool or prompt runs with, and the outbox its
-    /// messages come out of.
-    pub fn call(
-        self,
-        params: Option<&Value>,
-        arguments: Arguments,
-    ) -> (Call, mpsc::UnboundedReceiver<super::context::Out>) {
-        let (ctx, outbox) = Context::new(
-            self.peer,
-            params,
-            self.log_level,
-            self.client_capabilities,
-            self.hub,
-        );
-        let call = Call {
-            arguments,
-            params: params.cloned().unwrap_or(Value::Null),
-            ctx,
-            modern: self.modern,
-            tasks: self.tasks,
-        };
-        (call, outbox)
-    }
-}
-
 /// The tool named by `params.name` and its `arguments` (absent or `null`: `{}`).
 fn find<'a>(
     tools: &'a ToolSet,
     params: Option<&'a Value>,
-) -> Result<(&'a crate::tools::Tool, &'a Arguments), ErrorObject> {
+) -> Result<(&'a Tool, &'a Arguments), ErrorObject> {
     static EMPTY: std::sync::OnceLock<Arguments> = std::sync::OnceLock::new();
     let name = super::params::string("tools/call", params, "name")?;
     let tool = tools.get(name).ok_or_else(|| {

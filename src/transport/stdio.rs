@@ -143,6 +143,7 @@ impl Running {
             id,
             mut outbox,
             response,
+            ..
         } = pending;
         let out = out.clone();
         let task = runtime.spawn(async move {
@@ -190,7 +191,7 @@ fn handle_line(
             let _ = writeln!(log, "[mcp-raw] recv {}", super::describe(&message));
             match session.handle(message) {
                 Reply::None => None,
-                Reply::Now(response) => Some(response.to_bytes()),
+                Reply::Now(response) | Reply::Streamed(response) => Some(response.to_bytes()),
                 Reply::Later(pending) => {
                     running.start(pending, out)?;
                     None
@@ -289,7 +290,7 @@ mod tests {
 
     fn run(input: &str, max: usize) -> Vec<Value> {
         let out = Shared::default();
-        let server = Server::new(crate::tools::demo::tool_set(), Eras::Both);
+        let server = Server::new(crate::content::demo::tool_set(), Eras::Both);
         serve(server, input.as_bytes(), out.clone(), io::sink(), max, None).unwrap();
         let out = out.0.lock().unwrap().clone();
         out.split(|b| *b == b'\n')
@@ -342,7 +343,7 @@ mod tests {
                 Ok(())
             }
         }
-        let server = Server::new(crate::tools::demo::tool_set(), Eras::Both);
+        let server = Server::new(crate::content::demo::tool_set(), Eras::Both);
         let input = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n".repeat(3);
         assert!(serve(server, input.as_bytes(), Closed, io::sink(), 1024, None).is_ok());
     }

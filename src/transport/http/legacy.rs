@@ -6,9 +6,9 @@
 use super::App;
 use super::reply::{self, HttpResponse};
 use super::sessions::Entry;
-use crate::jsonrpc::{Message, Parsed, code};
+use crate::jsonrpc::{Message, code};
 use crate::protocol::context::Reply;
-use crate::protocol::{SUPPORTED_VERSIONS, Session};
+use crate::protocol::{Envelope, Incoming, SUPPORTED_VERSIONS, Session};
 use crate::transport::stdio::batch_bytes;
 use crate::wire::http::mirror;
 use hyper::header::HeaderValue;
@@ -18,18 +18,18 @@ use hyper::{HeaderMap, StatusCode};
 /// (2025-11-25 `basic/transports` "Protocol Version Header").
 pub const ASSUMED_VERSION: &str = "2025-03-26";
 
-pub fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> Result<HttpResponse, HttpResponse> {
+pub fn post(app: &App, headers: &HeaderMap, body: Incoming) -> Result<HttpResponse, HttpResponse> {
     let session_id = session_id(headers)?;
 
     // initialize is the one request sent without a session: it creates one.
-    let parsed = match parsed {
-        Parsed::One(Message::Request(r)) if r.method == "initialize" => {
+    let body = match body {
+        Incoming::One(envelope) if is_initialize(&envelope.message) => {
             if session_id.is_some() {
                 return Err(bad_request(
                     "initialize must be sent without Mcp-Session-Id: it starts a new session",
                 ));
             }
-            return Ok(initialize(app, Message::Request(r)));
+            return Ok(initialize(app, envelope));
         }
         other => other,
     };
@@ -41,15 +41,19 @@ pub fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> Result<HttpRespon
     };
     check_protocol_version(headers)?;
     app.sessions
-        .with(id, |entry| answer(entry, parsed))
+        .with(id, |entry| answer(entry, body))
         .ok_or_else(|| session_not_found(id))
+}
+
+fn is_initialize(message: &Message) -> bool {
+    matches!(message, Message::Request(r) if r.method == "initialize")
 }
 
 /// Runs `initialize` in a fresh session and keeps the session only if it succeeded;
 /// its new id goes back in the `Mcp-Session-Id` response header.
-fn initialize(app: &App, message: Message) -> HttpResponse {
+fn initialize(app: &App, envelope: Envelope) -> HttpResponse {
     let mut session = Session::new(app.server.clone());
-    let Reply::Now(response) = session.handle_legacy(message) else {
+    let Reply::Now(response) = session.handle(envelope) else {
         return reply::accepted();
     };
     let mut http = reply::json(response.to_bytes());
@@ -77,28 +81,26 @@ fn initialize(app: &App, message: Message) -> HttpResponse {
     http
 }
 
-/// Runs the message through the session's core and picks the response form.
-fn answer(entry: &mut Entry, parsed: Parsed) -> HttpResponse {
-    match parsed {
-        Parsed::One(message) => {
-            let streams = matches!(&message, Message::Request(r) if r.method == "tools/call");
-            match entry.session.handle_legacy(message) {
-                // tools/call answers on an SSE stream: the path a long call uses to
-                // send progress events (or ask the client) before its result.
-                Reply::Now(response) if streams => reply::sse(&response),
-                Reply::Now(response) => reply::json(response.to_bytes()),
-                Reply::Later(pending) => {
-                    let cancel = entry.track(pending.id.clone());
-                    reply::resumable(entry.streams.start(pending, cancel))
-                }
-                Reply::Cancel(id) => {
-                    entry.cancel(&id);
-                    reply::accepted()
-                }
-                Reply::None => reply::accepted(),
+/// Runs the message through the session's core; the reply picks the response form.
+fn answer(entry: &mut Entry, body: Incoming) -> HttpResponse {
+    match body {
+        Incoming::One(envelope) => match entry.session.handle(envelope) {
+            Reply::Now(response) => reply::json(response.to_bytes()),
+            // An answer that is a stream (tools/call) goes on an SSE stream even when
+            // it is ready at once: the path a long call uses to send progress events
+            // (or ask the client) before its result.
+            Reply::Streamed(response) => reply::sse(&response),
+            Reply::Later(pending) => {
+                let cancel = entry.track(pending.id.clone());
+                reply::resumable(entry.streams.start(pending, cancel))
             }
-        }
-        Parsed::Batch(items) => match entry.session.handle_batch(items) {
+            Reply::Cancel(id) => {
+                entry.cancel(&id);
+                reply::accepted()
+            }
+            Reply::None => reply::accepted(),
+        },
+        Incoming::Batch(items) => match entry.session.handle_batch(items) {
             Ok(replies) if replies.is_empty() => reply::accepted(),
             Ok(replies) => reply::json(batch_bytes(&replies)),
             Err(refusal) => reply::rpc_error(StatusCode::BAD_REQUEST, refusal),

@@ -18,10 +18,10 @@ pub mod reply;
 pub mod resume;
 pub mod sessions;
 
-use crate::protocol::Server;
+use crate::protocol::{Door, Era, Facts, Server, era};
 use crate::wire::http::mirror;
 use hyper::header::{ALLOW, HeaderValue};
-use hyper::{Method, Request, StatusCode};
+use hyper::{HeaderMap, Method, Request, StatusCode};
 pub use limits::Limits;
 use reply::HttpResponse;
 use sessions::Sessions;
@@ -85,6 +85,27 @@ impl App {
     }
 }
 
+/// The transport facts the era rule reads, from a request's headers.
+pub fn facts(headers: &HeaderMap, door: Door) -> Facts<'_> {
+    Facts {
+        door,
+        protocol_versions: headers
+            .get_all(mirror::PROTOCOL_VERSION)
+            .iter()
+            .map(HeaderValue::as_bytes)
+            .collect(),
+        session_id: headers.contains_key(crate::wire::http::SESSION_ID),
+        method_header: headers.contains_key(mirror::METHOD),
+    }
+}
+
+impl App {
+    /// The era that serves a bodiless request through `door` ([`era::choose`]).
+    fn era(&self, headers: &HeaderMap, door: Door) -> Era {
+        era::choose(self.server.eras, &facts(headers, door), None)
+    }
+}
+
 /// Serves HTTP on `listener` until `shutdown` completes.
 pub async fn run(
     listener: TcpListener,
@@ -112,12 +133,7 @@ pub async fn serve(
 /// request.
 pub(crate) async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
     let headers = req.headers();
-    let looks_modern = app.server.eras == crate::protocol::Eras::Modern
-        || headers.contains_key(mirror::METHOD)
-        || headers
-            .get_all(mirror::PROTOCOL_VERSION)
-            .iter()
-            .any(|v| crate::protocol::meta::MODERN_VERSIONS.contains(&v.to_str().unwrap_or("")));
+    let looks_modern = app.era(headers, Door::Headers) == Era::Modern;
     if let Err(refused) = guard::check_singletons(headers, looks_modern) {
         return refused;
     }
@@ -136,12 +152,12 @@ pub(crate) async fn route(app: &App, req: Request<hyper::body::Incoming>) -> Htt
     }
     match *req.method() {
         Method::POST => post::handle(app, req).await,
-        Method::DELETE if !modern_delete(app, req.headers()) => delete(app, &req),
+        Method::DELETE if app.era(req.headers(), Door::Delete) == Era::Legacy => delete(app, &req),
         Method::DELETE => not_allowed(
             app,
             "Method Not Allowed: 2026-07-28 has no sessions, so there is nothing to DELETE",
         ),
-        Method::GET if !modern_request(app, req.headers()) => get_stream(app, &req),
+        Method::GET if app.era(req.headers(), Door::Get) == Era::Legacy => get_stream(app, &req),
         Method::GET => not_allowed(
             app,
             "Method Not Allowed: this server offers no GET stream because it never pushes messages unprompted; every response arrives on the POST that asked for it",
@@ -210,25 +226,6 @@ fn get_stream(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
     match opened {
         Some(()) => reply::push_stream(rx),
         None => legacy::session_not_found(id),
-    }
-}
-
-/// Does this request name a modern `MCP-Protocol-Version`?
-fn modern_request(app: &App, headers: &hyper::HeaderMap) -> bool {
-    app.server.eras == crate::protocol::Eras::Modern
-        || mirror::names_version(headers, &crate::protocol::meta::MODERN_VERSIONS)
-}
-
-/// Is this DELETE from the modern era? Always on a modern-only server; on a
-/// dual-era one when it names a modern `MCP-Protocol-Version` and no session.
-fn modern_delete(app: &App, headers: &hyper::HeaderMap) -> bool {
-    match app.server.eras {
-        crate::protocol::Eras::Modern => true,
-        crate::protocol::Eras::Legacy => false,
-        crate::protocol::Eras::Both => {
-            !headers.contains_key(crate::wire::http::SESSION_ID)
-                && mirror::names_version(headers, &crate::protocol::meta::MODERN_VERSIONS)
-        }
     }
 }
 

@@ -7,22 +7,22 @@
 use super::App;
 use super::reply::{self, HttpResponse};
 use crate::jsonrpc::code::HEADER_MISMATCH;
-use crate::jsonrpc::{ErrorObject, Message, Parsed, Request, Response, code};
+use crate::jsonrpc::{ErrorObject, Message, Request, Response, code};
 use crate::protocol::context::{Out, Pending, Reply};
-use crate::protocol::{meta, modern};
+use crate::protocol::{Incoming, Session, meta};
 use crate::wire::http::{mirror, status_for};
 use hyper::{HeaderMap, StatusCode};
 
-pub async fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> HttpResponse {
-    let message = match parsed {
-        Parsed::One(message) => message,
-        Parsed::Batch(_) => {
+pub async fn post(app: &App, headers: &HeaderMap, body: Incoming<'_>) -> HttpResponse {
+    let envelope = match body {
+        Incoming::One(envelope) => envelope,
+        Incoming::Batch(_) => {
             return refuse(
                 "JSON-RPC batches do not exist in 2026-07-28; send one message per POST",
             );
         }
     };
-    let request = match message {
+    let request = match &envelope.message {
         // No client notification is defined for HTTP in 2026-07-28; accept and ignore.
         Message::Notification(_) => return reply::accepted(),
         Message::Response(_) => {
@@ -32,20 +32,30 @@ pub async fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> HttpRespons
         }
         Message::Request(request) => request,
     };
-    if let Err(e) = check_headers(app, headers, &request) {
-        return reply::rpc_error(status_for(e.code), Response::error(Some(request.id), e));
+    if let Err(e) = check_headers(app, headers, request, &envelope.meta) {
+        return reply::rpc_error(
+            status_for(e.code),
+            Response::error(Some(request.id.clone()), e),
+        );
     }
-    let streams = request.method == "tools/call";
-    match modern::handle(&app.server, request) {
-        Reply::Now(response) => match &response.outcome {
-            Err(e) => reply::rpc_error(status_for(e.code), response),
-            Ok(_) if streams => reply::sse(&response),
-            Ok(_) => reply::json(response.to_bytes()),
-        },
+    // 2026-07-28 keeps no session: the core serves this request with a fresh one that
+    // ends with it (the era rule, fed the same facts, takes the stateless path).
+    match Session::new(app.server.clone()).handle(envelope) {
+        Reply::Now(response) => now(response, false),
+        Reply::Streamed(response) => now(response, true),
         // Closing this stream is how a modern client cancels the request.
-        Reply::Later(pending) => later(pending, streams).await,
-
+        Reply::Later(pending) => later(pending).await,
         Reply::None | Reply::Cancel(_) => reply::accepted(),
+    }
+}
+
+/// A response ready now: an error with its HTTP status; a result as JSON, or as a
+/// one-event SSE stream when its answer is a stream (`streamed`).
+fn now(response: Response, streamed: bool) -> HttpResponse {
+    match &response.outcome {
+        Err(e) => reply::rpc_error(status_for(e.code), response),
+        Ok(_) if streamed => reply::sse(&response),
+        Ok(_) => reply::json(response.to_bytes()),
     }
 }
 
@@ -53,17 +63,11 @@ pub async fn post(app: &App, headers: &HeaderMap, parsed: Parsed) -> HttpRespons
 /// a message (progress, a log line, a subscription's acknowledgment) opens an SSE
 /// stream that carries it and everything after; the response, if it comes first, is
 /// answered like an immediate one, so a refusal still gets its 4xx status.
-async fn later(mut pending: Pending, streams: bool) -> HttpResponse {
+async fn later(mut pending: Pending) -> HttpResponse {
     let first = tokio::select! {
         biased;
         Some(out) = next_message(&mut pending.outbox) => out,
-        response = &mut pending.response => {
-            return match &response.outcome {
-                Err(e) => reply::rpc_error(status_for(e.code), response),
-                Ok(_) if streams => reply::sse(&response),
-                Ok(_) => reply::json(response.to_bytes()),
-            };
-        }
+        response = &mut pending.response => return now(response, pending.streamed),
     };
     reply::stream(Some(first), pending)
 }
@@ -85,9 +89,14 @@ async fn next_message(
 /// `Mcp-Name` (decoded) equals `params.name` / `params.uri` where required.
 /// A legacy `initialize` skips these so the core can answer it with the supported
 /// versions, the one message a legacy client can show.
-fn check_headers(app: &App, headers: &HeaderMap, request: &Request) -> Result<(), ErrorObject> {
+fn check_headers(
+    app: &App,
+    headers: &HeaderMap,
+    request: &Request,
+    meta: &meta::Meta,
+) -> Result<(), ErrorObject> {
     let params = request.params.as_ref();
-    if request.method == "initialize" && !meta::is_modern(params) {
+    if request.method == "initialize" && !meta.modern {
         return Ok(());
     }
     let version = header(headers, mirror::PROTOCOL_VERSION)?.ok_or_else(|| {
@@ -96,7 +105,7 @@ fn check_headers(app: &App, headers: &HeaderMap, request: &Request) -> Result<()
             meta::PROTOCOL_VERSION
         ))
     })?;
-    let fields = meta::check_fields(params)?;
+    let fields = meta.fields()?;
     if fields.protocol_version.as_str() != Some(version) {
         return Err(mismatch(format!(
             "MCP-Protocol-Version header {version:?} does not match params._meta version {}",

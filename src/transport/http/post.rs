@@ -1,13 +1,12 @@
 //! One `POST /mcp`, up to the point where the eras part: headers checked, body read
-//! and parsed, era chosen. The session path continues in [`super::legacy`], the
+//! and parsed, era chosen by the core's one rule ([`era::choose`]). The session path continues in [`super::legacy`], the
 //! stateless path in [`super::modern`].
 
 use super::reply::{self, HttpResponse};
 use super::{App, guard, legacy, modern};
-use crate::jsonrpc::{self, Message, Parsed};
-use crate::protocol::{Eras, SUPPORTED_VERSIONS, meta};
-use crate::wire::http::mirror;
-use hyper::{HeaderMap, Request, StatusCode};
+use crate::jsonrpc::{self, Parsed};
+use crate::protocol::{Door, Envelope, Era, Incoming, era};
+use hyper::{Request, StatusCode};
 
 pub async fn handle(app: &App, request: Request<hyper::body::Incoming>) -> HttpResponse {
     match handle_inner(app, request).await {
@@ -26,42 +25,21 @@ async fn handle_inner(
     let bytes = guard::read_body(body, headers, &app.limits).await?;
     let parsed =
         jsonrpc::parse(&bytes).map_err(|e| reply::rpc_error(StatusCode::BAD_REQUEST, e))?;
-    if is_modern(app.server.eras, headers, &parsed) {
-        Ok(modern::post(app, headers, parsed).await)
-    } else {
-        legacy::post(app, headers, parsed)
-    }
-}
-
-/// Picks the era of one POST on a dual-era endpoint, in this order:
-/// 1. `MCP-Protocol-Version` names a modern revision → modern (a stray
-///    `Mcp-Session-Id` is then ignored, as 2026-07-28 says);
-/// 2. `Mcp-Session-Id` present → legacy session traffic;
-/// 3. `MCP-Protocol-Version` present and not a legacy revision (`v999.0.0`) → modern,
-///    so a modern client hears `-32022` rather than "no session";
-/// 4. the body carries the modern `_meta` fields → modern (a modern request that
-///    forgot its header still gets a modern error);
-/// 5. anything else (`initialize` above all) → legacy.
-fn is_modern(eras: Eras, headers: &HeaderMap, parsed: &Parsed) -> bool {
-    match eras {
-        Eras::Legacy => return false,
-        Eras::Modern => return true,
-        Eras::Both => {}
-    }
-    if mirror::names_version(headers, &meta::MODERN_VERSIONS) {
-        return true;
-    }
-    if headers.contains_key(crate::wire::http::SESSION_ID) {
-        return false;
-    }
-    if headers.contains_key(mirror::PROTOCOL_VERSION)
-        && !mirror::names_version(headers, &SUPPORTED_VERSIONS)
-    {
-        return true;
-    }
-    match parsed {
-        Parsed::One(Message::Request(r)) => meta::is_modern(r.params.as_ref()),
-        Parsed::One(Message::Notification(n)) => meta::is_modern(n.params.as_ref()),
-        _ => false,
+    let facts = super::facts(headers, Door::Message);
+    // The era rule reads the message's `_meta` too (a batch has none to read).
+    let (era, body) = match parsed {
+        Parsed::One(message) => {
+            let envelope = Envelope::new(message, facts);
+            let era = era::choose(app.server.eras, &envelope.facts, Some(&envelope.meta));
+            (era, Incoming::One(envelope))
+        }
+        Parsed::Batch(items) => (
+            era::choose(app.server.eras, &facts, None),
+            Incoming::Batch(items),
+        ),
+    };
+    match era {
+        Era::Modern => Ok(modern::post(app, headers, body).await),
+        Era::Legacy => legacy::post(app, headers, body),
     }
 }

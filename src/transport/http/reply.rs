@@ -258,6 +258,7 @@ mod tests {
                 id: RequestId::from(1),
                 outbox,
                 response,
+                streamed: false,
             },
         )
     }

@@ -250,7 +250,7 @@ mod tests {
     use crate::protocol::{Eras, Server};
 
     fn session() -> Session {
-        Session::new(Server::new(crate::tools::demo::tool_set(), Eras::Both))
+        Session::new(Server::new(crate::content::demo::tool_set(), Eras::Both))
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The three demo tools of the original project: `get_current_time`, `echo`, `add`.
 
-use super::{Arguments, Handler, Tool, ToolResult, ToolSet};
 use crate::clock;
+use crate::protocol::tools::{Arguments, Handler, Tool, ToolResult, ToolSet};
 use serde_json::{Value, json};
 
 /// The default tool set of `mcp-raw serve`.
