@@ -104,6 +104,21 @@ enum Command {
         #[command(flatten)]
         view: View,
     },
+    /// Render a recorded transcript (from --record) again: the text view (readable, or
+    /// --raw for every byte), or --pretty for one indented JSON document.
+    Show {
+        /// A JSON Lines transcript written by --record.
+        file: PathBuf,
+        /// Every byte verbatim, invisible ones marked.
+        #[arg(long)]
+        raw: bool,
+        /// One pretty JSON document: each event with the facts read from it.
+        #[arg(long, conflicts_with = "raw")]
+        pretty: bool,
+        /// Colour: auto (on a terminal, NO_COLOR unset), always or never.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
     /// Spawn `mcp-raw serve` as a child and drive one whole session over stdio,
     /// printing every message sent (>>>) and received (<<<).
     Demo {
@@ -323,6 +338,12 @@ fn main() -> ExitCode {
         Command::ConformanceClient { url, view } => view
             .printer("http")
             .and_then(|printer| runtime()?.block_on(client::conformance::run(&url, printer))),
+        Command::Show {
+            file,
+            raw,
+            pretty,
+            color,
+        } => show(&file, raw, pretty, color.enabled()),
         Command::Demo { era, view } => view
             .printer("stdio")
             .and_then(|printer| runtime()?.block_on(client::stdio_demo::run(era.into(), printer))),
@@ -371,6 +392,26 @@ impl View {
             more,
         ))
     }
+}
+
+/// `mcp-raw show FILE`: a transcript rendered again.
+fn show(file: &std::path::Path, raw: bool, pretty: bool, color: bool) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+    let (header, events) = transcript::read(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{} is not a transcript mcp-raw can read: {e}",
+            file.display()
+        )
+    })?;
+    let out = if pretty {
+        transcript::pretty(&header, &events) + "\n"
+    } else {
+        mcp_raw::wire::text::render(&events, raw, color)
+    };
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    Ok(())
 }
 
 /// `serve --trace`: which text view goes to stderr.

@@ -263,6 +263,14 @@ fn stdout_pollution_is_shown_flagged_and_the_session_goes_on() {
     assert!(stdout.windows(2).any(|w| w == b"\xff\xfe"));
 }
 
+/// The `>>>` / `<<<` lines of a view (stderr also holds the server's log).
+fn wire_lines(view: &str) -> String {
+    view.lines()
+        .filter(|l| l.starts_with(">>>") || l.starts_with("<<<"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 /// `serve --trace raw` over stdio: the trace shows each line the client wrote and
 /// each line the server wrote, verbatim; `--record` holds the same bytes.
 #[test]
@@ -304,6 +312,43 @@ fn serve_trace_and_record_over_stdio_match_the_pipes() {
     }
     let (header, events) = read_transcript(&record);
     assert_eq!(header.role, "server");
+    // `mcp-raw show` renders the record again: the same raw view the trace was.
+    let shown = Command::new(BIN)
+        .args(["show", "--raw", "--color", "never"])
+        .arg(&record)
+        .output()
+        .unwrap();
+    assert_eq!(
+        unstamped(&String::from_utf8_lossy(&shown.stdout)),
+        wire_lines(&trace)
+    );
+    let pretty = Command::new(BIN)
+        .arg("show")
+        .arg("--pretty")
+        .arg(&record)
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&pretty.stdout).unwrap();
+    assert!(
+        doc["rendering"]
+            .as_str()
+            .unwrap()
+            .contains("the JSON Lines file is the record")
+    );
+    assert_eq!(doc["events"][1]["facts"][0]["shape"], "request");
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(
+        &bad,
+        "{\"transcript\":\"mcp-raw\",\"version\":1}\n{\"t\":0,\"lane\":\"c1\"}\n",
+    )
+    .unwrap();
+    let refused = Command::new(BIN).arg("show").arg(&bad).output().unwrap();
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("line 2: bad \"dir\""),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
     assert_eq!(concat(&events, |e| e.dir == Dir::ToServer), sent.as_bytes());
     assert_eq!(concat(&events, |e| e.dir == Dir::ToClient), out.stdout);
 }
