@@ -4,7 +4,8 @@
 //!
 //! - **raw**: every byte as it crossed, line by line; invisible bytes are marked:
 //!   `␍` a CR, `⟨BOM⟩` a byte order mark, `⟨xx⟩` a control byte or a byte that is not
-//!   UTF-8. Chunk-size lines, SSE fields and JSON are shown exactly as sent.
+//!   UTF-8. Chunk-size lines, SSE fields and JSON are shown exactly as sent. Each read
+//!   or write starts a stamped line; an unstamped line follows a `\n` of the bytes.
 //! - **readable** (the default): heads as sent (names in their case and order), a note
 //!   per chunk, SSE fields, and each JSON payload re-indented with its keys in wire
 //!   order; anything odd (stdout pollution, a CRLF line, a BOM) gets a note.
@@ -158,11 +159,19 @@ impl<W: Write + Send> TextView<W> {
             What::Bytes(bytes) => {
                 let buf = self.partial.entry(key).or_default();
                 buf.extend_from_slice(bytes);
-                let Some(last) = buf.iter().rposition(|b| *b == b'\n') else {
-                    return String::new();
+                // On HTTP a read ends the shown line (a body rarely ends in a newline,
+                // and the next read starts a stamped line); a stdio line waits for its
+                // `\n`.
+                let cut = match e.lane.kind {
+                    LaneKind::Http => buf.len(),
+                    _ => match buf.iter().rposition(|b| *b == b'\n') {
+                        Some(last) => last + 1,
+                        None => return String::new(),
+                    },
                 };
-                let complete: Vec<u8> = buf.drain(..=last).collect();
-                let lines: Vec<String> = complete[..complete.len() - 1]
+                let complete: Vec<u8> = buf.drain(..cut).collect();
+                let text = complete.strip_suffix(b"\n").unwrap_or(&complete);
+                let lines: Vec<String> = text
                     .split(|b| *b == b'\n')
                     .map(|l| mark(l, self.style))
                     .collect();
