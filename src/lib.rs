@@ -55,19 +55,15 @@
 //!     mod.rs            the endpoint, Mcp-Session-Id, the status of a modern error
 //!     mirror.rs         Mcp-Method / Mcp-Name / Mcp-Param-*, the Base64 sentinel
 //!     x_mcp_header.rs   x-mcp-header annotations: checked, mirrored, validated
-//! client/               a dual-era client, and the demos that print the wire
+//! client/               the client side, as a library: links that record what crosses
 //!   wire_print.rs       captions and notes; the recorder whose sinks show the wire
 //!   stdio_link.rs       a child process's stdio, lines of bytes, stderr on its own lane
-//!   http_link.rs        one keep-alive HTTP/1.1 connection
+//!   http_link.rs        one keep-alive HTTP/1.1 connection, recorded under hyper
 //!   mcp_client.rs       era detection, _meta, mirrored headers, retries
-//!   script.rs           the sessions the demos drive
-//!   stdio_demo.rs       `mcp-raw demo`: spawns `mcp-raw serve`, drives it over pipes
-//!   http_demo.rs        `mcp-raw demo-http`: spawns `mcp-raw serve --http`
-//!   cli_client.rs       `mcp-raw client`: any server's wire
-//!   conformance.rs      `mcp-raw conformance-client`: what the suite drives
 //! clock.rs              RFC 3339 UTC time for get_current_time
 //! memory.rs             giving freed memory back to the OS (glibc knobs)
-//! main.rs               the thin CLI
+//! main.rs, cli/         the command line and its programs (client, demos, show),
+//!                       outside the library: they use it like any program would
 //! ```
 
 // Refusals travel as values (`Result<_, Response>`): an error response or an HTTP

@@ -5,13 +5,13 @@
 //! then trips each session rule: no session id (400), an unknown one (404), GET (405),
 //! DELETE, and reuse (404).
 
-use super::http_link::{HttpLink, HttpReply};
 use super::script::{self, Expect, Step};
-use super::wire_print::Printer;
-use crate::protocol::{Eras, LATEST_VERSION, meta};
-use crate::wire::http::{SESSION_ID, mirror};
 use anyhow::{Context, bail};
 use hyper::Method;
+use mcp_raw::client::http_link::{HttpLink, HttpReply};
+use mcp_raw::client::wire_print::Printer;
+use mcp_raw::protocol::{Eras, LATEST_VERSION, meta};
+use mcp_raw::wire::http::{SESSION_ID, mirror};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -55,7 +55,7 @@ pub async fn run(port: u16, era: Eras, printer: Printer) -> anyhow::Result<()> {
     )
     .await
     .context("the server did not start listening in time")??;
-    let url = format!("http://{authority}{}", crate::wire::http::ENDPOINT);
+    let url = format!("http://{authority}{}", mcp_raw::wire::http::ENDPOINT);
     printer.caption(&format!(
         "Spawned `mcp-raw serve --http --era {server_era}`. One endpoint, {url}; every client message is its own POST."
     ));
@@ -88,7 +88,7 @@ async fn listening_address(child: &mut Child, printer: Printer) -> anyhow::Resul
         printer.server_stderr(&line);
         if let Some(rest) = line.split("listening on http://").nth(1) {
             let authority = rest
-                .trim_end_matches(crate::wire::http::ENDPOINT)
+                .trim_end_matches(mcp_raw::wire::http::ENDPOINT)
                 .to_owned();
             tokio::spawn(async move {
                 while let Ok(Some(line)) = lines.next_line().await {

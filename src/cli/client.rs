@@ -2,12 +2,12 @@
 //! call some, and print every byte of it. TARGET is an `http://` URL, or the command
 //! line of a stdio server.
 
-use super::http_link::HttpLink;
-use super::mcp_client::{EraCache, Link, McpClient, Options};
-use super::stdio_link::StdioLink;
-use super::wire_print::Printer;
-use crate::protocol::Eras;
 use anyhow::{Context, bail};
+use mcp_raw::client::http_link::HttpLink;
+use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options};
+use mcp_raw::client::stdio_link::StdioLink;
+use mcp_raw::client::wire_print::Printer;
+use mcp_raw::protocol::Eras;
 use serde_json::{Value, json};
 
 /// Opens the link a TARGET names: `http://...` is Streamable HTTP; anything else is

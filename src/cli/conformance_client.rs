@@ -4,11 +4,11 @@
 //! scenarios `MCP_CONFORMANCE_CONTEXT`); each scenario is a few ordinary client
 //! operations.
 
-use super::http_link::HttpLink;
-use super::mcp_client::{EraCache, Link, McpClient, Options};
-use super::wire_print::Printer;
-use crate::protocol::Eras;
 use anyhow::{Context, bail};
+use mcp_raw::client::http_link::HttpLink;
+use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options};
+use mcp_raw::client::wire_print::Printer;
+use mcp_raw::protocol::Eras;
 use serde_json::{Map, Value, json};
 
 pub async fn run(url: &str, printer: Printer) -> anyhow::Result<()> {

@@ -1,0 +1,318 @@
+//! The command line: every subcommand and flag, as clap derives them. The `///`
+//! comments are the `--help` text.
+
+use clap::{Parser, Subcommand};
+use mcp_raw::client::wire_print::{ColorChoice, Printer};
+use mcp_raw::protocol::Eras;
+use mcp_raw::transport::http;
+use mcp_raw::wire::transcript;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A hand-written MCP server and client that shows every byte on the wire.
+#[derive(Parser)]
+#[command(name = "mcp-raw", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+// Parsed once per process: the size of the `serve` variant (all its limits) costs
+// nothing worth boxing for.
+#[allow(clippy::large_enum_variant)]
+#[derive(Subcommand)]
+pub enum Command {
+    /// Run the MCP server: stdio by default (one JSON-RPC message per line on
+    /// stdin/stdout, logs on stderr), or Streamable HTTP on /mcp with --http.
+    Serve {
+        /// Serve Streamable HTTP instead of stdio.
+        #[arg(long)]
+        http: bool,
+        /// Address to bind with --http. Loopback by default: a local server should
+        /// not be reachable from the network.
+        #[arg(long, default_value = "127.0.0.1", requires = "http")]
+        host: String,
+        /// Port to bind with --http (0 picks a free one; the log line says which).
+        #[arg(long, default_value_t = 3100, requires = "http")]
+        port: u16,
+        /// Largest accepted message in bytes: an HTTP body (413 beyond it) or a stdio
+        /// line (-32600 beyond it).
+        #[arg(long, default_value_t = 4 * 1024 * 1024)]
+        max_body_bytes: usize,
+        /// With --http, also answer to this host name in Host and Origin (repeatable;
+        /// loopback names are always accepted, any other is refused with 403 to stop
+        /// DNS rebinding).
+        #[arg(long = "allow-host", value_name = "NAME", requires = "http")]
+        allow_hosts: Vec<String>,
+        #[command(flatten)]
+        limits: HttpLimits,
+        /// Protocol eras to serve: legacy (initialize handshake, 2024-11-05 to
+        /// 2025-11-25), modern (stateless 2026-07-28, per-request _meta), or both,
+        /// chosen per request.
+        #[arg(long, value_enum, default_value_t = EraArg::Both)]
+        era: EraArg,
+        /// What the server offers: demo (get_current_time, echo, add) or
+        /// conformance (the tools, resources and prompts the official conformance
+        /// suite checks).
+        #[arg(long, value_enum, default_value_t = FixtureArg::Demo)]
+        fixture: FixtureArg,
+        /// With --fixture conformance: most tasks kept at once (the oldest finished one
+        /// makes room; when all run, a call that would create one gets an error).
+        #[arg(long, value_name = "N", default_value_t = mcp_raw::protocol::tasks::MAX_TASKS)]
+        max_tasks: usize,
+        /// With --fixture conformance: seconds a task stays readable after its creation
+        /// (its ttlMs).
+        #[arg(long, value_name = "SECS", default_value = "600", value_parser = secs)]
+        task_ttl: Duration,
+        /// Print every byte in and out on stderr (never stdout) as it crosses, in the
+        /// readable text view, or `--trace raw` for the bytes verbatim.
+        #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]
+        trace: Option<TraceView>,
+        /// Write every byte in and out to FILE as a JSON Lines transcript (see the
+        /// README's "Transcript format").
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
+    },
+    /// Connect to any MCP server (an http:// URL, or a stdio server's command line,
+    /// quoted), detect its era, list its tools, call some, and print the whole wire.
+    Client {
+        /// `http://host:port/path`, or the command that starts a stdio server
+        /// (split on spaces), e.g. "mcp-raw serve".
+        target: String,
+        /// Eras this client may speak: both probes with server/discover and falls back
+        /// to initialize; modern or legacy insist on one.
+        #[arg(long, value_enum, default_value_t = EraArg::Both)]
+        era: EraArg,
+        /// Call a tool after listing: NAME or NAME={"json":"arguments"} (repeatable).
+        #[arg(long = "call", value_name = "NAME[=JSON]")]
+        calls: Vec<String>,
+        /// Seconds to wait for the server's next bytes of an answer (a response head,
+        /// the next piece of its body, a stdio reply); a stream lives as long as it
+        /// moves.
+        #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs)]
+        timeout: Duration,
+        #[command(flatten)]
+        view: View,
+    },
+    /// The client the official conformance suite drives (it passes the server URL and
+    /// names the scenario in MCP_CONFORMANCE_SCENARIO).
+    ConformanceClient {
+        /// The mock server's URL, appended by the suite.
+        url: String,
+        #[command(flatten)]
+        view: View,
+    },
+    /// Render a recorded transcript (from --record) again: the text view (readable, or
+    /// --raw for every byte), or --pretty for one indented JSON document.
+    Show {
+        /// A JSON Lines transcript written by --record.
+        file: PathBuf,
+        /// Every byte verbatim, invisible ones marked.
+        #[arg(long)]
+        raw: bool,
+        /// One pretty JSON document: each event with the facts read from it.
+        #[arg(long, conflicts_with = "raw")]
+        pretty: bool,
+        /// Colour: auto (on a terminal, NO_COLOR unset), always or never.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+    },
+    /// Spawn `mcp-raw serve` as a child and drive one whole session over stdio,
+    /// printing every message sent (>>>) and received (<<<).
+    Demo {
+        /// The wire to show: legacy (the original project's session), modern
+        /// (stateless 2026-07-28), or both side by side.
+        #[arg(long, value_enum, default_value_t = EraArg::Legacy)]
+        era: EraArg,
+        #[command(flatten)]
+        view: View,
+    },
+    /// Spawn `mcp-raw serve --http` and drive the same session with real HTTP
+    /// requests, printing each request and response in full.
+    DemoHttp {
+        /// Port the spawned server listens on (0 picks a free one).
+        #[arg(long, default_value_t = 3100)]
+        port: u16,
+        /// The wire to show: legacy (the original project's session), modern
+        /// (stateless 2026-07-28), or both side by side.
+        #[arg(long, value_enum, default_value_t = EraArg::Legacy)]
+        era: EraArg,
+        #[command(flatten)]
+        view: View,
+    },
+}
+
+/// The limits of `serve --http` (each one's default is in `http::Limits`). A timeout
+/// of 0 turns it off.
+#[derive(clap::Args)]
+pub struct HttpLimits {
+    /// With --http: seconds a request head may take once begun (and a new connection
+    /// before its first byte); then the connection is closed.
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs, requires = "http")]
+    header_timeout: Duration,
+    /// With --http: largest request head (request line and headers) in bytes; larger
+    /// gets 431.
+    #[arg(long, value_name = "N", default_value_t = 64 * 1024, requires = "http")]
+    max_header_bytes: usize,
+    /// With --http: most header fields in one request; more gets 431.
+    #[arg(long, value_name = "N", default_value_t = http::limits::DEFAULT_MAX_HEADERS, requires = "http")]
+    max_headers: usize,
+    /// With --http: seconds a keep-alive connection may sit idle between requests.
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "http")]
+    idle_timeout: Duration,
+    /// With --http: seconds a POST body may take to arrive in full; then 408.
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "http")]
+    body_timeout: Duration,
+    /// With --http: seconds a response write may wait on a client that reads nothing;
+    /// then the connection is closed (long streams included).
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "http")]
+    write_timeout: Duration,
+    /// With --http: seconds a legacy session may live without
+    /// notifications/initialized; then it ends (its id gets 404).
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "http")]
+    init_timeout: Duration,
+    /// With --http: seconds an initialized legacy session may go unused; then it ends.
+    #[arg(long, value_name = "SECS", default_value = "3600", value_parser = secs, requires = "http")]
+    session_timeout: Duration,
+    /// With --http: most legacy sessions alive at once; initialize beyond gets 503.
+    #[arg(long, value_name = "N", default_value_t = 10_000, requires = "http")]
+    max_sessions: usize,
+    /// With --http: connections the kernel may queue, completed but not yet accepted
+    /// (the listen backlog; the kernel caps it at net.core.somaxconn).
+    #[arg(long, value_name = "N", default_value_t = 1024, requires = "http")]
+    backlog: u32,
+    /// With --http: most connections open at once; one more gets 503 and is closed
+    /// [default: half of the open-file limit (ulimit -n), at most 10000].
+    #[arg(long, value_name = "N", requires = "http")]
+    max_connections: Option<usize>,
+    /// With --http: seconds the server keeps reading (and discarding) from a client
+    /// still sending when it closes the connection, so the client sees the response
+    /// (an early 413, say) instead of a reset; 0 closes at once.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = secs, requires = "http")]
+    linger_timeout: Duration,
+    /// With --http: most bytes discarded while lingering.
+    #[arg(long, value_name = "N", default_value_t = 64 * 1024 * 1024, requires = "http")]
+    linger_bytes: u64,
+    /// With --http: events a legacy request's stream keeps for a client resuming with
+    /// Last-Event-ID (older ones cannot be replayed).
+    #[arg(long, value_name = "N", default_value_t = 1024, requires = "http")]
+    resume_events: usize,
+    /// With --http: finished streams a legacy session keeps for late resumers.
+    #[arg(long, value_name = "N", default_value_t = 16, requires = "http")]
+    resume_streams: usize,
+}
+
+impl HttpLimits {
+    pub fn into_limits(self, max_body: usize) -> http::Limits {
+        http::Limits {
+            max_body,
+            max_header_bytes: self.max_header_bytes,
+            max_headers: self.max_headers,
+            header_timeout: off_if_zero(self.header_timeout),
+            idle_timeout: off_if_zero(self.idle_timeout),
+            body_timeout: off_if_zero(self.body_timeout),
+            write_timeout: off_if_zero(self.write_timeout),
+            init_timeout: off_if_zero(self.init_timeout),
+            session_timeout: off_if_zero(self.session_timeout),
+            max_sessions: self.max_sessions,
+            backlog: self.backlog,
+            max_connections: self
+                .max_connections
+                .unwrap_or_else(http::limits::default_max_connections),
+            linger_timeout: self.linger_timeout,
+            linger_bytes: self.linger_bytes,
+            resume_events: self.resume_events,
+            resume_streams: self.resume_streams,
+        }
+    }
+}
+
+/// A timeout of 0 turns that clock off (in practice: three years).
+pub fn off_if_zero(d: Duration) -> Duration {
+    if d.is_zero() {
+        Duration::from_secs(100_000_000)
+    } else {
+        d
+    }
+}
+
+/// `SECS` on the command line: a non-negative number of seconds, fractions allowed.
+fn secs(text: &str) -> Result<Duration, String> {
+    match text.parse::<f64>() {
+        Ok(s) if (0.0..1e9).contains(&s) => Ok(Duration::from_secs_f64(s)),
+        _ => Err(format!(
+            "expected a number of seconds (0 or more, e.g. 30 or 0.5), got {text:?}"
+        )),
+    }
+}
+
+#[derive(clap::Args)]
+pub struct View {
+    /// Print every byte exactly as it travelled (CR, chunk sizes, SSE fields, compact
+    /// JSON) instead of the readable view.
+    #[arg(long)]
+    raw: bool,
+    /// Print the JSON Lines transcript on stdout instead of the text view (captions go
+    /// to stderr).
+    #[arg(long, conflicts_with = "raw")]
+    json: bool,
+    /// Also write the JSON Lines transcript to FILE.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// Colour the output: auto (only on a terminal, and not when NO_COLOR is set),
+    /// always, or never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+impl View {
+    /// The client's printer: the text view (or `--json`'s transcript) on stdout, and
+    /// the `--record` file.
+    pub fn printer(&self, transport: &str) -> anyhow::Result<Printer> {
+        let header = transcript::Header::new("client", transport);
+        let mut more = Vec::new();
+        if let Some(path) = &self.record {
+            more.push(super::serve::record_file(path, &header)?);
+        }
+        if self.json {
+            more.insert(
+                0,
+                Box::new(transcript::Writer::new(std::io::stdout(), &header)?) as _,
+            );
+            return Ok(Printer::sinks_only(more));
+        }
+        Ok(Printer::new(self.color.enabled(), self.raw, more))
+    }
+}
+
+/// `serve --trace`: which text view goes to stderr.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TraceView {
+    Readable,
+    Raw,
+}
+
+/// `--era` on the command line.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum EraArg {
+    Legacy,
+    Modern,
+    Both,
+}
+
+impl From<EraArg> for Eras {
+    fn from(e: EraArg) -> Eras {
+        match e {
+            EraArg::Legacy => Eras::Legacy,
+            EraArg::Modern => Eras::Modern,
+            EraArg::Both => Eras::Both,
+        }
+    }
+}
+
+/// `--fixture` on the command line.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum FixtureArg {
+    Demo,
+    Conformance,
+}

@@ -1,0 +1,29 @@
+//! The programs behind the command line, outside the library: they use its public
+//! API like any other program would.
+//!
+//! ```text
+//! args.rs               every subcommand and flag (clap derive; `///` is the help)
+//! serve.rs              `serve`: the server, its transport, its recorder
+//! show.rs               `show FILE`: a transcript rendered again
+//! client.rs             `client TARGET`: any server's wire
+//! conformance_client.rs `conformance-client`: what the official suite drives
+//! demo_stdio.rs         `demo`: spawns `mcp-raw serve`, drives it over pipes
+//! demo_http.rs          `demo-http`: spawns `mcp-raw serve --http`
+//! script.rs             the sessions the demos drive, and what each reply must be
+//! ```
+
+pub mod args;
+pub mod client;
+pub mod conformance_client;
+pub mod demo_http;
+pub mod demo_stdio;
+pub mod script;
+pub mod serve;
+pub mod show;
+
+/// A runtime for the async programs.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
+}
