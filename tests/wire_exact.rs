@@ -188,7 +188,9 @@ fn client_raw_shows_every_byte_of_an_odd_server_as_it_arrives() {
     );
 }
 
-/// A stdio server that pollutes its stdout between the protocol messages.
+/// A stdio server that pollutes its stdout between the protocol messages, and sends
+/// a malformed response (both `result` and `error`) before the real one: the client
+/// reads what it receives with the library's JSON-RPC parser, so it is not fooled.
 const POLLUTING_SERVER: &str = r#"
 while IFS= read -r line; do
   id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
@@ -200,6 +202,7 @@ while IFS= read -r line; do
     *'"tools/list"'*)
       printf '\377\376 not UTF-8\n'
       head -c 100000 /dev/zero | tr '\0' x; printf '\n'
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[]},"error":{"code":1,"message":"both"}}\n' "$id"
       printf '{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","tools":[{"name":"t","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
   esac
 done
@@ -234,6 +237,7 @@ fn stdout_pollution_is_shown_flagged_and_the_session_goes_on() {
         "(starts with a byte order mark",
         "(ends in CRLF",
         "<<< ⟨ff⟩⟨fe⟩ not UTF-8\n    (not UTF-8: MCP messages are UTF-8)\n    (not JSON: stdout pollution",
+        "(not JSON-RPC: Invalid Request: a response has \"result\" or \"error\", not both)",
         "# 1 tools: t",
     ] {
         assert!(view.contains(needle), "missing {needle:?} in:\n{view}");

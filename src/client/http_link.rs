@@ -3,6 +3,7 @@
 //! only: TLS would hide the bytes this tool exists to show.
 
 use super::wire_print::Printer;
+use crate::jsonrpc;
 use crate::wire::event::{Dir, LaneKind};
 use crate::wire::recorded::Recorded;
 use crate::wire::recorder::Recorder;
@@ -45,18 +46,41 @@ impl HttpReply {
             .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"))
     }
 
-    /// Every JSON-RPC message in the body: the one JSON object, or each SSE event's
-    /// data (empty priming events skipped).
-    pub fn messages(&self) -> Vec<Value> {
+    /// The payloads of the body: the whole body, or each SSE event's data (empty
+    /// priming events skipped).
+    fn payloads(&self) -> Vec<Vec<u8>> {
         if self.is_sse() {
             crate::wire::sse::decode(&String::from_utf8_lossy(&self.body))
                 .into_iter()
                 .filter(|e| !e.data.is_empty())
-                .filter_map(|e| serde_json::from_str(&e.data).ok())
+                .map(|e| e.data.into_bytes())
                 .collect()
+        } else if self.body.is_empty() {
+            Vec::new()
         } else {
-            serde_json::from_slice(&self.body).into_iter().collect()
+            vec![self.body.to_vec()]
         }
+    }
+
+    /// Every JSON value in the body (for views that show what came, valid or not).
+    pub fn messages(&self) -> Vec<Value> {
+        self.payloads()
+            .iter()
+            .filter_map(|p| serde_json::from_slice(p).ok())
+            .collect()
+    }
+
+    /// Every JSON-RPC message in the body, read and checked by [`jsonrpc::parse`]
+    /// (the same reading the server does): a payload that is not one message of the
+    /// four shapes is left out here (the view has flagged it).
+    pub fn rpc_messages(&self) -> Vec<jsonrpc::Message> {
+        self.payloads()
+            .iter()
+            .filter_map(|p| match jsonrpc::parse(p) {
+                Ok(jsonrpc::Parsed::One(m)) => Some(m),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The last message of the body: for a request, its response.

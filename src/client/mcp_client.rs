@@ -6,6 +6,7 @@
 use super::http_link::{HttpLink, HttpReply};
 use super::stdio_link::StdioLink;
 use crate::jsonrpc::code::HEADER_MISMATCH;
+use crate::jsonrpc::{self, Message, Parsed, RequestId, Response};
 use crate::protocol::{Eras, LATEST_VERSION, SUPPORTED_VERSIONS, meta};
 use crate::wire::http::mirror;
 use crate::wire::http::x_mcp_header::{self, HeaderParam};
@@ -102,9 +103,10 @@ impl Default for Options {
     }
 }
 
-/// One server's answer: the response message (if any) and, on HTTP, its status.
+/// One server's answer: the response message (if any), checked by
+/// [`jsonrpc::parse`], and, on HTTP, its status.
 struct Answer {
-    response: Option<Value>,
+    response: Option<Response>,
     status: Option<StatusCode>,
 }
 
@@ -205,7 +207,7 @@ impl McpClient {
             let Some(response) = answer.response else {
                 return Ok(None);
             };
-            if response.get("result").is_some() {
+            if response.outcome.is_ok() {
                 return Ok(Some(version));
             }
             let error = rpc_error(&response, answer.status);
@@ -240,7 +242,7 @@ impl McpClient {
         let timeout = self.options.timeout;
         let answer = self.send("initialize", params, None, timeout).await?;
         let response = answer.response.context("no answer to initialize")?;
-        let Some(result) = response.get("result") else {
+        let Ok(result) = &response.outcome else {
             bail!("initialize failed: {}", rpc_error(&response, answer.status));
         };
         let version = result["protocolVersion"]
@@ -279,8 +281,8 @@ impl McpClient {
             let response = answer
                 .response
                 .with_context(|| format!("no response to {method} within {timeout:?}"))?;
-            if let Some(result) = response.get("result") {
-                return Ok(Ok(result.clone()));
+            if let Ok(result) = response.outcome {
+                return Ok(Ok(result));
             }
             let error = rpc_error(&response, answer.status);
             match (&mut self.spoken, mutual_version(&error)) {
@@ -442,11 +444,9 @@ impl McpClient {
                     let super::stdio_link::Output::Line(line) = out else {
                         continue;
                     };
-                    if let Ok(v) = serde_json::from_slice::<Value>(&line)
-                        && v.get("id") == Some(&json!(id))
-                    {
+                    if let Some(response) = response_in(&line, id) {
                         return Ok(Answer {
-                            response: Some(v),
+                            response: Some(response),
                             status: None,
                         });
                     }
@@ -516,29 +516,51 @@ fn client_info() -> Value {
 /// The response to request `id` in an HTTP reply (JSON body, or one of the SSE
 /// events); none for `202` or a body that holds no such response.
 fn answer_for(reply: &HttpReply, id: i64) -> Answer {
-    let response = reply
-        .messages()
+    let mut responses: Vec<Response> = reply
+        .rpc_messages()
         .into_iter()
-        .find(|m| m.get("id") == Some(&json!(id)))
-        .or_else(|| {
-            // A transport-level refusal may carry an error without an id.
-            reply
-                .message()
-                .filter(|m| m.get("error").is_some() && m["id"].is_null())
-        });
+        .filter_map(|m| match m {
+            Message::Response(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    let wanted = Some(RequestId::from(id));
+    let response = match responses.iter().position(|r| r.id == wanted) {
+        Some(i) => Some(responses.swap_remove(i)),
+        // A transport-level refusal may carry an error without an id (JSON-RPC 2.0
+        // §5: `"id": null` when the request's id could not be read).
+        None => responses
+            .pop()
+            .filter(|r| r.id.is_none() && r.outcome.is_err()),
+    };
     Answer {
         response,
         status: Some(reply.status),
     }
 }
 
-fn rpc_error(response: &Value, status: Option<StatusCode>) -> RpcError {
-    let e = &response["error"];
-    RpcError {
-        code: e["code"].as_i64().unwrap_or(0),
-        message: e["message"].as_str().unwrap_or("(no message)").to_owned(),
-        data: e.get("data").cloned(),
-        status,
+/// The response to request `id` in one stdio line, if the line is that response.
+fn response_in(line: &[u8], id: i64) -> Option<Response> {
+    match jsonrpc::parse(line) {
+        Ok(Parsed::One(Message::Response(r))) if r.id == Some(RequestId::from(id)) => Some(r),
+        _ => None,
+    }
+}
+
+fn rpc_error(response: &Response, status: Option<StatusCode>) -> RpcError {
+    match &response.outcome {
+        Err(e) => RpcError {
+            code: e.code,
+            message: e.message.clone(),
+            data: e.data.clone(),
+            status,
+        },
+        Ok(_) => RpcError {
+            code: 0,
+            message: "(a success, not an error)".into(),
+            data: None,
+            status,
+        },
     }
 }
 
