@@ -59,6 +59,7 @@ fn main() -> ExitCode {
             era,
             calls,
             timeout,
+            listen,
             view,
         } => {
             let transport = if target.starts_with("http") {
@@ -72,6 +73,7 @@ fn main() -> ExitCode {
                     era.into(),
                     &calls,
                     timeout,
+                    listen,
                     printer,
                 ))
             })

@@ -213,3 +213,135 @@ async fn a_silent_probe_falls_back_to_initialize_after_the_timeout() {
     assert!(client.list_tools().await.unwrap().is_empty());
     client.close().await.unwrap();
 }
+
+/// `client --listen`: after its calls the client opens the server's stream (a GET in
+/// a legacy session, `subscriptions/listen` in the modern era) and shows each
+/// notification the moment it arrives, until Ctrl-C, then ends cleanly.
+#[test]
+fn listen_shows_notifications_as_they_arrive_until_ctrl_c() {
+    use std::io::BufRead;
+    for era in ["legacy", "modern"] {
+        let http = HttpServer::start(&["--fixture", "conformance", "--era", era]);
+        let url = format!("http://{}/mcp", http.addr);
+        let mut listener = Command::new(BIN)
+            .args(["client", &url, "--listen", "--color", "never"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stdout = listener.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let _ = tx.send(line);
+            }
+        });
+        let mut seen = String::new();
+        let mut wait_for = |needle: &str, seen: &mut String| {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while !seen.contains(needle) {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                match rx.recv_timeout(left) {
+                    Ok(line) => {
+                        seen.push_str(&line);
+                        seen.push('\n');
+                    }
+                    Err(_) => panic!("{era}: no {needle:?} in:\n{seen}"),
+                }
+            }
+        };
+        wait_for(
+            "# Listening for what the server sends unprompted",
+            &mut seen,
+        );
+        // The stream is open once its head is in.
+        wait_for("content-type: text/event-stream", &mut seen);
+        let (ok, out) = client(era, &url, &["test_trigger_tool_change"]);
+        assert!(ok, "{out}");
+        wait_for(
+            "\"method\": \"notifications/tools/list_changed\"",
+            &mut seen,
+        );
+        let pid = listener.id().to_string();
+        assert!(
+            Command::new("kill")
+                .args(["-INT", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let status = listener.wait().unwrap();
+        wait_for("# Stopped listening: interrupted", &mut seen);
+        // The rest of its output (the process has exited: the channel ends).
+        for line in rx.iter() {
+            seen.push_str(&line);
+            seen.push('\n');
+        }
+        assert!(status.success(), "{era}: {status}\n{seen}");
+        if era == "legacy" {
+            assert!(unstamped(&seen).contains(">>> GET /mcp HTTP/1.1"), "{seen}");
+            assert!(
+                seen.contains("DELETE /mcp HTTP/1.1"),
+                "the session is ended: {seen}"
+            );
+        } else {
+            assert!(
+                seen.contains("notifications/subscriptions/acknowledged"),
+                "{seen}"
+            );
+        }
+    }
+}
+
+/// A legacy stdio server that sends a notification a while after its last answer,
+/// then exits: `client --listen` shows it when it comes and ends when stdout closes.
+const LATE_NOTIFIER: &str = r#"
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"server/discover"'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id" ;;
+    *'"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"late","version":"1"}}}\n' "$id" ;;
+    *'"tools/list"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}\n' "$id"
+      sleep 0.4
+      printf '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
+      exit 0 ;;
+  esac
+done
+"#;
+
+#[test]
+fn listen_over_stdio_shows_late_notifications_until_stdout_closes() {
+    let script = std::env::temp_dir().join(format!("mcp-raw-late-{}.sh", std::process::id()));
+    std::fs::write(&script, LATE_NOTIFIER).unwrap();
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            &format!("sh {}", script.display()),
+            "--listen",
+            "--color",
+            "never",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let listening = text.find("# Listening for").expect("listened");
+    let note = text
+        .find("\"method\": \"notifications/tools/list_changed\"")
+        .expect("shown");
+    assert!(listening < note, "{text}");
+    assert!(
+        text.contains("# Stopped listening: the server closed its stdout"),
+        "{text}"
+    );
+    // It came 0.4 s after the last answer, and its stamp says so.
+    let stamp = |at: usize| -> f64 {
+        let line = &text[text[..at].rfind("<<< [+").unwrap() + 6..];
+        line[..line.find("s]").unwrap()].parse().unwrap()
+    };
+    let answer = text[..listening].rfind("<<< [+").unwrap();
+    assert!(stamp(note) - stamp(answer + 1) >= 0.3, "{text}");
+}

@@ -91,6 +91,11 @@ pub enum Command {
         /// moves.
         #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs)]
         timeout: Duration,
+        /// After the calls, listen for what the server sends unprompted (list changes,
+        /// resource updates) until the stream ends or Ctrl-C: GET /mcp in a legacy
+        /// session, a subscriptions/listen request in the modern era.
+        #[arg(long)]
+        listen: bool,
         #[command(flatten)]
         view: View,
     },

@@ -48,6 +48,7 @@ pub async fn run(
     eras: Eras,
     calls: &[String],
     timeout: std::time::Duration,
+    listen: bool,
     printer: Printer,
 ) -> anyhow::Result<()> {
     let calls: Vec<(String, Value)> = calls
@@ -82,6 +83,17 @@ pub async fn run(
                 printer.caption(&format!("{name}: JSON-RPC error {e}"));
             }
         }
+    }
+    if listen {
+        printer.caption(
+            "Listening for what the server sends unprompted, shown as it arrives (Ctrl-C to stop)",
+        );
+        let ended = client
+            .listen(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await?;
+        printer.caption(&format!("Stopped listening: {ended}"));
     }
     client.close().await?;
     if failed > 0 {

@@ -117,13 +117,47 @@ impl HttpLink {
 
     /// Sends one request with exactly these headers (plus `Host` and, for a body,
     /// `Content-Length`) and reads the whole response; the recorder shows both as
-    /// their bytes cross, an event stream event by event.
+    /// their bytes cross, an event stream event by event. Waiting more than
+    /// `timeout` for the next bytes is an error.
     pub async fn exchange(
         &mut self,
         method: Method,
         headers: &[(String, String)],
         body: Vec<u8>,
     ) -> anyhow::Result<HttpReply> {
+        let (reply, _) = self
+            .send(
+                method,
+                headers,
+                body,
+                Some(self.timeout),
+                std::future::pending(),
+            )
+            .await?;
+        Ok(reply)
+    }
+
+    /// Like [`HttpLink::exchange`], for a stream that may stay quiet for long: its
+    /// body is read until it ends or `stop` completes (then `true`), with no limit
+    /// on the wait between events. The head still must come within `timeout`.
+    pub async fn stream(
+        &mut self,
+        method: Method,
+        headers: &[(String, String)],
+        body: Vec<u8>,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> anyhow::Result<(HttpReply, bool)> {
+        self.send(method, headers, body, None, stop).await
+    }
+
+    async fn send(
+        &mut self,
+        method: Method,
+        headers: &[(String, String)],
+        body: Vec<u8>,
+        between: Option<Duration>,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> anyhow::Result<(HttpReply, bool)> {
         let mut builder = Request::builder()
             .method(method.clone())
             .uri(self.path.as_str())
@@ -142,12 +176,26 @@ impl HttpLink {
             .with_context(|| format!("no response head within {timeout:?} (--timeout)"))??;
         let (head, mut incoming) = response.into_parts();
         let mut body = Vec::new();
+        tokio::pin!(stop);
+        let mut stopped = false;
         loop {
-            let frame = tokio::time::timeout(timeout, incoming.frame())
-                .await
-                .with_context(|| {
-                    format!("the response body stalled: nothing for {timeout:?} (--timeout)")
-                })?;
+            let next = async {
+                match between {
+                    Some(limit) => tokio::time::timeout(limit, incoming.frame())
+                        .await
+                        .with_context(|| {
+                            format!("the response body stalled: nothing for {limit:?} (--timeout)")
+                        }),
+                    None => Ok(incoming.frame().await),
+                }
+            };
+            let frame = tokio::select! {
+                frame = next => frame?,
+                () = &mut stop => {
+                    stopped = true;
+                    break;
+                }
+            };
             match frame {
                 None => break,
                 Some(frame) => {
@@ -157,11 +205,18 @@ impl HttpLink {
                 }
             }
         }
-        Ok(HttpReply {
-            status: head.status,
-            headers: head.headers,
-            body: body.into(),
-        })
+        if stopped {
+            // The response is unfinished: this connection cannot carry another.
+            self.sender = None;
+        }
+        Ok((
+            HttpReply {
+                status: head.status,
+                headers: head.headers,
+                body: body.into(),
+            },
+            stopped,
+        ))
     }
 
     /// The connection, ready for the next request: reused while it lives, reopened

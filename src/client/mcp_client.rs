@@ -349,6 +349,75 @@ impl McpClient {
         .await
     }
 
+    /// Listens for what the server sends unprompted (list changes, resource updates)
+    /// until the stream ends or `stop` completes (Ctrl-C); every message is shown as
+    /// it arrives, by the link's recorder. Returns how it ended.
+    ///
+    /// - Legacy HTTP: `GET /mcp` in the session (2025-11-25 `basic/transports`
+    ///   "Listening for Messages from the Server").
+    /// - Modern (2026-07-28): a `subscriptions/listen` request whose SSE stream (on
+    ///   stdio: whose later lines) carries the notifications it asked for.
+    /// - Legacy stdio: the server's stdout, which carries them anyway.
+    pub async fn listen(
+        &mut self,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> anyhow::Result<String> {
+        let filter = json!({ "notifications": {
+            "toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true } });
+        let modern = match &self.spoken {
+            Spoken::Modern { version } => Some(version.clone()),
+            Spoken::Legacy { .. } => None,
+        };
+        tokio::pin!(stop);
+        if let Link::Stdio(_) = &self.link {
+            if let Some(version) = &modern {
+                let (_, message) = self.build("subscriptions/listen", filter, Some(version))?;
+                let bytes = serde_json::to_vec(&message)?;
+                if let Link::Stdio(stdio) = &mut self.link {
+                    stdio.send(&bytes).await?;
+                }
+            }
+            let Link::Stdio(stdio) = &mut self.link else {
+                unreachable!("matched above")
+            };
+            loop {
+                tokio::select! {
+                    () = &mut stop => return Ok("interrupted".into()),
+                    line = stdio.receive(Duration::MAX) => match line {
+                        Ok(Some(_)) => {}
+                        Ok(None) | Err(_) => return Ok("the server closed its stdout".into()),
+                    },
+                }
+            }
+        }
+        let (method, headers, body) = match &modern {
+            Some(version) => {
+                let (_, message) = self.build("subscriptions/listen", filter, Some(version))?;
+                let headers =
+                    self.modern_headers(version, "subscriptions/listen", &message["params"]);
+                (Method::POST, headers, serde_json::to_vec(&message)?)
+            }
+            None => {
+                let mut headers = vec![("accept".to_owned(), "text/event-stream".to_owned())];
+                headers.extend(
+                    self.legacy_headers()
+                        .into_iter()
+                        .filter(|(n, _)| n == "mcp-session-id" || n == mirror::PROTOCOL_VERSION),
+                );
+                (Method::GET, headers, Vec::new())
+            }
+        };
+        let Link::Http(http) = &mut self.link else {
+            unreachable!("stdio returned above")
+        };
+        let (reply, stopped) = http.stream(method, &headers, body, stop).await?;
+        Ok(match (stopped, reply.status.is_success()) {
+            (true, _) => "interrupted".into(),
+            (false, true) => "the server ended the stream".into(),
+            (false, false) => format!("the server refused to open a stream: HTTP {}", reply.status),
+        })
+    }
+
     /// Ends the connection: a legacy HTTP session is DELETEd, a stdio child gets EOF.
     pub async fn close(self) -> anyhow::Result<()> {
         match self.link {
@@ -397,15 +466,14 @@ impl McpClient {
         }
     }
 
-    /// Builds and sends one request: `modern` is the version to put in `_meta` (and
-    /// the headers), `None` for a legacy request.
-    async fn send(
+    /// Builds one request: a fresh id, and for a modern one (`modern` is its
+    /// version) the per-request `_meta`.
+    fn build(
         &mut self,
         method: &str,
         mut params: Value,
         modern: Option<&str>,
-        timeout: Duration,
-    ) -> anyhow::Result<Answer> {
+    ) -> anyhow::Result<(i64, Value)> {
         let id = self.next_id;
         self.next_id += 1;
         if let Some(version) = modern {
@@ -424,6 +492,19 @@ impl McpClient {
             }
         }
         let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        Ok((id, message))
+    }
+
+    /// Builds and sends one request: `modern` is the version to put in `_meta` (and
+    /// the headers), `None` for a legacy request.
+    async fn send(
+        &mut self,
+        method: &str,
+        params: Value,
+        modern: Option<&str>,
+        timeout: Duration,
+    ) -> anyhow::Result<Answer> {
+        let (id, message) = self.build(method, params, modern)?;
         let bytes = serde_json::to_vec(&message)?;
         match &mut self.link {
             Link::Stdio(stdio) => {
