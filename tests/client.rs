@@ -239,7 +239,7 @@ fn listen_shows_notifications_as_they_arrive_until_ctrl_c() {
             }
         });
         let mut seen = String::new();
-        let mut wait_for = |needle: &str, seen: &mut String| {
+        let wait_for = |needle: &str, seen: &mut String| {
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
             while !seen.contains(needle) {
                 let left = deadline.saturating_duration_since(std::time::Instant::now());
