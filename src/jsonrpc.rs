@@ -106,6 +106,58 @@ pub struct Notification {
     pub params: Option<Value>,
 }
 
+impl Request {
+    pub fn new(id: impl Into<RequestId>, method: impl Into<String>, params: Option<Value>) -> Self {
+        Request {
+            id: id.into(),
+            method: method.into(),
+            params,
+        }
+    }
+
+    /// The request as JSON, members in wire order: `jsonrpc`, `id`, `method`, `params`.
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("jsonrpc".into(), Value::from("2.0"));
+        m.insert("id".into(), self.id.to_value());
+        m.insert("method".into(), Value::from(self.method.as_str()));
+        if let Some(p) = &self.params {
+            m.insert("params".into(), p.clone());
+        }
+        Value::Object(m)
+    }
+
+    /// The exact bytes: one compact JSON object, no newline.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.to_value().to_string().into_bytes()
+    }
+}
+
+impl Notification {
+    pub fn new(method: impl Into<String>, params: Option<Value>) -> Self {
+        Notification {
+            method: method.into(),
+            params,
+        }
+    }
+
+    /// The notification as JSON, members in wire order: `jsonrpc`, `method`, `params`.
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("jsonrpc".into(), Value::from("2.0"));
+        m.insert("method".into(), Value::from(self.method.as_str()));
+        if let Some(p) = &self.params {
+            m.insert("params".into(), p.clone());
+        }
+        Value::Object(m)
+    }
+
+    /// The exact bytes: one compact JSON object, no newline.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.to_value().to_string().into_bytes()
+    }
+}
+
 /// The `error` member of an error response.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ErrorObject {
@@ -345,6 +397,37 @@ pub fn kind(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod built {
+    use super::*;
+
+    /// What the builders write, [`parse`] reads back as the same message, and the
+    /// bytes are the compact wire form.
+    #[test]
+    fn the_four_shapes_round_trip() {
+        let r = Request::new(7, "tools/list", Some(serde_json::json!({"cursor": "c"})));
+        assert_eq!(
+            r.to_bytes(),
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"c"}}"#
+        );
+        let n = Notification::new("notifications/initialized", None);
+        assert_eq!(
+            n.to_bytes(),
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        );
+        let ok = Response::success(RequestId::from("a".to_owned()), serde_json::json!({}));
+        let err = Response::error(None, ErrorObject::new(code::PARSE_ERROR, "Parse error: x"));
+        for (bytes, want) in [
+            (r.to_bytes(), Message::Request(r)),
+            (n.to_bytes(), Message::Notification(n)),
+            (ok.to_bytes(), Message::Response(ok)),
+            (err.to_bytes(), Message::Response(err)),
+        ] {
+            assert_eq!(parse(&bytes), Ok(Parsed::One(want)));
+        }
     }
 }
 

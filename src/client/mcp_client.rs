@@ -6,7 +6,7 @@
 use super::http_link::{HttpLink, HttpReply};
 use super::stdio_link::StdioLink;
 use crate::jsonrpc::code::HEADER_MISMATCH;
-use crate::jsonrpc::{self, Message, Parsed, RequestId, Response};
+use crate::jsonrpc::{self, Message, Notification, Parsed, Request, RequestId, Response};
 use crate::protocol::{Eras, LATEST_VERSION, SUPPORTED_VERSIONS, meta};
 use crate::wire::http::mirror;
 use crate::wire::http::x_mcp_header::{self, HeaderParam};
@@ -448,11 +448,7 @@ impl McpClient {
     }
 
     async fn notify(&mut self, method: &str, params: Option<Value>) -> anyhow::Result<()> {
-        let mut message = json!({ "jsonrpc": "2.0", "method": method });
-        if let Some(p) = params {
-            message["params"] = p;
-        }
-        let bytes = serde_json::to_vec(&message)?;
+        let bytes = Notification::new(method, params).to_bytes();
         match &mut self.link {
             Link::Stdio(stdio) => stdio.send(&bytes).await,
             Link::Http(_) => {
@@ -491,8 +487,7 @@ impl McpClient {
                 meta.insert(meta::CLIENT_INFO.into(), client_info());
             }
         }
-        let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-        Ok((id, message))
+        Ok((id, Request::new(id, method, Some(params)).to_value()))
     }
 
     /// Builds and sends one request: `modern` is the version to put in `_meta` (and

@@ -209,7 +209,7 @@ impl Context {
     pub fn notify(&self, method: &str, params: Value) {
         // The receiver is gone only when the request was cancelled: nobody listens.
         let _ = self.outbox.send(Out::Message(
-            json!({ "jsonrpc": "2.0", "method": method, "params": params }),
+            crate::jsonrpc::Notification::new(method, Some(params)).to_value(),
         ));
     }
 
@@ -271,7 +271,7 @@ impl Context {
         super::capabilities::may_ask(&self.client_capabilities, method)?;
         let (id, answer) = peer.expect_response();
         let _ = self.outbox.send(Out::Message(
-            json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }),
+            crate::jsonrpc::Request::new(id, method, Some(params)).to_value(),
         ));
 
         let response = answer.await.map_err(|_| {

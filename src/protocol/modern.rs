@@ -209,11 +209,13 @@ fn listen(
     }
     let tag = serde_json::to_value(&id).unwrap_or(Value::Null);
     let (tx, outbox) = tokio::sync::mpsc::unbounded_channel();
-    let _ = tx.send(Out::Message(json!({
-        "jsonrpc": "2.0",
-        "method": "notifications/subscriptions/acknowledged",
-        "params": { "_meta": { SUBSCRIPTION_ID: tag }, "notifications": honored },
-    })));
+    let _ = tx.send(Out::Message(
+        crate::jsonrpc::Notification::new(
+            "notifications/subscriptions/acknowledged",
+            Some(json!({ "_meta": { SUBSCRIPTION_ID: tag }, "notifications": honored })),
+        )
+        .to_value(),
+    ));
     server.hub.listen(
         Arc::new(filter),
         Arc::new(move |m| tx.send(Out::Message(m)).is_ok()),

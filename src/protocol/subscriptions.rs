@@ -112,7 +112,7 @@ fn notification(event: &Event, subscription_id: Option<&Value>) -> Value {
     if let Some(id) = subscription_id {
         params["_meta"] = json!({ SUBSCRIPTION_ID: id });
     }
-    json!({ "jsonrpc": "2.0", "method": method, "params": params })
+    crate::jsonrpc::Notification::new(method, Some(params)).to_value()
 }
 
 /// The `_meta` key tying a notification to its `subscriptions/listen` request.
