@@ -69,9 +69,11 @@ impl StdioLink {
             lane,
             Dir::ToClient,
             Some(format!("spawned {command}")),
-        );
-        let stdout = Recorded::new(stdout, recorder.clone(), lane, Dir::ToClient, None);
-        let stderr = Recorded::new(stderr, recorder, log, Dir::ToClient, None);
+        )
+        .writing_only();
+        let stdout =
+            Recorded::new(stdout, recorder.clone(), lane, Dir::ToClient, None).reading_only();
+        let stderr = Recorded::new(stderr, recorder, log, Dir::ToClient, None).reading_only();
         let (tx, output) = mpsc::unbounded_channel();
         tokio::spawn(read_lines(stdout, tx));
         let stderr_done = tokio::spawn(drain(stderr));

@@ -24,6 +24,8 @@ pub struct Recorded<I> {
     reads: Dir,
     /// Set once EOF was read, so the close is recorded once.
     read_closed: bool,
+    /// Set once the write side was shut down.
+    write_closed: bool,
 }
 
 impl<I> Recorded<I> {
@@ -45,7 +47,21 @@ impl<I> Recorded<I> {
             lane,
             reads,
             read_closed: false,
+            write_closed: false,
         }
+    }
+
+    /// For a one-way pipe that is only read (a child's stdout or stderr): it has no
+    /// write direction to record the end of.
+    pub fn reading_only(mut self) -> Self {
+        self.write_closed = true;
+        self
+    }
+
+    /// For a one-way pipe that is only written (a child's stdin).
+    pub fn writing_only(mut self) -> Self {
+        self.read_closed = true;
+        self
     }
 
     fn writes(&self) -> Dir {
@@ -148,11 +164,31 @@ impl<I: AsyncWrite + Unpin> AsyncWrite for Recorded<I> {
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         let polled = Pin::new(&mut this.inner).poll_shutdown(cx);
-        if let Poll::Ready(Ok(())) = polled {
+        if let Poll::Ready(Ok(())) = polled
+            && !this.write_closed
+        {
+            this.write_closed = true;
             this.recorder
                 .emit(this.lane, this.writes(), What::Close("shutdown".into()));
         }
         polled
+    }
+}
+
+/// A stream dropped with a direction still open (a reset, a timeout, the end of the
+/// program) records that direction's end too, so every lane a recording opens is
+/// closed in it, and the views forget it.
+impl<I> Drop for Recorded<I> {
+    fn drop(&mut self) {
+        if !self.read_closed {
+            self.recorder
+                .emit(self.lane, self.reads, What::Close("dropped".into()));
+        }
+        if !self.write_closed {
+            let writes = self.writes();
+            self.recorder
+                .emit(self.lane, writes, What::Close("dropped".into()));
+        }
     }
 }
 
@@ -199,5 +235,43 @@ impl<W: io::Write> io::Write for WriteTap<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::event::LaneKind;
+    use crate::wire::recorder::Memory;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// Bytes both ways become events with exactly those bytes; a stream dropped
+    /// without a shutdown still records the end of both directions.
+    #[tokio::test]
+    async fn every_byte_recorded_and_every_direction_closed() {
+        let memory = Memory::default();
+        let recorder = Recorder::new(vec![Box::new(memory.clone())]);
+        let lane = recorder.lane(LaneKind::Http);
+        let (ours, mut theirs) = tokio::io::duplex(64);
+        let mut io = Recorded::new(ours, recorder, lane, Dir::ToServer, Some("test".into()));
+        theirs.write_all(b"GET / HTTP/1.1\r\n\r\n").await.unwrap();
+        let mut buf = [0u8; 64];
+        let n = io.read(&mut buf).await.unwrap();
+        io.write_all(b"HTTP/1.1 204 No Content\r\n\r\n")
+            .await
+            .unwrap();
+        assert_eq!(memory.bytes(lane, Dir::ToServer), &buf[..n]);
+        assert_eq!(
+            memory.bytes(lane, Dir::ToClient),
+            b"HTTP/1.1 204 No Content\r\n\r\n"
+        );
+        drop(io);
+        let closes: Vec<Dir> = memory
+            .events()
+            .iter()
+            .filter(|e| matches!(e.what, What::Close(_)))
+            .map(|e| e.dir)
+            .collect();
+        assert_eq!(closes, vec![Dir::ToServer, Dir::ToClient]);
     }
 }

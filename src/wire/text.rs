@@ -252,6 +252,9 @@ impl<W: Write + Send> TextView<W> {
                 Fact::Invalid(why) => out.push_str(&self.note(&format!("not HTTP/1.1: {why}"))),
             }
         }
+        if let What::Close(_) = &e.what {
+            self.body_seen.remove(&key);
+        }
         if let What::Close(why) = &e.what
             && e.lane.kind == LaneKind::Http
         {
