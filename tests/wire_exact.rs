@@ -396,3 +396,46 @@ fn serve_record_over_http_equals_the_clients_record() {
     );
     assert!(log.contains("\"method\": \"tools/call\""), "{log}");
 }
+
+/// A `--record` file that cannot be written stops the program before it serves,
+/// naming the file and why; a file that is not a transcript is refused by `show`.
+#[test]
+fn unwritable_records_and_foreign_files_are_refused_clearly() {
+    for args in [
+        vec!["serve", "--record", "/nonexistent/dir/x.jsonl"],
+        vec![
+            "serve",
+            "--http",
+            "--port",
+            "0",
+            "--record",
+            "/nonexistent/dir/x.jsonl",
+        ],
+        vec!["client", "true", "--record", "/nonexistent/dir/x.jsonl"],
+    ] {
+        let out = Command::new(BIN)
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(
+                "--record /nonexistent/dir/x.jsonl: cannot write it: No such file or directory"
+            ),
+            "{args:?}: {err}"
+        );
+    }
+    let out = Command::new(BIN)
+        .args(["show", "Cargo.toml"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("Cargo.toml is not a transcript mcp-raw can read: line 1 is not JSON"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
