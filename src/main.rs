@@ -11,89 +11,97 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     mcp_raw::memory::return_large_blocks_promptly();
     let cli = Cli::parse_from(without_alias_separator(std::env::args_os().collect()));
-    let result = match cli.command {
-        Command::Serve {
-            http: false,
-            max_body_bytes,
-            era,
-            fixture,
-            max_tasks,
-            task_ttl,
-            trace,
-            record,
-            ..
-        } => cli::serve::recorder("stdio", trace, record.as_deref()).and_then(|recorder| {
-            cli::serve::serve_stdio(
-                cli::serve::server(era, fixture, max_tasks, task_ttl),
+    let result =
+        match cli.command {
+            Command::Serve {
+                http: false,
                 max_body_bytes,
-                recorder,
-            )
-        }),
-        Command::Serve {
-            http: true,
-            host,
-            port,
-            max_body_bytes,
-            era,
-            fixture,
-            allow_hosts,
-            limits,
-            max_tasks,
-            task_ttl,
-            trace,
-            record,
-        } => cli::serve::recorder("http", trace, record.as_deref()).and_then(|recorder| {
-            cli::serve::serve_http(
-                cli::serve::server(era, fixture, max_tasks, task_ttl),
-                &host,
+                era,
+                fixture,
+                max_tasks,
+                task_ttl,
+                trace,
+                record,
+                max_message_bytes,
+                ..
+            } => cli::serve::recorder("stdio", trace, record.as_deref(), max_message_bytes)
+                .and_then(|recorder| {
+                    cli::serve::serve_stdio(
+                        cli::serve::server(era, fixture, max_tasks, task_ttl),
+                        max_body_bytes,
+                        recorder,
+                    )
+                }),
+            Command::Serve {
+                http: true,
+                host,
                 port,
-                mcp_raw::transport::http::Config {
-                    limits: limits.into_limits(max_body_bytes),
-                    allowed_hosts: mcp_raw::transport::http::guard::AllowedHosts::new(&allow_hosts),
-                    recorder,
-                },
-            )
-        }),
-        Command::Client {
-            target,
-            era,
-            calls,
-            timeout,
-            listen,
-            view,
-        } => {
-            let transport = if target.starts_with("http") {
-                "http"
-            } else {
-                "stdio"
-            };
-            view.printer(transport).and_then(|printer| {
-                runtime()?.block_on(cli::client::run(
-                    &target,
-                    era.into(),
-                    &calls,
-                    timeout,
-                    listen,
-                    printer,
-                ))
-            })
-        }
-        Command::ConformanceClient { url, view } => view
-            .printer("http")
-            .and_then(|printer| runtime()?.block_on(cli::conformance_client::run(&url, printer))),
-        Command::Show {
-            file,
-            raw,
-            pretty,
-            color,
-        } => cli::show::show(&file, raw, pretty, color.enabled()),
-        Command::Demo { era, view } => view
-            .printer("stdio")
-            .and_then(|printer| runtime()?.block_on(cli::demo_stdio::run(era.into(), printer))),
-        Command::DemoHttp { port, era, view } => view.printer("http").and_then(|printer| {
-            runtime()?.block_on(cli::demo_http::run(port, era.into(), printer))
-        }),
-    };
+                max_body_bytes,
+                era,
+                fixture,
+                allow_hosts,
+                limits,
+                max_tasks,
+                task_ttl,
+                trace,
+                record,
+                max_message_bytes,
+            } => cli::serve::recorder("http", trace, record.as_deref(), max_message_bytes)
+                .and_then(|recorder| {
+                    cli::serve::serve_http(
+                        cli::serve::server(era, fixture, max_tasks, task_ttl),
+                        &host,
+                        port,
+                        mcp_raw::transport::http::Config {
+                            limits: limits.into_limits(max_body_bytes),
+                            allowed_hosts: mcp_raw::transport::http::guard::AllowedHosts::new(
+                                &allow_hosts,
+                            ),
+                            recorder,
+                        },
+                    )
+                }),
+            Command::Client {
+                target,
+                era,
+                calls,
+                timeout,
+                listen,
+                view,
+            } => {
+                let transport = if target.starts_with("http") {
+                    "http"
+                } else {
+                    "stdio"
+                };
+                view.printer(transport).and_then(|printer| {
+                    runtime()?.block_on(cli::client::run(
+                        &target,
+                        era.into(),
+                        &calls,
+                        timeout,
+                        listen,
+                        printer,
+                    ))
+                })
+            }
+            Command::ConformanceClient { url, view } => view.printer("http").and_then(|printer| {
+                runtime()?.block_on(cli::conformance_client::run(&url, printer))
+            }),
+            Command::Show {
+                file,
+                raw,
+                pretty,
+                max_message_bytes,
+                color,
+            } => cli::show::show(&file, raw, pretty, color.enabled(), max_message_bytes),
+            Command::Demo { era, view } => view
+                .printer("stdio")
+                .and_then(|printer| runtime()?.block_on(cli::demo_stdio::run(era.into(), printer))),
+            Command::DemoHttp { port, era, view } => view.printer("http").and_then(|printer| {
+                runtime()?.block_on(cli::demo_http::run(port, era.into(), printer))
+            }),
+        };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

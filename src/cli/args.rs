@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use mcp_raw::client::wire_print::{ColorChoice, Printer};
 use mcp_raw::protocol::Eras;
 use mcp_raw::transport::http;
+use mcp_raw::wire::decode::DEFAULT_MAX_MESSAGE;
 use mcp_raw::wire::transcript;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -72,6 +73,11 @@ pub enum Command {
         /// README's "Transcript format").
         #[arg(long, value_name = "FILE")]
         record: Option<PathBuf>,
+        /// With --trace or --record: the largest message (line, head, body, SSE event)
+        /// the trace reads whole; a longer one is shown as too long, and recorded all
+        /// the same.
+        #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
+        max_message_bytes: usize,
     },
     /// Connect to any MCP server (an http:// URL, or a stdio server's command line,
     /// quoted), detect its era, list its tools, call some, and print the whole wire.
@@ -118,6 +124,9 @@ pub enum Command {
         /// One pretty JSON document: each event with the facts read from it.
         #[arg(long, conflicts_with = "raw")]
         pretty: bool,
+        /// The largest message read whole; a longer one is shown as too long.
+        #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
+        max_message_bytes: usize,
         /// Colour: auto (on a terminal, NO_COLOR unset), always or never.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
@@ -264,6 +273,11 @@ pub struct View {
     /// Also write the JSON Lines transcript to FILE.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+    /// The largest message (stdio line, HTTP head, body, SSE event) read and shown
+    /// whole; a longer one is skipped and shown as too long (the record keeps its
+    /// bytes).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
+    max_message_bytes: usize,
     /// Colour the output: auto (only on a terminal, and not when NO_COLOR is set),
     /// always, or never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
@@ -277,16 +291,29 @@ impl View {
         let header = transcript::Header::new("client", transport);
         let mut more = Vec::new();
         if let Some(path) = &self.record {
-            more.push(super::serve::record_file(path, &header)?);
+            more.push(super::serve::record_file(
+                path,
+                &header,
+                self.max_message_bytes,
+            )?);
         }
         if self.json {
             more.insert(
                 0,
-                Box::new(transcript::Writer::new(std::io::stdout(), &header)?) as _,
+                Box::new(transcript::Writer::new(
+                    std::io::stdout(),
+                    &header,
+                    self.max_message_bytes,
+                )?) as _,
             );
-            return Ok(Printer::sinks_only(more));
+            return Ok(Printer::sinks_only(more, self.max_message_bytes));
         }
-        Ok(Printer::new(self.color.enabled(), self.raw, more))
+        Ok(Printer::new(
+            self.color.enabled(),
+            self.raw,
+            more,
+            self.max_message_bytes,
+        ))
     }
 }
 

@@ -18,14 +18,11 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
-/// The longest stdout line handed up whole (its bytes are all recorded anyway).
-const MAX_LINE: usize = 64 * 1024 * 1024;
-
 /// What the stdout reader hands to the link.
 pub enum Output {
     /// One line, without its `\n`.
     Line(Bytes),
-    /// A line over [`MAX_LINE`], skipped.
+    /// A line over the printer's `max_message`, skipped (its bytes are all recorded).
     TooLong(usize),
 }
 
@@ -75,7 +72,7 @@ impl StdioLink {
             Recorded::new(stdout, recorder.clone(), lane, Dir::ToClient, None).reading_only();
         let stderr = Recorded::new(stderr, recorder, log, Dir::ToClient, None).reading_only();
         let (tx, output) = mpsc::unbounded_channel();
-        tokio::spawn(read_lines(stdout, tx));
+        tokio::spawn(read_lines(stdout, tx, printer.max_message));
         let stderr_done = tokio::spawn(drain(stderr));
         Ok(StdioLink {
             child,
@@ -130,8 +127,12 @@ impl StdioLink {
 }
 
 /// Reads stdout as lines of bytes until it closes.
-async fn read_lines(mut pipe: impl AsyncRead + Unpin, tx: mpsc::UnboundedSender<Output>) {
-    let mut framer = line::Framer::new(MAX_LINE);
+async fn read_lines(
+    mut pipe: impl AsyncRead + Unpin,
+    tx: mpsc::UnboundedSender<Output>,
+    max: usize,
+) {
+    let mut framer = line::Framer::new(max);
     let mut chunk = vec![0u8; 64 * 1024];
     loop {
         let n = pipe.read(&mut chunk).await.unwrap_or(0);

@@ -43,32 +43,38 @@ pub struct Printer {
     captions: Captions,
     /// Every link of this program records through it.
     recorder: Recorder,
+    /// The largest message a link reads whole (`--max-message-bytes`): a longer stdio
+    /// line is skipped, and shown as too long.
+    pub max_message: usize,
 }
 
 impl Printer {
     /// The text view on stdout (`raw`: every byte verbatim), plus `more` sinks (a
     /// `--record` file).
-    pub fn new(color: bool, raw: bool, more: Vec<Box<dyn Sink>>) -> Self {
-        let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(crate::wire::text::TextView::new(
+    pub fn new(color: bool, raw: bool, more: Vec<Box<dyn Sink>>, max_message: usize) -> Self {
+        let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(crate::wire::text::TextView::with_max(
             std::io::stdout(),
             color,
             raw,
+            max_message,
         ))];
         sinks.extend(more);
         Printer {
             style: if color { &COLOR } else { &PLAIN },
             captions: Captions::Stdout,
             recorder: Recorder::new(sinks),
+            max_message,
         }
     }
 
     /// Only these sinks (the JSONL transcript on stdout for `--json`); captions go to
     /// stderr.
-    pub fn sinks_only(sinks: Vec<Box<dyn Sink>>) -> Self {
+    pub fn sinks_only(sinks: Vec<Box<dyn Sink>>, max_message: usize) -> Self {
         Printer {
             style: &PLAIN,
             captions: Captions::Stderr,
             recorder: Recorder::new(sinks),
+            max_message,
         }
     }
 
@@ -78,6 +84,7 @@ impl Printer {
             style: &PLAIN,
             captions: Captions::None,
             recorder: Recorder::none(),
+            max_message: crate::wire::decode::DEFAULT_MAX_MESSAGE,
         }
     }
 

@@ -12,8 +12,10 @@ use super::sse;
 use bytes::Bytes;
 use std::collections::HashMap;
 
-/// The longest stdio line a view holds whole (the transcript's bytes keep all).
-const VIEW_MAX_LINE: usize = 16 * 1024 * 1024;
+/// Default of the largest message a view holds whole (a stdio line, an HTTP head, a
+/// body, an SSE event): past it the view says how long it was; the transcript's
+/// bytes keep all of it.
+pub const DEFAULT_MAX_MESSAGE: usize = 64 * 1024 * 1024;
 
 /// Where a payload was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +45,8 @@ pub enum Fact {
         odd: Oddities,
         class: Class,
     },
-    /// A stdio line over the view's cap.
+    /// A stdio line, a body or an SSE event over the view's cap: its length (so far,
+    /// for an event cut off).
     TooLong { len: usize },
     /// A line of a stdio server's stderr.
     Stderr(Bytes),
@@ -75,6 +78,8 @@ enum Body {
     Whole(Vec<u8>),
     /// An event stream: each event as it completes.
     Events(sse::Decoder),
+    /// Over the cap: the rest of this body is only counted.
+    Skipped(usize),
 }
 
 /// One direction of one lane.
@@ -84,14 +89,29 @@ enum Reader {
 }
 
 /// Reads every lane of a recording.
-#[derive(Default)]
 pub struct Decoder {
     readers: HashMap<(Lane, Dir), Reader>,
+    /// The largest message held whole.
+    max: usize,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Decoder::with_max(DEFAULT_MAX_MESSAGE)
+    }
 }
 
 impl Decoder {
     pub fn new() -> Decoder {
         Decoder::default()
+    }
+
+    /// A decoder that holds messages up to `max` bytes whole.
+    pub fn with_max(max: usize) -> Decoder {
+        Decoder {
+            readers: HashMap::new(),
+            max,
+        }
     }
 
     /// The facts one event completes, in order.
@@ -103,35 +123,38 @@ impl Decoder {
                 let reader = self
                     .readers
                     .entry(key)
-                    .or_insert_with(|| new_reader(event.lane.kind, event.dir));
-                read(reader, event.lane.kind, bytes)
+                    .or_insert_with(|| new_reader(event.lane.kind, event.dir, self.max));
+                read(reader, event.lane.kind, bytes, self.max)
             }
             What::Close(_) => match self.readers.remove(&key) {
-                Some(mut reader) => finish(&mut reader, event.lane.kind),
+                Some(mut reader) => finish(&mut reader, event.lane.kind, self.max),
                 None => Vec::new(),
             },
         }
     }
 }
 
-fn new_reader(kind: LaneKind, dir: Dir) -> Reader {
+fn new_reader(kind: LaneKind, dir: Dir, max: usize) -> Reader {
     match kind {
         LaneKind::Http => Reader::Http {
-            framer: http1::Framer::new(match dir {
-                Dir::ToServer => Side::Request,
-                Dir::ToClient => Side::Response,
-            }),
+            framer: http1::Framer::new(
+                match dir {
+                    Dir::ToServer => Side::Request,
+                    Dir::ToClient => Side::Response,
+                },
+                max,
+            ),
             body: Body::Whole(Vec::new()),
         },
-        LaneKind::Stdio | LaneKind::Stderr => Reader::Lines(line::Framer::new(VIEW_MAX_LINE)),
+        LaneKind::Stdio | LaneKind::Stderr => Reader::Lines(line::Framer::new(max)),
     }
 }
 
-fn read(reader: &mut Reader, kind: LaneKind, bytes: &[u8]) -> Vec<Fact> {
+fn read(reader: &mut Reader, kind: LaneKind, bytes: &[u8], max: usize) -> Vec<Fact> {
     match reader {
         Reader::Http { framer, body } => {
             let parts = framer.feed(bytes);
-            http_facts(parts, body)
+            http_facts(parts, body, max)
         }
         Reader::Lines(framer) => {
             framer.feed(bytes);
@@ -146,7 +169,7 @@ fn read(reader: &mut Reader, kind: LaneKind, bytes: &[u8]) -> Vec<Fact> {
     }
 }
 
-fn finish(reader: &mut Reader, kind: LaneKind) -> Vec<Fact> {
+fn finish(reader: &mut Reader, kind: LaneKind, max: usize) -> Vec<Fact> {
     match reader {
         Reader::Http { framer, body } => {
             let parts = framer.finish();
@@ -157,7 +180,7 @@ fn finish(reader: &mut Reader, kind: LaneKind) -> Vec<Fact> {
             {
                 facts.extend(sse_facts(e));
             }
-            facts.extend(http_facts(parts, body));
+            facts.extend(http_facts(parts, body, max));
             facts
         }
         Reader::Lines(framer) => framer
@@ -168,7 +191,7 @@ fn finish(reader: &mut Reader, kind: LaneKind) -> Vec<Fact> {
     }
 }
 
-fn http_facts(parts: Vec<Part>, body: &mut Body) -> Vec<Fact> {
+fn http_facts(parts: Vec<Part>, body: &mut Body, max: usize) -> Vec<Fact> {
     let mut facts = Vec::new();
     for part in parts {
         match part {
@@ -182,12 +205,20 @@ fn http_facts(parts: Vec<Part>, body: &mut Body) -> Vec<Fact> {
             }
             Part::ChunkSize { line, size } => facts.push(Fact::Chunk { line, size }),
             Part::Body(bytes) => match body {
+                Body::Whole(all) if all.len() + bytes.len() > max => {
+                    *body = Body::Skipped(all.len() + bytes.len());
+                }
                 Body::Whole(all) => all.extend_from_slice(&bytes),
                 Body::Events(d) => {
                     for e in d.feed(&bytes) {
                         facts.extend(sse_facts(e));
                     }
+                    // An event that never ends must not fill memory.
+                    if d.pending().len() > max {
+                        *body = Body::Skipped(d.pending().len());
+                    }
                 }
+                Body::Skipped(n) => *n += bytes.len(),
             },
             Part::End => {
                 match std::mem::replace(body, Body::Whole(Vec::new())) {
@@ -201,6 +232,7 @@ fn http_facts(parts: Vec<Part>, body: &mut Body) -> Vec<Fact> {
                         });
                     }
                     Body::Events(mut d) => facts.extend(d.finish().into_iter().flat_map(sse_facts)),
+                    Body::Skipped(len) => facts.push(Fact::TooLong { len }),
                     Body::Whole(_) => {}
                 }
                 facts.push(Fact::End);

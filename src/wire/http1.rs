@@ -88,23 +88,23 @@ enum State {
     Opaque,
 }
 
-/// The longest head read before calling the stream invalid.
-const MAX_HEAD: usize = 1024 * 1024;
-
 /// Reads one direction of a connection.
 #[derive(Debug)]
 pub struct Framer {
     side: Side,
     state: State,
     buf: BytesMut,
+    /// The longest head read before calling the stream invalid.
+    max_head: usize,
 }
 
 impl Framer {
-    pub fn new(side: Side) -> Framer {
+    pub fn new(side: Side, max_head: usize) -> Framer {
         Framer {
             side,
             state: State::Head,
             buf: BytesMut::new(),
+            max_head,
         }
     }
 
@@ -228,8 +228,9 @@ impl Framer {
         }
         let end = find_head_end(&self.buf);
         let Some(end) = end else {
-            if self.buf.len() > MAX_HEAD {
-                return self.invalid(format!("no end of head within {MAX_HEAD} bytes"));
+            if self.buf.len() > self.max_head {
+                let max = self.max_head;
+                return self.invalid(format!("no end of head within {max} bytes"));
             }
             return None;
         };
@@ -317,7 +318,7 @@ mod tests {
     fn a_chunked_response_split_anywhere_keeps_case_order_and_chunks() {
         let wire = b"HTTP/1.1 200 OK\r\nX-Zed: 1\r\ncontent-TYPE: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n1;x=y\r\nd\r\n0\r\n\r\n";
         for cut in 0..wire.len() {
-            let mut f = Framer::new(Side::Response);
+            let mut f = Framer::new(Side::Response, 1 << 20);
             let mut parts = f.feed(&wire[..cut]);
             parts.extend(f.feed(&wire[cut..]));
             let Part::Head(head) = &parts[0] else {
@@ -352,15 +353,15 @@ mod tests {
 
     #[test]
     fn requests_follow_one_another_and_a_bad_chunk_is_reported() {
-        let mut f = Framer::new(Side::Request);
+        let mut f = Framer::new(Side::Request, 1 << 20);
         let parts =
             f.feed(b"POST /mcp HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}GET / HTTP/1.1\r\n\r\n");
         assert_eq!(parts.len(), 5, "{parts:?}");
         assert!(matches!(&parts[3], Part::Head(h) if h.method() == Some("GET")));
-        let mut f = Framer::new(Side::Response);
+        let mut f = Framer::new(Side::Response, 1 << 20);
         let parts = f.feed(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n");
         assert!(matches!(&parts[1], Part::Invalid(why) if why.contains("\"zz\\r\\n\"")));
-        let mut f = Framer::new(Side::Response);
+        let mut f = Framer::new(Side::Response, 1 << 20);
         let mut parts = f.feed(b"HTTP/1.0 200 OK\r\n\r\nall of it");
         parts.extend(f.finish());
         assert_eq!(parts.last(), Some(&Part::End));

@@ -73,11 +73,16 @@ pub struct TextView<W: Write + Send> {
 
 impl<W: Write + Send> TextView<W> {
     pub fn new(out: W, color: bool, raw: bool) -> TextView<W> {
+        TextView::with_max(out, color, raw, super::decode::DEFAULT_MAX_MESSAGE)
+    }
+
+    /// A view that holds messages up to `max` bytes whole (`--max-message-bytes`).
+    pub fn with_max(out: W, color: bool, raw: bool, max: usize) -> TextView<W> {
         TextView {
             out,
             style: if color { &COLOR } else { &PLAIN },
             raw,
-            decoder: Decoder::new(),
+            decoder: Decoder::with_max(max),
             partial: HashMap::new(),
             body_seen: HashMap::new(),
         }
@@ -434,10 +439,11 @@ fn is_scalar(v: &Value) -> bool {
     !(v.is_array() || v.is_object())
 }
 
-/// Renders events (a transcript read back) as the text view.
-pub fn render(events: &[Event], raw: bool, color: bool) -> String {
+/// Renders events (a transcript read back) as the text view, holding messages up to
+/// `max` bytes whole.
+pub fn render(events: &[Event], raw: bool, color: bool, max: usize) -> String {
     let buf = SharedBuf::default();
-    let mut view = TextView::new(buf.clone(), color, raw);
+    let mut view = TextView::with_max(buf.clone(), color, raw, max);
     for e in events {
         view.event(e);
     }
@@ -499,6 +505,7 @@ mod tests {
             &[ev(1, b"\xEF\xBB\xBFa\r\n\xff"), ev(2, b"b\x01\n")],
             true,
             false,
+            1024,
         );
         assert_eq!(out, "<<< [+0.001s] ⟨BOM⟩a␍\n<<< [+0.002s] ⟨ff⟩b⟨01⟩\n");
     }

@@ -156,12 +156,14 @@ pub struct Writer<W: Write + Send> {
 }
 
 impl<W: Write + Send> Writer<W> {
-    /// Starts a transcript: writes its first line.
-    pub fn new(mut out: W, header: &Header) -> std::io::Result<Writer<W>> {
+    /// Starts a transcript: writes its first line. Facts are read from messages up
+    /// to `max` bytes (`--max-message-bytes`); a longer one is a `too-long` fact, its
+    /// bytes all kept.
+    pub fn new(mut out: W, header: &Header, max: usize) -> std::io::Result<Writer<W>> {
         write_line(&mut out, &header.to_json())?;
         Ok(Writer {
             out,
-            decoder: Decoder::new(),
+            decoder: Decoder::with_max(max),
         })
     }
 }
@@ -184,9 +186,13 @@ impl<W: Write + Send> Sink for Writer<W> {
 }
 
 /// A sink writing a new transcript file at `path` (`--record FILE`).
-pub fn create(path: &std::path::Path, header: &Header) -> std::io::Result<Box<dyn Sink>> {
+pub fn create(
+    path: &std::path::Path,
+    header: &Header,
+    max: usize,
+) -> std::io::Result<Box<dyn Sink>> {
     let file = std::fs::File::create(path)?;
-    Ok(Box::new(Writer::new(file, header)?))
+    Ok(Box::new(Writer::new(file, header, max)?))
 }
 
 /// Reads a transcript back: its header and its events (fact lines are skipped; they
@@ -279,8 +285,8 @@ fn truncate(s: &str) -> String {
 
 /// The pretty JSON rendering: one document, indented, saying that it is a rendering
 /// of the JSONL record, each event with its facts.
-pub fn pretty(header: &Header, events: &[Event]) -> String {
-    let mut decoder = Decoder::new();
+pub fn pretty(header: &Header, events: &[Event], max: usize) -> String {
+    let mut decoder = Decoder::with_max(max);
     let rendered: Vec<Value> = events
         .iter()
         .map(|e| {
@@ -334,7 +340,7 @@ mod tests {
     #[test]
     fn bytes_round_trip_text_and_base64() {
         let buf = Buf::default();
-        let writer = Writer::new(buf.clone(), &Header::new("server", "stdio")).unwrap();
+        let writer = Writer::new(buf.clone(), &Header::new("server", "stdio"), 1024).unwrap();
         let rec = Recorder::new(vec![Box::new(writer)]);
         let lane = rec.lane(LaneKind::Stdio);
         rec.bytes(
@@ -355,7 +361,7 @@ mod tests {
             crate::wire::recorder::concat(&events, |e| e.dir == Dir::ToClient),
             b"\xff\xfe oops\n"
         );
-        assert!(pretty(&header, &events).contains("\"rendering\""));
+        assert!(pretty(&header, &events, 1024).contains("\"rendering\""));
         assert!(
             read("{\"transcript\":\"mcp-raw\",\"version\":9}")
                 .unwrap_err()
