@@ -439,3 +439,50 @@ fn unwritable_records_and_foreign_files_are_refused_clearly() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `--max-message-bytes`: a line over it is skipped by the link and shown as too
+/// long, the session goes on, and the record still holds every byte of it.
+#[test]
+fn a_line_over_max_message_bytes_is_shown_as_too_long_and_kept_in_the_record() {
+    let dir = tempdir("too-long");
+    let script = dir.join("server.sh");
+    std::fs::write(&script, POLLUTING_SERVER).unwrap();
+    let record = dir.join("client.jsonl");
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            &format!("sh {}", script.display()),
+            "--color",
+            "never",
+        ])
+        .args(["--max-message-bytes", "50000", "--record"])
+        .arg(&record)
+        .output()
+        .unwrap();
+    let view = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{view}");
+    assert!(
+        view.contains("(100000 bytes: longer than this view holds whole (--max-message-bytes)"),
+        "{view}"
+    );
+    assert!(
+        !view.contains(&"x".repeat(50_001)),
+        "the long line is not shown"
+    );
+    assert!(view.contains("# 1 tools: t"), "{view}");
+    let jsonl = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        jsonl.contains(r#""fact":"too-long","len":100000"#),
+        "{}",
+        &jsonl[..2000.min(jsonl.len())]
+    );
+    let (_, events) = read_transcript(&record);
+    let stdout = concat(&events, |e| {
+        e.dir == Dir::ToClient && e.lane.kind == LaneKind::Stdio
+    });
+    assert!(
+        stdout
+            .windows(100_001)
+            .any(|w| w == format!("{}\n", "x".repeat(100_000)).as_bytes())
+    );
+}

@@ -243,7 +243,7 @@ impl<W: Write + Send> TextView<W> {
                 }
                 Fact::TooLong { len } => {
                     out.push_str(&self.note(&format!(
-                        "a line of {len} bytes: longer than this view holds"
+                        "{len} bytes: longer than this view holds whole (--max-message-bytes); the record keeps them"
                     )));
                 }
                 Fact::Stderr(line) => {
