@@ -24,7 +24,7 @@ fn main() -> ExitCode {
                 record,
                 max_message_bytes,
                 ..
-            } => cli::serve::recorder("stdio", trace, record.as_deref(), max_message_bytes)
+            } => cli::record::recorder("stdio", trace, record.as_deref(), max_message_bytes)
                 .and_then(|recorder| {
                     cli::serve::serve_stdio(
                         cli::serve::server(era, fixture, max_tasks, task_ttl),
@@ -46,7 +46,7 @@ fn main() -> ExitCode {
                 trace,
                 record,
                 max_message_bytes,
-            } => cli::serve::recorder("http", trace, record.as_deref(), max_message_bytes)
+            } => cli::record::recorder("http", trace, record.as_deref(), max_message_bytes)
                 .and_then(|recorder| {
                     cli::serve::serve_http(
                         cli::serve::server(era, fixture, max_tasks, task_ttl),

@@ -1,6 +1,7 @@
 //! The command line: every subcommand and flag, as clap derives them. The `///`
 //! comments are the `--help` text.
 
+pub use super::record::TraceView;
 use clap::{Parser, Subcommand};
 use mcp_raw::client::wire_print::{ColorChoice, Printer};
 use mcp_raw::protocol::Eras;
@@ -291,7 +292,7 @@ impl View {
         let header = transcript::Header::new("client", transport);
         let mut more = Vec::new();
         if let Some(path) = &self.record {
-            more.push(super::serve::record_file(
+            more.push(super::record::record_file(
                 path,
                 &header,
                 self.max_message_bytes,
@@ -315,13 +316,6 @@ impl View {
             self.max_message_bytes,
         ))
     }
-}
-
-/// `serve --trace`: which text view goes to stderr.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TraceView {
-    Readable,
-    Raw,
 }
 
 /// `--era` on the command line.

@@ -5,6 +5,7 @@
 //! args.rs               every subcommand and flag (clap derive; `///` is the help)
 //! serve.rs              `serve`: the server, its transport, its recorder
 //! show.rs               `show FILE`: a transcript rendered again
+//! record.rs             `--trace` and `--record`: the sinks a recorder feeds
 //! client.rs             `client TARGET`: any server's wire
 //! conformance_client.rs `conformance-client`: what the official suite drives
 //! demo_stdio.rs         `demo`: spawns `mcp-raw serve`, drives it over pipes
@@ -17,6 +18,7 @@ pub mod client;
 pub mod conformance_client;
 pub mod demo_http;
 pub mod demo_stdio;
+pub mod record;
 pub mod script;
 pub mod serve;
 pub mod show;

@@ -1,49 +1,11 @@
 //! `mcp-raw serve`: the server the flags ask for, on stdio or HTTP, with its
 //! recorder when `--trace` or `--record` wants one.
 
-use super::args::{EraArg, FixtureArg, TraceView, off_if_zero};
+use super::args::{EraArg, FixtureArg, off_if_zero};
 use mcp_raw::protocol::Server;
 use mcp_raw::transport::{http, stdio};
 use mcp_raw::wire::recorder::Recorder;
-use mcp_raw::wire::transcript;
-use std::io::IsTerminal;
 use std::time::Duration;
-
-/// The server's recorder, if `--trace` or `--record` asks for one.
-pub fn recorder(
-    transport: &str,
-    trace: Option<TraceView>,
-    record: Option<&std::path::Path>,
-    max_message: usize,
-) -> anyhow::Result<Option<Recorder>> {
-    let mut sinks: Vec<Box<dyn mcp_raw::wire::recorder::Sink>> = Vec::new();
-    if let Some(view) = trace {
-        let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-        sinks.push(Box::new(mcp_raw::wire::text::TextView::with_max(
-            std::io::stderr(),
-            color,
-            view == TraceView::Raw,
-            max_message,
-        )));
-    }
-    if let Some(path) = record {
-        sinks.push(record_file(
-            path,
-            &transcript::Header::new("server", transport),
-            max_message,
-        )?);
-    }
-    Ok((!sinks.is_empty()).then(|| Recorder::new(sinks)))
-}
-
-pub fn record_file(
-    path: &std::path::Path,
-    header: &transcript::Header,
-    max_message: usize,
-) -> anyhow::Result<Box<dyn mcp_raw::wire::recorder::Sink>> {
-    transcript::create(path, header, max_message)
-        .map_err(|e| anyhow::anyhow!("--record {}: cannot write it: {e}", path.display()))
-}
 
 /// The server the command line asks for.
 pub fn server(

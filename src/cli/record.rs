@@ -1,0 +1,49 @@
+//! Where `--trace` and `--record` lead: the sinks a recorder feeds, built from the
+//! flags (the text view on stderr, a JSONL transcript file).
+
+use mcp_raw::wire::recorder::{Recorder, Sink};
+use mcp_raw::wire::transcript;
+use std::io::IsTerminal;
+
+/// `serve --trace`: which text view goes to stderr.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TraceView {
+    Readable,
+    Raw,
+}
+
+/// The server's recorder, if `--trace` or `--record` asks for one.
+pub fn recorder(
+    transport: &str,
+    trace: Option<TraceView>,
+    record: Option<&std::path::Path>,
+    max_message: usize,
+) -> anyhow::Result<Option<Recorder>> {
+    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+    if let Some(view) = trace {
+        let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        sinks.push(Box::new(mcp_raw::wire::text::TextView::with_max(
+            std::io::stderr(),
+            color,
+            view == TraceView::Raw,
+            max_message,
+        )));
+    }
+    if let Some(path) = record {
+        sinks.push(record_file(
+            path,
+            &transcript::Header::new("server", transport),
+            max_message,
+        )?);
+    }
+    Ok((!sinks.is_empty()).then(|| Recorder::new(sinks)))
+}
+
+pub fn record_file(
+    path: &std::path::Path,
+    header: &transcript::Header,
+    max_message: usize,
+) -> anyhow::Result<Box<dyn Sink>> {
+    transcript::create(path, header, max_message)
+        .map_err(|e| anyhow::anyhow!("--record {}: cannot write it: {e}", path.display()))
+}
