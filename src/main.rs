@@ -61,29 +61,15 @@ fn main() -> ExitCode {
                         },
                     )
                 }),
-            Command::Client {
-                target,
-                era,
-                calls,
-                timeout,
-                listen,
-                view,
-            } => {
-                let transport = if target.starts_with("http") {
-                    "http"
-                } else {
-                    "stdio"
+            Command::Client(args) => {
+                let code = match cli::client::main(args) {
+                    Ok(()) => 0,
+                    Err(e) => {
+                        eprintln!("mcp-raw: {e:#}");
+                        cli::client::exit_code(&e)
+                    }
                 };
-                view.printer(transport).and_then(|printer| {
-                    runtime()?.block_on(cli::client::run(
-                        &target,
-                        era.into(),
-                        &calls,
-                        timeout,
-                        listen,
-                        printer,
-                    ))
-                })
+                return ExitCode::from(code);
             }
             Command::ConformanceClient { url, view } => view.printer("http").and_then(|printer| {
                 runtime()?.block_on(cli::conformance_client::run(&url, printer))

@@ -345,3 +345,97 @@ fn listen_over_stdio_shows_late_notifications_until_stdout_closes() {
     let answer = text[..listening].rfind("<<< [+").unwrap();
     assert!(stamp(note) - stamp(answer + 1) >= 0.3, "{text}");
 }
+
+/// The exit status says what went wrong (`client --help`): 0 fine, 1 a call failed,
+/// 2 usage, 3 the connection or the protocol.
+#[test]
+fn exit_codes_say_what_went_wrong() {
+    let status = |args: &[&str]| {
+        let out = Command::new(BIN).arg("client").args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = status(&["localhost:3000/mcp"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("did you mean http://localhost:3000/mcp?"),
+        "{err}"
+    );
+    let (code, err) = status(&["sh -c 'unclosed"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("unclosed '"), "{err}");
+    let (code, err) = status(&["http://127.0.0.1:1/mcp"]);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(err.contains("cannot connect to 127.0.0.1:1"), "{err}");
+    let (code, err) = status(&["--call", "nope", &stdio_target("both")]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("1 call(s) failed"), "{err}");
+    let (code, err) = status(&["--header", "no colon", "http://127.0.0.1:1/mcp"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("expected 'Name: value'"), "{err}");
+    let help = Command::new(BIN)
+        .args(["client", "--help"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("Exit status: 0 all went well"));
+}
+
+/// `-- CMD ARG…` is taken as it is (no splitting), with `--env` and `--cwd`; TARGET
+/// is split like a shell splits it, quotes included.
+#[test]
+fn stdio_targets_take_a_command_env_and_cwd() {
+    let script =
+        format!("test \"$MCP_RAW_TEST\" = yes && test \"$(pwd)\" = /tmp && exec {BIN} serve");
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            "--env",
+            "MCP_RAW_TEST=yes",
+            "--cwd",
+            "/tmp",
+            "--call",
+            ADD,
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("\"text\": \"42\""), "{text}");
+    let quoted = format!("sh -c 'exec {BIN} serve --era legacy'");
+    let (ok, out) = client("both", &quoted, &[ADD]);
+    assert!(ok, "{out}");
+    assert!(out.contains("The server speaks the legacy era"), "{out}");
+}
+
+/// A stdio server that takes longer to start than the era probe waits is not taken
+/// for a legacy one: after the silent probe `initialize` goes out, and the late
+/// answer to the probe, which the server sends first once up, decides.
+#[test]
+fn a_slow_starting_server_is_probed_once_it_is_up() {
+    let slow = format!("sleep 3.5; exec {BIN} serve");
+    let out = Command::new(BIN)
+        .args(["client", "--call", ADD, "--", "sh", "-c", &slow])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("The server speaks the modern era"), "{text}");
+    let init = text
+        .find("\"method\": \"initialize\"")
+        .expect("initialize after the silence");
+    let discover_answer = text
+        .find("\"supportedVersions\"")
+        .expect("the probe's late answer");
+    assert!(init < discover_answer, "{text}");
+    assert!(text.contains("\"text\": \"42\""), "{text}");
+}

@@ -80,32 +80,13 @@ pub enum Command {
         #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
         max_message_bytes: usize,
     },
-    /// Connect to any MCP server (an http:// URL, or a stdio server's command line,
-    /// quoted), detect its era, list its tools, call some, and print the whole wire.
-    Client {
-        /// `http://host:port/path`, or the command that starts a stdio server
-        /// (split on spaces), e.g. "mcp-raw serve".
-        target: String,
-        /// Eras this client may speak: both probes with server/discover and falls back
-        /// to initialize; modern or legacy insist on one.
-        #[arg(long, value_enum, default_value_t = EraArg::Both)]
-        era: EraArg,
-        /// Call a tool after listing: NAME or NAME={"json":"arguments"} (repeatable).
-        #[arg(long = "call", value_name = "NAME[=JSON]")]
-        calls: Vec<String>,
-        /// Seconds to wait for the server's next bytes of an answer (a response head,
-        /// the next piece of its body, a stdio reply); a stream lives as long as it
-        /// moves.
-        #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs)]
-        timeout: Duration,
-        /// After the calls, listen for what the server sends unprompted (list changes,
-        /// resource updates) until the stream ends or Ctrl-C: GET /mcp in a legacy
-        /// session, a subscriptions/listen request in the modern era.
-        #[arg(long)]
-        listen: bool,
-        #[command(flatten)]
-        view: View,
-    },
+    /// Connect to any MCP server (an http:// URL, or a stdio server's command line),
+    /// detect its era, list its tools, call some, and print the whole wire.
+    #[command(
+        after_help = "Exit status: 0 all went well; 1 a call failed or returned isError: true; \
+2 usage (a bad flag or TARGET); 3 the connection or the protocol failed."
+    )]
+    Client(ClientArgs),
     /// The client the official conformance suite drives (it passes the server URL and
     /// names the scenario in MCP_CONFORMANCE_SCENARIO).
     ConformanceClient {
@@ -155,6 +136,51 @@ pub enum Command {
         #[command(flatten)]
         view: View,
     },
+}
+
+/// `mcp-raw client`'s arguments.
+#[derive(clap::Args)]
+pub struct ClientArgs {
+    /// `http://host:port/path`, or the command line of a stdio server, split like a
+    /// shell would (quotes and backslashes), e.g. "mcp-raw serve". Or leave it out and
+    /// give the command after `--`.
+    #[arg(required_unless_present = "command", conflicts_with = "command")]
+    pub target: Option<String>,
+    /// The stdio server's program and arguments, taken as they are: `-- CMD ARG…`.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+    /// Eras this client may speak: both probes with server/discover and falls back
+    /// to initialize; modern or legacy insist on one.
+    #[arg(long, value_enum, default_value_t = EraArg::Both)]
+    pub era: EraArg,
+    /// Call a tool after listing: NAME or NAME={"json":"arguments"} (repeatable).
+    #[arg(long = "call", value_name = "NAME[=JSON]")]
+    pub calls: Vec<String>,
+    /// Seconds to wait for the server's next bytes of an answer (a response head,
+    /// the next piece of its body, a stdio reply); a stream lives as long as it
+    /// moves.
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs)]
+    pub timeout: Duration,
+    /// Seconds a server may take to give its first answer: to initialize, or (stdio)
+    /// a late one to the era probe, which a server still starting sends once up.
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs)]
+    pub startup_timeout: Duration,
+    /// An environment variable for the stdio server, NAME=VALUE (repeatable).
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    pub env: Vec<String>,
+    /// The stdio server's working directory.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// An HTTP header sent with every request, 'Name: value' (repeatable).
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// After the calls, listen for what the server sends unprompted (list changes,
+    /// resource updates) until the stream ends or Ctrl-C: GET /mcp in a legacy
+    /// session, a subscriptions/listen request in the modern era.
+    #[arg(long)]
+    pub listen: bool,
+    #[command(flatten)]
+    pub view: View,
 }
 
 /// The limits of `serve --http` (each one's default is in `http::Limits`). A timeout

@@ -1,31 +1,221 @@
 //! `mcp-raw client TARGET`: connect to any MCP server, learn its era, list its tools,
 //! call some, and print every byte of it. TARGET is an `http://` URL, or the command
-//! line of a stdio server.
+//! line of a stdio server (or the command after `--`, taken as it is).
 
-use anyhow::{Context, bail};
+use super::args::ClientArgs;
 use mcp_raw::client::http_link::HttpLink;
 use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options};
-use mcp_raw::client::stdio_link::StdioLink;
+use mcp_raw::client::stdio_link::{Spawn, StdioLink};
 use mcp_raw::client::wire_print::Printer;
-use mcp_raw::protocol::Eras;
 use serde_json::{Value, json};
 
-/// Opens the link a TARGET names: `http://...` is Streamable HTTP; anything else is
-/// split on whitespace and spawned as a stdio server.
-pub fn open_link(target: &str, printer: &Printer) -> anyhow::Result<Link> {
-    if target.starts_with("http://") || target.starts_with("https://") {
-        return Ok(Link::Http(HttpLink::new(target, printer)?));
+/// A bad flag value or TARGET: exit status 2.
+#[derive(Debug)]
+pub struct Usage(pub String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
     }
-    let mut words = target.split_whitespace();
-    let program = words
-        .next()
-        .context("empty TARGET: give a URL or a command")?;
-    let args: Vec<&str> = words.collect();
-    Ok(Link::Stdio(StdioLink::spawn(
-        program.as_ref(),
-        &args,
-        printer,
-    )?))
+}
+
+impl std::error::Error for Usage {}
+
+/// Some calls failed or returned `isError: true`: exit status 1.
+#[derive(Debug)]
+pub struct CallsFailed(pub usize);
+
+impl std::fmt::Display for CallsFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} call(s) failed", self.0)
+    }
+}
+
+impl std::error::Error for CallsFailed {}
+
+/// The exit status an error means (`client --help` lists them): 1 a call failed,
+/// 2 usage, 3 the connection or the protocol.
+pub fn exit_code(e: &anyhow::Error) -> u8 {
+    if e.is::<CallsFailed>() {
+        1
+    } else if e.is::<Usage>() {
+        2
+    } else {
+        3
+    }
+}
+
+fn usage(text: impl Into<String>) -> anyhow::Error {
+    Usage(text.into()).into()
+}
+
+/// `mcp-raw client …`, from its parsed arguments to its outcome.
+pub fn main(args: ClientArgs) -> anyhow::Result<()> {
+    let target = match (&args.target, args.command.is_empty()) {
+        (Some(t), true) => Target::parse(t)?,
+        (None, false) => Target::Stdio(args.command.clone()),
+        _ => return Err(usage("give a TARGET, or a command after `--`, not both")),
+    };
+    let transport = match target {
+        Target::Http(_) => "http",
+        Target::Stdio(_) => "stdio",
+    };
+    let printer = args
+        .view
+        .printer(transport)
+        .map_err(|e| usage(format!("{e:#}")))?;
+    super::runtime()?.block_on(run(&args, target, printer))
+}
+
+/// What TARGET names.
+pub enum Target {
+    Http(String),
+    /// The program and its arguments.
+    Stdio(Vec<String>),
+}
+
+impl Target {
+    /// `http://…` is Streamable HTTP; anything else is a command line, split as a
+    /// shell splits words (no variables, no globbing). What looks like a URL without
+    /// its scheme is refused with the likely fix.
+    pub fn parse(target: &str) -> anyhow::Result<Target> {
+        if target.starts_with("http://") {
+            return Ok(Target::Http(target.to_owned()));
+        }
+        if let Some(rest) = target.strip_prefix("https://") {
+            return Err(usage(format!(
+                "https:// is not supported: mcp-raw speaks plain http:// so every byte can be shown (did you mean http://{rest}?)"
+            )));
+        }
+        let words = split_words(target).map_err(usage)?;
+        if words.is_empty() {
+            return Err(usage("empty TARGET: give an http:// URL or a command"));
+        }
+        if words.len() == 1 && looks_like_address(&words[0]) {
+            return Err(usage(format!(
+                "{target:?} is neither a URL nor a command: did you mean http://{target}?"
+            )));
+        }
+        Ok(Target::Stdio(words))
+    }
+}
+
+/// `localhost:3000/mcp`, `127.0.0.1:8080`: a host and a port, no scheme.
+fn looks_like_address(word: &str) -> bool {
+    let authority = word.split('/').next().unwrap_or("");
+    match authority.rsplit_once(':') {
+        Some((host, port)) => {
+            !host.is_empty() && !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())
+        }
+        None => false,
+    }
+}
+
+/// Splits a command line into words as POSIX `sh` would for quoting: `'…'` keeps
+/// everything, `"…"` keeps everything but `\\"` and `\\\\`, a backslash outside quotes
+/// escapes the next character.
+pub fn split_words(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err(format!("unclosed ' in TARGET {line:?}")),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\')) => word.push(c),
+                            Some(c) => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                            None => return Err(format!("unclosed \" in TARGET {line:?}")),
+                        },
+                        Some(c) => word.push(c),
+                        None => return Err(format!("unclosed \" in TARGET {line:?}")),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    Some(c) => word.push(c),
+                    None => return Err(format!("TARGET {line:?} ends in a lone backslash")),
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+/// Opens the link a target names.
+pub fn open_link(target: &Target, args: &ClientArgs, printer: &Printer) -> anyhow::Result<Link> {
+    match target {
+        Target::Http(url) => {
+            let mut http = HttpLink::new(url, printer).map_err(|e| usage(format!("{e:#}")))?;
+            http.timeout = args.timeout;
+            for header in &args.headers {
+                let (name, value) = header
+                    .split_once(':')
+                    .ok_or_else(|| usage(format!("--header {header:?}: expected 'Name: value'")))?;
+                let name = name.trim();
+                if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic()) {
+                    return Err(usage(format!(
+                        "--header {header:?}: {name:?} is not a header name"
+                    )));
+                }
+                http.extra_headers
+                    .push((name.to_owned(), value.trim().to_owned()));
+            }
+            Ok(Link::Http(http))
+        }
+        Target::Stdio(words) => {
+            if !args.headers.is_empty() {
+                return Err(usage("--header applies to http:// targets only"));
+            }
+            let mut env = Vec::new();
+            for pair in &args.env {
+                let (k, v) = pair
+                    .split_once('=')
+                    .filter(|(k, _)| !k.is_empty())
+                    .ok_or_else(|| usage(format!("--env {pair:?}: expected NAME=VALUE")))?;
+                env.push((k.to_owned(), v.to_owned()));
+            }
+            let spawn = Spawn {
+                program: words[0].clone().into(),
+                args: words[1..].to_vec(),
+                env,
+                cwd: args.cwd.clone(),
+            };
+            Ok(Link::Stdio(StdioLink::spawn_with(&spawn, printer)?))
+        }
+    }
 }
 
 /// Splits `NAME` or `NAME=JSON` (a `--call` value) into the tool and its arguments.
@@ -33,46 +223,48 @@ pub fn parse_call(spec: &str) -> anyhow::Result<(String, Value)> {
     match spec.split_once('=') {
         None => Ok((spec.to_owned(), json!({}))),
         Some((name, args)) => {
-            let args: Value = serde_json::from_str(args)
-                .with_context(|| format!("--call {name}: arguments are not JSON: {args:?}"))?;
+            let args: Value = serde_json::from_str(args).map_err(|e| {
+                usage(format!(
+                    "--call {name}: arguments are not JSON ({e}): {args:?}"
+                ))
+            })?;
             if !args.is_object() {
-                bail!("--call {name}: arguments must be a JSON object, got {args}");
+                return Err(usage(format!(
+                    "--call {name}: arguments must be a JSON object, got {args}"
+                )));
             }
             Ok((name.to_owned(), args))
         }
     }
 }
 
-pub async fn run(
-    target: &str,
-    eras: Eras,
-    calls: &[String],
-    timeout: std::time::Duration,
-    listen: bool,
-    printer: Printer,
-) -> anyhow::Result<()> {
-    let calls: Vec<(String, Value)> = calls
+pub async fn run(args: &ClientArgs, target: Target, printer: Printer) -> anyhow::Result<()> {
+    let calls: Vec<(String, Value)> = args
+        .calls
         .iter()
         .map(|c| parse_call(c))
         .collect::<Result<_, _>>()?;
-    let mut link = open_link(target, &printer)?;
-    if let Link::Http(http) = &mut link {
-        http.timeout = timeout;
-    }
+    let shown = match &target {
+        Target::Http(url) => url.clone(),
+        Target::Stdio(words) => words.join(" "),
+    };
+    let link = open_link(&target, args, &printer)?;
+    let eras = args.era.into();
     let options = Options {
         eras,
-        timeout,
+        timeout: args.timeout,
+        startup_timeout: args.startup_timeout,
         ..Options::default()
     };
-    printer.caption(&format!("Connecting to {target} (client eras: {eras:?})"));
-    let mut client = McpClient::connect(link, target, options, &mut EraCache::default()).await?;
+    printer.caption(&format!("Connecting to {shown} (client eras: {eras:?})"));
+    let mut client = McpClient::connect(link, &shown, options, &mut EraCache::default()).await?;
     printer.caption(&format!("The server speaks {}", client.spoken()));
     let tools = client.list_tools().await?;
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     printer.caption(&format!("{} tools: {}", names.len(), names.join(", ")));
     let mut failed = 0;
-    for (name, args) in calls {
-        match client.call_tool(&name, args).await? {
+    for (name, arguments) in calls {
+        match client.call_tool(&name, arguments).await? {
             Ok(result) if result["isError"] == json!(true) => {
                 failed += 1;
                 printer.caption(&format!("{name}: the tool failed (isError: true)"));
@@ -84,7 +276,7 @@ pub async fn run(
             }
         }
     }
-    if listen {
+    if args.listen {
         printer.caption(
             "Listening for what the server sends unprompted, shown as it arrives (Ctrl-C to stop)",
         );
@@ -97,7 +289,35 @@ pub async fn run(
     }
     client.close().await?;
     if failed > 0 {
-        bail!("{failed} call(s) failed");
+        return Err(CallsFailed(failed).into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_like_a_shell() {
+        assert_eq!(
+            split_words(r#"sh -c 'echo hi' "a \"b\"" c\ d"#).unwrap(),
+            vec!["sh", "-c", "echo hi", "a \"b\"", "c d"]
+        );
+        assert_eq!(split_words("  x  ''  ").unwrap(), vec!["x", ""]);
+        assert!(split_words("sh 'open").unwrap_err().contains("unclosed '"));
+    }
+
+    #[test]
+    fn an_address_without_a_scheme_gets_the_fix() {
+        let Err(e) = Target::parse("localhost:3000/mcp") else {
+            panic!("accepted")
+        };
+        assert_eq!(exit_code(&e), 2);
+        assert!(
+            e.to_string()
+                .contains("did you mean http://localhost:3000/mcp?")
+        );
+        assert!(matches!(Target::parse("mcp-raw serve"), Ok(Target::Stdio(w)) if w.len() == 2));
+    }
 }

@@ -27,6 +27,8 @@ pub struct HttpLink {
     path: String,
     /// Every connection's bytes go through it, as they cross.
     recorder: Recorder,
+    /// Headers sent with every request (`--header`), after the protocol's own.
+    pub extra_headers: Vec<(String, String)>,
     /// How long a response may keep the client waiting for its next bytes (its head,
     /// or the next piece of its body): a long stream lives as long as it moves.
     pub timeout: Duration,
@@ -111,6 +113,7 @@ impl HttpLink {
             authority,
             path,
             recorder: printer.recorder().clone(),
+            extra_headers: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
         })
     }
@@ -162,7 +165,7 @@ impl HttpLink {
             .method(method.clone())
             .uri(self.path.as_str())
             .header("host", &self.authority);
-        for (name, value) in headers {
+        for (name, value) in headers.iter().chain(&self.extra_headers) {
             builder = builder.header(name.as_str(), value.as_str());
         }
         if method == Method::POST {

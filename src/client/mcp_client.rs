@@ -90,6 +90,9 @@ pub struct Options {
     pub probe_timeout: Duration,
     /// How long any other request may take.
     pub timeout: Duration,
+    /// How long a server may take to give its first answer (to `initialize`, or a
+    /// late one to the stdio probe): a slow start is not a legacy server.
+    pub startup_timeout: Duration,
 }
 
 impl Default for Options {
@@ -98,6 +101,7 @@ impl Default for Options {
             eras: Eras::Both,
             capabilities: json!({}),
             probe_timeout: Duration::from_secs(3),
+            startup_timeout: Duration::from_secs(30),
             timeout: Duration::from_secs(10),
         }
     }
@@ -106,6 +110,8 @@ impl Default for Options {
 /// One server's answer: the response message (if any), checked by
 /// [`jsonrpc::parse`], and, on HTTP, its status.
 struct Answer {
+    /// The id the request went out with.
+    id: i64,
     response: Option<Response>,
     status: Option<StatusCode>,
 }
@@ -180,12 +186,48 @@ impl McpClient {
     /// (unless this client speaks only the modern era).
     async fn detect(&mut self) -> anyhow::Result<Spoken> {
         match self.probe().await? {
-            Some(version) => Ok(Spoken::Modern { version }),
-            None if self.options.eras == Eras::Modern => bail!(
+            Probe::Modern(version) => Ok(Spoken::Modern { version }),
+            Probe::Legacy | Probe::Silent { .. } if self.options.eras == Eras::Modern => bail!(
                 "the server does not speak {} (no modern answer to server/discover); this client was told to speak only the modern era",
                 MODERN.join(", ")
             ),
-            None => self.initialize().await,
+            Probe::Legacy => self.initialize().await,
+            Probe::Silent { id, version } => self.initialize_or_late_answer(id, version).await,
+        }
+    }
+
+    /// stdio, after a silent probe: a legacy server that ignores `server/discover`,
+    /// or one still starting? `initialize` goes out, and whichever answer comes
+    /// first decides: a late modern answer to the probe means modern, an answer to
+    /// `initialize` means legacy. So a slow start is never taken for the legacy era.
+    async fn initialize_or_late_answer(
+        &mut self,
+        probe: i64,
+        version: String,
+    ) -> anyhow::Result<Spoken> {
+        let (init, message) = self.build("initialize", self.initialize_params(), None)?;
+        let Link::Stdio(stdio) = &mut self.link else {
+            bail!("only a stdio probe can be silent")
+        };
+        stdio.send(&serde_json::to_vec(&message)?).await?;
+        let startup = self.options.startup_timeout;
+        let mut waiting = vec![probe, init];
+        loop {
+            let answer = stdio_answer(&mut self.link, &waiting, startup).await?;
+            let Some((id, response)) = answer else {
+                bail!(
+                    "no answer to initialize (nor to server/discover) within {startup:?} (--startup-timeout)"
+                );
+            };
+            if id == init {
+                return self.finish_initialize(response, None).await;
+            }
+            match &response.outcome {
+                Ok(_) => return Ok(Spoken::Modern { version }),
+                Err(e) if is_modern_error(e.code) => return Ok(Spoken::Modern { version }),
+                // A legacy refusal of the probe: the initialize answer is coming.
+                Err(_) => waiting.retain(|w| *w != probe),
+            }
         }
     }
 
@@ -197,7 +239,7 @@ impl McpClient {
     /// the server is modern; `None` when it is legacy: any other error, a non-modern
     /// HTTP refusal, or (stdio) silence. The fallback is never keyed to one error
     /// code (2026-07-28 `basic/transports/stdio` "Backward Compatibility").
-    async fn probe(&mut self) -> anyhow::Result<Option<String>> {
+    async fn probe(&mut self) -> anyhow::Result<Probe> {
         let mut version = MODERN[0].to_owned();
         for _ in 0..2 {
             let timeout = self.options.probe_timeout;
@@ -205,10 +247,13 @@ impl McpClient {
                 .send("server/discover", json!({}), Some(&version), timeout)
                 .await?;
             let Some(response) = answer.response else {
-                return Ok(None);
+                return Ok(Probe::Silent {
+                    id: answer.id,
+                    version,
+                });
             };
             if response.outcome.is_ok() {
-                return Ok(Some(version));
+                return Ok(Probe::Modern(version));
             }
             let error = rpc_error(&response, answer.status);
             match (error.code, &self.link) {
@@ -220,13 +265,13 @@ impl McpClient {
                         }
                     }
                 }
-                (code, _) if is_modern_error(code) => return Ok(Some(version)),
+                (code, _) if is_modern_error(code) => return Ok(Probe::Modern(version)),
                 (crate::jsonrpc::code::METHOD_NOT_FOUND, Link::Http(_))
                     if error.status == Some(StatusCode::NOT_FOUND) =>
                 {
-                    return Ok(Some(version));
+                    return Ok(Probe::Modern(version));
                 }
-                _ => return Ok(None),
+                _ => return Ok(Probe::Legacy),
             }
         }
         bail!("the server kept refusing our protocol version")
@@ -234,16 +279,33 @@ impl McpClient {
 
     /// The legacy handshake: `initialize`, then `notifications/initialized`.
     async fn initialize(&mut self) -> anyhow::Result<Spoken> {
-        let params = json!({
+        let params = self.initialize_params();
+        // The first answer of a server that may still be starting.
+        let timeout = self.options.startup_timeout.max(self.options.timeout);
+        let answer = self.send("initialize", params, None, timeout).await?;
+        let response = answer
+            .response
+            .with_context(|| format!("no answer to initialize within {timeout:?}"))?;
+        self.finish_initialize(response, answer.status).await
+    }
+
+    fn initialize_params(&self) -> Value {
+        json!({
             "protocolVersion": LATEST_VERSION,
             "capabilities": self.options.capabilities,
             "clientInfo": client_info(),
-        });
-        let timeout = self.options.timeout;
-        let answer = self.send("initialize", params, None, timeout).await?;
-        let response = answer.response.context("no answer to initialize")?;
+        })
+    }
+
+    /// The rest of the handshake once `initialize` is answered: the version checked,
+    /// then `notifications/initialized`.
+    async fn finish_initialize(
+        &mut self,
+        response: Response,
+        status: Option<StatusCode>,
+    ) -> anyhow::Result<Spoken> {
         let Ok(result) = &response.outcome else {
-            bail!("initialize failed: {}", rpc_error(&response, answer.status));
+            bail!("initialize failed: {}", rpc_error(&response, status));
         };
         let version = result["protocolVersion"]
             .as_str()
@@ -504,29 +566,14 @@ impl McpClient {
         match &mut self.link {
             Link::Stdio(stdio) => {
                 stdio.send(&bytes).await?;
-                let deadline = tokio::time::Instant::now() + timeout;
-                // Lines that answer something else (or are notifications) are shown
-                // by the link and skipped here.
-                loop {
-                    let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-                    let Some(out) = stdio.receive(left).await? else {
-                        return Ok(Answer {
-                            response: None,
-                            status: None,
-                        });
-                    };
-                    // Lines that are not JSON (stdout pollution) were shown, flagged;
-                    // they answer nothing.
-                    let super::stdio_link::Output::Line(line) = out else {
-                        continue;
-                    };
-                    if let Some(response) = response_in(&line, id) {
-                        return Ok(Answer {
-                            response: Some(response),
-                            status: None,
-                        });
-                    }
-                }
+                let response = stdio_answer(&mut self.link, &[id], timeout)
+                    .await?
+                    .map(|(_, r)| r);
+                Ok(Answer {
+                    id,
+                    response,
+                    status: None,
+                })
             }
             Link::Http(_) => {
                 let headers = match modern {
@@ -610,8 +657,48 @@ fn answer_for(reply: &HttpReply, id: i64) -> Answer {
             .filter(|r| r.id.is_none() && r.outcome.is_err()),
     };
     Answer {
+        id,
         response,
         status: Some(reply.status),
+    }
+}
+
+/// What the era probe learned.
+enum Probe {
+    Modern(String),
+    Legacy,
+    /// stdio: no answer in time to the probe with this id and version.
+    Silent {
+        id: i64,
+        version: String,
+    },
+}
+
+/// stdio: the next response to one of `ids`, read within `timeout`. Lines that
+/// answer something else, notifications and lines that are not JSON-RPC were shown
+/// by the link as they came and are passed over here.
+async fn stdio_answer(
+    link: &mut Link,
+    ids: &[i64],
+    timeout: Duration,
+) -> anyhow::Result<Option<(i64, Response)>> {
+    let Link::Stdio(stdio) = link else {
+        bail!("not a stdio link")
+    };
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let Some(out) = stdio.receive(left).await? else {
+            return Ok(None);
+        };
+        let super::stdio_link::Output::Line(line) = out else {
+            continue;
+        };
+        for id in ids {
+            if let Some(response) = response_in(&line, *id) {
+                return Ok(Some((*id, response)));
+            }
+        }
     }
 }
 

@@ -26,6 +26,17 @@ pub enum Output {
     TooLong(usize),
 }
 
+/// How to start a stdio server.
+#[derive(Debug, Clone, Default)]
+pub struct Spawn {
+    pub program: std::path::PathBuf,
+    pub args: Vec<String>,
+    /// Variables added to the inherited environment.
+    pub env: Vec<(String, String)>,
+    /// The working directory; the client's own when `None`.
+    pub cwd: Option<std::path::PathBuf>,
+}
+
 pub struct StdioLink {
     child: Child,
     stdin: Option<Recorded<ChildStdin>>,
@@ -42,19 +53,41 @@ impl StdioLink {
         args: &[&str],
         printer: &Printer,
     ) -> anyhow::Result<StdioLink> {
-        let mut child = Command::new(program)
-            .args(args)
+        let spawn = Spawn {
+            program: program.to_owned(),
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            ..Spawn::default()
+        };
+        StdioLink::spawn_with(&spawn, printer)
+    }
+
+    /// Spawns the server `spawn` describes, all three standard streams piped.
+    pub fn spawn_with(spawn: &Spawn, printer: &Printer) -> anyhow::Result<StdioLink> {
+        let mut command = Command::new(&spawn.program);
+        command
+            .args(&spawn.args)
+            .envs(spawn.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .with_context(|| format!("cannot spawn {}", program.display()))?;
+            .kill_on_drop(true);
+        if let Some(dir) = &spawn.cwd {
+            command.current_dir(dir);
+        }
+        let mut child = command.spawn().with_context(|| {
+            let mut what = format!("cannot spawn {}", spawn.program.display());
+            if let Some(dir) = &spawn.cwd {
+                what.push_str(&format!(" in {}", dir.display()));
+            }
+            what
+        })?;
+        let program = spawn.program.as_path();
+        let args = &spawn.args;
         let recorder = printer.recorder().clone();
         let lane = recorder.lane(LaneKind::Stdio);
         let log = recorder.lane(LaneKind::Stderr);
         let command = std::iter::once(program.display().to_string())
-            .chain(args.iter().map(|a| (*a).to_owned()))
+            .chain(args.iter().cloned())
             .collect::<Vec<_>>()
             .join(" ");
         let stdout = child.stdout.take().context("child stdout")?;
