@@ -179,6 +179,18 @@ pub struct ClientArgs {
     /// session, a subscriptions/listen request in the modern era.
     #[arg(long)]
     pub listen: bool,
+    /// A root to offer the server (roots/list), a local path (repeatable); declares
+    /// the roots capability.
+    #[arg(long = "root", value_name = "PATH")]
+    pub roots: Vec<PathBuf>,
+    /// What to answer when the server asks: sampling=JSON (a CreateMessageResult) or
+    /// elicitation=JSON (an ElicitResult), repeatable; declares that capability.
+    /// Unanswerable questions get a JSON-RPC error saying which flag is missing.
+    #[arg(long = "answer", value_name = "KIND=JSON")]
+    pub answer: Vec<String>,
+    /// The answers from a file: {"sampling": …, "elicitation": …, "roots": […]}.
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
     #[command(flatten)]
     pub view: View,
 }

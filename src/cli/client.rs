@@ -3,6 +3,7 @@
 //! line of a stdio server (or the command after `--`, taken as it is).
 
 use super::args::ClientArgs;
+use mcp_raw::client::answers::Answers;
 use mcp_raw::client::http_link::HttpLink;
 use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options};
 use mcp_raw::client::stdio_link::{Spawn, StdioLink};
@@ -218,6 +219,25 @@ pub fn open_link(target: &Target, args: &ClientArgs, printer: &Printer) -> anyho
     }
 }
 
+/// The answers `--root`, `--answer` and `--answers` configure.
+fn answers(args: &ClientArgs) -> anyhow::Result<Answers> {
+    let mut answers = Answers::default();
+    if let Some(file) = &args.answers {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| usage(format!("--answers {}: {e}", file.display())))?;
+        answers
+            .load(&text, &file.display().to_string())
+            .map_err(usage)?;
+    }
+    for spec in &args.answer {
+        answers.set(spec).map_err(usage)?;
+    }
+    for root in &args.roots {
+        answers.roots.push(Answers::root(root).map_err(usage)?);
+    }
+    Ok(answers)
+}
+
 /// Splits `NAME` or `NAME=JSON` (a `--call` value) into the tool and its arguments.
 pub fn parse_call(spec: &str) -> anyhow::Result<(String, Value)> {
     match spec.split_once('=') {
@@ -248,12 +268,14 @@ pub async fn run(args: &ClientArgs, target: Target, printer: Printer) -> anyhow:
         Target::Http(url) => url.clone(),
         Target::Stdio(words) => words.join(" "),
     };
+    let answers = answers(args)?;
     let link = open_link(&target, args, &printer)?;
     let eras = args.era.into();
     let options = Options {
         eras,
         timeout: args.timeout,
         startup_timeout: args.startup_timeout,
+        answers,
         ..Options::default()
     };
     printer.caption(&format!("Connecting to {shown} (client eras: {eras:?})"));

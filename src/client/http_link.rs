@@ -19,8 +19,19 @@ use std::time::Duration;
 /// Default of `--timeout`: how long to wait for the server's next bytes.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// What to do with a request the server sends on a response stream (legacy
+/// `sampling/createMessage`, `ping`…): the headers and body of the POST that carries
+/// the client's response back, or `None` to leave it unanswered.
+pub type OnRequest<'a> = &'a mut (dyn FnMut(&jsonrpc::Request) -> Option<Posted> + Send);
+
+/// A POST to send: its headers and its body.
+pub type Posted = (Vec<(String, String)>, Vec<u8>);
+
 pub struct HttpLink {
     sender: Option<SendRequest<Full<Bytes>>>,
+    /// A second connection for the client's answers to requests that arrive while a
+    /// response is still streaming on the first (HTTP/1.1 carries one at a time).
+    aside: Option<SendRequest<Full<Bytes>>>,
     /// `host:port`, for connecting and for the `Host` header.
     authority: String,
     /// The MCP endpoint's path, e.g. `/mcp`.
@@ -110,6 +121,7 @@ impl HttpLink {
         };
         Ok(HttpLink {
             sender: None,
+            aside: None,
             authority,
             path,
             recorder: printer.recorder().clone(),
@@ -128,13 +140,28 @@ impl HttpLink {
         headers: &[(String, String)],
         body: Vec<u8>,
     ) -> anyhow::Result<HttpReply> {
+        self.exchange_answering(method, headers, body, &mut |_| None)
+            .await
+    }
+
+    /// Like [`HttpLink::exchange`], answering the requests the server sends on the
+    /// response stream as they arrive, through `on_request`.
+    pub async fn exchange_answering(
+        &mut self,
+        method: Method,
+        headers: &[(String, String)],
+        body: Vec<u8>,
+        on_request: OnRequest<'_>,
+    ) -> anyhow::Result<HttpReply> {
+        let between = Some(self.timeout);
         let (reply, _) = self
             .send(
                 method,
                 headers,
                 body,
-                Some(self.timeout),
+                between,
                 std::future::pending(),
+                on_request,
             )
             .await?;
         Ok(reply)
@@ -149,8 +176,10 @@ impl HttpLink {
         headers: &[(String, String)],
         body: Vec<u8>,
         stop: impl std::future::Future<Output = ()>,
+        on_request: OnRequest<'_>,
     ) -> anyhow::Result<(HttpReply, bool)> {
-        self.send(method, headers, body, None, stop).await
+        self.send(method, headers, body, None, stop, on_request)
+            .await
     }
 
     async fn send(
@@ -160,6 +189,7 @@ impl HttpLink {
         body: Vec<u8>,
         between: Option<Duration>,
         stop: impl std::future::Future<Output = ()>,
+        on_request: OnRequest<'_>,
     ) -> anyhow::Result<(HttpReply, bool)> {
         let mut builder = Request::builder()
             .method(method.clone())
@@ -179,6 +209,13 @@ impl HttpLink {
             .with_context(|| format!("no response head within {timeout:?} (--timeout)"))??;
         let (head, mut incoming) = response.into_parts();
         let mut body = Vec::new();
+        // An event stream is read event by event, so a request in it is answered
+        // while the stream goes on (the server waits for the answer to go on).
+        let mut events = head
+            .headers
+            .get(hyper::header::CONTENT_TYPE)
+            .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"))
+            .then(crate::wire::sse::Decoder::new);
         tokio::pin!(stop);
         let mut stopped = false;
         loop {
@@ -204,6 +241,15 @@ impl HttpLink {
                 Some(frame) => {
                     if let Ok(data) = frame?.into_data() {
                         body.extend_from_slice(&data);
+                        let Some(decoder) = &mut events else { continue };
+                        for event in decoder.feed(&data) {
+                            if let Ok(jsonrpc::Parsed::One(jsonrpc::Message::Request(r))) =
+                                jsonrpc::parse(event.data.as_bytes())
+                                && let Some((headers, answer)) = on_request(&r)
+                            {
+                                self.post_aside(&headers, answer).await?;
+                            }
+                        }
                     }
                 }
             }
@@ -230,6 +276,46 @@ impl HttpLink {
         {
             return Ok(self.sender.as_mut().expect("checked above"));
         }
+        let sender = self.connect().await?;
+        Ok(self.sender.insert(sender))
+    }
+
+    /// POSTs the client's answer on the second connection; the server acknowledges it
+    /// with `202 Accepted` (read to its end, so the connection can carry the next).
+    async fn post_aside(
+        &mut self,
+        headers: &[(String, String)],
+        body: Vec<u8>,
+    ) -> anyhow::Result<()> {
+        let ready = match &mut self.aside {
+            Some(aside) => aside.ready().await.is_ok(),
+            None => false,
+        };
+        if !ready {
+            let aside = self.connect().await?;
+            self.aside = Some(aside);
+        }
+        let mut builder = Request::builder()
+            .method(Method::POST)
+            .uri(self.path.as_str())
+            .header("host", &self.authority);
+        for (name, value) in headers.iter().chain(&self.extra_headers) {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
+        let request = builder
+            .header("content-length", body.len())
+            .body(Full::new(Bytes::from(body)))?;
+        let timeout = self.timeout;
+        let aside = self.aside.as_mut().context("the answer connection")?;
+        let response = tokio::time::timeout(timeout, aside.send_request(request))
+            .await
+            .with_context(|| format!("no answer to our response within {timeout:?}"))??;
+        let _ = tokio::time::timeout(timeout, response.into_body().collect()).await;
+        Ok(())
+    }
+
+    /// A new recorded connection: its own lane.
+    async fn connect(&mut self) -> anyhow::Result<SendRequest<Full<Bytes>>> {
         let stream = tokio::time::timeout(
             self.timeout,
             tokio::net::TcpStream::connect(&self.authority),
@@ -249,6 +335,6 @@ impl HttpLink {
         let (sender, connection) =
             hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
         tokio::spawn(connection);
-        Ok(self.sender.insert(sender))
+        Ok(sender)
     }
 }

@@ -3,7 +3,8 @@
 //! builds every request for that era: legacy requests inside an `initialize`d session,
 //! modern ones each carrying `_meta` (and, on HTTP, the mirrored headers).
 
-use super::http_link::{HttpLink, HttpReply};
+use super::answers::Answers;
+use super::http_link::{HttpLink, HttpReply, Posted};
 use super::stdio_link::StdioLink;
 use crate::jsonrpc::code::HEADER_MISMATCH;
 use crate::jsonrpc::{self, Message, Notification, Parsed, Request, RequestId, Response};
@@ -93,6 +94,9 @@ pub struct Options {
     /// How long a server may take to give its first answer (to `initialize`, or a
     /// late one to the stdio probe): a slow start is not a legacy server.
     pub startup_timeout: Duration,
+    /// What to answer when the server asks (`ping`, roots, sampling, elicitation);
+    /// the capabilities declared include what these make true.
+    pub answers: Answers,
 }
 
 impl Default for Options {
@@ -102,6 +106,7 @@ impl Default for Options {
             capabilities: json!({}),
             probe_timeout: Duration::from_secs(3),
             startup_timeout: Duration::from_secs(30),
+            answers: Answers::default(),
             timeout: Duration::from_secs(10),
         }
     }
@@ -127,6 +132,9 @@ pub struct McpClient {
     header_params: HashMap<String, Vec<HeaderParam>>,
 }
 
+/// The most `input_required` rounds one request may take before the client gives up.
+const MAX_INPUT_ROUNDS: usize = 8;
+
 /// The modern versions this client speaks, newest first.
 const MODERN: [&str; 1] = meta::MODERN_VERSIONS;
 
@@ -147,9 +155,17 @@ impl McpClient {
     pub async fn connect(
         link: Link,
         key: &str,
-        options: Options,
+        mut options: Options,
         cache: &mut EraCache,
     ) -> anyhow::Result<McpClient> {
+        // Declare what the answers can serve: a server asks only what was declared.
+        if let (Value::Object(declared), Value::Object(more)) =
+            (&mut options.capabilities, options.answers.capabilities())
+        {
+            for (k, v) in more {
+                declared.entry(k).or_insert(v);
+            }
+        }
         let mut client = McpClient {
             link,
             spoken: Spoken::Modern {
@@ -213,7 +229,8 @@ impl McpClient {
         let startup = self.options.startup_timeout;
         let mut waiting = vec![probe, init];
         loop {
-            let answer = stdio_answer(&mut self.link, &waiting, startup).await?;
+            let answer =
+                stdio_answer(&mut self.link, &self.options.answers, &waiting, startup).await?;
             let Some((id, response)) = answer else {
                 bail!(
                     "no answer to initialize (nor to server/discover) within {startup:?} (--startup-timeout)"
@@ -331,7 +348,9 @@ impl McpClient {
         method: &str,
         params: Value,
     ) -> anyhow::Result<Result<Value, RpcError>> {
-        for _ in 0..2 {
+        let mut params = params;
+        let (mut version_retries, mut rounds) = (0, 0);
+        loop {
             let version = match &self.spoken {
                 Spoken::Modern { version } => Some(version.clone()),
                 Spoken::Legacy { .. } => None,
@@ -344,19 +363,62 @@ impl McpClient {
                 .response
                 .with_context(|| format!("no response to {method} within {timeout:?}"))?;
             if let Ok(result) = response.outcome {
+                // 2026-07-28 `basic/patterns/mrtr`: the server needs input first. The
+                // same request goes again, with the answers and the opaque state.
+                if version.is_some() && result["resultType"] == "input_required" {
+                    rounds += 1;
+                    if rounds > MAX_INPUT_ROUNDS {
+                        bail!("{method}: still input_required after {MAX_INPUT_ROUNDS} rounds");
+                    }
+                    self.fulfil(method, &result, &mut params)?;
+                    continue;
+                }
                 return Ok(Ok(result));
             }
             let error = rpc_error(&response, answer.status);
             match (&mut self.spoken, mutual_version(&error)) {
                 (Spoken::Modern { version }, Some(v))
+                    if error.code == crate::jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION
+                        && version_retries == 0 =>
+                {
+                    version_retries += 1;
+                    *version = v
+                }
+                (Spoken::Modern { .. }, Some(_))
                     if error.code == crate::jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION =>
                 {
-                    *version = v
+                    bail!("{method}: the server kept refusing our protocol version")
                 }
                 _ => return Ok(Err(error)),
             }
         }
-        bail!("{method}: the server kept refusing our protocol version")
+    }
+
+    /// Answers an `InputRequiredResult`: each of its `inputRequests` from the
+    /// configured answers, into `params.inputResponses`, and its `requestState`
+    /// echoed as it came (or dropped when it sent none).
+    fn fulfil(&self, method: &str, result: &Value, params: &mut Value) -> anyhow::Result<()> {
+        let requests = result["inputRequests"]
+            .as_object()
+            .with_context(|| format!("{method}: input_required without an inputRequests object"))?;
+        let mut responses = Map::new();
+        for (key, asked) in requests {
+            let asked_method = asked["method"].as_str().unwrap_or("");
+            let answer = self.options.answers.result(asked_method).map_err(|e| {
+                anyhow::anyhow!(
+                    "{method}: the server asks {asked_method} (input {key:?}), which this client cannot answer: {}",
+                    e.message
+                )
+            })?;
+            responses.insert(key.clone(), answer);
+        }
+        let p = params.as_object_mut().context("params must be an object")?;
+        p.insert("inputResponses".into(), Value::Object(responses));
+        match result.get("requestState") {
+            Some(state) => p.insert("requestState".into(), state.clone()),
+            None => p.remove("requestState"),
+        };
+        Ok(())
     }
 
     /// `tools/list`, following `nextCursor`. On modern HTTP every tool's
@@ -446,6 +508,11 @@ impl McpClient {
                 tokio::select! {
                     () = &mut stop => return Ok("interrupted".into()),
                     line = stdio.receive(Duration::MAX) => match line {
+                        Ok(Some(super::stdio_link::Output::Line(line))) => {
+                            if let Ok(Parsed::One(Message::Request(r))) = jsonrpc::parse(&line) {
+                                stdio.send(&self.options.answers.respond(&r).to_bytes()).await?;
+                            }
+                        }
                         Ok(Some(_)) => {}
                         Ok(None) | Err(_) => return Ok("the server closed its stdout".into()),
                     },
@@ -469,10 +536,14 @@ impl McpClient {
                 (Method::GET, headers, Vec::new())
             }
         };
+        let answering = self.answering();
         let Link::Http(http) = &mut self.link else {
             unreachable!("stdio returned above")
         };
-        let (reply, stopped) = http.stream(method, &headers, body, stop).await?;
+        let mut answer = answering;
+        let (reply, stopped) = http
+            .stream(method, &headers, body, stop, &mut answer)
+            .await?;
         Ok(match (stopped, reply.status.is_success()) {
             (true, _) => "interrupted".into(),
             (false, true) => "the server ended the stream".into(),
@@ -566,7 +637,7 @@ impl McpClient {
         match &mut self.link {
             Link::Stdio(stdio) => {
                 stdio.send(&bytes).await?;
-                let response = stdio_answer(&mut self.link, &[id], timeout)
+                let response = stdio_answer(&mut self.link, &self.options.answers, &[id], timeout)
                     .await?
                     .map(|(_, r)| r);
                 Ok(Answer {
@@ -600,10 +671,23 @@ impl McpClient {
         headers: &[(String, String)],
         body: Vec<u8>,
     ) -> anyhow::Result<HttpReply> {
+        let mut answer = self.answering();
         match &mut self.link {
-            Link::Http(http) => http.exchange(Method::POST, headers, body).await,
+            Link::Http(http) => {
+                http.exchange_answering(Method::POST, headers, body, &mut answer)
+                    .await
+            }
             Link::Stdio(_) => bail!("not an HTTP link"),
         }
+    }
+
+    /// How a request the server sends on an HTTP stream is answered (legacy: the
+    /// response is POSTed in the session, 2025-11-25 `basic/transports` "Sending
+    /// Messages to the Server").
+    fn answering(&self) -> impl FnMut(&Request) -> Option<Posted> + Send + use<> {
+        let answers = self.options.answers.clone();
+        let headers = self.legacy_headers();
+        move |request: &Request| Some((headers.clone(), answers.respond(request).to_bytes()))
     }
 
     /// Legacy HTTP headers: the session id and negotiated version once known.
@@ -679,6 +763,7 @@ enum Probe {
 /// by the link as they came and are passed over here.
 async fn stdio_answer(
     link: &mut Link,
+    answers: &Answers,
     ids: &[i64],
     timeout: Duration,
 ) -> anyhow::Result<Option<(i64, Response)>> {
@@ -694,6 +779,11 @@ async fn stdio_answer(
         let super::stdio_link::Output::Line(line) = out else {
             continue;
         };
+        // A request from the server is answered at once, whatever we wait for.
+        if let Ok(Parsed::One(Message::Request(request))) = jsonrpc::parse(&line) {
+            stdio.send(&answers.respond(&request).to_bytes()).await?;
+            continue;
+        }
         for id in ids {
             if let Some(response) = response_in(&line, *id) {
                 return Ok(Some((*id, response)));

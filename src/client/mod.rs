@@ -3,6 +3,7 @@
 //! them. The programs built on it (`mcp-raw client`, the demos, the conformance
 //! client) live with the command line, in `src/cli/`, outside the library.
 
+pub mod answers;
 pub mod http_link;
 pub mod mcp_client;
 pub mod stdio_link;

@@ -1,0 +1,180 @@
+//! `mcp-raw client` answers what servers ask, in both eras and over both transports:
+//! a legacy server's requests (on stdout, or on the POST's event stream, answered by
+//! a POST of their own), a modern server's `input_required` rounds (MRTR), and a
+//! refusal that names the missing flag when there is no answer.
+
+mod common;
+use common::{BIN, HttpServer, unstamped};
+use std::process::Command;
+
+const SAMPLED: &str =
+    r#"sampling={"role":"assistant","content":{"type":"text","text":"sampled!"},"model":"m"}"#;
+const ELICITED: &str =
+    r#"elicitation={"action":"accept","content":{"username":"ada","email":"ada@example.com"}}"#;
+
+fn run(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(BIN)
+        .args(["client", "--color", "never"])
+        .args(args)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code(), unstamped(&text))
+}
+
+#[test]
+fn sampling_is_answered_in_every_era_over_both_transports() {
+    for era in ["legacy", "modern"] {
+        let (code, out) = run(&[
+            "--answer",
+            SAMPLED,
+            "--call",
+            r#"test_sampling={"prompt":"hi"}"#,
+            "--",
+            BIN,
+            "serve",
+            "--fixture",
+            "conformance",
+            "--era",
+            era,
+        ]);
+        assert_eq!(code, Some(0), "stdio {era}: {out}");
+        assert!(
+            out.contains("\"text\": \"LLM response: sampled!\""),
+            "stdio {era}: {out}"
+        );
+        assert!(
+            out.contains("\"sampling\": {}"),
+            "the capability is declared: {out}"
+        );
+
+        let http = HttpServer::start(&["--fixture", "conformance", "--era", era]);
+        let url = format!("http://{}/mcp", http.addr);
+        let (code, out) = run(&[
+            &url,
+            "--answer",
+            SAMPLED,
+            "--call",
+            r#"test_sampling={"prompt":"hi"}"#,
+        ]);
+        assert_eq!(code, Some(0), "http {era}: {out}");
+        assert!(
+            out.contains("\"text\": \"LLM response: sampled!\""),
+            "http {era}: {out}"
+        );
+        if era == "legacy" {
+            // The server's request came on the POST's stream; the answer went on a
+            // second connection while that stream stayed open.
+            assert!(
+                out.contains("\"method\": \"sampling/createMessage\""),
+                "{out}"
+            );
+            assert!(
+                out.contains(">>>     \"model\": \"m\""),
+                "the answer was POSTed: {out}"
+            );
+            assert!(
+                out.contains("<<< HTTP/1.1 202 Accepted"),
+                "and acknowledged: {out}"
+            );
+        } else {
+            assert!(out.contains("\"resultType\": \"input_required\""), "{out}");
+            assert!(
+                out.contains("\"inputResponses\""),
+                "the retry carries the answer: {out}"
+            );
+        }
+    }
+}
+
+#[test]
+fn elicitation_roots_and_request_state_follow_the_rounds() {
+    let http = HttpServer::start(&["--fixture", "conformance"]);
+    let url = format!("http://{}/mcp", http.addr);
+    let (code, out) = run(&[
+        &url,
+        "--answer",
+        ELICITED,
+        "--answer",
+        SAMPLED,
+        "--root",
+        "/tmp",
+        "--call",
+        "test_input_required_result_list_roots",
+        "--call",
+        "test_input_required_result_multi_round",
+        "--call",
+        "test_input_required_result_request_state",
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("\"uri\": \"file:///tmp\""), "{out}");
+    assert!(
+        out.contains("\"requestState\""),
+        "the state is echoed: {out}"
+    );
+    for call in ["list_roots", "multi_round", "request_state"] {
+        assert!(
+            out.contains(&format!("# test_input_required_result_{call}: ok")),
+            "{call}: {out}"
+        );
+    }
+}
+
+#[test]
+fn without_an_answer_the_capability_is_not_declared_and_the_call_fails() {
+    // The server respects the capabilities: it refuses (-32021) rather than asks.
+    let (code, out) = run(&[
+        "--call",
+        r#"test_sampling={"prompt":"hi"}"#,
+        "--",
+        BIN,
+        "serve",
+        "--fixture",
+        "conformance",
+        "--era",
+        "legacy",
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("-32021"), "{out}");
+    let (code, out) = run(&["--answer", "sampling=[]", "--", BIN, "serve"]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("must be a JSON object"), "{out}");
+}
+
+/// A legacy stdio server that asks before it answers: `ping`, then `roots/list`
+/// with no roots configured, then it answers `tools/list` with what it heard.
+const ASKING_SERVER: &str = r#"
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"server/discover"'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id" ;;
+    *'"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"asker","version":"1"}}}\n' "$id" ;;
+    *'"tools/list"'*)
+      printf '{"jsonrpc":"2.0","id":"s1","method":"ping"}\n'
+      IFS= read -r pong
+      printf '{"jsonrpc":"2.0","id":"s2","method":"roots/list"}\n'
+      IFS= read -r roots
+      case "$pong$roots" in
+        *'"id":"s1","result":{}'*'"id":"s2","error":{"code":-32601'*) name=answered ;;
+        *) name=wrong ;;
+      esac
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"%s","inputSchema":{"type":"object"}}]}}\n' "$id" "$name" ;;
+  esac
+done
+"#;
+
+#[test]
+fn a_servers_ping_and_an_unanswerable_request_get_responses_over_stdio() {
+    let script = std::env::temp_dir().join(format!("mcp-raw-asker-{}.sh", std::process::id()));
+    std::fs::write(&script, ASKING_SERVER).unwrap();
+    let (code, out) = run(&["--", "sh", script.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("# 1 tools: answered"), "{out}");
+    assert!(
+        out.contains(
+            "Method not found: roots/list (this client offers no roots; give it --root PATH)"
+        ),
+        "{out}"
+    );
+}
