@@ -59,7 +59,8 @@
 //!   wire_print.rs       captions and notes; the recorder whose sinks show the wire
 //!   stdio_link.rs       a child process's stdio, lines of bytes, stderr on its own lane
 //!   http_link.rs        one keep-alive HTTP/1.1 connection, recorded under hyper
-//!   mcp_client.rs       era detection, _meta, mirrored headers, retries
+//!   mcp_client.rs       era detection, _meta, mirrored headers, retries, MRTR rounds
+//!   answers.rs          what the client answers when a server asks
 //! clock.rs              RFC 3339 UTC time for get_current_time
 //! memory.rs             giving freed memory back to the OS (glibc knobs)
 //! main.rs, cli/         the command line and its programs (client, demos, show),
