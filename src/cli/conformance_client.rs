@@ -5,6 +5,7 @@
 //! operations.
 
 use anyhow::{Context, bail};
+use mcp_raw::client::answers::Answers;
 use mcp_raw::client::http_link::HttpLink;
 use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options};
 use mcp_raw::client::wire_print::Printer;
@@ -27,11 +28,23 @@ pub async fn run(url: &str, printer: Printer) -> anyhow::Result<()> {
         Eras::Legacy
     };
     let link = Link::Http(HttpLink::new(url, &printer)?);
+    // What a user who just accepts would answer: a form accepted with its defaults,
+    // a canned sampling reply.
+    let answers = Answers {
+        elicitation: Some(json!({ "action": "accept", "content": {} })),
+        sampling: Some(json!({
+            "role": "assistant",
+            "content": { "type": "text", "text": "a canned reply from mcp-raw" },
+            "model": "mcp-raw-canned"
+        })),
+        ..Answers::default()
+    };
     let mut client = McpClient::connect(
         link,
         url,
         Options {
             eras,
+            answers,
             ..Options::default()
         },
         &mut EraCache::default(),
@@ -49,6 +62,14 @@ pub async fn run(url: &str, printer: Printer) -> anyhow::Result<()> {
                     .as_str()
                     .context("toolCalls entry without a name")?;
                 call(&mut client, name, c["arguments"].clone()).await?;
+            }
+        }
+        // Each tool, in the order listed: the MRTR rounds (SEP-2322) and the
+        // elicitation defaults (SEP-1034) are in how the client answers.
+        "sep-2322-client-request-state" | "elicitation-sep1034-client-defaults" => {
+            for tool in &tools {
+                let name = tool["name"].as_str().unwrap_or_default();
+                call(&mut client, name, example_arguments(&tool["inputSchema"])).await?;
             }
         }
         "http-invalid-tool-headers" => {

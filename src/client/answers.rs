@@ -103,8 +103,9 @@ impl Answers {
         Value::Object(caps)
     }
 
-    /// The result for one question, or why there is none.
-    pub fn result(&self, method: &str) -> Result<Value, ErrorObject> {
+    /// The result for one question (its `params` shape some answers), or why there is
+    /// none.
+    pub fn result(&self, method: &str, params: Option<&Value>) -> Result<Value, ErrorObject> {
         let missing = |what: &str, flag: &str| {
             ErrorObject::new(
                 code::METHOD_NOT_FOUND,
@@ -124,6 +125,7 @@ impl Answers {
             "elicitation/create" => self
                 .elicitation
                 .clone()
+                .map(|answer| with_defaults(answer, params))
                 .ok_or_else(|| missing("elicitation", "--answer elicitation=JSON")),
             other => Err(ErrorObject::new(
                 code::METHOD_NOT_FOUND,
@@ -134,11 +136,37 @@ impl Answers {
 
     /// The response to a server's request.
     pub fn respond(&self, request: &Request) -> Response {
-        match self.result(&request.method) {
+        match self.result(&request.method, request.params.as_ref()) {
             Ok(result) => Response::success(request.id.clone(), result),
             Err(error) => Response::error(Some(request.id.clone()), error),
         }
     }
+}
+
+/// An accepted elicitation gets every field the form asks for with a `default`
+/// that the scripted answer leaves out (2025-11-25 `client/elicitation`, SEP-1034:
+/// the defaults are the values a user who just accepts would send).
+fn with_defaults(mut answer: Value, params: Option<&Value>) -> Value {
+    if answer["action"] != "accept" {
+        return answer;
+    }
+    let Some(properties) = params.and_then(|p| p["requestedSchema"]["properties"].as_object())
+    else {
+        return answer;
+    };
+    if !answer["content"].is_object() {
+        answer["content"] = json!({});
+    }
+    if let Some(content) = answer["content"].as_object_mut() {
+        for (name, schema) in properties {
+            if let Some(default) = schema.get("default")
+                && !content.contains_key(name)
+            {
+                content.insert(name.clone(), default.clone());
+            }
+        }
+    }
+    answer
 }
 
 #[cfg(test)]
@@ -149,8 +177,8 @@ mod tests {
     fn capabilities_follow_the_answers_and_the_rest_is_refused() {
         let mut a = Answers::default();
         assert_eq!(a.capabilities(), json!({}));
-        assert_eq!(a.result("ping").unwrap(), json!({}));
-        let e = a.result("sampling/createMessage").unwrap_err();
+        assert_eq!(a.result("ping", None).unwrap(), json!({}));
+        let e = a.result("sampling/createMessage", None).unwrap_err();
         assert_eq!(e.code, -32601);
         assert!(
             e.message.contains("--answer sampling=JSON"),
@@ -162,7 +190,7 @@ mod tests {
         a.roots.push(Answers::root("/tmp".as_ref()).unwrap());
         assert_eq!(a.capabilities(), json!({"roots": {}, "sampling": {}}));
         assert_eq!(
-            a.result("roots/list").unwrap()["roots"][0]["uri"],
+            a.result("roots/list", None).unwrap()["roots"][0]["uri"],
             "file:///tmp"
         );
         assert!(a.set("sampling=[]").unwrap_err().contains("JSON object"));

@@ -24,6 +24,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// the client's response back, or `None` to leave it unanswered.
 pub type OnRequest<'a> = &'a mut (dyn FnMut(&jsonrpc::Request) -> Option<Posted> + Send);
 
+/// An owned [`OnRequest`], for a stream read in the background.
+pub type Answering = dyn FnMut(&jsonrpc::Request) -> Option<Posted> + Send;
+
 /// A POST to send: its headers and its body.
 pub type Posted = (Vec<(String, String)>, Vec<u8>);
 
@@ -40,6 +43,9 @@ pub struct HttpLink {
     recorder: Recorder,
     /// Headers sent with every request (`--header`), after the protocol's own.
     pub extra_headers: Vec<(String, String)>,
+    /// Told the status of the next response head, once it arrives (a background
+    /// stream reports that it is open).
+    head_signal: Option<tokio::sync::oneshot::Sender<StatusCode>>,
     /// How long a response may keep the client waiting for its next bytes (its head,
     /// or the next piece of its body): a long stream lives as long as it moves.
     pub timeout: Duration,
@@ -126,6 +132,7 @@ impl HttpLink {
             path,
             recorder: printer.recorder().clone(),
             extra_headers: Vec::new(),
+            head_signal: None,
             timeout: DEFAULT_TIMEOUT,
         })
     }
@@ -208,6 +215,9 @@ impl HttpLink {
             .await
             .with_context(|| format!("no response head within {timeout:?} (--timeout)"))??;
         let (head, mut incoming) = response.into_parts();
+        if let Some(signal) = self.head_signal.take() {
+            let _ = signal.send(head.status);
+        }
         let mut body = Vec::new();
         // An event stream is read event by event, so a request in it is answered
         // while the stream goes on (the server waits for the answer to go on).
@@ -266,6 +276,43 @@ impl HttpLink {
             },
             stopped,
         ))
+    }
+
+    /// Reads a long-lived stream (`GET /mcp` with these headers) on a connection of
+    /// its own, in a task, answering its requests through `on_request`; a server
+    /// that offers no stream (`405`) just ends it. Abort the task to stop. Returns
+    /// once the stream's head has come (or `timeout` passed), so that what the
+    /// server sends on it from then on is not lost to a stream not yet open.
+    pub async fn listen_in_background(
+        &self,
+        headers: Vec<(String, String)>,
+        mut on_request: Box<Answering>,
+    ) -> tokio::task::JoinHandle<()> {
+        let (signal, opened) = tokio::sync::oneshot::channel();
+        let mut link = HttpLink {
+            sender: None,
+            aside: None,
+            authority: self.authority.clone(),
+            path: self.path.clone(),
+            recorder: self.recorder.clone(),
+            extra_headers: self.extra_headers.clone(),
+            head_signal: Some(signal),
+            timeout: self.timeout,
+        };
+        let task = tokio::spawn(async move {
+            // What went wrong here is on the wire already; the session goes on.
+            let _ = link
+                .stream(
+                    Method::GET,
+                    &headers,
+                    Vec::new(),
+                    std::future::pending(),
+                    &mut *on_request,
+                )
+                .await;
+        });
+        let _ = tokio::time::timeout(self.timeout, opened).await;
+        task
     }
 
     /// The connection, ready for the next request: reused while it lives, reopened

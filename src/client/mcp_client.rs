@@ -130,6 +130,11 @@ pub struct McpClient {
     session: Option<String>,
     /// Modern HTTP: the `x-mcp-header` arguments of each listed tool.
     header_params: HashMap<String, Vec<HeaderParam>>,
+    /// Legacy HTTP: the session's GET stream, read in the background on its own
+    /// connection, where a server sends the requests and notifications not tied to
+    /// one of ours (2025-11-25 `basic/transports` "Listening for Messages from the
+    /// Server"); its requests are answered as they come.
+    background: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// The most `input_required` rounds one request may take before the client gives up.
@@ -175,6 +180,7 @@ impl McpClient {
             next_id: 1,
             session: None,
             header_params: HashMap::new(),
+            background: None,
         };
         // Only a dual-era client has anything to learn, so only it uses the cache.
         let eras = client.options.eras;
@@ -337,7 +343,25 @@ impl McpClient {
             version: version.clone(),
         };
         self.notify("notifications/initialized", None).await?;
+        if self.session.is_some() {
+            let headers = self.get_headers();
+            let on_request = Box::new(self.answering());
+            if let Link::Http(http) = &self.link {
+                self.background = Some(http.listen_in_background(headers, on_request).await);
+            }
+        }
         Ok(Spoken::Legacy { version })
+    }
+
+    /// The headers of a legacy `GET /mcp`: the stream's media type, the session.
+    fn get_headers(&self) -> Vec<(String, String)> {
+        let mut headers = vec![("accept".to_owned(), "text/event-stream".to_owned())];
+        headers.extend(
+            self.legacy_headers()
+                .into_iter()
+                .filter(|(n, _)| n == "mcp-session-id" || n == mirror::PROTOCOL_VERSION),
+        );
+        headers
     }
 
     /// Sends a request in the spoken era and returns its result, or the server's
@@ -404,7 +428,11 @@ impl McpClient {
         let mut responses = Map::new();
         for (key, asked) in requests {
             let asked_method = asked["method"].as_str().unwrap_or("");
-            let answer = self.options.answers.result(asked_method).map_err(|e| {
+            let answer = self
+                .options
+                .answers
+                .result(asked_method, asked.get("params"))
+                .map_err(|e| {
                 anyhow::anyhow!(
                     "{method}: the server asks {asked_method} (input {key:?}), which this client cannot answer: {}",
                     e.message
@@ -527,13 +555,11 @@ impl McpClient {
                 (Method::POST, headers, serde_json::to_vec(&message)?)
             }
             None => {
-                let mut headers = vec![("accept".to_owned(), "text/event-stream".to_owned())];
-                headers.extend(
-                    self.legacy_headers()
-                        .into_iter()
-                        .filter(|(n, _)| n == "mcp-session-id" || n == mirror::PROTOCOL_VERSION),
-                );
-                (Method::GET, headers, Vec::new())
+                // The background GET gives way to this one, watched in the open.
+                if let Some(task) = self.background.take() {
+                    task.abort();
+                }
+                (Method::GET, self.get_headers(), Vec::new())
             }
         };
         let answering = self.answering();
@@ -553,6 +579,9 @@ impl McpClient {
 
     /// Ends the connection: a legacy HTTP session is DELETEd, a stdio child gets EOF.
     pub async fn close(self) -> anyhow::Result<()> {
+        if let Some(task) = &self.background {
+            task.abort();
+        }
         match self.link {
             Link::Http(mut http) => {
                 if let Some(id) = &self.session {
