@@ -210,12 +210,22 @@ fn http_facts(parts: Vec<Part>, body: &mut Body, max: usize) -> Vec<Fact> {
                 }
                 Body::Whole(all) => all.extend_from_slice(&bytes),
                 Body::Events(d) => {
+                    // An event over the cap ends the view of this body: from its first
+                    // byte on, the rest is only counted (whether it arrived whole or
+                    // is still coming, so the verdict does not depend on the cuts).
+                    let mut skipped = None;
                     for e in d.feed(&bytes) {
-                        facts.extend(sse_facts(e));
+                        match &mut skipped {
+                            Some(n) => *n += e.raw.len(),
+                            None if e.raw.len() > max => skipped = Some(e.raw.len()),
+                            None => facts.extend(sse_facts(e)),
+                        }
                     }
-                    // An event that never ends must not fill memory.
-                    if d.pending().len() > max {
-                        *body = Body::Skipped(d.pending().len());
+                    let pending = d.pending().len();
+                    match skipped {
+                        Some(n) => *body = Body::Skipped(n + pending),
+                        None if pending > max => *body = Body::Skipped(pending),
+                        None => {}
                     }
                 }
                 Body::Skipped(n) => *n += bytes.len(),

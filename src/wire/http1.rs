@@ -226,10 +226,12 @@ impl Framer {
             let n = if self.buf[0] == b'\r' { 2 } else { 1 };
             self.buf.advance(n);
         }
+        // Over the cap is invalid whether its end is already here or not, so the
+        // verdict does not depend on how the bytes were cut.
+        let max = self.max_head;
         let end = find_head_end(&self.buf);
-        let Some(end) = end else {
-            if self.buf.len() > self.max_head {
-                let max = self.max_head;
+        let Some(end) = end.filter(|e| *e <= max) else {
+            if end.is_some() || self.buf.len() > max {
                 return self.invalid(format!("no end of head within {max} bytes"));
             }
             return None;
