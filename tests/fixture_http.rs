@@ -1,338 +1,22 @@
-//! The conformance fixture (`mcp-raw serve --http --fixture conformance`) over
-//! Streamable HTTP, in both eras, in raw HTTP/1.1 bytes. Streaming bodies are read
+//! The conformance fixture (what `mcp-raw serve --http --fixture conformance` serves,
+//! run in-process on port 0) over Streamable HTTP, in both eras, in raw HTTP/1.1
+//! bytes read back through the library's framers. Streaming bodies are read
 //! incrementally (chunked transfer encoding, then SSE events) on one connection while
 //! other requests go out on others. These pin what the official suite does not
 //! check: exact event ids and order, resumption, cancellation, per-session delivery.
 
 mod common;
-use common::{HttpServer, PNG, content_cases};
+use common::http_client::{Json, Next, Stream, WAIT, event_id};
+use common::{InProcess, PNG, content_cases};
 use serde_json::{Value, json};
-use std::io::{ErrorKind, Read, Write};
-use std::net::TcpStream;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// How long an expected event may take.
-const WAIT: Duration = Duration::from_secs(5);
 const MODERN: &str = "2026-07-28";
 const LEGACY: &str = "2025-11-25";
 
-fn fixture() -> HttpServer {
-    HttpServer::start(&["--fixture", "conformance"])
-}
-
-/// One SSE event.
-#[derive(Debug, Clone, PartialEq)]
-struct Sse {
-    id: Option<String>,
-    retry: Option<u64>,
-    data: String,
-}
-
-impl Sse {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.data).unwrap_or_else(|e| panic!("{e}: {self:?}"))
-    }
-}
-
-/// What reading a streaming body produced.
-#[derive(Debug)]
-enum Next {
-    Event(Sse),
-    /// The body ended (the terminating chunk, or the full Content-Length).
-    End,
-    /// Nothing within the time allowed; the body is still open.
-    Quiet,
-}
-
-enum Framing {
-    Chunked,
-    Length(usize),
-    UntilClose,
-}
-
-/// One HTTP exchange whose response body is read as it arrives.
-struct Stream {
-    sock: TcpStream,
-    status: u16,
-    headers: Vec<(String, String)>,
-    framing: Framing,
-    /// Bytes read from the socket, not yet de-chunked.
-    raw: Vec<u8>,
-    /// De-chunked body bytes not yet consumed.
-    body: Vec<u8>,
-    ended: bool,
-}
-
-/// Sends `method /mcp` with exactly these headers (plus Host and Content-Length) and
-/// reads the response head.
-fn open(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> Stream {
-    let mut sock = TcpStream::connect(addr).unwrap();
-    let mut req = format!("{method} /mcp HTTP/1.1\r\nHost: {addr}\r\n");
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    sock.write_all(req.as_bytes()).unwrap();
-    let mut s = Stream {
-        sock,
-        status: 0,
-        headers: Vec::new(),
-        framing: Framing::UntilClose,
-        raw: Vec::new(),
-        body: Vec::new(),
-        ended: false,
-    };
-    let deadline = Instant::now() + WAIT;
-    let split = loop {
-        if let Some(i) = s.raw.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i;
-        }
-        match s.read_more(deadline) {
-            Read_::Data => {}
-            other => panic!(
-                "no response head ({other:?}): {:?}",
-                String::from_utf8_lossy(&s.raw)
-            ),
-        }
-    };
-    let head = String::from_utf8(s.raw[..split].to_vec()).unwrap();
-    s.raw.drain(..split + 4);
-    let mut lines = head.split("\r\n");
-    let status_line = lines.next().unwrap();
-    assert!(status_line.starts_with("HTTP/1.1 "), "{status_line}");
-    s.status = status_line[9..12].parse().unwrap();
-    s.headers = lines
-        .map(|l| {
-            let (k, v) = l.split_once(':').unwrap();
-            (k.to_ascii_lowercase(), v.trim().to_owned())
-        })
-        .collect();
-    s.framing = if s.header("transfer-encoding") == Some("chunked") {
-        Framing::Chunked
-    } else if let Some(n) = s.header("content-length") {
-        Framing::Length(n.parse().unwrap())
-    } else if s.status == 204 || s.status == 304 {
-        Framing::Length(0)
-    } else {
-        Framing::UntilClose
-    };
-    s.decode();
-    s
-}
-
-#[derive(Debug)]
-enum Read_ {
-    Data,
-    Eof,
-    Timeout,
-}
-
-impl Stream {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn read_more(&mut self, deadline: Instant) -> Read_ {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Read_::Timeout;
-        }
-        self.sock.set_read_timeout(Some(left)).unwrap();
-        let mut buf = [0u8; 16384];
-        match self.sock.read(&mut buf) {
-            Ok(0) => Read_::Eof,
-            Ok(n) => {
-                self.raw.extend_from_slice(&buf[..n]);
-                Read_::Data
-            }
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                Read_::Timeout
-            }
-            Err(e) if e.kind() == ErrorKind::ConnectionReset => Read_::Eof,
-            Err(e) => panic!("read: {e}"),
-        }
-    }
-
-    /// Moves what has arrived from `raw` into `body`, undoing the framing.
-    fn decode(&mut self) {
-        match &mut self.framing {
-            Framing::Length(n) => {
-                let take = (*n).min(self.raw.len());
-                self.body.extend(self.raw.drain(..take));
-                *n -= take;
-                if *n == 0 {
-                    self.ended = true;
-                }
-            }
-            Framing::UntilClose => self.body.append(&mut self.raw),
-            Framing::Chunked => loop {
-                let Some(eol) = self.raw.windows(2).position(|w| w == b"\r\n") else {
-                    return;
-                };
-                let line = std::str::from_utf8(&self.raw[..eol]).unwrap();
-                let size = usize::from_str_radix(line.split(';').next().unwrap().trim(), 16)
-                    .unwrap_or_else(|_| panic!("bad chunk size line {line:?}"));
-                if size == 0 {
-                    self.ended = true;
-                    return;
-                }
-                if self.raw.len() < eol + 2 + size + 2 {
-                    return;
-                }
-                assert_eq!(&self.raw[eol + 2 + size..eol + 4 + size], b"\r\n");
-                self.body
-                    .extend_from_slice(&self.raw[eol + 2..eol + 2 + size]);
-                self.raw.drain(..eol + 4 + size);
-            },
-        }
-    }
-
-    /// The next SSE event, the end of the body, or `Quiet` after `within`.
-    fn next_within(&mut self, within: Duration) -> Next {
-        let deadline = Instant::now() + within;
-        loop {
-            if let Some(i) = self.body.windows(2).position(|w| w == b"\n\n") {
-                let text = String::from_utf8(self.body[..i].to_vec()).unwrap();
-                self.body.drain(..i + 2);
-                return Next::Event(parse_event(&text));
-            }
-            if self.ended {
-                assert!(
-                    self.body.is_empty(),
-                    "body ended inside an event: {:?}",
-                    String::from_utf8_lossy(&self.body)
-                );
-                return Next::End;
-            }
-            match self.read_more(deadline) {
-                Read_::Data => self.decode(),
-                Read_::Eof => match self.framing {
-                    Framing::UntilClose => self.ended = true,
-                    _ => panic!("connection closed before the body ended"),
-                },
-                Read_::Timeout => return Next::Quiet,
-            }
-        }
-    }
-
-    /// The next event; panics on the end of the body or a timeout.
-    fn event(&mut self) -> Sse {
-        match self.next_within(WAIT) {
-            Next::Event(e) => e,
-            other => panic!("expected an SSE event, got {other:?}"),
-        }
-    }
-
-    /// The next event's data as JSON.
-    fn message(&mut self) -> Value {
-        self.event().json()
-    }
-
-    /// Asserts the body ends next (no more events).
-    fn end(&mut self) {
-        match self.next_within(WAIT) {
-            Next::End => {}
-            other => panic!("expected the end of the body, got {other:?}"),
-        }
-    }
-
-    /// Reads the whole body.
-    fn finish(mut self) -> Reply {
-        let deadline = Instant::now() + WAIT;
-        while !self.ended {
-            match self.read_more(deadline) {
-                Read_::Data => self.decode(),
-                Read_::Eof => match self.framing {
-                    Framing::UntilClose => self.ended = true,
-                    _ => panic!("connection closed before the body ended"),
-                },
-                Read_::Timeout => panic!("the body did not end within {WAIT:?}"),
-            }
-        }
-        Reply {
-            status: self.status,
-            headers: self.headers,
-            body: self.body,
-        }
-    }
-}
-
-fn parse_event(text: &str) -> Sse {
-    let mut e = Sse {
-        id: None,
-        retry: None,
-        data: String::new(),
-    };
-    let mut data = Vec::new();
-    for line in text.split('\n') {
-        let (field, value) = line.split_once(':').unwrap_or((line, ""));
-        let value = value.strip_prefix(' ').unwrap_or(value);
-        match field {
-            "id" => e.id = Some(value.to_owned()),
-            "retry" => e.retry = Some(value.parse().unwrap()),
-            "data" => data.push(value),
-            other => panic!("unexpected SSE field {other:?} in {text:?}"),
-        }
-    }
-    e.data = data.join("\n");
-    e
-}
-
-/// A whole response.
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-
-    fn json(&self) -> Value {
-        assert_eq!(
-            self.header("content-type"),
-            Some("application/json"),
-            "{}",
-            self.text()
-        );
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.text()))
-    }
-
-    fn events(&self) -> Vec<Sse> {
-        assert_eq!(
-            self.header("content-type"),
-            Some("text/event-stream"),
-            "{}",
-            self.text()
-        );
-        self.text()
-            .split_terminator("\n\n")
-            .map(parse_event)
-            .collect()
-    }
-
-    /// The one JSON-RPC message of the body, JSON or a single-event SSE stream.
-    fn only_message(&self) -> Value {
-        if self.header("content-type") == Some("text/event-stream") {
-            let events = self.events();
-            assert_eq!(events.len(), 1, "{events:?}");
-            events[0].json()
-        } else {
-            self.json()
-        }
-    }
+/// The fixture, served in-process: spawning the binary adds nothing here.
+fn fixture() -> InProcess {
+    InProcess::conformance()
 }
 
 /// POST /mcp with the standard Accept and Content-Type plus `extra`.
@@ -342,7 +26,7 @@ fn post(addr: &str, extra: &[(&str, &str)], body: &str) -> Stream {
         ("Content-Type", "application/json"),
     ];
     h.extend_from_slice(extra);
-    open(addr, "POST", &h, body)
+    Stream::open(addr, "POST", &h, body)
 }
 
 fn rpc(id: Value, method: &str, params: Value) -> String {
@@ -436,13 +120,6 @@ fn text_of(result: &Value) -> &str {
     result["content"][0]["text"]
         .as_str()
         .unwrap_or_else(|| panic!("no text in {result}"))
-}
-
-/// `<stream>` and `<n>` of a legacy event id `<stream>-<n>`.
-fn event_id(e: &Sse) -> (u64, u64) {
-    let id = e.id.as_deref().unwrap_or_else(|| panic!("no id: {e:?}"));
-    let (s, n) = id.split_once('-').unwrap();
-    (s.parse().unwrap(), n.parse().unwrap())
 }
 
 /// Asserts the priming event of a legacy stream: an id `<stream>-0`, empty data.
@@ -1170,7 +847,7 @@ fn prompts_and_completion_over_http_in_both_eras() {
 
 /// `GET /mcp` for a session's push stream.
 fn get_stream(addr: &str, session: &str) -> Stream {
-    let s = open(
+    let s = Stream::open(
         addr,
         "GET",
         &[
@@ -1272,7 +949,7 @@ fn legacy_resource_updates_reach_only_the_subscribed_session() {
     assert_eq!(newer.message(), prompts);
     assert_eq!(other_get.message(), prompts);
     // Ending a session ends its GET stream.
-    let r = open(a, "DELETE", &[("Mcp-Session-Id", &other)], "").finish();
+    let r = Stream::open(a, "DELETE", &[("Mcp-Session-Id", &other)], "").finish();
     assert_eq!(r.status, 204);
     other_get.end();
 }
@@ -1282,10 +959,10 @@ fn get_streams_need_a_live_session_and_sse() {
     let s = fixture();
     let a = &s.addr;
     let sid = session(a, json!({}));
-    let r = open(a, "GET", &[("Accept", "text/event-stream")], "").finish();
+    let r = Stream::open(a, "GET", &[("Accept", "text/event-stream")], "").finish();
     assert_eq!(r.status, 400);
     assert!(r.text().contains("Mcp-Session-Id"), "{}", r.text());
-    let r = open(
+    let r = Stream::open(
         a,
         "GET",
         &[
@@ -1296,7 +973,7 @@ fn get_streams_need_a_live_session_and_sse() {
     )
     .finish();
     assert_eq!(r.status, 404);
-    let r = open(
+    let r = Stream::open(
         a,
         "GET",
         &[("Accept", "application/json"), ("Mcp-Session-Id", &sid)],
@@ -1419,7 +1096,7 @@ fn legacy_reconnection_ends_the_post_stream_and_resumes_on_get() {
     post_stream.end();
 
     let resume = |last: &str| {
-        let s = open(
+        let s = Stream::open(
             a,
             "GET",
             &[
@@ -1456,7 +1133,7 @@ fn legacy_reconnection_ends_the_post_stream_and_resumes_on_get() {
         (&sid, "garbage".to_owned()),
         (&other, format!("{stream}-0")),
     ] {
-        let r = open(
+        let r = Stream::open(
             a,
             "GET",
             &[
@@ -1489,7 +1166,7 @@ fn a_dropped_legacy_stream_keeps_running_and_resumes_where_it_stopped() {
     let e = first.event();
     assert_progress(&e.json(), &token, 0);
     drop(first); // the client goes away mid-call
-    let mut get = open(
+    let mut get = Stream::open(
         a,
         "GET",
         &[
@@ -1542,7 +1219,7 @@ fn legacy_cancellation_ends_the_stream_without_a_response() {
         }
     }
     // Resuming it later finds no response either.
-    let mut get = open(
+    let mut get = Stream::open(
         a,
         "GET",
         &[
