@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod http_client;
+pub mod wire;
 
 pub use http_client::Reply as HttpReply;
 use mcp_raw::protocol::{Eras, Server};
