@@ -49,19 +49,6 @@ over_both!(
     new_methods_refuse_bad_params_with_32602_naming_the_field,
 );
 
-fn assert_log(m: &Value, data: &str) {
-    assert_eq!(
-        m,
-        &json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":data}})
-    );
-}
-
-const LOG_LINES: [&str; 3] = [
-    "Tool execution started",
-    "Tool processing data",
-    "Tool execution completed",
-];
-
 fn irr(requests: Value) -> Value {
     json!({"resultType":"input_required","inputRequests":requests,"_meta":server_info()})
 }

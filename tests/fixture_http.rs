@@ -7,7 +7,9 @@
 
 mod common;
 use common::http_client::{Json, Next, Stream, WAIT, event_id};
-use common::wire::{LEGACY, MODERN, assert_progress, meta_with, server_info, text_of};
+use common::wire::{
+    LEGACY, LOG_LINES, MODERN, assert_log, assert_progress, meta_with, server_info, text_of,
+};
 use common::{InProcess, content_cases};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -235,19 +237,6 @@ fn modern_progress_streams_carry_no_ids_and_no_priming() {
     );
     assert_eq!(r.message()["id"], 2);
     r.end();
-}
-
-const LOG_LINES: [&str; 3] = [
-    "Tool execution started",
-    "Tool processing data",
-    "Tool execution completed",
-];
-
-fn assert_log(m: &Value, data: &str) {
-    assert_eq!(
-        m,
-        &json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":data}})
-    );
 }
 
 #[test]

@@ -154,9 +154,7 @@ fn an_idle_keep_alive_connection_is_closed_but_a_long_stream_is_not() {
         )
         .as_bytes(),
     );
-    get.read_until(Duration::from_secs(5), |b| {
-        b.windows(4).any(|w| w == b"\r\n\r\n")
-    });
+    get.read_until(Duration::from_secs(5), common::http_client::has_head);
     assert!(get.has("HTTP/1.1 200"), "{}", get.text());
     assert_eq!(get.closed_within(Duration::from_millis(2500)), None);
     // ... and still delivers.
@@ -569,17 +567,9 @@ fn last_event_id_that_overflows_gets_400() {
 
 #[test]
 fn a_resumed_reader_that_hangs_up_takes_its_waker_along() {
-    use mcp_raw::transport::http;
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let app = http::App::new(
-        mcp_raw::content::conformance::server(mcp_raw::protocol::Eras::Both),
-        http::Config::default(),
-    );
-    runtime.spawn(http::serve(listener, app.clone(), std::future::pending()));
+    // In-process, to look at the session's streams.
+    let server = common::InProcess::conformance();
+    let (addr, app) = (server.addr.clone(), server.app.clone());
     // A request whose stream is still running: it waits for the client's answer.
     let (sid, first) = waiting_sampling(&addr, "hello");
     let stream = stream_number(&reply_of(&first));

@@ -305,6 +305,14 @@ pub fn reply_in(bytes: &[u8]) -> Reply {
     }
 }
 
+/// Has a whole response head arrived in `bytes`?
+pub fn has_head(bytes: &[u8]) -> bool {
+    Framer::new(Side::Response)
+        .feed(bytes)
+        .iter()
+        .any(|p| matches!(p, Part::Head(_)))
+}
+
 /// `<stream>` and `<n>` of a legacy event id `<stream>-<n>`.
 pub fn event_id(e: &Sse) -> (u64, u64) {
     let id = e.id.as_deref().unwrap_or_else(|| panic!("no id: {e:?}"));

@@ -353,3 +353,18 @@ pub fn assert_progress(m: &Value, token: &Value, i: usize) {
     assert_eq!(p["total"].as_f64(), Some(100.0), "{m}");
     assert_eq!(p["message"], format!("step {} of 3", i + 1));
 }
+
+/// The three `notifications/message` lines the fixture's logging tools send.
+pub const LOG_LINES: [&str; 3] = [
+    "Tool execution started",
+    "Tool processing data",
+    "Tool execution completed",
+];
+
+/// `m` is one of them, at level info.
+pub fn assert_log(m: &Value, data: &str) {
+    assert_eq!(
+        m,
+        &json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":data}})
+    );
+}
