@@ -1,4 +1,10 @@
-//! Helpers shared by the integration tests: spawn the real binary, talk raw bytes.
+//! Helpers shared by the integration tests: the real binary ([`HttpServer`], [`BIN`])
+//! or the HTTP server in-process on port 0 ([`InProcess`]), talked to in raw bytes.
+//!
+//! - `http_client`: raw HTTP/1.1 requests; responses read back through the library's
+//!   `wire::http1::Framer` and `wire::sse::Decoder`, whole or event by event.
+//! - `wire`: one conversation with the conformance fixture over stdio or HTTP, for
+//!   scenarios written once and run over both (`tests/fixture.rs`).
 #![allow(dead_code)]
 
 pub mod http_client;

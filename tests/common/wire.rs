@@ -8,7 +8,8 @@
 //! event, a retry hint — carry no message). A message that is not a request is
 //! POSTed and must get `202` with no body. Every answer's status is checked: `200`
 //! in a legacy session, and in the modern era the status of its JSON-RPC error
-//! (`wire::http::status_for`).
+//! (`wire::http::status_for`); a modern refusal must come that way, never as the
+//! first message of an SSE stream.
 
 use super::http_client::{Json, Next, Stream, WAIT};
 use super::{BIN, HttpServer, InProcess};
@@ -59,8 +60,9 @@ pub struct Exchanges {
     session: Option<String>,
     /// Messages of whole answers not yet received.
     ready: VecDeque<String>,
-    /// SSE streams still open, read in turn.
-    open: Vec<Stream>,
+    /// SSE streams still open, read in turn, each with whether it answers a modern
+    /// request and has carried a message yet.
+    open: Vec<(Stream, bool, bool)>,
 }
 
 impl Wire {
@@ -248,7 +250,7 @@ impl Exchanges {
         }
         if s.head.is_sse() {
             assert_eq!(s.status, 200);
-            self.open.push(s);
+            self.open.push((s, modern, false));
             return;
         }
         let r = s.finish();
@@ -274,10 +276,18 @@ impl Exchanges {
             }
             let mut i = 0;
             while i < self.open.len() {
-                match self.open[i].next_within(Duration::from_millis(10)) {
+                let (stream, modern, seen) = &mut self.open[i];
+                match stream.next_within(Duration::from_millis(10)) {
                     Next::Event(e) if e.data.is_empty() => {}
                     Next::Event(e) => {
-                        e.json();
+                        // The server waits for the first thing a modern request
+                        // produces: an error first is a JSON answer with its status.
+                        let m = e.json();
+                        assert!(
+                            !(*modern && !*seen && m.get("error").is_some()),
+                            "a modern refusal on an SSE stream, not JSON with its status: {m}"
+                        );
+                        *seen = true;
                         return Some(e.data);
                     }
                     Next::End => {
