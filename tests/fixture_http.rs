@@ -1,338 +1,22 @@
-//! The conformance fixture (`mcp-raw serve --http --fixture conformance`) over
-//! Streamable HTTP, in both eras, in raw HTTP/1.1 bytes. Streaming bodies are read
+//! The conformance fixture (what `mcp-raw serve --http --fixture conformance` serves,
+//! run in-process on port 0) over Streamable HTTP, in both eras, in raw HTTP/1.1
+//! bytes read back through the library's framers. Streaming bodies are read
 //! incrementally (chunked transfer encoding, then SSE events) on one connection while
 //! other requests go out on others. These pin what the official suite does not
 //! check: exact event ids and order, resumption, cancellation, per-session delivery.
 
 mod common;
-use common::{HttpServer, PNG, content_cases};
+use common::http_client::{Json, Next, Stream, WAIT, event_id};
+use common::wire::{
+    LEGACY, LOG_LINES, MODERN, assert_log, assert_progress, meta_with, server_info, text_of,
+};
+use common::{InProcess, content_cases};
 use serde_json::{Value, json};
-use std::io::{ErrorKind, Read, Write};
-use std::net::TcpStream;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// How long an expected event may take.
-const WAIT: Duration = Duration::from_secs(5);
-const MODERN: &str = "2026-07-28";
-const LEGACY: &str = "2025-11-25";
-
-fn fixture() -> HttpServer {
-    HttpServer::start(&["--fixture", "conformance"])
-}
-
-/// One SSE event.
-#[derive(Debug, Clone, PartialEq)]
-struct Sse {
-    id: Option<String>,
-    retry: Option<u64>,
-    data: String,
-}
-
-impl Sse {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.data).unwrap_or_else(|e| panic!("{e}: {self:?}"))
-    }
-}
-
-/// What reading a streaming body produced.
-#[derive(Debug)]
-enum Next {
-    Event(Sse),
-    /// The body ended (the terminating chunk, or the full Content-Length).
-    End,
-    /// Nothing within the time allowed; the body is still open.
-    Quiet,
-}
-
-enum Framing {
-    Chunked,
-    Length(usize),
-    UntilClose,
-}
-
-/// One HTTP exchange whose response body is read as it arrives.
-struct Stream {
-    sock: TcpStream,
-    status: u16,
-    headers: Vec<(String, String)>,
-    framing: Framing,
-    /// Bytes read from the socket, not yet de-chunked.
-    raw: Vec<u8>,
-    /// De-chunked body bytes not yet consumed.
-    body: Vec<u8>,
-    ended: bool,
-}
-
-/// Sends `method /mcp` with exactly these headers (plus Host and Content-Length) and
-/// reads the response head.
-fn open(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> Stream {
-    let mut sock = TcpStream::connect(addr).unwrap();
-    let mut req = format!("{method} /mcp HTTP/1.1\r\nHost: {addr}\r\n");
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    sock.write_all(req.as_bytes()).unwrap();
-    let mut s = Stream {
-        sock,
-        status: 0,
-        headers: Vec::new(),
-        framing: Framing::UntilClose,
-        raw: Vec::new(),
-        body: Vec::new(),
-        ended: false,
-    };
-    let deadline = Instant::now() + WAIT;
-    let split = loop {
-        if let Some(i) = s.raw.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i;
-        }
-        match s.read_more(deadline) {
-            Read_::Data => {}
-            other => panic!(
-                "no response head ({other:?}): {:?}",
-                String::from_utf8_lossy(&s.raw)
-            ),
-        }
-    };
-    let head = String::from_utf8(s.raw[..split].to_vec()).unwrap();
-    s.raw.drain(..split + 4);
-    let mut lines = head.split("\r\n");
-    let status_line = lines.next().unwrap();
-    assert!(status_line.starts_with("HTTP/1.1 "), "{status_line}");
-    s.status = status_line[9..12].parse().unwrap();
-    s.headers = lines
-        .map(|l| {
-            let (k, v) = l.split_once(':').unwrap();
-            (k.to_ascii_lowercase(), v.trim().to_owned())
-        })
-        .collect();
-    s.framing = if s.header("transfer-encoding") == Some("chunked") {
-        Framing::Chunked
-    } else if let Some(n) = s.header("content-length") {
-        Framing::Length(n.parse().unwrap())
-    } else if s.status == 204 || s.status == 304 {
-        Framing::Length(0)
-    } else {
-        Framing::UntilClose
-    };
-    s.decode();
-    s
-}
-
-#[derive(Debug)]
-enum Read_ {
-    Data,
-    Eof,
-    Timeout,
-}
-
-impl Stream {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn read_more(&mut self, deadline: Instant) -> Read_ {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Read_::Timeout;
-        }
-        self.sock.set_read_timeout(Some(left)).unwrap();
-        let mut buf = [0u8; 16384];
-        match self.sock.read(&mut buf) {
-            Ok(0) => Read_::Eof,
-            Ok(n) => {
-                self.raw.extend_from_slice(&buf[..n]);
-                Read_::Data
-            }
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                Read_::Timeout
-            }
-            Err(e) if e.kind() == ErrorKind::ConnectionReset => Read_::Eof,
-            Err(e) => panic!("read: {e}"),
-        }
-    }
-
-    /// Moves what has arrived from `raw` into `body`, undoing the framing.
-    fn decode(&mut self) {
-        match &mut self.framing {
-            Framing::Length(n) => {
-                let take = (*n).min(self.raw.len());
-                self.body.extend(self.raw.drain(..take));
-                *n -= take;
-                if *n == 0 {
-                    self.ended = true;
-                }
-            }
-            Framing::UntilClose => self.body.append(&mut self.raw),
-            Framing::Chunked => loop {
-                let Some(eol) = self.raw.windows(2).position(|w| w == b"\r\n") else {
-                    return;
-                };
-                let line = std::str::from_utf8(&self.raw[..eol]).unwrap();
-                let size = usize::from_str_radix(line.split(';').next().unwrap().trim(), 16)
-                    .unwrap_or_else(|_| panic!("bad chunk size line {line:?}"));
-                if size == 0 {
-                    self.ended = true;
-                    return;
-                }
-                if self.raw.len() < eol + 2 + size + 2 {
-                    return;
-                }
-                assert_eq!(&self.raw[eol + 2 + size..eol + 4 + size], b"\r\n");
-                self.body
-                    .extend_from_slice(&self.raw[eol + 2..eol + 2 + size]);
-                self.raw.drain(..eol + 4 + size);
-            },
-        }
-    }
-
-    /// The next SSE event, the end of the body, or `Quiet` after `within`.
-    fn next_within(&mut self, within: Duration) -> Next {
-        let deadline = Instant::now() + within;
-        loop {
-            if let Some(i) = self.body.windows(2).position(|w| w == b"\n\n") {
-                let text = String::from_utf8(self.body[..i].to_vec()).unwrap();
-                self.body.drain(..i + 2);
-                return Next::Event(parse_event(&text));
-            }
-            if self.ended {
-                assert!(
-                    self.body.is_empty(),
-                    "body ended inside an event: {:?}",
-                    String::from_utf8_lossy(&self.body)
-                );
-                return Next::End;
-            }
-            match self.read_more(deadline) {
-                Read_::Data => self.decode(),
-                Read_::Eof => match self.framing {
-                    Framing::UntilClose => self.ended = true,
-                    _ => panic!("connection closed before the body ended"),
-                },
-                Read_::Timeout => return Next::Quiet,
-            }
-        }
-    }
-
-    /// The next event; panics on the end of the body or a timeout.
-    fn event(&mut self) -> Sse {
-        match self.next_within(WAIT) {
-            Next::Event(e) => e,
-            other => panic!("expected an SSE event, got {other:?}"),
-        }
-    }
-
-    /// The next event's data as JSON.
-    fn message(&mut self) -> Value {
-        self.event().json()
-    }
-
-    /// Asserts the body ends next (no more events).
-    fn end(&mut self) {
-        match self.next_within(WAIT) {
-            Next::End => {}
-            other => panic!("expected the end of the body, got {other:?}"),
-        }
-    }
-
-    /// Reads the whole body.
-    fn finish(mut self) -> Reply {
-        let deadline = Instant::now() + WAIT;
-        while !self.ended {
-            match self.read_more(deadline) {
-                Read_::Data => self.decode(),
-                Read_::Eof => match self.framing {
-                    Framing::UntilClose => self.ended = true,
-                    _ => panic!("connection closed before the body ended"),
-                },
-                Read_::Timeout => panic!("the body did not end within {WAIT:?}"),
-            }
-        }
-        Reply {
-            status: self.status,
-            headers: self.headers,
-            body: self.body,
-        }
-    }
-}
-
-fn parse_event(text: &str) -> Sse {
-    let mut e = Sse {
-        id: None,
-        retry: None,
-        data: String::new(),
-    };
-    let mut data = Vec::new();
-    for line in text.split('\n') {
-        let (field, value) = line.split_once(':').unwrap_or((line, ""));
-        let value = value.strip_prefix(' ').unwrap_or(value);
-        match field {
-            "id" => e.id = Some(value.to_owned()),
-            "retry" => e.retry = Some(value.parse().unwrap()),
-            "data" => data.push(value),
-            other => panic!("unexpected SSE field {other:?} in {text:?}"),
-        }
-    }
-    e.data = data.join("\n");
-    e
-}
-
-/// A whole response.
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-
-    fn json(&self) -> Value {
-        assert_eq!(
-            self.header("content-type"),
-            Some("application/json"),
-            "{}",
-            self.text()
-        );
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.text()))
-    }
-
-    fn events(&self) -> Vec<Sse> {
-        assert_eq!(
-            self.header("content-type"),
-            Some("text/event-stream"),
-            "{}",
-            self.text()
-        );
-        self.text()
-            .split_terminator("\n\n")
-            .map(parse_event)
-            .collect()
-    }
-
-    /// The one JSON-RPC message of the body, JSON or a single-event SSE stream.
-    fn only_message(&self) -> Value {
-        if self.header("content-type") == Some("text/event-stream") {
-            let events = self.events();
-            assert_eq!(events.len(), 1, "{events:?}");
-            events[0].json()
-        } else {
-            self.json()
-        }
-    }
+/// The fixture, served in-process: spawning the binary adds nothing here.
+fn fixture() -> InProcess {
+    InProcess::conformance()
 }
 
 /// POST /mcp with the standard Accept and Content-Type plus `extra`.
@@ -342,7 +26,7 @@ fn post(addr: &str, extra: &[(&str, &str)], body: &str) -> Stream {
         ("Content-Type", "application/json"),
     ];
     h.extend_from_slice(extra);
-    open(addr, "POST", &h, body)
+    Stream::open(addr, "POST", &h, body)
 }
 
 fn rpc(id: Value, method: &str, params: Value) -> String {
@@ -397,14 +81,6 @@ fn accepted(addr: &str, session: &str, message: Value) {
     assert!(r.body.is_empty());
 }
 
-fn meta_with(caps: Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": caps,
-        "io.modelcontextprotocol/clientInfo": {"name": "fixture-test", "version": "0"}
-    })
-}
-
 /// A modern request with the mirrored headers; `params._meta` is filled in (capabilities
 /// `{}`) unless `params` already has one.
 fn modern(addr: &str, id: i64, method: &str, mut params: Value) -> Stream {
@@ -426,23 +102,6 @@ fn modern(addr: &str, id: i64, method: &str, mut params: Value) -> Stream {
 fn with_caps(mut params: Value, caps: Value) -> Value {
     params["_meta"] = meta_with(caps);
     params
-}
-
-fn server_info() -> Value {
-    json!({"io.modelcontextprotocol/serverInfo": {"name": "mcp-raw", "version": env!("CARGO_PKG_VERSION")}})
-}
-
-fn text_of(result: &Value) -> &str {
-    result["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no text in {result}"))
-}
-
-/// `<stream>` and `<n>` of a legacy event id `<stream>-<n>`.
-fn event_id(e: &Sse) -> (u64, u64) {
-    let id = e.id.as_deref().unwrap_or_else(|| panic!("no id: {e:?}"));
-    let (s, n) = id.split_once('-').unwrap();
-    (s.parse().unwrap(), n.parse().unwrap())
 }
 
 /// Asserts the priming event of a legacy stream: an id `<stream>-0`, empty data.
@@ -506,16 +165,6 @@ fn content_tools_answer_one_sse_event_each_in_both_eras() {
         );
         r.end();
     }
-}
-
-fn assert_progress(m: &Value, token: &Value, i: usize) {
-    assert_eq!(m["method"], "notifications/progress", "{m}");
-    assert!(m.get("id").is_none());
-    let p = &m["params"];
-    assert_eq!(&p["progressToken"], token);
-    assert_eq!(p["progress"].as_f64(), Some([0.0, 50.0, 100.0][i]), "{m}");
-    assert_eq!(p["total"].as_f64(), Some(100.0));
-    assert_eq!(p["message"], format!("step {} of 3", i + 1));
 }
 
 #[test]
@@ -590,19 +239,6 @@ fn modern_progress_streams_carry_no_ids_and_no_priming() {
     r.end();
 }
 
-const LOG_LINES: [&str; 3] = [
-    "Tool execution started",
-    "Tool processing data",
-    "Tool execution completed",
-];
-
-fn assert_log(m: &Value, data: &str) {
-    assert_eq!(
-        m,
-        &json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":data}})
-    );
-}
-
 #[test]
 fn legacy_logging_follows_each_sessions_level() {
     let s = fixture();
@@ -642,29 +278,6 @@ fn legacy_logging_follows_each_sessions_level() {
     );
     priming(&mut r);
     assert_eq!(text_of(&r.message()["result"]), "Logging test completed.");
-    r.end();
-}
-
-#[test]
-fn modern_logging_follows_the_requests_log_level() {
-    let s = fixture();
-    let mut params = with_caps(json!({"name":"test_tool_with_logging"}), json!({}));
-    params["_meta"]["io.modelcontextprotocol/logLevel"] = json!("info");
-    let mut r = modern(&s.addr, 1, "tools/call", params);
-    for data in LOG_LINES {
-        assert_log(&r.message(), data);
-    }
-    assert_eq!(r.message()["result"]["resultType"], "complete");
-    r.end();
-
-    let mut r = modern(
-        &s.addr,
-        2,
-        "tools/call",
-        json!({"name":"test_logging_tool"}),
-    );
-    let m = r.message();
-    assert_eq!(m["id"], 2, "no log message without a logLevel: {m}");
     r.end();
 }
 
@@ -710,298 +323,6 @@ fn legacy_sampling_round_trip_over_http() {
     call.end();
 }
 
-#[test]
-fn legacy_elicitation_round_trip_over_http() {
-    let s = fixture();
-    let sid = session(&s.addr, json!({"elicitation":{}}));
-    let mut call = legacy(
-        &s.addr,
-        &sid,
-        1,
-        "tools/call",
-        json!({"name":"test_elicitation","arguments":{"message":"Who are you?"}}),
-    );
-    priming(&mut call);
-    assert_eq!(
-        call.message(),
-        json!({"jsonrpc":"2.0","id":"mcp-raw-0","method":"elicitation/create","params":{
-            "message":"Who are you?",
-            "requestedSchema":{"type":"object","properties":{"username":{"type":"string"},"email":{"type":"string"}},"required":["username","email"]}}})
-    );
-    accepted(
-        &s.addr,
-        &sid,
-        json!({"jsonrpc":"2.0","id":"mcp-raw-0","result":{"action":"accept","content":{"username":"testuser","email":"test@example.com"}}}),
-    );
-    let m = call.message();
-    assert_eq!(m["id"], 1);
-    assert_eq!(
-        text_of(&m["result"]),
-        "User response: action=accept, content={\"username\":\"testuser\",\"email\":\"test@example.com\"}"
-    );
-    call.end();
-
-    // SEP-1330: every enum style in one form.
-    let mut call = legacy(
-        &s.addr,
-        &sid,
-        2,
-        "tools/call",
-        json!({"name":"test_elicitation_sep1330_enums"}),
-    );
-    priming(&mut call);
-    let ask = call.message();
-    assert_eq!(ask["id"], "mcp-raw-1");
-    let props = &ask["params"]["requestedSchema"]["properties"];
-    assert_eq!(
-        props["untitledSingle"],
-        json!({"type":"string","enum":["option1","option2","option3"]})
-    );
-    assert_eq!(
-        props["titledSingle"]["oneOf"][0],
-        json!({"const":"value1","title":"First Option"})
-    );
-    assert_eq!(
-        props["legacyEnum"]["enumNames"],
-        json!(["Option One", "Option Two", "Option Three"])
-    );
-    assert_eq!(
-        props["untitledMulti"]["items"]["enum"],
-        json!(["option1", "option2", "option3"])
-    );
-    assert_eq!(
-        props["titledMulti"]["items"]["anyOf"][2],
-        json!({"const":"value3","title":"Third Choice"})
-    );
-    accepted(
-        &s.addr,
-        &sid,
-        json!({"jsonrpc":"2.0","id":"mcp-raw-1","result":{"action":"cancel"}}),
-    );
-    assert_eq!(
-        text_of(&call.message()["result"]),
-        "User response: action=cancel, content=null"
-    );
-    call.end();
-}
-
-/// A legacy session that did not declare `sampling` is never sent
-/// `sampling/createMessage` (2025-11-25 `client/sampling`): the call is refused with
-/// -32021 and no request goes on the stream.
-#[test]
-fn legacy_sampling_is_refused_without_the_capability_over_http() {
-    let s = fixture();
-    let sid = session(&s.addr, json!({"elicitation":{}}));
-    let mut call = legacy(
-        &s.addr,
-        &sid,
-        1,
-        "tools/call",
-        json!({"name":"test_sampling","arguments":{"prompt":"hi"}}),
-    );
-    let mut e = call.event();
-    if e.data.is_empty() {
-        e = call.event(); // past the priming event
-    }
-    let m = e.json();
-    assert!(
-        m.get("method").is_none(),
-        "the server asked a client without the sampling capability: {m}"
-    );
-    assert_eq!(m["id"], 1);
-    assert_eq!(m["error"]["code"], -32021, "{m}");
-    assert_eq!(
-        m["error"]["data"],
-        json!({"requiredCapabilities": {"sampling": {}}})
-    );
-}
-
-fn elicit(message: &str, field: &str, kind: &str) -> Value {
-    json!({"method":"elicitation/create","params":{"message":message,"requestedSchema":{
-        "type":"object","properties":{field:{"type":kind}},"required":[field]}}})
-}
-
-fn accept(content: Value) -> Value {
-    json!({"action":"accept","content":content})
-}
-
-/// One MRTR round over HTTP: a modern `tools/call` of `tool` plus `extra` params,
-/// declaring every capability the server may ask for (unless `extra` has `_meta`);
-/// returns the JSON-RPC message answering it.
-fn round(addr: &str, id: i64, tool: &str, extra: Value) -> Value {
-    let mut params = with_caps(
-        json!({"name": tool}),
-        json!({"elicitation": {}, "sampling": {}, "roots": {}}),
-    );
-    for (k, v) in extra.as_object().unwrap() {
-        params[k] = v.clone();
-    }
-    let r = modern(addr, id, "tools/call", params).finish();
-    let m = r.only_message();
-    assert_eq!(m["id"], id, "{m}");
-    m
-}
-
-#[test]
-fn mrtr_single_multiple_and_multi_round_over_http() {
-    let s = fixture();
-    let a = &s.addr;
-    // One question.
-    let tool = "test_input_required_result_elicitation";
-    let m = round(a, 1, tool, json!({}));
-    assert_eq!(
-        m["result"],
-        json!({"resultType":"input_required","inputRequests":{"user_name":elicit("What is your name?","name","string")},"_meta":server_info()})
-    );
-    let m = round(
-        a,
-        2,
-        tool,
-        json!({"inputResponses":{"user_name":accept(json!({"name":"Bob"}))}}),
-    );
-    assert_eq!(m["result"]["resultType"], "complete");
-    assert_eq!(text_of(&m["result"]), "Hello, Bob!");
-
-    // Three at once, with a state.
-    let tool = "test_input_required_result_multiple_inputs";
-    let m = round(a, 3, tool, json!({}));
-    let keys: Vec<&String> = m["result"]["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .collect();
-    assert_eq!(keys, ["user_name", "greeting", "client_roots"]);
-    let methods: Vec<&Value> = m["result"]["inputRequests"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|r| &r["method"])
-        .collect();
-    assert_eq!(
-        methods,
-        [
-            &json!("elicitation/create"),
-            &json!("sampling/createMessage"),
-            &json!("roots/list")
-        ]
-    );
-    let state = m["result"]["requestState"].as_str().unwrap().to_owned();
-    let m = round(
-        a,
-        4,
-        tool,
-        json!({"requestState":state,"inputResponses":{
-            "user_name":accept(json!({"name":"Bob"})),
-            "greeting":{"role":"assistant","content":{"type":"text","text":"Hi"},"model":"m"},
-            "client_roots":{"roots":[]}}}),
-    );
-    assert_eq!(
-        text_of(&m["result"]),
-        "All three inputs received: name, greeting and roots."
-    );
-
-    // Three rounds, a different state each time.
-    let tool = "test_input_required_result_multi_round";
-    let m = round(a, 5, tool, json!({}));
-    assert_eq!(
-        m["result"]["inputRequests"],
-        json!({"step1":elicit("Step 1: What is your name?","name","string")})
-    );
-    let s1 = m["result"]["requestState"].as_str().unwrap().to_owned();
-    let m = round(
-        a,
-        6,
-        tool,
-        json!({"requestState":s1,"inputResponses":{"step1":accept(json!({"name":"Alice"}))}}),
-    );
-    assert_eq!(
-        m["result"]["inputRequests"],
-        json!({"step2":elicit("Step 2: What is your favorite color?","color","string")})
-    );
-    let s2 = m["result"]["requestState"].as_str().unwrap().to_owned();
-    assert_ne!(s1, s2);
-    let m = round(
-        a,
-        7,
-        tool,
-        json!({"requestState":s2,"inputResponses":{"step2":accept(json!({"color":"blue"}))}}),
-    );
-    assert_eq!(
-        m["result"],
-        json!({"resultType":"complete","content":[{"type":"text","text":"Multi-round complete for Alice who likes blue"}],"_meta":server_info()})
-    );
-}
-
-#[test]
-fn mrtr_request_state_checks_and_32021_over_http() {
-    let s = fixture();
-    let a = &s.addr;
-    let tool = "test_input_required_result_tampered_state";
-    let confirm = json!({"confirm": accept(json!({"ok": true}))});
-    let m = round(a, 1, tool, json!({}));
-    let state = m["result"]["requestState"].as_str().unwrap().to_owned();
-    let m = round(
-        a,
-        2,
-        tool,
-        json!({"requestState":state,"inputResponses":confirm}),
-    );
-    assert_eq!(text_of(&m["result"]), "Confirmed: state-ok");
-    for (id, bad, why) in [
-        (
-            3,
-            format!("{state}-TAMPERED"),
-            "requestState integrity check failed",
-        ),
-        (4, "A".repeat(8 * 1024 + 1), "longer than 8192 bytes"),
-    ] {
-        let m = round(
-            a,
-            id,
-            tool,
-            json!({"requestState":bad,"inputResponses":confirm}),
-        );
-        assert!(m.get("result").is_none(), "refused, never a result: {m}");
-        assert_eq!(m["error"]["code"], -32602, "{m}");
-        let message = m["error"]["message"].as_str().unwrap();
-        assert!(
-            message.starts_with("requestState integrity check failed") && message.contains(why),
-            "{message}"
-        );
-    }
-
-    // A capability the tool needs and the request did not declare: 400, -32021.
-    let r = modern(
-        a,
-        5,
-        "tools/call",
-        json!({"name":"test_missing_capability"}),
-    )
-    .finish();
-    assert_eq!(r.status, 400);
-    assert_eq!(
-        r.json(),
-        json!({"jsonrpc":"2.0","id":5,"error":{"code":-32021,
-            "message":"Missing required client capability: sampling (tool test_missing_capability needs it; declare it in params._meta[\"io.modelcontextprotocol/clientCapabilities\"] in 2026-07-28, in initialize's capabilities in 2025-11-25)",
-            "data":{"requiredCapabilities":{"sampling":{}}}}})
-    );
-    let r = modern(
-        a,
-        6,
-        "tools/call",
-        with_caps(
-            json!({"name":"test_missing_capability"}),
-            json!({"sampling":{}}),
-        ),
-    )
-    .finish();
-    assert_eq!(r.status, 200);
-    assert_eq!(
-        text_of(&r.only_message()["result"]),
-        "The client declared sampling."
-    );
-}
-
 /// A `-32602` raised inside a running tool (a bad `requestState` or
 /// `inputResponses`) is still answered with `400` JSON, like every other modern
 /// refusal: the server waits for the first thing the request produces before it
@@ -1020,89 +341,18 @@ fn mrtr_refusals_carry_400_like_every_other_modern_refusal() {
     assert_eq!(r.status, 400, "{}", r.text());
 }
 
+/// A modern `resources/read` must mirror its uri in `Mcp-Name`: without it, 400 and
+/// -32020 (the header checks come before the method runs).
 #[test]
-fn resources_over_http_in_both_eras() {
+fn a_modern_resources_read_needs_mcp_name() {
     let s = fixture();
-    let a = &s.addr;
-    let sid = session(a, json!({}));
-    let r = legacy(a, &sid, 1, "resources/list", json!({})).finish();
-    assert_eq!(r.status, 200);
-    let uris: Vec<Value> = r.json()["result"]["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["uri"].clone())
-        .collect();
-    assert_eq!(
-        uris,
-        [
-            json!("test://static-text"),
-            json!("test://static-binary"),
-            json!("test://watched-resource")
-        ]
-    );
-    let r = legacy(
-        a,
-        &sid,
-        2,
-        "resources/read",
-        json!({"uri":"test://static-binary"}),
-    )
-    .finish();
-    assert_eq!(
-        r.json()["result"],
-        json!({"contents":[{"uri":"test://static-binary","mimeType":"image/png","blob":PNG}]})
-    );
-    // Legacy: not found is -32002, inside a 200.
-    let r = legacy(a, &sid, 3, "resources/read", json!({"uri":"test://nope"})).finish();
-    assert_eq!(r.status, 200);
-    assert_eq!(
-        r.json(),
-        json!({"jsonrpc":"2.0","id":3,"error":{"code":-32002,"message":"Resource not found: test://nope","data":{"uri":"test://nope"}}})
-    );
-
-    // Modern: JSON results with cache hints; not found is -32602 with a 400.
-    let r = modern(a, 4, "resources/templates/list", json!({})).finish();
-    assert_eq!(r.status, 200);
-    let t = r.json();
-    assert_eq!(
-        t["result"]["resourceTemplates"][0]["uriTemplate"],
-        "test://template/{id}/data"
-    );
-    assert_eq!(
-        (
-            t["result"]["ttlMs"].clone(),
-            t["result"]["cacheScope"].clone()
-        ),
-        (json!(60000), json!("public"))
-    );
-    let r = modern(
-        a,
-        5,
-        "resources/read",
-        json!({"uri":"test://template/abc/data"}),
-    )
-    .finish();
-    assert_eq!(r.status, 200);
-    assert_eq!(
-        r.json()["result"]["contents"],
-        json!([{"uri":"test://template/abc/data","mimeType":"application/json","text":"{\"id\":\"abc\",\"templateTest\":true,\"data\":\"Data for ID: abc\"}"}])
-    );
-    let uri = "test://nonexistent-resource-for-conformance-testing";
-    let r = modern(a, 6, "resources/read", json!({"uri":uri})).finish();
-    assert_eq!(r.status, 400);
-    assert_eq!(
-        r.json(),
-        json!({"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":format!("Resource not found: {uri}"),"data":{"uri":uri}}})
-    );
-    // resources/read needs Mcp-Name = the uri.
     let body = rpc(
         json!(7),
         "resources/read",
         json!({"uri":"test://static-text","_meta":meta_with(json!({}))}),
     );
     let r = post(
-        a,
+        &s.addr,
         &[
             ("MCP-Protocol-Version", MODERN),
             ("Mcp-Method", "resources/read"),
@@ -1114,63 +364,9 @@ fn resources_over_http_in_both_eras() {
     assert_eq!(r.json()["error"]["code"], -32020);
 }
 
-#[test]
-fn prompts_and_completion_over_http_in_both_eras() {
-    let s = fixture();
-    let a = &s.addr;
-    let sid = session(a, json!({}));
-    let args = json!({"name":"test_prompt_with_arguments","arguments":{"arg1":"testValue1","arg2":"testValue2"}});
-    let text = "Prompt with arguments: arg1='testValue1', arg2='testValue2'";
-    let r = legacy(a, &sid, 1, "prompts/get", args.clone()).finish();
-    assert_eq!(r.json()["result"]["messages"][0]["content"]["text"], text);
-    let r = modern(a, 2, "prompts/get", args).finish();
-    assert_eq!(r.status, 200);
-    let m = r.json();
-    assert_eq!(m["result"]["resultType"], "complete");
-    assert_eq!(m["result"]["messages"][0]["content"]["text"], text);
-
-    // A missing required argument: -32602 naming it; 200 in a session, 400 modern.
-    let missing = json!({"name":"test_prompt_with_arguments","arguments":{"arg2":"x"}});
-    let r = legacy(a, &sid, 3, "prompts/get", missing.clone()).finish();
-    assert_eq!(r.status, 200);
-    let e = r.json();
-    assert_eq!(e["error"]["code"], -32602);
-    assert!(
-        e["error"]["message"].as_str().unwrap().contains("\"arg1\""),
-        "{e}"
-    );
-    let r = modern(a, 4, "prompts/get", missing).finish();
-    assert_eq!(r.status, 400);
-    let e = r.json();
-    assert_eq!(
-        (e["id"].clone(), e["error"]["code"].clone()),
-        (json!(4), json!(-32602))
-    );
-    assert!(
-        e["error"]["message"].as_str().unwrap().contains("\"arg1\""),
-        "{e}"
-    );
-    let r = modern(a, 5, "prompts/get", json!({"name":"nope"})).finish();
-    assert_eq!(r.status, 400);
-    assert!(r.text().contains("Unknown prompt: nope"), "{}", r.text());
-
-    let complete = json!({"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"arg1","value":"test"}});
-    let r = legacy(a, &sid, 6, "completion/complete", complete.clone()).finish();
-    assert_eq!(
-        r.json()["result"],
-        json!({"completion":{"values":["test","testValue1"],"total":2,"hasMore":false}})
-    );
-    let r = modern(a, 7, "completion/complete", complete).finish();
-    assert_eq!(r.status, 200);
-    assert_eq!(
-        r.json()["result"],
-        json!({"resultType":"complete","completion":{"values":["test","testValue1"],"total":2,"hasMore":false},"_meta":server_info()})
-    );
-}
-
 /// `GET /mcp` for a session's push stream.
 fn get_stream(addr: &str, session: &str) -> Stream {
-    let s = open(
+    let s = Stream::open(
         addr,
         "GET",
         &[
@@ -1272,7 +468,7 @@ fn legacy_resource_updates_reach_only_the_subscribed_session() {
     assert_eq!(newer.message(), prompts);
     assert_eq!(other_get.message(), prompts);
     // Ending a session ends its GET stream.
-    let r = open(a, "DELETE", &[("Mcp-Session-Id", &other)], "").finish();
+    let r = Stream::open(a, "DELETE", &[("Mcp-Session-Id", &other)], "").finish();
     assert_eq!(r.status, 204);
     other_get.end();
 }
@@ -1282,10 +478,10 @@ fn get_streams_need_a_live_session_and_sse() {
     let s = fixture();
     let a = &s.addr;
     let sid = session(a, json!({}));
-    let r = open(a, "GET", &[("Accept", "text/event-stream")], "").finish();
+    let r = Stream::open(a, "GET", &[("Accept", "text/event-stream")], "").finish();
     assert_eq!(r.status, 400);
     assert!(r.text().contains("Mcp-Session-Id"), "{}", r.text());
-    let r = open(
+    let r = Stream::open(
         a,
         "GET",
         &[
@@ -1296,7 +492,7 @@ fn get_streams_need_a_live_session_and_sse() {
     )
     .finish();
     assert_eq!(r.status, 404);
-    let r = open(
+    let r = Stream::open(
         a,
         "GET",
         &[("Accept", "application/json"), ("Mcp-Session-Id", &sid)],
@@ -1419,7 +615,7 @@ fn legacy_reconnection_ends_the_post_stream_and_resumes_on_get() {
     post_stream.end();
 
     let resume = |last: &str| {
-        let s = open(
+        let s = Stream::open(
             a,
             "GET",
             &[
@@ -1456,7 +652,7 @@ fn legacy_reconnection_ends_the_post_stream_and_resumes_on_get() {
         (&sid, "garbage".to_owned()),
         (&other, format!("{stream}-0")),
     ] {
-        let r = open(
+        let r = Stream::open(
             a,
             "GET",
             &[
@@ -1489,7 +685,7 @@ fn a_dropped_legacy_stream_keeps_running_and_resumes_where_it_stopped() {
     let e = first.event();
     assert_progress(&e.json(), &token, 0);
     drop(first); // the client goes away mid-call
-    let mut get = open(
+    let mut get = Stream::open(
         a,
         "GET",
         &[
@@ -1542,7 +738,7 @@ fn legacy_cancellation_ends_the_stream_without_a_response() {
         }
     }
     // Resuming it later finds no response either.
-    let mut get = open(
+    let mut get = Stream::open(
         a,
         "GET",
         &[
@@ -1562,64 +758,4 @@ fn legacy_cancellation_ends_the_stream_without_a_response() {
     // The session goes on.
     let r = legacy(a, &sid, 12, "ping", json!({})).finish();
     assert_eq!(r.text(), r#"{"jsonrpc":"2.0","id":12,"result":{}}"#);
-}
-
-#[test]
-fn bad_params_are_32602_naming_the_field_200_in_a_session_400_modern() {
-    let s = fixture();
-    let a = &s.addr;
-    let sid = session(a, json!({}));
-    let cases = [
-        ("resources/read", json!({}), "params.uri"),
-        ("prompts/get", json!({"arguments":{}}), "params.name"),
-        (
-            "completion/complete",
-            json!({"argument":{"name":"arg1"}}),
-            "params.ref",
-        ),
-        (
-            "completion/complete",
-            json!({"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"arg1","value":1}}),
-            "params.argument.value",
-        ),
-    ];
-    for (i, (method, params, field)) in cases.iter().enumerate() {
-        let id = i as i64 + 1;
-        let r = legacy(a, &sid, id, method, params.clone()).finish();
-        assert_eq!(r.status, 200, "{method}");
-        let e = r.json();
-        assert_eq!(
-            (e["id"].clone(), e["error"]["code"].clone()),
-            (json!(id), json!(-32602)),
-            "{e}"
-        );
-        assert!(
-            e["error"]["message"].as_str().unwrap().contains(field),
-            "{e}"
-        );
-        let r = modern(a, id, method, params.clone()).finish();
-        assert_eq!(r.status, 400, "modern {method}: {}", r.text());
-        let e = r.json();
-        assert_eq!(
-            (e["id"].clone(), e["error"]["code"].clone()),
-            (json!(id), json!(-32602)),
-            "{e}"
-        );
-        assert!(
-            e["error"]["message"].as_str().unwrap().contains(field),
-            "{e}"
-        );
-    }
-    for (params, field) in [
-        (json!({}), "params.level"),
-        (json!({"level":"loud"}), "unknown level"),
-    ] {
-        let r = legacy(a, &sid, 9, "logging/setLevel", params).finish();
-        let e = r.json();
-        assert_eq!(e["error"]["code"], -32602);
-        assert!(
-            e["error"]["message"].as_str().unwrap().contains(field),
-            "{e}"
-        );
-    }
 }

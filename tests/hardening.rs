@@ -4,7 +4,7 @@
 //! hardening issue; each failed on the code before it.
 
 mod common;
-use common::{BIN, HttpServer, initialize};
+use common::{BIN, Http, HttpServer, initialize};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;
@@ -79,10 +79,9 @@ fn post_bytes(addr: &str, extra: &str, body: &str) -> Vec<u8> {
     r
 }
 
-/// The JSON body of a complete (`Content-Length`) response in `text`.
-fn json_body(text: &str) -> Value {
-    let body = text.split("\r\n\r\n").nth(1).unwrap_or("");
-    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {text}"))
+/// The first response a raw connection received, read by the library's framer.
+fn reply_of(c: &Conn) -> common::HttpReply {
+    common::http_client::reply_in(&c.got)
 }
 
 /// Polls `f` until it holds or `within` passes.
@@ -155,9 +154,7 @@ fn an_idle_keep_alive_connection_is_closed_but_a_long_stream_is_not() {
         )
         .as_bytes(),
     );
-    get.read_until(Duration::from_secs(5), |b| {
-        b.windows(4).any(|w| w == b"\r\n\r\n")
-    });
+    get.read_until(Duration::from_secs(5), common::http_client::has_head);
     assert!(get.has("HTTP/1.1 200"), "{}", get.text());
     assert_eq!(get.closed_within(Duration::from_millis(2500)), None);
     // ... and still delivers.
@@ -250,7 +247,7 @@ fn a_trickled_body_gets_408_after_the_body_timeout() {
     });
     assert!(c.has("HTTP/1.1 408 Request Timeout"), "{}", c.text());
     assert!(start.elapsed() >= Duration::from_millis(700));
-    let e = json_body(&c.text());
+    let e = reply_of(&c).json();
     assert_eq!(e["error"]["code"], -32600);
     assert!(
         e["error"]["message"]
@@ -429,11 +426,9 @@ fn waiting_sampling(addr: &str, prompt: &str) -> (String, Conn) {
     c.read_until(Duration::from_secs(5), |b| {
         String::from_utf8_lossy(b).contains("\"result\"")
     });
-    let text = c.text();
-    let sid = text
-        .lines()
-        .find_map(|l| l.strip_prefix("mcp-session-id: "))
-        .unwrap_or_else(|| panic!("no session id: {text}"))
+    let sid = reply_of(&c)
+        .header("mcp-session-id")
+        .unwrap_or_else(|| panic!("no session id: {}", c.text()))
         .to_owned();
     let headers = format!("Mcp-Session-Id: {sid}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
     c.send(&post_bytes(
@@ -540,7 +535,7 @@ fn last_event_id_that_overflows_gets_400() {
     let s = HttpServer::start(&["--fixture", "conformance"]);
     // A stream that exists: the request waits for the client's answer.
     let (sid, first) = waiting_sampling(&s.addr, "hello");
-    let stream = stream_number(&first.text());
+    let stream = stream_number(&reply_of(&first));
     let overflowing = format!("{stream}-18446744073709551615");
     let r = s.request(
         "GET",
@@ -572,20 +567,12 @@ fn last_event_id_that_overflows_gets_400() {
 
 #[test]
 fn a_resumed_reader_that_hangs_up_takes_its_waker_along() {
-    use mcp_raw::transport::http;
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let app = http::App::new(
-        mcp_raw::content::conformance::server(mcp_raw::protocol::Eras::Both),
-        http::Config::default(),
-    );
-    runtime.spawn(http::serve(listener, app.clone(), std::future::pending()));
+    // In-process, to look at the session's streams.
+    let server = common::InProcess::conformance();
+    let (addr, app) = (server.addr.clone(), server.app.clone());
     // A request whose stream is still running: it waits for the client's answer.
     let (sid, first) = waiting_sampling(&addr, "hello");
-    let stream = stream_number(&first.text());
+    let stream = stream_number(&reply_of(&first));
     let waiting = || app.sessions.with(&sid, |e| e.streams.waiting_readers());
     for _ in 0..200 {
         let mut c = Conn::open(&addr);
@@ -624,16 +611,15 @@ fn finished_progress_stream(s: &HttpServer, sid: &str, id: u64) -> String {
     );
     assert_eq!(r.status, 200);
     assert_eq!(r.text().matches("notifications/progress").count(), 3);
-    stream_number(&r.text())
+    stream_number(&r)
 }
 
-/// The `<stream>` of the first SSE event id (`id: <stream>-<n>`) in `text`.
-fn stream_number(text: &str) -> String {
-    text.lines()
-        .find_map(|l| l.strip_prefix("id: "))
-        .and_then(|id| id.split('-').next())
-        .expect("an event id")
-        .to_owned()
+/// The `<stream>` of the first SSE event id (`id: <stream>-<n>`) of a response.
+fn stream_number(r: &common::HttpReply) -> String {
+    let first = r.events_so_far().into_iter().find(|e| e.id.is_some());
+    common::http_client::event_id(&first.expect("an event id"))
+        .0
+        .to_string()
 }
 
 fn resume(s: &HttpServer, sid: &str, last_event_id: &str) -> common::HttpReply {

@@ -2,7 +2,7 @@
 //! raw HTTP/1.1 bytes.
 
 mod common;
-use common::{HttpServer, initialize};
+use common::{Http, HttpServer, initialize};
 use serde_json::json;
 
 const LIST: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;

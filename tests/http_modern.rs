@@ -2,7 +2,7 @@
 //! through the real binary in raw HTTP/1.1 bytes.
 
 mod common;
-use common::{HttpServer, initialize};
+use common::{Http, HttpServer, initialize};
 use serde_json::{Value, json};
 
 const V: &str = "2026-07-28";

@@ -20,10 +20,11 @@
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
 mod common;
-use common::HttpServer;
+use common::{Http, HttpServer};
+use mcp_raw::wire::http1::Part;
 use serde_json::{Value, json};
 use std::collections::HashSet;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -587,41 +588,21 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 // A small blocking HTTP/1.1 client that keeps its connection.
 
 struct Conn {
-    reader: BufReader<TcpStream>,
+    /// Reads each response through the library's HTTP/1.1 framer.
+    reader: common::http_client::Reader,
     host: String,
 }
 
 /// A whole response, as `tests/common` holds it.
 use common::HttpReply as Reply;
 
-impl Reply {
-    /// The JSON-RPC response in the body: the body itself, or the SSE event that
-    /// carries a result or an error.
-    fn response(&self) -> Option<Value> {
-        let text = String::from_utf8_lossy(&self.body);
-        if self.header("content-type") != Some("text/event-stream") {
-            return serde_json::from_str(&text).ok();
-        }
-        text.split("\n\n").find_map(|event| {
-            let data: Vec<&str> = event
-                .lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .map(str::trim_start)
-                .collect();
-            let v: Value = serde_json::from_str(&data.join("\n")).ok()?;
-            (v.get("result").is_some() || v.get("error").is_some()).then_some(v)
-        })
-    }
-}
-
 impl Conn {
     fn open(addr: &str) -> io::Result<Conn> {
         let stream = TcpStream::connect(addr)?;
-        stream.set_read_timeout(Some(Duration::from_secs(10)))?;
         stream.set_write_timeout(Some(Duration::from_secs(10)))?;
         stream.set_nodelay(true)?;
         Ok(Conn {
-            reader: BufReader::new(stream),
+            reader: common::http_client::Reader::new(stream),
             host: addr.to_owned(),
         })
     }
@@ -633,70 +614,14 @@ impl Conn {
     }
 
     fn send(&mut self, method: &str, extra: &[(&str, &str)], body: &str) -> io::Result<Reply> {
-        let mut req = format!(
-            "{method} /mcp HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n",
-            self.host
-        );
-        for (k, v) in extra {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-        self.reader.get_mut().write_all(req.as_bytes())?;
-        self.read_reply()
-    }
-
-    fn read_reply(&mut self) -> io::Result<Reply> {
-        let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_owned());
-        let mut line = String::new();
-        if self.reader.read_line(&mut line)? == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "closed before a response",
-            ));
-        }
-        let status = line
-            .strip_prefix("HTTP/1.1 ")
-            .and_then(|s| s.get(..3))
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| bad(&format!("status line {line:?}")))?;
-        let mut headers = Vec::new();
-        loop {
-            line.clear();
-            self.reader.read_line(&mut line)?;
-            let l = line.trim_end();
-            if l.is_empty() {
-                break;
-            }
-            let (k, v) = l.split_once(':').ok_or_else(|| bad(l))?;
-            headers.push((k.to_ascii_lowercase(), v.trim().to_owned()));
-        }
-        let mut reply = Reply {
-            status,
-            headers,
-            body: Vec::new(),
-        };
-        if let Some(n) = reply.header("content-length") {
-            let n: usize = n.parse().map_err(|_| bad("content-length"))?;
-            reply.body.resize(n, 0);
-            self.reader.read_exact(&mut reply.body)?;
-        } else if reply.header("transfer-encoding") == Some("chunked") {
-            loop {
-                line.clear();
-                self.reader.read_line(&mut line)?;
-                let size = line.trim().split(';').next().unwrap_or("");
-                let size = usize::from_str_radix(size, 16).map_err(|_| bad("chunk size"))?;
-                let start = reply.body.len();
-                reply.body.resize(start + size + 2, 0);
-                self.reader.read_exact(&mut reply.body[start..])?;
-                reply.body.truncate(start + size);
-                if size == 0 {
-                    break;
-                }
-            }
-        } else {
-            self.reader.read_to_end(&mut reply.body)?;
-        }
-        Ok(reply)
+        let mut headers = vec![
+            ("Accept", "application/json, text/event-stream"),
+            ("Content-Type", "application/json"),
+        ];
+        headers.extend_from_slice(extra);
+        let req = common::http_client::request_bytes(&self.host, method, &headers, body);
+        self.reader.sock.write_all(&req)?;
+        self.reader.try_reply(Duration::from_secs(10))
     }
 }
 
@@ -1097,18 +1022,22 @@ fn reset_once(addr: &str, kind: Reset, i: usize, session: &str) -> io::Result<()
             s.write_all(body.as_bytes())?;
             if stream {
                 // Read until the first event is in, then reset mid-stream.
-                s.set_read_timeout(Some(Duration::from_secs(5)))?;
-                let mut got = Vec::new();
-                let mut buf = [0u8; 1024];
-                while !got.windows(6).any(|w| w == b"data: ") {
-                    match s.read(&mut buf)? {
-                        0 => return Err(io::Error::other("stream closed before an event")),
-                        n => got.extend_from_slice(&buf[..n]),
+                let mut reader = common::http_client::Reader::new(s);
+                let deadline = Instant::now() + Duration::from_secs(5);
+                let mut events = mcp_raw::wire::sse::Decoder::new();
+                loop {
+                    match reader.try_part(deadline)? {
+                        Some(Part::Head(h)) if h.status() != Some(200) => {
+                            return Err(io::Error::other(h.start_line));
+                        }
+                        Some(Part::Body(b)) if !events.feed(&b).is_empty() => break,
+                        Some(Part::End) | None => {
+                            return Err(io::Error::other("stream closed before an event"));
+                        }
+                        Some(_) => {}
                     }
                 }
-                if !got.starts_with(b"HTTP/1.1 200") {
-                    return Err(io::Error::other(String::from_utf8_lossy(&got).into_owned()));
-                }
+                s = reader.sock;
             } else {
                 // Let the call start.
                 thread::sleep(Duration::from_millis(20));

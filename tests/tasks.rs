@@ -1,8 +1,8 @@
-//! The tasks extension (SEP-2663) through the real binary: raw HTTP/1.1 against
-//! `mcp-raw serve --http --fixture conformance`, and the same flow over stdio.
+//! The tasks extension (SEP-2663): raw HTTP/1.1 against the conformance fixture
+//! served in-process on port 0, and the same flow over stdio through the real binary.
 
 mod common;
-use common::{BIN, HttpReply, HttpServer};
+use common::{BIN, Http, HttpReply, InProcess};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -25,7 +25,7 @@ fn body(id: i64, method: &str, mut params: Value, capabilities: &Value) -> Strin
 
 /// A modern POST with the standard headers; `Mcp-Name` mirrors `name` when given.
 fn post(
-    s: &HttpServer,
+    s: &InProcess,
     method: &str,
     name: Option<&str>,
     params: Value,
@@ -38,38 +38,14 @@ fn post(
     s.post(&h, &body(1, method, params, capabilities))
 }
 
-/// The JSON-RPC response in a reply, JSON or SSE alike. A streamed SSE body (a tool
-/// that takes time) arrives in HTTP/1.1 chunks: `<hex length>\r\n<bytes>\r\n`, ending
-/// with a zero-length chunk.
+/// The JSON-RPC response in a reply, JSON or SSE alike (a tool that takes time
+/// streams its SSE body in HTTP/1.1 chunks; the library's framer de-chunks it).
 fn response(r: &HttpReply) -> Value {
-    if r.header("content-type") != Some("text/event-stream") {
-        return r.json();
-    }
-    let mut body = Vec::new();
-    if r.header("transfer-encoding") == Some("chunked") {
-        let mut rest = &r.body[..];
-        while let Some(end) = rest.windows(2).position(|w| w == b"\r\n") {
-            let size = std::str::from_utf8(&rest[..end]).unwrap();
-            let size = usize::from_str_radix(size.trim(), 16).unwrap();
-            if size == 0 {
-                break;
-            }
-            body.extend_from_slice(&rest[end + 2..end + 2 + size]);
-            rest = &rest[end + 4 + size..];
-        }
-    } else {
-        body.extend_from_slice(&r.body);
-    }
-    let text = String::from_utf8(body).unwrap();
-    let event = text
-        .split("\n\n")
-        .filter_map(|e| e.lines().find_map(|l| l.strip_prefix("data: ")))
-        .last()
-        .expect("an SSE event");
-    serde_json::from_str(event).unwrap()
+    r.response()
+        .unwrap_or_else(|| panic!("no JSON-RPC response in {}", r.text()))
 }
 
-fn call(s: &HttpServer, tool: &str, arguments: Value, capabilities: &Value) -> (u16, Value) {
+fn call(s: &InProcess, tool: &str, arguments: Value, capabilities: &Value) -> (u16, Value) {
     let r = post(
         s,
         "tools/call",
@@ -80,7 +56,7 @@ fn call(s: &HttpServer, tool: &str, arguments: Value, capabilities: &Value) -> (
     (r.status, response(&r))
 }
 
-fn task_method(s: &HttpServer, method: &str, id: &str, extra: Value) -> (u16, Value) {
+fn task_method(s: &InProcess, method: &str, id: &str, extra: Value) -> (u16, Value) {
     let mut params = json!({ "taskId": id });
     if let (Value::Object(p), Value::Object(e)) = (&mut params, extra) {
         p.extend(e);
@@ -90,7 +66,7 @@ fn task_method(s: &HttpServer, method: &str, id: &str, extra: Value) -> (u16, Va
 }
 
 /// Creates a task with `tool` and returns its CreateTaskResult.
-fn create(s: &HttpServer, tool: &str, arguments: Value) -> Value {
+fn create(s: &InProcess, tool: &str, arguments: Value) -> Value {
     let (status, r) = call(s, tool, arguments, &with_tasks());
     assert_eq!(status, 200, "{r}");
     assert_eq!(r["result"]["resultType"], "task", "{r}");
@@ -98,7 +74,7 @@ fn create(s: &HttpServer, tool: &str, arguments: Value) -> Value {
 }
 
 /// Polls `tasks/get` until the task shows `status` (or any terminal status).
-fn poll(s: &HttpServer, id: &str, status: &str) -> Value {
+fn poll(s: &InProcess, id: &str, status: &str) -> Value {
     for _ in 0..200 {
         let (code, r) = task_method(s, "tasks/get", id, json!({}));
         assert_eq!(code, 200, "{r}");
@@ -115,7 +91,7 @@ fn poll(s: &HttpServer, id: &str, status: &str) -> Value {
 
 #[test]
 fn only_the_fixture_advertises_and_serves_tasks() {
-    let demo = HttpServer::start(&[]);
+    let demo = InProcess::demo();
     let r = post(&demo, "server/discover", None, json!({}), &with_tasks());
     assert!(
         r.json()["result"]["capabilities"]
@@ -134,7 +110,7 @@ fn only_the_fixture_advertises_and_serves_tasks() {
         (404, json!(-32601))
     );
 
-    let s = HttpServer::start(&["--fixture", "conformance"]);
+    let s = InProcess::conformance();
     let r = post(&s, "server/discover", None, json!({}), &json!({}));
     assert_eq!(
         r.json()["result"]["capabilities"]["extensions"],
@@ -151,7 +127,7 @@ fn only_the_fixture_advertises_and_serves_tasks() {
 
 #[test]
 fn a_task_is_created_polled_and_completed_with_its_result_inlined() {
-    let s = HttpServer::start(&["--fixture", "conformance"]);
+    let s = InProcess::conformance();
     let created = create(&s, "slow_compute", json!({"seconds": 0.3, "label": "L"}));
     assert_eq!(created["status"], "working");
     assert!(created["ttlMs"].as_u64().unwrap() > 0);
@@ -191,7 +167,7 @@ fn a_task_is_created_polled_and_completed_with_its_result_inlined() {
 
 #[test]
 fn tool_errors_complete_and_json_rpc_errors_fail() {
-    let s = HttpServer::start(&["--fixture", "conformance"]);
+    let s = InProcess::conformance();
     let tool_error = create(&s, "failing_job", json!({}));
     let protocol_error = create(&s, "protocol_error_job", json!({}));
     let t = poll(&s, tool_error["taskId"].as_str().unwrap(), "completed");
@@ -207,7 +183,7 @@ fn tool_errors_complete_and_json_rpc_errors_fail() {
 
 #[test]
 fn without_the_extension_there_are_no_tasks() {
-    let s = HttpServer::start(&["--fixture", "conformance"]);
+    let s = InProcess::conformance();
     let none = json!({});
     // A task-capable tool answers synchronously instead...
     let (status, r) = call(&s, "slow_compute", json!({"seconds": 0}), &none);
@@ -243,7 +219,7 @@ fn without_the_extension_there_are_no_tasks() {
 
 #[test]
 fn wrong_ids_removed_methods_and_routing_headers() {
-    let s = HttpServer::start(&["--fixture", "conformance"]);
+    let s = InProcess::conformance();
     let (code, r) = task_method(&s, "tasks/get", "no-such-task", json!({}));
     assert_eq!((code, r["error"]["code"].clone()), (400, json!(-32602)));
     assert!(
@@ -281,7 +257,7 @@ fn wrong_ids_removed_methods_and_routing_headers() {
 
 #[test]
 fn input_is_asked_in_tasks_get_and_answered_with_tasks_update() {
-    let s = HttpServer::start(&["--fixture", "conformance"]);
+    let s = InProcess::conformance();
     let id = create(&s, "multi_input", json!({}))["taskId"]
         .as_str()
         .unwrap()
@@ -331,7 +307,7 @@ fn input_is_asked_in_tasks_get_and_answered_with_tasks_update() {
 
 #[test]
 fn mrtr_rounds_come_before_the_task() {
-    let s = HttpServer::start(&["--fixture", "conformance"]);
+    let s = InProcess::conformance();
     let caps = json!({"elicitation": {}, "extensions": {TASKS: {}}});
     let (_, r1) = call(&s, "test_tool_with_task", json!({}), &caps);
     assert_eq!(r1["result"]["resultType"], "input_required");
@@ -358,7 +334,7 @@ fn mrtr_rounds_come_before_the_task() {
 
 #[test]
 fn listening_for_task_ids_needs_the_extension() {
-    let s = HttpServer::start(&["--fixture", "conformance"]);
+    let s = InProcess::conformance();
     let r = post(
         &s,
         "subscriptions/listen",

@@ -5,6 +5,7 @@
 mod common;
 use common::{BIN, HttpServer, unstamped};
 use mcp_raw::wire::event::{Dir, LaneKind};
+use mcp_raw::wire::http1;
 use mcp_raw::wire::recorder::concat;
 use mcp_raw::wire::transcript;
 use serde_json::Value;
@@ -27,32 +28,30 @@ fn tempdir(name: &str) -> std::path::PathBuf {
     dir
 }
 
-/// Reads one HTTP/1.1 request (head and Content-Length body) off a socket: the bytes
-/// as they came, and the JSON body.
-fn read_request(sock: &mut std::net::TcpStream, seen: &mut Vec<u8>) -> Option<Value> {
-    let mut buf = Vec::new();
+/// Reads one HTTP/1.1 request off a socket through the library's framer (which
+/// lives as long as the connection): the bytes as they came, and the JSON body.
+fn read_request(
+    sock: &mut std::net::TcpStream,
+    framer: &mut http1::Framer,
+    seen: &mut Vec<u8>,
+) -> Option<Value> {
+    let mut body = Vec::new();
     let mut byte = [0u8; 4096];
-    let head_end = loop {
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
+    loop {
         let n = sock.read(&mut byte).ok()?;
         if n == 0 {
             return None;
         }
-        buf.extend_from_slice(&byte[..n]);
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_lowercase();
-    let len: usize = head
-        .lines()
-        .find_map(|l| l.strip_prefix("content-length:"))
-        .map_or(0, |v| v.trim().parse().unwrap());
-    while buf.len() < head_end + len {
-        let n = sock.read(&mut byte).ok()?;
-        buf.extend_from_slice(&byte[..n]);
+        seen.extend_from_slice(&byte[..n]);
+        for part in framer.feed(&byte[..n]) {
+            match part {
+                http1::Part::Body(b) => body.extend_from_slice(&b),
+                http1::Part::End => return serde_json::from_slice(&body).ok(),
+                http1::Part::Invalid(why) => panic!("a bad request ({why})"),
+                _ => {}
+            }
+        }
     }
-    seen.extend_from_slice(&buf);
-    serde_json::from_slice(&buf[head_end..head_end + len]).ok()
 }
 
 /// A hand-written HTTP server that answers every POST with an SSE stream in unusual
@@ -68,9 +67,10 @@ fn odd_server() -> (String, Arc<Mutex<Vec<u8>>>, Arc<Mutex<Vec<u8>>>) {
     std::thread::spawn(move || {
         let (mut sock, _) = listener.accept().unwrap();
         sock.set_nodelay(true).unwrap();
+        let mut framer = http1::Framer::new(http1::Side::Request);
         loop {
             let mut seen = Vec::new();
-            let Some(request) = read_request(&mut sock, &mut seen) else {
+            let Some(request) = read_request(&mut sock, &mut framer, &mut seen) else {
                 return;
             };
             r.lock().unwrap().extend_from_slice(&seen);

@@ -672,7 +672,9 @@ mod tests {
         json!({ "content": [{ "type": "text", "text": s }] })
     }
 
-    /// Polls until the task is terminal (or `status`), as a client would.
+    /// Polls until the task is terminal (or `status`), as a client would. The tests
+    /// run on tokio's paused clock: a sleep with nothing else to do returns at once,
+    /// in the same order real time would give.
     async fn wait_for(store: &Store, id: &str, status: &str) -> Value {
         for _ in 0..200 {
             let t = store.get(id).unwrap();
@@ -691,7 +693,7 @@ mod tests {
         created["taskId"].as_str().unwrap().to_owned()
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_task_is_created_working_and_completes_with_its_result_inlined() {
         let s = store();
         let created = s
@@ -720,7 +722,7 @@ mod tests {
         assert!(done.get("error").is_none() && done.get("resultType").is_none());
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_json_rpc_error_fails_the_task_and_a_tool_error_does_not() {
         let s = store();
         let failed = id_of(
@@ -739,7 +741,7 @@ mod tests {
         assert_eq!(t["result"]["isError"], true);
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_panicking_task_fails_instead_of_working_for_ever() {
         let s = store();
         let id = id_of(&s.create(|_| async { explode() }).unwrap());
@@ -751,7 +753,7 @@ mod tests {
         panic!("deliberate panic in a task's work")
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn cancel_stops_the_work_and_is_idempotent() {
         let s = store();
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
@@ -775,7 +777,7 @@ mod tests {
         assert_eq!(s.get(&done).unwrap()["status"], "completed");
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn input_is_asked_answered_in_parts_and_then_resumes() {
         let s = store();
         let id = id_of(
@@ -822,7 +824,7 @@ mod tests {
         assert!(done.get("inputRequests").is_none());
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_key_is_never_asked_twice_in_one_task() {
         let s = store();
         let id = id_of(
@@ -845,6 +847,7 @@ mod tests {
         assert!(f["error"]["message"].as_str().unwrap().contains("unique"));
     }
 
+    // Expiry reads the std clock (`Instant` in the store), so this one waits for real.
     #[tokio::test]
     async fn unknown_and_expired_ids_are_invalid_params() {
         let s = Arc::new(Store::bounded(8, Duration::from_millis(30), Arc::default()));
@@ -858,7 +861,7 @@ mod tests {
         assert!(s.is_empty());
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn the_store_is_bounded() {
         let s = Arc::new(Store::bounded(2, Duration::from_secs(60), Arc::default()));
         let finished = id_of(&s.create(|_| async { Ok(text("x")) }).unwrap());

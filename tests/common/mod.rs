@@ -1,11 +1,22 @@
-//! Helpers shared by the integration tests: spawn the real binary, talk raw bytes.
+//! Helpers shared by the integration tests: the real binary ([`HttpServer`], [`BIN`])
+//! or the HTTP server in-process on port 0 ([`InProcess`]), talked to in raw bytes.
+//!
+//! - `http_client`: raw HTTP/1.1 requests; responses read back through the library's
+//!   `wire::http1::Framer` and `wire::sse::Decoder`, whole or event by event.
+//! - `wire`: one conversation with the conformance fixture over stdio or HTTP, for
+//!   scenarios written once and run over both (`tests/fixture.rs`).
 #![allow(dead_code)]
 
+pub mod http_client;
+pub mod wire;
+
+pub use http_client::Reply as HttpReply;
+use mcp_raw::protocol::{Eras, Server};
+use mcp_raw::transport::http;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::sync::Arc;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_mcp-raw");
 
@@ -77,21 +88,67 @@ impl HttpServer {
     pub fn alive(&mut self) -> bool {
         self.child.try_wait().unwrap().is_none()
     }
+}
+
+impl Http for HttpServer {
+    fn addr(&self) -> &str {
+        &self.addr
+    }
+}
+
+/// The HTTP server run in-process on 127.0.0.1, port 0, on its own runtime; stopped
+/// on drop. `app` is there to look at (sessions, streams).
+pub struct InProcess {
+    pub addr: String,
+    pub app: Arc<http::App>,
+    /// Owns the server's tasks; dropping it stops them.
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl InProcess {
+    pub fn start(server: Arc<Server>) -> InProcess {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let app = http::App::new(server, http::Config::default());
+        runtime.spawn(http::serve(listener, app.clone(), std::future::pending()));
+        InProcess {
+            addr,
+            app,
+            _runtime: runtime,
+        }
+    }
+
+    /// `serve --http --fixture conformance`, in-process.
+    pub fn conformance() -> InProcess {
+        InProcess::start(mcp_raw::content::conformance::server(Eras::Both))
+    }
+
+    /// `serve --http` (the demo tools), in-process.
+    pub fn demo() -> InProcess {
+        InProcess::start(Server::new(mcp_raw::content::demo::tool_set(), Eras::Both))
+    }
+}
+
+impl Http for InProcess {
+    fn addr(&self) -> &str {
+        &self.addr
+    }
+}
+
+/// Requests to an HTTP server's /mcp, each on a fresh connection.
+pub trait Http {
+    fn addr(&self) -> &str;
 
     /// Sends raw request bytes on a fresh connection and reads the whole response.
-    pub fn raw(&self, request: &[u8]) -> HttpReply {
-        let mut stream = TcpStream::connect(&self.addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
-        stream.write_all(request).unwrap();
-        let mut bytes = Vec::new();
-        stream.read_to_end(&mut bytes).unwrap();
-        HttpReply::parse(&bytes)
+    fn raw(&self, request: &[u8]) -> HttpReply {
+        http_client::exchange(self.addr(), request)
     }
 
     /// A POST /mcp with the usual headers plus `extra` header lines.
-    pub fn post(&self, extra: &[(&str, &str)], body: &str) -> HttpReply {
+    fn post(&self, extra: &[(&str, &str)], body: &str) -> HttpReply {
         let mut headers = vec![
             ("Accept", "application/json, text/event-stream"),
             ("Content-Type", "application/json"),
@@ -102,20 +159,14 @@ impl HttpServer {
 
     /// Any request to /mcp with exactly these headers (plus Host, Content-Length and
     /// Connection: close).
-    pub fn request(&self, method: &str, headers: &[(&str, &str)], body: &str) -> HttpReply {
-        let mut req = format!(
-            "{method} /mcp HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
-            self.addr
-        );
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-        self.raw(req.as_bytes())
+    fn request(&self, method: &str, headers: &[(&str, &str)], body: &str) -> HttpReply {
+        let mut all = vec![("Connection", "close")];
+        all.extend_from_slice(headers);
+        self.raw(&http_client::request_bytes(self.addr(), method, &all, body))
     }
 
     /// initialize + notifications/initialized; returns the session id.
-    pub fn open_session(&self, version: &str) -> String {
+    fn open_session(&self, version: &str) -> String {
         let r = self.post(&[], &initialize(version));
         assert_eq!(r.status, 200, "{}", r.text());
         let id = r.header("mcp-session-id").expect("session id").to_owned();
@@ -132,66 +183,6 @@ pub fn initialize(version: &str) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"test","version":"0"}}}}}}"#
     )
-}
-
-/// A parsed HTTP/1.1 response.
-#[derive(Debug)]
-pub struct HttpReply {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-}
-
-impl HttpReply {
-    fn parse(bytes: &[u8]) -> HttpReply {
-        let split = bytes
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .expect("no end of head");
-        let head = std::str::from_utf8(&bytes[..split]).unwrap();
-        let mut lines = head.split("\r\n");
-        let status_line = lines.next().unwrap();
-        assert!(status_line.starts_with("HTTP/1.1 "), "{status_line}");
-        let status = status_line[9..12].parse().unwrap();
-        let headers = lines
-            .map(|l| {
-                let (k, v) = l.split_once(':').unwrap();
-                (k.to_ascii_lowercase(), v.trim().to_owned())
-            })
-            .collect();
-        HttpReply {
-            status,
-            headers,
-            body: bytes[split + 4..].to_vec(),
-        }
-    }
-
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-
-    pub fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.text()))
-    }
-
-    /// The data of each SSE event in the body, as JSON.
-    pub fn sse_messages(&self) -> Vec<Value> {
-        self.text()
-            .split("\n\n")
-            .filter(|e| !e.trim().is_empty())
-            .map(|e| {
-                let data: Vec<&str> = e.lines().filter_map(|l| l.strip_prefix("data: ")).collect();
-                serde_json::from_str(&data.join("\n")).unwrap()
-            })
-            .collect()
-    }
 }
 
 /// The fixture's 1×1 PNG and short WAV, Base64.
