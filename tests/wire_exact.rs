@@ -67,7 +67,7 @@ fn odd_server() -> (String, Arc<Mutex<Vec<u8>>>, Arc<Mutex<Vec<u8>>>) {
     std::thread::spawn(move || {
         let (mut sock, _) = listener.accept().unwrap();
         sock.set_nodelay(true).unwrap();
-        let mut framer = http1::Framer::new(http1::Side::Request);
+        let mut framer = http1::Framer::new(http1::Side::Request, 1 << 20);
         loop {
             let mut seen = Vec::new();
             let Some(request) = read_request(&mut sock, &mut framer, &mut seen) else {

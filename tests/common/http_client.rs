@@ -11,6 +11,9 @@ use std::io::{self, ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+/// The largest head the test clients read (the default view cap).
+const HEAD_CAP: usize = mcp_raw::wire::decode::DEFAULT_MAX_MESSAGE;
+
 /// How long an expected head, event or end of body may take.
 pub const WAIT: Duration = Duration::from_secs(5);
 
@@ -70,7 +73,7 @@ impl Reader {
     pub fn new(sock: TcpStream) -> Reader {
         Reader {
             sock,
-            framer: Framer::new(Side::Response),
+            framer: Framer::new(Side::Response, HEAD_CAP),
             parts: VecDeque::new(),
             raw: Vec::new(),
             eof: false,
@@ -279,7 +282,7 @@ impl Reply {
 pub fn reply_in(bytes: &[u8]) -> Reply {
     let mut head = None;
     let mut body = Vec::new();
-    for part in Framer::new(Side::Response).feed(bytes) {
+    for part in Framer::new(Side::Response, HEAD_CAP).feed(bytes) {
         match part {
             Part::Head(h) => head = Some(h),
             Part::Body(b) => body.extend_from_slice(&b),
@@ -307,7 +310,7 @@ pub fn reply_in(bytes: &[u8]) -> Reply {
 
 /// Has a whole response head arrived in `bytes`?
 pub fn has_head(bytes: &[u8]) -> bool {
-    Framer::new(Side::Response)
+    Framer::new(Side::Response, HEAD_CAP)
         .feed(bytes)
         .iter()
         .any(|p| matches!(p, Part::Head(_)))
