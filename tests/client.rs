@@ -439,3 +439,69 @@ fn a_slow_starting_server_is_probed_once_it_is_up() {
     assert!(init < discover_answer, "{text}");
     assert!(text.contains("\"text\": \"42\""), "{text}");
 }
+
+/// `--method NAME --params JSON` reaches any method, in order; `--progress` and
+/// `--log-level` bring the notifications in both eras (legacy: setLevel after the
+/// handshake; modern: in each request's `_meta`).
+#[test]
+fn any_method_with_progress_and_logs_in_both_eras() {
+    for era in ["legacy", "modern"] {
+        let out = Command::new(BIN)
+            .args([
+                "client",
+                "--color",
+                "never",
+                "--progress",
+                "--log-level",
+                "debug",
+            ])
+            .args([
+                "--call",
+                "test_tool_with_progress",
+                "--call",
+                "test_tool_with_logging",
+            ])
+            .args([
+                "--method",
+                "resources/read",
+                "--params",
+                r#"{"uri":"test://static-text"}"#,
+            ])
+            .args([
+                "--method",
+                "prompts/get",
+                "--params",
+                r#"{"name":"test_simple_prompt"}"#,
+            ])
+            .args(["--method", "bogus/thing"])
+            .args(["--", BIN, "serve", "--fixture", "conformance", "--era", era])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{era}: bogus/thing fails: {text}"
+        );
+        for needle in [
+            "# resources/read: ok",
+            "# prompts/get: ok",
+            "# bogus/thing: JSON-RPC error -32601",
+            "\"method\": \"notifications/progress\"",
+            "\"method\": \"notifications/message\"",
+        ] {
+            assert!(text.contains(needle), "{era}: no {needle:?} in {text}");
+        }
+        let read = text.find("\"method\": \"resources/read\"").unwrap();
+        let get = text.find("\"method\": \"prompts/get\"").unwrap();
+        assert!(read < get, "in the order given");
+        if era == "legacy" {
+            assert!(text.contains("\"method\": \"logging/setLevel\""), "{text}");
+        } else {
+            assert!(
+                text.contains("\"io.modelcontextprotocol/logLevel\": \"debug\""),
+                "{text}"
+            );
+        }
+    }
+}

@@ -191,6 +191,23 @@ pub struct ClientArgs {
     /// The answers from a file: {"sampling": …, "elicitation": …, "roots": […]}.
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
+    /// After the calls, send this request (any method: resources/read, prompts/get,
+    /// ping, tasks/get…), repeatable, run in order; its params come from the
+    /// --params that follows it.
+    #[arg(long = "method", value_name = "NAME")]
+    pub methods: Vec<String>,
+    /// The params (a JSON object) of the --method before it; {} when left out.
+    #[arg(long = "params", value_name = "JSON", requires = "methods")]
+    pub params: Vec<String>,
+    /// Ask for progress notifications: a progressToken on every request that does
+    /// work.
+    #[arg(long)]
+    pub progress: bool,
+    /// Ask for log messages at this level and above (debug, info, notice, warning,
+    /// error, critical, alert, emergency): logging/setLevel in a legacy session, in
+    /// each request's _meta in the modern era.
+    #[arg(long, value_name = "LEVEL", value_parser = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"])]
+    pub log_level: Option<String>,
     #[command(flatten)]
     pub view: View,
 }

@@ -50,6 +50,56 @@ fn usage(text: impl Into<String>) -> anyhow::Error {
     Usage(text.into()).into()
 }
 
+/// The `--method` / `--params` pairs in the order given: each `--params` belongs to
+/// the `--method` before it (clap keeps each flag's values apart, so the command line
+/// itself is read for their order; what follows `--` is the server's).
+pub fn method_calls(argv: &[String]) -> anyhow::Result<Vec<(String, Value)>> {
+    let mut calls: Vec<(String, Option<Value>)> = Vec::new();
+    let mut words = argv.iter();
+    while let Some(word) = words.next() {
+        if word == "--" {
+            break;
+        }
+        let (flag, inline) = match word.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_owned())),
+            _ => (word.as_str(), None),
+        };
+        let value = || inline.clone().or_else(|| words.clone().next().cloned());
+        match flag {
+            "--method" => {
+                let name = value().unwrap_or_default();
+                calls.push((name, None));
+            }
+            "--params" => {
+                let text = value().unwrap_or_default();
+                let Some((method, params)) = calls.last_mut() else {
+                    return Err(usage(format!("--params {text}: no --method before it")));
+                };
+                if params.is_some() {
+                    return Err(usage(format!("--method {method} has two --params")));
+                }
+                let v: Value = serde_json::from_str(&text).map_err(|e| {
+                    usage(format!("--params of {method}: not JSON ({e}): {text:?}"))
+                })?;
+                if !v.is_object() {
+                    return Err(usage(format!(
+                        "--params of {method}: must be a JSON object (MCP params are named), got {v}"
+                    )));
+                }
+                *params = Some(v);
+            }
+            _ => continue,
+        }
+        if inline.is_none() {
+            words.next();
+        }
+    }
+    Ok(calls
+        .into_iter()
+        .map(|(m, p)| (m, p.unwrap_or_else(|| json!({}))))
+        .collect())
+}
+
 /// `mcp-raw client …`, from its parsed arguments to its outcome.
 pub fn main(args: ClientArgs) -> anyhow::Result<()> {
     let target = match (&args.target, args.command.is_empty()) {
@@ -57,6 +107,8 @@ pub fn main(args: ClientArgs) -> anyhow::Result<()> {
         (None, false) => Target::Stdio(args.command.clone()),
         _ => return Err(usage("give a TARGET, or a command after `--`, not both")),
     };
+    let argv: Vec<String> = std::env::args().skip(2).collect();
+    let methods = method_calls(&argv)?;
     let transport = match target {
         Target::Http(_) => "http",
         Target::Stdio(_) => "stdio",
@@ -65,7 +117,7 @@ pub fn main(args: ClientArgs) -> anyhow::Result<()> {
         .view
         .printer(transport)
         .map_err(|e| usage(format!("{e:#}")))?;
-    super::runtime()?.block_on(run(&args, target, printer))
+    super::runtime()?.block_on(run(&args, target, &methods, printer))
 }
 
 /// What TARGET names.
@@ -258,7 +310,12 @@ pub fn parse_call(spec: &str) -> anyhow::Result<(String, Value)> {
     }
 }
 
-pub async fn run(args: &ClientArgs, target: Target, printer: Printer) -> anyhow::Result<()> {
+pub async fn run(
+    args: &ClientArgs,
+    target: Target,
+    methods: &[(String, Value)],
+    printer: Printer,
+) -> anyhow::Result<()> {
     let calls: Vec<(String, Value)> = args
         .calls
         .iter()
@@ -276,6 +333,8 @@ pub async fn run(args: &ClientArgs, target: Target, printer: Printer) -> anyhow:
         timeout: args.timeout,
         startup_timeout: args.startup_timeout,
         answers,
+        progress: args.progress,
+        log_level: args.log_level.clone(),
         ..Options::default()
     };
     printer.caption(&format!("Connecting to {shown} (client eras: {eras:?})"));
@@ -295,6 +354,15 @@ pub async fn run(args: &ClientArgs, target: Target, printer: Printer) -> anyhow:
             Err(e) => {
                 failed += 1;
                 printer.caption(&format!("{name}: JSON-RPC error {e}"));
+            }
+        }
+    }
+    for (method, params) in methods {
+        match client.request(method, params.clone()).await? {
+            Ok(_) => printer.caption(&format!("{method}: ok")),
+            Err(e) => {
+                failed += 1;
+                printer.caption(&format!("{method}: JSON-RPC error {e}"));
             }
         }
     }
@@ -328,6 +396,53 @@ mod tests {
         );
         assert_eq!(split_words("  x  ''  ").unwrap(), vec!["x", ""]);
         assert!(split_words("sh 'open").unwrap_err().contains("unclosed '"));
+    }
+
+    #[test]
+    fn each_params_goes_with_the_method_before_it() {
+        let argv: Vec<String> = [
+            "--method",
+            "ping",
+            "--call",
+            "x",
+            "--method=resources/read",
+            "--params",
+            r#"{"uri":"a"}"#,
+            "--method",
+            "prompts/list",
+            "--",
+            "--method",
+            "no",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        let calls = method_calls(&argv).unwrap();
+        assert_eq!(
+            calls,
+            vec![
+                ("ping".to_owned(), json!({})),
+                ("resources/read".to_owned(), json!({"uri": "a"})),
+                ("prompts/list".to_owned(), json!({})),
+            ]
+        );
+        let bad: Vec<String> = ["--params", "{}"].iter().map(|s| (*s).to_owned()).collect();
+        assert!(
+            method_calls(&bad)
+                .unwrap_err()
+                .to_string()
+                .contains("no --method before it")
+        );
+        let bad: Vec<String> = ["--method", "x", "--params", "[]"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        assert!(
+            method_calls(&bad)
+                .unwrap_err()
+                .to_string()
+                .contains("must be a JSON object")
+        );
     }
 
     #[test]

@@ -97,6 +97,11 @@ pub struct Options {
     /// What to answer when the server asks (`ping`, roots, sampling, elicitation);
     /// the capabilities declared include what these make true.
     pub answers: Answers,
+    /// `--progress`: ask for progress notifications on every request that does work.
+    pub progress: bool,
+    /// `--log-level`: the log messages wanted (legacy: `logging/setLevel` after the
+    /// handshake; modern: `_meta` of every request).
+    pub log_level: Option<String>,
 }
 
 impl Default for Options {
@@ -108,6 +113,8 @@ impl Default for Options {
             startup_timeout: Duration::from_secs(30),
             answers: Answers::default(),
             timeout: Duration::from_secs(10),
+            progress: false,
+            log_level: None,
         }
     }
 }
@@ -201,6 +208,14 @@ impl McpClient {
         };
         client.spoken = spoken.clone();
         cache.insert(key, spoken);
+        if let (Spoken::Legacy { .. }, Some(level)) =
+            (&client.spoken, client.options.log_level.clone())
+            && let Err(e) = client
+                .request("logging/setLevel", json!({ "level": level }))
+                .await?
+        {
+            bail!("logging/setLevel {level}: {e}");
+        }
         Ok(client)
     }
 
@@ -634,19 +649,37 @@ impl McpClient {
     ) -> anyhow::Result<(i64, Value)> {
         let id = self.next_id;
         self.next_id += 1;
-        if let Some(version) = modern {
+        // `--progress`: a token on every request that does work (2025-11-25
+        // `basic/utilities/progress`); the handshake and the probe carry none.
+        let progress = self.options.progress
+            && !matches!(
+                method,
+                "initialize" | "server/discover" | "ping" | "logging/setLevel"
+            )
+            && !method.ends_with("/list");
+        // `--log-level` in the modern era travels with each request.
+        let log_level = modern.and(self.options.log_level.clone());
+        if modern.is_some() || progress {
             let meta = params
                 .as_object_mut()
                 .context("params must be an object")?
                 .entry("_meta")
                 .or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(meta) = meta {
-                meta.insert(meta::PROTOCOL_VERSION.into(), json!(version));
-                meta.insert(
-                    meta::CLIENT_CAPABILITIES.into(),
-                    self.options.capabilities.clone(),
-                );
-                meta.insert(meta::CLIENT_INFO.into(), client_info());
+                if let Some(version) = modern {
+                    meta.insert(meta::PROTOCOL_VERSION.into(), json!(version));
+                    meta.insert(
+                        meta::CLIENT_CAPABILITIES.into(),
+                        self.options.capabilities.clone(),
+                    );
+                    meta.insert(meta::CLIENT_INFO.into(), client_info());
+                }
+                if let Some(level) = log_level {
+                    meta.insert(meta::LOG_LEVEL.into(), json!(level));
+                }
+                if progress {
+                    meta.insert("progressToken".into(), json!(format!("progress-{id}")));
+                }
             }
         }
         Ok((id, Request::new(id, method, Some(params)).to_value()))
