@@ -165,6 +165,10 @@ pub struct ClientArgs {
     /// a late one to the era probe, which a server still starting sends once up.
     #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs)]
     pub startup_timeout: Duration,
+    /// Seconds a stdio server may take to exit after its stdin closes; then it gets
+    /// SIGTERM, and as long again later SIGKILL.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = secs)]
+    pub shutdown_timeout: Duration,
     /// An environment variable for the stdio server, NAME=VALUE (repeatable).
     #[arg(long = "env", value_name = "NAME=VALUE")]
     pub env: Vec<String>,

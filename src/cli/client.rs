@@ -334,6 +334,7 @@ pub async fn run(
         startup_timeout: args.startup_timeout,
         answers,
         progress: args.progress,
+        shutdown_timeout: args.shutdown_timeout,
         log_level: args.log_level.clone(),
         ..Options::default()
     };

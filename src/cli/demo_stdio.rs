@@ -116,10 +116,10 @@ impl Demo {
         printer.caption(
             "Closing the server's stdin: it reads EOF, which ends the session, and exits.",
         );
-        let status = self.link.close().await?;
-        printer.note(&format!("server exited with {status}"));
-        if !status.success() {
-            bail!("the server exited with {status}");
+        let exit = self.link.close(std::time::Duration::from_secs(5)).await?;
+        printer.note(&format!("server exited with {exit}"));
+        if !exit.status.success() {
+            bail!("the server exited with {exit}");
         }
         printer.caption(script::AFTER);
         printer.caption("`cargo demo-http` drives the same over Streamable HTTP.");

@@ -99,6 +99,9 @@ pub struct Options {
     pub answers: Answers,
     /// `--progress`: ask for progress notifications on every request that does work.
     pub progress: bool,
+    /// stdio: how long the server may take to exit after its stdin closes, and again
+    /// after SIGTERM, before the next step (`--shutdown-timeout`).
+    pub shutdown_timeout: Duration,
     /// `--log-level`: the log messages wanted (legacy: `logging/setLevel` after the
     /// handshake; modern: `_meta` of every request).
     pub log_level: Option<String>,
@@ -113,6 +116,7 @@ impl Default for Options {
             startup_timeout: Duration::from_secs(30),
             answers: Answers::default(),
             timeout: Duration::from_secs(10),
+            shutdown_timeout: Duration::from_secs(5),
             progress: false,
             log_level: None,
         }
@@ -606,9 +610,11 @@ impl McpClient {
                 Ok(())
             }
             Link::Stdio(stdio) => {
-                let status = stdio.close().await?;
-                if !status.success() {
-                    bail!("the server exited with {status}");
+                let exit = stdio.close(self.options.shutdown_timeout).await?;
+                if exit.stopped.is_some() {
+                    eprintln!("[mcp-raw client] warning: the server exited with {exit}");
+                } else if !exit.status.success() {
+                    bail!("the server exited with {exit}");
                 }
                 Ok(())
             }

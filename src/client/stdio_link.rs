@@ -145,18 +145,70 @@ impl StdioLink {
     }
 
     /// Closes the child's stdin (EOF ends a stdio session) and waits for it to exit.
-    pub async fn close(mut self) -> anyhow::Result<ExitStatus> {
+    ///
+    /// MCP 2025-11-25 `basic/lifecycle` "Shutdown", stdio: the client closes the
+    /// server's stdin and waits for it to exit; one that has not exited "within a
+    /// reasonable time" gets SIGTERM, then, if still alive, SIGKILL. `grace` is each
+    /// wait (`--shutdown-timeout`).
+    pub async fn close(mut self, grace: Duration) -> anyhow::Result<Exit> {
         if let Some(mut stdin) = self.stdin.take() {
             let _ = stdin.shutdown().await;
         }
-        let status = tokio::time::timeout(Duration::from_secs(10), self.child.wait())
-            .await
-            .context("the server did not exit after EOF")??;
+        let mut stopped = None;
+        let status = match tokio::time::timeout(grace, self.child.wait()).await {
+            Ok(status) => status?,
+            Err(_) => {
+                terminate(&self.child);
+                stopped = Some("SIGTERM");
+                match tokio::time::timeout(grace, self.child.wait()).await {
+                    Ok(status) => status?,
+                    Err(_) => {
+                        stopped = Some("SIGKILL");
+                        self.child.kill().await?;
+                        self.child.wait().await?
+                    }
+                }
+            }
+        };
         if let Some(done) = self.stderr_done.take() {
             let _ = tokio::time::timeout(Duration::from_secs(1), done).await;
         }
-        Ok(status)
+        Ok(Exit { status, stopped })
     }
+}
+
+/// How a stdio server ended.
+#[derive(Debug, Clone, Copy)]
+pub struct Exit {
+    pub status: ExitStatus,
+    /// The signal it took to stop it, when it did not exit after its stdin closed.
+    pub stopped: Option<&'static str>,
+}
+
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.stopped {
+            None => write!(f, "{}", self.status),
+            Some(signal) => write!(
+                f,
+                "{} (it did not exit after its stdin closed, so it was sent {signal})",
+                self.status
+            ),
+        }
+    }
+}
+
+/// Asks the child to stop: SIGTERM where the C library is at hand, else a kill.
+fn terminate(child: &Child) {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
+        // SAFETY: kill(2) on a pid we spawned and have not reaped; no memory is shared.
+        unsafe {
+            libc::kill(pid, libc::SIGTERM);
+        }
+        return;
+    }
+    let _ = child;
 }
 
 /// Reads stdout as lines of bytes until it closes.

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# mcp-raw's client against @modelcontextprotocol/server-everything (the official
+# reference server, pinned in interop/ts/package.json), over stdio or Streamable HTTP:
+# every tool is called (all but simulate-research-query, which needs the legacy
+# experimental tasks), the server's sampling, elicitation and roots requests are
+# answered, progress and logs are asked for, and the answers are checked.
+#
+#   interop/everything.sh stdio|http MCP_RAW_BINARY
+set -euo pipefail
+transport=$1 bin=$2
+cd "$(dirname "$0")/.."
+ev=interop/ts/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+[ -f "$ev" ] || { echo "server-everything is not installed ($ev)" >&2; exit 1; }
+
+answers=(
+  --answer 'sampling={"role":"assistant","content":{"type":"text","text":"sampled by mcp-raw"},"model":"canned"}'
+  --answer 'elicitation={"action":"accept","content":{"name":"Ada"}}'
+  --root "$PWD"
+  --progress --log-level debug --shutdown-timeout 1
+)
+tools=(echo get-annotated-message get-env get-resource-links get-resource-reference
+  get-structured-content get-sum get-tiny-image gzip-file-as-resource toggle-simulated-logging
+  toggle-subscriber-updates trigger-long-running-operation get-roots-list
+  trigger-elicitation-request trigger-sampling-request)
+calls=(
+  --call 'echo={"message":"hello, wire"}'
+  --call 'get-annotated-message={"messageType":"success","includeImage":true}'
+  --call get-env
+  --call 'get-resource-links={"count":2}'
+  --call 'get-resource-reference={"resourceType":"Blob","resourceId":2}'
+  --call 'get-structured-content={"location":"Chicago"}'
+  --call 'get-sum={"a":2,"b":40}'
+  --call get-tiny-image
+  # A data: URI, so the tool fetches nothing from the network.
+  --call 'gzip-file-as-resource={"name":"hello.txt.gz","data":"data:text/plain;base64,aGVsbG8=","outputType":"resource"}'
+  --call toggle-simulated-logging
+  --call toggle-subscriber-updates
+  --call 'trigger-long-running-operation={"duration":1,"steps":2}'
+  --call get-roots-list
+  --call trigger-elicitation-request
+  --call 'trigger-sampling-request={"prompt":"say hi"}'
+  --method resources/list
+  --method prompts/list
+)
+
+out=$(mktemp)
+server=
+trap '[ -z "$server" ] || kill "$server" 2>/dev/null || true; rm -f "$out" "$out.server"' EXIT
+case $transport in
+  stdio)
+    "$bin" client --color never "${answers[@]}" "${calls[@]}" -- node "$ev" stdio >"$out" 2>&1 || {
+      cat "$out"; echo "the client failed"; exit 1; }
+    ;;
+  http)
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    # The loopback preload keeps the server's listener on 127.0.0.1.
+    PORT=$port NODE_OPTIONS="--require $PWD/scripts/conformance/loopback-only.cjs" \
+      node "$ev" streamableHttp >"$out.server" 2>&1 &
+    server=$!
+    for _ in $(seq 100); do grep -q "listening on port" "$out.server" && break; sleep 0.1; done
+    grep -q "listening on port" "$out.server" || { cat "$out.server"; echo "server-everything did not start"; exit 1; }
+    "$bin" client "http://127.0.0.1:$port/mcp" --color never "${answers[@]}" "${calls[@]}" >"$out" 2>&1 || {
+      cat "$out"; echo "the client failed"; exit 1; }
+    ;;
+  *) echo "usage: $0 stdio|http BINARY" >&2; exit 2 ;;
+esac
+
+fail=0
+expect() { grep -qF -- "$1" "$out" || { echo "missing: $1"; fail=1; }; }
+for t in "${tools[@]}"; do expect "# $t: ok"; done
+expect "# resources/list: ok"
+expect "# prompts/list: ok"
+expect '"text": "The sum of 2 and 40 is 42."'
+expect 'sampled by mcp-raw'
+expect 'Name: Ada'
+expect '"method": "notifications/progress"'
+expect '"method": "notifications/message"'
+expect '"method": "roots/list"'
+if [ "$fail" -ne 0 ]; then cat "$out"; exit 1; fi
+echo "server-everything over $transport: ${#tools[@]} tools and 2 methods ok; sampling, elicitation and roots answered"
