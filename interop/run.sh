@@ -2,12 +2,14 @@
 # Interop: the official MCP SDK clients (TypeScript and Python) against mcp-raw's server,
 # each over stdio and over Streamable HTTP.
 #
-#   interop/run.sh                   all six: ts-stdio ts-http py-stdio py-http
-#                                    everything-stdio everything-http
+#   interop/run.sh                   all eight: ts-stdio ts-http py-stdio py-http
+#                                    everything-stdio everything-http pyserver-stdio pyserver-http
 #   interop/run.sh ts-http py-stdio  only those
 #
 # ts-* and py-* run an SDK client against `mcp-raw serve`; everything-* run
-# `mcp-raw client` against @modelcontextprotocol/server-everything (interop/everything.sh).
+# `mcp-raw client` against @modelcontextprotocol/server-everything (interop/everything.sh);
+# pyserver-* run `mcp-raw client` against a Python-SDK server in both eras
+# (interop/pyserver.sh, interop/py/server.py).
 #
 # Environment: CARGO_TARGET_DIR (where cargo builds, default target/), INTEROP_TIMEOUT
 # (seconds per combination, default 60), PYTHON (interpreter for the venv, default python3.11),
@@ -19,9 +21,9 @@ start_s=$SECONDS
 
 timeout_s=${INTEROP_TIMEOUT:-60}
 combos=("$@")
-[ ${#combos[@]} -gt 0 ] || combos=(ts-stdio ts-http py-stdio py-http everything-stdio everything-http)
+[ ${#combos[@]} -gt 0 ] || combos=(ts-stdio ts-http py-stdio py-http everything-stdio everything-http pyserver-stdio pyserver-http)
 for c in "${combos[@]}"; do
-  case $c in ts-stdio | ts-http | py-stdio | py-http | everything-stdio | everything-http) ;; *) echo "unknown combination: $c" >&2; exit 2 ;; esac
+  case $c in ts-stdio | ts-http | py-stdio | py-http | everything-stdio | everything-http | pyserver-stdio | pyserver-http) ;; *) echo "unknown combination: $c" >&2; exit 2 ;; esac
 done
 
 # Everything a run leaves behind (logs, server pids) lives here and goes away on exit.
@@ -78,7 +80,7 @@ install_py() {
 
 # Install only what the chosen combinations need.
 case " ${combos[*]}" in *" ts-"* | *" everything-"*) install_ts ;; esac
-case " ${combos[*]}" in *" py-"*) install_py ;; esac
+case " ${combos[*]}" in *" py-"* | *" pyserver-"*) install_py ;; esac
 
 # Start `mcp-raw serve --http` on a free loopback port; sets $url, or fails after 10 s.
 start_http() {
@@ -106,9 +108,10 @@ stop_http() {
 run_combo() {
   local name=$1 lang=${1%-*} transport=${1#*-} target=$bin
   local log=$work/$name.log
-  if [ "$lang" = everything ]; then
-    local rc=0
-    timeout --kill-after=5 "$timeout_s" interop/everything.sh "$transport" "$bin" >>"$log" 2>&1 &
+  if [ "$lang" = everything ] || [ "$lang" = pyserver ]; then
+    local rc=0 script=(interop/everything.sh "$transport" "$bin")
+    [ "$lang" = pyserver ] && script=(interop/pyserver.sh "$transport" "$bin" "$root/interop/.venv/bin/python")
+    timeout --kill-after=5 "$timeout_s" "${script[@]}" >>"$log" 2>&1 &
     client_pid=$!
     wait "$client_pid" || rc=$?
     client_pid=

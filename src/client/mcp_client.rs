@@ -218,7 +218,9 @@ impl McpClient {
                 .request("logging/setLevel", json!({ "level": level }))
                 .await?
         {
-            bail!("logging/setLevel {level}: {e}");
+            // A server without the logging capability may refuse it: the session
+            // goes on, without its logs.
+            eprintln!("[mcp-raw client] warning: logging/setLevel {level} refused: {e}");
         }
         Ok(client)
     }
