@@ -178,3 +178,96 @@ fn a_servers_ping_and_an_unanswerable_request_get_responses_over_stdio() {
         "{out}"
     );
 }
+
+/// A legacy stdio server that floods: on `tools/call` it writes 300 messages in a
+/// pseudo-random mix (notifications, its own `ping` requests, responses to ids the
+/// client never used) before the call's response. `tee` keeps what it read and wrote.
+const FLOODER: &str = r#"
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/^{"jsonrpc":"2.0","id":\([0-9]*\),.*/\1/p')
+  case "$line" in
+    *'"server/discover"'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id" ;;
+    *'"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"flooder","version":"1"}}}\n' "$id" ;;
+    *'"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"flood","inputSchema":{"type":"object"}}]}}\n' "$id" ;;
+    *'"tools/call"'*) awk -v id="$id" 'BEGIN {
+        srand(7);
+        for (i = 1; i <= 300; i++) {
+          r = rand();
+          if (r < 0.5) printf "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"n%d\"}}\n", i;
+          else if (r < 0.8) printf "{\"jsonrpc\":\"2.0\",\"id\":\"s%d\",\"method\":\"ping\"}\n", i;
+          else printf "{\"jsonrpc\":\"2.0\",\"id\":\"r%d\",\"result\":{}}\n", i;
+        }
+        printf "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"flooded\"}]}}\n", id;
+      }' ;;
+  esac
+done
+"#;
+
+#[test]
+fn a_flood_of_interleaved_messages_loses_and_reorders_nothing() {
+    let dir = std::env::temp_dir().join(format!("mcp-raw-flood-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("inner.sh"), FLOODER).unwrap();
+    // The server as the client sees it: its stdin and stdout copied on the way.
+    let wrapper = format!(
+        "tee {d}/read.log | sh {d}/inner.sh | tee {d}/wrote.log",
+        d = dir.display()
+    );
+    let record = dir.join("client.jsonl");
+    let out = Command::new(BIN)
+        .args(["client", "--color", "never", "--call", "flood", "--record"])
+        .arg(&record)
+        .args(["--", "sh", "-c", &wrapper])
+        .output()
+        .unwrap();
+    let view = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{view}");
+    assert!(view.contains("# flood: ok"), "{view}");
+
+    let text = std::fs::read_to_string(&record).unwrap();
+    let (_, events) = mcp_raw::wire::transcript::read(&text).unwrap();
+    let lane =
+        |e: &mcp_raw::wire::event::Event| e.lane.kind == mcp_raw::wire::event::LaneKind::Stdio;
+    use mcp_raw::wire::event::Dir;
+    use mcp_raw::wire::recorder::concat;
+    let received = concat(&events, |e| lane(e) && e.dir == Dir::ToClient);
+    let sent = concat(&events, |e| lane(e) && e.dir == Dir::ToServer);
+    // The client's record and the server's own copies agree, byte for byte.
+    assert_eq!(received, std::fs::read(dir.join("wrote.log")).unwrap());
+    assert_eq!(sent, std::fs::read(dir.join("read.log")).unwrap());
+
+    // Every ping was answered, once, in the order asked.
+    let wrote = String::from_utf8(received).unwrap();
+    let read = String::from_utf8(sent).unwrap();
+    let pings: Vec<&str> = wrote
+        .lines()
+        .filter(|l| l.contains("\"method\":\"ping\""))
+        .map(|l| l.split('"').nth(7).unwrap())
+        .collect();
+    let answers: Vec<&str> = read
+        .lines()
+        .filter(|l| l.contains("\"result\":{}") && l.contains("\"id\":\"s"))
+        .map(|l| {
+            l.split("\"id\":\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+        })
+        .collect();
+    assert!(pings.len() > 50, "{}", pings.len());
+    assert_eq!(answers, pings);
+    // And the view showed every notification once, in order.
+    let shown: Vec<&str> = view
+        .lines()
+        .filter_map(|l| l.strip_prefix("<<<     \"data\": \"n"))
+        .collect();
+    let sent_notes = wrote.matches("notifications/message").count();
+    assert_eq!(shown.len(), sent_notes, "every notification shown once");
+    let numbers: Vec<u32> = shown
+        .iter()
+        .map(|s| s.trim_end_matches('"').parse().unwrap())
+        .collect();
+    assert!(numbers.windows(2).all(|w| w[0] < w[1]), "in order");
+}
