@@ -2,11 +2,12 @@
 # Interop: the official MCP SDK clients (TypeScript and Python) against mcp-raw's server,
 # each over stdio and over Streamable HTTP.
 #
-#   interop/run.sh                   all eight: ts-stdio ts-http py-stdio py-http
+#   interop/run.sh                   all ten: ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http
 #                                    everything-stdio everything-http pyserver-stdio pyserver-http
 #   interop/run.sh ts-http py-stdio  only those
 #
-# ts-* and py-* run an SDK client against `mcp-raw serve`; everything-* run
+# ts-* (TypeScript SDK v1), ts2-* (v2, @modelcontextprotocol/client) and py-* run an
+# SDK client against `mcp-raw serve`; everything-* run
 # `mcp-raw client` against @modelcontextprotocol/server-everything (interop/everything.sh);
 # pyserver-* run `mcp-raw client` against a Python-SDK server in both eras
 # (interop/pyserver.sh, interop/py/server.py).
@@ -21,9 +22,9 @@ start_s=$SECONDS
 
 timeout_s=${INTEROP_TIMEOUT:-60}
 combos=("$@")
-[ ${#combos[@]} -gt 0 ] || combos=(ts-stdio ts-http py-stdio py-http everything-stdio everything-http pyserver-stdio pyserver-http)
+[ ${#combos[@]} -gt 0 ] || combos=(ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http everything-stdio everything-http pyserver-stdio pyserver-http)
 for c in "${combos[@]}"; do
-  case $c in ts-stdio | ts-http | py-stdio | py-http | everything-stdio | everything-http | pyserver-stdio | pyserver-http) ;; *) echo "unknown combination: $c" >&2; exit 2 ;; esac
+  case $c in ts-stdio | ts-http | ts2-stdio | ts2-http | py-stdio | py-http | everything-stdio | everything-http | pyserver-stdio | pyserver-http) ;; *) echo "unknown combination: $c" >&2; exit 2 ;; esac
 done
 
 # Everything a run leaves behind (logs, server pids) lives here and goes away on exit.
@@ -50,18 +51,20 @@ bin=$target_dir/release/mcp-raw
 stamp_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
 install_ts() {
-  command -v node >/dev/null || { echo "node not found (the TypeScript SDK needs Node >= 18)" >&2; return 1; }
+  command -v node >/dev/null || { echo "node not found (the TypeScript SDK needs Node >= 20)" >&2; return 1; }
   local major
   major=$(node -p 'process.versions.node.split(".")[0]')
-  [ "$major" -ge 18 ] || { echo "node $(node --version) is too old: the TypeScript SDK needs >= 18" >&2; return 1; }
-  local dir=interop/ts want
+  [ "$major" -ge 20 ] || { echo "node $(node --version) is too old: the TypeScript SDK v2 needs >= 20" >&2; return 1; }
+  local dir=${1:-interop/ts} want
   want="$(stamp_of "$dir/package-lock.json") node$major"
   if [ "$(cat "$dir/node_modules/.interop-stamp" 2>/dev/null)" != "$want" ]; then
     echo "== npm ci (interop/ts)"
     (cd "$dir" && npm ci --no-audit --no-fund)
     echo "$want" >"$dir/node_modules/.interop-stamp"
   fi
-  echo "node $(node --version), @modelcontextprotocol/sdk $(node -p "require('./$dir/node_modules/@modelcontextprotocol/sdk/package.json').version")"
+  local pkg=sdk
+  [ "$dir" = interop/ts2 ] && pkg=client
+  echo "node $(node --version), @modelcontextprotocol/$pkg $(node -p "require('./$dir/node_modules/@modelcontextprotocol/$pkg/package.json').version")"
 }
 
 install_py() {
@@ -79,7 +82,8 @@ install_py() {
 }
 
 # Install only what the chosen combinations need.
-case " ${combos[*]}" in *" ts-"* | *" everything-"*) install_ts ;; esac
+case " ${combos[*]}" in *" ts-"* | *" everything-"*) install_ts interop/ts ;; esac
+case " ${combos[*]}" in *" ts2-"*) install_ts interop/ts2 ;; esac
 case " ${combos[*]}" in *" py-"* | *" pyserver-"*) install_py ;; esac
 
 # Start `mcp-raw serve --http` on a free loopback port; sets $url, or fails after 10 s.
@@ -123,6 +127,7 @@ run_combo() {
     target=$url
   fi
   local client=(node interop/ts/client.mjs)
+  [ "$lang" = ts2 ] && client=(node interop/ts2/client.mjs)
   [ "$lang" = py ] && client=(interop/.venv/bin/python interop/py/client.py)
   # --kill-after: a client that ignores SIGTERM still goes, so one run can't hang CI.
   # timeout runs in its own process group, out of Ctrl-C's reach: so run it in the
