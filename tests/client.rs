@@ -369,6 +369,12 @@ fn exit_codes_say_what_went_wrong() {
     let (code, err) = status(&["http://127.0.0.1:1/mcp"]);
     assert_eq!(code, Some(3), "{err}");
     assert!(err.contains("cannot connect to 127.0.0.1:1"), "{err}");
+    let (code, err) = status(&["--", "sh", "-c", "read line; exit 7"]);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(
+        err.contains("the server exited with exit status: 7 (its stdout closed)"),
+        "{err}"
+    );
     let (code, err) = status(&["--call", "nope", &stdio_target("both")]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("1 call(s) failed"), "{err}");

@@ -72,6 +72,16 @@ pub async fn run(url: &str, printer: Printer) -> anyhow::Result<()> {
                 call(&mut client, name, example_arguments(&tool["inputSchema"])).await?;
             }
         }
+        // The focal tool's inputSchema goes back verbatim as the echo tool's `schema`
+        // argument: the suite checks that no JSON Schema 2020-12 keyword was lost.
+        "json-schema-2020-12-preservation" => {
+            let focal = tools
+                .iter()
+                .find(|t| t["name"] == "json_schema_2020_12_tool")
+                .context("tools/list has no json_schema_2020_12_tool")?;
+            let schema = focal["inputSchema"].clone();
+            call(&mut client, "json_schema_echo", json!({ "schema": schema })).await?;
+        }
         "http-invalid-tool-headers" => {
             for tool in &tools {
                 let name = tool["name"].as_str().unwrap_or_default();

@@ -133,7 +133,13 @@ impl StdioLink {
     pub async fn receive(&mut self, timeout: Duration) -> anyhow::Result<Option<Output>> {
         match tokio::time::timeout(timeout, self.output.recv()).await {
             Err(_) => Ok(None),
-            Ok(None) => bail!("the server closed its stdout"),
+            // stdout closed: say how the server ended, if it has (a moment's wait,
+            // as the exit follows the close).
+            Ok(None) => match tokio::time::timeout(Duration::from_secs(1), self.child.wait()).await
+            {
+                Ok(Ok(status)) => bail!("the server exited with {status} (its stdout closed)"),
+                _ => bail!("the server closed its stdout (it is still running)"),
+            },
             Ok(Some(out)) => Ok(Some(out)),
         }
     }
