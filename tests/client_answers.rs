@@ -271,3 +271,49 @@ fn a_flood_of_interleaved_messages_loses_and_reorders_nothing() {
         .collect();
     assert!(numbers.windows(2).all(|w| w[0] < w[1]), "in order");
 }
+
+/// A legacy stream that closes before its response (`test_reconnection`, with ids
+/// and a `retry:`): the client waits the retry, resumes with `GET` and
+/// `Last-Event-ID`, and gets the response there.
+#[test]
+fn a_closed_legacy_stream_is_resumed_with_last_event_id() {
+    let http = HttpServer::start(&["--fixture", "conformance", "--era", "legacy"]);
+    let url = format!("http://{}/mcp", http.addr);
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            "--color",
+            "never",
+            &url,
+            "--call",
+            "test_reconnection",
+        ])
+        .output()
+        .unwrap();
+    let view = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{view}");
+    assert!(view.contains("# test_reconnection: ok"), "{view}");
+    let shown = unstamped(&view);
+    let resumed = shown
+        .find(">>> last-event-id: ")
+        .expect("resumed with Last-Event-ID");
+    assert!(
+        shown[..resumed].contains("<<< retry: "),
+        "after the retry it asked for: {shown}"
+    );
+    // The GET went out after the retry's wait (the stamps say so).
+    let stamp = |needle: &str| -> f64 {
+        let at = view.find(needle).unwrap();
+        let line_start = view[..at]
+            .rfind("\n>>> [c")
+            .or(view[..at].rfind("\n<<< [c"))
+            .unwrap();
+        let line = &view[line_start..];
+        line[line.find(" +").unwrap() + 2..line.find("s]").unwrap()]
+            .parse()
+            .unwrap()
+    };
+    let closed_at = stamp("<<< retry: ");
+    let get_at = stamp(">>> last-event-id: ");
+    assert!(get_at - closed_at >= 0.4, "{closed_at} → {get_at}");
+}

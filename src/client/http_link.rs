@@ -81,6 +81,30 @@ impl HttpReply {
         }
     }
 
+    /// The last `id:` of an event stream: where a resumption starts.
+    pub fn last_event_id(&self) -> Option<String> {
+        self.events().into_iter().rev().find_map(|e| e.id)
+    }
+
+    /// The last `retry:` of an event stream: how long to wait before resuming.
+    pub fn retry(&self) -> Option<Duration> {
+        self.events()
+            .into_iter()
+            .rev()
+            .find_map(|e| e.retry)
+            .map(Duration::from_millis)
+    }
+
+    fn events(&self) -> Vec<crate::wire::sse::Event> {
+        if !self.is_sse() {
+            return Vec::new();
+        }
+        let mut d = crate::wire::sse::Decoder::new();
+        let mut events = d.feed(&self.body);
+        events.extend(d.finish());
+        events
+    }
+
     /// Every JSON value in the body (for views that show what came, valid or not).
     pub fn messages(&self) -> Vec<Value> {
         self.payloads()

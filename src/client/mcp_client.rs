@@ -148,6 +148,12 @@ pub struct McpClient {
     background: Option<tokio::task::JoinHandle<()>>,
 }
 
+/// How many times a legacy stream is resumed before the client gives up on it.
+const MAX_RESUMES: usize = 5;
+
+/// The longest `retry:` the client waits before resuming.
+const MAX_RETRY_WAIT: Duration = Duration::from_secs(10);
+
 /// The most `input_required` rounds one request may take before the client gives up.
 const MAX_INPUT_ROUNDS: usize = 8;
 
@@ -730,9 +736,55 @@ impl McpClient {
                 {
                     self.session = Some(sid.to_owned());
                 }
-                Ok(answer_for(&reply, id))
+                let answer = answer_for(&reply, id);
+                if answer.response.is_none() && modern.is_none() {
+                    return self.resume(&reply, id, answer).await;
+                }
+                Ok(answer)
             }
         }
+    }
+
+    /// Legacy HTTP: the request's event stream ended without its response. When the
+    /// stream gave its events ids, the rest is fetched with `GET` and `Last-Event-ID`
+    /// after the `retry:` the server asked for (2025-11-25 `basic/transports`
+    /// "Resumability and Redelivery"), until the response comes or the server has
+    /// nothing more.
+    async fn resume(
+        &mut self,
+        reply: &HttpReply,
+        id: i64,
+        mut answer: Answer,
+    ) -> anyhow::Result<Answer> {
+        let (mut last, mut retry) = (reply.last_event_id(), reply.retry());
+        for _ in 0..MAX_RESUMES {
+            let Some(event_id) = last.clone() else { break };
+            tokio::time::sleep(
+                retry
+                    .unwrap_or(Duration::from_millis(500))
+                    .min(MAX_RETRY_WAIT),
+            )
+            .await;
+            let mut headers = self.get_headers();
+            headers.push(("last-event-id".to_owned(), event_id));
+            let mut answering = self.answering();
+            let Link::Http(http) = &mut self.link else {
+                break;
+            };
+            let resumed = http
+                .exchange_answering(Method::GET, &headers, Vec::new(), &mut answering)
+                .await?;
+            if !resumed.status.is_success() || !resumed.is_sse() {
+                break;
+            }
+            answer = answer_for(&resumed, id);
+            if answer.response.is_some() {
+                break;
+            }
+            last = resumed.last_event_id().or(last);
+            retry = resumed.retry().or(retry);
+        }
+        Ok(answer)
     }
 
     /// POSTs a message on the HTTP link.
