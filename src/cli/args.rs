@@ -169,6 +169,16 @@ pub struct ClientArgs {
     /// SIGTERM, and as long again later SIGKILL.
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = secs)]
     pub shutdown_timeout: Duration,
+    /// Legacy HTTP: how many times a stream that closed before its response is resumed
+    /// (GET with Last-Event-ID) before giving up.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub max_resumes: usize,
+    /// Legacy HTTP: the longest retry: (seconds) honoured before resuming a stream.
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = secs)]
+    pub max_retry_wait: Duration,
+    /// Modern: the most input_required rounds one request may take.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub max_input_rounds: usize,
     /// An environment variable for the stdio server, NAME=VALUE (repeatable).
     #[arg(long = "env", value_name = "NAME=VALUE")]
     pub env: Vec<String>,

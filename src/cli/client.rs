@@ -335,6 +335,9 @@ pub async fn run(
         answers,
         progress: args.progress,
         shutdown_timeout: args.shutdown_timeout,
+        max_resumes: args.max_resumes,
+        max_retry_wait: args.max_retry_wait,
+        max_input_rounds: args.max_input_rounds,
         log_level: args.log_level.clone(),
         ..Options::default()
     };

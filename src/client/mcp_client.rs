@@ -99,6 +99,13 @@ pub struct Options {
     pub answers: Answers,
     /// `--progress`: ask for progress notifications on every request that does work.
     pub progress: bool,
+    /// `--max-resumes`: how many times a legacy stream is resumed before the client
+    /// gives up on its response.
+    pub max_resumes: usize,
+    /// `--max-retry-wait`: the longest `retry:` the client honours before resuming.
+    pub max_retry_wait: Duration,
+    /// `--max-input-rounds`: the most `input_required` rounds one request may take.
+    pub max_input_rounds: usize,
     /// stdio: how long the server may take to exit after its stdin closes, and again
     /// after SIGTERM, before the next step (`--shutdown-timeout`).
     pub shutdown_timeout: Duration,
@@ -118,6 +125,9 @@ impl Default for Options {
             timeout: Duration::from_secs(10),
             shutdown_timeout: Duration::from_secs(5),
             progress: false,
+            max_resumes: 5,
+            max_retry_wait: Duration::from_secs(10),
+            max_input_rounds: 8,
             log_level: None,
         }
     }
@@ -147,15 +157,6 @@ pub struct McpClient {
     /// Server"); its requests are answered as they come.
     background: Option<tokio::task::JoinHandle<()>>,
 }
-
-/// How many times a legacy stream is resumed before the client gives up on it.
-const MAX_RESUMES: usize = 5;
-
-/// The longest `retry:` the client waits before resuming.
-const MAX_RETRY_WAIT: Duration = Duration::from_secs(10);
-
-/// The most `input_required` rounds one request may take before the client gives up.
-const MAX_INPUT_ROUNDS: usize = 8;
 
 /// The modern versions this client speaks, newest first.
 const MODERN: [&str; 1] = meta::MODERN_VERSIONS;
@@ -418,8 +419,11 @@ impl McpClient {
                 // same request goes again, with the answers and the opaque state.
                 if version.is_some() && result["resultType"] == "input_required" {
                     rounds += 1;
-                    if rounds > MAX_INPUT_ROUNDS {
-                        bail!("{method}: still input_required after {MAX_INPUT_ROUNDS} rounds");
+                    let max = self.options.max_input_rounds;
+                    if rounds > max {
+                        bail!(
+                            "{method}: still input_required after {max} rounds (--max-input-rounds)"
+                        );
                     }
                     self.fulfil(method, &result, &mut params)?;
                     continue;
@@ -757,14 +761,10 @@ impl McpClient {
         mut answer: Answer,
     ) -> anyhow::Result<Answer> {
         let (mut last, mut retry) = (reply.last_event_id(), reply.retry());
-        for _ in 0..MAX_RESUMES {
+        for _ in 0..self.options.max_resumes {
             let Some(event_id) = last.clone() else { break };
-            tokio::time::sleep(
-                retry
-                    .unwrap_or(Duration::from_millis(500))
-                    .min(MAX_RETRY_WAIT),
-            )
-            .await;
+            let wait = retry.unwrap_or(Duration::from_millis(500));
+            tokio::time::sleep(wait.min(self.options.max_retry_wait)).await;
             let mut headers = self.get_headers();
             headers.push(("last-event-id".to_owned(), event_id));
             let mut answering = self.answering();
