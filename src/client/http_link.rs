@@ -53,8 +53,11 @@ pub struct HttpLink {
 
 /// One response, read to its end.
 pub struct HttpReply {
+    /// The status the server answered with.
     pub status: StatusCode,
+    /// Its headers, as hyper parsed them (the view shows them as sent).
     pub headers: HeaderMap,
+    /// The whole body, de-chunked.
     pub body: Bytes,
 }
 

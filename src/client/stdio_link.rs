@@ -29,7 +29,9 @@ pub enum Output {
 /// How to start a stdio server.
 #[derive(Debug, Clone, Default)]
 pub struct Spawn {
+    /// The server's program, looked up on `PATH` when it has no slash.
     pub program: std::path::PathBuf,
+    /// Its arguments, passed as they are.
     pub args: Vec<String>,
     /// Variables added to the inherited environment.
     pub env: Vec<(String, String)>,

@@ -90,6 +90,7 @@ enum Reader {
 
 /// Reads every lane of a recording.
 pub struct Decoder {
+    /// One reader per lane and direction, made at its first bytes, dropped at its close.
     readers: HashMap<(Lane, Dir), Reader>,
     /// The largest message held whole.
     max: usize,

@@ -91,8 +91,11 @@ enum State {
 /// Reads one direction of a connection.
 #[derive(Debug)]
 pub struct Framer {
+    /// Requests or responses: a response's status decides whether it has a body.
     side: Side,
+    /// Where in a message the next bytes belong.
     state: State,
+    /// Bytes received and not yet part of a part handed out.
     buf: BytesMut,
     /// The longest head read before calling the stream invalid.
     max_head: usize,

@@ -194,9 +194,13 @@ impl<I> Drop for Recorded<I> {
 
 /// A blocking reader whose reads are recorded (the stdio server's stdin).
 pub struct ReadTap<R> {
+    /// The pipe read from.
     pub inner: R,
+    /// Where each read goes as an event.
     pub recorder: Recorder,
+    /// The pipe's lane.
     pub lane: Lane,
+    /// Which way what is read travels (stdin: `ToServer`).
     pub dir: Dir,
 }
 
@@ -214,9 +218,13 @@ impl<R: io::Read> io::Read for ReadTap<R> {
 
 /// A blocking writer whose writes are recorded (the stdio server's stdout).
 pub struct WriteTap<W> {
+    /// The pipe written to.
     pub inner: W,
+    /// Where each write goes as an event.
     pub recorder: Recorder,
+    /// The pipe's lane.
     pub lane: Lane,
+    /// Which way what is written travels (stdout: `ToClient`).
     pub dir: Dir,
 }
 

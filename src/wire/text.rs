@@ -60,8 +60,11 @@ pub const PLAIN: Style = Style {
 /// A sink that renders events as text onto a writer (stdout for the client, stderr
 /// for `serve --trace`).
 pub struct TextView<W: Write + Send> {
+    /// Where the text goes (stdout, or stderr for `serve --trace`).
     out: W,
+    /// Colours, or none.
     style: &'static Style,
+    /// Every byte verbatim, or the readable view.
     raw: bool,
     /// Readable mode: the facts of each lane.
     decoder: Decoder,

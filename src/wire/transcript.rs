@@ -151,7 +151,9 @@ fn place(t: Duration, lane: Lane, dir: Dir) -> Map<String, Value> {
 
 /// A sink writing the transcript: one `write_all` per line.
 pub struct Writer<W: Write + Send> {
+    /// The transcript file (or stdout for `--json`).
     out: W,
+    /// Reads the facts that follow each event line.
     decoder: Decoder,
 }
 
