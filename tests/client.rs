@@ -2,7 +2,7 @@
 //! HTTP: the compatibility matrix of MCP 2026-07-28 `basic/versioning`.
 
 mod common;
-use common::{BIN, HttpServer, unstamped};
+use common::{BIN, HttpServer, stamp_before, unstamped};
 use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options, Spoken};
 use mcp_raw::client::stdio_link::StdioLink;
 use mcp_raw::client::wire_print::Printer;
@@ -338,12 +338,8 @@ fn listen_over_stdio_shows_late_notifications_until_stdout_closes() {
         "{text}"
     );
     // It came 0.4 s after the last answer, and its stamp says so.
-    let stamp = |at: usize| -> f64 {
-        let line = &text[text[..at].rfind("<<< [+").unwrap() + 6..];
-        line[..line.find("s]").unwrap()].parse().unwrap()
-    };
-    let answer = text[..listening].rfind("<<< [+").unwrap();
-    assert!(stamp(note) - stamp(answer + 1) >= 0.3, "{text}");
+    let answer = stamp_before(&text, listening);
+    assert!(stamp_before(&text, note) - answer >= 0.3, "{text}");
 }
 
 /// The exit status says what went wrong (`client --help`): 0 fine, 1 a call failed,

@@ -4,7 +4,7 @@
 //! refusal that names the missing flag when there is no answer.
 
 mod common;
-use common::{BIN, HttpServer, unstamped};
+use common::{BIN, HttpServer, stamp_before, unstamped};
 use std::process::Command;
 
 const SAMPLED: &str =
@@ -302,18 +302,7 @@ fn a_closed_legacy_stream_is_resumed_with_last_event_id() {
         "after the retry it asked for: {shown}"
     );
     // The GET went out after the retry's wait (the stamps say so).
-    let stamp = |needle: &str| -> f64 {
-        let at = view.find(needle).unwrap();
-        let line_start = view[..at]
-            .rfind("\n>>> [c")
-            .or(view[..at].rfind("\n<<< [c"))
-            .unwrap();
-        let line = &view[line_start..];
-        line[line.find(" +").unwrap() + 2..line.find("s]").unwrap()]
-            .parse()
-            .unwrap()
-    };
-    let closed_at = stamp("<<< retry: ");
-    let get_at = stamp(">>> last-event-id: ");
+    let closed_at = stamp_before(&view, view.find("<<< retry: ").unwrap());
+    let get_at = stamp_before(&view, view.find(">>> last-event-id: ").unwrap());
     assert!(get_at - closed_at >= 0.4, "{closed_at} → {get_at}");
 }

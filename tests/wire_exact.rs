@@ -3,7 +3,7 @@
 //! `serve --record` see the same bytes as the client on the other end.
 
 mod common;
-use common::{BIN, HttpServer, unstamped};
+use common::{BIN, HttpServer, stamp, unstamped};
 use mcp_raw::wire::event::{Dir, LaneKind};
 use mcp_raw::wire::http1;
 use mcp_raw::wire::recorder::concat;
@@ -114,7 +114,7 @@ fn odd_server() -> (String, Arc<Mutex<Vec<u8>>>, Arc<Mutex<Vec<u8>>>) {
 fn received_stamps(view: &str) -> Vec<f64> {
     view.lines()
         .filter(|l| l.starts_with("<<< [c"))
-        .filter_map(|l| l.split(" +").nth(1)?.split("s]").next()?.parse().ok())
+        .filter_map(stamp)
         .collect()
 }
 

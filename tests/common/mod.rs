@@ -240,3 +240,27 @@ pub fn unstamped(view: &str) -> String {
     }
     out
 }
+
+/// The time offset of one stamped line of the text view (`<<< [c1 +0.004s] …` or
+/// `>>> [+0.004s] …`), in seconds.
+#[allow(dead_code)]
+pub fn stamp(line: &str) -> Option<f64> {
+    let rest = line.get(3..)?.strip_prefix(" [")?;
+    let inside = &rest[..rest.find("s] ")?];
+    inside.rsplit('+').next()?.parse().ok()
+}
+
+/// The offset of the last stamped line that starts at or before byte `at` of a view.
+#[allow(dead_code)]
+pub fn stamp_before(view: &str, at: usize) -> f64 {
+    let mut start = 0;
+    let mut last = None;
+    for line in view.split_inclusive('\n') {
+        if start > at {
+            break;
+        }
+        last = stamp(line).or(last);
+        start += line.len();
+    }
+    last.expect("a stamped line before that point")
+}
