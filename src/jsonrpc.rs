@@ -117,14 +117,7 @@ impl Request {
 
     /// The request as JSON, members in wire order: `jsonrpc`, `id`, `method`, `params`.
     pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("jsonrpc".into(), Value::from("2.0"));
-        m.insert("id".into(), self.id.to_value());
-        m.insert("method".into(), Value::from(self.method.as_str()));
-        if let Some(p) = &self.params {
-            m.insert("params".into(), p.clone());
-        }
-        Value::Object(m)
+        call_value(Some(&self.id), &self.method, self.params.as_ref())
     }
 
     /// The exact bytes: one compact JSON object, no newline.
@@ -143,19 +136,28 @@ impl Notification {
 
     /// The notification as JSON, members in wire order: `jsonrpc`, `method`, `params`.
     pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("jsonrpc".into(), Value::from("2.0"));
-        m.insert("method".into(), Value::from(self.method.as_str()));
-        if let Some(p) = &self.params {
-            m.insert("params".into(), p.clone());
-        }
-        Value::Object(m)
+        call_value(None, &self.method, self.params.as_ref())
     }
 
     /// The exact bytes: one compact JSON object, no newline.
     pub fn to_bytes(&self) -> Vec<u8> {
         self.to_value().to_string().into_bytes()
     }
+}
+
+/// A request (with its `id`) or a notification (without) as JSON, members in wire
+/// order; `params` only when present.
+fn call_value(id: Option<&RequestId>, method: &str, params: Option<&Value>) -> Value {
+    let mut m = Map::new();
+    m.insert("jsonrpc".into(), Value::from("2.0"));
+    if let Some(id) = id {
+        m.insert("id".into(), id.to_value());
+    }
+    m.insert("method".into(), Value::from(method));
+    if let Some(p) = params {
+        m.insert("params".into(), p.clone());
+    }
+    Value::Object(m)
 }
 
 /// The `error` member of an error response.

@@ -72,7 +72,7 @@ impl HttpReply {
     /// priming events skipped).
     fn payloads(&self) -> Vec<Vec<u8>> {
         if self.is_sse() {
-            crate::wire::sse::decode(&String::from_utf8_lossy(&self.body))
+            self.events()
                 .into_iter()
                 .filter(|e| !e.data.is_empty())
                 .map(|e| e.data.into_bytes())
@@ -98,14 +98,14 @@ impl HttpReply {
             .map(Duration::from_millis)
     }
 
+    /// The events of an event stream that were dispatched (ended by their blank
+    /// line): an event cut off by the stream's end counts for nothing, its `id:`
+    /// included (WHATWG "dispatch the event").
     fn events(&self) -> Vec<crate::wire::sse::Event> {
         if !self.is_sse() {
             return Vec::new();
         }
-        let mut d = crate::wire::sse::Decoder::new();
-        let mut events = d.feed(&self.body);
-        events.extend(d.finish());
-        events
+        crate::wire::sse::decode(&String::from_utf8_lossy(&self.body))
     }
 
     /// Every JSON value in the body (for views that show what came, valid or not).

@@ -901,24 +901,21 @@ async fn stdio_answer(
         let super::stdio_link::Output::Line(line) = out else {
             continue;
         };
-        // A request from the server is answered at once, whatever we wait for.
-        if let Ok(Parsed::One(Message::Request(request))) = jsonrpc::parse(&line) {
-            stdio.send(&answers.respond(&request).to_bytes()).await?;
-            continue;
-        }
-        for id in ids {
-            if let Some(response) = response_in(&line, *id) {
-                return Ok(Some((*id, response)));
+        match jsonrpc::parse(&line) {
+            // A request from the server is answered at once, whatever we wait for.
+            Ok(Parsed::One(Message::Request(request))) => {
+                stdio.send(&answers.respond(&request).to_bytes()).await?;
             }
+            Ok(Parsed::One(Message::Response(response))) => {
+                if let Some(id) = ids
+                    .iter()
+                    .find(|id| response.id == Some(RequestId::from(**id)))
+                {
+                    return Ok(Some((*id, response)));
+                }
+            }
+            _ => {}
         }
-    }
-}
-
-/// The response to request `id` in one stdio line, if the line is that response.
-fn response_in(line: &[u8], id: i64) -> Option<Response> {
-    match jsonrpc::parse(line) {
-        Ok(Parsed::One(Message::Response(r))) if r.id == Some(RequestId::from(id)) => Some(r),
-        _ => None,
     }
 }
 
