@@ -55,16 +55,15 @@ install_ts() {
   local major
   major=$(node -p 'process.versions.node.split(".")[0]')
   [ "$major" -ge 20 ] || { echo "node $(node --version) is too old: the TypeScript SDK v2 needs >= 20" >&2; return 1; }
-  local dir=${1:-interop/ts} want
+  local dir=interop/ts want
   want="$(stamp_of "$dir/package-lock.json") node$major"
   if [ "$(cat "$dir/node_modules/.interop-stamp" 2>/dev/null)" != "$want" ]; then
     echo "== npm ci (interop/ts)"
     (cd "$dir" && npm ci --no-audit --no-fund)
     echo "$want" >"$dir/node_modules/.interop-stamp"
   fi
-  local pkg=sdk
-  [ "$dir" = interop/ts2 ] && pkg=client
-  echo "node $(node --version), @modelcontextprotocol/$pkg $(node -p "require('./$dir/node_modules/@modelcontextprotocol/$pkg/package.json').version")"
+  local version='require("./'$dir'/node_modules/@modelcontextprotocol/" + process.argv[1] + "/package.json").version'
+  echo "node $(node --version), @modelcontextprotocol/sdk $(node -p "$version" sdk), @modelcontextprotocol/client $(node -p "$version" client)"
 }
 
 install_py() {
@@ -82,8 +81,7 @@ install_py() {
 }
 
 # Install only what the chosen combinations need.
-case " ${combos[*]}" in *" ts-"* | *" everything-"*) install_ts interop/ts ;; esac
-case " ${combos[*]}" in *" ts2-"*) install_ts interop/ts2 ;; esac
+case " ${combos[*]}" in *" ts-"* | *" ts2-"* | *" everything-"*) install_ts ;; esac
 case " ${combos[*]}" in *" py-"* | *" pyserver-"*) install_py ;; esac
 
 # Start `mcp-raw serve --http` on a free loopback port; sets $url, or fails after 10 s.
@@ -126,8 +124,8 @@ run_combo() {
     start_http "$work/$name.server.log" >>"$log" 2>&1 || return 1
     target=$url
   fi
-  local client=(node interop/ts/client.mjs)
-  [ "$lang" = ts2 ] && client=(node interop/ts2/client.mjs)
+  local client=(node interop/ts/client.mjs v1)
+  [ "$lang" = ts2 ] && client=(node interop/ts/client.mjs v2)
   [ "$lang" = py ] && client=(interop/.venv/bin/python interop/py/client.py)
   # --kill-after: a client that ignores SIGTERM still goes, so one run can't hang CI.
   # timeout runs in its own process group, out of Ctrl-C's reach: so run it in the

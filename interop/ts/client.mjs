@@ -1,20 +1,33 @@
-// The official TypeScript SDK client, driving mcp-raw's server.
+// The official TypeScript SDK clients, v1 (@modelcontextprotocol/sdk) and v2
+// (@modelcontextprotocol/client), driving mcp-raw's server; both are pinned in
+// package.json, and the first argument picks one.
 //
-//   node client.mjs stdio /path/to/mcp-raw           (the SDK spawns `mcp-raw serve`)
-//   node client.mjs http  http://127.0.0.1:PORT/mcp  (a server run.sh already started)
+//   node client.mjs v1|v2 stdio /path/to/mcp-raw           (the SDK spawns `mcp-raw serve`)
+//   node client.mjs v1|v2 http  http://127.0.0.1:PORT/mcp  (a server run.sh already started)
 //
 // Exits 0 when every check passes; otherwise prints the first failed check and exits 1.
 
 import assert from 'node:assert/strict';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-const [mode, target] = process.argv.slice(2);
-if (!['stdio', 'http'].includes(mode) || !target) {
-  console.error('usage: node client.mjs stdio BINARY | node client.mjs http URL');
+const [sdk, mode, target] = process.argv.slice(2);
+if (!['v1', 'v2'].includes(sdk) || !['stdio', 'http'].includes(mode) || !target) {
+  console.error('usage: node client.mjs v1|v2 stdio BINARY | node client.mjs v1|v2 http URL');
   process.exit(2);
 }
+const name = sdk === 'v1' ? 'ts' : 'ts2';
+
+// The same three names from either major version.
+const { Client, StdioClientTransport, StreamableHTTPClientTransport } =
+  sdk === 'v1'
+    ? {
+        ...(await import('@modelcontextprotocol/sdk/client/index.js')),
+        ...(await import('@modelcontextprotocol/sdk/client/stdio.js')),
+        ...(await import('@modelcontextprotocol/sdk/client/streamableHttp.js')),
+      }
+    : {
+        ...(await import('@modelcontextprotocol/client')),
+        ...(await import('@modelcontextprotocol/client/stdio')),
+      };
 
 // Every request gets its own deadline, so a silent server fails fast instead of hanging.
 const opts = { timeout: 10_000 };
@@ -24,7 +37,7 @@ const transport =
   mode === 'stdio'
     ? new StdioClientTransport({ command: target, args: ['serve'], stderr: 'inherit' })
     : new StreamableHTTPClientTransport(new URL(target));
-const client = new Client({ name: 'mcp-raw-interop-ts', version: '0.0.0' });
+const client = new Client({ name: `mcp-raw-interop-${name}`, version: '0.0.0' });
 
 // The text of a single-text-item tool result.
 function onlyText(result, what) {
@@ -44,9 +57,10 @@ async function main() {
   const info = client.getServerVersion();
   console.log(`connected: server ${info?.name} ${info?.version}`);
   if (mode === 'http') {
-    // Over HTTP the transport keeps what later requests must carry as headers.
-    assert.ok(transport.sessionId, 'no Mcp-Session-Id after initialize');
-    console.log(`http: protocol ${transport.protocolVersion}, session ${transport.sessionId}`);
+    // Over HTTP the transport keeps what later requests must carry as headers. v1
+    // always runs the handshake; v2 may speak the stateless 2026-07-28 (no session).
+    if (sdk === 'v1') assert.ok(transport.sessionId, 'no Mcp-Session-Id after initialize');
+    console.log(`http: protocol ${transport.protocolVersion}, session ${transport.sessionId ?? '(none: stateless)'}`);
   }
 
   const { tools } = await client.listTools(undefined, opts);
@@ -63,7 +77,7 @@ async function main() {
   assert.ok(skew < 60_000, `get_current_time: ${stamp} is ${skew} ms from this machine's clock`);
   console.log(`get_current_time: ${stamp}`);
 
-  const message = 'hello from the TypeScript SDK: ünïcödé ✓';
+  const message = `hello from the TypeScript SDK ${sdk}: ünïcödé ✓`;
   const echoed = await call('echo', { message });
   assert.ok(!echoed.isError, 'echo: isError set');
   assert.equal(onlyText(echoed, 'echo'), message, 'echo: wrong text');
@@ -82,17 +96,17 @@ async function main() {
   console.log(`add("two", 40): isError, ${JSON.stringify(why)}`);
 
   // A polite HTTP client ends its session with DELETE (a 405 would also be accepted).
-  if (mode === 'http') await transport.terminateSession();
+  if (mode === 'http' && transport.sessionId) await transport.terminateSession();
   await client.close();
 }
 
 main().then(
   () => {
-    console.log(`ts-${mode}: all checks passed`);
+    console.log(`${name}-${mode}: all checks passed`);
     process.exit(0);
   },
   (err) => {
-    console.error(`ts-${mode}: FAILED: ${err?.message ?? err}`);
+    console.error(`${name}-${mode}: FAILED: ${err?.message ?? err}`);
     process.exit(1);
   },
 );
