@@ -506,3 +506,74 @@ fn a_line_over_max_message_bytes_is_shown_as_too_long_and_kept_in_the_record() {
             .any(|w| w == format!("{}\n", "x".repeat(100_000)).as_bytes())
     );
 }
+
+/// `client --json`: stdout is the JSONL transcript and nothing else (the captions go
+/// to stderr); it reads back as a transcript.
+#[test]
+fn client_json_prints_the_transcript_on_stdout() {
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            "--json",
+            "--call",
+            r#"add={"a":1,"b":2}"#,
+            "--",
+            BIN,
+            "serve",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    for line in stdout.lines() {
+        serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    }
+    let (header, events) = transcript::read(&stdout).unwrap();
+    assert_eq!(
+        (header.role.as_str(), header.transport.as_str()),
+        ("client", "stdio")
+    );
+    assert!(!events.is_empty());
+    assert!(
+        stdout.contains(
+            r#""fact":"message","source":"line","shape":"request","method":"tools/call""#
+        )
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("# add: ok"));
+}
+
+/// `--timeout`: a server that sends its head and then nothing is given up on after
+/// the timeout, saying which wait ran out; the exit status is 3.
+#[test]
+fn a_stalled_response_ends_at_the_timeout() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let (mut sock, _) = listener.accept().unwrap();
+        let mut framer = http1::Framer::new(http1::Side::Request, 1 << 20);
+        read_request(&mut sock, &mut framer, &mut Vec::new());
+        sock.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+            .unwrap();
+        std::thread::sleep(Duration::from_secs(5));
+    });
+    let started = std::time::Instant::now();
+    let out = Command::new(BIN)
+        .args(["client", &format!("http://{addr}/mcp"), "--timeout", "0.5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the response body stalled: nothing for 500ms (--timeout)"),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+}
