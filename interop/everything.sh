@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # mcp-raw's client against @modelcontextprotocol/server-everything (the official
 # reference server, pinned in interop/ts/package.json), over stdio or Streamable HTTP:
-# every tool is called (all but simulate-research-query, which needs the legacy
-# experimental tasks), the server's sampling, elicitation and roots requests are
-# answered, progress and logs are asked for, and the answers are checked.
+# every tool it lists is called (with --tasks and a URL-mode answer it lists all 19:
+# simulate-research-query runs as a legacy task that asks for input on tasks/result,
+# the two *-async tools have the client run sampling and elicitation as tasks), the
+# server's sampling, elicitation and roots requests are answered, progress and logs
+# are asked for, and the answers are checked.
 #
 #   interop/everything.sh stdio|http MCP_RAW_BINARY
 set -euo pipefail
@@ -14,14 +16,17 @@ ev=interop/ts/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 
 answers=(
   --answer 'sampling={"role":"assistant","content":{"type":"text","text":"sampled by mcp-raw"},"model":"canned"}'
-  --answer 'elicitation={"action":"accept","content":{"name":"Ada"}}'
+  --answer 'elicitation={"action":"accept","content":{"name":"Ada","interpretation":"historical"}}'
+  --answer 'elicitation-url={"action":"accept"}'
+  --tasks
   --root "$PWD"
   --progress --log-level debug --shutdown-timeout 1
 )
 tools=(echo get-annotated-message get-env get-resource-links get-resource-reference
   get-structured-content get-sum get-tiny-image gzip-file-as-resource toggle-simulated-logging
   toggle-subscriber-updates trigger-long-running-operation get-roots-list
-  trigger-elicitation-request trigger-sampling-request)
+  trigger-elicitation-request trigger-sampling-request trigger-url-elicitation
+  simulate-research-query trigger-sampling-request-async trigger-elicitation-request-async)
 calls=(
   --call 'echo={"message":"hello, wire"}'
   --call 'get-annotated-message={"messageType":"success","includeImage":true}'
@@ -39,6 +44,10 @@ calls=(
   --call get-roots-list
   --call trigger-elicitation-request
   --call 'trigger-sampling-request={"prompt":"say hi"}'
+  --call 'trigger-url-elicitation={"url":"https://example.com/consent"}'
+  --call 'simulate-research-query={"topic":"python","ambiguous":true}'
+  --call 'trigger-sampling-request-async={"prompt":"say hi later"}'
+  --call trigger-elicitation-request-async
   --method resources/list
   --method prompts/list
 )
@@ -76,5 +85,11 @@ expect 'Name: Ada'
 expect '"method": "notifications/progress"'
 expect '"method": "notifications/message"'
 expect '"method": "roots/list"'
+expect '"method": "tasks/get"'
+expect 'Research Report: python (historical)'
+expect 'User completed the URL elicitation flow'
+expect '[COMPLETED] Async sampling completed!'
+expect '[COMPLETED] User provided the requested information!'
+expect "# ${#tools[@]} tools:"
 if [ "$fail" -ne 0 ]; then cat "$out"; exit 1; fi
-echo "server-everything over $transport: ${#tools[@]} tools and 2 methods ok; sampling, elicitation and roots answered"
+echo "server-everything over $transport: all ${#tools[@]} tools and 2 methods ok; sampling, elicitation (form and URL), roots and tasks both ways answered"

@@ -197,14 +197,29 @@ pub struct ClientArgs {
     /// the roots capability.
     #[arg(long = "root", value_name = "PATH")]
     pub roots: Vec<PathBuf>,
-    /// What to answer when the server asks: sampling=JSON (a CreateMessageResult) or
-    /// elicitation=JSON (an ElicitResult), repeatable; declares that capability.
-    /// Unanswerable questions get a JSON-RPC error saying which flag is missing.
+    /// What to answer when the server asks: sampling=JSON (a CreateMessageResult),
+    /// elicitation=JSON (an ElicitResult for a form) or elicitation-url=JSON (for a
+    /// URL-mode elicitation), repeatable; declares that capability. Unanswerable
+    /// questions get a JSON-RPC error saying which flag is missing.
     #[arg(long = "answer", value_name = "KIND=JSON")]
     pub answer: Vec<String>,
     /// The answers from a file: {"sampling": …, "elicitation": …, "roots": […]}.
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
+    /// Ask the user at the terminal (/dev/tty) what no --answer scripts: sampling
+    /// and form elicitation. auto: when stdin and stdout are a terminal; always
+    /// (fails without one); never: unscripted questions are refused.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = AskWhen::Auto)]
+    pub ask: AskWhen,
+    /// Tasks: follow a tool a legacy server runs as a task also when the task is
+    /// optional (one it requires always is), declare the modern tasks extension,
+    /// and run the server's task-augmented sampling and elicitation as tasks.
+    #[arg(long)]
+    pub tasks: bool,
+    /// Seconds a task a server runs for a tools/call is followed (polled, its result
+    /// awaited) before the client cancels it and gives up.
+    #[arg(long, value_name = "SECS", default_value = "300", value_parser = secs)]
+    pub task_timeout: Duration,
     /// After the calls, send this request (any method: resources/read, prompts/get,
     /// ping, tasks/get…), repeatable, run in order; its params come from the
     /// --params that follows it.
@@ -224,6 +239,14 @@ pub struct ClientArgs {
     pub log_level: Option<String>,
     #[command(flatten)]
     pub view: View,
+}
+
+/// `client --ask`: when the user at the terminal answers the server's questions.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum AskWhen {
+    Auto,
+    Always,
+    Never,
 }
 
 /// The limits of `serve --http` (each one's default is in `http::Limits`). A timeout
@@ -339,7 +362,7 @@ pub struct View {
     /// Print the JSON Lines transcript on stdout instead of the text view (captions go
     /// to stderr).
     #[arg(long, conflicts_with = "raw")]
-    json: bool,
+    pub json: bool,
     /// Also write the JSON Lines transcript to FILE.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,

@@ -2,13 +2,16 @@
 //! call some, and print every byte of it. TARGET is an `http://` URL, or the command
 //! line of a stdio server (or the command after `--`, taken as it is).
 
-use super::args::ClientArgs;
+use super::args::{AskWhen, ClientArgs};
 use mcp_raw::client::answers::Answers;
+use mcp_raw::client::ask_user::Asker;
 use mcp_raw::client::http_link::HttpLink;
 use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options};
 use mcp_raw::client::stdio_link::{Spawn, StdioLink};
+use mcp_raw::client::task_store::TaskStore;
 use mcp_raw::client::wire_print::Printer;
 use serde_json::{Value, json};
+use std::io::IsTerminal;
 
 /// A bad flag value or TARGET: exit status 2.
 #[derive(Debug)]
@@ -287,6 +290,18 @@ fn answers(args: &ClientArgs) -> anyhow::Result<Answers> {
     for root in &args.roots {
         answers.roots.push(Answers::root(root).map_err(usage)?);
     }
+    if args.tasks {
+        answers.tasks = Some(TaskStore::default());
+    }
+    let on_terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    answers.asker = match args.ask {
+        AskWhen::Never => None,
+        AskWhen::Auto if !on_terminal || args.view.json => None,
+        AskWhen::Auto | AskWhen::Always => Some(
+            Asker::terminal()
+                .map_err(|e| usage(format!("--ask: cannot open the terminal (/dev/tty): {e}")))?,
+        ),
+    };
     Ok(answers)
 }
 
@@ -339,6 +354,7 @@ pub async fn run(
         max_retry_wait: args.max_retry_wait,
         max_input_rounds: args.max_input_rounds,
         log_level: args.log_level.clone(),
+        task_timeout: args.task_timeout,
         ..Options::default()
     };
     printer.caption(&format!("Connecting to {shown} (client eras: {eras:?})"));

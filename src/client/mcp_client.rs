@@ -6,6 +6,7 @@
 use super::answers::Answers;
 use super::http_link::{HttpLink, HttpReply, Posted};
 use super::stdio_link::StdioLink;
+use super::tasks;
 use crate::jsonrpc::code::HEADER_MISMATCH;
 use crate::jsonrpc::{self, Message, Notification, Parsed, Request, RequestId, Response};
 use crate::protocol::{Eras, LATEST_VERSION, SUPPORTED_VERSIONS, meta};
@@ -112,6 +113,9 @@ pub struct Options {
     /// `--log-level`: the log messages wanted (legacy: `logging/setLevel` after the
     /// handshake; modern: `_meta` of every request).
     pub log_level: Option<String>,
+    /// `--task-timeout`: how long a task a server runs for a `tools/call` is followed
+    /// before the client cancels it and gives up.
+    pub task_timeout: Duration,
 }
 
 impl Default for Options {
@@ -129,6 +133,7 @@ impl Default for Options {
             max_retry_wait: Duration::from_secs(10),
             max_input_rounds: 8,
             log_level: None,
+            task_timeout: Duration::from_secs(300),
         }
     }
 }
@@ -151,6 +156,11 @@ pub struct McpClient {
     session: Option<String>,
     /// Modern HTTP: the `x-mcp-header` arguments of each listed tool.
     header_params: HashMap<String, Vec<HeaderParam>>,
+    /// Each listed tool's `execution.taskSupport` (legacy task augmentation).
+    task_support: HashMap<String, Value>,
+    /// Legacy: the `capabilities` the server answered `initialize` with (whether it
+    /// runs `tools/call` as tasks).
+    server_capabilities: Value,
     /// Legacy HTTP: the session's GET stream, read in the background on its own
     /// connection, where a server sends the requests and notifications not tied to
     /// one of ours (2025-11-25 `basic/transports` "Listening for Messages from the
@@ -178,17 +188,9 @@ impl McpClient {
     pub async fn connect(
         link: Link,
         key: &str,
-        mut options: Options,
+        options: Options,
         cache: &mut EraCache,
     ) -> anyhow::Result<McpClient> {
-        // Declare what the answers can serve: a server asks only what was declared.
-        if let (Value::Object(declared), Value::Object(more)) =
-            (&mut options.capabilities, options.answers.capabilities())
-        {
-            for (k, v) in more {
-                declared.entry(k).or_insert(v);
-            }
-        }
         let mut client = McpClient {
             link,
             spoken: Spoken::Modern {
@@ -198,6 +200,8 @@ impl McpClient {
             next_id: 1,
             session: None,
             header_params: HashMap::new(),
+            task_support: HashMap::new(),
+            server_capabilities: Value::Null,
             background: None,
         };
         // Only a dual-era client has anything to learn, so only it uses the cache.
@@ -343,7 +347,7 @@ impl McpClient {
     fn initialize_params(&self) -> Value {
         json!({
             "protocolVersion": LATEST_VERSION,
-            "capabilities": self.options.capabilities,
+            "capabilities": self.capabilities(false),
             "clientInfo": client_info(),
         })
     }
@@ -358,6 +362,7 @@ impl McpClient {
         let Ok(result) = &response.outcome else {
             bail!("initialize failed: {}", rpc_error(&response, status));
         };
+        self.server_capabilities = result["capabilities"].clone();
         let version = result["protocolVersion"]
             .as_str()
             .unwrap_or_default()
@@ -400,6 +405,36 @@ impl McpClient {
         method: &str,
         params: Value,
     ) -> anyhow::Result<Result<Value, RpcError>> {
+        let timeout = self.options.timeout;
+        self.request_within(method, params, timeout).await
+    }
+
+    /// What this client declares, in one era: the capabilities given, and those its
+    /// answers make true (a server asks only what was declared).
+    fn capabilities(&self, modern: bool) -> Value {
+        let mut declared = self.options.capabilities.clone();
+        if let (Value::Object(declared), Value::Object(more)) =
+            (&mut declared, self.options.answers.capabilities(modern))
+        {
+            for (k, v) in more {
+                declared.entry(k).or_insert(v);
+            }
+        }
+        declared
+    }
+
+    /// What the client answers when the server asks.
+    pub fn answers(&self) -> &Answers {
+        &self.options.answers
+    }
+
+    /// [`request`](Self::request), waiting up to `timeout` for the server's next bytes.
+    pub async fn request_within(
+        &mut self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> anyhow::Result<Result<Value, RpcError>> {
         let mut params = params;
         let (mut version_retries, mut rounds) = (0, 0);
         loop {
@@ -407,7 +442,6 @@ impl McpClient {
                 Spoken::Modern { version } => Some(version.clone()),
                 Spoken::Legacy { .. } => None,
             };
-            let timeout = self.options.timeout;
             let answer = self
                 .send(method, params.clone(), version.as_deref(), timeout)
                 .await?;
@@ -496,6 +530,12 @@ impl McpClient {
                 .await?
                 .map_err(|e| anyhow::anyhow!("tools/list failed: {e}"))?;
             tools.extend(result["tools"].as_array().cloned().unwrap_or_default());
+            for tool in result["tools"].as_array().into_iter().flatten() {
+                if let Some(name) = tool["name"].as_str() {
+                    self.task_support
+                        .insert(name.to_owned(), tool["execution"]["taskSupport"].clone());
+                }
+            }
             match result.get("nextCursor") {
                 Some(c) if !c.is_null() => cursor = Some(c.clone()),
                 _ => break,
@@ -519,17 +559,38 @@ impl McpClient {
         Ok(tools)
     }
 
-    /// `tools/call` with these arguments.
+    /// `tools/call` with these arguments. A call the server runs as a task is
+    /// followed to its end ([`super::tasks`]): the result is the tool's.
     pub async fn call_tool(
         &mut self,
         name: &str,
         arguments: Value,
     ) -> anyhow::Result<Result<Value, RpcError>> {
-        self.request(
-            "tools/call",
-            json!({ "name": name, "arguments": arguments }),
-        )
-        .await
+        let mut params = json!({ "name": name, "arguments": arguments });
+        let legacy = matches!(self.spoken, Spoken::Legacy { .. });
+        let support = self
+            .task_support
+            .get(name)
+            .map(|s| json!({ "execution": { "taskSupport": s } }));
+        let opted_in = self.options.answers.tasks.is_some();
+        if legacy && tasks::augment_legacy(&self.server_capabilities, support.as_ref(), opted_in) {
+            params["task"] = json!({ "ttl": tasks::TTL_MS });
+        }
+        let result = match self.request("tools/call", params).await? {
+            Ok(result) => result,
+            Err(e) => return Ok(Err(e)),
+        };
+        let limit = self.options.task_timeout;
+        if legacy && let Some(seen) = tasks::Seen::legacy_created(&result) {
+            return self.follow_legacy_task(seen, limit).await;
+        }
+        if !legacy
+            && result["resultType"] == "task"
+            && let Some(seen) = tasks::Seen::modern(&result)
+        {
+            return self.follow_modern_task(seen, limit).await;
+        }
+        Ok(Ok(result))
     }
 
     /// Listens for what the server sends unprompted (list changes, resource updates)
@@ -686,10 +747,7 @@ impl McpClient {
             if let Value::Object(meta) = meta {
                 if let Some(version) = modern {
                     meta.insert(meta::PROTOCOL_VERSION.into(), json!(version));
-                    meta.insert(
-                        meta::CLIENT_CAPABILITIES.into(),
-                        self.options.capabilities.clone(),
-                    );
+                    meta.insert(meta::CLIENT_CAPABILITIES.into(), self.capabilities(true));
                     meta.insert(meta::CLIENT_INFO.into(), client_info());
                 }
                 if let Some(level) = log_level {

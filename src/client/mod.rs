@@ -4,7 +4,10 @@
 //! client) live with the command line, in `src/cli/`, outside the library.
 
 pub mod answers;
+pub mod ask_user;
 pub mod http_link;
 pub mod mcp_client;
 pub mod stdio_link;
+pub mod task_store;
+pub mod tasks;
 pub mod wire_print;

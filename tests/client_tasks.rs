@@ -1,0 +1,245 @@
+//! `mcp-raw client` follows tasks, and asks the user at a terminal.
+//!
+//! Tasks: a modern server's task handle (`resultType: "task"`) is polled with
+//! `tasks/get` and its questions answered with `tasks/update` (2026-07-28, the tasks
+//! extension); a legacy server's task-augmented `tools/call` is polled and its result
+//! fetched with `tasks/result`, which first asks a question (2025-11-25 experimental
+//! tasks); and the client runs a server's task-augmented sampling as a task of its own.
+//! Terminal: `--ask` on a pseudo-terminal answers elicitation and sampling from what
+//! the user types.
+
+mod common;
+use common::{BIN, HttpServer, unstamped};
+use std::process::Command;
+
+const NAMED: &str = r#"elicitation={"action":"accept","content":{"name":"Ada","confirm":true}}"#;
+
+fn client(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(BIN)
+        .args(["client", "--color", "never"])
+        .args(args)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code(), unstamped(&text))
+}
+
+/// The modern task calls, and what each must show.
+const MODERN_CALLS: [&str; 8] = [
+    "--call",
+    r#"slow_compute={"seconds":0.3,"label":"computed-x"}"#,
+    "--call",
+    "multi_input",
+    "--call",
+    "failing_job",
+    "--call",
+    "protocol_error_job",
+];
+
+fn check_modern(out: &str, how: &str) {
+    for want in [
+        // The handle, then polls, then the result inlined in the last tasks/get.
+        "\"resultType\": \"task\"",
+        "\"method\": \"tasks/get\"",
+        "computed-x",
+        // multi_input's questions came in inputRequests and went back in tasks/update.
+        "\"method\": \"tasks/update\"",
+        "\"inputResponses\"",
+        "# slow_compute: ok",
+        "# multi_input: ok",
+        // A tool error completes its task; a JSON-RPC error fails it.
+        "# failing_job: the tool failed (isError: true)",
+        "# protocol_error_job: JSON-RPC error -32603",
+        "\"io.modelcontextprotocol/tasks\": {}",
+    ] {
+        assert!(out.contains(want), "{how}: missing {want:?} in\n{out}");
+    }
+}
+
+#[test]
+fn a_modern_task_is_polled_answered_and_its_outcome_taken_over_both_transports() {
+    let mut args = vec!["--tasks", "--answer", NAMED];
+    args.extend(MODERN_CALLS);
+    let mut stdio = args.clone();
+    stdio.extend([
+        "--",
+        BIN,
+        "serve",
+        "--fixture",
+        "conformance",
+        "--era",
+        "modern",
+    ]);
+    let (code, out) = client(&stdio);
+    assert_eq!(code, Some(1), "two calls fail on purpose: {out}");
+    check_modern(&out, "stdio");
+
+    let http = HttpServer::start(&["--fixture", "conformance", "--era", "modern"]);
+    let url = format!("http://{}/mcp", http.addr);
+    let mut over_http = vec![url.as_str()];
+    over_http.extend(args);
+    let (code, out) = client(&over_http);
+    assert_eq!(code, Some(1), "{out}");
+    check_modern(&out, "http");
+}
+
+#[test]
+fn without_tasks_declared_the_same_tools_answer_directly() {
+    let (code, out) = client(&[
+        "--answer",
+        NAMED,
+        "--call",
+        r#"slow_compute={"seconds":0.1,"label":"direct"}"#,
+        "--",
+        BIN,
+        "serve",
+        "--fixture",
+        "conformance",
+        "--era",
+        "modern",
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("direct"), "{out}");
+    assert!(!out.contains("\"method\": \"tasks/get\""), "{out}");
+}
+
+#[test]
+fn a_task_that_outlives_task_timeout_is_cancelled_and_the_client_fails() {
+    let (code, out) = client(&[
+        "--tasks",
+        "--task-timeout",
+        "0.5",
+        "--call",
+        r#"slow_compute={"seconds":30,"label":"late"}"#,
+        "--",
+        BIN,
+        "serve",
+        "--fixture",
+        "conformance",
+        "--era",
+        "modern",
+    ]);
+    assert_eq!(code, Some(3), "{out}");
+    assert!(out.contains("\"method\": \"tasks/cancel\""), "{out}");
+    assert!(
+        out.contains("did not end within 500ms (--task-timeout)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn legacy_tasks_are_followed_and_run_for_the_server() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/servers/legacy_tasks.py");
+    let (code, out) = client(&[
+        "--tasks",
+        "--answer",
+        r#"elicitation={"action":"accept","content":{"pick":"b"}}"#,
+        "--answer",
+        r#"sampling={"role":"assistant","content":{"type":"text","text":"sampled"},"model":"m"}"#,
+        "--call",
+        "research",
+        "--call",
+        "ask_as_task",
+        "--",
+        "python3",
+        script,
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    let asked_task = out.find("\"task\": {").expect("tools/call carried a task");
+    let polled = out
+        .find("\"method\": \"tasks/get\"")
+        .expect("tasks/get polled");
+    let fetched = out
+        .find("\"method\": \"tasks/result\"")
+        .expect("tasks/result");
+    let question = out.find("\"method\": \"elicitation/create\"").unwrap();
+    let result = out.find("researched: b").expect("the task's result");
+    assert!(asked_task < polled && polled < fetched && fetched < question && question < result);
+    // The client ran sampling as a task: the server saw it completed and got its result.
+    assert!(out.contains("client task completed: sampled"), "{out}");
+    assert!(
+        out.contains("\"requests\": {"),
+        "tasks.requests declared: {out}"
+    );
+}
+
+/// `tests/scripts/on_a_terminal.py`: the client on a pseudo-terminal, answers typed.
+fn on_a_terminal(typed: &[&str], args: &[&str]) -> (Option<i32>, String) {
+    let driver = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/scripts/on_a_terminal.py"
+    );
+    let out = Command::new("python3")
+        .arg(driver)
+        .arg("30")
+        .args(typed)
+        .args(["--", BIN, "client", "--color", "never"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        unstamped(&String::from_utf8_lossy(&out.stdout)),
+    )
+}
+
+#[test]
+fn on_a_terminal_the_user_answers_elicitation_and_sampling_in_both_eras() {
+    for era in ["legacy", "modern"] {
+        let (code, out) = on_a_terminal(
+            &[
+                "accept, decline or cancel?",
+                "a",
+                "username [string] *:",
+                "ada",
+                "email [string] *:",
+                "ada@example.com",
+                "Your reply as the assistant",
+                "typed at the terminal",
+            ],
+            &[
+                "--call",
+                r#"test_elicitation={"message":"who are you?"}"#,
+                "--call",
+                r#"test_sampling={"prompt":"say something"}"#,
+                "--",
+                BIN,
+                "serve",
+                "--fixture",
+                "conformance",
+                "--era",
+                era,
+            ],
+        );
+        assert_eq!(code, Some(0), "{era}: {out}");
+        for want in [
+            "the server asks for input (elicitation/create)",
+            "who are you?",
+            r#"content={\"username\":\"ada\",\"email\":\"ada@example.com\"}"#,
+            "user: say something",
+            "LLM response: typed at the terminal",
+            "# test_elicitation: ok",
+            "# test_sampling: ok",
+        ] {
+            assert!(out.contains(want), "{era}: missing {want:?} in\n{out}");
+        }
+    }
+}
+
+#[test]
+fn ask_always_without_a_terminal_is_a_usage_error() {
+    let out = Command::new(BIN)
+        .args(["client", "--ask", "always", "--", BIN, "serve"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    // A process without a controlling terminal cannot open /dev/tty. Under a test
+    // harness that has one, this check proves nothing, so it is skipped.
+    if std::fs::File::open("/dev/tty").is_ok() {
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--ask: cannot open the terminal"), "{err}");
+}
