@@ -306,3 +306,37 @@ fn a_closed_legacy_stream_is_resumed_with_last_event_id() {
     let get_at = stamp_before(&view, view.find(">>> last-event-id: ").unwrap());
     assert!(get_at - closed_at >= 0.4, "{closed_at} → {get_at}");
 }
+
+#[test]
+fn a_stream_whose_connection_drops_is_resumed_too() {
+    // tests/servers/dropping_http.py resets the connection in the middle of the
+    // tools/call event stream, after one event with an id.
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/servers/dropping_http.py");
+    let mut server = Command::new("python3")
+        .arg(script)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
+        &mut port,
+    )
+    .unwrap();
+    let url = format!("http://127.0.0.1:{}/mcp", port.trim());
+    let out = Command::new(BIN)
+        .args(["client", "--color", "never", &url, "--call", "cut"])
+        .output()
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    let view = unstamped(&String::from_utf8_lossy(&out.stdout));
+    assert!(out.status.success(), "{view}");
+    let dropped = view
+        .find("the connection closed before the body's end")
+        .unwrap_or_else(|| panic!("the cut is shown: {view}"));
+    let resumed = view.find(">>> last-event-id: e1").expect("resumed");
+    let delivered = view.find("delivered after the drop").unwrap();
+    assert!(dropped < resumed && resumed < delivered, "{view}");
+    assert!(view.contains("# cut: ok"), "{view}");
+}

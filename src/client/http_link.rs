@@ -57,8 +57,11 @@ pub struct HttpReply {
     pub status: StatusCode,
     /// Its headers, as hyper parsed them (the view shows them as sent).
     pub headers: HeaderMap,
-    /// The whole body, de-chunked.
+    /// The whole body, de-chunked (as much as came, when `cut`).
     pub body: Bytes,
+    /// Why an event stream ended before its end: the connection dropped mid-body.
+    /// What came is kept, so a legacy client can resume after the last event id.
+    pub cut: Option<String>,
 }
 
 impl HttpReply {
@@ -255,6 +258,7 @@ impl HttpLink {
             .then(crate::wire::sse::Decoder::new);
         tokio::pin!(stop);
         let mut stopped = false;
+        let mut cut = None;
         loop {
             let next = async {
                 match between {
@@ -275,6 +279,13 @@ impl HttpLink {
             };
             match frame {
                 None => break,
+                // An event stream whose connection drops is a stream that ended
+                // early, like one closed cleanly: 2025-11-25 `basic/transports`
+                // "Resumability and Redelivery" lets the client resume it either way.
+                Some(Err(e)) if events.is_some() => {
+                    cut = Some(e.to_string());
+                    break;
+                }
                 Some(frame) => {
                     if let Ok(data) = frame?.into_data() {
                         body.extend_from_slice(&data);
@@ -291,7 +302,7 @@ impl HttpLink {
                 }
             }
         }
-        if stopped {
+        if stopped || cut.is_some() {
             // The response is unfinished: this connection cannot carry another.
             self.sender = None;
         }
@@ -300,6 +311,7 @@ impl HttpLink {
                 status: head.status,
                 headers: head.headers,
                 body: body.into(),
+                cut,
             },
             stopped,
         ))
