@@ -311,7 +311,10 @@ fn a_closed_legacy_stream_is_resumed_with_last_event_id() {
 fn a_stream_whose_connection_drops_is_resumed_too() {
     // tests/servers/dropping_http.py resets the connection in the middle of the
     // tools/call event stream, after one event with an id.
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/servers/dropping_http.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/servers/dropping_http.py"
+    );
     let mut server = Command::new("python3")
         .arg(script)
         .stdout(std::process::Stdio::piped())
