@@ -309,3 +309,30 @@ fn a_legacy_only_server_answers_modern_requests_with_legacy_errors() {
     assert!(![-32020, -32021, -32022, -32601].contains(&code), "{code}");
     assert!(r.text().contains("Mcp-Session-Id"));
 }
+
+#[test]
+fn a_dual_era_server_never_lists_the_method_it_refuses() {
+    // RFC 9110 §15.5.6: Allow lists what the resource allows. A modern DELETE or GET
+    // (2026-07-28 has no sessions and no GET stream) may only POST; a legacy GET on a
+    // server that never pushes may POST or DELETE its session.
+    let s = HttpServer::start(&[]);
+    for method in ["DELETE", "GET"] {
+        let r = s.request(method, &[("MCP-Protocol-Version", V)], "");
+        assert_eq!(r.status, 405, "{method}");
+        assert_eq!(r.header("allow"), Some("POST"), "modern {method}");
+    }
+    let r = s.request(
+        "PUT",
+        &[
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Mcp-Session-Id", "x"),
+        ],
+        "",
+    );
+    assert_eq!(r.status, 405);
+    let allow = r.header("allow").unwrap();
+    assert!(
+        !allow.contains("PUT") && allow.contains("DELETE"),
+        "{allow}"
+    );
+}

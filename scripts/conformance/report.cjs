@@ -67,6 +67,7 @@ function describe(failures) {
 
 const problems = [];
 let passed = 0;
+let known = 0;
 for (const scenario of scored) {
   const failures = failuresOf(scenario);
   const checkEntries = expectedChecks.get(scenario);
@@ -75,7 +76,8 @@ for (const scenario of scored) {
     console.log(`PASS ${set} ${scenario}`);
   } else {
     const covered = expectedScenarios.has(scenario) || failures.every((c) => checkEntries?.has(c.id));
-    if (!covered) problems.push(`${scenario}: unexpected failure (not in the baseline)`);
+    if (covered) known++;
+    else problems.push(`${scenario}: unexpected failure (not in the baseline)`);
     console.log(`FAIL ${set} ${scenario} (${describe(failures)})${covered ? ' [in baseline]' : ' [NOT IN BASELINE]'}`);
   }
   if (expectedScenarios.has(scenario) && failures.length === 0) {
@@ -100,7 +102,11 @@ for (const { scenario, reason } of unscored) {
 }
 
 for (const problem of problems) console.log(`BASELINE ${set} ${problem}`);
-console.log(`${set}: ${passed} passed, ${scored.length - passed} failed`);
-console.log(`${set} (unscored): ${unscoredPassed} passed, ${unscored.length - unscoredPassed} failed`);
+// A failure the baseline lists is a known gap, each with its reason in the yml: the
+// summary says so, so a green log does not read as a red one.
+const unexpected = scored.length - passed - known;
+const gaps = known ? `, ${known} known gap(s) listed in the baseline` : '';
+console.log(`${set}: ${passed} passed${gaps}, ${unexpected} unexpected failure(s)`);
+console.log(`${set} (unscored): ${unscoredPassed} passed, ${unscored.length - unscoredPassed} not passing (informational, not scored)`);
 console.log(`${set} baseline: ${problems.length === 0 ? 'OK' : `${problems.length} problem(s)`} (${path.relative(process.cwd(), baselineFile)})`);
 process.exit(problems.length === 0 ? 0 : 1);

@@ -155,15 +155,22 @@ pub(crate) async fn route(app: &App, req: Request<hyper::body::Incoming>) -> Htt
         Method::DELETE if app.era(req.headers(), Door::Delete) == Era::Legacy => delete(app, &req),
         Method::DELETE => not_allowed(
             app,
+            Era::Modern,
             "Method Not Allowed: 2026-07-28 has no sessions, so there is nothing to DELETE",
         ),
         Method::GET if app.era(req.headers(), Door::Get) == Era::Legacy => get_stream(app, &req),
         Method::GET => not_allowed(
             app,
+            Era::Modern,
             "Method Not Allowed: this server offers no GET stream because it never pushes messages unprompted; every response arrives on the POST that asked for it",
         ),
         ref other => not_allowed(
             app,
+            if looks_modern {
+                Era::Modern
+            } else {
+                Era::Legacy
+            },
             &format!(
                 "Method Not Allowed: {other} /mcp; use POST to send messages, DELETE to end a session"
             ),
@@ -181,6 +188,7 @@ fn get_stream(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
     if resuming.is_none() && !app.server.features.list_changed {
         return not_allowed(
             app,
+            Era::Legacy,
             "Method Not Allowed: this server offers no GET stream because it never pushes messages unprompted; every response arrives on the POST that asked for it",
         );
     }
@@ -247,15 +255,19 @@ fn delete(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
     }
 }
 
-/// `405` with `Allow`, as RFC 9110 §15.5.6 requires.
-fn not_allowed(app: &App, why: &str) -> HttpResponse {
+/// `405` with `Allow`, as RFC 9110 §15.5.6 requires: the methods the endpoint allows
+/// in the era that refused the request, so the refused method is never listed. A
+/// modern request may only POST (2026-07-28 removed sessions and the GET stream); a
+/// legacy one may also DELETE its session, and GET when the server pushes.
+fn not_allowed(app: &App, era: Era, why: &str) -> HttpResponse {
     let mut r = reply::error(
         StatusCode::METHOD_NOT_ALLOWED,
         crate::jsonrpc::code::INVALID_REQUEST,
         why,
     );
-    let allow = match app.server.eras {
-        crate::protocol::Eras::Modern => "POST",
+    let allow = match (era, app.server.eras) {
+        (Era::Modern, _) | (_, crate::protocol::Eras::Modern) => "POST",
+        _ if app.server.features.list_changed => "GET, POST, DELETE",
         _ => "POST, DELETE",
     };
     r.headers_mut()
