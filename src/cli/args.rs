@@ -216,6 +216,30 @@ pub struct ClientArgs {
     /// and run the server's task-augmented sampling and elicitation as tasks.
     #[arg(long)]
     pub tasks: bool,
+    /// OAuth (HTTP, on 401): a client id registered beforehand with the
+    /// authorization server; without one the client uses --client-metadata-url where
+    /// the server supports it, else dynamic client registration.
+    #[arg(long, value_name = "ID")]
+    pub client_id: Option<String>,
+    /// OAuth: the secret of --client-id, for a confidential client.
+    #[arg(long, value_name = "SECRET", requires = "client_id")]
+    pub client_secret: Option<String>,
+    /// OAuth: an https URL of this client's metadata document, used as its client id
+    /// where the authorization server supports client ID metadata documents.
+    #[arg(long, value_name = "URL")]
+    pub client_metadata_url: Option<String>,
+    /// OAuth: the scope to ask for, instead of the one the server suggests (the
+    /// 401's scope, else the resource's scopes_supported).
+    #[arg(long, value_name = "SCOPE")]
+    pub scope: Option<String>,
+    /// OAuth: seconds to wait for the browser's redirect when the authorization
+    /// server needs a person to approve (the URL to open is printed).
+    #[arg(long, value_name = "SECS", default_value = "300", value_parser = secs)]
+    pub auth_timeout: Duration,
+    /// OAuth: the most authorization rounds one request may cause (a server that
+    /// keeps refusing with 403 insufficient_scope must not loop the client).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub max_auth_rounds: usize,
     /// Seconds a task a server runs for a tools/call is followed (polled, its result
     /// awaited) before the client cancels it and gives up.
     #[arg(long, value_name = "SECS", default_value = "300", value_parser = secs)]

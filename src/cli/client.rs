@@ -5,6 +5,7 @@
 use super::args::{AskWhen, ClientArgs};
 use mcp_raw::client::answers::Answers;
 use mcp_raw::client::ask_user::Asker;
+use mcp_raw::client::auth::AuthConfig;
 use mcp_raw::client::http_link::HttpLink;
 use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options};
 use mcp_raw::client::stdio_link::{Spawn, StdioLink};
@@ -355,6 +356,14 @@ pub async fn run(
         max_input_rounds: args.max_input_rounds,
         log_level: args.log_level.clone(),
         task_timeout: args.task_timeout,
+        auth: AuthConfig {
+            client_id: args.client_id.clone(),
+            client_secret: args.client_secret.clone(),
+            client_metadata_url: args.client_metadata_url.clone(),
+            scope: args.scope.clone(),
+            wait: args.auth_timeout,
+            max_rounds: args.max_auth_rounds,
+        },
         ..Options::default()
     };
     printer.caption(&format!("Connecting to {shown} (client eras: {eras:?})"));

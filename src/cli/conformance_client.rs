@@ -6,6 +6,7 @@
 
 use anyhow::{Context, bail};
 use mcp_raw::client::answers::Answers;
+use mcp_raw::client::auth::AuthConfig;
 use mcp_raw::client::http_link::HttpLink;
 use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options};
 use mcp_raw::client::wire_print::Printer;
@@ -45,6 +46,7 @@ pub async fn run(url: &str, printer: Printer) -> anyhow::Result<()> {
         Options {
             eras,
             answers,
+            auth: auth_config(&context),
             ..Options::default()
         },
         &mut EraCache::default(),
@@ -110,6 +112,13 @@ pub async fn run(url: &str, printer: Printer) -> anyhow::Result<()> {
             )
             .await?;
         }
+        // The protected servers of the auth scenarios: a call after the listing, where
+        // a server may ask for more scope (403 insufficient_scope, the step-up).
+        auth if auth.starts_with("auth/") => {
+            if let Some(name) = tools.first().and_then(|t| t["name"].as_str()) {
+                call(&mut client, name, json!({})).await?;
+            }
+        }
         _ => {}
     }
     client.close().await
@@ -159,4 +168,19 @@ fn example_arguments(schema: &Value) -> Value {
         }
     }
     Value::Object(args)
+}
+
+/// The client ID metadata document URL the suite's authorization servers expect
+/// (`auth/basic-cimd`): the suite does not fetch it.
+const SUITE_CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// What the auth scenarios hand the client: pre-registered credentials
+/// (`auth/pre-registration`) in the context, and a client ID metadata document URL.
+fn auth_config(context: &Value) -> AuthConfig {
+    AuthConfig {
+        client_id: context["client_id"].as_str().map(str::to_owned),
+        client_secret: context["client_secret"].as_str().map(str::to_owned),
+        client_metadata_url: Some(SUITE_CLIENT_METADATA_URL.to_owned()),
+        ..AuthConfig::default()
+    }
 }

@@ -141,6 +141,30 @@ impl HttpReply {
 impl HttpLink {
     /// Parses `http://host:port/path`; connects lazily, on the first exchange.
     pub fn new(url: &str, printer: &Printer) -> anyhow::Result<HttpLink> {
+        HttpLink::open(url, printer.recorder().clone(), DEFAULT_TIMEOUT)
+    }
+
+    /// A link to another URL (an authorization server, a metadata document), recorded
+    /// like this one, each connection a lane of its own; none of this link's extra
+    /// headers go there.
+    pub fn elsewhere(&self, url: &str) -> anyhow::Result<HttpLink> {
+        HttpLink::open(url, self.recorder.clone(), self.timeout)
+    }
+
+    /// `http://host:port/path`: the URL this link talks to.
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.authority, self.path)
+    }
+
+    /// Sets a header sent with every later request, replacing one of the same name
+    /// (`Authorization` once a token is in hand).
+    pub fn set_header(&mut self, name: &str, value: &str) {
+        self.extra_headers
+            .retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self.extra_headers.push((name.to_owned(), value.to_owned()));
+    }
+
+    fn open(url: &str, recorder: Recorder, timeout: Duration) -> anyhow::Result<HttpLink> {
         let uri: Uri = url.parse().with_context(|| format!("not a URL: {url:?}"))?;
         match uri.scheme_str() {
             Some("http") => {}
@@ -160,10 +184,10 @@ impl HttpLink {
             aside: None,
             authority,
             path,
-            recorder: printer.recorder().clone(),
+            recorder,
             extra_headers: Vec::new(),
             head_signal: None,
-            timeout: DEFAULT_TIMEOUT,
+            timeout,
         })
     }
 

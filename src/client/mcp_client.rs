@@ -4,6 +4,7 @@
 //! modern ones each carrying `_meta` (and, on HTTP, the mirrored headers).
 
 use super::answers::Answers;
+use super::auth::{AuthConfig, Authorizer};
 use super::http_link::{HttpLink, HttpReply, Posted};
 use super::stdio_link::StdioLink;
 use super::tasks;
@@ -116,6 +117,8 @@ pub struct Options {
     /// `--task-timeout`: how long a task a server runs for a `tools/call` is followed
     /// before the client cancels it and gives up.
     pub task_timeout: Duration,
+    /// HTTP: how to authorize when the server answers `401` (OAuth 2.1, [`super::auth`]).
+    pub auth: AuthConfig,
 }
 
 impl Default for Options {
@@ -134,6 +137,7 @@ impl Default for Options {
             max_input_rounds: 8,
             log_level: None,
             task_timeout: Duration::from_secs(300),
+            auth: AuthConfig::default(),
         }
     }
 }
@@ -161,6 +165,9 @@ pub struct McpClient {
     /// Legacy: the `capabilities` the server answered `initialize` with (whether it
     /// runs `tools/call` as tasks).
     server_capabilities: Value,
+    /// HTTP: the OAuth state (registrations, the redirect listener), used when a
+    /// request is refused with `401` or `403 insufficient_scope`.
+    authorizer: Authorizer,
     /// Legacy HTTP: the session's GET stream, read in the background on its own
     /// connection, where a server sends the requests and notifications not tied to
     /// one of ours (2025-11-25 `basic/transports` "Listening for Messages from the
@@ -192,6 +199,7 @@ impl McpClient {
         cache: &mut EraCache,
     ) -> anyhow::Result<McpClient> {
         let mut client = McpClient {
+            authorizer: Authorizer::new(options.auth.clone()),
             link,
             spoken: Spoken::Modern {
                 version: MODERN[0].to_owned(),
@@ -845,19 +853,36 @@ impl McpClient {
         Ok(answer)
     }
 
-    /// POSTs a message on the HTTP link.
+    /// POSTs a message on the HTTP link. A refusal that authorization can lift (`401`,
+    /// `403 insufficient_scope`) runs the OAuth flow and sends the message again with
+    /// `Authorization: Bearer` (2025-11-25 `basic/authorization` "Access Token
+    /// Usage"), at most `max_rounds` times for one message.
     async fn post(
         &mut self,
         headers: &[(String, String)],
         body: Vec<u8>,
     ) -> anyhow::Result<HttpReply> {
-        let mut answer = self.answering();
-        match &mut self.link {
-            Link::Http(http) => {
-                http.exchange_answering(Method::POST, headers, body, &mut answer)
-                    .await
+        let mut rounds = 0;
+        loop {
+            let mut answer = self.answering();
+            let Link::Http(http) = &mut self.link else {
+                bail!("not an HTTP link")
+            };
+            let reply = http
+                .exchange_answering(Method::POST, headers, body.clone(), &mut answer)
+                .await?;
+            if !Authorizer::is_challenge(reply.status, &reply.headers)
+                || rounds >= self.authorizer.max_rounds()
+            {
+                return Ok(reply);
             }
-            Link::Stdio(_) => bail!("not an HTTP link"),
+            rounds += 1;
+            let token = self
+                .authorizer
+                .authorize(http, &reply.headers)
+                .await
+                .with_context(|| format!("authorizing after HTTP {}", reply.status))?;
+            http.set_header("authorization", &format!("Bearer {token}"));
         }
     }
 

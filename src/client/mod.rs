@@ -5,6 +5,7 @@
 
 pub mod answers;
 pub mod ask_user;
+pub mod auth;
 pub mod http_link;
 pub mod mcp_client;
 pub mod stdio_link;

@@ -59,7 +59,11 @@ for prompt, answer in script:
             sys.exit(124)
 while time.time() < deadline and pump():
     pass
+# The output ended (or time ran out); the process may take a moment more to exit.
 done, status = os.waitpid(pid, os.WNOHANG)
+while done == 0 and time.time() < deadline:
+    time.sleep(0.05)
+    done, status = os.waitpid(pid, os.WNOHANG)
 if done == 0:
     os.kill(pid, 9)
     os.waitpid(pid, 0)

