@@ -7,7 +7,7 @@ use super::answers::Answers;
 use super::auth::{AuthConfig, Authorizer};
 use super::http_link::{HttpLink, HttpReply, Posted};
 use super::stdio_link::StdioLink;
-use super::tasks;
+use super::task_handle as tasks;
 use crate::jsonrpc::code::HEADER_MISMATCH;
 use crate::jsonrpc::{self, Message, Notification, Parsed, Request, RequestId, Response};
 use crate::protocol::{Eras, LATEST_VERSION, SUPPORTED_VERSIONS, meta};

@@ -9,6 +9,7 @@ pub mod auth;
 pub mod http_link;
 pub mod mcp_client;
 pub mod stdio_link;
+pub mod task_handle;
 pub mod task_store;
 pub mod tasks;
 pub mod wire_print;
