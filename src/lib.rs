@@ -61,6 +61,11 @@
 //!   http_link.rs        one keep-alive HTTP/1.1 connection, recorded under hyper
 //!   mcp_client.rs       era detection, _meta, mirrored headers, retries, MRTR rounds
 //!   answers.rs          what the client answers when a server asks
+//! tap/                  a real client and a real server, every byte between them
+//!   stdio.rs            `tap -- SERVER_CMD`: the client's pipes ⇄ the server's, exit status,
+//!                       signals passed on
+//!   http.rs             `tap --http`: a TCP-level reverse proxy, a lane per connection, 502
+//!   rewrite.rs          `--rewrite-host`: the Host line of each request head, nothing else
 //! clock.rs              RFC 3339 UTC time for get_current_time
 //! memory.rs             giving freed memory back to the OS (glibc knobs)
 //! main.rs, cli/         the command line and its programs (client, demos, show),
@@ -78,5 +83,6 @@ pub mod content;
 pub mod jsonrpc;
 pub mod memory;
 pub mod protocol;
+pub mod tap;
 pub mod transport;
 pub mod wire;

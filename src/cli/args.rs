@@ -87,6 +87,15 @@ pub enum Command {
 2 usage (a bad flag or TARGET); 3 the connection or the protocol failed."
     )]
     Client(ClientArgs),
+    /// Stand between a real client and a real server, pass every byte on unchanged
+    /// both ways, and record it: over stdio, `tap [FLAGS] -- SERVER_CMD ARG…` (the
+    /// client runs this in place of the server); over HTTP, `tap --http --listen ADDR
+    /// --target URL` (a reverse proxy).
+    #[command(
+        after_help = "Exit status (stdio): the server's own, or 128 + the signal that killed it; \
+127 the server's program was not found, 126 it could not be run; 2 usage."
+    )]
+    Tap(TapArgs),
     /// The client the official conformance suite drives (it passes the server URL and
     /// names the scenario in MCP_CONFORMANCE_SCENARIO).
     ConformanceClient {
@@ -271,6 +280,63 @@ pub enum AskWhen {
     Auto,
     Always,
     Never,
+}
+
+/// `mcp-raw tap`'s arguments.
+#[derive(clap::Args)]
+pub struct TapArgs {
+    /// The stdio server's program and arguments, after `--`, taken as they are.
+    #[arg(last = true, value_name = "SERVER_CMD")]
+    pub command: Vec<String>,
+    /// Relay Streamable HTTP (a reverse proxy) instead of a stdio server.
+    #[arg(long)]
+    pub http: bool,
+    /// With --http: where the tap listens, ADDRESS:PORT or a bare PORT (on
+    /// 127.0.0.1); port 0 picks a free one (the first line on stderr says which).
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "127.0.0.1:3200",
+        requires = "http"
+    )]
+    pub listen: String,
+    /// With --http: allow a --listen address that is not loopback (anyone who can
+    /// reach it can talk to the target through the tap).
+    #[arg(long, requires = "http")]
+    pub allow_remote: bool,
+    /// With --http: the server the tap forwards to, http://HOST:PORT/PATH (the path is
+    /// only shown: requests keep the path the client sent).
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub target: Option<String>,
+    /// With --http: rewrite the Host line of each request head to the target's
+    /// HOST:PORT (nothing else changes); the recording then shows both sides, each on
+    /// its own lane.
+    #[arg(long, requires = "http")]
+    pub rewrite_host: bool,
+    /// With --http: seconds connecting to the target may take; then the client gets
+    /// 502 Bad Gateway.
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = secs, requires = "http")]
+    pub connect_timeout: Duration,
+    /// With --http: most client connections relayed at once; more wait in the
+    /// kernel's listen queue until one ends.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw::tap::http::limits::MAX_CONNECTIONS, requires = "http")]
+    pub max_connections: usize,
+    /// Stdio: seconds the server's pipes may stay open after it exits (a child of its
+    /// own holding them) before the tap exits anyway.
+    #[arg(long, value_name = "SECS", default_value = "2", value_parser = secs, conflicts_with = "http")]
+    pub drain_timeout: Duration,
+    /// Print every byte both ways on stderr as it passes, in the readable text view,
+    /// or `--trace raw` for the bytes verbatim (the server's own stderr passes through
+    /// to stderr too).
+    #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]
+    pub trace: Option<TraceView>,
+    /// Write every byte both ways to FILE as a JSON Lines transcript (role "tap").
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// With --trace or --record: the largest message the views read whole; a longer
+    /// one is shown as too long, and recorded and passed on all the same.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
+    pub max_message_bytes: usize,
 }
 
 /// The limits of `serve --http` (each one's default is in `http::Limits`). A timeout

@@ -10,6 +10,7 @@
 //! conformance_client.rs `conformance-client`: what the official suite drives
 //! demo_stdio.rs         `demo`: spawns `mcp-raw serve`, drives it over pipes
 //! demo_http.rs          `demo-http`: spawns `mcp-raw serve --http`
+//! tap.rs                `tap`: the flags → a stdio tap or an HTTP tap, and its exit status
 //! script.rs             the sessions the demos drive, and what each reply must be
 //! ```
 
@@ -22,6 +23,7 @@ pub mod record;
 pub mod script;
 pub mod serve;
 pub mod show;
+pub mod tap;
 
 /// A runtime for the async programs.
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {

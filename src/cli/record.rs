@@ -19,6 +19,18 @@ pub fn recorder(
     record: Option<&std::path::Path>,
     max_message: usize,
 ) -> anyhow::Result<Option<Recorder>> {
+    recorder_for("server", transport, trace, record, max_message)
+}
+
+/// A recorder for `role` (`server` or `tap`, the transcript header says which), if
+/// `--trace` or `--record` asks for one.
+pub fn recorder_for(
+    role: &str,
+    transport: &str,
+    trace: Option<TraceView>,
+    record: Option<&std::path::Path>,
+    max_message: usize,
+) -> anyhow::Result<Option<Recorder>> {
     let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
     if let Some(view) = trace {
         let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -32,7 +44,7 @@ pub fn recorder(
     if let Some(path) = record {
         sinks.push(record_file(
             path,
-            &transcript::Header::new("server", transport),
+            &transcript::Header::new(role, transport),
             max_message,
         )?);
     }

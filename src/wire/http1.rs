@@ -121,6 +121,21 @@ impl Framer {
         parts
     }
 
+    /// How many bytes fed so far are the start of a head not yet complete (0 inside
+    /// a body, between messages, or once opaque). A relay that rewrites heads (the
+    /// tap's `--rewrite-host`) holds exactly these back and forwards the rest.
+    pub fn head_in_progress(&self) -> usize {
+        match self.state {
+            State::Head => self.buf.len(),
+            _ => 0,
+        }
+    }
+
+    /// The bytes broke the framing: nothing after them is interpreted.
+    pub fn is_opaque(&self) -> bool {
+        self.state == State::Opaque
+    }
+
     /// The direction closed: a body read to the close ends here; anything else cut
     /// short is reported.
     pub fn finish(&mut self) -> Vec<Part> {

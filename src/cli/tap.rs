@@ -1,0 +1,135 @@
+//! `mcp-raw tap`: the flags → a stdio tap (the server's command after `--`) or an HTTP
+//! tap (`--http --listen --target`), its recorder (transcript role `tap`), and the
+//! exit status it ends with.
+
+use super::args::TapArgs;
+use mcp_raw::tap::{http, stdio};
+use std::net::SocketAddr;
+
+/// Runs the tap; returns the process's exit status.
+pub fn main(args: TapArgs) -> u8 {
+    let result = if args.http {
+        run_http(args)
+    } else {
+        run_stdio(args)
+    };
+    match result {
+        Ok(code) => u8::try_from(code).unwrap_or(1),
+        Err(e) => {
+            eprintln!("mcp-raw tap: {e:#}");
+            if let Some(spawn) = e.downcast_ref::<stdio::SpawnError>() {
+                return spawn.exit_code() as u8;
+            }
+            if e.downcast_ref::<Usage>().is_some() {
+                2
+            } else {
+                1
+            }
+        }
+    }
+}
+
+/// A mistake on the command line (exit status 2, as for clap's own).
+#[derive(Debug)]
+struct Usage(String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+fn usage(why: impl Into<String>) -> anyhow::Error {
+    Usage(why.into()).into()
+}
+
+fn run_stdio(args: TapArgs) -> anyhow::Result<i32> {
+    if args.command.is_empty() {
+        return Err(usage(
+            "give the server's command after `--` (mcp-raw tap -- SERVER_CMD ARG…), or use --http",
+        ));
+    }
+    let recorder = super::record::recorder_for(
+        "tap",
+        "stdio",
+        args.trace,
+        args.record.as_deref(),
+        args.max_message_bytes,
+    )?
+    .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
+    stdio::run(stdio::Config {
+        command: args.command,
+        recorder,
+        drain_timeout: args.drain_timeout,
+    })
+}
+
+fn run_http(args: TapArgs) -> anyhow::Result<i32> {
+    if !args.command.is_empty() {
+        return Err(usage(
+            "--http relays to --target URL: a server command after `--` is for the stdio tap",
+        ));
+    }
+    let target = args
+        .target
+        .as_deref()
+        .ok_or_else(|| usage("--http needs --target http://HOST:PORT/PATH"))?;
+    let target = http::Target::parse(target).map_err(usage)?;
+    let listen = listen_addr(&args.listen, args.allow_remote).map_err(usage)?;
+    let recorder = super::record::recorder_for(
+        "tap",
+        "http",
+        args.trace,
+        args.record.as_deref(),
+        args.max_message_bytes,
+    )?
+    .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
+    super::runtime()?.block_on(async {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
+        let addr = listener.local_addr()?;
+        eprintln!(
+            "[mcp-raw] tap listening on http://{addr}{}, forwarding to {}{}",
+            target.path,
+            target.url(),
+            if args.rewrite_host {
+                " (Host rewritten)"
+            } else {
+                ""
+            }
+        );
+        let shutdown = async {
+            let _ = tokio::signal::ctrl_c().await;
+            eprintln!("[mcp-raw] tap interrupted: shutting down");
+        };
+        let config = http::Config {
+            target,
+            recorder,
+            rewrite_host: args.rewrite_host,
+            connect_timeout: args.connect_timeout,
+            max_connections: args.max_connections,
+        };
+        http::run(listener, config, shutdown).await?;
+        Ok(0)
+    })
+}
+
+/// `--listen`: `ADDRESS:PORT` or a bare `PORT` (on 127.0.0.1). Only loopback, unless
+/// `--allow-remote`: a tap relays anything to its target, for whoever can reach it.
+fn listen_addr(text: &str, allow_remote: bool) -> Result<SocketAddr, String> {
+    let addr: SocketAddr = match text.parse::<u16>() {
+        Ok(port) => SocketAddr::from(([127, 0, 0, 1], port)),
+        Err(_) => text.parse().map_err(|_| {
+            format!("--listen {text:?}: expected ADDRESS:PORT (e.g. 127.0.0.1:3200) or a port")
+        })?,
+    };
+    if !addr.ip().is_loopback() && !allow_remote {
+        return Err(format!(
+            "--listen {addr}: not a loopback address; add --allow-remote to listen there anyway"
+        ));
+    }
+    Ok(addr)
+}

@@ -1,0 +1,468 @@
+//! The HTTP tap: `mcp-raw tap --http --listen ADDR --target URL`, a reverse proxy at
+//! the TCP level. Each connection the client opens is met by one connection to the
+//! target, and the bytes are copied both ways as they arrive: request heads with their
+//! header names in the client's case and order, bodies, chunk-size lines, every SSE
+//! event the moment the server flushes it, long GET streams, DELETE — the tap does not
+//! parse HTTP to pass it on, so it cannot re-render it.
+//!
+//! MCP 2025-11-25 `basic/transports` "Streamable HTTP" puts every message on its own
+//! POST (answered with JSON or an SSE stream) plus an optional GET stream, and a client
+//! may keep several open at once: HTTP/1.1 has no multiplexing, so each is its own TCP
+//! connection, and each connection is its own lane here (`c1`, `c2`…).
+//!
+//! What the recording shows: without `--rewrite-host` the bytes on both sides of the
+//! tap are the same, and each connection is one lane (what the tap read from one side
+//! and wrote to the other). With `--rewrite-host` the two sides differ, so each gets its
+//! own lane: the client's side (what the client sent, what it was sent back) and, on
+//! the next lane number, the target's side (what the tap sent the target, what the
+//! target answered); the lane's opening says which is which.
+
+use super::CHUNK;
+use super::rewrite::HostRewriter;
+use crate::wire::event::{Dir, Lane, LaneKind, What};
+use crate::wire::recorder::Recorder;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{TcpListener, TcpStream};
+
+/// The limits of the HTTP tap and their defaults.
+pub mod limits {
+    use std::time::Duration;
+    /// How long connecting to the target may take before the client gets a 502.
+    pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+    /// Most client connections relayed at once; more wait in the listen queue.
+    pub const MAX_CONNECTIONS: usize = 1024;
+    /// With `--rewrite-host`: the longest request head looked for; a longer one is
+    /// passed on unchanged, and so is the rest of its connection.
+    pub const MAX_HEAD_BYTES: usize = 64 * 1024;
+    /// After a 502, how long the tap keeps reading what the client still sends, so it
+    /// reads the answer instead of a reset.
+    pub const LINGER: Duration = Duration::from_secs(2);
+}
+
+/// Where the tap forwards to: `http://HOST:PORT/PATH`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The host to connect to, a name or an address.
+    pub host: String,
+    /// Its port (80 when the URL has none).
+    pub port: u16,
+    /// The path, only shown: requests keep the path the client sent.
+    pub path: String,
+}
+
+impl Target {
+    /// Reads `http://HOST[:PORT][/PATH]`; https is refused (the tap relays bytes, it
+    /// does not speak TLS).
+    pub fn parse(url: &str) -> Result<Target, String> {
+        let rest = url.strip_prefix("http://").ok_or_else(|| {
+            format!("--target {url:?}: must start with http:// (the tap does not speak TLS)")
+        })?;
+        let (authority, path) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, "/"),
+        };
+        // `[v6]:port`, `[v6]`, `host:port` or `host`.
+        let (host, port) = match authority.strip_prefix('[') {
+            Some(v6) => {
+                let (host, after) = v6
+                    .split_once(']')
+                    .ok_or_else(|| format!("--target {url:?}: no ']' after an IPv6 address"))?;
+                (host, after.strip_prefix(':'))
+            }
+            None => match authority.rsplit_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (authority, None),
+            },
+        };
+        let port = match port {
+            Some(p) => p
+                .parse::<u16>()
+                .map_err(|_| format!("--target {url:?}: bad port {p:?}"))?,
+            None => 80,
+        };
+        if host.is_empty() {
+            return Err(format!("--target {url:?}: no host"));
+        }
+        Ok(Target {
+            host: host.to_owned(),
+            port,
+            path: path.to_owned(),
+        })
+    }
+
+    /// `host:port`, as a `Host` header says it.
+    pub fn authority(&self) -> String {
+        if self.host.contains(':') {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+
+    /// The URL, for messages.
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.authority(), self.path)
+    }
+}
+
+/// What the HTTP tap needs to run.
+pub struct Config {
+    /// Where each connection is relayed to.
+    pub target: Target,
+    /// Where every relayed byte goes (`--record`, `--trace`).
+    pub recorder: Recorder,
+    /// `--rewrite-host`: the Host line of each request becomes the target's authority.
+    pub rewrite_host: bool,
+    /// `--connect-timeout`.
+    pub connect_timeout: Duration,
+    /// `--max-connections`.
+    pub max_connections: usize,
+}
+
+/// Accepts connections until `shutdown` resolves, relaying each on its own task.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> std::io::Result<()> {
+    let config = Arc::new(config);
+    let permits = Arc::new(tokio::sync::Semaphore::new(config.max_connections.max(1)));
+    tokio::pin!(shutdown);
+    loop {
+        // At the connection limit the tap stops accepting: the kernel queues the rest.
+        let permit = tokio::select! {
+            _ = &mut shutdown => return Ok(()),
+            p = permits.clone().acquire_owned() => p.map_err(std::io::Error::other)?,
+        };
+        let accepted = tokio::select! {
+            _ = &mut shutdown => return Ok(()),
+            a = listener.accept() => a,
+        };
+        match accepted {
+            Ok((client, peer)) => {
+                let config = config.clone();
+                tokio::spawn(async move {
+                    relay(client, peer, &config).await;
+                    drop(permit);
+                });
+            }
+            // Out of file descriptors, say: wait a moment rather than spin.
+            Err(e) => {
+                eprintln!("[mcp-raw] tap: accept failed: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}
+
+/// One client connection, relayed to its own target connection until both directions
+/// end.
+async fn relay(client: TcpStream, peer: SocketAddr, config: &Config) {
+    let recorder = &config.recorder;
+    let lane = recorder.lane(LaneKind::Http);
+    let target = config.target.authority();
+    let connected = tokio::time::timeout(
+        config.connect_timeout,
+        TcpStream::connect((config.target.host.as_str(), config.target.port)),
+    )
+    .await;
+    let upstream = match connected {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => {
+            let why = format!("connecting to {target} failed: {e}");
+            return bad_gateway(client, peer, lane, config, &why).await;
+        }
+        Err(_) => {
+            let why = format!(
+                "connecting to {target} took longer than {:?} (--connect-timeout)",
+                config.connect_timeout
+            );
+            return bad_gateway(client, peer, lane, config, &why).await;
+        }
+    };
+    // Nagle's algorithm would hold a small write (an SSE event) back waiting for an
+    // ACK: each chunk must leave as soon as it is written.
+    let _ = client.set_nodelay(true);
+    let _ = upstream.set_nodelay(true);
+    let local = upstream
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    let target_lane = if config.rewrite_host {
+        let theirs = recorder.lane(LaneKind::Http);
+        recorder.emit(
+            lane,
+            Dir::ToServer,
+            What::Open(format!(
+                "client side: accepted from {peer}, relayed to {target} on {}",
+                theirs.label()
+            )),
+        );
+        recorder.emit(
+            theirs,
+            Dir::ToServer,
+            What::Open(format!(
+                "target side: connected {local} → {target}, for {} (Host rewritten)",
+                lane.label()
+            )),
+        );
+        Some(theirs)
+    } else {
+        recorder.emit(
+            lane,
+            Dir::ToServer,
+            What::Open(format!(
+                "accepted from {peer}, relayed as {local} → {target}"
+            )),
+        );
+        None
+    };
+    let sides = Sides {
+        recorder,
+        client: lane,
+        target: target_lane,
+    };
+    let (client_r, client_w) = client.into_split();
+    let (upstream_r, upstream_w) = upstream.into_split();
+    let rewriter = config
+        .rewrite_host
+        .then(|| HostRewriter::new(&target, limits::MAX_HEAD_BYTES));
+    let c2s = to_target(client_r, upstream_w, &sides, rewriter);
+    let s2c = to_client(upstream_r, client_w, &sides);
+    tokio::pin!(c2s, s2c);
+    // A direction that ends cleanly (EOF, passed on as a half close) lets the other
+    // go on — a client may close its sending side and still read its answer. One that
+    // fails (a reset, a write nobody reads) ends the connection on both sides.
+    let (mut c2s_done, mut s2c_done) = (false, false);
+    while !(c2s_done && s2c_done) {
+        let failed = tokio::select! {
+            r = &mut c2s, if !c2s_done => { c2s_done = true; r.is_err() }
+            r = &mut s2c, if !s2c_done => { s2c_done = true; r.is_err() }
+        };
+        if failed {
+            let why = "dropped: the other direction failed";
+            if !c2s_done {
+                sides.close(Dir::ToServer, why);
+            }
+            if !s2c_done {
+                sides.close(Dir::ToClient, why);
+            }
+            return;
+        }
+    }
+}
+
+/// The lanes one connection is recorded on.
+struct Sides<'a> {
+    /// Where the events go.
+    recorder: &'a Recorder,
+    /// The client's side (the only lane without `--rewrite-host`).
+    client: Lane,
+    /// The target's side, when it differs (`--rewrite-host`).
+    target: Option<Lane>,
+}
+
+impl Sides<'_> {
+    fn close(&self, dir: Dir, why: &str) {
+        for lane in std::iter::once(self.client).chain(self.target) {
+            self.recorder.emit(lane, dir, What::Close(why.to_owned()));
+        }
+    }
+}
+
+/// Client → target: each read written on at once, then recorded. With a rewriter,
+/// the client's side records what was read and the target's side what was sent.
+async fn to_target(
+    mut from: OwnedReadHalf,
+    mut to: OwnedWriteHalf,
+    sides: &Sides<'_>,
+    mut rewriter: Option<HostRewriter>,
+) -> Result<(), ()> {
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(n) => n,
+            Err(e) => {
+                sides.close(Dir::ToServer, &format!("reading the client failed: {e}"));
+                return Err(());
+            }
+        };
+        let read = &buf[..n];
+        let send = match (&mut rewriter, n) {
+            (None, _) => None,
+            (Some(rw), 0) => Some(rw.finish()),
+            (Some(rw), _) => Some(rw.feed(read)),
+        };
+        if n == 0 {
+            // The client's EOF, passed on as ours (a half close): the target sees the
+            // request stream end as the client ended it.
+            if let (Some(rest), Some(lane)) = (&send, sides.target)
+                && !rest.is_empty()
+                && to.write_all(rest).await.is_ok()
+            {
+                sides.recorder.bytes(lane, Dir::ToServer, rest);
+            }
+            let _ = to.shutdown().await;
+            sides.close(
+                Dir::ToServer,
+                "EOF from the client: passed on to the target",
+            );
+            return Ok(());
+        }
+        let (out, lane): (&[u8], Lane) = match (&send, sides.target) {
+            (Some(out), Some(target)) => {
+                sides.recorder.bytes(sides.client, Dir::ToServer, read);
+                (out, target)
+            }
+            _ => (read, sides.client),
+        };
+        if out.is_empty() {
+            continue;
+        }
+        if let Err(e) = to.write_all(out).await {
+            sides.close(Dir::ToServer, &format!("writing the target failed: {e}"));
+            return Err(());
+        }
+        sides.recorder.bytes(lane, Dir::ToServer, out);
+    }
+}
+
+/// Target → client: each read written on at once, then recorded (on both sides' lanes
+/// when there are two; the bytes are the same).
+async fn to_client(
+    mut from: OwnedReadHalf,
+    mut to: OwnedWriteHalf,
+    sides: &Sides<'_>,
+) -> Result<(), ()> {
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) => {
+                let _ = to.shutdown().await;
+                sides.close(
+                    Dir::ToClient,
+                    "EOF from the target: passed on to the client",
+                );
+                return Ok(());
+            }
+            Ok(n) => n,
+            Err(e) => {
+                sides.close(Dir::ToClient, &format!("reading the target failed: {e}"));
+                return Err(());
+            }
+        };
+        if let Err(e) = to.write_all(&buf[..n]).await {
+            sides.close(Dir::ToClient, &format!("writing the client failed: {e}"));
+            return Err(());
+        }
+        for lane in sides.target.into_iter().chain([sides.client]) {
+            sides.recorder.bytes(lane, Dir::ToClient, &buf[..n]);
+        }
+    }
+}
+
+/// The target cannot be reached: the client gets the one response the tap writes
+/// itself, after its request head is read (so the recording shows what was answered).
+async fn bad_gateway(
+    mut client: TcpStream,
+    peer: SocketAddr,
+    lane: Lane,
+    config: &Config,
+    why: &str,
+) {
+    let recorder = &config.recorder;
+    recorder.emit(
+        lane,
+        Dir::ToServer,
+        What::Open(format!("accepted from {peer}; the target is unreachable")),
+    );
+    let mut buf = vec![0u8; CHUNK];
+    let mut seen = Vec::new();
+    // Read the request head (its blank line) or give up after the linger time.
+    let _ = tokio::time::timeout(limits::LINGER, async {
+        while !has_head_end(&seen) {
+            match client.read(&mut buf).await {
+                Ok(n) if n > 0 => {
+                    recorder.bytes(lane, Dir::ToServer, &buf[..n]);
+                    seen.extend_from_slice(&buf[..n]);
+                }
+                _ => break,
+            }
+        }
+    })
+    .await;
+    // RFC 9110 §15.6.3: 502 says a gateway got no valid response from the server it
+    // needed; the body says which and why, in plain words.
+    let body = format!(
+        "mcp-raw tap: cannot reach the target {}: {why}\n",
+        config.target.url()
+    );
+    let response = format!(
+        "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    if client.write_all(response.as_bytes()).await.is_err() {
+        recorder.emit(
+            lane,
+            Dir::ToClient,
+            What::Close("the client is gone".into()),
+        );
+        return;
+    }
+    recorder.bytes(lane, Dir::ToClient, response.as_bytes());
+    let _ = client.shutdown().await;
+    recorder.emit(lane, Dir::ToClient, What::Close("502 sent: closing".into()));
+    // A lingering close: what the client still sends is read (and recorded) until it
+    // closes, so its kernel does not answer our close with a reset.
+    let _ = tokio::time::timeout(limits::LINGER, async {
+        while let Ok(n) = client.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            recorder.bytes(lane, Dir::ToServer, &buf[..n]);
+        }
+    })
+    .await;
+    recorder.emit(
+        lane,
+        Dir::ToServer,
+        What::Close("closed after the 502".into()),
+    );
+}
+
+/// Has a request head ended (`\r\n\r\n`, or a bare `\n\n`)?
+fn has_head_end(bytes: &[u8]) -> bool {
+    bytes.windows(4).any(|w| w == b"\r\n\r\n") || bytes.windows(2).any(|w| w == b"\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_parse_and_say_their_authority() {
+        let t = Target::parse("http://127.0.0.1:3100/mcp").unwrap();
+        assert_eq!(
+            (t.host.as_str(), t.port, t.path.as_str()),
+            ("127.0.0.1", 3100, "/mcp")
+        );
+        assert_eq!(t.authority(), "127.0.0.1:3100");
+        let t = Target::parse("http://[::1]:8080").unwrap();
+        assert_eq!(
+            (t.host.as_str(), t.port, t.path.as_str()),
+            ("::1", 8080, "/")
+        );
+        assert_eq!(t.authority(), "[::1]:8080");
+        assert_eq!(Target::parse("http://localhost/x").unwrap().port, 80);
+        assert!(Target::parse("https://a:1/").unwrap_err().contains("TLS"));
+        assert!(
+            Target::parse("http://a:x/")
+                .unwrap_err()
+                .contains("bad port")
+        );
+    }
+}

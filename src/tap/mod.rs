@@ -1,0 +1,32 @@
+//! The tap: mcp-raw standing in the middle of someone else's conversation, a real
+//! client on one side and a real server on the other, passing every byte through
+//! unchanged and recording it on the way.
+//!
+//! ```text
+//! stdio.rs      `tap -- SERVER_CMD…`: the client spawns the tap in place of the server;
+//!               the tap spawns the server and copies bytes between the two sets of pipes
+//! http.rs       `tap --http`: a reverse proxy at the TCP level, one lane per connection;
+//!               the one response it writes itself is a 502 for a target it cannot reach
+//! rewrite.rs    `--rewrite-host`: the Host line of each request head, and nothing else
+//! ```
+//!
+//! Both halves keep one rule: a chunk read on one side is written to the other side at
+//! once, in one write, and then handed to the [`Recorder`](crate::wire::recorder) — the
+//! same recording layer the server and the client use, so `--trace`, `--record` and
+//! `show` read a tap's transcript like any other. Nothing on the forwarding path parses
+//! lines or JSON: stdout pollution, CRs, a BOM, bytes that are not UTF-8 all go through
+//! as they came, and the views downstream say what is odd about them.
+//!
+//! Recording after the write (never holding the recorder's lock across it) keeps one
+//! side's stall from stopping the other direction. The price: a time stamp is when the
+//! tap finished passing the bytes on, so an answer that comes back within microseconds
+//! may be stamped a hair before the end of what it answers. Within one direction the
+//! order is exact, and the bytes of each direction, concatenated, are what crossed.
+
+pub mod http;
+pub mod rewrite;
+pub mod stdio;
+
+/// How many bytes one read takes at most: a whole typical message, so a message is
+/// usually one read, one write, one event.
+pub const CHUNK: usize = 64 * 1024;

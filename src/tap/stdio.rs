@@ -1,0 +1,248 @@
+//! The stdio tap: `mcp-raw tap -- SERVER_CMD ARG…`, spawned by a client in place of
+//! the server.
+//!
+//! MCP 2025-11-25 `basic/transports` "stdio": the client launches the server as a
+//! subprocess; the server reads JSON-RPC messages from its stdin and writes them to its
+//! stdout, one per line; it MAY write UTF-8 logs to stderr, which the client MAY
+//! capture, forward or ignore. The tap is both: a server to its client (its own stdin
+//! and stdout) and a client to the real server (the child's pipes). Three threads copy
+//! bytes, one per pipe:
+//!
+//! ```text
+//! client ──our stdin──▶ [c2s] ──child stdin──▶ server      lane stdio, c2s
+//! client ◀─our stdout── [s2c] ◀─child stdout── server      lane stdio, s2c
+//!   our stderr ◀──────── [log] ◀─child stderr── server      lane stderr, s2c
+//! ```
+//!
+//! A read is written on at once, in one write, then recorded: no line is waited for,
+//! so a server that writes half a line, or a line that is not JSON, is passed on as it
+//! is. The end of a pipe is passed on too: the client closing our stdin closes the
+//! server's (which is how a stdio session ends, `basic/lifecycle` "Shutdown"); the
+//! server closing its stdout closes ours, once the last bytes are written.
+//!
+//! The tap exits with the server's status (128 + the signal, as shells say it, when a
+//! signal killed it), and SIGTERM or SIGINT sent to the tap are sent on to the server,
+//! so a client that stops "the server" stops the real one.
+
+use super::CHUNK;
+use crate::wire::event::{Dir, Lane, LaneKind, What};
+use crate::wire::recorder::Recorder;
+use anyhow::Context;
+use std::fs::File;
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::{AsFd, FromRawFd, OwnedFd};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// What the stdio tap needs to run.
+pub struct Config {
+    /// The server's program and its arguments, as the client would have run them.
+    pub command: Vec<String>,
+    /// Where every forwarded byte goes (`--record`, `--trace`; idle without them).
+    pub recorder: Recorder,
+    /// After the server exits, how long its pipes may stay open (a grandchild holding
+    /// them) before the tap exits anyway (`--drain-timeout`).
+    pub drain_timeout: Duration,
+}
+
+/// Why the tap could not start the server: the shells' 126 and 127 tell a client
+/// "not executable" and "not found" apart.
+#[derive(Debug)]
+pub struct SpawnError {
+    /// The program the tap tried to run.
+    pub program: String,
+    /// What the operating system said.
+    pub source: std::io::Error,
+}
+
+impl std::fmt::Display for SpawnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot spawn the server {:?}: {}",
+            self.program, self.source
+        )
+    }
+}
+
+impl std::error::Error for SpawnError {}
+
+impl SpawnError {
+    /// The exit status a shell gives for the same failure.
+    pub fn exit_code(&self) -> i32 {
+        match self.source.kind() {
+            ErrorKind::NotFound => 127,
+            _ => 126,
+        }
+    }
+}
+
+/// Runs the server behind the tap until it exits; returns the status the tap must
+/// exit with.
+pub fn run(config: Config) -> anyhow::Result<i32> {
+    let Config {
+        command,
+        recorder,
+        drain_timeout,
+    } = config;
+    let (program, args) = command
+        .split_first()
+        .context("no server command after `--`")?;
+    // Our own stdout is taken over as an owned file, so that the server's EOF can be
+    // passed on by closing it (a dup would leave fd 1 open and the client waiting).
+    // SAFETY: fd 1 is open for the life of the process, and from here on the tap
+    // writes its stdout only through this handle (it never prints there).
+    let our_stdout = File::from(unsafe { OwnedFd::from_raw_fd(1) });
+    let our_stdin = dup(std::io::stdin().as_fd(), "stdin")?;
+    let our_stderr = dup(std::io::stderr().as_fd(), "stderr")?;
+
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|source| SpawnError {
+            program: program.clone(),
+            source,
+        })?;
+    signals::forward_to(child.id());
+
+    let lane = recorder.lane(LaneKind::Stdio);
+    let log = recorder.lane(LaneKind::Stderr);
+    recorder.emit(
+        lane,
+        Dir::ToServer,
+        What::Open(format!("spawned {}", command.join(" "))),
+    );
+    let child_stdin = child.stdin.take().context("the server's stdin pipe")?;
+    let child_stdout = child.stdout.take().context("the server's stdout pipe")?;
+    let child_stderr = child.stderr.take().context("the server's stderr pipe")?;
+
+    // The client → server copy is never joined: it may sit in a read of our stdin
+    // after the server is gone, and the process exit ends it.
+    let rec = recorder.clone();
+    std::thread::spawn(move || copy(our_stdin, child_stdin, &rec, lane, Dir::ToServer));
+    let (done, finished) = mpsc::channel();
+    for (from, to, lane) in [
+        (File::from(OwnedFd::from(child_stdout)), our_stdout, lane),
+        (File::from(OwnedFd::from(child_stderr)), our_stderr, log),
+    ] {
+        let (rec, done) = (recorder.clone(), done.clone());
+        std::thread::spawn(move || {
+            copy(from, to, &rec, lane, Dir::ToClient);
+            let _ = done.send(());
+        });
+    }
+
+    let status = child.wait().context("waiting for the server")?;
+    // The server is gone; what it wrote last is still in the pipes: pass it on before
+    // exiting (two copies: stdout and stderr), but not forever.
+    let deadline = std::time::Instant::now() + drain_timeout;
+    for _ in 0..2 {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if finished.recv_timeout(left).is_err() {
+            recorder.emit(
+                lane,
+                Dir::ToClient,
+                What::Close(format!(
+                    "the server exited but its pipes stayed open {drain_timeout:?} (--drain-timeout): the tap exits"
+                )),
+            );
+            break;
+        }
+    }
+    Ok(exit_code(status))
+}
+
+/// A duplicate of one of our standard streams, as a plain file: reads and writes go
+/// straight to the descriptor, with no buffer of std's in between (stdout's would hold
+/// bytes back until a newline).
+fn dup(fd: std::os::fd::BorrowedFd<'_>, name: &str) -> anyhow::Result<File> {
+    Ok(File::from(
+        fd.try_clone_to_owned()
+            .with_context(|| format!("cannot duplicate our {name}"))?,
+    ))
+}
+
+/// Copies one pipe to another until either end closes: each read is written on in
+/// one write, then recorded. Returning drops both ends, which passes the close on.
+fn copy(mut from: impl Read, mut to: impl Write, recorder: &Recorder, lane: Lane, dir: Dir) {
+    let (source, sink) = match (lane.kind, dir) {
+        (LaneKind::Stderr, _) => ("the server's stderr", "our stderr"),
+        (_, Dir::ToServer) => ("the client (our stdin)", "the server's stdin"),
+        (_, Dir::ToClient) => ("the server's stdout", "the client (our stdout)"),
+    };
+    let mut buf = vec![0u8; CHUNK];
+    let why = loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => break format!("EOF from {source}: closing {sink}"),
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => break format!("reading {source} failed: {e}"),
+        };
+        if let Err(e) = to.write_all(&buf[..n]) {
+            break format!(
+                "writing {sink} failed: {e} ({n} bytes read from {source} were not passed on)"
+            );
+        }
+        recorder.bytes(lane, dir, &buf[..n]);
+    };
+    recorder.emit(lane, dir, What::Close(why));
+}
+
+/// The status a shell would report for the server: its exit code, or 128 + the signal
+/// that killed it.
+pub fn exit_code(status: ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => code,
+        (None, Some(signal)) => 128 + signal,
+        (None, None) => 1,
+    }
+}
+
+/// SIGTERM and SIGINT to the tap, passed on to the server.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod signals {
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    /// The server's pid, for the handler (0: none yet).
+    static CHILD: AtomicI32 = AtomicI32::new(0);
+
+    extern "C" fn forward(signal: libc::c_int) {
+        let pid = CHILD.load(Ordering::Relaxed);
+        if pid > 0 {
+            // SAFETY: kill(2) is async-signal-safe; the pid is our child's.
+            unsafe {
+                libc::kill(pid, signal);
+            }
+        }
+    }
+
+    /// From now on SIGTERM and SIGINT go to `pid` instead of ending the tap: the tap
+    /// ends when the server does, with its status.
+    pub fn forward_to(pid: u32) {
+        let Ok(pid) = i32::try_from(pid) else { return };
+        CHILD.store(pid, Ordering::Relaxed);
+        for signal in [libc::SIGTERM, libc::SIGINT] {
+            // SAFETY: a zeroed sigaction with a handler that only reads an atomic and
+            // calls kill(2); SA_RESTART so the copying threads' reads are not cut.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = forward as *const () as libc::sighandler_t;
+                action.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(signal, &action, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
+/// Elsewhere the signals keep their default action (the tap ends; the server sees
+/// its stdin close).
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+mod signals {
+    pub fn forward_to(_pid: u32) {}
+}

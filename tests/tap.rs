@@ -1,0 +1,232 @@
+//! `mcp-raw tap`, through the real binary: a client talks to a server with the tap
+//! in between, and what the client saw (its own recording) is byte for byte what the
+//! tap recorded, both ways; the server's exit status comes back through the tap.
+
+mod common;
+
+use common::{BIN, HttpServer};
+use mcp_raw::wire::event::{Dir, Event, LaneKind};
+use mcp_raw::wire::recorder::concat;
+use mcp_raw::wire::transcript;
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+/// A fresh directory of this test's own under the system's temp dir.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-raw-tap-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn read(path: &std::path::Path) -> (transcript::Header, Vec<Event>) {
+    let text = std::fs::read_to_string(path).expect("the recording exists");
+    transcript::read(&text).expect("a transcript mcp-raw reads")
+}
+
+/// Each lane's bytes one way, concatenated: the set of them, so lanes numbered
+/// differently by the two recorders still compare.
+fn per_lane(events: &[Event], dir: Dir) -> BTreeSet<Vec<u8>> {
+    let lanes: BTreeSet<String> = events
+        .iter()
+        .filter(|e| e.lane.kind != LaneKind::Stderr)
+        .map(|e| e.lane.label())
+        .collect();
+    lanes
+        .iter()
+        .map(|l| concat(events, |e| &e.lane.label() == l && e.dir == dir))
+        .filter(|b| !b.is_empty())
+        .collect()
+}
+
+/// stdio: the client spawns the tap in place of the server; the client's view of
+/// both directions equals the tap's, and the calls succeed through it.
+#[test]
+fn stdio_tap_passes_every_byte_and_records_them() {
+    let dir = scratch("stdio");
+    let (mine, tapped) = (dir.join("client.jsonl"), dir.join("tap.jsonl"));
+    let out = Command::new(BIN)
+        .args(["client", "--call", "add={\"a\":2,\"b\":3}", "--record"])
+        .arg(&mine)
+        .args(["--", BIN, "tap", "--record"])
+        .arg(&tapped)
+        .args(["--", BIN, "serve"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (header, tap_events) = read(&tapped);
+    assert_eq!(
+        (header.role.as_str(), header.transport.as_str()),
+        ("tap", "stdio")
+    );
+    let (_, client_events) = read(&mine);
+    for d in [Dir::ToServer, Dir::ToClient] {
+        let tap = concat(&tap_events, |e| {
+            e.lane.kind == LaneKind::Stdio && e.dir == d
+        });
+        let client = concat(&client_events, |e| {
+            e.lane.kind == LaneKind::Stdio && e.dir == d
+        });
+        assert!(!tap.is_empty());
+        assert_eq!(tap, client, "{d:?} differs");
+    }
+    // The server's stderr went through the tap to the client, and is on its own lane.
+    assert!(
+        !concat(&tap_events, |e| e.lane.kind == LaneKind::Stderr).is_empty(),
+        "the server's log was recorded"
+    );
+}
+
+/// A server that writes something that is not JSON on stdout: the tap passes it on
+/// untouched (the client's view has it), and the exit status is the server's.
+#[test]
+fn stdout_pollution_and_the_exit_status_pass_through() {
+    let out = Command::new(BIN)
+        .args([
+            "tap",
+            "--",
+            "sh",
+            "-c",
+            "printf 'hello \\377 not json\\n'; cat; exit 7",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\r\n")?;
+            drop(stdin);
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7));
+    assert_eq!(
+        out.stdout,
+        b"hello \xff not json\n{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\r\n"
+    );
+    let missing = Command::new(BIN)
+        .args(["tap", "--", "/nonexistent/server"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(127));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/server"));
+    let none = Command::new(BIN).arg("tap").output().unwrap();
+    assert_eq!(none.status.code(), Some(2));
+}
+
+/// The HTTP tap, started on port 0; killed on drop.
+struct HttpTap {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Drop for HttpTap {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http_tap(target: &str, record: &std::path::Path) -> HttpTap {
+    let mut child = Command::new(BIN)
+        .args([
+            "tap",
+            "--http",
+            "--listen",
+            "127.0.0.1:0",
+            "--target",
+            target,
+        ])
+        .arg("--record")
+        .arg(record)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split("listening on ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_owned();
+    HttpTap { child, url }
+}
+
+/// HTTP, both eras: every connection the client made, each way, holds the same bytes
+/// in the client's recording and in the tap's.
+#[test]
+fn http_tap_relays_byte_for_byte_in_both_eras() {
+    let server = HttpServer::start(&[]);
+    let dir = scratch("http");
+    for era in ["legacy", "modern"] {
+        let (mine, tapped) = (
+            dir.join(format!("{era}-client.jsonl")),
+            dir.join(format!("{era}-tap.jsonl")),
+        );
+        let tap = http_tap(&format!("http://{}/mcp", server.addr), &tapped);
+        let out = Command::new(BIN)
+            .args([
+                "client",
+                &tap.url,
+                "--era",
+                era,
+                "--call",
+                "add={\"a\":1,\"b\":2}",
+            ])
+            .arg("--record")
+            .arg(&mine)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        drop(tap);
+        let (header, tap_events) = read(&tapped);
+        assert_eq!(header.transport, "http");
+        let (_, client_events) = read(&mine);
+        for d in [Dir::ToServer, Dir::ToClient] {
+            let tap = per_lane(&tap_events, d);
+            assert!(!tap.is_empty(), "{era}: nothing recorded {d:?}");
+            assert_eq!(tap, per_lane(&client_events, d), "{era}: {d:?} differs");
+        }
+    }
+}
+
+/// A target nobody listens on: the client gets a 502 that says why.
+#[test]
+fn an_unreachable_target_gets_a_502() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = scratch("gateway");
+    let tap = http_tap(
+        &format!("http://127.0.0.1:{port}/mcp"),
+        &dir.join("t.jsonl"),
+    );
+    let addr = tap
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp");
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    use std::io::{Read, Write};
+    s.write_all(b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+        .unwrap();
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).unwrap();
+    assert!(reply.starts_with("HTTP/1.1 502 Bad Gateway\r\n"), "{reply}");
+    assert!(reply.contains("cannot reach the target"), "{reply}");
+}
