@@ -81,7 +81,21 @@ fn main() -> ExitCode {
                 pretty,
                 max_message_bytes,
                 color,
-            } => cli::show::show(&file, raw, pretty, color.enabled(), max_message_bytes),
+                lane,
+                dir,
+            } => cli::show::show(
+                &file,
+                raw,
+                pretty,
+                color.enabled(),
+                max_message_bytes,
+                &cli::show::Only {
+                    lanes: lane,
+                    dir: dir
+                        .as_deref()
+                        .and_then(mcp_raw::wire::event::Dir::from_name),
+                },
+            ),
             Command::Demo { era, view } => view
                 .printer("stdio")
                 .and_then(|printer| runtime()?.block_on(cli::demo_stdio::run(era.into(), printer))),

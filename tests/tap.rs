@@ -75,6 +75,27 @@ fn stdio_tap_passes_every_byte_and_records_them() {
         assert!(!tap.is_empty());
         assert_eq!(tap, client, "{d:?} differs");
     }
+    // `show` renders the tap's recording, one lane and one direction at a time.
+    let only = Command::new(BIN)
+        .arg("show")
+        .arg(&tapped)
+        .args(["--lane", "stdio", "--dir", "s2c", "--color", "never"])
+        .output()
+        .unwrap();
+    let only = String::from_utf8_lossy(&only.stdout);
+    assert!(only.contains("<<< ") && !only.contains(">>> "), "{only}");
+    let bad = Command::new(BIN)
+        .arg("show")
+        .arg(&tapped)
+        .args(["--lane", "c7"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("no such lane (it has: stdio, stderr)"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
     // The server's stderr went through the tap to the client, and is on its own lane.
     assert!(
         !concat(&tap_events, |e| e.lane.kind == LaneKind::Stderr).is_empty(),

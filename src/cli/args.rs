@@ -121,6 +121,12 @@ pub enum Command {
         /// Colour: auto (on a terminal, NO_COLOR unset), always or never.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
+        /// Only these lanes: `stdio`, `stderr`, `c1`, `c2`… (repeatable).
+        #[arg(long, value_name = "LANE")]
+        lane: Vec<String>,
+        /// Only one direction: c2s (what the client sent) or s2c (what the server sent).
+        #[arg(long, value_name = "DIR", value_parser = ["c2s", "s2c"])]
+        dir: Option<String>,
     },
     /// Spawn `mcp-raw serve` as a child and drive one whole session over stdio,
     /// printing every message sent (>>>) and received (<<<).
