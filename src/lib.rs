@@ -66,6 +66,13 @@
 //!                       signals passed on
 //!   http.rs             `tap --http`: a TCP-level reverse proxy, a lane per connection, 502
 //!   rewrite.rs          `--rewrite-host`: the Host line of each request head, nothing else
+//! check/                `mcp-raw check`: the spec's rules applied to wire events
+//!   mod.rs              Checker::feed: one event in, the findings it completes out
+//!   rules.rs            every rule: its id, severity and the spec section it quotes
+//!   scope.rs            one conversation: ids, lifecycle, capabilities, progress, ping
+//!   stdio.rs            stdio lines: not a message, not UTF-8, BOM, blank
+//!   http.rs             request/response pairs, sessions, headers, SSE event ids
+//!   report.rs           text, JSON and JUnit renderings of the findings
 //! clock.rs              RFC 3339 UTC time for get_current_time
 //! memory.rs             giving freed memory back to the OS (glibc knobs)
 //! main.rs, cli/         the command line and its programs (client, demos, show),
@@ -77,6 +84,7 @@
 // the `Err` variant does not matter.
 #![allow(clippy::result_large_err)]
 
+pub mod check;
 pub mod client;
 pub mod clock;
 pub mod content;

@@ -75,6 +75,19 @@ fn main() -> ExitCode {
             Command::ConformanceClient { url, view } => view.printer("http").and_then(|printer| {
                 runtime()?.block_on(cli::conformance_client::run(&url, printer))
             }),
+            Command::Check {
+                file,
+                format,
+                rules,
+                max_message_bytes,
+            } => {
+                return ExitCode::from(cli::check::main(
+                    file.as_deref(),
+                    format,
+                    rules,
+                    max_message_bytes,
+                ));
+            }
             Command::Show {
                 file,
                 raw,

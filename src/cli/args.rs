@@ -104,6 +104,26 @@ pub enum Command {
         #[command(flatten)]
         view: View,
     },
+    /// Check a recorded transcript against JSON-RPC 2.0 and MCP (in the era each
+    /// conversation speaks): every violation, where it is, and the spec section.
+    #[command(
+        after_help = "Exit status: 0 no errors (warnings allowed), 1 a rule was broken, 2 the file cannot be read. `mcp-raw check --rules` lists every rule."
+    )]
+    Check {
+        /// A JSON Lines transcript written by --record (`tap`, `serve`, `client`).
+        #[arg(required_unless_present = "rules")]
+        file: Option<PathBuf>,
+        /// text (a line per finding, then a summary), json (one document) or junit
+        /// (a test case per rule, for CI).
+        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+        format: CheckFormat,
+        /// List every rule the checker knows (id, severity, spec section) and exit.
+        #[arg(long, conflicts_with = "file")]
+        rules: bool,
+        /// The largest message read whole; a longer one is skipped.
+        #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
+        max_message_bytes: usize,
+    },
     /// Render a recorded transcript (from --record) again: the text view (readable, or
     /// --raw for every byte), or --pretty for one indented JSON document.
     Show {
@@ -288,6 +308,14 @@ pub enum AskWhen {
     Never,
 }
 
+/// `check --format`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckFormat {
+    Text,
+    Json,
+    Junit,
+}
+
 /// `mcp-raw tap`'s arguments.
 #[derive(clap::Args)]
 pub struct TapArgs {
@@ -339,6 +367,11 @@ pub struct TapArgs {
     /// Write every byte both ways to FILE as a JSON Lines transcript (role "tap").
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Check every message as it passes (the rules of `mcp-raw check`): each
+    /// violation on stderr as it happens, a summary when the tap ends. The tap's exit
+    /// status stays the server's.
+    #[arg(long)]
+    pub check: bool,
     /// With --trace or --record: the largest message the views read whole; a longer
     /// one is shown as too long, and recorded and passed on all the same.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]

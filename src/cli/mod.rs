@@ -5,6 +5,7 @@
 //! args.rs               every subcommand and flag (clap derive; `///` is the help)
 //! serve.rs              `serve`: the server, its transport, its recorder
 //! show.rs               `show FILE`: a transcript rendered again
+//! check.rs              `check FILE`, `tap --check`: the spec's rules, reported
 //! record.rs             `--trace` and `--record`: the sinks a recorder feeds
 //! client.rs             `client TARGET`: any server's wire
 //! conformance_client.rs `conformance-client`: what the official suite drives
@@ -15,6 +16,7 @@
 //! ```
 
 pub mod args;
+pub mod check;
 pub mod client;
 pub mod conformance_client;
 pub mod demo_http;

@@ -31,7 +31,19 @@ pub fn recorder_for(
     record: Option<&std::path::Path>,
     max_message: usize,
 ) -> anyhow::Result<Option<Recorder>> {
-    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+    recorder_with(role, transport, trace, record, max_message, Vec::new())
+}
+
+/// [`recorder_for`], with `extra` sinks beside the flags' (`tap --check`'s checker).
+pub fn recorder_with(
+    role: &str,
+    transport: &str,
+    trace: Option<TraceView>,
+    record: Option<&std::path::Path>,
+    max_message: usize,
+    extra: Vec<Box<dyn Sink>>,
+) -> anyhow::Result<Option<Recorder>> {
+    let mut sinks: Vec<Box<dyn Sink>> = extra;
     if let Some(view) = trace {
         let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
         sinks.push(Box::new(mcp_raw::wire::text::TextView::with_max(

@@ -51,19 +51,27 @@ fn run_stdio(args: TapArgs) -> anyhow::Result<i32> {
             "give the server's command after `--` (mcp-raw tap -- SERVER_CMD ARG…), or use --http",
         ));
     }
-    let recorder = super::record::recorder_for(
+    let live = args
+        .check
+        .then(|| super::check::Live::new(args.max_message_bytes));
+    let recorder = super::record::recorder_with(
         "tap",
         "stdio",
         args.trace,
         args.record.as_deref(),
         args.max_message_bytes,
+        live.iter().map(super::check::Live::sink).collect(),
     )?
     .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
-    stdio::run(stdio::Config {
+    let status = stdio::run(stdio::Config {
         command: args.command,
         recorder,
         drain_timeout: args.drain_timeout,
-    })
+    });
+    if let Some(live) = live {
+        live.finish();
+    }
+    status
 }
 
 fn run_http(args: TapArgs) -> anyhow::Result<i32> {
@@ -78,12 +86,16 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
         .ok_or_else(|| usage("--http needs --target http://HOST:PORT/PATH"))?;
     let target = http::Target::parse(target).map_err(usage)?;
     let listen = listen_addr(&args.listen, args.allow_remote).map_err(usage)?;
-    let recorder = super::record::recorder_for(
+    let live = args
+        .check
+        .then(|| super::check::Live::new(args.max_message_bytes));
+    let recorder = super::record::recorder_with(
         "tap",
         "http",
         args.trace,
         args.record.as_deref(),
         args.max_message_bytes,
+        live.iter().map(super::check::Live::sink).collect(),
     )?
     .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
     super::runtime()?.block_on(async {
@@ -113,6 +125,9 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
             max_connections: args.max_connections,
         };
         http::run(listener, config, shutdown).await?;
+        if let Some(live) = live {
+            live.finish();
+        }
         Ok(0)
     })
 }

@@ -682,11 +682,18 @@ impl McpClient {
         if let Some(task) = &self.background {
             task.abort();
         }
+        // 2025-11-25 `basic/transports` "Protocol Version Header": the version goes
+        // "on all subsequent requests", the DELETE that ends the session included.
+        let delete_headers: Vec<(String, String)> = self
+            .legacy_headers()
+            .into_iter()
+            .filter(|(n, _)| n == "mcp-session-id" || n == mirror::PROTOCOL_VERSION)
+            .collect();
         match self.link {
             Link::Http(mut http) => {
-                if let Some(id) = &self.session {
-                    let headers = [("mcp-session-id".to_owned(), id.clone())];
-                    http.exchange(Method::DELETE, &headers, Vec::new()).await?;
+                if self.session.is_some() {
+                    http.exchange(Method::DELETE, &delete_headers, Vec::new())
+                        .await?;
                 }
                 Ok(())
             }

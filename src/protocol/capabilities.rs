@@ -64,6 +64,23 @@ pub fn needed_for(method: &str) -> Option<&'static str> {
     }
 }
 
+/// The server capability a client request needs (2025-11-25 `basic/lifecycle`
+/// "Capability Negotiation"): the capability, and the sub-capability that must be
+/// `true` when one is named (`resources.subscribe`).
+pub fn server_capability_for(method: &str) -> Option<(&'static str, Option<&'static str>)> {
+    match method {
+        "tools/list" | "tools/call" => Some(("tools", None)),
+        "prompts/list" | "prompts/get" => Some(("prompts", None)),
+        "resources/list" | "resources/read" | "resources/templates/list" => {
+            Some(("resources", None))
+        }
+        "resources/subscribe" | "resources/unsubscribe" => Some(("resources", Some("subscribe"))),
+        "logging/setLevel" => Some(("logging", None)),
+        "completion/complete" => Some(("completions", None)),
+        _ => None,
+    }
+}
+
 /// May the server ask the client `method`? The one check both eras make: legacy
 /// before it sends the request on the stream, modern before an `input_required`
 /// result leaves the server. `Err` is the `-32021` to answer instead.

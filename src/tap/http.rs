@@ -274,7 +274,7 @@ impl Sides<'_> {
     }
 }
 
-/// Client → target: each read written on at once, then recorded. With a rewriter,
+/// Client → target: each read recorded, then written on at once. With a rewriter,
 /// the client's side records what was read and the target's side what was sent.
 async fn to_target(
     mut from: OwnedReadHalf,
@@ -302,9 +302,9 @@ async fn to_target(
             // request stream end as the client ended it.
             if let (Some(rest), Some(lane)) = (&send, sides.target)
                 && !rest.is_empty()
-                && to.write_all(rest).await.is_ok()
             {
                 sides.recorder.bytes(lane, Dir::ToServer, rest);
+                let _ = to.write_all(rest).await;
             }
             let _ = to.shutdown().await;
             sides.close(
@@ -323,15 +323,20 @@ async fn to_target(
         if out.is_empty() {
             continue;
         }
+        // Recorded before it is passed on: the target's answer, read by the other
+        // half, can never be recorded ahead of the request it answers.
+        sides.recorder.bytes(lane, Dir::ToServer, out);
         if let Err(e) = to.write_all(out).await {
-            sides.close(Dir::ToServer, &format!("writing the target failed: {e}"));
+            sides.close(
+                Dir::ToServer,
+                &format!("writing the target failed: {e} (the last {} bytes recorded were not passed on)", out.len()),
+            );
             return Err(());
         }
-        sides.recorder.bytes(lane, Dir::ToServer, out);
     }
 }
 
-/// Target → client: each read written on at once, then recorded (on both sides' lanes
+/// Target → client: each read recorded, then written on at once (on both sides' lanes
 /// when there are two; the bytes are the same).
 async fn to_client(
     mut from: OwnedReadHalf,
@@ -355,12 +360,15 @@ async fn to_client(
                 return Err(());
             }
         };
-        if let Err(e) = to.write_all(&buf[..n]).await {
-            sides.close(Dir::ToClient, &format!("writing the client failed: {e}"));
-            return Err(());
-        }
         for lane in sides.target.into_iter().chain([sides.client]) {
             sides.recorder.bytes(lane, Dir::ToClient, &buf[..n]);
+        }
+        if let Err(e) = to.write_all(&buf[..n]).await {
+            sides.close(
+                Dir::ToClient,
+                &format!("writing the client failed: {e} (the last {n} bytes recorded were not passed on)"),
+            );
+            return Err(());
         }
     }
 }

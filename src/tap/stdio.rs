@@ -14,7 +14,7 @@
 //!   our stderr ◀──────── [log] ◀─child stderr── server      lane stderr, s2c
 //! ```
 //!
-//! A read is written on at once, in one write, then recorded: no line is waited for,
+//! A read is recorded, then written on at once in one write: no line is waited for,
 //! so a server that writes half a line, or a line that is not JSON, is passed on as it
 //! is. The end of a pipe is passed on too: the client closing our stdin closes the
 //! server's (which is how a stdio session ends, `basic/lifecycle` "Shutdown"); the
@@ -166,8 +166,8 @@ fn dup(fd: std::os::fd::BorrowedFd<'_>, name: &str) -> anyhow::Result<File> {
     ))
 }
 
-/// Copies one pipe to another until either end closes: each read is written on in
-/// one write, then recorded. Returning drops both ends, which passes the close on.
+/// Copies one pipe to another until either end closes: each read is recorded, then
+/// written on in one write. Returning drops both ends, which passes the close on.
 fn copy(mut from: impl Read, mut to: impl Write, recorder: &Recorder, lane: Lane, dir: Dir) {
     let (source, sink) = match (lane.kind, dir) {
         (LaneKind::Stderr, _) => ("the server's stderr", "our stderr"),
@@ -182,12 +182,15 @@ fn copy(mut from: impl Read, mut to: impl Write, recorder: &Recorder, lane: Lane
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
             Err(e) => break format!("reading {source} failed: {e}"),
         };
+        // Recorded before it is passed on, so the peer's answer to these bytes (read
+        // on another thread) can never be recorded ahead of them. A failed write is
+        // said in the lane's close.
+        recorder.bytes(lane, dir, &buf[..n]);
         if let Err(e) = to.write_all(&buf[..n]) {
             break format!(
-                "writing {sink} failed: {e} ({n} bytes read from {source} were not passed on)"
+                "writing {sink} failed: {e} (the last {n} bytes recorded from {source} were not passed on)"
             );
         }
-        recorder.bytes(lane, dir, &buf[..n]);
     };
     recorder.emit(lane, dir, What::Close(why));
 }

@@ -1,0 +1,167 @@
+//! A check's findings as a reader wants them: lines for a terminal, one JSON document
+//! for a program, JUnit XML for a CI system (one test case per rule, so a rule that
+//! held is a pass and one that broke is a failure).
+
+use super::Finding;
+use super::rules::{self, Severity};
+use serde_json::json;
+
+/// What a whole check saw, for the summary line.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Totals {
+    /// Wire events read.
+    pub events: usize,
+    /// JSON-RPC payloads among them.
+    pub messages: usize,
+}
+
+/// Errors and warnings among `findings`.
+pub fn count(findings: &[Finding]) -> (usize, usize) {
+    let errors = findings
+        .iter()
+        .filter(|f| f.rule.severity == Severity::Error)
+        .count();
+    (errors, findings.len() - errors)
+}
+
+/// One finding, one line: where, how bad, which rule, what exactly, and the spec.
+pub fn line(f: &Finding) -> String {
+    format!(
+        "{}: {} {}: {}  [{}]",
+        f.at,
+        f.rule.severity.name(),
+        f.rule.id,
+        f.message,
+        f.rule.spec
+    )
+}
+
+/// Every finding, then the summary.
+pub fn text(findings: &[Finding], totals: Totals) -> String {
+    let mut out = String::new();
+    for f in findings {
+        out.push_str(&line(f));
+        out.push('\n');
+    }
+    out.push_str(&summary(findings, totals));
+    out.push('\n');
+    out
+}
+
+/// `2 errors, 1 warning in 14 messages (31 events, 39 rules)`.
+pub fn summary(findings: &[Finding], totals: Totals) -> String {
+    let (errors, warnings) = count(findings);
+    format!(
+        "{} error{}, {} warning{} in {} message{} ({} events, {} rules checked)",
+        errors,
+        if errors == 1 { "" } else { "s" },
+        warnings,
+        if warnings == 1 { "" } else { "s" },
+        totals.messages,
+        if totals.messages == 1 { "" } else { "s" },
+        totals.events,
+        rules::ALL.len()
+    )
+}
+
+/// One JSON document: the totals and every finding.
+pub fn json(findings: &[Finding], totals: Totals) -> String {
+    let (errors, warnings) = count(findings);
+    let list: Vec<serde_json::Value> = findings
+        .iter()
+        .map(|f| {
+            json!({
+                "rule": f.rule.id,
+                "severity": f.rule.severity.name(),
+                "spec": f.rule.spec,
+                "message": f.message,
+                "event": f.at.event,
+                "lane": f.at.lane,
+                "dir": f.at.dir.name(),
+                "t": f.at.t.as_secs_f64(),
+            })
+        })
+        .collect();
+    let doc = json!({
+        "events": totals.events,
+        "messages": totals.messages,
+        "errors": errors,
+        "warnings": warnings,
+        "findings": list,
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+}
+
+/// JUnit XML: a test suite named after the file, a test case per rule; an error
+/// finding fails its case, a warning is printed in its output.
+pub fn junit(name: &str, findings: &[Finding], totals: Totals) -> String {
+    let (errors, _) = count(findings);
+    let failed_rules = rules::ALL
+        .iter()
+        .filter(|r| {
+            findings
+                .iter()
+                .any(|f| f.rule.id == r.id && r.severity == Severity::Error)
+        })
+        .count();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&format!(
+        "<testsuites name=\"mcp-raw check\" tests=\"{}\" failures=\"{failed_rules}\">\n",
+        rules::ALL.len()
+    ));
+    out.push_str(&format!(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed_rules}\" errors=\"0\">\n",
+        xml(name),
+        rules::ALL.len()
+    ));
+    out.push_str(&format!(
+        "    <properties><property name=\"events\" value=\"{}\"/><property name=\"messages\" value=\"{}\"/><property name=\"error-findings\" value=\"{errors}\"/></properties>\n",
+        totals.events, totals.messages
+    ));
+    for rule in rules::ALL {
+        let mine: Vec<&Finding> = findings.iter().filter(|f| f.rule.id == rule.id).collect();
+        out.push_str(&format!(
+            "    <testcase classname=\"{}\" name=\"{}\"",
+            xml(rule.spec),
+            xml(rule.id)
+        ));
+        if mine.is_empty() {
+            out.push_str("/>\n");
+            continue;
+        }
+        out.push_str(">\n");
+        let lines: Vec<String> = mine.iter().map(|f| line(f)).collect();
+        let body = xml(&lines.join("\n"));
+        if rule.severity == Severity::Error {
+            out.push_str(&format!(
+                "      <failure message=\"{}\" type=\"{}\">{body}</failure>\n",
+                xml(&format!("{} finding(s): {}", mine.len(), rule.text)),
+                rule.id
+            ));
+        } else {
+            out.push_str(&format!("      <system-out>{body}</system-out>\n"));
+        }
+        out.push_str("    </testcase>\n");
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}
+
+/// Text made safe for XML: the five escapes, and control characters (which XML 1.0
+/// cannot carry at all) as `\u{..}`.
+fn xml(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' | '\t' => out.push(c),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}

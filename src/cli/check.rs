@@ -1,0 +1,130 @@
+//! `mcp-raw check FILE`: a transcript read back and checked, the findings in the
+//! format asked for; and `tap --check`: the same checker fed live from the tap's
+//! recorder, each finding on stderr as it happens.
+
+use super::args::CheckFormat;
+use mcp_raw::check::report::{self, Totals};
+use mcp_raw::check::{Checker, Finding, rules};
+use mcp_raw::wire::event::Event;
+use mcp_raw::wire::recorder::Sink;
+use mcp_raw::wire::transcript;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+/// Runs `check`; returns the exit status: 0 no errors, 1 errors, 2 unreadable.
+pub fn main(
+    file: Option<&std::path::Path>,
+    format: CheckFormat,
+    list_rules: bool,
+    max: usize,
+) -> u8 {
+    if list_rules {
+        let mut out = String::new();
+        for r in rules::ALL {
+            out.push_str(&format!(
+                "{:<44} {:<7} {}\n    {}\n",
+                r.id,
+                r.severity.name(),
+                r.spec,
+                r.text
+            ));
+        }
+        let _ = std::io::stdout().lock().write_all(out.as_bytes());
+        return 0;
+    }
+    let Some(file) = file else {
+        eprintln!("mcp-raw check: give a transcript FILE (or --rules)");
+        return 2;
+    };
+    let events = match read(file) {
+        Ok(events) => events,
+        Err(e) => {
+            eprintln!("mcp-raw check: {e}");
+            return 2;
+        }
+    };
+    let mut checker = Checker::with_max(max);
+    let mut findings = Vec::new();
+    for e in &events {
+        findings.extend(checker.feed(e));
+    }
+    findings.extend(checker.finish());
+    let totals = Totals {
+        events: checker.events(),
+        messages: checker.messages(),
+    };
+    let out = match format {
+        CheckFormat::Text => report::text(&findings, totals),
+        CheckFormat::Json => report::json(&findings, totals),
+        CheckFormat::Junit => report::junit(&file.display().to_string(), &findings, totals),
+    };
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    u8::from(report::count(&findings).0 > 0)
+}
+
+fn read(file: &std::path::Path) -> Result<Vec<Event>, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    transcript::read(&text)
+        .map(|(_, events)| events)
+        .map_err(|e| {
+            format!(
+                "{} is not a transcript mcp-raw can read: {e}",
+                file.display()
+            )
+        })
+}
+
+/// The checker a live tap feeds, shared between its sink and whoever prints the
+/// summary at the end.
+#[derive(Clone)]
+pub struct Live(Arc<Mutex<LiveState>>);
+
+struct LiveState {
+    checker: Checker,
+    /// Every finding so far, for the closing summary.
+    findings: Vec<Finding>,
+}
+
+impl Live {
+    pub fn new(max: usize) -> Live {
+        Live(Arc::new(Mutex::new(LiveState {
+            checker: Checker::with_max(max),
+            findings: Vec::new(),
+        })))
+    }
+
+    /// The sink to hand the recorder.
+    pub fn sink(&self) -> Box<dyn Sink> {
+        Box::new(self.clone())
+    }
+
+    /// The end of the tap: what only the end tells, then the summary, on stderr.
+    pub fn finish(&self) {
+        let mut s = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let late = s.checker.finish();
+        print(&late);
+        s.findings.extend(late);
+        let totals = Totals {
+            events: s.checker.events(),
+            messages: s.checker.messages(),
+        };
+        eprintln!("[mcp-raw check] {}", report::summary(&s.findings, totals));
+    }
+}
+
+impl Sink for Live {
+    fn event(&mut self, event: &Event) {
+        let mut s = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let found = s.checker.feed(event);
+        print(&found);
+        s.findings.extend(found);
+    }
+}
+
+fn print(findings: &[Finding]) {
+    let mut err = std::io::stderr().lock();
+    for f in findings {
+        let _ = writeln!(err, "[mcp-raw check] {}", report::line(f));
+    }
+}

@@ -1,0 +1,461 @@
+//! `mcp-raw check` and `tap --check`, through the real binary: servers that break
+//! rules on purpose (stdio and HTTP) and clients that do, each violation named with
+//! its rule; clean recordings of mcp-raw's own client and server report nothing.
+
+mod common;
+
+use common::BIN;
+use common::http_client::{exchange, request_bytes};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-raw-check-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn server_script(name: &str) -> String {
+    format!("{}/tests/servers/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `check FILE --format json`: its exit code and its document.
+fn check_json(file: &std::path::Path) -> (i32, Value) {
+    let out = Command::new(BIN)
+        .args(["check", "--format", "json"])
+        .arg(file)
+        .output()
+        .unwrap();
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "check printed no JSON ({e}): {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), doc)
+}
+
+/// How many findings of each rule.
+fn rules_of(doc: &Value) -> BTreeMap<String, usize> {
+    let mut m = BTreeMap::new();
+    for f in doc["findings"].as_array().unwrap() {
+        *m.entry(f["rule"].as_str().unwrap().to_owned()).or_default() += 1;
+    }
+    m
+}
+
+fn expect(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {
+    pairs.iter().map(|(r, n)| ((*r).to_owned(), *n)).collect()
+}
+
+/// A stdio server breaking a rule or more per message, driven line by line through
+/// `tap --check --record`: each reply is read before the next line goes, so the
+/// recording's order is the conversation's.
+#[test]
+fn a_stdio_server_that_breaks_rules_is_named_rule_by_rule() {
+    let dir = scratch("stdio");
+    let file = dir.join("tap.jsonl");
+    let mut tap = Command::new(BIN)
+        .args(["tap", "--check", "--record"])
+        .arg(&file)
+        .args(["--", "python3", &server_script("rule_breaker.py")])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut to = tap.stdin.take().unwrap();
+    let mut from = BufReader::new(tap.stdout.take().unwrap());
+    let steps: &[(&str, usize)] = &[
+        (r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, 1),
+        ("", 0),
+        (
+            r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            2,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            4,
+        ),
+        (r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#, 2),
+        (r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#, 1),
+        (
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"x","arguments":{},"_meta":{"progressToken":"p"}}}"#,
+            5,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":77}}"#,
+            0,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":"s1","result":{"role":"assistant","content":{"type":"text","text":"ok"},"model":"m"}}"#,
+            0,
+        ),
+        (r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#, 0),
+    ];
+    for (line, replies) in steps {
+        writeln!(to, "{line}").unwrap();
+        to.flush().unwrap();
+        for _ in 0..*replies {
+            let mut reply = Vec::new();
+            from.read_until(b'\n', &mut reply).unwrap();
+            assert!(!reply.is_empty(), "the server ended early");
+        }
+    }
+    drop(to);
+    let out = tap.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the tap passes the server's status on"
+    );
+    let live = String::from_utf8_lossy(&out.stderr);
+
+    let want = expect(&[
+        ("lifecycle/first-not-initialize", 1),
+        ("stdio/blank-line", 1),
+        ("stdio/not-a-message", 3),
+        ("jsonrpc/response-to-nothing", 1),
+        ("capability/client-undeclared", 1),
+        ("jsonrpc/batch-removed", 1),
+        ("capability/server-undeclared", 2),
+        ("jsonrpc/answered-twice", 1),
+        ("jsonrpc/duplicate-id", 1),
+        ("ping/non-empty-result", 1),
+        ("progress/unknown-token", 1),
+        ("progress/not-increasing", 1),
+        ("transport/bom", 1),
+        ("cancel/unknown-request", 1),
+        ("jsonrpc/unanswered", 1),
+    ]);
+    let (code, doc) = check_json(&file);
+    assert_eq!(rules_of(&doc), want, "{doc:#}");
+    assert_eq!(code, 1, "errors make check exit 1");
+    assert_eq!(doc["warnings"], 2, "blank line and the unanswered ping");
+    // Each finding quotes the wire and names its section.
+    let findings = doc["findings"].as_array().unwrap();
+    let pollution = findings
+        .iter()
+        .find(|f| f["rule"] == "stdio/not-a-message")
+        .unwrap();
+    assert!(
+        pollution["message"]
+            .as_str()
+            .unwrap()
+            .contains("hello from the server")
+    );
+    assert_eq!(
+        pollution["spec"],
+        "MCP 2025-11-25 basic/transports \"stdio\""
+    );
+    assert_eq!(pollution["lane"], "stdio");
+    assert_eq!(pollution["dir"], "s2c");
+
+    // Live: the same findings on the tap's stderr, then the summary.
+    for rule in want.keys() {
+        assert!(
+            live.contains(&format!(" {rule}: ")),
+            "{rule} not live: {live}"
+        );
+    }
+    assert!(
+        live.contains("[mcp-raw check] 16 errors, 2 warnings"),
+        "{live}"
+    );
+
+    // JUnit: a case per rule, the broken error rules failing.
+    let junit = Command::new(BIN)
+        .args(["check", "--format", "junit"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(junit.status.code(), Some(1));
+    let xml = String::from_utf8(junit.stdout).unwrap();
+    let failing = want.len() - 2; // the two warning rules pass
+    assert!(xml.contains(&format!("failures=\"{failing}\"")), "{xml}");
+    assert_eq!(xml.matches("<failure ").count(), failing);
+    assert!(xml.contains("<testcase classname=\"MCP 2025-11-25 basic/utilities/progress &quot;Progress Flow&quot;\" name=\"progress/not-increasing\">"));
+    assert!(
+        xml.contains("name=\"modern/result-type\"/>"),
+        "an unbroken rule passes"
+    );
+}
+
+/// The rules about HTTP a server can break, against a server breaking them.
+#[test]
+fn an_http_server_that_breaks_transport_rules_is_named() {
+    let dir = scratch("http-server");
+    let file = dir.join("tap.jsonl");
+    let mut server = Command::new("python3")
+        .arg(server_script("http_rule_breaker.py"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let target = line.trim().trim_start_matches("listening on ").to_owned();
+    let mut tap = Command::new(BIN)
+        .args([
+            "tap",
+            "--http",
+            "--listen",
+            "127.0.0.1:0",
+            "--target",
+            &target,
+        ])
+        .arg("--record")
+        .arg(&file)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(tap.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let addr = first
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap()
+        .to_owned();
+    let accept = ("Accept", "application/json, text/event-stream");
+    let json = ("Content-Type", "application/json");
+    let session = ("Mcp-Session-Id", "s-1");
+    let version = ("MCP-Protocol-Version", "2025-11-25");
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    exchange(&addr, &request_bytes(&addr, "POST", &[accept, json], init));
+    exchange(
+        &addr,
+        &request_bytes(
+            &addr,
+            "POST",
+            &[accept, json, session, version],
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        ),
+    );
+    exchange(
+        &addr,
+        &request_bytes(
+            &addr,
+            "POST",
+            &[accept, json, session, version],
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        ),
+    );
+    exchange(
+        &addr,
+        &request_bytes(
+            &addr,
+            "GET",
+            &[("Accept", "text/event-stream"), session, version],
+            "",
+        ),
+    );
+    exchange(
+        &addr,
+        &request_bytes(
+            &addr,
+            "POST",
+            &[accept, json, session, version],
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        ),
+    );
+    let _ = tap.kill();
+    let _ = tap.wait();
+    let _ = server.kill();
+    let _ = server.wait();
+
+    let (code, doc) = check_json(&file);
+    assert_eq!(
+        rules_of(&doc),
+        expect(&[
+            ("http/notification-answered", 1),
+            ("jsonrpc/invalid-message", 1),
+            ("http/session-id-changed", 1),
+            ("sse/missing-event-id", 1),
+            ("http/response-on-get-stream", 1),
+            ("sse/duplicate-event-id", 1),
+            ("jsonrpc/response-to-nothing", 1),
+            ("http/content-type", 1),
+        ]),
+        "{doc:#}"
+    );
+    assert_eq!(code, 1);
+}
+
+/// The rules about HTTP a client can break, against mcp-raw's own server (which
+/// refuses each request, and breaks nothing itself), recorded by the server.
+#[test]
+fn an_http_client_that_breaks_rules_is_named_and_our_server_is_clean() {
+    let dir = scratch("http-client");
+    let file = dir.join("server.jsonl");
+    let record = file.to_str().unwrap().to_owned();
+    let server = common::HttpServer::start(&["--record", &record]);
+    let addr = server.addr.clone();
+    let accept = ("Accept", "application/json, text/event-stream");
+    let json = ("Content-Type", "application/json");
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    // No Accept at all.
+    exchange(&addr, &request_bytes(&addr, "POST", &[json], init));
+    let reply = exchange(&addr, &request_bytes(&addr, "POST", &[accept, json], init));
+    let id = reply.header("mcp-session-id").unwrap().to_owned();
+    let session = ("Mcp-Session-Id", id.as_str());
+    let version = ("MCP-Protocol-Version", "2025-11-25");
+    exchange(
+        &addr,
+        &request_bytes(
+            &addr,
+            "POST",
+            &[accept, json, session, version],
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        ),
+    );
+    // The session id dropped, then the version header.
+    exchange(
+        &addr,
+        &request_bytes(
+            &addr,
+            "POST",
+            &[accept, json, version],
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        ),
+    );
+    exchange(
+        &addr,
+        &request_bytes(
+            &addr,
+            "POST",
+            &[accept, json, session],
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
+        ),
+    );
+    // A batch in 2025-11-25.
+    exchange(
+        &addr,
+        &request_bytes(
+            &addr,
+            "POST",
+            &[accept, json, session, version],
+            r#"[{"jsonrpc":"2.0","id":4,"method":"ping"}]"#,
+        ),
+    );
+    // A modern request whose Mcp-Name says another tool than its body.
+    exchange(
+        &addr,
+        &request_bytes(
+            &addr,
+            "POST",
+            &[
+                accept,
+                json,
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "add"),
+            ],
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        ),
+    );
+    // The server records a response once it is written: wait (bounded) until the
+    // last one is in the file before stopping it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !std::fs::read_to_string(&file)
+        .unwrap_or_default()
+        .contains("Header mismatch")
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(server);
+
+    let (code, doc) = check_json(&file);
+    assert_eq!(
+        rules_of(&doc),
+        expect(&[
+            ("http/accept", 1),
+            ("http/session-id-dropped", 1),
+            ("http/protocol-version-header", 1),
+            ("jsonrpc/batch-removed", 1),
+            ("http/header-mismatch", 1),
+        ]),
+        "{doc:#}"
+    );
+    assert_eq!(code, 1);
+    let mismatch = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "http/header-mismatch")
+        .unwrap();
+    assert!(
+        mismatch["message"]
+            .as_str()
+            .unwrap()
+            .contains("Mcp-Name \"add\", the body's \"echo\""),
+        "{mismatch}"
+    );
+}
+
+/// mcp-raw's own client and server, both transports, both eras: nothing to report.
+#[test]
+fn clean_recordings_report_nothing() {
+    let dir = scratch("clean");
+    let server = common::HttpServer::start(&[]);
+    let url = format!("http://{}/mcp", server.addr);
+    for era in ["legacy", "modern"] {
+        for (transport, target) in [("stdio", None), ("http", Some(url.as_str()))] {
+            let file = dir.join(format!("{transport}-{era}.jsonl"));
+            let mut cmd = Command::new(BIN);
+            cmd.args([
+                "client",
+                "--era",
+                era,
+                "--progress",
+                "--call",
+                "add={\"a\":2,\"b\":3}",
+            ])
+            .arg("--record")
+            .arg(&file);
+            if era == "legacy" {
+                cmd.args(["--method", "ping"]); // 2026-07-28 removed ping
+            }
+            match target {
+                Some(url) => cmd.arg(url),
+                None => cmd.args(["--", BIN, "serve"]),
+            };
+            let out = cmd.output().unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let check = Command::new(BIN).arg("check").arg(&file).output().unwrap();
+            let text = String::from_utf8_lossy(&check.stdout);
+            assert_eq!(check.status.code(), Some(0), "{transport} {era}: {text}");
+            assert!(
+                text.starts_with("0 errors, 0 warnings in "),
+                "{transport} {era}: {text}"
+            );
+        }
+    }
+    // An unreadable file is exit 2, with the reason.
+    let out = Command::new(BIN)
+        .args(["check", "/nonexistent.jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent.jsonl"));
+    // --rules lists every rule with its section.
+    let out = Command::new(BIN)
+        .args(["check", "--rules"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("http/session-id-dropped"));
+    assert!(text.contains("MCP 2025-11-25 basic/transports \"Session Management\" 2"));
+}
