@@ -8,6 +8,9 @@
 # are asked for, and the answers are checked.
 #
 #   interop/everything.sh stdio|http MCP_RAW_BINARY
+#
+# With TAP_RECORD=FILE (interop/tap.sh), `mcp-raw tap --record FILE` sits between the
+# client and the server, and CLIENT_RECORD=FILE is the client's own --record.
 set -euo pipefail
 transport=$1 bin=$2
 cd "$(dirname "$0")/.."
@@ -53,11 +56,17 @@ calls=(
 )
 
 out=$(mktemp)
-server=
-trap '[ -z "$server" ] || kill "$server" 2>/dev/null || true; rm -f "$out" "$out.server"' EXIT
+server= tap=
+trap '[ -z "$tap" ] || kill -INT "$tap" 2>/dev/null || true; [ -z "$server" ] || kill "$server" 2>/dev/null || true; wait 2>/dev/null || true; rm -f "$out" "$out.server" "$out.tap"' EXIT
+# Through the tap, or straight.
+via=() record=()
+if [ -n "${TAP_RECORD:-}" ]; then
+  record=(--record "$CLIENT_RECORD")
+  [ "$transport" = stdio ] && via=("$bin" tap --record "$TAP_RECORD" --)
+fi
 case $transport in
   stdio)
-    "$bin" client --color never "${answers[@]}" "${calls[@]}" -- node "$ev" stdio >"$out" 2>&1 || {
+    "$bin" client --color never "${record[@]}" "${answers[@]}" "${calls[@]}" -- "${via[@]}" node "$ev" stdio >"$out" 2>&1 || {
       cat "$out"; echo "the client failed"; exit 1; }
     ;;
   http)
@@ -68,7 +77,15 @@ case $transport in
     server=$!
     for _ in $(seq 100); do grep -q "listening on port" "$out.server" && break; sleep 0.1; done
     grep -q "listening on port" "$out.server" || { cat "$out.server"; echo "server-everything did not start"; exit 1; }
-    "$bin" client "http://127.0.0.1:$port/mcp" --color never "${answers[@]}" "${calls[@]}" >"$out" 2>&1 || {
+    url=http://127.0.0.1:$port/mcp
+    if [ -n "${TAP_RECORD:-}" ]; then
+      "$bin" tap --http --listen 127.0.0.1:0 --target "$url" --record "$TAP_RECORD" 2>"$out.tap" &
+      tap=$!
+      for _ in $(seq 100); do grep -q "listening on" "$out.tap" && break; sleep 0.1; done
+      url=$(sed -n 's#.*listening on \(http://[0-9.:]*/mcp\).*#\1#p' "$out.tap" | head -n1)
+      [ -n "$url" ] || { cat "$out.tap"; echo "the tap did not start"; exit 1; }
+    fi
+    "$bin" client "$url" --color never "${record[@]}" "${answers[@]}" "${calls[@]}" >"$out" 2>&1 || {
       cat "$out"; echo "the client failed"; exit 1; }
     ;;
   *) echo "usage: $0 stdio|http BINARY" >&2; exit 2 ;;

@@ -2,15 +2,19 @@
 # Interop: the official MCP SDK clients (TypeScript and Python) against mcp-raw's server,
 # each over stdio and over Streamable HTTP.
 #
-#   interop/run.sh                   all ten: ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http
+#   interop/run.sh                   all sixteen: ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http
 #                                    everything-stdio everything-http pyserver-stdio pyserver-http
+#                                    tap-ts-stdio tap-ts-http tap-ts2-stdio tap-ts2-http
+#                                    tap-everything-stdio tap-everything-http
 #   interop/run.sh ts-http py-stdio  only those
 #
 # ts-* (TypeScript SDK v1), ts2-* (v2, @modelcontextprotocol/client) and py-* run an
 # SDK client against `mcp-raw serve`; everything-* run
 # `mcp-raw client` against @modelcontextprotocol/server-everything (interop/everything.sh);
 # pyserver-* run `mcp-raw client` against a Python-SDK server in both eras
-# (interop/pyserver.sh, interop/py/server.py).
+# (interop/pyserver.sh, interop/py/server.py); tap-* run the ts, ts2 and everything
+# combinations with `mcp-raw tap` between client and server, compare the tap's recording
+# with the other end's own hash for hash, and `mcp-raw check` it (interop/tap.sh).
 #
 # Environment: CARGO_TARGET_DIR (where cargo builds, default target/), INTEROP_TIMEOUT
 # (seconds per combination, default 60), PYTHON (interpreter for the venv, default python3.11),
@@ -22,9 +26,11 @@ start_s=$SECONDS
 
 timeout_s=${INTEROP_TIMEOUT:-60}
 combos=("$@")
-[ ${#combos[@]} -gt 0 ] || combos=(ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http everything-stdio everything-http pyserver-stdio pyserver-http)
+all=(ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http everything-stdio everything-http pyserver-stdio pyserver-http
+  tap-ts-stdio tap-ts-http tap-ts2-stdio tap-ts2-http tap-everything-stdio tap-everything-http)
+[ ${#combos[@]} -gt 0 ] || combos=("${all[@]}")
 for c in "${combos[@]}"; do
-  case $c in ts-stdio | ts-http | ts2-stdio | ts2-http | py-stdio | py-http | everything-stdio | everything-http | pyserver-stdio | pyserver-http) ;; *) echo "unknown combination: $c" >&2; exit 2 ;; esac
+  case " ${all[*]} " in *" $c "*) ;; *) echo "unknown combination: $c" >&2; exit 2 ;; esac
 done
 
 # Everything a run leaves behind (logs, server pids) lives here and goes away on exit.
@@ -81,7 +87,7 @@ install_py() {
 }
 
 # Install only what the chosen combinations need.
-case " ${combos[*]}" in *" ts-"* | *" ts2-"* | *" everything-"*) install_ts ;; esac
+case " ${combos[*]}" in *"ts-"* | *"ts2-"* | *"everything-"*) install_ts ;; esac
 case " ${combos[*]}" in *" py-"* | *" pyserver-"*) install_py ;; esac
 
 # Start `mcp-raw serve --http` on a free loopback port; sets $url, or fails after 10 s.
@@ -110,6 +116,15 @@ stop_http() {
 run_combo() {
   local name=$1 lang=${1%-*} transport=${1#*-} target=$bin
   local log=$work/$name.log
+  if [ "${name%%-*}" = tap ]; then
+    local rc=0
+    timeout --kill-after=5 "$timeout_s" interop/tap.sh "${name#tap-}" "$bin" >>"$log" 2>&1 &
+    client_pid=$!
+    wait "$client_pid" || rc=$?
+    client_pid=
+    [ "$rc" -ne 124 ] || echo "timed out after ${timeout_s}s" >>"$log"
+    return "$rc"
+  fi
   if [ "$lang" = everything ] || [ "$lang" = pyserver ]; then
     local rc=0 script=(interop/everything.sh "$transport" "$bin")
     [ "$lang" = pyserver ] && script=(interop/pyserver.sh "$transport" "$bin" "$root/interop/.venv/bin/python")

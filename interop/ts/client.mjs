@@ -32,10 +32,14 @@ const { Client, StdioClientTransport, StreamableHTTPClientTransport } =
 // Every request gets its own deadline, so a silent server fails fast instead of hanging.
 const opts = { timeout: 10_000 };
 
+// What the SDK runs over stdio: `BINARY serve`, or (interop/tap.sh) the arguments in
+// MCP_RAW_SERVER_ARGS, a JSON array, such as a tap in front of the server.
+const serverArgs = process.env.MCP_RAW_SERVER_ARGS ? JSON.parse(process.env.MCP_RAW_SERVER_ARGS) : ['serve'];
+
 // The SDK sees only the transport: everything after connect() is the same for both.
 const transport =
   mode === 'stdio'
-    ? new StdioClientTransport({ command: target, args: ['serve'], stderr: 'inherit' })
+    ? new StdioClientTransport({ command: target, args: serverArgs, stderr: 'inherit' })
     : new StreamableHTTPClientTransport(new URL(target));
 const client = new Client({ name: `mcp-raw-interop-${name}`, version: '0.0.0' });
 

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# A real client and a real server with `mcp-raw tap` between them: the TypeScript SDK
+# clients (v1, v2) against `mcp-raw serve`, and mcp-raw's client against
+# @modelcontextprotocol/server-everything, over stdio and Streamable HTTP.
+#
+#   interop/tap.sh ts-stdio|ts-http|ts2-stdio|ts2-http|everything-stdio|everything-http BINARY
+#
+# The run must pass as it does without the tap (the same client checks), and:
+# - what the tap recorded equals, hash for hash in both directions, what the other end
+#   recorded itself (`serve --record` for the SDK clients, `client --record` against
+#   server-everything): the tap passed every byte on unchanged (interop/wire_hashes.py);
+# - `mcp-raw check` finds no error in the tap's recording.
+set -euo pipefail
+combo=$1 bin=$2
+cd "$(dirname "$0")/.."
+lang=${combo%-*} transport=${combo#*-}
+dir=$(mktemp -d)
+pids=()
+trap 'for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$dir"' EXIT
+
+# Starts a command in the background with its stderr in LOG and waits (10 s at most)
+# for a "listening on http://ADDR/..." line there; sets $addr.
+start() {
+  local log=$1
+  shift
+  "$@" 2>"$log" &
+  pids+=($!)
+  addr=
+  for _ in $(seq 100); do
+    addr=$(sed -n 's#.*listening on http://\([0-9.]*:[0-9]*\)/.*#\1#p' "$log" | head -n1)
+    [ -n "$addr" ] && return 0
+    sleep 0.1
+  done
+  cat "$log"
+  echo "no 'listening on' line from: $*" >&2
+  return 1
+}
+
+# Stops the background servers (SIGINT: each ends its recording cleanly).
+stop_all() {
+  sleep 0.2
+  for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  pids=()
+}
+
+tap=$dir/tap.jsonl end=$dir/end.jsonl
+case $lang in
+  ts | ts2)
+    sdk=v1
+    [ "$lang" = ts2 ] && sdk=v2
+    if [ "$transport" = stdio ]; then
+      args=$(python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' \
+        tap --record "$tap" -- "$bin" serve --record "$end")
+      MCP_RAW_SERVER_ARGS=$args node interop/ts/client.mjs "$sdk" stdio "$bin"
+    else
+      start "$dir/server.log" "$bin" serve --http --port 0 --record "$end"
+      target=$addr
+      start "$dir/tap.log" "$bin" tap --http --listen 127.0.0.1:0 --target "http://$target/mcp" --record "$tap"
+      node interop/ts/client.mjs "$sdk" http "http://$addr/mcp"
+      stop_all
+    fi
+    ;;
+  everything)
+    TAP_RECORD=$tap CLIENT_RECORD=$end interop/everything.sh "$transport" "$bin"
+    ;;
+  *) echo "usage: $0 ts-stdio|ts-http|ts2-stdio|ts2-http|everything-stdio|everything-http BINARY" >&2; exit 2 ;;
+esac
+
+echo "the tap's recording against the other end's own, per direction:"
+python3 interop/wire_hashes.py "$tap" "$end"
+echo "mcp-raw check on the tap's recording:"
+# pipefail: check's exit status is the script's.
+"$bin" check "$tap" | sed 's/^/  /'
