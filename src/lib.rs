@@ -51,6 +51,8 @@
 //!   classify.rs         what a payload is: JSON-RPC shape, method, id, era
 //!   transcript.rs       the JSONL transcript, version 1: write, read back, pretty JSON
 //!   text.rs             the >>> / <<< text view: raw (every byte) or readable
+//!   select.rs           show --method/--id/--era: the messages a view keeps
+//!   explain.rs          show --explain: each message's shape, era, method and section
 //!   http/               the HTTP binding's vocabulary
 //!     mod.rs            the endpoint, Mcp-Session-Id, the status of a modern error
 //!     mirror.rs         Mcp-Method / Mcp-Name / Mcp-Param-*, the Base64 sentinel

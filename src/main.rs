@@ -92,21 +92,33 @@ fn main() -> ExitCode {
                 file,
                 raw,
                 pretty,
+                json,
+                explain,
+                follow,
                 max_message_bytes,
                 color,
                 lane,
                 dir,
+                method,
+                id,
+                era,
             } => cli::show::show(
                 &file,
-                raw,
-                pretty,
-                color.enabled(),
-                max_message_bytes,
-                &cli::show::Only {
-                    lanes: lane,
-                    dir: dir
-                        .as_deref()
-                        .and_then(mcp_raw::wire::event::Dir::from_name),
+                cli::show::Options {
+                    raw,
+                    pretty,
+                    json,
+                    explain,
+                    follow,
+                    color: color.enabled(),
+                    max: max_message_bytes,
+                    only: cli::show::Only {
+                        lanes: lane,
+                        dir: dir
+                            .as_deref()
+                            .and_then(mcp_raw::wire::event::Dir::from_name),
+                    },
+                    select: mcp_raw::wire::select::Select::new(method, id, era),
                 },
             ),
             Command::Demo { era, view } => view

@@ -147,6 +147,29 @@ pub enum Command {
         /// Only one direction: c2s (what the client sent) or s2c (what the server sent).
         #[arg(long, value_name = "DIR", value_parser = ["c2s", "s2c"])]
         dir: Option<String>,
+        /// Only messages of this method, and the responses to those requests
+        /// (repeatable); heads, chunks and SSE framing are left out.
+        #[arg(long, value_name = "METHOD")]
+        method: Vec<String>,
+        /// Only messages with this id (`3`, `abc`), requests and responses (repeatable).
+        #[arg(long, value_name = "ID")]
+        id: Vec<String>,
+        /// Only messages that declare 2026-07-28 in `_meta` (modern), or that do not
+        /// (legacy), and the responses to those requests.
+        #[arg(long, value_name = "ERA", value_parser = ["legacy", "modern"])]
+        era: Option<String>,
+        /// The JSON Lines transcript of what is kept, on stdout (with a message
+        /// filter: only the kept messages' fact lines).
+        #[arg(long, conflicts_with_all = ["raw", "pretty", "explain"])]
+        json: bool,
+        /// Annotate each message and HTTP head with what it is and the spec rule that
+        /// governs it (its shape, its era, its method's section).
+        #[arg(long, conflicts_with_all = ["raw", "pretty"])]
+        explain: bool,
+        /// Keep reading as the file grows (from a second terminal, beside a running
+        /// --record), until interrupted; waits for a file that does not exist yet.
+        #[arg(long, conflicts_with = "pretty")]
+        follow: bool,
     },
     /// Spawn `mcp-raw serve` as a child and drive one whole session over stdio,
     /// printing every message sent (>>>) and received (<<<).

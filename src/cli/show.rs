@@ -1,8 +1,15 @@
 //! `mcp-raw show FILE`: a recorded transcript rendered again, whole or only some of
-//! its lanes and directions.
+//! its lanes, directions and messages; as text, as the transcript itself (`--json`),
+//! or live as the file grows (`--follow`).
 
+use mcp_raw::wire::decode::{Decoder, Fact};
 use mcp_raw::wire::event::{Dir, Event};
+use mcp_raw::wire::recorder::Sink;
+use mcp_raw::wire::select::Select;
+use mcp_raw::wire::text::TextView;
 use mcp_raw::wire::transcript;
+use std::io::{Read, Write};
+use std::time::Duration;
 
 /// `--lane` and `--dir`: which events are rendered. Whole lanes and directions are
 /// kept or dropped, never parts of one, so each kept direction is framed as it was.
@@ -14,6 +21,11 @@ pub struct Only {
 }
 
 impl Only {
+    fn keeps(&self, e: &Event) -> bool {
+        (self.lanes.is_empty() || self.lanes.contains(&e.lane.label()))
+            && self.dir.is_none_or(|d| e.dir == d)
+    }
+
     /// The events kept; a `--lane` the recording does not have is an error that names
     /// the lanes it does have.
     fn apply(&self, events: Vec<Event>) -> anyhow::Result<Vec<Event>> {
@@ -30,23 +42,36 @@ impl Only {
                 present.join(", ")
             );
         }
-        Ok(events
-            .into_iter()
-            .filter(|e| self.lanes.is_empty() || self.lanes.contains(&e.lane.label()))
-            .filter(|e| self.dir.is_none_or(|d| e.dir == d))
-            .collect())
+        Ok(events.into_iter().filter(|e| self.keeps(e)).collect())
     }
 }
 
-/// `mcp-raw show FILE`: a transcript rendered again.
-pub fn show(
-    file: &std::path::Path,
-    raw: bool,
-    pretty: bool,
-    color: bool,
-    max: usize,
-    only: &Only,
-) -> anyhow::Result<()> {
+/// How `show` renders.
+pub struct Options {
+    /// Every byte verbatim (text view).
+    pub raw: bool,
+    /// One pretty JSON document.
+    pub pretty: bool,
+    /// The JSON Lines transcript of what is kept (message fact lines only, with a
+    /// message filter).
+    pub json: bool,
+    /// Annotate each message and head with its rule.
+    pub explain: bool,
+    /// Keep reading as the file grows.
+    pub follow: bool,
+    pub color: bool,
+    /// The largest message read whole.
+    pub max: usize,
+    pub only: Only,
+    /// `--method`, `--id`, `--era`.
+    pub select: Select,
+}
+
+/// `mcp-raw show FILE`.
+pub fn show(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
+    if opts.follow {
+        return follow(file, opts);
+    }
     let text = std::fs::read_to_string(file)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
     let (header, events) = transcript::read(&text).map_err(|e| {
@@ -55,13 +80,124 @@ pub fn show(
             file.display()
         )
     })?;
-    let events = only.apply(events)?;
-    let out = if pretty {
-        transcript::pretty(&header, &events, max) + "\n"
-    } else {
-        mcp_raw::wire::text::render(&events, raw, color, max)
-    };
-    use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    let events = opts.only.apply(events)?;
+    if opts.pretty {
+        let out = transcript::pretty(&header, &events, opts.max) + "\n";
+        let _ = std::io::stdout().lock().write_all(out.as_bytes());
+        return Ok(());
+    }
+    let mut sink = sink(&header, opts)?;
+    for e in &events {
+        sink.event(e);
+    }
     Ok(())
+}
+
+/// Where the kept events go: the text view, or JSON Lines, on stdout.
+fn sink(header: &transcript::Header, opts: Options) -> anyhow::Result<Box<dyn Sink>> {
+    if opts.json && opts.select.is_empty() {
+        return Ok(Box::new(transcript::Writer::new(
+            std::io::stdout(),
+            header,
+            opts.max,
+        )?));
+    }
+    if opts.json {
+        return Ok(Box::new(Messages {
+            decoder: Decoder::with_max(opts.max),
+            select: opts.select,
+        }));
+    }
+    Ok(Box::new(
+        TextView::with_max(std::io::stdout(), opts.color, opts.raw, opts.max)
+            .selecting(opts.select)
+            .explaining(opts.explain),
+    ))
+}
+
+/// `--json` with a message filter: the `message` fact lines of the kept messages.
+struct Messages {
+    decoder: Decoder,
+    select: Select,
+}
+
+impl Sink for Messages {
+    fn event(&mut self, event: &Event) {
+        let mut out = std::io::stdout().lock();
+        for fact in self.decoder.feed(event) {
+            if let Fact::Payload { class, .. } = &fact
+                && self.select.keep(class)
+            {
+                let line = transcript::fact_json(event, &fact).to_string();
+                let _ = writeln!(out, "{line}");
+            }
+        }
+        let _ = out.flush();
+    }
+}
+
+/// How often `--follow` looks for more of the file.
+const FOLLOW_POLL: Duration = Duration::from_millis(100);
+
+/// `--follow`: renders the file as it is, then each line appended to it, until
+/// interrupted (like `tail -f`). A file that does not exist yet is waited for.
+fn follow(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
+    if opts.pretty {
+        anyhow::bail!("--follow renders as the file grows; --pretty needs the whole file");
+    }
+    let mut f = loop {
+        match std::fs::File::open(file) {
+            Ok(f) => break f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::thread::sleep(FOLLOW_POLL),
+            Err(e) => anyhow::bail!("cannot read {}: {e}", file.display()),
+        }
+    };
+    let mut pending: Vec<u8> = Vec::new();
+    let mut sink: Option<Box<dyn Sink>> = None;
+    let mut opts = Some(opts);
+    let mut keep: Option<Only> = None;
+    let mut line_no = 0usize;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = f
+            .read(&mut buf)
+            .map_err(|e| anyhow::anyhow!("reading {}: {e}", file.display()))?;
+        if n == 0 {
+            std::thread::sleep(FOLLOW_POLL);
+            continue;
+        }
+        pending.extend_from_slice(&buf[..n]);
+        // Only whole lines: the writer may be in the middle of one.
+        while let Some(end) = pending.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = pending.drain(..=end).collect();
+            line_no += 1;
+            let text = String::from_utf8_lossy(&line);
+            let text = text.trim_end();
+            if text.is_empty() {
+                continue;
+            }
+            if let Some(s) = sink.as_mut() {
+                let event = transcript::event_of_line(text)
+                    .map_err(|e| anyhow::anyhow!("{} line {line_no}: {e}", file.display()))?;
+                if let Some(e) = event
+                    && keep.as_ref().is_none_or(|k| k.keeps(&e))
+                {
+                    s.event(&e);
+                }
+            } else if let Some(o) = opts.take() {
+                // The first line: the header, then the sink it names.
+                let header = transcript::header_of_line(text).map_err(|e| {
+                    anyhow::anyhow!(
+                        "{} is not a transcript mcp-raw can read: {e}",
+                        file.display()
+                    )
+                })?;
+                keep = Some(Only {
+                    lanes: o.only.lanes.clone(),
+                    dir: o.only.dir,
+                });
+                sink = Some(self::sink(&header, o)?);
+            }
+        }
+    }
 }

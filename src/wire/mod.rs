@@ -6,17 +6,20 @@
 //!   heads, chunks, bodies), [`sse`] (event streams); [`decode`] runs them per lane and
 //!   [`classify`] says what each payload is.
 //! - The renderings: [`transcript`] (the versioned JSONL record) and [`text`] (the
-//!   `>>>`/`<<<` view).
+//!   `>>>`/`<<<` view, which [`select`] narrows to some messages and [`explain`]
+//!   annotates).
 //! - The HTTP binding's vocabulary both sides use: [`http`].
 
 pub mod classify;
 pub mod decode;
 pub mod event;
+pub mod explain;
 pub mod http;
 pub mod http1;
 pub mod line;
 pub mod recorded;
 pub mod recorder;
+pub mod select;
 pub mod sse;
 pub mod text;
 pub mod transcript;

@@ -72,6 +72,13 @@ pub struct TextView<W: Write + Send> {
     partial: HashMap<(Lane, Dir), Vec<u8>>,
     /// Readable mode: has the HTTP message now being read shown any body?
     body_seen: HashMap<(Lane, Dir), bool>,
+    /// `show --method/--id/--era`: only the messages kept, without their framing.
+    select: Option<super::select::Select>,
+    /// `show --explain`: each message and head annotated with its rule.
+    explain: bool,
+    /// With `explain`: the method of each request seen, by id, so a response can say
+    /// what it answers.
+    asked: HashMap<String, String>,
 }
 
 impl<W: Write + Send> TextView<W> {
@@ -88,7 +95,75 @@ impl<W: Write + Send> TextView<W> {
             decoder: Decoder::with_max(max),
             partial: HashMap::new(),
             body_seen: HashMap::new(),
+            select: None,
+            explain: false,
+            asked: HashMap::new(),
         }
+    }
+
+    /// Only the messages `select` keeps (no heads, chunks or SSE framing), each
+    /// shown as it was sent (raw) or re-indented.
+    pub fn selecting(mut self, select: super::select::Select) -> Self {
+        self.select = (!select.is_empty()).then_some(select);
+        self
+    }
+
+    /// Annotate each message and head with what it is and the rule that governs it.
+    pub fn explaining(mut self, explain: bool) -> Self {
+        self.explain = explain;
+        self
+    }
+
+    /// `--explain`'s captions for a payload, remembering requests for their answers.
+    fn explanation(&mut self, bytes: &[u8], class: &super::classify::Class) -> String {
+        if !self.explain {
+            return String::new();
+        }
+        let id = class.id.as_ref().map(Value::to_string);
+        let answers = match (class.shape, &id) {
+            ("request", Some(id)) => {
+                if let Some(m) = &class.method {
+                    self.asked.insert(id.clone(), m.clone());
+                }
+                None
+            }
+            ("response" | "error", Some(id)) => self.asked.remove(id),
+            _ => None,
+        };
+        let value = serde_json::from_slice::<Value>(bytes).ok();
+        super::explain::message(class, value.as_ref(), answers.as_deref())
+            .iter()
+            .map(|l| self.explain_line(l))
+            .collect()
+    }
+
+    fn explain_line(&self, text: &str) -> String {
+        format!("{}    ▸ {text}{}\n", self.style.caption, self.style.reset)
+    }
+
+    /// The selected-messages view of one event.
+    fn render_selected(&mut self, e: &Event) -> String {
+        let mut out = String::new();
+        for fact in self.decoder.feed(e) {
+            let Fact::Payload { bytes, class, .. } = fact else {
+                continue;
+            };
+            let Some(select) = self.select.as_mut() else {
+                break;
+            };
+            if !select.keep(&class) {
+                continue;
+            }
+            let text = if self.raw {
+                mark(&bytes, self.style)
+            } else {
+                json_text(&bytes, self.style)
+            };
+            out.push_str(&self.group(e, &text));
+            let why = self.explanation(&bytes, &class);
+            out.push_str(&why);
+        }
+        out
     }
 
     fn arrow(&self, dir: Dir) -> String {
@@ -214,6 +289,11 @@ impl<W: Write + Send> TextView<W> {
                         .map(|l| l.strip_suffix('\r').unwrap_or(l))
                         .collect();
                     out.push_str(&self.group(e, &format!("{}\n", lines.join("\n"))));
+                    if self.explain {
+                        for l in super::explain::head(&head) {
+                            out.push_str(&self.explain_line(&l));
+                        }
+                    }
                 }
                 Fact::Chunk { size, .. } => {
                     self.body_seen.insert(key, true);
@@ -237,12 +317,16 @@ impl<W: Write + Send> TextView<W> {
                         if !class.is_message() {
                             out.push_str(&self.note(&format!("the data is {}", class.summary())));
                         }
+                        let why = self.explanation(&bytes, &class);
+                        out.push_str(&why);
                         continue;
                     }
                     out.push_str(&self.group(e, &json_text(&bytes, self.style)));
                     for n in notes(e, source, odd, &class) {
                         out.push_str(&self.note(&n));
                     }
+                    let why = self.explanation(&bytes, &class);
+                    out.push_str(&why);
                 }
                 Fact::TooLong { len } => {
                     out.push_str(&self.note(&format!(
@@ -337,7 +421,9 @@ fn notes(
 
 impl<W: Write + Send> Sink for TextView<W> {
     fn event(&mut self, event: &Event) {
-        let text = if self.raw {
+        let text = if self.select.is_some() {
+            self.render_selected(event)
+        } else if self.raw {
             self.render_raw(event)
         } else {
             self.render_facts(event)

@@ -205,6 +205,18 @@ pub fn read(text: &str) -> Result<(Header, Vec<Event>), String> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty());
     let (_, first) = lines.next().ok_or("an empty file is not a transcript")?;
+    let header = header_of_line(first)?;
+    let mut events = Vec::new();
+    for (n, line) in lines {
+        if let Some(e) = event_of_line(line).map_err(|why| format!("line {}: {why}", n + 1))? {
+            events.push(e);
+        }
+    }
+    Ok((header, events))
+}
+
+/// The first line: the header, or why it is not one this reader reads.
+pub fn header_of_line(first: &str) -> Result<Header, String> {
     let first: Value =
         serde_json::from_str(first).map_err(|e| format!("line 1 is not JSON: {e}"))?;
     if first["transcript"] != "mcp-raw" {
@@ -224,16 +236,21 @@ pub fn read(text: &str) -> Result<(Header, Vec<Event>), String> {
         transport: first["transport"].as_str().unwrap_or("").to_owned(),
         started: first["started"].as_str().unwrap_or("").to_owned(),
     };
-    let mut events = Vec::new();
-    for (n, line) in lines {
-        let v: Value = serde_json::from_str(line)
-            .map_err(|e| format!("line {}: not JSON ({e}): {}", n + 1, truncate(line)))?;
-        if v.get("fact").is_some() {
-            continue;
-        }
-        events.push(parse_event(&v).map_err(|why| format!("line {}: {why}", n + 1))?);
+    Ok(header)
+}
+
+/// One line after the header: its event, or `None` for a fact line or a blank one
+/// (for a reader that follows a transcript as it grows).
+pub fn event_of_line(line: &str) -> Result<Option<Event>, String> {
+    if line.trim().is_empty() {
+        return Ok(None);
     }
-    Ok((header, events))
+    let v: Value =
+        serde_json::from_str(line).map_err(|e| format!("not JSON ({e}): {}", truncate(line)))?;
+    if v.get("fact").is_some() {
+        return Ok(None);
+    }
+    parse_event(&v).map(Some)
 }
 
 fn parse_event(v: &Value) -> Result<Event, String> {

@@ -1,0 +1,211 @@
+//! `mcp-raw show`, through the real binary: message filters (`--method`, `--id`,
+//! `--era`), `--json` (a transcript again, or the kept messages' fact lines),
+//! `--explain`, and `--follow` on a recording still being written.
+
+mod common;
+
+use common::BIN;
+use serde_json::Value;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-raw-show-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A stdio session of mcp-raw's client with `mcp-raw serve` in `era`, recorded.
+fn record(dir: &std::path::Path, era: &str) -> std::path::PathBuf {
+    let file = dir.join(format!("{era}.jsonl"));
+    let out = Command::new(BIN)
+        .args(["client", "--era", era, "--call", "add={\"a\":2,\"b\":3}"])
+        .args(["--call", "get_current_time", "--record"])
+        .arg(&file)
+        .args(["--", BIN, "serve"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    file
+}
+
+fn show(args: &[&str], file: &std::path::Path) -> String {
+    let out = Command::new(BIN)
+        .arg("show")
+        .arg(file)
+        .args(["--color", "never"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn message_filters_keep_requests_and_the_responses_to_them() {
+    let dir = scratch("filters");
+    let file = record(&dir, "legacy");
+    let calls = show(&["--method", "tools/call"], &file);
+    assert_eq!(
+        calls.matches("\"method\": \"tools/call\"").count(),
+        2,
+        "{calls}"
+    );
+    assert!(
+        calls.contains("\"text\": \"5\""),
+        "the add result is kept: {calls}"
+    );
+    assert!(
+        !calls.contains("tools/list") && !calls.contains("initialize"),
+        "{calls}"
+    );
+    // --id 1: initialize and its result, nothing else.
+    let one = show(&["--id", "1", "--raw"], &file);
+    let lines: Vec<&str> = one.lines().collect();
+    assert_eq!(lines.len(), 2, "{one}");
+    assert!(lines[0].starts_with(">>> ") && lines[0].contains("\"method\":\"initialize\""));
+    assert!(lines[1].starts_with("<<< ") && lines[1].contains("\"protocolVersion\""));
+    // --era: a legacy recording has no modern message; a modern one has only those
+    // (every request declares itself) and their results.
+    assert_eq!(show(&["--era", "modern"], &file), "");
+    let modern = record(&dir, "modern");
+    let m = show(&["--era", "modern", "--raw"], &modern);
+    assert!(!m.is_empty());
+    assert!(
+        m.lines()
+            .filter(|l| l.starts_with(">>> "))
+            .all(|l| l.contains("io.modelcontextprotocol/protocolVersion")),
+        "{m}"
+    );
+}
+
+#[test]
+fn json_is_a_transcript_again_or_the_kept_messages() {
+    let dir = scratch("json");
+    let file = record(&dir, "legacy");
+    let again = dir.join("again.jsonl");
+    std::fs::write(&again, show(&["--json"], &file)).unwrap();
+    assert_eq!(
+        show(&["--raw"], &again),
+        show(&["--raw"], &file),
+        "the same bytes, rendered the same"
+    );
+    let kept = show(&["--json", "--method", "tools/call"], &file);
+    let facts: Vec<Value> = kept
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(facts.len(), 4, "two calls, two results: {kept}");
+    assert!(facts.iter().all(|f| f["fact"] == "message"));
+    assert_eq!(facts[0]["method"], "tools/call");
+    assert_eq!(facts[1]["shape"], "response");
+    assert_eq!(facts[1]["id"], facts[0]["id"]);
+}
+
+#[test]
+fn explain_names_the_shape_the_method_and_its_section() {
+    let dir = scratch("explain");
+    let file = record(&dir, "legacy");
+    let text = show(&["--explain"], &file);
+    assert!(
+        text.contains("▸ a request, id 1: the peer answers it with exactly one response"),
+        "{text}"
+    );
+    assert!(
+        text.contains("▸ initialize opens a 2025-11-25 session"),
+        "{text}"
+    );
+    assert!(
+        text.contains("▸ the result for request 1, initialize (JSON-RPC 2.0 §5"),
+        "{text}"
+    );
+    assert!(
+        text.contains("▸ a notification: no id, so no answer, ever"),
+        "{text}"
+    );
+    let modern = record(&dir, "modern");
+    let text = show(&["--explain"], &modern);
+    assert!(
+        text.contains("▸ 2026-07-28: the message carries its own protocol version"),
+        "{text}"
+    );
+}
+
+/// `--follow` started before the file exists renders the session as it is recorded.
+#[test]
+fn follow_renders_a_recording_as_it_grows() {
+    let dir = scratch("follow");
+    let file = dir.join("live.jsonl");
+    let mut follower = Command::new(BIN)
+        .args([
+            "show",
+            "--follow",
+            "--color",
+            "never",
+            "--method",
+            "tools/call",
+        ])
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = follower.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            match out.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => seen.extend_from_slice(&buf[..n]),
+            }
+            if String::from_utf8_lossy(&seen)
+                .matches("\"method\": \"tools/call\"")
+                .count()
+                == 2
+                && String::from_utf8_lossy(&seen).matches("<<< [").count() == 2
+            {
+                break;
+            }
+        }
+        String::from_utf8_lossy(&seen).into_owned()
+    });
+    let recorded = Command::new(BIN)
+        .args([
+            "client",
+            "--call",
+            "add={\"a\":2,\"b\":3}",
+            "--call",
+            "get_current_time",
+        ])
+        .arg("--record")
+        .arg(&file)
+        .args(["--", BIN, "serve"])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(recorded.success());
+    // Bounded: a follower that never shows it all is killed, which ends the reader.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !reader.is_finished() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = follower.kill();
+    let _ = follower.wait();
+    let seen = reader.join().unwrap();
+    assert_eq!(
+        seen.matches("\"method\": \"tools/call\"").count(),
+        2,
+        "{seen}"
+    );
+    assert_eq!(seen.matches("<<< [").count(), 2, "both results: {seen}");
+}
