@@ -75,6 +75,10 @@
 //!   stdio.rs            stdio lines: not a message, not UTF-8, BOM, blank
 //!   http.rs             request/response pairs, sessions, headers, SSE event ids
 //!   report.rs           text, JSON and JUnit renderings of the findings
+//! replay/               recordings used again
+//!   diff.rs             two recordings compared message by message, --ignore applied
+//!   script.rs           a recording's client side: each message's bytes, its HTTP head
+//!   against.rs          `replay --against`: that side sent to a live server, recorded
 //! clock.rs              RFC 3339 UTC time for get_current_time
 //! memory.rs             giving freed memory back to the OS (glibc knobs)
 //! main.rs, cli/         the command line and its programs (client, demos, show),
@@ -93,6 +97,7 @@ pub mod content;
 pub mod jsonrpc;
 pub mod memory;
 pub mod protocol;
+pub mod replay;
 pub mod tap;
 pub mod transport;
 pub mod wire;

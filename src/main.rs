@@ -75,6 +75,20 @@ fn main() -> ExitCode {
             Command::ConformanceClient { url, view } => view.printer("http").and_then(|printer| {
                 runtime()?.block_on(cli::conformance_client::run(&url, printer))
             }),
+            Command::Diff {
+                a,
+                b,
+                ignore,
+                format,
+                max_shown,
+            } => return ExitCode::from(cli::diff::main(&a, &b, &ignore, &format, max_shown)),
+            Command::Replay {
+                file,
+                against,
+                command,
+                timeout,
+                view,
+            } => return ExitCode::from(cli::replay::main(&file, against, command, timeout, &view)),
             Command::Check {
                 file,
                 format,

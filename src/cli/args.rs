@@ -124,6 +124,51 @@ pub enum Command {
         #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
         max_message_bytes: usize,
     },
+    /// Send a recording's client side to a live server again (`--against`), in
+    /// order and with the recorded bytes, and show (and --record) what comes back;
+    /// compare the two with `mcp-raw diff`.
+    #[command(
+        after_help = "The live server's session id replaces the recorded one; the recording's answers to server requests are sent when the live server asks (with its ids); GET streams are skipped. Exit status: 0 replayed, 1 the server failed or fell silent, 2 usage."
+    )]
+    Replay {
+        /// A JSON Lines transcript written by --record.
+        file: PathBuf,
+        /// The live server: an http:// URL, or a stdio server's command line (or give
+        /// the command after `--`).
+        #[arg(long, value_name = "TARGET")]
+        against: Option<String>,
+        /// The stdio server's program and arguments, after `--`.
+        #[arg(last = true, value_name = "CMD")]
+        command: Vec<String>,
+        /// Seconds to wait for the server's next bytes of an answer.
+        #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs)]
+        timeout: Duration,
+        #[command(flatten)]
+        view: View,
+    },
+    /// Compare two recordings message by message (each direction in order), leaving
+    /// out what --ignore names; exit 1 when they differ.
+    #[command(
+        after_help = "Exit status: 0 the same (but for what is ignored), 1 different, 2 a file cannot be read."
+    )]
+    Diff {
+        /// The recording expected (e.g. the one made once and kept).
+        a: PathBuf,
+        /// The recording to compare (e.g. `replay --against … --record B`).
+        b: PathBuf,
+        /// What to leave out: id (request ids and the ids that refer to them), time
+        /// (RFC 3339 strings), uuid (strings holding one), or a field's path such as
+        /// result.serverInfo.version or result.content[].text (repeatable). Default:
+        /// id, time, uuid; --ignore none compares everything.
+        #[arg(long, value_name = "WHAT")]
+        ignore: Vec<String>,
+        /// text (a line per difference, then a summary) or json.
+        #[arg(long, value_parser = ["text", "json"], default_value = "text")]
+        format: String,
+        /// Show at most this many differences (the count is always complete).
+        #[arg(long, value_name = "N", default_value_t = 20)]
+        max_shown: usize,
+    },
     /// Render a recorded transcript (from --record) again: the text view (readable, or
     /// --raw for every byte), or --pretty for one indented JSON document.
     Show {

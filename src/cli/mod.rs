@@ -6,6 +6,8 @@
 //! serve.rs              `serve`: the server, its transport, its recorder
 //! show.rs               `show FILE`: a transcript rendered again
 //! check.rs              `check FILE`, `tap --check`: the spec's rules, reported
+//! diff.rs               `diff A B`: two recordings, message by message
+//! replay.rs             `replay FILE --against TARGET`: the client side sent again
 //! record.rs             `--trace` and `--record`: the sinks a recorder feeds
 //! client.rs             `client TARGET`: any server's wire
 //! conformance_client.rs `conformance-client`: what the official suite drives
@@ -21,7 +23,9 @@ pub mod client;
 pub mod conformance_client;
 pub mod demo_http;
 pub mod demo_stdio;
+pub mod diff;
 pub mod record;
+pub mod replay;
 pub mod script;
 pub mod serve;
 pub mod show;

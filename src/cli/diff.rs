@@ -1,0 +1,100 @@
+//! `mcp-raw diff A B`: two recordings compared message by message; exit 1 when they
+//! differ.
+
+use mcp_raw::replay::diff::{self, Ignore};
+use mcp_raw::wire::transcript;
+use serde_json::json;
+use std::io::Write;
+
+/// Runs `diff`; returns the exit status: 0 same, 1 different, 2 unreadable or usage.
+pub fn main(
+    a: &std::path::Path,
+    b: &std::path::Path,
+    ignore: &[String],
+    format: &str,
+    max_shown: usize,
+) -> u8 {
+    let ignore = match rules(ignore) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("mcp-raw diff: {e}");
+            return 2;
+        }
+    };
+    let (ea, eb) = match (read(a), read(b)) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("mcp-raw diff: {e}");
+            return 2;
+        }
+    };
+    let (ac, as_) = diff::messages(&ea);
+    let (bc, bs) = diff::messages(&eb);
+    let found = diff::diff(&ea, &eb, &ignore);
+    let mut out = String::new();
+    if format == "json" {
+        let list: Vec<_> = found
+            .iter()
+            .map(|d| json!({"dir": d.dir.name(), "n": d.n, "what": d.what, "detail": d.detail}))
+            .collect();
+        out = serde_json::to_string_pretty(&json!({
+            "a": {"c2s": ac.len(), "s2c": as_.len()},
+            "b": {"c2s": bc.len(), "s2c": bs.len()},
+            "differences": list,
+        }))
+        .unwrap_or_default()
+            + "\n";
+    } else {
+        for d in found.iter().take(max_shown) {
+            out.push_str(&format!(
+                "{} message {} ({}): {}\n",
+                d.dir.name(),
+                d.n,
+                d.what,
+                d.detail
+            ));
+        }
+        if found.len() > max_shown {
+            out.push_str(&format!("… and {} more\n", found.len() - max_shown));
+        }
+        out.push_str(&format!(
+            "{} difference{} (A: {} c2s, {} s2c messages; B: {} c2s, {} s2c)\n",
+            found.len(),
+            if found.len() == 1 { "" } else { "s" },
+            ac.len(),
+            as_.len(),
+            bc.len(),
+            bs.len()
+        ));
+    }
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    u8::from(!found.is_empty())
+}
+
+/// `--ignore`: the defaults when none is given, nothing for `none`.
+fn rules(given: &[String]) -> Result<Vec<Ignore>, String> {
+    if given.is_empty() {
+        return Ok(Ignore::defaults());
+    }
+    if given.iter().any(|g| g == "none") {
+        return Ok(Vec::new());
+    }
+    given
+        .iter()
+        .flat_map(|g| g.split(','))
+        .map(|g| Ignore::parse(g.trim()).map_err(|e| format!("--ignore {g:?}: {e}")))
+        .collect()
+}
+
+fn read(file: &std::path::Path) -> Result<Vec<mcp_raw::wire::event::Event>, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    transcript::read(&text)
+        .map(|(_, events)| events)
+        .map_err(|e| {
+            format!(
+                "{} is not a transcript mcp-raw can read: {e}",
+                file.display()
+            )
+        })
+}

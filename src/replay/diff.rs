@@ -1,0 +1,382 @@
+//! `mcp-raw diff A B`: two recordings compared message by message. Each side's
+//! JSON-RPC messages are read from its wire events (the same decoding every view
+//! uses), one sequence per direction, and compared in order after what `--ignore`
+//! names is blotted out: request ids (they differ whenever a client numbers
+//! differently), RFC 3339 times, UUIDs, or any field by its path.
+
+use crate::wire::decode::{Decoder, Fact};
+use crate::wire::event::{Dir, Event, LaneKind};
+use serde_json::Value;
+
+/// What a comparison leaves out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ignore {
+    /// `id` of requests and responses, and the ids that refer to them
+    /// (`notifications/cancelled`'s `requestId`, `progressToken`s).
+    Ids,
+    /// Strings that are RFC 3339 date-times (`2026-12-03T09:00:17.054Z`).
+    Times,
+    /// Strings that are (or contain) a UUID.
+    Uuids,
+    /// One field, by its dotted path from the message's top: `result.serverInfo.version`,
+    /// `params._meta`; `[]` stands for every element of an array
+    /// (`result.content[].text`).
+    Path(Vec<String>),
+}
+
+impl Ignore {
+    /// `id`, `time`, `uuid`, or a path.
+    pub fn parse(text: &str) -> Result<Ignore, String> {
+        Ok(match text {
+            "id" | "ids" => Ignore::Ids,
+            "time" | "times" => Ignore::Times,
+            "uuid" | "uuids" => Ignore::Uuids,
+            "" => return Err("an empty --ignore".into()),
+            path => Ignore::Path(
+                path.split('.')
+                    .flat_map(|seg| match seg.strip_suffix("[]") {
+                        Some(name) if !name.is_empty() => vec![name.to_owned(), "[]".to_owned()],
+                        Some(_) => vec!["[]".to_owned()],
+                        None => vec![seg.to_owned()],
+                    })
+                    .collect(),
+            ),
+        })
+    }
+
+    /// What `diff` ignores unless told otherwise.
+    pub fn defaults() -> Vec<Ignore> {
+        vec![Ignore::Ids, Ignore::Times, Ignore::Uuids]
+    }
+}
+
+/// One message of a recording, where it was.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// The message's number among its direction's, from 1.
+    pub n: usize,
+    /// The event it completed, from 1 (what `check` and `show` number too).
+    pub event: usize,
+    /// Its lane's label.
+    pub lane: String,
+    /// `method` (requests, notifications), or the method of the request a response
+    /// answers, when that request is in the recording.
+    pub method: Option<String>,
+    /// The message as sent.
+    pub value: Value,
+}
+
+/// The JSON-RPC messages of a recording, per direction (batch items one by one).
+pub fn messages(events: &[Event]) -> (Vec<Message>, Vec<Message>) {
+    let mut decoder = Decoder::new();
+    let (mut c2s, mut s2c) = (Vec::new(), Vec::new());
+    let mut asked: std::collections::HashMap<(Dir, String), String> = Default::default();
+    for (i, e) in events.iter().enumerate() {
+        if e.lane.kind == LaneKind::Stderr {
+            continue;
+        }
+        for fact in decoder.feed(e) {
+            let Fact::Payload { bytes, class, .. } = fact else {
+                continue;
+            };
+            if !class.is_message() {
+                continue;
+            }
+            let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
+                continue;
+            };
+            let items = match value {
+                Value::Array(items) => items,
+                one => vec![one],
+            };
+            for value in items {
+                let id = value.get("id").map(Value::to_string);
+                let method = match (value.get("method").and_then(Value::as_str), &id) {
+                    (Some(m), Some(id)) => {
+                        asked.insert((e.dir, id.clone()), m.to_owned());
+                        Some(m.to_owned())
+                    }
+                    (Some(m), None) => Some(m.to_owned()),
+                    (None, Some(id)) => asked.remove(&(other(e.dir), id.clone())),
+                    (None, None) => None,
+                };
+                let list = match e.dir {
+                    Dir::ToServer => &mut c2s,
+                    Dir::ToClient => &mut s2c,
+                };
+                list.push(Message {
+                    n: list.len() + 1,
+                    event: i + 1,
+                    lane: e.lane.label(),
+                    method,
+                    value,
+                });
+            }
+        }
+    }
+    (c2s, s2c)
+}
+
+fn other(d: Dir) -> Dir {
+    match d {
+        Dir::ToServer => Dir::ToClient,
+        Dir::ToClient => Dir::ToServer,
+    }
+}
+
+/// One difference between the two recordings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Difference {
+    pub dir: Dir,
+    /// The message's number in its direction.
+    pub n: usize,
+    /// What it is, from whichever side has it: `response to tools/call`.
+    pub what: String,
+    /// Where in the message, and the two values (or which side lacks the message).
+    pub detail: String,
+}
+
+/// Compares A and B, direction by direction, after `ignore`.
+pub fn diff(a: &[Event], b: &[Event], ignore: &[Ignore]) -> Vec<Difference> {
+    let (ac, as_) = messages(a);
+    let (bc, bs) = messages(b);
+    let mut out = Vec::new();
+    compare(Dir::ToServer, &ac, &bc, ignore, &mut out);
+    compare(Dir::ToClient, &as_, &bs, ignore, &mut out);
+    out
+}
+
+fn compare(dir: Dir, a: &[Message], b: &[Message], ignore: &[Ignore], out: &mut Vec<Difference>) {
+    for i in 0..a.len().max(b.len()) {
+        match (a.get(i), b.get(i)) {
+            (Some(x), Some(y)) => {
+                let (nx, ny) = (normalize(&x.value, ignore), normalize(&y.value, ignore));
+                if let Some((path, vx, vy)) = first_difference(&nx, &ny, String::new()) {
+                    out.push(Difference {
+                        dir,
+                        n: i + 1,
+                        what: what(x),
+                        detail: format!(
+                            "{}: {} (A, event {}) vs {} (B, event {})",
+                            if path.is_empty() {
+                                "the message"
+                            } else {
+                                &path
+                            },
+                            short(&vx),
+                            x.event,
+                            short(&vy),
+                            y.event
+                        ),
+                    });
+                }
+            }
+            (Some(x), None) => out.push(Difference {
+                dir,
+                n: i + 1,
+                what: what(x),
+                detail: format!("only in A (event {}): {}", x.event, short(&x.value)),
+            }),
+            (None, Some(y)) => out.push(Difference {
+                dir,
+                n: i + 1,
+                what: what(y),
+                detail: format!("only in B (event {}): {}", y.event, short(&y.value)),
+            }),
+            (None, None) => {}
+        }
+    }
+}
+
+/// `request tools/call`, `response to tools/call`, `notification notifications/progress`.
+fn what(m: &Message) -> String {
+    let shape = if m.value.get("method").is_some() {
+        if m.value.get("id").is_some() {
+            "request"
+        } else {
+            "notification"
+        }
+    } else if m.value.get("error").is_some() {
+        "error"
+    } else {
+        "response"
+    };
+    match (&m.method, shape) {
+        (Some(method), "response" | "error") => format!("{shape} to {method}"),
+        (Some(method), _) => format!("{shape} {method}"),
+        (None, _) => shape.to_owned(),
+    }
+}
+
+/// The message with what `ignore` names replaced by a placeholder (or removed, for
+/// a path), so equal means "equal but for that".
+pub fn normalize(v: &Value, ignore: &[Ignore]) -> Value {
+    let mut v = v.clone();
+    for rule in ignore {
+        match rule {
+            Ignore::Ids => {
+                for key in ["id"] {
+                    if let Some(slot) = v.get_mut(key) {
+                        *slot = Value::String("<id>".into());
+                    }
+                }
+                if let Some(p) = v.get_mut("params") {
+                    if let Some(slot) = p.get_mut("requestId") {
+                        *slot = Value::String("<id>".into());
+                    }
+                    if let Some(slot) = p.get_mut("progressToken") {
+                        *slot = Value::String("<id>".into());
+                    }
+                    if let Some(slot) = p.get_mut("_meta").and_then(|m| m.get_mut("progressToken"))
+                    {
+                        *slot = Value::String("<id>".into());
+                    }
+                }
+            }
+            Ignore::Times => strings(&mut v, &|s| is_time(s).then(|| "<time>".to_owned())),
+            Ignore::Uuids => strings(&mut v, &|s| has_uuid(s).then(|| "<uuid>".to_owned())),
+            Ignore::Path(path) => remove(&mut v, path),
+        }
+    }
+    v
+}
+
+/// Replaces each string `f` maps.
+fn strings(v: &mut Value, f: &dyn Fn(&str) -> Option<String>) {
+    match v {
+        Value::String(s) => {
+            if let Some(new) = f(s) {
+                *s = new;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| strings(i, f)),
+        Value::Object(map) => map.values_mut().for_each(|i| strings(i, f)),
+        _ => {}
+    }
+}
+
+fn remove(v: &mut Value, path: &[String]) {
+    let Some((first, rest)) = path.split_first() else {
+        return;
+    };
+    match (v, first.as_str()) {
+        (Value::Array(items), "[]") => items.iter_mut().for_each(|i| remove(i, rest)),
+        (Value::Object(map), key) if rest.is_empty() => {
+            map.shift_remove(key);
+        }
+        (Value::Object(map), key) => {
+            if let Some(inner) = map.get_mut(key) {
+                remove(inner, rest);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS…`: the shape of an RFC 3339 date-time.
+fn is_time(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 19
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && (b[10] == b'T' || b[10] == b't' || b[10] == b' ')
+        && b[13] == b':'
+        && b[16] == b':'
+}
+
+/// Holds 8-4-4-4-12 hex digits somewhere.
+fn has_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.windows(36).any(|w| {
+        w.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+    })
+}
+
+/// The first place two values differ: its path and both values there.
+fn first_difference(a: &Value, b: &Value, path: String) -> Option<(String, Value, Value)> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, vx) in x {
+                let p = join(&path, k);
+                match y.get(k) {
+                    Some(vy) => {
+                        if let Some(d) = first_difference(vx, vy, p) {
+                            return Some(d);
+                        }
+                    }
+                    None => return Some((p, vx.clone(), Value::String("(absent)".into()))),
+                }
+            }
+            y.iter()
+                .find(|(k, _)| !x.contains_key(*k))
+                .map(|(k, vy)| (join(&path, k), Value::String("(absent)".into()), vy.clone()))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            for (i, (vx, vy)) in x.iter().zip(y).enumerate() {
+                if let Some(d) = first_difference(vx, vy, format!("{path}[{i}]")) {
+                    return Some(d);
+                }
+            }
+            (x.len() != y.len()).then(|| {
+                (
+                    format!("{path} length"),
+                    Value::from(x.len()),
+                    Value::from(y.len()),
+                )
+            })
+        }
+        _ => (a != b).then(|| (path, a.clone(), b.clone())),
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 100 {
+        format!("{}…", s.chars().take(100).collect::<String>())
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ignored_fields_do_not_count_and_the_first_difference_is_named() {
+        let a = json!({"jsonrpc":"2.0","id":1,"result":{"t":"2026-12-03T09:00:17.054Z","content":[{"text":"5"}]}});
+        let b = json!({"jsonrpc":"2.0","id":7,"result":{"t":"2026-12-04T10:00:00Z","content":[{"text":"6"}]}});
+        let ignore = Ignore::defaults();
+        let d = first_difference(
+            &normalize(&a, &ignore),
+            &normalize(&b, &ignore),
+            String::new(),
+        );
+        assert_eq!(
+            d,
+            Some(("result.content[0].text".into(), json!("5"), json!("6")))
+        );
+        let path = Ignore::parse("result.content[].text").unwrap();
+        let d = first_difference(
+            &normalize(&a, &[Ignore::Ids, Ignore::Times, path.clone()]),
+            &normalize(&b, &[Ignore::Ids, Ignore::Times, path]),
+            String::new(),
+        );
+        assert_eq!(d, None);
+        assert!(has_uuid("session 20da41af-98b4-4d00-9784-706f7d43e4d3"));
+        assert!(!is_time("2026-12-03"));
+    }
+}

@@ -1,0 +1,178 @@
+//! `mcp-raw replay --against` and `mcp-raw diff`, through the real binary: a session
+//! recorded once, sent again to the same server (no difference) and to a changed one
+//! (`diff` names the changed message and exits 1), over stdio and HTTP.
+
+mod common;
+
+use common::BIN;
+use serde_json::Value;
+use std::process::Command;
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-raw-replay-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(cmd: &mut Command) -> std::process::Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        cmd,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn diff(a: &std::path::Path, b: &std::path::Path, extra: &[&str]) -> (i32, String) {
+    let out = Command::new(BIN)
+        .arg("diff")
+        .arg(a)
+        .arg(b)
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn stdio_replay_against_the_same_and_a_changed_server() {
+    let dir = scratch("stdio");
+    let (orig, same, changed) = (
+        dir.join("orig.jsonl"),
+        dir.join("same.jsonl"),
+        dir.join("changed.jsonl"),
+    );
+    for era in ["legacy", "modern"] {
+        run(Command::new(BIN)
+            .args([
+                "client",
+                "--era",
+                era,
+                "--call",
+                "add={\"a\":2,\"b\":3}",
+                "--call",
+                "get_current_time",
+            ])
+            .arg("--record")
+            .arg(&orig)
+            .args(["--", BIN, "serve"]));
+        run(Command::new(BIN)
+            .arg("replay")
+            .arg(&orig)
+            .args(["--color", "never", "--record"])
+            .arg(&same)
+            .args(["--", BIN, "serve"]));
+        // The same server: the same messages, but for ids and the time.
+        let (code, text) = diff(&orig, &same, &[]);
+        assert_eq!(code, 0, "{era}: {text}");
+        assert!(text.starts_with("0 differences"), "{era}: {text}");
+        // Compared exactly, the time differs (in the one place it is).
+        let (code, text) = diff(&orig, &same, &["--ignore", "none"]);
+        assert_eq!(code, 1, "{era}: {text}");
+        assert!(
+            text.contains("(response to tools/call): result.content[0].text: \"20"),
+            "{era}: {text}"
+        );
+        // A changed server: diff names the message and the field.
+        let changed_server = format!(
+            "{}/tests/servers/changed_answers.py",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        run(Command::new(BIN)
+            .arg("replay")
+            .arg(&orig)
+            .args(["--color", "never", "--record"])
+            .arg(&changed)
+            .args(["--", "python3", &changed_server, BIN, "serve"]));
+        let (code, text) = diff(&orig, &changed, &["--format", "json"]);
+        assert_eq!(code, 1, "{era}: {text}");
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        let d = doc["differences"].as_array().unwrap();
+        assert_eq!(d.len(), 1, "{era}: {text}");
+        assert_eq!(d[0]["dir"], "s2c");
+        assert_eq!(d[0]["what"], "response to tools/call");
+        assert!(
+            d[0]["detail"]
+                .as_str()
+                .unwrap()
+                .starts_with("result.content[0].text: \"5\" (A, event"),
+            "{text}"
+        );
+        // --ignore a path: that difference goes.
+        let (code, _) = diff(
+            &orig,
+            &changed,
+            &["--ignore", "id,time,result.content[].text"],
+        );
+        assert_eq!(code, 0);
+    }
+}
+
+#[test]
+fn http_replay_mints_its_own_session_and_matches() {
+    let dir = scratch("http");
+    let (orig, again) = (dir.join("orig.jsonl"), dir.join("again.jsonl"));
+    let first = common::HttpServer::start(&[]);
+    run(Command::new(BIN)
+        .args([
+            "client",
+            "--era",
+            "legacy",
+            "--call",
+            "add={\"a\":2,\"b\":3}",
+            "--record",
+        ])
+        .arg(&orig)
+        .arg(format!("http://{}/mcp", first.addr)));
+    drop(first);
+    let second = common::HttpServer::start(&[]);
+    let out = run(Command::new(BIN)
+        .arg("replay")
+        .arg(&orig)
+        .args(["--color", "never", "--record"])
+        .arg(&again)
+        .args(["--against", &format!("http://{}/mcp", second.addr)]));
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("mcp-session-id: "), "{shown}");
+    let (code, text) = diff(&orig, &again, &[]);
+    assert_eq!(code, 0, "{text}");
+    // Both recordings are clean by `check` too.
+    for f in [&orig, &again] {
+        let out = Command::new(BIN).arg("check").arg(f).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+#[test]
+fn replay_without_a_target_or_with_a_bad_file_says_why() {
+    let out = Command::new(BIN)
+        .args(["replay", "/nonexistent.jsonl", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent.jsonl"));
+    let out = Command::new(BIN)
+        .args(["replay", "/nonexistent.jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("give the live server to replay against")
+    );
+    let out = Command::new(BIN)
+        .args(["diff", "/nonexistent.jsonl", "/x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
