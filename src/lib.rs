@@ -79,6 +79,8 @@
 //!   diff.rs             two recordings compared message by message, --ignore applied
 //!   script.rs           a recording's client side: each message's bytes, its HTTP head
 //!   against.rs          `replay --against`: that side sent to a live server, recorded
+//!   mock.rs             `replay FILE`: live requests matched to recorded ones, ids rewritten
+//!   serve.rs            the mock on stdio and on Streamable HTTP
 //! clock.rs              RFC 3339 UTC time for get_current_time
 //! memory.rs             giving freed memory back to the OS (glibc knobs)
 //! main.rs, cli/         the command line and its programs (client, demos, show),

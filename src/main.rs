@@ -87,8 +87,22 @@ fn main() -> ExitCode {
                 against,
                 command,
                 timeout,
+                port,
+                ignore,
                 view,
-            } => return ExitCode::from(cli::replay::main(&file, against, command, timeout, &view)),
+            } => {
+                return ExitCode::from(cli::replay::main(
+                    &file,
+                    cli::replay::Mode {
+                        against,
+                        command,
+                        timeout,
+                        port,
+                        ignore,
+                    },
+                    &view,
+                ));
+            }
             Command::Check {
                 file,
                 format,

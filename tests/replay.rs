@@ -155,7 +155,7 @@ fn http_replay_mints_its_own_session_and_matches() {
 }
 
 #[test]
-fn replay_without_a_target_or_with_a_bad_file_says_why() {
+fn replay_and_diff_with_a_bad_file_or_two_targets_say_why() {
     let out = Command::new(BIN)
         .args(["replay", "/nonexistent.jsonl", "--", "true"])
         .output()
@@ -167,12 +167,113 @@ fn replay_without_a_target_or_with_a_bad_file_says_why() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("give the live server to replay against")
-    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent.jsonl"));
+    // Both a target and a command.
+    let out = Command::new(BIN)
+        .args([
+            "replay",
+            "/nonexistent.jsonl",
+            "--against",
+            "http://127.0.0.1:1/mcp",
+            "--",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not both"));
     let out = Command::new(BIN)
         .args(["diff", "/nonexistent.jsonl", "/x"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `replay FILE` as the server: mcp-raw's client run again against the recording gets
+/// the same answers (`diff` finds nothing), over stdio and HTTP, both eras; a request
+/// the recording does not hold gets an error naming what it expected.
+#[test]
+fn a_recording_served_as_a_mock_answers_the_same_client_the_same() {
+    let dir = scratch("mock");
+    let live = common::HttpServer::start(&[]);
+    for era in ["legacy", "modern"] {
+        for http in [false, true] {
+            let name = format!("{era}-{}", if http { "http" } else { "stdio" });
+            let (orig, again) = (
+                dir.join(format!("{name}.jsonl")),
+                dir.join(format!("{name}-again.jsonl")),
+            );
+            let client = |record: &std::path::Path, target: Option<String>, server: &[&str]| {
+                let mut cmd = Command::new(BIN);
+                cmd.args([
+                    "client",
+                    "--era",
+                    era,
+                    "--progress",
+                    "--call",
+                    "add={\"a\":2,\"b\":3}",
+                ])
+                .args(["--call", "get_current_time", "--record"])
+                .arg(record);
+                match target {
+                    Some(url) => cmd.arg(url),
+                    None => cmd.arg("--").arg(BIN).args(server),
+                };
+                run(&mut cmd)
+            };
+            if http {
+                client(&orig, Some(format!("http://{}/mcp", live.addr)), &[]);
+                let mut mock = Command::new(BIN)
+                    .arg("replay")
+                    .arg(&orig)
+                    .args(["--port", "0"])
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                let mut line = String::new();
+                std::io::BufRead::read_line(
+                    &mut std::io::BufReader::new(mock.stderr.take().unwrap()),
+                    &mut line,
+                )
+                .unwrap();
+                let url = line
+                    .split("listening on ")
+                    .nth(1)
+                    .and_then(|r| r.split(',').next())
+                    .unwrap()
+                    .to_owned();
+                client(&again, Some(url), &[]);
+                let _ = mock.kill();
+                let _ = mock.wait();
+            } else {
+                client(&orig, None, &["serve"]);
+                client(&again, None, &["replay", orig.to_str().unwrap()]);
+            }
+            let (code, text) = diff(&orig, &again, &[]);
+            assert_eq!(code, 0, "{name}: {text}");
+        }
+    }
+    // A call the recording does not hold.
+    let orig = dir.join("legacy-stdio.jsonl");
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            "--era",
+            "legacy",
+            "--call",
+            "add={\"a\":2,\"b\":4}",
+            "--",
+            BIN,
+            "replay",
+        ])
+        .arg(&orig)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("-32602"), "{text}");
+    assert!(
+        text.contains("replay: no unused recorded tools/call request has these params"),
+        "{text}"
+    );
+    assert!(text.contains("the recording's next request is"), "{text}");
 }

@@ -124,11 +124,12 @@ pub enum Command {
         #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
         max_message_bytes: usize,
     },
-    /// Send a recording's client side to a live server again (`--against`), in
-    /// order and with the recorded bytes, and show (and --record) what comes back;
-    /// compare the two with `mcp-raw diff`.
+    /// Serve a recording's server side to a live client (a mock server, over the
+    /// transport it was recorded on), or with --against send its client side to a live
+    /// server again, in order and with the recorded bytes, and show (and --record)
+    /// what comes back; compare the two with `mcp-raw diff`.
     #[command(
-        after_help = "The live server's session id replaces the recorded one; the recording's answers to server requests are sent when the live server asks (with its ids); GET streams are skipped. Exit status: 0 replayed, 1 the server failed or fell silent, 2 usage."
+        after_help = "Serving: a live request gets the reply recorded for the first unused recorded request with the same method and params (--ignore left out), its ids rewritten; one the recording does not hold gets -32601 or -32602 naming what it expected next. --against: the live server's session id replaces the recorded one; the recording's answers to server requests are sent when the live server asks (with its ids); GET streams are skipped. Exit status: 0 replayed, 1 the server failed or fell silent, 2 usage."
     )]
     Replay {
         /// A JSON Lines transcript written by --record.
@@ -143,6 +144,15 @@ pub enum Command {
         /// Seconds to wait for the server's next bytes of an answer.
         #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs)]
         timeout: Duration,
+        /// Serving (no --against): the port of the HTTP mock, for a recording made over
+        /// HTTP (0 picks a free one; the first line on stderr says which).
+        #[arg(long, value_name = "PORT", default_value_t = 3000)]
+        port: u16,
+        /// Serving: what to leave out when matching a live request to a recorded one
+        /// (as for `diff --ignore`: id, time, uuid, or a path such as params._meta).
+        /// Default: id, time, uuid.
+        #[arg(long, value_name = "WHAT")]
+        ignore: Vec<String>,
         #[command(flatten)]
         view: View,
     },
@@ -562,7 +572,7 @@ pub struct View {
     pub json: bool,
     /// Also write the JSON Lines transcript to FILE.
     #[arg(long, value_name = "FILE")]
-    record: Option<PathBuf>,
+    pub record: Option<PathBuf>,
     /// The largest message (stdio line, HTTP head, body, SSE event) read and shown
     /// whole; a longer one is skipped and shown as too long (the record keeps its
     /// bytes).

@@ -72,7 +72,7 @@ pub fn main(
 }
 
 /// `--ignore`: the defaults when none is given, nothing for `none`.
-fn rules(given: &[String]) -> Result<Vec<Ignore>, String> {
+pub fn rules(given: &[String]) -> Result<Vec<Ignore>, String> {
     if given.is_empty() {
         return Ok(Ignore::defaults());
     }

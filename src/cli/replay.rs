@@ -1,24 +1,39 @@
-//! `mcp-raw replay FILE --against TARGET`: a recording's client side sent to a live
-//! server; what comes back is shown and recorded like any client session.
+//! `mcp-raw replay FILE`: a recording's server side served to a live client (a mock
+//! server); with `--against TARGET`, its client side sent to a live server, what
+//! comes back shown and recorded like any client session.
 
 use super::args::View;
 use super::client::Target;
 use mcp_raw::client::stdio_link::Spawn;
-use mcp_raw::replay::against;
 use mcp_raw::replay::script::Script;
+use mcp_raw::replay::{against, mock, serve};
 use mcp_raw::wire::transcript;
 use std::time::Duration;
 
+/// What `replay` was asked to do.
+pub struct Mode {
+    /// The live server to send the client side to; with `command`, none: serve.
+    pub against: Option<String>,
+    /// The live stdio server after `--`.
+    pub command: Vec<String>,
+    /// How long to wait for the server's next bytes.
+    pub timeout: Duration,
+    /// Serving over HTTP: the port.
+    pub port: u16,
+    /// Serving: what matching leaves out.
+    pub ignore: Vec<String>,
+}
+
 /// Runs `replay`; returns the exit status.
-pub fn main(
-    file: &std::path::Path,
-    against: Option<String>,
-    command: Vec<String>,
-    timeout: Duration,
-    view: &View,
-) -> u8 {
-    match run(file, against, command, timeout, view) {
-        Ok(outcome) => {
+pub fn main(file: &std::path::Path, mode: Mode, view: &View) -> u8 {
+    let serving = mode.against.is_none() && mode.command.is_empty();
+    let result = if serving {
+        serve(file, &mode, view).map(|()| None)
+    } else {
+        run(file, mode, view).map(Some)
+    };
+    match result {
+        Ok(Some(outcome)) => {
             eprintln!(
                 "[mcp-raw replay] {} client message(s) sent again{}",
                 outcome.sent,
@@ -30,6 +45,7 @@ pub fn main(
             );
             0
         }
+        Ok(None) => 0,
         Err(e) => {
             eprintln!("mcp-raw replay: {e:#}");
             if e.downcast_ref::<Usage>().is_some() {
@@ -39,6 +55,57 @@ pub fn main(
             }
         }
     }
+}
+
+/// No `--against`: the recording's server side, served on the transport it was
+/// recorded on.
+fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()> {
+    let events = read(file)?;
+    let ignore = super::diff::rules(&mode.ignore).map_err(Usage)?;
+    let mock = mock::Mock::from_events(&events, ignore);
+    let transport = if mock.http { "http" } else { "stdio" };
+    let recorder = super::record::recorder_for(
+        "replay",
+        transport,
+        None,
+        view.record.as_deref(),
+        mcp_raw::wire::decode::DEFAULT_MAX_MESSAGE,
+    )?
+    .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
+    let n = mock.exchanges.len();
+    if !mock.http {
+        eprintln!(
+            "[mcp-raw] replay serving {} over stdio ({n} recorded client messages)",
+            file.display()
+        );
+        return serve::stdio(mock, recorder);
+    }
+    super::runtime()?.block_on(async {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", mode.port))
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", mode.port))?;
+        eprintln!(
+            "[mcp-raw] replay listening on http://{}/mcp, serving {} ({n} recorded client messages)",
+            listener.local_addr()?,
+            file.display()
+        );
+        tokio::select! {
+            r = serve::http(mock, listener, recorder) => r,
+            _ = tokio::signal::ctrl_c() => Ok(()),
+        }
+    })
+}
+
+fn read(file: &std::path::Path) -> anyhow::Result<Vec<mcp_raw::wire::event::Event>> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Usage(format!("cannot read {}: {e}", file.display())))?;
+    let (_, events) = transcript::read(&text).map_err(|e| {
+        Usage(format!(
+            "{} is not a transcript mcp-raw can read: {e}",
+            file.display()
+        ))
+    })?;
+    Ok(events)
 }
 
 #[derive(Debug)]
@@ -52,13 +119,13 @@ impl std::fmt::Display for Usage {
 
 impl std::error::Error for Usage {}
 
-fn run(
-    file: &std::path::Path,
-    against: Option<String>,
-    command: Vec<String>,
-    timeout: Duration,
-    view: &View,
-) -> anyhow::Result<against::Outcome> {
+fn run(file: &std::path::Path, mode: Mode, view: &View) -> anyhow::Result<against::Outcome> {
+    let Mode {
+        against,
+        command,
+        timeout,
+        ..
+    } = mode;
     let target = match (against, command.is_empty()) {
         (Some(_), false) => {
             return Err(Usage(
@@ -66,27 +133,14 @@ fn run(
             )
             .into());
         }
-        (None, true) => {
-            return Err(Usage(
-                "give the live server to replay against: --against http://HOST:PORT/PATH, --against 'CMD ARG…', or -- CMD ARG… (serving the recording itself as a mock server is not built yet)"
-                    .into(),
-            )
-            .into());
-        }
+        (None, true) => return Err(Usage("serve mode has no target".into()).into()),
         (None, false) => Target::Stdio(command),
         (Some(t), true) => match Target::parse(&t) {
             Ok(t) => t,
             Err(e) => return Err(Usage(format!("--against: {e}")).into()),
         },
     };
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| Usage(format!("cannot read {}: {e}", file.display())))?;
-    let (_, events) = transcript::read(&text).map_err(|e| {
-        Usage(format!(
-            "{} is not a transcript mcp-raw can read: {e}",
-            file.display()
-        ))
-    })?;
+    let events = read(file)?;
     let script = Script::from_events(&events);
     let (target, transport) = match target {
         Target::Http(url) => (against::Target::Http(url), "http"),

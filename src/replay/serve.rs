@@ -1,0 +1,239 @@
+//! The mock's transports: stdio (one message per line in, the recorded reply out,
+//! one write per reply) and Streamable HTTP (a POST answered as the recording
+//! answered it: 202, JSON or an event stream; a fresh `Mcp-Session-Id` at
+//! `initialize` when the recording had sessions). Both record what they move, like
+//! every other program here.
+
+use super::mock::Mock;
+use crate::jsonrpc::code;
+use crate::wire::event::{Dir, LaneKind};
+use crate::wire::recorded::Recorded;
+use crate::wire::recorder::Recorder;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::header::HeaderValue;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use std::io::{BufRead, Read, Write};
+use std::sync::{Arc, Mutex};
+
+/// The largest client message the mock reads (a POST body, a stdio line).
+pub const MAX_MESSAGE: usize = 4 * 1024 * 1024;
+
+/// Serves `mock` on our stdin and stdout until stdin ends.
+pub fn stdio(mut mock: Mock, recorder: Recorder) -> anyhow::Result<()> {
+    let lane = recorder.lane(LaneKind::Stdio);
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout().lock();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = input
+            .by_ref()
+            .take(MAX_MESSAGE as u64 + 1)
+            .read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(());
+        }
+        recorder.bytes(lane, Dir::ToServer, &line);
+        if line.len() > MAX_MESSAGE && line.last() != Some(&b'\n') {
+            // The rest of an overlong line: read (and recorded) but not held.
+            let mut rest = Vec::new();
+            loop {
+                rest.clear();
+                let n = input
+                    .by_ref()
+                    .take(64 * 1024)
+                    .read_until(b'\n', &mut rest)?;
+                recorder.bytes(lane, Dir::ToServer, &rest);
+                if n == 0 || rest.last() == Some(&b'\n') {
+                    break;
+                }
+            }
+        }
+        let reply = match serde_json::from_slice::<Value>(&line) {
+            _ if line.len() > MAX_MESSAGE => vec![error(
+                code::INVALID_REQUEST,
+                format!("replay: a line over {MAX_MESSAGE} bytes"),
+            )],
+            Ok(v) => mock.serve(&v).map(|s| s.messages).unwrap_or_default(),
+            Err(_) if line.iter().all(u8::is_ascii_whitespace) => Vec::new(),
+            Err(e) => vec![error(
+                code::PARSE_ERROR,
+                format!(
+                    "Parse error: {e}: {}",
+                    String::from_utf8_lossy(&line).trim_end()
+                ),
+            )],
+        };
+        if reply.is_empty() {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        for m in &reply {
+            bytes.extend_from_slice(&serde_json::to_vec(m)?);
+            bytes.push(b'\n');
+        }
+        // Recorded before it is written: the client's next line answers it.
+        recorder.bytes(lane, Dir::ToClient, &bytes);
+        out.write_all(&bytes)?;
+        out.flush()?;
+    }
+}
+
+fn error(c: i64, message: String) -> Value {
+    json!({"jsonrpc": "2.0", "id": null, "error": {"code": c, "message": message}})
+}
+
+/// Serves `mock` over Streamable HTTP on `listener` until the task is dropped.
+pub async fn http(
+    mock: Mock,
+    listener: tokio::net::TcpListener,
+    recorder: Recorder,
+) -> anyhow::Result<()> {
+    let sessions = mock.http
+        && mock
+            .exchanges
+            .iter()
+            .any(|x| x.request["method"] == "initialize");
+    let mock = Arc::new(Mutex::new(mock));
+    loop {
+        let (stream, peer) = listener.accept().await?;
+        let _ = stream.set_nodelay(true);
+        let lane = recorder.lane(LaneKind::Http);
+        let io = Recorded::new(
+            stream,
+            recorder.clone(),
+            lane,
+            Dir::ToServer,
+            Some(format!("accepted from {peer}")),
+        );
+        let mock = mock.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |req| {
+                let mock = mock.clone();
+                async move { Ok::<_, std::convert::Infallible>(answer(&mock, req, sessions).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(io), service)
+                .await;
+        });
+    }
+}
+
+async fn answer(
+    mock: &Mutex<Mock>,
+    req: Request<hyper::body::Incoming>,
+    sessions: bool,
+) -> Response<Full<Bytes>> {
+    match *req.method() {
+        Method::POST => {}
+        Method::GET | Method::DELETE => {
+            let recorded = mock
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .bodiless(req.method().as_str());
+            return match recorded {
+                Some(b) => bodiless(b),
+                None if req.method() == Method::DELETE => status(StatusCode::NO_CONTENT, ""),
+                None => not_allowed(),
+            };
+        }
+        _ => return not_allowed(),
+    }
+    let body = match Limited::new(req.into_body(), MAX_MESSAGE).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) => return status(StatusCode::PAYLOAD_TOO_LARGE, &format!("replay: {e}")),
+    };
+    let live: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => {
+            let msg = error(code::PARSE_ERROR, format!("Parse error: {e}"));
+            return json_response(StatusCode::BAD_REQUEST, &msg);
+        }
+    };
+    let served = mock.lock().unwrap_or_else(|p| p.into_inner()).serve(&live);
+    let Some(served) = served.filter(|s| !s.messages.is_empty()) else {
+        return status(StatusCode::ACCEPTED, "");
+    };
+    let mut r = if served.streamed {
+        let mut body = Vec::new();
+        for m in &served.messages {
+            body.extend_from_slice(&crate::wire::sse::encode_event(m.to_string().as_bytes()));
+        }
+        let mut r = Response::new(Full::new(Bytes::from(body)));
+        r.headers_mut().insert(
+            hyper::header::CONTENT_TYPE,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        r
+    } else {
+        let last = served.messages.last().cloned().unwrap_or(Value::Null);
+        json_response(StatusCode::OK, &last)
+    };
+    // A session of its own for each initialize, as the recorded server gave one
+    // (MCP 2025-11-25 `basic/transports` "Session Management").
+    if sessions && live.get("method").and_then(Value::as_str) == Some("initialize") {
+        let id = uuid::Uuid::new_v4().to_string();
+        if let Ok(v) = id.parse() {
+            r.headers_mut().insert(crate::wire::http::SESSION_ID, v);
+        }
+    }
+    r
+}
+
+fn not_allowed() -> Response<Full<Bytes>> {
+    let mut r = status(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "replay: the recording holds no more answers to this method",
+    );
+    r.headers_mut().insert(
+        hyper::header::ALLOW,
+        HeaderValue::from_static("POST, DELETE"),
+    );
+    r
+}
+
+/// A GET or DELETE answered as recorded: its status, type and body, or the messages
+/// a GET stream pushed, as a stream that then ends.
+fn bodiless(b: super::mock::Bodiless) -> Response<Full<Bytes>> {
+    let body = if b.pushed.is_empty() {
+        b.body
+    } else {
+        let mut body = Vec::new();
+        for m in &b.pushed {
+            body.extend_from_slice(&crate::wire::sse::encode_event(m.to_string().as_bytes()));
+        }
+        body
+    };
+    let mut r = Response::new(Full::new(Bytes::from(body)));
+    *r.status_mut() = StatusCode::from_u16(b.status).unwrap_or(StatusCode::OK);
+    if let Some(v) = b.content_type.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        r.headers_mut().insert(hyper::header::CONTENT_TYPE, v);
+    }
+    if b.status == 405 {
+        r.headers_mut().insert(
+            hyper::header::ALLOW,
+            HeaderValue::from_static("POST, DELETE"),
+        );
+    }
+    r
+}
+
+fn status(s: StatusCode, text: &str) -> Response<Full<Bytes>> {
+    let mut r = Response::new(Full::new(Bytes::from(text.to_owned())));
+    *r.status_mut() = s;
+    r
+}
+
+fn json_response(s: StatusCode, v: &Value) -> Response<Full<Bytes>> {
+    let mut r = Response::new(Full::new(Bytes::from(v.to_string())));
+    *r.status_mut() = s;
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
