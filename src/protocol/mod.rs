@@ -13,6 +13,7 @@
 pub mod capabilities;
 mod completion;
 pub mod context;
+pub mod core;
 pub mod envelope;
 pub mod era;
 mod legacy;
@@ -29,7 +30,9 @@ pub mod tasks;
 pub mod tools;
 
 pub use envelope::{Door, Envelope, Facts, Incoming};
+pub use self::core::{Conversation, Core};
 pub use era::{Era, Eras};
+pub use methods::streams;
 pub use lifecycle::{LATEST_VERSION, SUPPORTED_VERSIONS, supports_batches};
 
 use crate::jsonrpc::{Message, Response};
