@@ -66,6 +66,11 @@
 //!                       signals passed on
 //!   http.rs             `tap --http`: a TCP-level reverse proxy, a lane per connection, 502
 //!   rewrite.rs          `--rewrite-host`: the Host line of each request head, nothing else
+//! bridge/               `bridge -- SERVER_CMD`: a stdio server served as Streamable HTTP
+//!   mod.rs              Bridge: the forwarding core behind the HTTP transport
+//!   child.rs            one child process: its pipes recorded, kill on drop
+//!   routes.rs           which waiting request a child's line belongs to; id rewriting
+//!   session.rs          a legacy session's own child, modern requests to the shared one
 //! clock.rs              RFC 3339 UTC time for get_current_time
 //! memory.rs             giving freed memory back to the OS (glibc knobs)
 //! main.rs, cli/         the command line and its programs (client, demos, show),
@@ -77,6 +82,7 @@
 // the `Err` variant does not matter.
 #![allow(clippy::result_large_err)]
 
+pub mod bridge;
 pub mod client;
 pub mod clock;
 pub mod content;
