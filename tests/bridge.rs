@@ -53,7 +53,11 @@ fn logs(b: &HttpServer, what: &str) -> bool {
     false
 }
 
-fn modern(method: &str, name: Option<&str>, params: Value) -> (Vec<(&'static str, String)>, String) {
+fn modern(
+    method: &str,
+    name: Option<&str>,
+    params: Value,
+) -> (Vec<(&'static str, String)>, String) {
     let mut params = params;
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -85,7 +89,10 @@ fn both_eras_through_the_bridge_and_a_recording_of_every_lane() {
     // Legacy: initialize spawns this session's child.
     let init = post(&b, &[], &initialize("2025-11-25"));
     assert_eq!(init.status, 200, "{}", init.text());
-    let sid = init.header("mcp-session-id").expect("a session id").to_owned();
+    let sid = init
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
     let r = response(&init);
     assert_eq!(r["id"], 1);
     assert_eq!(r["result"]["protocolVersion"], "2025-11-25", "{r}");
@@ -95,13 +102,25 @@ fn both_eras_through_the_bridge_and_a_recording_of_every_lane() {
         ("Mcp-Session-Id", sid.as_str()),
         ("MCP-Protocol-Version", "2025-11-25"),
     ];
-    let n = post(&b, &session, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let n = post(
+        &b,
+        &session,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
     assert_eq!(n.status, 202);
-    let list = post(&b, &session, r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    let list = post(
+        &b,
+        &session,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    );
     assert_eq!(list.status, 200);
     let tools = response(&list)["result"]["tools"].clone();
     assert!(
-        tools.as_array().unwrap().iter().any(|t| t["name"] == "test_simple_text"),
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "test_simple_text"),
         "{tools}"
     );
     let call = post(
@@ -150,7 +169,10 @@ fn both_eras_through_the_bridge_and_a_recording_of_every_lane() {
     // A session id the bridge never minted: 404, from the same HTTP rules as serve's.
     let r = post(
         &b,
-        &[("Mcp-Session-Id", "no-such-session"), ("MCP-Protocol-Version", "2025-11-25")],
+        &[
+            ("Mcp-Session-Id", "no-such-session"),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
         r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
     );
     assert_eq!(r.status, 404, "{}", r.text());
@@ -161,8 +183,16 @@ fn both_eras_through_the_bridge_and_a_recording_of_every_lane() {
         &request_bytes(&b.addr, "DELETE", &[("Mcp-Session-Id", &sid)], ""),
     );
     assert_eq!(gone.status, 204);
-    assert!(logs(&b, "killed: what it served has ended"), "{}", b.logged());
-    let r = post(&b, &session, r#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#);
+    assert!(
+        logs(&b, "killed: what it served has ended"),
+        "{}",
+        b.logged()
+    );
+    let r = post(
+        &b,
+        &session,
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#,
+    );
     assert_eq!(r.status, 404);
 
     // The recording: HTTP connections and each child's pipes, in both directions.
@@ -184,7 +214,10 @@ fn both_eras_through_the_bridge_and_a_recording_of_every_lane() {
         e.lane.kind == LaneKind::Stdio && e.dir == Dir::ToServer
     }))
     .unwrap();
-    assert!(to_children.contains(r#""id":3,"method":"tools/call""#), "{to_children}");
+    assert!(
+        to_children.contains(r#""id":3,"method":"tools/call""#),
+        "{to_children}"
+    );
     // The shared child saw a unique id, not the client's 9.
     assert!(to_children.contains(r#""id":"bridge-"#), "{to_children}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -196,7 +229,10 @@ fn a_child_that_exits_gives_an_error_and_the_bridge_goes_on() {
     for _ in 0..2 {
         let r = post(&b, &[], &initialize("2025-11-25"));
         assert_eq!(r.status, 200);
-        assert!(r.header("mcp-session-id").is_none(), "a failed initialize keeps no session");
+        assert!(
+            r.header("mcp-session-id").is_none(),
+            "a failed initialize keeps no session"
+        );
         let e = &response(&r)["error"];
         assert_eq!(e["code"], -32603, "{e}");
         let message = e["message"].as_str().unwrap();
@@ -214,7 +250,11 @@ fn a_child_that_exits_gives_an_error_and_the_bridge_goes_on() {
 fn a_child_that_writes_garbage_gives_an_error_quoting_it() {
     let mut b = bridge(
         &["--probe-timeout", "0"],
-        &["sh", "-c", "while read line; do echo 'not json at all'; done"],
+        &[
+            "sh",
+            "-c",
+            "while read line; do echo 'not json at all'; done",
+        ],
     );
     let r = post(&b, &[], &initialize("2025-11-25"));
     let e = &response(&r)["error"];

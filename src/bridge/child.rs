@@ -52,12 +52,13 @@ pub struct Child {
 }
 
 impl Child {
-    /// Spawns the child; `on` gets each stdout line as it arrives, and last its end.
-    /// `why` says whom it serves, for the log.
+    /// Spawns the child; `on` gets each stdout line as it arrives, and last its end,
+    /// and may hand back a message to write to the child at once (an answer the bridge
+    /// gives in the client's place). `why` says whom it serves, for the log.
     pub fn spawn(
         spawn: &Spawn,
         why: &str,
-        mut on: impl FnMut(FromChild) + Send + 'static,
+        mut on: impl FnMut(FromChild) -> Option<Vec<u8>> + Send + 'static,
     ) -> Result<Child, String> {
         let (program, args) = spawn
             .command
@@ -75,7 +76,9 @@ impl Child {
         let number = lane.id;
         let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
-            return Err(format!("the server {program:?} was spawned without its pipes"));
+            return Err(format!(
+                "the server {program:?} was spawned without its pipes"
+            ));
         };
         let pid = child.id().map_or_else(|| "?".to_owned(), |p| p.to_string());
         eprintln!(
@@ -133,8 +136,15 @@ impl Child {
         });
 
         let (max, exit_wait) = (spawn.max_line, spawn.exit_wait);
+        let answers = lines.clone();
         tokio::spawn(async move {
-            read_lines(stdout, max, &mut on).await;
+            let mut on_line = |what| {
+                if let Some(back) = on(what) {
+                    let _ = answers.send(back);
+                }
+            };
+            read_lines(stdout, max, &mut on_line).await;
+            drop(on_line);
             let said = match tokio::time::timeout(exit_wait, exit).await {
                 Ok(Ok(said)) => said,
                 _ => "it closed its stdout".to_owned(),

@@ -13,12 +13,14 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The most `tools/list` pages read (a server whose cursors never end cannot hold
-/// the bridge's start).
-const MAX_PAGES: usize = 100;
-
-/// Each tool's name and `inputSchema`, as one child lists them within `timeout`.
-pub async fn tool_schemas(spawn: &Spawn, timeout: Duration) -> Result<Vec<(String, Value)>, String> {
+/// Each tool's name and `inputSchema`, as one child lists them within `timeout`, from
+/// at most `max_pages` pages of `tools/list` (`--probe-pages`: a server whose cursors
+/// never end cannot hold the bridge's start).
+pub async fn tool_schemas(
+    spawn: &Spawn,
+    timeout: Duration,
+    max_pages: usize,
+) -> Result<Vec<(String, Value)>, String> {
     let linked = Linked::spawn(spawn, false, "reading the tools' schemas")?;
     let read = async {
         ask(
@@ -37,13 +39,18 @@ pub async fn tool_schemas(spawn: &Spawn, timeout: Duration) -> Result<Vec<(Strin
             .send(Notification::new("notifications/initialized", None).to_bytes());
         let mut schemas = Vec::new();
         let mut cursor: Option<Value> = None;
-        for page in 1..=MAX_PAGES {
+        for page in 1..=max_pages.max(1) {
             let params = match &cursor {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
             let result = ask(&linked, page as i64, "tools/list", params).await?;
-            for tool in result.get("tools").and_then(Value::as_array).into_iter().flatten() {
+            for tool in result
+                .get("tools")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 if let (Some(name), Some(schema)) = (
                     tool.get("name").and_then(Value::as_str),
                     tool.get("inputSchema"),

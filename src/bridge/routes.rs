@@ -126,11 +126,12 @@ impl Routes {
         self.push = Some(sink);
     }
 
-    /// Takes one thing the child's stdout yielded.
-    pub fn from_child(&mut self, what: FromChild) {
+    /// Takes one thing the child's stdout yielded; returns what to write back to the
+    /// child at once, if anything (the answers to requests nobody can take).
+    pub fn from_child(&mut self, what: FromChild) -> Option<Vec<u8>> {
         match what {
             FromChild::Line(line) if line.iter().all(u8::is_ascii_whitespace) => {}
-            FromChild::Line(line) => self.line(&line),
+            FromChild::Line(line) => return self.line(&line),
             FromChild::TooLong(len) => self.broken(format!(
                 "the stdio server ({}) wrote a line of {len} bytes, longer than the bridge reads (--max-body-bytes)",
                 self.name
@@ -141,17 +142,19 @@ impl Routes {
                 self.push = None;
             }
         }
+        None
     }
 
-    fn line(&mut self, line: &[u8]) {
+    fn line(&mut self, line: &[u8]) -> Option<Vec<u8>> {
         let value: Value = match serde_json::from_slice(line) {
             Ok(v) => v,
             Err(e) => {
-                return self.broken(format!(
+                self.broken(format!(
                     "the stdio server ({}) wrote a line that is not JSON ({e}): {}",
                     self.name,
                     quote(line)
                 ));
+                return None;
             }
         };
         // A batch of responses is never asked for; its items are taken one by one.
@@ -159,11 +162,26 @@ impl Routes {
             Value::Array(items) => items,
             one => vec![one],
         };
+        let mut back = Vec::new();
         for item in items {
             match crate::jsonrpc::classify(item) {
                 Ok(Message::Response(r)) => self.answer(r),
-                Ok(Message::Request(r)) => self.route(r.to_value()),
-                Ok(Message::Notification(n)) => self.route(n.to_value()),
+                Ok(Message::Request(r)) => {
+                    let id = r.id.clone();
+                    if !self.route(r.to_value()) {
+                        // JSON-RPC 2.0 §4: a request is answered; nobody else will.
+                        back.push(Response::error(
+                            Some(id),
+                            ErrorObject::new(
+                                code::INTERNAL_ERROR,
+                                "the bridge has no stream open to the client to carry this request (no request of the client is running and no GET stream is open)",
+                            ),
+                        ));
+                    }
+                }
+                Ok(Message::Notification(n)) => {
+                    self.route(n.to_value());
+                }
                 Err(_) => self.broken(format!(
                     "the stdio server ({}) wrote a line that is not a JSON-RPC message: {}",
                     self.name,
@@ -171,6 +189,13 @@ impl Routes {
                 )),
             }
         }
+        // One line per answer (the writer ends the last with its newline).
+        (!back.is_empty()).then(|| {
+            back.iter()
+                .map(Response::to_bytes)
+                .collect::<Vec<_>>()
+                .join(&b'\n')
+        })
     }
 
     /// The child broke the stdio framing ("the server MUST NOT write anything to its
@@ -203,7 +228,10 @@ impl Routes {
             eprintln!(
                 "[mcp-raw] bridge: the stdio server ({}) answered {} which no request waits for: dropped",
                 self.name,
-                response.id.as_ref().map_or("null".to_owned(), |i| i.to_value().to_string())
+                response
+                    .id
+                    .as_ref()
+                    .map_or("null".to_owned(), |i| i.to_value().to_string())
             );
             return;
         };
@@ -215,8 +243,8 @@ impl Routes {
     /// A notification or request from the child: to the waiting request it names (a
     /// progress token, a subscription id), else, for list changes and resource
     /// updates, the push stream; else the oldest waiting request; else the push
-    /// stream; else nowhere (said on stderr).
-    fn route(&mut self, mut message: Value) {
+    /// stream; else nowhere (said on stderr, and `false` returned).
+    fn route(&mut self, mut message: Value) -> bool {
         let params = message.get("params");
         let token = params.and_then(|p| p.get("progressToken"));
         let subscription = params
@@ -231,7 +259,11 @@ impl Routes {
             // The child tagged it with the id it knows; the client knows its own.
             message["params"]["_meta"][SUBSCRIPTION_ID] = self.waiting[at].client_id.to_value();
         }
-        let method = message.get("method").and_then(Value::as_str).unwrap_or("");
+        let method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         let unprompted =
             method.ends_with("/list_changed") || method == "notifications/resources/updated";
         let target = match named {
@@ -245,19 +277,20 @@ impl Routes {
                 .send(Out::Message(message.clone()))
                 .is_ok()
         {
-            return;
+            return true;
         }
         if let Some(push) = &self.push {
             if push(message) {
-                return;
+                return true;
             }
+            // The GET stream closed.
             self.push = None;
-            return;
         }
         eprintln!(
             "[mcp-raw] bridge: the stdio server ({}) sent {method} while no request waits and no GET stream is open: dropped",
             self.name
         );
+        false
     }
 }
 
@@ -290,7 +323,11 @@ mod tests {
         let mut sb = routes.start(&mut b).unwrap();
         assert_ne!(a.id, b.id);
         routes.from_child(FromChild::Line(
-            format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{"n":2}}}}"#, b.id.to_value()).into(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{},"result":{{"n":2}}}}"#,
+                b.id.to_value()
+            )
+            .into(),
         ));
         let got = sb.answer.try_recv().unwrap();
         assert_eq!(got.id, Some(RequestId::from(1)));
@@ -317,7 +354,11 @@ mod tests {
         let mut routes = Routes::new(false, "child 1".into());
         let mut first = routes.start(&mut request(1, "a", json!({}))).unwrap();
         let mut second = routes
-            .start(&mut request(2, "b", json!({"_meta": {"progressToken": "t"}})))
+            .start(&mut request(
+                2,
+                "b",
+                json!({"_meta": {"progressToken": "t"}}),
+            ))
             .unwrap();
         routes.from_child(FromChild::Line(Bytes::from_static(
             br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#,
@@ -325,11 +366,26 @@ mod tests {
         routes.from_child(FromChild::Line(Bytes::from_static(
             br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}"#,
         )));
-        assert!(matches!(second.outbox.try_recv(), Ok(Out::Message(m)) if m["method"] == "notifications/progress"));
-        assert!(matches!(first.outbox.try_recv(), Ok(Out::Message(m)) if m["method"] == "notifications/message"));
+        assert!(
+            matches!(second.outbox.try_recv(), Ok(Out::Message(m)) if m["method"] == "notifications/progress")
+        );
+        assert!(
+            matches!(first.outbox.try_recv(), Ok(Out::Message(m)) if m["method"] == "notifications/message")
+        );
         routes.from_child(FromChild::Gone("it exited with exit status: 3".into()));
         assert!(first.answer.try_recv().unwrap().outcome.is_err());
         assert!(routes.start(&mut request(3, "c", json!({}))).is_err());
+    }
+
+    #[test]
+    fn a_request_nobody_can_take_is_answered_to_the_child() {
+        let mut routes = Routes::new(false, "child 1".into());
+        let back = routes.from_child(FromChild::Line(Bytes::from_static(
+            br#"{"jsonrpc":"2.0","id":"s1","method":"roots/list"}"#,
+        )));
+        let back: Value = serde_json::from_slice(&back.expect("an answer")).unwrap();
+        assert_eq!(back["id"], "s1");
+        assert_eq!(back["error"]["code"], code::INTERNAL_ERROR);
     }
 
     use bytes::Bytes;

@@ -101,7 +101,10 @@ impl Conversation for Forwarding {
             facts,
             meta,
         } = envelope;
-        match (era::choose(self.bridge.eras(), &facts, Some(&meta)), message) {
+        match (
+            era::choose(self.bridge.eras(), &facts, Some(&meta)),
+            message,
+        ) {
             (Era::Modern, Message::Request(request)) => match self.bridge.modern_child() {
                 Ok(linked) => forward(&linked, request),
                 Err(why) => error_now(request.id, why),

@@ -381,6 +381,9 @@ pub struct BridgeArgs {
     /// no such probe; modern Mcp-Param-* headers are then not checked).
     #[arg(long, value_name = "SECS", default_value = "10", value_parser = secs)]
     pub probe_timeout: Duration,
+    /// Most pages of tools/list the start-up probe reads.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub probe_pages: usize,
     /// Print every byte on stderr as it crosses, HTTP and the children's pipes, in
     /// the readable text view, or `--trace raw` for the bytes verbatim.
     #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]
@@ -399,15 +402,12 @@ pub struct BridgeArgs {
 /// The HTTP limits are serve's flags, which there need `--http`; HTTP is all the
 /// bridge speaks, so for it that requirement (and the help's "With --http:") goes.
 fn http_always(arg: clap::Arg) -> clap::Arg {
-    let help = arg
-        .get_help()
-        .map(|h| h.to_string())
-        .and_then(|h| {
-            let rest = h.strip_prefix("With --http: ")?;
-            let mut chars = rest.chars();
-            let first = chars.next()?;
-            Some(first.to_uppercase().chain(chars).collect::<String>())
-        });
+    let help = arg.get_help().map(|h| h.to_string()).and_then(|h| {
+        let rest = h.strip_prefix("With --http: ")?;
+        let mut chars = rest.chars();
+        let first = chars.next()?;
+        Some(first.to_uppercase().chain(chars).collect::<String>())
+    });
     let arg = arg.requires(clap::builder::Resettable::<clap::Id>::Reset);
     match help {
         Some(h) => arg.help(h),

@@ -42,7 +42,7 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         let schemas = if args.probe_timeout.is_zero() {
             Vec::new()
         } else {
-            match probe::tool_schemas(&spawn, args.probe_timeout).await {
+            match probe::tool_schemas(&spawn, args.probe_timeout, args.probe_pages).await {
                 Ok(schemas) => {
                     eprintln!(
                         "[mcp-raw] bridge: the server lists {} tool(s); their x-mcp-header annotations are checked",

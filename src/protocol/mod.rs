@@ -29,11 +29,11 @@ pub mod subscriptions;
 pub mod tasks;
 pub mod tools;
 
-pub use envelope::{Door, Envelope, Facts, Incoming};
 pub use self::core::{Conversation, Core};
+pub use envelope::{Door, Envelope, Facts, Incoming};
 pub use era::{Era, Eras};
-pub use methods::streams;
 pub use lifecycle::{LATEST_VERSION, SUPPORTED_VERSIONS, supports_batches};
+pub use methods::streams;
 
 use crate::jsonrpc::{Message, Response};
 use context::{Peer, Reply};

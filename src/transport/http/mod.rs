@@ -74,12 +74,12 @@ impl App {
         let param_headers = core
             .tool_schemas()
             .into_iter()
-            .filter_map(
-                |(name, schema)| match crate::wire::http::x_mcp_header::header_params(&schema) {
+            .filter_map(|(name, schema)| {
+                match crate::wire::http::x_mcp_header::header_params(&schema) {
                     Ok(p) if !p.is_empty() => Some((name, p)),
                     _ => None,
-                },
-            )
+                }
+            })
             .collect();
         Arc::new(App {
             core,
