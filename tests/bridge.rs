@@ -272,3 +272,34 @@ fn the_first_line_names_the_port_and_the_command() {
     assert!(b.addr.starts_with("127.0.0.1:"), "{}", b.addr);
     assert!(b.addr.split(':').nth(1).unwrap().parse::<u16>().unwrap() > 0);
 }
+
+#[test]
+fn an_expired_session_takes_its_child_with_it() {
+    let b = bridge(
+        &["--probe-timeout", "0", "--init-timeout", "0.2"],
+        &[BIN, "serve"],
+    );
+    let r = post(&b, &[], &initialize("2025-11-25"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let sid = r.header("mcp-session-id").expect("a session id").to_owned();
+    // No notifications/initialized: the session ends after --init-timeout.
+    assert!(
+        logs(&b, "never sent notifications/initialized"),
+        "{}",
+        b.logged()
+    );
+    assert!(
+        logs(&b, "killed: what it served has ended"),
+        "{}",
+        b.logged()
+    );
+    let r = post(
+        &b,
+        &[
+            ("Mcp-Session-Id", &sid),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    );
+    assert_eq!(r.status, 404);
+}
