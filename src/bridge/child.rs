@@ -118,12 +118,15 @@ impl Child {
         tokio::spawn(async move {
             let status = tokio::select! {
                 status = child.wait() => status,
+                // The session ended (DELETE, expiry) or the bridge is stopping. A
+                // stdio server is asked to stop by closing its stdin (2025-11-25
+                // `basic/lifecycle` "Shutdown"), but nothing it could still say has a
+                // reader any more, so it is killed outright and reaped.
                 _ = killed => {
                     let _ = child.start_kill();
-                    let status = child.wait().await;
+                    let _ = child.wait().await;
                     eprintln!("[mcp-raw] bridge: child {number} killed: what it served has ended");
                     let _ = exited.send("it was killed: what it served has ended".to_owned());
-                    let _ = status;
                     return;
                 }
             };
@@ -144,7 +147,6 @@ impl Child {
                 }
             };
             read_lines(stdout, max, &mut on_line).await;
-            drop(on_line);
             let said = match tokio::time::timeout(exit_wait, exit).await {
                 Ok(Ok(said)) => said,
                 _ => "it closed its stdout".to_owned(),

@@ -148,6 +148,8 @@ fn forward(linked: &Arc<Linked>, mut request: Request) -> Reply {
         Ok(started) => started,
         Err(why) => return error_now(client_id, why),
     };
+    // 2025-11-25 `basic/transports` "stdio": one message per line, no embedded
+    // newline; compact JSON escapes every newline inside its strings.
     if !linked.child.send(request.to_bytes()) {
         linked.routes().forget(&started.child_id);
         let why = format!(
