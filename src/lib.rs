@@ -5,6 +5,8 @@
 //! jsonrpc.rs            the four message shapes; bytes → Message; every error code
 //! protocol/             the transport-agnostic core, both eras
 //!   mod.rs              Server, Session::handle: the one door into the core
+//!   core.rs             Core, Conversation: what a transport serves through (this core,
+//!                       or a bridge's forwarding one)
 //!   envelope.rs         Envelope: a message, its transport facts, its _meta read once
 //!   era.rs              Eras, and choose: the one rule for which era serves a message
 //!   context.rs          Reply (now / streamed / later / cancel), Env, Context: progress,

@@ -131,3 +131,25 @@ pub struct Event {
     /// What crossed.
     pub what: What,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_label_reads_back_as_its_lane() {
+        for (id, kind) in [
+            (3, LaneKind::Http),
+            (0, LaneKind::Stdio),
+            (0, LaneKind::Stderr),
+            (2, LaneKind::Stdio),
+            (12, LaneKind::Stderr),
+        ] {
+            let lane = Lane { id, kind };
+            assert_eq!(Lane::from_label(&lane.label()), Some(lane), "{}", lane.label());
+        }
+        assert_eq!(Lane::from_label("stdio02"), None);
+        assert_eq!(Lane::from_label("c+1"), None);
+        assert_eq!(Lane::from_label("x1"), None);
+    }
+}

@@ -5,7 +5,8 @@
 //! (or resumes a request's stream) where the server has something to push, else
 //! `405`; 2026-07-28 removed it. `DELETE` ends a legacy session ([`sessions`]).
 //! Connections are accepted in [`listen`] and served in [`conn`], under the bounds
-//! of [`limits`].
+//! of [`limits`]. Behind it sits any [`Core`]: the protocol core (`serve --http`) or
+//! a bridge's forwarding core (`bridge -- SERVER_CMD`); the rules here are the same.
 
 pub mod conn;
 pub mod guard;
