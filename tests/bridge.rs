@@ -303,3 +303,28 @@ fn an_expired_session_takes_its_child_with_it() {
     );
     assert_eq!(r.status, 404);
 }
+
+/// 2026-07-28: closing the stream cancels the request; the shared child hears
+/// `notifications/cancelled` with the id it knows.
+#[test]
+fn a_closed_modern_request_is_cancelled_at_the_child() {
+    use std::io::Write;
+    let b = bridge(&[], &[BIN, "serve", "--fixture", "conformance"]);
+    let (headers, body) = modern(
+        "tools/call",
+        Some("slow_compute"),
+        json!({"name": "slow_compute", "arguments": {"seconds": 5}}),
+    );
+    let mut all: Vec<(&str, &str)> = vec![ACCEPT, JSON];
+    all.extend(headers.iter().map(|(k, v)| (*k, v.as_str())));
+    let mut sock = std::net::TcpStream::connect(&b.addr).unwrap();
+    sock.write_all(&request_bytes(&b.addr, "POST", &all, &body))
+        .unwrap();
+    assert!(
+        logs(&b, "recv request tools/call (id \"bridge-"),
+        "{}",
+        b.logged()
+    );
+    drop(sock);
+    assert!(logs(&b, "cancelled request \"bridge-"), "{}", b.logged());
+}

@@ -146,7 +146,12 @@ mod tests {
             (12, LaneKind::Stderr),
         ] {
             let lane = Lane { id, kind };
-            assert_eq!(Lane::from_label(&lane.label()), Some(lane), "{}", lane.label());
+            assert_eq!(
+                Lane::from_label(&lane.label()),
+                Some(lane),
+                "{}",
+                lane.label()
+            );
         }
         assert_eq!(Lane::from_label("stdio02"), None);
         assert_eq!(Lane::from_label("c+1"), None);
