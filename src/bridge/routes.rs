@@ -26,6 +26,10 @@ struct Waiting {
     client_id: RequestId,
     /// `params._meta.progressToken`: the child's progress notifications name it.
     progress_token: Option<Value>,
+    /// A modern `subscriptions/listen`: its stream carries only the notifications
+    /// tagged with its id (2026-07-28 `basic/patterns/subscriptions`), never another
+    /// request's log lines.
+    listens: bool,
     /// Where the child's messages for this request go, before its response.
     outbox: mpsc::UnboundedSender<Out>,
     /// Where its response goes.
@@ -103,6 +107,7 @@ impl Routes {
             child_id: request.id.clone(),
             client_id,
             progress_token,
+            listens: request.method == "subscriptions/listen",
             outbox,
             answer,
         });
@@ -242,8 +247,10 @@ impl Routes {
 
     /// A notification or request from the child: to the waiting request it names (a
     /// progress token, a subscription id), else, for list changes and resource
-    /// updates, the push stream; else the oldest waiting request; else the push
-    /// stream; else nowhere (said on stderr, and `false` returned).
+    /// updates, the push stream; else the oldest waiting request (a listener aside);
+    /// else the push stream; else nowhere (said on stderr, and `false` returned).
+    /// Untagged messages of a child serving several requests at once cannot be told
+    /// apart: the oldest is a guess, the one the stdio wire leaves.
     fn route(&mut self, mut message: Value) -> bool {
         let params = message.get("params");
         let token = params.and_then(|p| p.get("progressToken"));
@@ -269,7 +276,10 @@ impl Routes {
         let target = match named {
             Some(at) => Some(at),
             None if unprompted && self.push.is_some() => None,
-            None => self.waiting.iter().position(|w| !w.outbox.is_closed()),
+            None => self
+                .waiting
+                .iter()
+                .position(|w| !w.listens && !w.outbox.is_closed()),
         };
         if let Some(at) = target
             && self.waiting[at]
@@ -375,6 +385,31 @@ mod tests {
         routes.from_child(FromChild::Gone("it exited with exit status: 3".into()));
         assert!(first.answer.try_recv().unwrap().outcome.is_err());
         assert!(routes.start(&mut request(3, "c", json!({}))).is_err());
+    }
+
+    #[test]
+    fn a_listener_hears_its_own_notifications_not_others_log_lines() {
+        let mut routes = Routes::new(true, "child 1".into());
+        let mut listen = request(1, "subscriptions/listen", json!({}));
+        let mut l = routes.start(&mut listen).unwrap();
+        let mut c = routes
+            .start(&mut request(1, "tools/call", json!({})))
+            .unwrap();
+        routes.from_child(FromChild::Line(Bytes::from_static(
+            br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}"#,
+        )));
+        let tagged = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+            "params": {"_meta": {SUBSCRIPTION_ID: listen.id.to_value()}}});
+        routes.from_child(FromChild::Line(tagged.to_string().into()));
+        assert!(
+            matches!(c.outbox.try_recv(), Ok(Out::Message(m)) if m["method"] == "notifications/message")
+        );
+        // The listener gets the change, tagged with the client's id again.
+        match l.outbox.try_recv() {
+            Ok(Out::Message(m)) => assert_eq!(m["params"]["_meta"][SUBSCRIPTION_ID], 1, "{m}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(l.outbox.try_recv().is_err());
     }
 
     #[test]
