@@ -39,6 +39,9 @@ pub struct Spawn {
     /// How long a child's stdout may stay closed before its exit is reported without a
     /// status (a child that closes stdout and keeps running).
     pub exit_wait: Duration,
+    /// Copy each child's stderr lines to the bridge's stderr (`[child N] …`); off
+    /// under `--trace`, whose view shows them already.
+    pub echo_stderr: bool,
 }
 
 /// A running child process.
@@ -111,7 +114,12 @@ impl Child {
         });
 
         let last_log = Arc::new(Mutex::new(String::new()));
-        tokio::spawn(pass_on_log(stderr, number, last_log.clone()));
+        tokio::spawn(pass_on_log(
+            stderr,
+            number,
+            last_log.clone(),
+            spawn.echo_stderr,
+        ));
 
         let (kill, killed) = oneshot::channel::<()>();
         let (exited, exit) = oneshot::channel::<String>();
@@ -206,28 +214,35 @@ fn frame(frame: Frame, on: &mut impl FnMut(FromChild)) {
 /// The child's stderr is its log: each line goes on to the bridge's stderr, named by
 /// child (the recorder has the bytes as they came), and the last one is kept to
 /// quote if the child dies.
-async fn pass_on_log(mut pipe: impl AsyncRead + Unpin, number: u32, last: Arc<Mutex<String>>) {
+async fn pass_on_log(
+    mut pipe: impl AsyncRead + Unpin,
+    number: u32,
+    last: Arc<Mutex<String>>,
+    echo: bool,
+) {
     let mut framer = line::Framer::new(64 * 1024);
     let mut chunk = vec![0u8; 16 * 1024];
     loop {
         let n = pipe.read(&mut chunk).await.unwrap_or(0);
         if n == 0 {
             if let Some(Frame::Line(l)) = framer.finish() {
-                log_line(&l, number, &last);
+                log_line(&l, number, &last, echo);
             }
             return;
         }
         framer.feed(&chunk[..n]);
         while let Frame::Line(l) = framer.next_frame() {
-            log_line(&l, number, &last);
+            log_line(&l, number, &last, echo);
         }
     }
 }
 
-fn log_line(line: &[u8], number: u32, last: &Mutex<String>) {
+fn log_line(line: &[u8], number: u32, last: &Mutex<String>, echo: bool) {
     let text = String::from_utf8_lossy(line);
     let text = text.trim_end_matches('\r');
-    eprintln!("[child {number}] {text}");
+    if echo {
+        eprintln!("[child {number}] {text}");
+    }
     if let Ok(mut l) = last.lock() {
         *l = text.chars().take(200).collect();
     }

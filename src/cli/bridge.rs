@@ -21,6 +21,7 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
             .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none),
         max_line: args.max_body_bytes,
         exit_wait: args.exit_wait,
+        echo_stderr: args.trace.is_none(),
     };
     let config = http::Config {
         limits: args.limits.into_limits(args.max_body_bytes),
