@@ -126,7 +126,8 @@ pub enum Command {
         /// Colour: auto (on a terminal, NO_COLOR unset), always or never.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
-        /// Only these lanes: `stdio`, `stderr`, `c1`, `c2`… (repeatable).
+        /// Only these lanes: `stdio`, `stderr`, `c1`, `c2`…, and a bridge's children's
+        /// `stdio1`, `stderr1`… (repeatable).
         #[arg(long, value_name = "LANE")]
         lane: Vec<String>,
         /// Only one direction: c2s (what the client sent) or s2c (what the server sent).
