@@ -8,6 +8,10 @@
 #
 # Environment:
 #   SERVER_ARGS             extra arguments for `mcp-raw serve --http` (default: --fixture conformance)
+#   CONFORMANCE_SERVER      serve (default): `mcp-raw serve --http`; bridge: the same server over
+#                           stdio behind `mcp-raw bridge --port 0 -- mcp-raw serve SERVER_ARGS`
+#                           (server mode only, client mode skipped; baselines
+#                           expected-failures-bridge-REV.yml)
 #   CARGO_TARGET_DIR        cargo's target directory (default: target/)
 #   CONFORMANCE_CLIENT_CMD  client command for client mode (default: mcp-raw conformance-client;
 #                           "none" skips it). The suite appends the server URL and sets
@@ -53,8 +57,26 @@ mkdir -p "$out"
 
 # Start the server on a free loopback port and read the port from its log line.
 read -r -a server_args <<< "${SERVER_ARGS---fixture conformance}"
-echo "== starting mcp-raw serve --http --port 0 ${server_args[*]}"
-"$bin" serve --http --port 0 "${server_args[@]}" 2> "$out/server.log" &
+server_kind=${CONFORMANCE_SERVER:-serve}
+baselines=expected-failures
+case $server_kind in
+  serve)
+    echo "== starting mcp-raw serve --http --port 0 ${server_args[*]}"
+    "$bin" serve --http --port 0 "${server_args[@]}" 2> "$out/server.log" &
+    ;;
+  bridge)
+    # The stdio server behind the bridge: every HTTP byte is the bridge's, every
+    # protocol answer the child's. The bridge's client leg would test nothing new.
+    echo "== starting mcp-raw bridge --port 0 -- mcp-raw serve ${server_args[*]}"
+    "$bin" bridge --port 0 -- "$bin" serve "${server_args[@]}" 2> "$out/server.log" &
+    baselines=expected-failures-bridge
+    CONFORMANCE_CLIENT_CMD=none
+    ;;
+  *)
+    echo "CONFORMANCE_SERVER must be serve or bridge, not ${server_kind@Q}" >&2
+    exit 2
+    ;;
+esac
 server_pid=$!
 trap 'kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true' EXIT
 port=
@@ -88,7 +110,7 @@ suite() {
 report() {
   local leg=$1 rev=$2
   if ! NODE_PATH=$home/node_modules "$node22" "$pins/report.cjs" "$leg" "$rev" \
-      "$out/$leg-$rev" "$out/$leg-$rev.log" "$pins/expected-failures-$rev.yml" \
+      "$out/$leg-$rev" "$out/$leg-$rev.log" "$pins/$baselines-$rev.yml" \
       | tee "$out/$leg-$rev.report"; then
     status=1
   fi

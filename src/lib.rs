@@ -5,6 +5,8 @@
 //! jsonrpc.rs            the four message shapes; bytes → Message; every error code
 //! protocol/             the transport-agnostic core, both eras
 //!   mod.rs              Server, Session::handle: the one door into the core
+//!   core.rs             Core, Conversation: what a transport serves through (this core,
+//!                       or a bridge's forwarding one)
 //!   envelope.rs         Envelope: a message, its transport facts, its _meta read once
 //!   era.rs              Eras, and choose: the one rule for which era serves a message
 //!   context.rs          Reply (now / streamed / later / cancel), Env, Context: progress,
@@ -68,6 +70,11 @@
 //!                       signals passed on
 //!   http.rs             `tap --http`: a TCP-level reverse proxy, a lane per connection, 502
 //!   rewrite.rs          `--rewrite-host`: the Host line of each request head, nothing else
+//! bridge/               `bridge -- SERVER_CMD`: a stdio server served as Streamable HTTP
+//!   mod.rs              Bridge: the forwarding core behind the HTTP transport
+//!   child.rs            one child process: its pipes recorded, kill on drop
+//!   routes.rs           which waiting request a child's line belongs to; id rewriting
+//!   session.rs          a legacy session's own child, modern requests to the shared one
 //! check/                `mcp-raw check`: the spec's rules applied to wire events
 //!   mod.rs              Checker::feed: one event in, the findings it completes out
 //!   rules.rs            every rule: its id, severity and the spec section it quotes
@@ -92,6 +99,7 @@
 // the `Err` variant does not matter.
 #![allow(clippy::result_large_err)]
 
+pub mod bridge;
 pub mod check;
 pub mod client;
 pub mod clock;

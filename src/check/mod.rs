@@ -120,7 +120,9 @@ impl Checker {
                 self.messages += 1;
             }
             match event.lane.kind {
-                LaneKind::Stdio => self.stdio.fact(event.dir, &fact, &at, &mut out),
+                LaneKind::Stdio => self
+                    .stdio
+                    .fact(event.lane.id, event.dir, &fact, &at, &mut out),
                 LaneKind::Http => self
                     .http
                     .fact(event.lane.id, event.dir, &fact, &at, &mut out),

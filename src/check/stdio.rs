@@ -9,23 +9,17 @@ use crate::wire::decode::{Fact, Source};
 use crate::wire::event::Dir;
 use serde_json::Value;
 
-/// The stdio lane's checks.
+/// The stdio lanes' checks.
+#[derive(Default)]
 pub struct State {
-    /// The conversation on the pipe: a stdio server is spawned for its client, so the
-    /// recording sees it from its first line.
-    scope: Scope,
-}
-
-impl Default for State {
-    fn default() -> Self {
-        State {
-            scope: Scope::new(true),
-        }
-    }
+    /// The conversation on each pipe (a bridge records one per child, `stdio1`,
+    /// `stdio2`…): a stdio server is spawned for its client, so the recording sees it
+    /// from its first line.
+    scopes: std::collections::BTreeMap<u32, Scope>,
 }
 
 impl State {
-    pub fn fact(&mut self, dir: Dir, fact: &Fact, at: &Spot, out: &mut Vec<Finding>) {
+    pub fn fact(&mut self, lane: u32, dir: Dir, fact: &Fact, at: &Spot, out: &mut Vec<Finding>) {
         let Fact::Payload {
             bytes,
             source: Source::Line,
@@ -67,12 +61,17 @@ impl State {
                 let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
                     return;
                 };
-                self.scope.payload(dir, value, at, out);
+                self.scopes
+                    .entry(lane)
+                    .or_insert_with(|| Scope::new(true))
+                    .payload(dir, value, at, out);
             }
         }
     }
 
     pub fn finish(&mut self, out: &mut Vec<Finding>) {
-        self.scope.finish(out);
+        for scope in self.scopes.values_mut() {
+            scope.finish(out);
+        }
     }
 }

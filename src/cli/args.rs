@@ -96,6 +96,11 @@ pub enum Command {
 127 the server's program was not found, 126 it could not be run; 2 usage."
     )]
     Tap(TapArgs),
+    /// Serve a stdio MCP server as Streamable HTTP on /mcp: `bridge --port PORT --
+    /// SERVER_CMD ARG…`. Each legacy session gets its own child process (spawned at
+    /// initialize, killed when the session ends); modern requests share one.
+    #[command(mut_args(http_always))]
+    Bridge(BridgeArgs),
     /// The client the official conformance suite drives (it passes the server URL and
     /// names the scenario in MCP_CONFORMANCE_SCENARIO).
     ConformanceClient {
@@ -196,7 +201,8 @@ pub enum Command {
         /// Colour: auto (on a terminal, NO_COLOR unset), always or never.
         #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
         color: ColorChoice,
-        /// Only these lanes: `stdio`, `stderr`, `c1`, `c2`… (repeatable).
+        /// Only these lanes: `stdio`, `stderr`, `c1`, `c2`…, and a bridge's children's
+        /// `stdio1`, `stderr1`… (repeatable).
         #[arg(long, value_name = "LANE")]
         lane: Vec<String>,
         /// Only one direction: c2s (what the client sent) or s2c (what the server sent).
@@ -454,6 +460,71 @@ pub struct TapArgs {
     /// one is shown as too long, and recorded and passed on all the same.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
     pub max_message_bytes: usize,
+}
+
+/// `mcp-raw bridge`'s arguments.
+#[derive(clap::Args)]
+pub struct BridgeArgs {
+    /// The stdio server's program and arguments, after `--`, taken as they are.
+    #[arg(last = true, value_name = "SERVER_CMD", required = true)]
+    pub command: Vec<String>,
+    /// Address to bind. Loopback by default: a local server should not be reachable
+    /// from the network.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Port to bind (0 picks a free one; the first line on stderr says which).
+    #[arg(long, default_value_t = 3100)]
+    pub port: u16,
+    /// Largest accepted message in bytes: an HTTP body (413 beyond it), and a line
+    /// the child writes (longer fails the requests waiting on it).
+    #[arg(long, default_value_t = 4 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+    /// Also answer to this host name in Host and Origin (repeatable; loopback names
+    /// are always accepted, any other is refused with 403 to stop DNS rebinding).
+    #[arg(long = "allow-host", value_name = "NAME")]
+    pub allow_hosts: Vec<String>,
+    #[command(flatten)]
+    pub limits: HttpLimits,
+    /// Seconds to wait, once a child closed its stdout, for its exit status (quoted
+    /// in the errors of the requests it left unanswered).
+    #[arg(long, value_name = "SECS", default_value = "1", value_parser = secs)]
+    pub exit_wait: Duration,
+    /// Seconds the child spawned at start to read the tools' schemas may take (0:
+    /// no such probe; modern Mcp-Param-* headers are then not checked).
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = secs)]
+    pub probe_timeout: Duration,
+    /// Most pages of tools/list the start-up probe reads.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub probe_pages: usize,
+    /// Print every byte on stderr as it crosses, HTTP and the children's pipes, in
+    /// the readable text view, or `--trace raw` for the bytes verbatim.
+    #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]
+    pub trace: Option<TraceView>,
+    /// Write every byte to FILE as a JSON Lines transcript (role "bridge"): the HTTP
+    /// connections (c1, c2…) and each child's stdin/stdout (stdio1…) and stderr
+    /// (stderr1…).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// With --trace or --record: the largest message the views read whole; a longer
+    /// one is shown as too long, and recorded all the same.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
+    pub max_message_bytes: usize,
+}
+
+/// The HTTP limits are serve's flags, which there need `--http`; HTTP is all the
+/// bridge speaks, so for it that requirement (and the help's "With --http:") goes.
+fn http_always(arg: clap::Arg) -> clap::Arg {
+    let help = arg.get_help().map(|h| h.to_string()).and_then(|h| {
+        let rest = h.strip_prefix("With --http: ")?;
+        let mut chars = rest.chars();
+        let first = chars.next()?;
+        Some(first.to_uppercase().chain(chars).collect::<String>())
+    });
+    let arg = arg.requires(clap::builder::Resettable::<clap::Id>::Reset);
+    match help {
+        Some(h) => arg.help(h),
+        None => arg,
+    }
 }
 
 /// The limits of `serve --http` (each one's default is in `http::Limits`). A timeout

@@ -13,11 +13,13 @@
 //! conformance_client.rs `conformance-client`: what the official suite drives
 //! demo_stdio.rs         `demo`: spawns `mcp-raw serve`, drives it over pipes
 //! demo_http.rs          `demo-http`: spawns `mcp-raw serve --http`
+//! bridge.rs             `bridge -- SERVER_CMD`: the flags → a forwarding core behind the HTTP transport
 //! tap.rs                `tap`: the flags → a stdio tap or an HTTP tap, and its exit status
 //! script.rs             the sessions the demos drive, and what each reply must be
 //! ```
 
 pub mod args;
+pub mod bridge;
 pub mod check;
 pub mod client;
 pub mod conformance_client;

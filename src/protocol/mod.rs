@@ -13,6 +13,7 @@
 pub mod capabilities;
 mod completion;
 pub mod context;
+pub mod core;
 pub mod envelope;
 pub mod era;
 mod legacy;
@@ -28,9 +29,11 @@ pub mod subscriptions;
 pub mod tasks;
 pub mod tools;
 
+pub use self::core::{Conversation, Core};
 pub use envelope::{Door, Envelope, Facts, Incoming};
 pub use era::{Era, Eras};
 pub use lifecycle::{LATEST_VERSION, SUPPORTED_VERSIONS, supports_batches};
+pub use methods::streams;
 
 use crate::jsonrpc::{Message, Response};
 use context::{Peer, Reply};

@@ -63,12 +63,15 @@ pub struct Lane {
 }
 
 impl Lane {
-    /// `c1`, `c2`… for connections; `stdio` and `stderr` for a process's pipes.
+    /// `c1`, `c2`… for connections; `stdio` and `stderr` for a process's pipes, and
+    /// `stdio1`, `stderr1`… for the pipes of the children a bridge spawns, numbered.
     pub fn label(&self) -> String {
-        match self.kind {
-            LaneKind::Http => format!("c{}", self.id),
-            LaneKind::Stdio => "stdio".to_owned(),
-            LaneKind::Stderr => "stderr".to_owned(),
+        match (self.kind, self.id) {
+            (LaneKind::Http, n) => format!("c{n}"),
+            (LaneKind::Stdio, 0) => "stdio".to_owned(),
+            (LaneKind::Stderr, 0) => "stderr".to_owned(),
+            (LaneKind::Stdio, n) => format!("stdio{n}"),
+            (LaneKind::Stderr, n) => format!("stderr{n}"),
         }
     }
 
@@ -83,10 +86,23 @@ impl Lane {
                 id: 0,
                 kind: LaneKind::Stderr,
             }),
-            _ => Some(Lane {
-                id: label.strip_prefix('c')?.parse().ok()?,
-                kind: LaneKind::Http,
-            }),
+            _ => {
+                let (kind, number) = if let Some(n) = label.strip_prefix("stdio") {
+                    (LaneKind::Stdio, n)
+                } else if let Some(n) = label.strip_prefix("stderr") {
+                    (LaneKind::Stderr, n)
+                } else {
+                    (LaneKind::Http, label.strip_prefix('c')?)
+                };
+                // A leading zero or sign would give one lane two labels.
+                if number.starts_with(['0', '+']) {
+                    return None;
+                }
+                Some(Lane {
+                    id: number.parse().ok()?,
+                    kind,
+                })
+            }
         }
     }
 }
@@ -114,4 +130,31 @@ pub struct Event {
     pub dir: Dir,
     /// What crossed.
     pub what: What,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_label_reads_back_as_its_lane() {
+        for (id, kind) in [
+            (3, LaneKind::Http),
+            (0, LaneKind::Stdio),
+            (0, LaneKind::Stderr),
+            (2, LaneKind::Stdio),
+            (12, LaneKind::Stderr),
+        ] {
+            let lane = Lane { id, kind };
+            assert_eq!(
+                Lane::from_label(&lane.label()),
+                Some(lane),
+                "{}",
+                lane.label()
+            );
+        }
+        assert_eq!(Lane::from_label("stdio02"), None);
+        assert_eq!(Lane::from_label("c+1"), None);
+        assert_eq!(Lane::from_label("x1"), None);
+    }
 }

@@ -22,6 +22,9 @@ struct Shared {
     start: Instant,
     /// The next connection's number.
     next_lane: AtomicU32,
+    /// The next child process's number (a bridge spawns many: each gets its own
+    /// `stdioN` and `stderrN` lanes).
+    next_child: AtomicU32,
     /// Every sink; the lock also orders the events, so offsets never go backwards.
     sinks: Mutex<Vec<Box<dyn Sink>>>,
     /// No sinks at all: recording is skipped (no lock, no copy).
@@ -39,6 +42,7 @@ impl Recorder {
         Recorder(Arc::new(Shared {
             start: Instant::now(),
             next_lane: AtomicU32::new(1),
+            next_child: AtomicU32::new(1),
             idle: sinks.is_empty(),
             sinks: Mutex::new(sinks),
         }))
@@ -57,6 +61,22 @@ impl Recorder {
             LaneKind::Stdio | LaneKind::Stderr => 0,
         };
         Lane { id, kind }
+    }
+
+    /// The two lanes of one more child process, numbered from 1: its stdin and stdout
+    /// (`stdioN`), its stderr (`stderrN`).
+    pub fn child_lanes(&self) -> (Lane, Lane) {
+        let id = self.0.next_child.fetch_add(1, Ordering::Relaxed);
+        (
+            Lane {
+                id,
+                kind: LaneKind::Stdio,
+            },
+            Lane {
+                id,
+                kind: LaneKind::Stderr,
+            },
+        )
     }
 
     /// Records one event now.

@@ -180,7 +180,10 @@ impl<W: Write + Send> TextView<W> {
         let s = self.style;
         let secs = e.t.as_secs_f64();
         match e.lane.kind {
-            LaneKind::Http => format!("{}[{} +{secs:.3}s]{} ", s.dim, e.lane.label(), s.reset),
+            // Many lanes of a kind (connections, a bridge's children): say which.
+            _ if e.lane.kind == LaneKind::Http || e.lane.id > 0 => {
+                format!("{}[{} +{secs:.3}s]{} ", s.dim, e.lane.label(), s.reset)
+            }
             _ => format!("{}[+{secs:.3}s]{} ", s.dim, s.reset),
         }
     }

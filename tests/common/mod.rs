@@ -58,7 +58,8 @@ impl HttpServer {
                 .expect("server exited before listening")
                 .unwrap();
             if let Some(rest) = line.split("listening on http://").nth(1) {
-                break rest.trim_end_matches("/mcp").to_owned();
+                // `…/mcp` ends serve's line; the bridge's goes on (`/mcp, serving …`).
+                break rest.split("/mcp").next().unwrap_or(rest).to_owned();
             }
         };
         // Keep draining stderr so the server never blocks on a full pipe.

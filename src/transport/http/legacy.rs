@@ -8,7 +8,7 @@ use super::reply::{self, HttpResponse};
 use super::sessions::Entry;
 use crate::jsonrpc::{Message, code};
 use crate::protocol::context::Reply;
-use crate::protocol::{Envelope, Incoming, SUPPORTED_VERSIONS, Session};
+use crate::protocol::{Envelope, Incoming, SUPPORTED_VERSIONS};
 use crate::transport::stdio::batch_bytes;
 use crate::wire::http::mirror;
 use hyper::header::HeaderValue;
@@ -18,7 +18,11 @@ use hyper::{HeaderMap, StatusCode};
 /// (2025-11-25 `basic/transports` "Protocol Version Header").
 pub const ASSUMED_VERSION: &str = "2025-03-26";
 
-pub fn post(app: &App, headers: &HeaderMap, body: Incoming) -> Result<HttpResponse, HttpResponse> {
+pub async fn post(
+    app: &App,
+    headers: &HeaderMap,
+    body: Incoming<'_>,
+) -> Result<HttpResponse, HttpResponse> {
     let session_id = session_id(headers)?;
 
     // initialize is the one request sent without a session: it creates one.
@@ -29,7 +33,7 @@ pub fn post(app: &App, headers: &HeaderMap, body: Incoming) -> Result<HttpRespon
                     "initialize must be sent without Mcp-Session-Id: it starts a new session",
                 ));
             }
-            return Ok(initialize(app, envelope));
+            return Ok(initialize(app, envelope).await);
         }
         other => other,
     };
@@ -50,11 +54,16 @@ fn is_initialize(message: &Message) -> bool {
 }
 
 /// Runs `initialize` in a fresh session and keeps the session only if it succeeded;
-/// its new id goes back in the `Mcp-Session-Id` response header.
-fn initialize(app: &App, envelope: Envelope) -> HttpResponse {
-    let mut session = Session::new(app.server.clone());
-    let Reply::Now(response) = session.handle(envelope) else {
-        return reply::accepted();
+/// its new id goes back in the `Mcp-Session-Id` response header. A core that
+/// answers later (a bridge waits for its stdio server) is awaited: the result of
+/// `initialize` is one JSON response either way; anything sent before it is dropped,
+/// as there is no session yet to send it in (2025-11-25 `basic/lifecycle`).
+async fn initialize(app: &App, envelope: Envelope<'_>) -> HttpResponse {
+    let mut session = app.core.clone().open();
+    let response = match session.handle(envelope) {
+        Reply::Now(response) | Reply::Streamed(response) => response,
+        Reply::Later(pending) => pending.response.await,
+        Reply::None | Reply::Cancel(_) => return reply::accepted(),
     };
     let mut http = reply::json(response.to_bytes());
     if response.outcome.is_ok() {

@@ -5,7 +5,8 @@
 //! (or resumes a request's stream) where the server has something to push, else
 //! `405`; 2026-07-28 removed it. `DELETE` ends a legacy session ([`sessions`]).
 //! Connections are accepted in [`listen`] and served in [`conn`], under the bounds
-//! of [`limits`].
+//! of [`limits`]. Behind it sits any [`Core`]: the protocol core (`serve --http`) or
+//! a bridge's forwarding core (`bridge -- SERVER_CMD`); the rules here are the same.
 
 pub mod conn;
 pub mod guard;
@@ -18,7 +19,7 @@ pub mod reply;
 pub mod resume;
 pub mod sessions;
 
-use crate::protocol::{Door, Era, Facts, Server, era};
+use crate::protocol::{Core, Door, Era, Facts, Server, era};
 use crate::wire::http::mirror;
 use hyper::header::{ALLOW, HeaderValue};
 use hyper::{HeaderMap, Method, Request, StatusCode};
@@ -45,7 +46,9 @@ pub struct Config {
 
 /// What every connection task shares.
 pub struct App {
-    pub server: Arc<Server>,
+    /// What answers the messages: the protocol core ([`Server`]), or a bridge's
+    /// forwarding core. Every HTTP rule here is the same for both.
+    pub core: Arc<dyn Core>,
     pub sessions: Sessions,
     /// Sizes, timeouts and counts (`serve --help` lists each flag).
     pub limits: Limits,
@@ -54,7 +57,7 @@ pub struct App {
     /// Each tool's `x-mcp-header` arguments, read once from its schema: the modern
     /// POST checks the `Mcp-Param-*` headers against them.
     pub param_headers:
-        std::collections::HashMap<&'static str, Vec<crate::wire::http::x_mcp_header::HeaderParam>>,
+        std::collections::HashMap<String, Vec<crate::wire::http::x_mcp_header::HeaderParam>>,
     /// Connections closed since the sweeper last gave freed memory back to the OS.
     pub closed_connections: std::sync::atomic::AtomicU64,
     /// Records every connection's bytes, when tracing or recording.
@@ -62,19 +65,25 @@ pub struct App {
 }
 
 impl App {
+    /// The app of the protocol core's `server`.
     pub fn new(server: Arc<Server>, config: Config) -> Arc<App> {
-        let param_headers = server
-            .tools
-            .iter()
-            .filter_map(
-                |t| match crate::wire::http::x_mcp_header::header_params(&t.input_schema) {
-                    Ok(p) if !p.is_empty() => Some((t.name, p)),
+        App::with_core(server, config)
+    }
+
+    /// The app of any [`Core`] (a bridge's forwarding core).
+    pub fn with_core(core: Arc<dyn Core>, config: Config) -> Arc<App> {
+        let param_headers = core
+            .tool_schemas()
+            .into_iter()
+            .filter_map(|(name, schema)| {
+                match crate::wire::http::x_mcp_header::header_params(&schema) {
+                    Ok(p) if !p.is_empty() => Some((name, p)),
                     _ => None,
-                },
-            )
+                }
+            })
             .collect();
         Arc::new(App {
-            server,
+            core,
             sessions: Sessions::new(&config.limits),
             limits: config.limits,
             allowed_hosts: config.allowed_hosts,
@@ -102,7 +111,7 @@ pub fn facts(headers: &HeaderMap, door: Door) -> Facts<'_> {
 impl App {
     /// The era that serves a bodiless request through `door` ([`era::choose`]).
     fn era(&self, headers: &HeaderMap, door: Door) -> Era {
-        era::choose(self.server.eras, &facts(headers, door), None)
+        era::choose(self.core.eras(), &facts(headers, door), None)
     }
 }
 
@@ -185,7 +194,7 @@ pub(crate) async fn route(app: &App, req: Request<hyper::body::Incoming>) -> Htt
 /// over from an older one, so nothing is delivered twice. Else 405.
 fn get_stream(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
     let resuming = req.headers().get("last-event-id");
-    if resuming.is_none() && !app.server.features.list_changed {
+    if resuming.is_none() && !app.core.pushes() {
         return not_allowed(
             app,
             Era::Legacy,
@@ -265,9 +274,9 @@ fn not_allowed(app: &App, era: Era, why: &str) -> HttpResponse {
         crate::jsonrpc::code::INVALID_REQUEST,
         why,
     );
-    let allow = match (era, app.server.eras) {
+    let allow = match (era, app.core.eras()) {
         (Era::Modern, _) | (_, crate::protocol::Eras::Modern) => "POST",
-        _ if app.server.features.list_changed => "GET, POST, DELETE",
+        _ if app.core.pushes() => "GET, POST, DELETE",
         _ => "POST, DELETE",
     };
     r.headers_mut()

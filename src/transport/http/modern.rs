@@ -9,7 +9,7 @@ use super::reply::{self, HttpResponse};
 use crate::jsonrpc::code::HEADER_MISMATCH;
 use crate::jsonrpc::{ErrorObject, Message, Request, Response, code};
 use crate::protocol::context::{Out, Pending, Reply};
-use crate::protocol::{Incoming, Session, meta};
+use crate::protocol::{Incoming, meta};
 use crate::wire::http::{mirror, status_for};
 use hyper::{HeaderMap, StatusCode};
 
@@ -40,7 +40,7 @@ pub async fn post(app: &App, headers: &HeaderMap, body: Incoming<'_>) -> HttpRes
     }
     // 2026-07-28 keeps no session: the core serves this request with a fresh one that
     // ends with it (the era rule, fed the same facts, takes the stateless path).
-    match Session::new(app.server.clone()).handle(envelope) {
+    match app.core.clone().open().handle(envelope) {
         Reply::Now(response) => now(response, false),
         Reply::Streamed(response) => now(response, true),
         // Closing this stream is how a modern client cancels the request.

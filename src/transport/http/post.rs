@@ -30,16 +30,16 @@ async fn handle_inner(
     let (era, body) = match parsed {
         Parsed::One(message) => {
             let envelope = Envelope::new(message, facts);
-            let era = era::choose(app.server.eras, &envelope.facts, Some(&envelope.meta));
+            let era = era::choose(app.core.eras(), &envelope.facts, Some(&envelope.meta));
             (era, Incoming::One(envelope))
         }
         Parsed::Batch(items) => (
-            era::choose(app.server.eras, &facts, None),
+            era::choose(app.core.eras(), &facts, None),
             Incoming::Batch(items),
         ),
     };
     match era {
         Era::Modern => Ok(modern::post(app, headers, body).await),
-        Era::Legacy => legacy::post(app, headers, body),
+        Era::Legacy => legacy::post(app, headers, body).await,
     }
 }

@@ -4,7 +4,7 @@
 
 use super::limits::Limits;
 use crate::jsonrpc::RequestId;
-use crate::protocol::{Phase, Session};
+use crate::protocol::Conversation;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,7 +13,8 @@ use tokio::sync::oneshot;
 
 /// One live session: its protocol state and its requests still streaming.
 pub struct Entry {
-    pub session: Session,
+    /// The session's protocol state (the core's, or a bridge's child process).
+    pub session: Box<dyn Conversation>,
     /// The session's request streams, kept so a client can resume them.
     pub streams: super::resume::Streams,
     /// A switch per running request: `notifications/cancelled` flips it, which ends
@@ -50,7 +51,7 @@ impl Entry {
     /// within `init_timeout`, or nobody used it for `session_timeout`.
     fn expired(&self, now: Instant, init_timeout: Duration, idle: Duration) -> Option<Ended> {
         let unused = now.saturating_duration_since(self.last_used);
-        let ready = matches!(self.session.phase(), Phase::Ready { .. });
+        let ready = self.session.ready();
         if !ready && unused >= init_timeout {
             Some(Ended::NeverInitialized)
         } else if unused >= idle {
@@ -111,7 +112,7 @@ impl Sessions {
     /// Stores a freshly initialized session under a new id and returns the id: a UUID
     /// v4 from the OS CSPRNG, visible ASCII only, as the spec requires. `None` when
     /// the limit is reached (after ending expired sessions).
-    pub fn insert(&self, session: Session) -> Option<String> {
+    pub fn insert(&self, session: Box<dyn Conversation>) -> Option<String> {
         let id = uuid::Uuid::new_v4().to_string();
         let entry = Entry {
             session,
@@ -247,10 +248,10 @@ pub async fn sweep_every(app: std::sync::Arc<super::App>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{Eras, Server};
+    use crate::protocol::{Core, Eras, Server};
 
-    fn session() -> Session {
-        Session::new(Server::new(crate::content::demo::tool_set(), Eras::Both))
+    fn session() -> Box<dyn Conversation> {
+        Server::new(crate::content::demo::tool_set(), Eras::Both).open()
     }
 
     #[test]

@@ -1,0 +1,70 @@
+//! `mcp-raw bridge`: the flags → the forwarding core ([`mcp_raw::bridge::Bridge`])
+//! behind the same HTTP transport `serve --http` runs, its recorder (transcript role
+//! `bridge`), and the listening line scripts read the port from.
+
+use super::args::BridgeArgs;
+use mcp_raw::bridge::{Bridge, child::Spawn, probe};
+use mcp_raw::transport::http;
+
+pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
+    let recorder = super::record::recorder_for(
+        "bridge",
+        "http",
+        args.trace,
+        args.record.as_deref(),
+        args.max_message_bytes,
+    )?;
+    let spawn = Spawn {
+        command: args.command.clone(),
+        recorder: recorder
+            .clone()
+            .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none),
+        max_line: args.max_body_bytes,
+        exit_wait: args.exit_wait,
+        echo_stderr: args.trace.is_none(),
+    };
+    let config = http::Config {
+        limits: args.limits.into_limits(args.max_body_bytes),
+        allowed_hosts: http::guard::AllowedHosts::new(&args.allow_hosts),
+        recorder,
+    };
+    let (host, port) = (args.host.as_str(), args.port);
+    super::runtime()?.block_on(async {
+        let listener = http::listen::bind(host, port, config.limits.backlog)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on {host}:{port}: {e}"))?;
+        let addr = listener.local_addr()?;
+        eprintln!(
+            "[mcp-raw] bridge listening on http://{addr}{}, serving {}",
+            mcp_raw::wire::http::ENDPOINT,
+            args.command.join(" ")
+        );
+        // Connections wait in the listen queue while one child lists its tools.
+        let schemas = if args.probe_timeout.is_zero() {
+            Vec::new()
+        } else {
+            match probe::tool_schemas(&spawn, args.probe_timeout, args.probe_pages).await {
+                Ok(schemas) => {
+                    eprintln!(
+                        "[mcp-raw] bridge: the server lists {} tool(s); their x-mcp-header annotations are checked",
+                        schemas.len()
+                    );
+                    schemas
+                }
+                Err(why) => {
+                    eprintln!(
+                        "[mcp-raw] bridge: could not read the tools' schemas ({why}); Mcp-Param-* headers are not checked"
+                    );
+                    Vec::new()
+                }
+            }
+        };
+        let shutdown = async {
+            let _ = tokio::signal::ctrl_c().await;
+            eprintln!("[mcp-raw] bridge interrupted: shutting down (children are killed)");
+        };
+        let app = http::App::with_core(Bridge::new(spawn, schemas), config);
+        http::serve(listener, app, shutdown).await?;
+        Ok(())
+    })
+}

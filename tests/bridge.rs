@@ -1,0 +1,330 @@
+//! `mcp-raw bridge`, through the real binary: `bridge --port 0 -- mcp-raw serve`
+//! driven with raw HTTP in both eras. A legacy session gets its own child (spawned at
+//! initialize, killed by DELETE, after which its id is 404); modern requests reach
+//! the shared child; children that exit or write garbage give clear JSON-RPC errors
+//! while the bridge goes on serving; the --record file holds the HTTP lanes and each
+//! child's stdio lanes.
+
+mod common;
+
+use common::http_client::{Reply, exchange, request_bytes};
+use common::{BIN, HttpServer, initialize};
+use mcp_raw::wire::event::{Dir, LaneKind};
+use mcp_raw::wire::recorder::concat;
+use mcp_raw::wire::transcript;
+use serde_json::{Value, json};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
+const JSON: (&str, &str) = ("Content-Type", "application/json");
+
+fn bridge(extra: &[&str], server: &[&str]) -> HttpServer {
+    let mut command = Command::new(BIN);
+    command
+        .args(["bridge", "--port", "0"])
+        .args(extra)
+        .arg("--")
+        .args(server);
+    HttpServer::spawn(command)
+}
+
+fn post(b: &HttpServer, headers: &[(&str, &str)], body: &str) -> Reply {
+    let mut all = vec![ACCEPT, JSON];
+    all.extend_from_slice(headers);
+    exchange(&b.addr, &request_bytes(&b.addr, "POST", &all, body))
+}
+
+/// The JSON-RPC response of a reply, whether JSON or an SSE stream.
+fn response(r: &Reply) -> Value {
+    r.response()
+        .unwrap_or_else(|| panic!("no response in {}: {}", r.status, r.text()))
+}
+
+/// Waits until the bridge's log says `what` (the log is read on a thread).
+fn logs(b: &HttpServer, what: &str) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if b.logged().contains(what) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+fn modern(
+    method: &str,
+    name: Option<&str>,
+    params: Value,
+) -> (Vec<(&'static str, String)>, String) {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"},
+    });
+    let mut headers = vec![
+        ("MCP-Protocol-Version", "2026-07-28".to_owned()),
+        ("Mcp-Method", method.to_owned()),
+    ];
+    if let Some(n) = name {
+        headers.push(("Mcp-Name", n.to_owned()));
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params});
+    (headers, body.to_string())
+}
+
+#[test]
+fn both_eras_through_the_bridge_and_a_recording_of_every_lane() {
+    let dir = std::env::temp_dir().join(format!("mcp-raw-bridge-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let record = dir.join("bridge.jsonl");
+    let b = bridge(
+        &["--record", record.to_str().unwrap()],
+        &[BIN, "serve", "--fixture", "conformance"],
+    );
+
+    // Legacy: initialize spawns this session's child.
+    let init = post(&b, &[], &initialize("2025-11-25"));
+    assert_eq!(init.status, 200, "{}", init.text());
+    let sid = init
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    let r = response(&init);
+    assert_eq!(r["id"], 1);
+    assert_eq!(r["result"]["protocolVersion"], "2025-11-25", "{r}");
+    assert_eq!(r["result"]["serverInfo"]["name"], "mcp-raw");
+    assert!(logs(&b, "spawned for a legacy session"), "{}", b.logged());
+    let session = [
+        ("Mcp-Session-Id", sid.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let n = post(
+        &b,
+        &session,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    assert_eq!(n.status, 202);
+    let list = post(
+        &b,
+        &session,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    );
+    assert_eq!(list.status, 200);
+    let tools = response(&list)["result"]["tools"].clone();
+    assert!(
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "test_simple_text"),
+        "{tools}"
+    );
+    let call = post(
+        &b,
+        &session,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_simple_text","arguments":{}}}"#,
+    );
+    let r = response(&call);
+    assert_eq!(r["id"], 3);
+    assert_eq!(r["result"]["content"][0]["type"], "text", "{r}");
+
+    // A progress notification travels on its request's stream, before the response.
+    let call = post(
+        &b,
+        &session,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"test_tool_with_progress","arguments":{},"_meta":{"progressToken":"p"}}}"#,
+    );
+    let messages = call.sse_messages();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m["method"] == "notifications/progress" && m["params"]["progressToken"] == "p"),
+        "{messages:?}"
+    );
+    assert_eq!(messages.last().unwrap()["id"], 4);
+
+    // Modern: the shared child answers; the id is the client's again.
+    let (headers, body) = modern("tools/list", None, json!({}));
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let r = post(&b, &headers, &body);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = response(&r);
+    assert_eq!(r["id"], 9);
+    assert!(r["result"]["tools"].is_array(), "{r}");
+    assert!(logs(&b, "spawned for modern (2026-07-28) requests"));
+    let (headers, body) = modern(
+        "tools/call",
+        Some("test_simple_text"),
+        json!({"name": "test_simple_text", "arguments": {}}),
+    );
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let r = response(&post(&b, &headers, &body));
+    assert_eq!(r["id"], 9);
+    assert_eq!(r["result"]["content"][0]["type"], "text", "{r}");
+
+    // A session id the bridge never minted: 404, from the same HTTP rules as serve's.
+    let r = post(
+        &b,
+        &[
+            ("Mcp-Session-Id", "no-such-session"),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
+    );
+    assert_eq!(r.status, 404, "{}", r.text());
+
+    // DELETE ends the session and its child; the id is 404 from then on.
+    let gone = exchange(
+        &b.addr,
+        &request_bytes(&b.addr, "DELETE", &[("Mcp-Session-Id", &sid)], ""),
+    );
+    assert_eq!(gone.status, 204);
+    assert!(
+        logs(&b, "killed: what it served has ended"),
+        "{}",
+        b.logged()
+    );
+    let r = post(
+        &b,
+        &session,
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#,
+    );
+    assert_eq!(r.status, 404);
+
+    // The recording: HTTP connections and each child's pipes, in both directions.
+    std::thread::sleep(Duration::from_millis(100));
+    let text = std::fs::read_to_string(&record).unwrap();
+    let (header, events) = transcript::read(&text).expect("a transcript mcp-raw reads");
+    assert_eq!(header.role, "bridge");
+    let lanes: std::collections::BTreeSet<String> = events.iter().map(|e| e.lane.label()).collect();
+    assert!(lanes.contains("c1"), "{lanes:?}");
+    for kind in [LaneKind::Http, LaneKind::Stdio] {
+        for d in [Dir::ToServer, Dir::ToClient] {
+            let bytes = concat(&events, |e| e.lane.kind == kind && e.dir == d);
+            assert!(!bytes.is_empty(), "{kind:?} {d:?} recorded nothing");
+        }
+    }
+    assert!(events.iter().any(|e| e.lane.kind == LaneKind::Stderr));
+    // The session's child heard the client's tools/call, line for line.
+    let to_children = String::from_utf8(concat(&events, |e| {
+        e.lane.kind == LaneKind::Stdio && e.dir == Dir::ToServer
+    }))
+    .unwrap();
+    assert!(
+        to_children.contains(r#""id":3,"method":"tools/call""#),
+        "{to_children}"
+    );
+    // The shared child saw a unique id, not the client's 9.
+    assert!(to_children.contains(r#""id":"bridge-"#), "{to_children}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_child_that_exits_gives_an_error_and_the_bridge_goes_on() {
+    let mut b = bridge(&["--probe-timeout", "0"], &["sh", "-c", "exit 3"]);
+    for _ in 0..2 {
+        let r = post(&b, &[], &initialize("2025-11-25"));
+        assert_eq!(r.status, 200);
+        assert!(
+            r.header("mcp-session-id").is_none(),
+            "a failed initialize keeps no session"
+        );
+        let e = &response(&r)["error"];
+        assert_eq!(e["code"], -32603, "{e}");
+        let message = e["message"].as_str().unwrap();
+        assert!(message.contains("exit status: 3"), "{message}");
+    }
+    let (headers, body) = modern("tools/list", None, json!({}));
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let r = post(&b, &headers, &body);
+    let e = &response(&r)["error"];
+    assert_eq!(e["code"], -32603, "{e}");
+    assert!(b.alive(), "the bridge keeps serving");
+}
+
+#[test]
+fn a_child_that_writes_garbage_gives_an_error_quoting_it() {
+    let mut b = bridge(
+        &["--probe-timeout", "0"],
+        &[
+            "sh",
+            "-c",
+            "while read line; do echo 'not json at all'; done",
+        ],
+    );
+    let r = post(&b, &[], &initialize("2025-11-25"));
+    let e = &response(&r)["error"];
+    assert_eq!(e["code"], -32603, "{e}");
+    let message = e["message"].as_str().unwrap();
+    assert!(message.contains("not JSON"), "{message}");
+    assert!(message.contains("\"not json at all\""), "{message}");
+    assert!(logs(&b, "not json at all"));
+    assert!(b.alive());
+}
+
+#[test]
+fn the_first_line_names_the_port_and_the_command() {
+    let b = bridge(&["--probe-timeout", "0"], &["sh", "-c", "exit 0"]);
+    assert!(b.addr.starts_with("127.0.0.1:"), "{}", b.addr);
+    assert!(b.addr.split(':').nth(1).unwrap().parse::<u16>().unwrap() > 0);
+}
+
+#[test]
+fn an_expired_session_takes_its_child_with_it() {
+    let b = bridge(
+        &["--probe-timeout", "0", "--init-timeout", "0.2"],
+        &[BIN, "serve"],
+    );
+    let r = post(&b, &[], &initialize("2025-11-25"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let sid = r.header("mcp-session-id").expect("a session id").to_owned();
+    // No notifications/initialized: the session ends after --init-timeout.
+    assert!(
+        logs(&b, "never sent notifications/initialized"),
+        "{}",
+        b.logged()
+    );
+    assert!(
+        logs(&b, "killed: what it served has ended"),
+        "{}",
+        b.logged()
+    );
+    let r = post(
+        &b,
+        &[
+            ("Mcp-Session-Id", &sid),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    );
+    assert_eq!(r.status, 404);
+}
+
+/// 2026-07-28: closing the stream cancels the request; the shared child hears
+/// `notifications/cancelled` with the id it knows.
+#[test]
+fn a_closed_modern_request_is_cancelled_at_the_child() {
+    use std::io::Write;
+    let b = bridge(&[], &[BIN, "serve", "--fixture", "conformance"]);
+    let (headers, body) = modern(
+        "tools/call",
+        Some("slow_compute"),
+        json!({"name": "slow_compute", "arguments": {"seconds": 5}}),
+    );
+    let mut all: Vec<(&str, &str)> = vec![ACCEPT, JSON];
+    all.extend(headers.iter().map(|(k, v)| (*k, v.as_str())));
+    let mut sock = std::net::TcpStream::connect(&b.addr).unwrap();
+    sock.write_all(&request_bytes(&b.addr, "POST", &all, &body))
+        .unwrap();
+    assert!(
+        logs(&b, "recv request tools/call (id \"bridge-"),
+        "{}",
+        b.logged()
+    );
+    drop(sock);
+    assert!(logs(&b, "cancelled request \"bridge-"), "{}", b.logged());
+}
