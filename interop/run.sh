@@ -2,10 +2,11 @@
 # Interop: the official MCP SDK clients (TypeScript and Python) against mcp-raw's server,
 # each over stdio and over Streamable HTTP.
 #
-#   interop/run.sh                   all sixteen: ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http
+#   interop/run.sh                   all eighteen: ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http
 #                                    everything-stdio everything-http pyserver-stdio pyserver-http
 #                                    tap-ts-stdio tap-ts-http tap-ts2-stdio tap-ts2-http
 #                                    tap-everything-stdio tap-everything-http
+#                                    replay-everything-stdio replay-everything-http
 #   interop/run.sh ts-http py-stdio  only those
 #
 # ts-* (TypeScript SDK v1), ts2-* (v2, @modelcontextprotocol/client) and py-* run an
@@ -14,7 +15,10 @@
 # pyserver-* run `mcp-raw client` against a Python-SDK server in both eras
 # (interop/pyserver.sh, interop/py/server.py); tap-* run the ts, ts2 and everything
 # combinations with `mcp-raw tap` between client and server, compare the tap's recording
-# with the other end's own hash for hash, and `mcp-raw check` it (interop/tap.sh).
+# with the other end's own hash for hash, and `mcp-raw check` it (interop/tap.sh);
+# replay-* record the TypeScript SDK client against server-everything, then serve the
+# recording with `mcp-raw replay` to the same client, which must get the same answers
+# (interop/replay.sh).
 #
 # Environment: CARGO_TARGET_DIR (where cargo builds, default target/), INTEROP_TIMEOUT
 # (seconds per combination, default 60), PYTHON (interpreter for the venv, default python3.11),
@@ -27,7 +31,8 @@ start_s=$SECONDS
 timeout_s=${INTEROP_TIMEOUT:-60}
 combos=("$@")
 all=(ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http everything-stdio everything-http pyserver-stdio pyserver-http
-  tap-ts-stdio tap-ts-http tap-ts2-stdio tap-ts2-http tap-everything-stdio tap-everything-http)
+  tap-ts-stdio tap-ts-http tap-ts2-stdio tap-ts2-http tap-everything-stdio tap-everything-http
+  replay-everything-stdio replay-everything-http)
 [ ${#combos[@]} -gt 0 ] || combos=("${all[@]}")
 for c in "${combos[@]}"; do
   case " ${all[*]} " in *" $c "*) ;; *) echo "unknown combination: $c" >&2; exit 2 ;; esac
@@ -116,9 +121,10 @@ stop_http() {
 run_combo() {
   local name=$1 lang=${1%-*} transport=${1#*-} target=$bin
   local log=$work/$name.log
-  if [ "${name%%-*}" = tap ]; then
-    local rc=0
-    timeout --kill-after=5 "$timeout_s" interop/tap.sh "${name#tap-}" "$bin" >>"$log" 2>&1 &
+  if [ "${name%%-*}" = tap ] || [ "${name%%-*}" = replay ]; then
+    local rc=0 script=(interop/tap.sh "${name#tap-}")
+    [ "${name%%-*}" = replay ] && script=(interop/replay.sh "${name#replay-everything-}")
+    timeout --kill-after=5 "$timeout_s" "${script[@]}" "$bin" >>"$log" 2>&1 &
     client_pid=$!
     wait "$client_pid" || rc=$?
     client_pid=

@@ -277,3 +277,45 @@ fn a_recording_served_as_a_mock_answers_the_same_client_the_same() {
     );
     assert!(text.contains("the recording's next request is"), "{text}");
 }
+
+/// The mock's limit: a line over --max-message-bytes gets -32600 naming the flag, and
+/// the mock goes on serving the next line.
+#[test]
+fn the_mock_refuses_an_overlong_line_and_goes_on() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = scratch("limit");
+    let orig = dir.join("orig.jsonl");
+    run(Command::new(BIN)
+        .args(["client", "--era", "legacy", "--record"])
+        .arg(&orig)
+        .args(["--", BIN, "serve"]));
+    let mut mock = Command::new(BIN)
+        .arg("replay")
+        .arg(&orig)
+        .args(["--max-message-bytes", "200"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut to = mock.stdin.take().unwrap();
+    let mut from = BufReader::new(mock.stdout.take().unwrap());
+    writeln!(
+        to,
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"x\":\"{}\"}}}}",
+        "y".repeat(500)
+    )
+    .unwrap();
+    let mut line = String::new();
+    from.read_line(&mut line).unwrap();
+    assert!(
+        line.contains("-32600") && line.contains("--max-message-bytes"),
+        "{line}"
+    );
+    writeln!(to, r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"mcp-raw","version":"0.1.0"}}}}}}"#).unwrap();
+    line.clear();
+    from.read_line(&mut line).unwrap();
+    assert!(line.contains("\"result\""), "still serving: {line}");
+    drop(to);
+    let _ = mock.wait();
+}

@@ -648,7 +648,7 @@ pub struct View {
     /// whole; a longer one is skipped and shown as too long (the record keeps its
     /// bytes).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
-    max_message_bytes: usize,
+    pub max_message_bytes: usize,
     /// Colour the output: auto (only on a terminal, and not when NO_COLOR is set),
     /// always, or never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]

@@ -69,7 +69,7 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
         transport,
         None,
         view.record.as_deref(),
-        mcp_raw::wire::decode::DEFAULT_MAX_MESSAGE,
+        view.max_message_bytes,
     )?
     .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
     let n = mock.exchanges.len();
@@ -78,7 +78,7 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
             "[mcp-raw] replay serving {} over stdio ({n} recorded client messages)",
             file.display()
         );
-        return serve::stdio(mock, recorder);
+        return serve::stdio(mock, recorder, view.max_message_bytes);
     }
     super::runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", mode.port))
@@ -90,7 +90,7 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
             file.display()
         );
         tokio::select! {
-            r = serve::http(mock, listener, recorder) => r,
+            r = serve::http(mock, listener, recorder, view.max_message_bytes) => r,
             _ = tokio::signal::ctrl_c() => Ok(()),
         }
     })

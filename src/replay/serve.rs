@@ -18,11 +18,9 @@ use serde_json::{Value, json};
 use std::io::{BufRead, Read, Write};
 use std::sync::{Arc, Mutex};
 
-/// The largest client message the mock reads (a POST body, a stdio line).
-pub const MAX_MESSAGE: usize = 4 * 1024 * 1024;
-
-/// Serves `mock` on our stdin and stdout until stdin ends.
-pub fn stdio(mut mock: Mock, recorder: Recorder) -> anyhow::Result<()> {
+/// Serves `mock` on our stdin and stdout until stdin ends; a line over `max` bytes
+/// (`--max-message-bytes`) is refused.
+pub fn stdio(mut mock: Mock, recorder: Recorder, max: usize) -> anyhow::Result<()> {
     let lane = recorder.lane(LaneKind::Stdio);
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
@@ -32,13 +30,13 @@ pub fn stdio(mut mock: Mock, recorder: Recorder) -> anyhow::Result<()> {
         line.clear();
         let n = input
             .by_ref()
-            .take(MAX_MESSAGE as u64 + 1)
+            .take(max as u64 + 1)
             .read_until(b'\n', &mut line)?;
         if n == 0 {
             return Ok(());
         }
         recorder.bytes(lane, Dir::ToServer, &line);
-        if line.len() > MAX_MESSAGE && line.last() != Some(&b'\n') {
+        if line.len() > max && line.last() != Some(&b'\n') {
             // The rest of an overlong line: read (and recorded) but not held.
             let mut rest = Vec::new();
             loop {
@@ -54,9 +52,9 @@ pub fn stdio(mut mock: Mock, recorder: Recorder) -> anyhow::Result<()> {
             }
         }
         let reply = match serde_json::from_slice::<Value>(&line) {
-            _ if line.len() > MAX_MESSAGE => vec![error(
+            _ if line.len() > max => vec![error(
                 code::INVALID_REQUEST,
-                format!("replay: a line over {MAX_MESSAGE} bytes"),
+                format!("replay: a line over {max} bytes (--max-message-bytes)"),
             )],
             Ok(v) => mock.serve(&v).map(|s| s.messages).unwrap_or_default(),
             Err(_) if line.iter().all(u8::is_ascii_whitespace) => Vec::new(),
@@ -87,11 +85,13 @@ fn error(c: i64, message: String) -> Value {
     json!({"jsonrpc": "2.0", "id": null, "error": {"code": c, "message": message}})
 }
 
-/// Serves `mock` over Streamable HTTP on `listener` until the task is dropped.
+/// Serves `mock` over Streamable HTTP on `listener` until the task is dropped; a
+/// body over `max` bytes is refused with 413.
 pub async fn http(
     mock: Mock,
     listener: tokio::net::TcpListener,
     recorder: Recorder,
+    max: usize,
 ) -> anyhow::Result<()> {
     let sessions = mock.http
         && mock
@@ -114,7 +114,7 @@ pub async fn http(
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |req| {
                 let mock = mock.clone();
-                async move { Ok::<_, std::convert::Infallible>(answer(&mock, req, sessions).await) }
+                async move { Ok::<_, std::convert::Infallible>(answer(&mock, req, sessions, max).await) }
             });
             let _ = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(io), service)
@@ -127,6 +127,7 @@ async fn answer(
     mock: &Mutex<Mock>,
     req: Request<hyper::body::Incoming>,
     sessions: bool,
+    max: usize,
 ) -> Response<Full<Bytes>> {
     match *req.method() {
         Method::POST => {}
@@ -143,9 +144,16 @@ async fn answer(
         }
         _ => return not_allowed(),
     }
-    let body = match Limited::new(req.into_body(), MAX_MESSAGE).collect().await {
+    let body = match Limited::new(req.into_body(), max).collect().await {
         Ok(b) => b.to_bytes(),
-        Err(e) => return status(StatusCode::PAYLOAD_TOO_LARGE, &format!("replay: {e}")),
+        Err(e) => {
+            return status(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!(
+                    "replay: the body could not be read whole ({e}; the limit is {max} bytes, --max-message-bytes)"
+                ),
+            );
+        }
     };
     let live: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,

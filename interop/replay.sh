@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# A recording replayed as the server: the TypeScript SDK v1 client
+# (interop/ts/everything_client.mjs) against @modelcontextprotocol/server-everything,
+# recorded through `mcp-raw tap`; then the same client against `mcp-raw replay` of that
+# recording. It must get the same answers (its printed results compared byte for byte),
+# and `mcp-raw diff` of the two recordings must find nothing.
+#
+#   interop/replay.sh stdio|http BINARY
+set -euo pipefail
+transport=$1 bin=$2
+cd "$(dirname "$0")/.."
+ev=interop/ts/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+[ -f "$ev" ] || { echo "server-everything is not installed ($ev)" >&2; exit 1; }
+dir=$(mktemp -d)
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$dir"' EXIT
+
+# Starts a command in the background, stderr to LOG, and waits for a "listening on
+# http://ADDR" line there (or, with PATTERN, a line matching it); sets $addr.
+start() {
+  local log=$1
+  shift
+  "$@" 2>"$log" >"$log.out" &
+  pids+=($!)
+  addr=
+  for _ in $(seq 100); do
+    addr=$(sed -n 's#.*listening on http://\([0-9.]*:[0-9]*\).*#\1#p' "$log" | head -n1)
+    [ -n "$addr" ] && return 0
+    sleep 0.1
+  done
+  cat "$log"
+  echo "no 'listening on' line from: $*" >&2
+  return 1
+}
+
+case $transport in
+  stdio)
+    node interop/ts/everything_client.mjs stdio "$bin" tap --record "$dir/a.jsonl" -- node "$ev" stdio >"$dir/first.json"
+    node interop/ts/everything_client.mjs stdio "$bin" tap --record "$dir/b.jsonl" -- "$bin" replay "$dir/a.jsonl" >"$dir/again.json"
+    ;;
+  http)
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    PORT=$port NODE_OPTIONS="--require $PWD/scripts/conformance/loopback-only.cjs" \
+      node "$ev" streamableHttp >"$dir/ev.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do grep -q "listening on port" "$dir/ev.log" && break; sleep 0.1; done
+    start "$dir/tap.log" "$bin" tap --http --listen 127.0.0.1:0 --target "http://127.0.0.1:$port/mcp" --record "$dir/a.jsonl"
+    node interop/ts/everything_client.mjs http "http://$addr/mcp" >"$dir/first.json"
+    sleep 0.2
+    kill -INT "${pids[1]}"
+    wait "${pids[1]}" 2>/dev/null || true
+    start "$dir/replay.log" "$bin" replay "$dir/a.jsonl" --port 0
+    mock=$addr
+    start "$dir/tap2.log" "$bin" tap --http --listen 127.0.0.1:0 --target "http://$mock/mcp" --record "$dir/b.jsonl"
+    node interop/ts/everything_client.mjs http "http://$addr/mcp" >"$dir/again.json"
+    sleep 0.2
+    ;;
+  *) echo "usage: $0 stdio|http BINARY" >&2; exit 2 ;;
+esac
+
+if ! cmp -s "$dir/first.json" "$dir/again.json"; then
+  echo "the client's results differ between the server and its replay:"
+  diff -u "$dir/first.json" "$dir/again.json" | head -40
+  exit 1
+fi
+echo "the same client, the server's answers and the replay's: identical ($(wc -c <"$dir/first.json") bytes of results)"
+"$bin" diff "$dir/a.jsonl" "$dir/b.jsonl" | tail -n1
