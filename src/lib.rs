@@ -55,6 +55,7 @@
 //!   text.rs             the >>> / <<< text view: raw (every byte) or readable
 //!   select.rs           show --method/--id/--era: the messages a view keeps
 //!   explain.rs          show --explain: each message's shape, era, method and section
+//!   html.rs             show --html: one self-contained page, a column per lane
 //!   http/               the HTTP binding's vocabulary
 //!     mod.rs            the endpoint, Mcp-Session-Id, the status of a modern error
 //!     mirror.rs         Mcp-Method / Mcp-Name / Mcp-Param-*, the Base64 sentinel

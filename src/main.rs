@@ -124,6 +124,7 @@ fn main() -> ExitCode {
                 json,
                 explain,
                 follow,
+                html,
                 max_message_bytes,
                 color,
                 lane,
@@ -139,6 +140,7 @@ fn main() -> ExitCode {
                     json,
                     explain,
                     follow,
+                    html,
                     color: color.enabled(),
                     max: max_message_bytes,
                     only: cli::show::Only {

@@ -209,3 +209,51 @@ fn follow_renders_a_recording_as_it_grows() {
     );
     assert_eq!(seen.matches("<<< [").count(), 2, "both results: {seen}");
 }
+
+/// `--html`: one page that needs nothing from the network, a row per message (the
+/// browser half of this is scripts/html.sh, in headless Chromium).
+#[test]
+fn html_is_one_self_contained_page_with_every_message() {
+    let dir = scratch("html");
+    let file = record(&dir, "legacy");
+    let page = dir.join("page.html");
+    let out = Command::new(BIN)
+        .arg("show")
+        .arg(&file)
+        .arg("--html")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    let facts = show(&["--json"], &file)
+        .lines()
+        .filter(|l| l.contains("\"fact\":\"message\""))
+        .count();
+    assert!(facts >= 8);
+    assert_eq!(html.matches("class=\"msg").count(), facts);
+    for needle in ["src=\"http", "href=\"http", "@import", "url("] {
+        assert!(!html.contains(needle), "the page loads {needle}");
+    }
+    assert!(html.contains("request initialize #1 (legacy)"));
+    assert!(html.contains("▸ initialize opens a 2025-11-25 session"));
+    assert!(
+        html.contains("&quot;method&quot;:&quot;initialize&quot;"),
+        "exact bytes, escaped"
+    );
+    let out = Command::new(BIN)
+        .arg("show")
+        .arg(&file)
+        .args(["--html", "/nonexistent-dir/page.html"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("--html /nonexistent-dir/page.html: cannot write it")
+    );
+}

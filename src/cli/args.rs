@@ -231,6 +231,11 @@ pub enum Command {
         /// --record), until interrupted; waits for a file that does not exist yet.
         #[arg(long, conflicts_with = "pretty")]
         follow: bool,
+        /// Write one self-contained HTML page (no network access) to OUT: a column per
+        /// lane, a row per head, SSE event and message, each opening to its exact bytes
+        /// and its explanation.
+        #[arg(long, value_name = "OUT", conflicts_with_all = ["raw", "pretty", "json", "explain", "follow", "method", "id", "era"])]
+        html: Option<PathBuf>,
     },
     /// Spawn `mcp-raw serve` as a child and drive one whole session over stdio,
     /// printing every message sent (>>>) and received (<<<).

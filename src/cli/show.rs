@@ -59,6 +59,8 @@ pub struct Options {
     pub explain: bool,
     /// Keep reading as the file grows.
     pub follow: bool,
+    /// Write one HTML page here instead.
+    pub html: Option<std::path::PathBuf>,
     pub color: bool,
     /// The largest message read whole.
     pub max: usize,
@@ -81,6 +83,12 @@ pub fn show(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
         )
     })?;
     let events = opts.only.apply(events)?;
+    if let Some(out) = &opts.html {
+        let page = mcp_raw::wire::html::page(&header, &events, opts.max);
+        std::fs::write(out, page)
+            .map_err(|e| anyhow::anyhow!("--html {}: cannot write it: {e}", out.display()))?;
+        return Ok(());
+    }
     if opts.pretty {
         let out = transcript::pretty(&header, &events, opts.max) + "\n";
         let _ = std::io::stdout().lock().write_all(out.as_bytes());

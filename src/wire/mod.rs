@@ -7,13 +7,14 @@
 //!   [`classify`] says what each payload is.
 //! - The renderings: [`transcript`] (the versioned JSONL record) and [`text`] (the
 //!   `>>>`/`<<<` view, which [`select`] narrows to some messages and [`explain`]
-//!   annotates).
+//!   annotates); [`html`], one self-contained page of a recording.
 //! - The HTTP binding's vocabulary both sides use: [`http`].
 
 pub mod classify;
 pub mod decode;
 pub mod event;
 pub mod explain;
+pub mod html;
 pub mod http;
 pub mod http1;
 pub mod line;
