@@ -68,6 +68,8 @@ case $lang in
 esac
 
 echo "the tap's recording against the other end's own, per direction:"
+# INTEROP_KEEP=DIR keeps both recordings there (to look at a failure).
+[ -z "${INTEROP_KEEP:-}" ] || cp "$tap" "$end" "$INTEROP_KEEP/"
 python3 interop/wire_hashes.py "$tap" "$end"
 echo "mcp-raw check on the tap's recording:"
 # pipefail: check's exit status is the script's.
