@@ -10,7 +10,9 @@
 #   interop/everything.sh stdio|http MCP_RAW_BINARY
 #
 # With TAP_RECORD=FILE (interop/tap.sh), `mcp-raw tap --record FILE` sits between the
-# client and the server, and CLIENT_RECORD=FILE is the client's own --record.
+# client and the server, and CLIENT_RECORD=FILE is the client's own --record. With
+# REPLAY_OF=FILE (stdio; interop/replay.sh) the server is `mcp-raw replay FILE`, a
+# recording of server-everything, and the same checks must pass.
 set -euo pipefail
 transport=$1 bin=$2
 cd "$(dirname "$0")/.."
@@ -66,7 +68,9 @@ if [ -n "${TAP_RECORD:-}" ]; then
 fi
 case $transport in
   stdio)
-    "$bin" client --color never "${record[@]}" "${answers[@]}" "${calls[@]}" -- "${via[@]}" node "$ev" stdio >"$out" 2>&1 || {
+    server_cmd=(node "$ev" stdio)
+    [ -z "${REPLAY_OF:-}" ] || server_cmd=("$bin" replay "$REPLAY_OF")
+    "$bin" client --color never "${record[@]}" "${answers[@]}" "${calls[@]}" -- "${via[@]}" "${server_cmd[@]}" >"$out" 2>&1 || {
       cat "$out"; echo "the client failed"; exit 1; }
     ;;
   http)

@@ -3,7 +3,9 @@
 # (interop/ts/everything_client.mjs) against @modelcontextprotocol/server-everything,
 # recorded through `mcp-raw tap`; then the same client against `mcp-raw replay` of that
 # recording. It must get the same answers (its printed results compared byte for byte),
-# and `mcp-raw diff` of the two recordings must find nothing.
+# and `mcp-raw diff` of the two recordings must find nothing. Over stdio, mcp-raw's own
+# client's full server-everything run (interop/everything.sh) is replayed too: the
+# server's sampling, elicitation and task requests wait for the client's answers.
 #
 #   interop/replay.sh stdio|http BINARY
 set -euo pipefail
@@ -65,3 +67,10 @@ if ! cmp -s "$dir/first.json" "$dir/again.json"; then
 fi
 echo "the same client, the server's answers and the replay's: identical ($(wc -c <"$dir/first.json") bytes of results)"
 "$bin" diff "$dir/a.jsonl" "$dir/b.jsonl" | tail -n1
+if [ "$transport" = stdio ]; then
+  # And mcp-raw's own client, all 19 tools with sampling, elicitation, roots and tasks
+  # both ways (interop/everything.sh), against a replay of its session with the server.
+  TAP_RECORD=$dir/c.jsonl CLIENT_RECORD=$dir/c-client.jsonl interop/everything.sh stdio "$bin" >/dev/null
+  echo -n "against the replay: "
+  REPLAY_OF=$dir/c.jsonl interop/everything.sh stdio "$bin"
+fi

@@ -26,6 +26,9 @@ pub fn stdio(mut mock: Mock, recorder: Recorder, max: usize) -> anyhow::Result<(
     let mut input = stdin.lock();
     let mut out = std::io::stdout().lock();
     let mut line = Vec::new();
+    // What a reply still holds after a server request, until the client answers it
+    // (by that request's id, as JSON text): the recorded order, question then answer.
+    let mut waiting: std::collections::HashMap<String, Vec<Value>> = Default::default();
     loop {
         line.clear();
         let n = input
@@ -56,7 +59,14 @@ pub fn stdio(mut mock: Mock, recorder: Recorder, max: usize) -> anyhow::Result<(
                 code::INVALID_REQUEST,
                 format!("replay: a line over {max} bytes (--max-message-bytes)"),
             )],
-            Ok(v) => mock.serve(&v).map(|s| s.messages).unwrap_or_default(),
+            Ok(v) => match mock.serve(&v) {
+                Some(s) => s.messages,
+                // A client's answer: the rest of the reply it was waited for.
+                None => v
+                    .get("id")
+                    .and_then(|id| waiting.remove(&id.to_string()))
+                    .unwrap_or_default(),
+            },
             Err(_) if line.iter().all(u8::is_ascii_whitespace) => Vec::new(),
             Err(e) => vec![error(
                 code::PARSE_ERROR,
@@ -66,6 +76,7 @@ pub fn stdio(mut mock: Mock, recorder: Recorder, max: usize) -> anyhow::Result<(
                 ),
             )],
         };
+        let reply = hold_after_question(reply, &mut waiting);
         if reply.is_empty() {
             continue;
         }
@@ -79,6 +90,26 @@ pub fn stdio(mut mock: Mock, recorder: Recorder, max: usize) -> anyhow::Result<(
         out.write_all(&bytes)?;
         out.flush()?;
     }
+}
+
+/// The messages up to and including the first server request; the rest waits in
+/// `waiting` for the client's answer to it.
+fn hold_after_question(
+    mut reply: Vec<Value>,
+    waiting: &mut std::collections::HashMap<String, Vec<Value>>,
+) -> Vec<Value> {
+    let question = reply
+        .iter()
+        .position(|m| m.get("method").is_some() && m.get("id").is_some());
+    if let Some(i) = question
+        && i + 1 < reply.len()
+    {
+        let rest = reply.split_off(i + 1);
+        if let Some(id) = reply[i].get("id") {
+            waiting.insert(id.to_string(), rest);
+        }
+    }
+    reply
 }
 
 fn error(c: i64, message: String) -> Value {
@@ -244,4 +275,22 @@ fn json_response(s: StatusCode, v: &Value) -> Response<Full<Bytes>> {
         HeaderValue::from_static("application/json"),
     );
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_waits_after_a_server_request_for_its_answer() {
+        let mut waiting = Default::default();
+        let reply = vec![
+            json!({"jsonrpc":"2.0","method":"notifications/progress","params":{}}),
+            json!({"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage"}),
+            json!({"jsonrpc":"2.0","id":3,"result":{}}),
+        ];
+        let now = hold_after_question(reply, &mut waiting);
+        assert_eq!(now.len(), 2);
+        assert_eq!(waiting.get("\"s1\"").map(Vec::len), Some(1));
+    }
 }
