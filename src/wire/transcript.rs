@@ -29,7 +29,7 @@ pub const VERSION: u64 = 1;
 /// What the first line says.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Header {
-    /// `server`, `client` (or, later, `tap`): whose view this is.
+    /// `server`, `client`, `tap`, `bridge` or `replay`: whose view this is.
     pub role: String,
     /// `stdio` or `http`.
     pub transport: String,
