@@ -319,3 +319,61 @@ fn the_mock_refuses_an_overlong_line_and_goes_on() {
     drop(to);
     let _ = mock.wait();
 }
+
+/// `replay FILE --http`: a session recorded over stdio, served over Streamable HTTP
+/// (with a session id minted at initialize), answers the same client the same.
+#[test]
+fn a_stdio_recording_served_over_http() {
+    let dir = scratch("cross");
+    let (orig, again) = (dir.join("stdio.jsonl"), dir.join("http.jsonl"));
+    run(Command::new(BIN)
+        .args([
+            "client",
+            "--era",
+            "legacy",
+            "--call",
+            "add={\"a\":2,\"b\":3}",
+            "--record",
+        ])
+        .arg(&orig)
+        .args(["--", BIN, "serve"]));
+    let mut mock = Command::new(BIN)
+        .arg("replay")
+        .arg(&orig)
+        .args(["--http", "--port", "0"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(mock.stderr.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let url = line
+        .split("listening on ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .unwrap()
+        .to_owned();
+    let out = run(Command::new(BIN)
+        .args([
+            "client",
+            "--era",
+            "legacy",
+            "--call",
+            "add={\"a\":2,\"b\":3}",
+            "--color",
+            "never",
+            "--record",
+        ])
+        .arg(&again)
+        .arg(&url));
+    let _ = mock.kill();
+    let _ = mock.wait();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("<<< mcp-session-id: "));
+    // The messages are the same; only the transport differs (and the client's GET,
+    // which has no stdio counterpart, is refused with 405 and no message).
+    let (code, text) = diff(&orig, &again, &[]);
+    assert_eq!(code, 0, "{text}");
+}

@@ -149,8 +149,12 @@ pub enum Command {
         /// Seconds to wait for the server's next bytes of an answer.
         #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs)]
         timeout: Duration,
-        /// Serving (no --against): the port of the HTTP mock, for a recording made over
-        /// HTTP (0 picks a free one; the first line on stderr says which).
+        /// Serving (no --against): over Streamable HTTP even when the recording was
+        /// made over stdio (by default the mock speaks the transport recorded).
+        #[arg(long, conflicts_with = "against")]
+        http: bool,
+        /// Serving over HTTP: the port (0 picks a free one; the first line on stderr
+        /// says which).
         #[arg(long, value_name = "PORT", default_value_t = 3000)]
         port: u16,
         /// Serving: what to leave out when matching a live request to a recorded one

@@ -18,6 +18,8 @@ pub struct Mode {
     pub command: Vec<String>,
     /// How long to wait for the server's next bytes.
     pub timeout: Duration,
+    /// Serving: over HTTP whatever the recording's transport.
+    pub http: bool,
     /// Serving over HTTP: the port.
     pub port: u16,
     /// Serving: what matching leaves out.
@@ -63,7 +65,8 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
     let events = read(file)?;
     let ignore = super::diff::rules(&mode.ignore).map_err(Usage)?;
     let mock = mock::Mock::from_events(&events, ignore);
-    let transport = if mock.http { "http" } else { "stdio" };
+    let http = mock.http || mode.http;
+    let transport = if http { "http" } else { "stdio" };
     let recorder = super::record::recorder_for(
         "replay",
         transport,
@@ -73,7 +76,7 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
     )?
     .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
     let n = mock.exchanges.len();
-    if !mock.http {
+    if !http {
         eprintln!(
             "[mcp-raw] replay serving {} over stdio ({n} recorded client messages)",
             file.display()

@@ -124,11 +124,11 @@ pub async fn http(
     recorder: Recorder,
     max: usize,
 ) -> anyhow::Result<()> {
-    let sessions = mock.http
-        && mock
-            .exchanges
-            .iter()
-            .any(|x| x.request["method"] == "initialize");
+    // A recording with initialize is a legacy session: the client expects an id.
+    let sessions = mock
+        .exchanges
+        .iter()
+        .any(|x| x.request["method"] == "initialize");
     let mock = Arc::new(Mutex::new(mock));
     loop {
         let (stream, peer) = listener.accept().await?;
