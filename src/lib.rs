@@ -45,6 +45,7 @@
 //! wire/                 what both sides speak, below server and client
 //!   event.rs            a wire event: lane, direction, time offset, exact bytes
 //!   recorder.rs         the one recording layer: stamps, orders, feeds the sinks
+//!   redact.rs           secrets masked before the sinks see them, same length
 //!   recorded.rs         I/O wrappers that turn every read and write into an event
 //!   line.rs             stdio lines as bytes: CR, BOM, not-UTF-8 kept; Incomplete, TooLong
 //!   http1.rs            HTTP/1.1 read from bytes: heads as sent, chunks, bodies

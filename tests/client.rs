@@ -507,3 +507,44 @@ fn any_method_with_progress_and_logs_in_both_eras() {
         }
     }
 }
+
+/// Secrets are masked in the view and the record by default (same length, `*`), and
+/// shown as they crossed with --show-secrets.
+#[test]
+fn tokens_are_masked_unless_show_secrets() {
+    let server = common::HttpServer::start(&[]);
+    let url = format!("http://{}/mcp", server.addr);
+    let dir = std::env::temp_dir().join(format!("mcp-raw-secrets-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let record = dir.join("masked.jsonl");
+    let out = std::process::Command::new(common::BIN)
+        .args(["client", "--era", "legacy", "--color", "never"])
+        .args(["--header", "Authorization: Bearer s3cr3t-t0ken", "--record"])
+        .arg(&record)
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("authorization: Bearer ************\n"),
+        "{shown}"
+    );
+    assert!(!shown.contains("s3cr3t"));
+    assert!(!std::fs::read_to_string(&record).unwrap().contains("s3cr3t"));
+    let out = std::process::Command::new(common::BIN)
+        .args([
+            "client",
+            "--era",
+            "legacy",
+            "--color",
+            "never",
+            "--show-secrets",
+        ])
+        .args(["--header", "Authorization: Bearer s3cr3t-t0ken"])
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("authorization: Bearer s3cr3t-t0ken"));
+}

@@ -662,12 +662,23 @@ pub struct View {
     /// always, or never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
+    /// Show tokens and secrets as they crossed. By default the view and the record
+    /// mask them, same length, with `*`: Authorization/DPoP header values, token
+    /// fields of OAuth JSON, and codes, verifiers and secrets in forms and URLs.
+    #[arg(long)]
+    pub show_secrets: bool,
 }
 
 impl View {
     /// The client's printer: the text view (or `--json`'s transcript) on stdout, and
     /// the `--record` file.
     pub fn printer(&self, transport: &str) -> anyhow::Result<Printer> {
+        let printer = self.printer_unmasked(transport)?;
+        printer.recorder().set_redaction(!self.show_secrets);
+        Ok(printer)
+    }
+
+    fn printer_unmasked(&self, transport: &str) -> anyhow::Result<Printer> {
         let header = transcript::Header::new("client", transport);
         let mut more = Vec::new();
         if let Some(path) = &self.record {

@@ -1,7 +1,8 @@
 //! What both sides of the wire speak, below the server and the client alike.
 //!
 //! - The recording spine: [`event`] (one read or write), [`recorder`] (stamps and
-//!   orders them, feeds the sinks), [`recorded`] (the I/O wrappers that produce them).
+//!   orders them, feeds the sinks; [`redact`] masks secrets first), [`recorded`] (the
+//!   I/O wrappers that produce them).
 //! - Framing, read from bytes as they arrive: [`line`] (stdio), [`http1`] (HTTP/1.1
 //!   heads, chunks, bodies), [`sse`] (event streams); [`decode`] runs them per lane and
 //!   [`classify`] says what each payload is.
@@ -20,6 +21,7 @@ pub mod http1;
 pub mod line;
 pub mod recorded;
 pub mod recorder;
+pub mod redact;
 pub mod select;
 pub mod sse;
 pub mod text;

@@ -29,6 +29,9 @@ struct Shared {
     sinks: Mutex<Vec<Box<dyn Sink>>>,
     /// No sinks at all: recording is skipped (no lock, no copy).
     idle: bool,
+    /// Mask secrets on HTTP lanes before the sinks see them ([`super::redact`]): the
+    /// client's default, off with `--show-secrets`.
+    redact: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -45,7 +48,25 @@ impl Recorder {
             next_child: AtomicU32::new(1),
             idle: sinks.is_empty(),
             sinks: Mutex::new(sinks),
+            redact: std::sync::atomic::AtomicBool::new(false),
         }))
+    }
+
+    /// Masks secrets (tokens, client secrets, codes) on HTTP lanes from now on, or
+    /// stops masking them.
+    pub fn set_redaction(&self, on: bool) {
+        self.0.redact.store(on, Ordering::Relaxed);
+    }
+
+    /// The bytes a sink may see: masked when redacting an HTTP lane.
+    fn shown(&self, lane: Lane, bytes: bytes::Bytes) -> bytes::Bytes {
+        if lane.kind != LaneKind::Http || !self.0.redact.load(Ordering::Relaxed) {
+            return bytes;
+        }
+        match super::redact::mask(&bytes) {
+            Some(masked) => bytes::Bytes::from(masked),
+            None => bytes,
+        }
     }
 
     /// A recorder that records nothing (a quiet client).
@@ -85,6 +106,10 @@ impl Recorder {
             return;
         }
         // A sink that panicked leaves the list as it was: recording goes on.
+        let what = match what {
+            What::Bytes(b) => What::Bytes(self.shown(lane, b)),
+            other => other,
+        };
         let mut sinks = self.0.sinks.lock().unwrap_or_else(|p| p.into_inner());
         let event = Event {
             t: self.0.start.elapsed(),
@@ -116,7 +141,7 @@ impl Recorder {
                 t: self.0.start.elapsed(),
                 lane,
                 dir,
-                what: What::Bytes(bytes),
+                what: What::Bytes(self.shown(lane, bytes)),
             };
             for sink in sinks.iter_mut() {
                 sink.event(&event);
