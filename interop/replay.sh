@@ -17,23 +17,8 @@ dir=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$dir"' EXIT
 
-# Starts a command in the background, stderr to LOG, and waits for a "listening on
-# http://ADDR" line there (or, with PATTERN, a line matching it); sets $addr.
-start() {
-  local log=$1
-  shift
-  "$@" 2>"$log" >"$log.out" &
-  pids+=($!)
-  addr=
-  for _ in $(seq 100); do
-    addr=$(sed -n 's#.*listening on http://\([0-9.]*:[0-9]*\).*#\1#p' "$log" | head -n1)
-    [ -n "$addr" ] && return 0
-    sleep 0.1
-  done
-  cat "$log"
-  echo "no 'listening on' line from: $*" >&2
-  return 1
-}
+# start LOG CMD…: in the background, waiting for its "listening on" line.
+source interop/lib.sh
 
 case $transport in
   stdio)

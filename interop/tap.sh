@@ -18,23 +18,8 @@ dir=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$dir"' EXIT
 
-# Starts a command in the background with its stderr in LOG and waits (10 s at most)
-# for a "listening on http://ADDR/..." line there; sets $addr.
-start() {
-  local log=$1
-  shift
-  "$@" 2>"$log" &
-  pids+=($!)
-  addr=
-  for _ in $(seq 100); do
-    addr=$(sed -n 's#.*listening on http://\([0-9.]*:[0-9]*\)/.*#\1#p' "$log" | head -n1)
-    [ -n "$addr" ] && return 0
-    sleep 0.1
-  done
-  cat "$log"
-  echo "no 'listening on' line from: $*" >&2
-  return 1
-}
+# start LOG CMD…: in the background, waiting for its "listening on" line.
+source interop/lib.sh
 
 # Stops the background servers (SIGINT: each ends its recording cleanly).
 stop_all() {

@@ -12,10 +12,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcp-raw-check-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("check", name)
 }
 
 fn server_script(name: &str) -> String {
@@ -195,11 +192,7 @@ fn an_http_server_that_breaks_transport_rules_is_named() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let target = line.trim().trim_start_matches("listening on ").to_owned();
+    let target = common::listening_url(server.stdout.take().unwrap());
     let mut tap = Command::new(BIN)
         .args([
             "tap",
@@ -214,15 +207,10 @@ fn an_http_server_that_breaks_transport_rules_is_named() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut first = String::new();
-    BufReader::new(tap.stderr.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let addr = first
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .unwrap()
+    let url = common::listening_url(tap.stderr.take().unwrap());
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
         .to_owned();
     let accept = ("Accept", "application/json, text/event-stream");
     let json = ("Content-Type", "application/json");

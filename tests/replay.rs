@@ -9,10 +9,7 @@ use serde_json::Value;
 use std::process::Command;
 
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcp-raw-replay-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("replay", name)
 }
 
 fn run(cmd: &mut Command) -> std::process::Output {
@@ -230,18 +227,7 @@ fn a_recording_served_as_a_mock_answers_the_same_client_the_same() {
                     .stderr(std::process::Stdio::piped())
                     .spawn()
                     .unwrap();
-                let mut line = String::new();
-                std::io::BufRead::read_line(
-                    &mut std::io::BufReader::new(mock.stderr.take().unwrap()),
-                    &mut line,
-                )
-                .unwrap();
-                let url = line
-                    .split("listening on ")
-                    .nth(1)
-                    .and_then(|r| r.split(',').next())
-                    .unwrap()
-                    .to_owned();
+                let url = common::listening_url(mock.stderr.take().unwrap());
                 client(&again, Some(url), &[]);
                 let _ = mock.kill();
                 let _ = mock.wait();
@@ -344,18 +330,7 @@ fn a_stdio_recording_served_over_http() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(mock.stderr.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let url = line
-        .split("listening on ")
-        .nth(1)
-        .and_then(|r| r.split(',').next())
-        .unwrap()
-        .to_owned();
+    let url = common::listening_url(mock.stderr.take().unwrap());
     let out = run(Command::new(BIN)
         .args([
             "client",

@@ -9,15 +9,10 @@ use mcp_raw::wire::event::{Dir, Event, LaneKind};
 use mcp_raw::wire::recorder::concat;
 use mcp_raw::wire::transcript;
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-/// A fresh directory of this test's own under the system's temp dir.
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcp-raw-tap-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("tap", name)
 }
 
 fn read(path: &std::path::Path) -> (transcript::Header, Vec<Event>) {
@@ -170,16 +165,7 @@ fn http_tap(target: &str, record: &std::path::Path) -> HttpTap {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split("listening on ")
-        .nth(1)
-        .and_then(|r| r.split(',').next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_owned();
+    let url = common::listening_url(child.stderr.take().unwrap());
     HttpTap { child, url }
 }
 

@@ -50,7 +50,7 @@ pub fn exit_code(e: &anyhow::Error) -> u8 {
     }
 }
 
-fn usage(text: impl Into<String>) -> anyhow::Error {
+pub fn usage(text: impl Into<String>) -> anyhow::Error {
     Usage(text.into()).into()
 }
 

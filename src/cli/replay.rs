@@ -3,7 +3,7 @@
 //! comes back shown and recorded like any client session.
 
 use super::args::View;
-use super::client::Target;
+use super::client::{Target, Usage};
 use mcp_raw::client::stdio_link::Spawn;
 use mcp_raw::replay::script::Script;
 use mcp_raw::replay::{against, mock, serve};
@@ -110,17 +110,6 @@ fn read(file: &std::path::Path) -> anyhow::Result<Vec<mcp_raw::wire::event::Even
     })?;
     Ok(events)
 }
-
-#[derive(Debug)]
-struct Usage(String);
-
-impl std::fmt::Display for Usage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Usage {}
 
 fn run(file: &std::path::Path, mode: Mode, view: &View) -> anyhow::Result<against::Outcome> {
     let Mode {

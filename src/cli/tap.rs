@@ -3,6 +3,8 @@
 //! exit status it ends with.
 
 use super::args::TapArgs;
+// A mistake on the command line: exit status 2, as for clap's own.
+use super::client::{Usage, usage};
 use mcp_raw::tap::{http, stdio};
 use std::net::SocketAddr;
 
@@ -27,22 +29,6 @@ pub fn main(args: TapArgs) -> u8 {
             }
         }
     }
-}
-
-/// A mistake on the command line (exit status 2, as for clap's own).
-#[derive(Debug)]
-struct Usage(String);
-
-impl std::fmt::Display for Usage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Usage {}
-
-fn usage(why: impl Into<String>) -> anyhow::Error {
-    Usage(why.into()).into()
 }
 
 fn run_stdio(args: TapArgs) -> anyhow::Result<i32> {

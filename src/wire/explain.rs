@@ -8,6 +8,29 @@ use super::http1::Head;
 use crate::jsonrpc::code;
 use serde_json::Value;
 
+/// The method of each request seen, by id, so that a response can say what it
+/// answers.
+#[derive(Debug, Default)]
+pub struct Asked(std::collections::HashMap<String, String>);
+
+impl Asked {
+    /// Remembers a request's method; for a response, the method of the request it
+    /// answers (once).
+    pub fn answers(&mut self, class: &Class) -> Option<String> {
+        let id = class.id.as_ref()?.to_string();
+        match class.shape {
+            "request" => {
+                if let Some(m) = &class.method {
+                    self.0.insert(id, m.clone());
+                }
+                None
+            }
+            "response" | "error" => self.0.remove(&id),
+            _ => None,
+        }
+    }
+}
+
 /// The captions for one payload. `answers` is the method of the request a response
 /// answers, when the view saw that request.
 pub fn message(class: &Class, payload: Option<&Value>, answers: Option<&str>) -> Vec<String> {

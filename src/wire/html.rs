@@ -9,7 +9,6 @@ use super::decode::{Decoder, Fact, Source};
 use super::event::{Dir, Event, What};
 use super::transcript::Header;
 use serde_json::Value;
-use std::collections::HashMap;
 
 /// The page for these events.
 pub fn page(header: &Header, events: &[Event], max: usize) -> String {
@@ -22,7 +21,7 @@ pub fn page(header: &Header, events: &[Event], max: usize) -> String {
     }
     let mut rows = String::new();
     let mut decoder = Decoder::with_max(max);
-    let mut asked: HashMap<String, String> = HashMap::new();
+    let mut asked = super::explain::Asked::default();
     let mut messages = 0usize;
     for e in events {
         let col = lanes.iter().position(|l| *l == e.lane.label()).unwrap_or(0) + 2;
@@ -68,17 +67,7 @@ pub fn page(header: &Header, events: &[Event], max: usize) -> String {
                     ..
                 } => {
                     messages += 1;
-                    let id = class.id.as_ref().map(Value::to_string);
-                    let answers = match (class.shape, &id) {
-                        ("request", Some(id)) => {
-                            if let Some(m) = &class.method {
-                                asked.insert(id.clone(), m.clone());
-                            }
-                            None
-                        }
-                        ("response" | "error", Some(id)) => asked.remove(id),
-                        _ => None,
-                    };
+                    let answers = asked.answers(&class);
                     let value = serde_json::from_slice::<Value>(&bytes).ok();
                     let notes = super::explain::message(&class, value.as_ref(), answers.as_deref());
                     let kind = if class.is_message() { "msg" } else { "msg odd" };

@@ -76,9 +76,8 @@ pub struct TextView<W: Write + Send> {
     select: Option<super::select::Select>,
     /// `show --explain`: each message and head annotated with its rule.
     explain: bool,
-    /// With `explain`: the method of each request seen, by id, so a response can say
-    /// what it answers.
-    asked: HashMap<String, String>,
+    /// With `explain`: the requests seen, so a response can say what it answers.
+    asked: super::explain::Asked,
 }
 
 impl<W: Write + Send> TextView<W> {
@@ -97,7 +96,7 @@ impl<W: Write + Send> TextView<W> {
             body_seen: HashMap::new(),
             select: None,
             explain: false,
-            asked: HashMap::new(),
+            asked: Default::default(),
         }
     }
 
@@ -119,17 +118,7 @@ impl<W: Write + Send> TextView<W> {
         if !self.explain {
             return String::new();
         }
-        let id = class.id.as_ref().map(Value::to_string);
-        let answers = match (class.shape, &id) {
-            ("request", Some(id)) => {
-                if let Some(m) = &class.method {
-                    self.asked.insert(id.clone(), m.clone());
-                }
-                None
-            }
-            ("response" | "error", Some(id)) => self.asked.remove(id),
-            _ => None,
-        };
+        let answers = self.asked.answers(class);
         let value = serde_json::from_slice::<Value>(bytes).ok();
         super::explain::message(class, value.as_ref(), answers.as_deref())
             .iter()

@@ -265,3 +265,26 @@ pub fn stamp_before(view: &str, at: usize) -> f64 {
     }
     last.expect("a stamped line before that point")
 }
+
+/// A fresh directory of one test's own under the system's temp dir:
+/// `mcp-raw-SUITE-NAME-PID`.
+pub fn scratch(suite: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-raw-{suite}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+/// The URL a program announces on its first line (`… listening on http://ADDR/PATH,
+/// …`), read from `from` (its stderr, or stdout).
+pub fn listening_url(from: impl std::io::Read) -> String {
+    let mut line = String::new();
+    BufReader::new(from)
+        .read_line(&mut line)
+        .expect("the first line");
+    line.split("listening on ")
+        .nth(1)
+        .and_then(|r| r.split([',', ' ', '\n']).next())
+        .unwrap_or_else(|| panic!("no \"listening on\" URL in {line:?}"))
+        .to_owned()
+}
