@@ -6,6 +6,9 @@
 start() {
   local log=$1
   shift
+  # Created here, not by the background job's redirection: the first look at it below
+  # may come before the job has started (and a missing file fails under pipefail).
+  : >"$log"
   "$@" 2>"$log" >"$log.out" &
   pids+=($!)
   addr=
