@@ -11,156 +11,169 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     mcp_raw::memory::return_large_blocks_promptly();
     let cli = Cli::parse_from(without_alias_separator(std::env::args_os().collect()));
-    let result =
-        match cli.command {
-            Command::Serve {
-                http: false,
+    let result = match cli.command {
+        Command::Serve {
+            http: false,
+            max_body_bytes,
+            era,
+            fixture,
+            max_tasks,
+            task_ttl,
+            trace,
+            record,
+            max_message_bytes,
+            show_secrets,
+            ..
+        } => cli::record::recorder(
+            "stdio",
+            trace,
+            record.as_deref(),
+            max_message_bytes,
+            show_secrets,
+        )
+        .and_then(|recorder| {
+            cli::serve::serve_stdio(
+                cli::serve::server(era, fixture, max_tasks, task_ttl),
                 max_body_bytes,
-                era,
-                fixture,
-                max_tasks,
-                task_ttl,
-                trace,
-                record,
-                max_message_bytes,
-                ..
-            } => cli::record::recorder("stdio", trace, record.as_deref(), max_message_bytes)
-                .and_then(|recorder| {
-                    cli::serve::serve_stdio(
-                        cli::serve::server(era, fixture, max_tasks, task_ttl),
-                        max_body_bytes,
-                        recorder,
-                    )
-                }),
-            Command::Serve {
-                http: true,
-                host,
+                recorder,
+            )
+        }),
+        Command::Serve {
+            http: true,
+            host,
+            port,
+            max_body_bytes,
+            era,
+            fixture,
+            allow_hosts,
+            limits,
+            protect,
+            max_tasks,
+            task_ttl,
+            trace,
+            record,
+            max_message_bytes,
+            show_secrets,
+        } => cli::record::recorder(
+            "http",
+            trace,
+            record.as_deref(),
+            max_message_bytes,
+            show_secrets,
+        )
+        .and_then(|recorder| {
+            cli::serve::serve_http(
+                cli::serve::server(era, fixture, max_tasks, task_ttl),
+                &host,
                 port,
-                max_body_bytes,
-                era,
-                fixture,
-                allow_hosts,
-                limits,
-                max_tasks,
-                task_ttl,
-                trace,
-                record,
-                max_message_bytes,
-            } => cli::record::recorder("http", trace, record.as_deref(), max_message_bytes)
-                .and_then(|recorder| {
-                    cli::serve::serve_http(
-                        cli::serve::server(era, fixture, max_tasks, task_ttl),
-                        &host,
-                        port,
-                        mcp_raw::transport::http::Config {
-                            limits: limits.into_limits(max_body_bytes),
-                            allowed_hosts: mcp_raw::transport::http::guard::AllowedHosts::new(
-                                &allow_hosts,
-                            ),
-                            recorder,
-                        },
-                    )
-                }),
-            Command::Client(args) => {
-                let code = match cli::client::main(args) {
-                    Ok(()) => 0,
-                    Err(e) => {
-                        eprintln!("mcp-raw: {e:#}");
-                        cli::client::exit_code(&e)
-                    }
-                };
-                return ExitCode::from(code);
-            }
-            Command::Tap(args) => return ExitCode::from(cli::tap::main(args)),
-            Command::Bridge(args) => cli::bridge::main(args),
-            Command::ConformanceClient { url, view } => view.printer("http").and_then(|printer| {
-                runtime()?.block_on(cli::conformance_client::run(&url, printer))
-            }),
-            Command::Diff {
-                a,
-                b,
-                ignore,
-                format,
-                max_shown,
-            } => return ExitCode::from(cli::diff::main(&a, &b, &ignore, &format, max_shown)),
-            Command::Replay {
-                file,
-                against,
-                command,
-                timeout,
-                http,
-                port,
-                ignore,
-                view,
-            } => {
-                return ExitCode::from(cli::replay::main(
-                    &file,
-                    cli::replay::Mode {
-                        against,
-                        command,
-                        timeout,
-                        http,
-                        port,
-                        ignore,
-                    },
-                    &view,
-                ));
-            }
-            Command::Check {
-                file,
+                mcp_raw::transport::http::Config {
+                    limits: limits.into_limits(max_body_bytes),
+                    allowed_hosts: mcp_raw::transport::http::guard::AllowedHosts::new(&allow_hosts),
+                    recorder,
+                    auth: protect.into_settings(),
+                },
+            )
+        }),
+        Command::Client(args) => {
+            let code = match cli::client::main(args) {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("mcp-raw: {e:#}");
+                    cli::client::exit_code(&e)
+                }
+            };
+            return ExitCode::from(code);
+        }
+        Command::Tap(args) => return ExitCode::from(cli::tap::main(args)),
+        Command::Bridge(args) => cli::bridge::main(args),
+        Command::ConformanceClient { url, view } => view
+            .printer("http")
+            .and_then(|printer| runtime()?.block_on(cli::conformance_client::run(&url, printer))),
+        Command::Diff {
+            a,
+            b,
+            ignore,
+            format,
+            max_shown,
+        } => return ExitCode::from(cli::diff::main(&a, &b, &ignore, &format, max_shown)),
+        Command::Replay {
+            file,
+            against,
+            command,
+            timeout,
+            http,
+            port,
+            ignore,
+            view,
+        } => {
+            return ExitCode::from(cli::replay::main(
+                &file,
+                cli::replay::Mode {
+                    against,
+                    command,
+                    timeout,
+                    http,
+                    port,
+                    ignore,
+                },
+                &view,
+            ));
+        }
+        Command::Check {
+            file,
+            format,
+            rules,
+            max_message_bytes,
+        } => {
+            return ExitCode::from(cli::check::main(
+                file.as_deref(),
                 format,
                 rules,
                 max_message_bytes,
-            } => {
-                return ExitCode::from(cli::check::main(
-                    file.as_deref(),
-                    format,
-                    rules,
-                    max_message_bytes,
-                ));
-            }
-            Command::Show {
-                file,
+            ));
+        }
+        Command::Show {
+            file,
+            raw,
+            pretty,
+            json,
+            explain,
+            follow,
+            html,
+            max_message_bytes,
+            color,
+            lane,
+            dir,
+            method,
+            id,
+            era,
+        } => cli::show::show(
+            &file,
+            cli::show::Options {
                 raw,
                 pretty,
                 json,
                 explain,
                 follow,
                 html,
-                max_message_bytes,
-                color,
-                lane,
-                dir,
-                method,
-                id,
-                era,
-            } => cli::show::show(
-                &file,
-                cli::show::Options {
-                    raw,
-                    pretty,
-                    json,
-                    explain,
-                    follow,
-                    html,
-                    color: color.enabled(),
-                    max: max_message_bytes,
-                    only: cli::show::Only {
-                        lanes: lane,
-                        dir: dir
-                            .as_deref()
-                            .and_then(mcp_raw::wire::event::Dir::from_name),
-                    },
-                    select: mcp_raw::wire::select::Select::new(method, id, era),
+                color: color.enabled(),
+                max: max_message_bytes,
+                only: cli::show::Only {
+                    lanes: lane,
+                    dir: dir
+                        .as_deref()
+                        .and_then(mcp_raw::wire::event::Dir::from_name),
                 },
-            ),
-            Command::Demo { era, view } => view
-                .printer("stdio")
-                .and_then(|printer| runtime()?.block_on(cli::demo_stdio::run(era.into(), printer))),
-            Command::DemoHttp { port, era, view } => view.printer("http").and_then(|printer| {
-                runtime()?.block_on(cli::demo_http::run(port, era.into(), printer))
-            }),
-        };
+                select: mcp_raw::wire::select::Select::new(method, id, era),
+            },
+        ),
+        Command::Demo { era, view } => view
+            .printer("stdio")
+            .and_then(|printer| runtime()?.block_on(cli::demo_stdio::run(era.into(), printer))),
+        Command::DemoHttp { port, era, view } => view.printer("http").and_then(|printer| {
+            runtime()?.block_on(cli::demo_http::run(port, era.into(), printer))
+        }),
+    };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -48,6 +48,8 @@ pub enum Command {
         allow_hosts: Vec<String>,
         #[command(flatten)]
         limits: HttpLimits,
+        #[command(flatten)]
+        protect: ProtectArgs,
         /// Protocol eras to serve: legacy (initialize handshake, 2024-11-05 to
         /// 2025-11-25), modern (stateless 2026-07-28, per-request _meta), or both,
         /// chosen per request.
@@ -79,6 +81,10 @@ pub enum Command {
         /// the same.
         #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
         max_message_bytes: usize,
+        /// With --trace or --record: show tokens and secrets (Authorization headers,
+        /// OAuth token fields) as they are; by default they are masked with '*'.
+        #[arg(long)]
+        show_secrets: bool,
     },
     /// Connect to any MCP server (an http:// URL, or a stdio server's command line),
     /// detect its era, list its tools, call some, and print the whole wire.
@@ -494,6 +500,8 @@ pub struct BridgeArgs {
     pub allow_hosts: Vec<String>,
     #[command(flatten)]
     pub limits: HttpLimits,
+    #[command(flatten)]
+    pub protect: ProtectArgs,
     /// Seconds to wait, once a child closed its stdout, for its exit status (quoted
     /// in the errors of the requests it left unanswered).
     #[arg(long, value_name = "SECS", default_value = "1", value_parser = secs)]
@@ -533,6 +541,77 @@ fn http_always(arg: clap::Arg) -> clap::Arg {
     match help {
         Some(h) => arg.help(h),
         None => arg,
+    }
+}
+
+/// `serve --http --auth-server URL`: the server as an OAuth protected resource
+/// (`http::auth::Settings` says what each one is for).
+#[derive(clap::Args)]
+pub struct ProtectArgs {
+    /// With --http: protect /mcp with OAuth 2.1 bearer tokens issued by this
+    /// authorization server (its issuer URL); serve the protected resource metadata
+    /// at /.well-known/oauth-protected-resource/mcp naming it; answer 401 with
+    /// WWW-Authenticate to a request without a valid token.
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub auth_server: Option<String>,
+    /// With --auth-server: this server's canonical URI, the audience tokens must name
+    /// [default: http://ADDR/mcp, from the address bound].
+    #[arg(long, value_name = "URL", requires = "auth_server")]
+    pub resource: Option<String>,
+    /// With --auth-server: a scope every request needs (repeatable); a token without
+    /// it gets 403 insufficient_scope.
+    #[arg(
+        long = "required-scope",
+        value_name = "SCOPE",
+        requires = "auth_server"
+    )]
+    pub required_scopes: Vec<String>,
+    /// With --auth-server: check tokens by RFC 7662 introspection at the
+    /// authorization server, as this client, instead of verifying them as JWTs
+    /// against its key set.
+    #[arg(long, value_name = "ID", requires_all = ["auth_server", "introspection_client_secret"])]
+    pub introspection_client_id: Option<String>,
+    /// With --introspection-client-id: its secret.
+    #[arg(long, value_name = "SECRET", requires = "introspection_client_id")]
+    pub introspection_client_secret: Option<String>,
+    /// With --auth-server: seconds each request to the authorization server may take
+    /// (metadata, key set, introspection).
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = secs)]
+    pub auth_fetch_timeout: Duration,
+    /// With --auth-server: largest answer read from the authorization server, in bytes.
+    #[arg(long, value_name = "N", default_value_t = 1024 * 1024)]
+    pub auth_fetch_max_bytes: usize,
+    /// With --auth-server: fewest seconds between two fetches of the key set (a token
+    /// naming an unknown key refetches it, at most this often).
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs)]
+    pub jwks_refresh: Duration,
+    /// With --auth-server: seconds of clock skew allowed on a token's exp and nbf.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub token_leeway: u64,
+}
+
+impl ProtectArgs {
+    /// The settings, when the server is to be protected (the resource is filled in
+    /// once the address is bound, unless --resource gave it).
+    pub fn into_settings(self) -> Option<http::auth::Settings> {
+        let issuer = self.auth_server?;
+        let mut settings = http::auth::Settings::new(&issuer);
+        settings.resource = self.resource.unwrap_or_default();
+        settings.required_scopes = self.required_scopes;
+        settings.introspection = self
+            .introspection_client_id
+            .zip(self.introspection_client_secret)
+            .map(
+                |(client_id, client_secret)| http::auth::introspect::Credentials {
+                    client_id,
+                    client_secret,
+                },
+            );
+        settings.fetch_timeout = self.auth_fetch_timeout;
+        settings.fetch_max_bytes = self.auth_fetch_max_bytes;
+        settings.jwks_refresh = self.jwks_refresh;
+        settings.leeway = self.token_leeway;
+        Some(settings)
     }
 }
 

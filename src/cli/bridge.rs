@@ -23,10 +23,11 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         exit_wait: args.exit_wait,
         echo_stderr: args.trace.is_none(),
     };
-    let config = http::Config {
+    let mut config = http::Config {
         limits: args.limits.into_limits(args.max_body_bytes),
         allowed_hosts: http::guard::AllowedHosts::new(&args.allow_hosts),
         recorder,
+        auth: args.protect.into_settings(),
     };
     let (host, port) = (args.host.as_str(), args.port);
     super::runtime()?.block_on(async {
@@ -34,6 +35,7 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {host}:{port}: {e}"))?;
         let addr = listener.local_addr()?;
+        super::serve::protect_at(&mut config, addr);
         eprintln!(
             "[mcp-raw] bridge listening on http://{addr}{}, serving {}",
             mcp_raw::wire::http::ENDPOINT,

@@ -12,14 +12,20 @@ pub enum TraceView {
     Raw,
 }
 
-/// The server's recorder, if `--trace` or `--record` asks for one.
+/// The server's recorder, if `--trace` or `--record` asks for one; it masks tokens
+/// and secrets unless `--show-secrets`.
 pub fn recorder(
     transport: &str,
     trace: Option<TraceView>,
     record: Option<&std::path::Path>,
     max_message: usize,
+    show_secrets: bool,
 ) -> anyhow::Result<Option<Recorder>> {
-    recorder_for("server", transport, trace, record, max_message)
+    let recorder = recorder_for("server", transport, trace, record, max_message)?;
+    if let Some(r) = &recorder {
+        r.set_redaction(!show_secrets);
+    }
+    Ok(recorder)
 }
 
 /// A recorder for `role` (`server` or `tap`, the transcript header says which), if

@@ -41,13 +41,14 @@ pub fn serve_http(
     server: std::sync::Arc<Server>,
     host: &str,
     port: u16,
-    config: http::Config,
+    mut config: http::Config,
 ) -> anyhow::Result<()> {
     super::runtime()?.block_on(async {
         let listener = http::listen::bind(host, port, config.limits.backlog)
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {host}:{port}: {e}"))?;
         let addr = listener.local_addr()?;
+        protect_at(&mut config, addr);
         eprintln!(
             "[mcp-raw] Streamable HTTP server listening on http://{addr}{}",
             mcp_raw::wire::http::ENDPOINT
@@ -59,4 +60,25 @@ pub fn serve_http(
         http::run(listener, server, config, shutdown).await?;
         Ok(())
     })
+}
+
+/// Fills in a protected server's resource URI from the address bound, unless
+/// `--resource` gave it, and says on stderr where its metadata is.
+pub fn protect_at(config: &mut http::Config, addr: std::net::SocketAddr) {
+    if let Some(auth) = config.auth.as_mut() {
+        if auth.resource.is_empty() {
+            auth.resource = format!("http://{addr}{}", mcp_raw::wire::http::ENDPOINT);
+        }
+        eprintln!(
+            "[mcp-raw] protected resource {}: tokens from {} ({}), metadata at {}",
+            auth.resource,
+            auth.issuer,
+            if auth.introspection.is_some() {
+                "checked by introspection"
+            } else {
+                "verified as JWTs against its key set"
+            },
+            http::auth::metadata::url(&auth.resource)
+        );
+    }
 }

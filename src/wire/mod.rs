@@ -9,12 +9,14 @@
 //! - The renderings: [`transcript`] (the versioned JSONL record) and [`text`] (the
 //!   `>>>`/`<<<` view, which [`select`] narrows to some messages and [`explain`]
 //!   annotates); [`html`], one self-contained page of a recording.
-//! - The HTTP binding's vocabulary both sides use: [`http`].
+//! - The HTTP binding's vocabulary both sides use: [`http`]; OAuth's body and query
+//!   format, `application/x-www-form-urlencoded`: [`form`].
 
 pub mod classify;
 pub mod decode;
 pub mod event;
 pub mod explain;
+pub mod form;
 pub mod html;
 pub mod http;
 pub mod http1;

@@ -20,7 +20,7 @@
 
 pub mod challenge;
 pub mod discovery;
-pub mod form;
+pub use crate::wire::form;
 pub mod grant;
 pub mod pkce;
 

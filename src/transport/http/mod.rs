@@ -8,6 +8,7 @@
 //! of [`limits`]. Behind it sits any [`Core`]: the protocol core (`serve --http`) or
 //! a bridge's forwarding core (`bridge -- SERVER_CMD`); the rules here are the same.
 
+pub mod auth;
 pub mod conn;
 pub mod guard;
 pub mod legacy;
@@ -42,6 +43,9 @@ pub struct Config {
     /// Where every connection's bytes are recorded (`--trace`, `--record`); none: no
     /// recording, and no cost.
     pub recorder: Option<crate::wire::recorder::Recorder>,
+    /// Protect `/mcp` with OAuth bearer tokens from this authorization server
+    /// (`--auth-server`); none: every request is served.
+    pub auth: Option<auth::Settings>,
 }
 
 /// What every connection task shares.
@@ -62,6 +66,9 @@ pub struct App {
     pub closed_connections: std::sync::atomic::AtomicU64,
     /// Records every connection's bytes, when tracing or recording.
     pub recorder: Option<crate::wire::recorder::Recorder>,
+    /// The token check in front of `/mcp`, and the metadata document beside it,
+    /// when the server is a protected resource.
+    pub protection: Option<auth::Protection>,
 }
 
 impl App {
@@ -89,6 +96,9 @@ impl App {
             allowed_hosts: config.allowed_hosts,
             param_headers,
             closed_connections: Default::default(),
+            protection: config
+                .auth
+                .map(|settings| auth::Protection::new(settings, config.recorder.clone())),
             recorder: config.recorder,
         })
     }
@@ -139,7 +149,7 @@ pub async fn serve(
 }
 
 /// Routes by path and method, after the `Host` / `Origin` check that guards every
-/// request.
+/// request and, on a protected server, the token check that guards `/mcp`.
 pub(crate) async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
     let headers = req.headers();
     let looks_modern = app.era(headers, Door::Headers) == Era::Modern;
@@ -148,6 +158,16 @@ pub(crate) async fn route(app: &App, req: Request<hyper::body::Incoming>) -> Htt
     }
     if let Err(refused) = guard::check_host_and_origin(headers, &app.allowed_hosts) {
         return refused;
+    }
+    if let Some(protection) = &app.protection {
+        if let Some(document) = protection.metadata(req.method(), req.uri().path()) {
+            return document;
+        }
+        if req.uri().path() == ENDPOINT
+            && let Err(refused) = protection.check(headers).await
+        {
+            return refused;
+        }
     }
     if req.uri().path() != ENDPOINT {
         return reply::error(

@@ -1,0 +1,202 @@
+//! What the resource server knows of its authorization server: the metadata document
+//! (RFC 8414, or OpenID Connect Discovery), fetched the first time a token needs it,
+//! and the key set it signs tokens with (`jwks_uri`, RFC 7517), fetched again when a
+//! token names a key the cached set lacks, at most once per `--jwks-refresh`, so a
+//! stream of tokens with made-up key ids cannot turn the server into a fetch loop.
+
+use super::fetch::Fetcher;
+use anyhow::{Context, bail};
+use jsonwebtoken::jwk::{Jwk, JwkSet};
+use serde_json::Value;
+use std::time::{Duration, Instant};
+use tokio::sync::Mutex;
+
+/// One authorization server, as this resource server sees it.
+pub struct Issuer {
+    /// Its issuer identifier (`--auth-server`), exactly as tokens must name it in `iss`.
+    pub url: String,
+    fetch: Fetcher,
+    /// The shortest time between two key-set fetches (`--jwks-refresh`).
+    refresh: Duration,
+    /// The metadata and keys fetched so far; one fetch at a time, the others wait
+    /// for its result instead of fetching the same thing again.
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// The metadata document, once fetched and checked.
+    metadata: Option<Value>,
+    /// The key set and when it was fetched.
+    keys: Option<(JwkSet, Instant)>,
+}
+
+impl Issuer {
+    pub fn new(url: &str, fetch: Fetcher, refresh: Duration) -> Issuer {
+        Issuer {
+            url: url.to_owned(),
+            fetch,
+            refresh,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// How this server reaches the authorization server.
+    pub fn fetch(&self) -> &Fetcher {
+        &self.fetch
+    }
+
+    /// The metadata URLs to try, in the order MCP 2025-11-25 `basic/authorization`
+    /// ("Authorization Server Metadata Discovery") gives for an issuer with a path
+    /// (`https://auth.example.com/tenant1`): OAuth with the path inserted (RFC 8414
+    /// §3.1), OpenID Connect with the path inserted, OpenID Connect with the path
+    /// appended; for an issuer without a path, the OAuth then the OpenID document.
+    pub fn metadata_urls(issuer: &str) -> Vec<String> {
+        let (origin, path) = split_origin(issuer.trim_end_matches('/'));
+        let path = path.trim_end_matches('/');
+        if path.is_empty() {
+            vec![
+                format!("{origin}/.well-known/oauth-authorization-server"),
+                format!("{origin}/.well-known/openid-configuration"),
+            ]
+        } else {
+            vec![
+                format!("{origin}/.well-known/oauth-authorization-server{path}"),
+                format!("{origin}/.well-known/openid-configuration{path}"),
+                format!("{origin}{path}/.well-known/openid-configuration"),
+            ]
+        }
+    }
+
+    /// The metadata document, fetched on first use.
+    pub async fn metadata(&self) -> anyhow::Result<Value> {
+        let mut state = self.state.lock().await;
+        if let Some(m) = &state.metadata {
+            return Ok(m.clone());
+        }
+        let mut tried = Vec::new();
+        for url in Issuer::metadata_urls(&self.url) {
+            match self.fetch.get(&url).await {
+                Ok(answer) if answer.status.is_success() => {
+                    // RFC 8414 §3.3: the `issuer` in the document MUST be identical to
+                    // the issuer the metadata was fetched for, or it MUST NOT be used.
+                    let named = answer.json.get("issuer").and_then(Value::as_str);
+                    if named != Some(self.url.as_str()) {
+                        bail!(
+                            "{url} names issuer {named:?}, not {:?} (RFC 8414 §3.3: it must be identical)",
+                            self.url
+                        );
+                    }
+                    state.metadata = Some(answer.json.clone());
+                    return Ok(answer.json);
+                }
+                Ok(answer) => tried.push(format!("{url}: {}", answer.status)),
+                Err(e) => tried.push(format!("{e:#}")),
+            }
+        }
+        bail!(
+            "no authorization server metadata for {}: {}",
+            self.url,
+            tried.join("; ")
+        )
+    }
+
+    /// An endpoint of the metadata (`jwks_uri`, `introspection_endpoint`).
+    pub async fn endpoint(&self, name: &str) -> anyhow::Result<String> {
+        let metadata = self.metadata().await?;
+        metadata
+            .get(name)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .with_context(|| format!("the metadata of {} has no {name}", self.url))
+    }
+
+    /// The key a token's header names (`kid`; with no `kid`, the one key that can
+    /// verify `alg`). An unknown `kid` refetches the set, unless it was fetched less
+    /// than `--jwks-refresh` ago (the AS may have rotated its keys, RFC 7517 §4.5).
+    pub async fn key(
+        &self,
+        kid: Option<&str>,
+        alg: jsonwebtoken::Algorithm,
+    ) -> anyhow::Result<Option<Jwk>> {
+        let uri = self.endpoint("jwks_uri").await?;
+        let mut state = self.state.lock().await;
+        if let Some((set, _)) = &state.keys
+            && let Some(found) = pick(set, kid, alg)
+        {
+            return Ok(Some(found));
+        }
+        let stale = state
+            .keys
+            .as_ref()
+            .is_none_or(|(_, at)| at.elapsed() >= self.refresh);
+        if !stale {
+            return Ok(None);
+        }
+        let answer = self.fetch.get(&uri).await?;
+        if !answer.status.is_success() {
+            bail!(
+                "{uri}: {} (the authorization server's key set)",
+                answer.status
+            );
+        }
+        let set: JwkSet = serde_json::from_value(answer.json)
+            .with_context(|| format!("{uri} is not a JWK Set (RFC 7517 §5)"))?;
+        let found = pick(&set, kid, alg);
+        state.keys = Some((set, Instant::now()));
+        Ok(found)
+    }
+}
+
+/// The key of `set` a header asks for.
+fn pick(set: &JwkSet, kid: Option<&str>, alg: jsonwebtoken::Algorithm) -> Option<Jwk> {
+    match kid {
+        Some(kid) => set.find(kid).cloned(),
+        None => {
+            let mut fitting = set.keys.iter().filter(|k| {
+                k.common
+                    .key_algorithm
+                    .is_none_or(|a| a.to_string() == format!("{alg:?}"))
+                    && jsonwebtoken::DecodingKey::from_jwk(k)
+                        .is_ok_and(|d| d.family() == alg.family())
+            });
+            match (fitting.next(), fitting.next()) {
+                (Some(only), None) => Some(only.clone()),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// `http://a.example:9000/x/y` → (`http://a.example:9000`, `/x/y`).
+pub fn split_origin(url: &str) -> (&str, &str) {
+    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    match url[after_scheme..].find('/') {
+        Some(i) => url.split_at(after_scheme + i),
+        None => (url, ""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_urls_follow_the_spec_order() {
+        assert_eq!(
+            Issuer::metadata_urls("http://127.0.0.1:9000"),
+            [
+                "http://127.0.0.1:9000/.well-known/oauth-authorization-server",
+                "http://127.0.0.1:9000/.well-known/openid-configuration"
+            ]
+        );
+        assert_eq!(
+            Issuer::metadata_urls("http://a.example/tenant1"),
+            [
+                "http://a.example/.well-known/oauth-authorization-server/tenant1",
+                "http://a.example/.well-known/openid-configuration/tenant1",
+                "http://a.example/tenant1/.well-known/openid-configuration"
+            ]
+        );
+    }
+}
