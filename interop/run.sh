@@ -7,6 +7,7 @@
 #                                    tap-ts-stdio tap-ts-http tap-ts2-stdio tap-ts2-http
 #                                    tap-everything-stdio tap-everything-http
 #                                    replay-everything-stdio replay-everything-http
+#                                    oauth-http
 #   interop/run.sh ts-http py-stdio  only those
 #
 # ts-* (TypeScript SDK v1), ts2-* (v2, @modelcontextprotocol/client) and py-* run an
@@ -18,7 +19,9 @@
 # with the other end's own hash for hash, and `mcp-raw check` it (interop/tap.sh);
 # replay-* record the TypeScript SDK client against server-everything, then serve the
 # recording with `mcp-raw replay` to the same client, which must get the same answers
-# (interop/replay.sh).
+# (interop/replay.sh); oauth-http runs `mcp-raw serve --auth-server` against a real
+# authorization server, oidc-provider, and checks every answer to good and bad tokens
+# (interop/oauth_check.py).
 #
 # Environment: CARGO_TARGET_DIR (where cargo builds, default target/), INTEROP_TIMEOUT
 # (seconds per combination, default 60), PYTHON (interpreter for the venv, default python3.11),
@@ -32,7 +35,7 @@ timeout_s=${INTEROP_TIMEOUT:-60}
 combos=("$@")
 all=(ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http everything-stdio everything-http pyserver-stdio pyserver-http
   tap-ts-stdio tap-ts-http tap-ts2-stdio tap-ts2-http tap-everything-stdio tap-everything-http
-  replay-everything-stdio replay-everything-http)
+  replay-everything-stdio replay-everything-http oauth-http)
 [ ${#combos[@]} -gt 0 ] || combos=("${all[@]}")
 for c in "${combos[@]}"; do
   case " ${all[*]} " in *" $c "*) ;; *) echo "unknown combination: $c" >&2; exit 2 ;; esac
@@ -92,7 +95,7 @@ install_py() {
 }
 
 # Install only what the chosen combinations need.
-case " ${combos[*]}" in *"ts-"* | *"ts2-"* | *"everything-"*) install_ts ;; esac
+case " ${combos[*]}" in *"ts-"* | *"ts2-"* | *"everything-"* | *" oauth-"*) install_ts ;; esac
 case " ${combos[*]}" in *" py-"* | *" pyserver-"*) install_py ;; esac
 
 # Start `mcp-raw serve --http` on a free loopback port; sets $url, or fails after 10 s.
@@ -125,6 +128,16 @@ run_combo() {
     local rc=0 script=(interop/tap.sh "${name#tap-}")
     [ "${name%%-*}" = replay ] && script=(interop/replay.sh "${name#replay-everything-}")
     timeout --kill-after=5 "$timeout_s" "${script[@]}" "$bin" >>"$log" 2>&1 &
+    client_pid=$!
+    wait "$client_pid" || rc=$?
+    client_pid=
+    [ "$rc" -ne 124 ] || echo "timed out after ${timeout_s}s" >>"$log"
+    return "$rc"
+  fi
+  if [ "$lang" = oauth ]; then
+    local rc=0
+    mkdir -p "$work/oauth"
+    timeout --kill-after=5 "$timeout_s" python3 interop/oauth_check.py "$bin" node "$work/oauth" >>"$log" 2>&1 &
     client_pid=$!
     wait "$client_pid" || rc=$?
     client_pid=
