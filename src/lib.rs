@@ -101,12 +101,14 @@
 // the `Err` variant does not matter.
 #![allow(clippy::result_large_err)]
 
+pub mod authserver;
 pub mod bridge;
 pub mod check;
 pub mod client;
 pub mod clock;
 pub mod content;
 pub mod jsonrpc;
+pub mod keys;
 pub mod memory;
 pub mod protocol;
 pub mod replay;

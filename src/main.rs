@@ -86,6 +86,7 @@ fn main() -> ExitCode {
         }
         Command::Tap(args) => return ExitCode::from(cli::tap::main(args)),
         Command::Bridge(args) => cli::bridge::main(args),
+        Command::AuthServer(args) => cli::auth_server::main(args),
         Command::ConformanceClient { url, view } => view
             .printer("http")
             .and_then(|printer| runtime()?.block_on(cli::conformance_client::run(&url, printer))),

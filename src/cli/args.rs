@@ -107,6 +107,11 @@ pub enum Command {
     /// initialize, killed when the session ends); modern requests share one.
     #[command(mut_args(http_always))]
     Bridge(BridgeArgs),
+    /// A small OAuth 2.1 authorization server on loopback, for trying `serve
+    /// --auth-server` and the client's authorization: metadata, key set, dynamic
+    /// registration, code + PKCE, refresh tokens, client_credentials. It approves
+    /// every request without asking anyone: for demos and tests only.
+    AuthServer(AuthServerArgs),
     /// The client the official conformance suite drives (it passes the server URL and
     /// names the scenario in MCP_CONFORMANCE_SCENARIO).
     ConformanceClient {
@@ -542,6 +547,46 @@ fn http_always(arg: clap::Arg) -> clap::Arg {
         Some(h) => arg.help(h),
         None => arg,
     }
+}
+
+/// `auth-server`: where it listens, what it issues, its limits.
+#[derive(clap::Args)]
+pub struct AuthServerArgs {
+    /// Loopback address to bind (it approves everything, so it refuses any other).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Port to bind (0 picks a free one; the log line says which).
+    #[arg(long, default_value_t = 3200)]
+    pub port: u16,
+    /// A scope it issues (repeatable); requests for others get invalid_scope
+    /// [default: mcp:tools].
+    #[arg(long = "scope", value_name = "SCOPE")]
+    pub scopes: Vec<String>,
+    /// A pre-registered client, ID (public) or ID:SECRET (confidential; may use
+    /// client_credentials); repeatable. Others register with POST /register.
+    #[arg(long = "client", value_name = "ID[:SECRET]")]
+    pub clients: Vec<String>,
+    /// Seconds an access token lasts.
+    #[arg(long, value_name = "SECS", default_value = "3600", value_parser = secs)]
+    pub token_ttl: Duration,
+    /// Seconds an authorization code may wait for its exchange.
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs)]
+    pub code_ttl: Duration,
+    /// Most clients registered at once; one more registration gets 503.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub max_clients: usize,
+    /// Largest request body in bytes; larger gets 413.
+    #[arg(long, value_name = "N", default_value_t = 64 * 1024)]
+    pub max_body_bytes: usize,
+    /// Print every byte in and out on stderr, as `serve --trace` does.
+    #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]
+    pub trace: Option<TraceView>,
+    /// Write every byte in and out to FILE as a JSON Lines transcript.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// With --trace or --record: show tokens, codes and secrets as they are.
+    #[arg(long)]
+    pub show_secrets: bool,
 }
 
 /// `serve --http --auth-server URL`: the server as an OAuth protected resource

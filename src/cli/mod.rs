@@ -15,10 +15,12 @@
 //! demo_http.rs          `demo-http`: spawns `mcp-raw serve --http`
 //! bridge.rs             `bridge -- SERVER_CMD`: the flags → a forwarding core behind the HTTP transport
 //! tap.rs                `tap`: the flags → a stdio tap or an HTTP tap, and its exit status
+//! auth_server.rs        `auth-server`: the flags → the loopback authorization server
 //! script.rs             the sessions the demos drive, and what each reply must be
 //! ```
 
 pub mod args;
+pub mod auth_server;
 pub mod bridge;
 pub mod check;
 pub mod client;

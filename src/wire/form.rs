@@ -37,7 +37,8 @@ pub fn decode(query: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn unescape(s: &str) -> String {
+/// One percent-encoded name or value decoded (`+` is a space).
+pub fn unescape(s: &str) -> String {
     let bytes = s.as_bytes();
     let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
     let mut out = Vec::with_capacity(bytes.len());

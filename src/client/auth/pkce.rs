@@ -3,10 +3,6 @@
 //! SHA-256 goes in the authorization request, the verifier itself in the token
 //! request, so a stolen code is useless alone.
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use sha2::{Digest, Sha256};
-
 /// A verifier (43 characters: 32 random bytes, base64url) and its challenge.
 pub struct Pkce {
     pub verifier: String,
@@ -16,7 +12,7 @@ pub struct Pkce {
 impl Pkce {
     pub fn new() -> anyhow::Result<Pkce> {
         let verifier = random_token()?;
-        let challenge = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
+        let challenge = crate::keys::s256(&verifier);
         Ok(Pkce {
             verifier,
             challenge,
@@ -24,12 +20,7 @@ impl Pkce {
     }
 }
 
-/// 32 bytes from the OS CSPRNG, base64url: a verifier, or a `state`.
-pub fn random_token() -> anyhow::Result<String> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
-    Ok(URL_SAFE_NO_PAD.encode(bytes))
-}
+pub use crate::keys::random_token;
 
 #[cfg(test)]
 mod tests {
@@ -40,7 +31,7 @@ mod tests {
         // The expected value computed apart, with Python's hashlib and base64:
         // urlsafe_b64encode(sha256(verifier)) without its padding.
         let verifier = "dBjftJeZ4CVP-mJ92K1qUYhsNCxYB1Fmc3pKH5cTaW0";
-        let challenge = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
+        let challenge = crate::keys::s256(verifier);
         assert_eq!(challenge, "rUGNDUpLao1EZ4h6AxfRp1SqExAHiYhLF_AbnrJ-5V0");
         let p = Pkce::new().unwrap();
         assert_eq!(p.verifier.len(), 43);
