@@ -171,7 +171,17 @@ fn main() -> ExitCode {
         Command::Demo { era, view } => view
             .printer("stdio")
             .and_then(|printer| runtime()?.block_on(cli::demo_stdio::run(era.into(), printer))),
-        Command::DemoHttp { port, era, view } => view.printer("http").and_then(|printer| {
+        Command::DemoHttp {
+            port,
+            auth: true,
+            view,
+            ..
+        } => view
+            .printer("http")
+            .and_then(|printer| runtime()?.block_on(cli::demo_auth::run(port, printer))),
+        Command::DemoHttp {
+            port, era, view, ..
+        } => view.printer("http").and_then(|printer| {
             runtime()?.block_on(cli::demo_http::run(port, era.into(), printer))
         }),
     };

@@ -53,6 +53,11 @@ struct Exchange {
     resumable: bool,
     /// The `id:` of the SSE event whose data comes next.
     event_id: Option<String>,
+    /// Not an MCP exchange: a well-known metadata document, or a request to another
+    /// path than the MCP endpoint (an authorization server's `/token`, a resource
+    /// server's own key-set fetch). OAuth has its own RFCs; MCP's rules do not
+    /// apply, so nothing in it is checked.
+    outside: bool,
 }
 
 impl Exchange {
@@ -87,6 +92,9 @@ pub struct State {
     event_ids: HashMap<Conv, HashSet<String>>,
     /// The next exchange's number.
     next: u64,
+    /// The MCP endpoint's path: that of the first POST that accepts an event
+    /// stream, as every MCP POST must.
+    endpoint: Option<String>,
 }
 
 impl State {
@@ -103,7 +111,10 @@ impl State {
         match fact {
             Fact::Head(head) => {
                 self.next += 1;
-                accept(head, at, out);
+                let outside = self.outside(head);
+                if !outside {
+                    accept(head, at, out);
+                }
                 l.reading = Some(Exchange {
                     n: self.next,
                     head: head.clone(),
@@ -116,6 +127,7 @@ impl State {
                     answered_with_body: false,
                     resumable: false,
                     event_id: None,
+                    outside,
                 });
             }
             Fact::Payload {
@@ -124,7 +136,7 @@ impl State {
                 class,
                 ..
             } => {
-                let Some(ex) = l.reading.as_mut() else {
+                let Some(ex) = l.reading.as_mut().filter(|ex| !ex.outside) else {
                     return;
                 };
                 if !class.is_message() {
@@ -171,7 +183,7 @@ impl State {
                 let Some(mut ex) = l.reading.take() else {
                     return;
                 };
-                if ex.conv.is_none() {
+                if ex.conv.is_none() && !ex.outside {
                     let modern = names_modern(&ex.head);
                     let conv = self.conv_for(&ex, modern, at, out);
                     if let Some(scope) = self.scopes.get(&conv)
@@ -185,6 +197,26 @@ impl State {
             }
             _ => {}
         }
+    }
+
+    /// Is this request outside MCP ([`Exchange::outside`])? The first POST that
+    /// accepts `text/event-stream` names the endpoint.
+    fn outside(&mut self, head: &Head) -> bool {
+        let target = head.start_line.split(' ').nth(1).unwrap_or("");
+        let path = target.split('?').next().unwrap_or("");
+        if path.starts_with("/.well-known/") {
+            return true;
+        }
+        if let Some(endpoint) = &self.endpoint {
+            return path != endpoint;
+        }
+        let streams = head
+            .header("accept")
+            .is_some_and(|a| a.contains("text/event-stream"));
+        if head.method() == Some("POST") && streams {
+            self.endpoint = Some(path.to_owned());
+        }
+        false
     }
 
     /// The conversation of a request: by its session id, else its own (initialize,
@@ -235,11 +267,13 @@ impl State {
                     return;
                 };
                 ex.status = Some(status);
-                self.response_head(&mut ex, head, at, out);
+                if !ex.outside {
+                    self.response_head(&mut ex, head, at, out);
+                }
                 l.answering = Some(ex);
             }
             Fact::Sse(event) => {
-                let Some(ex) = l.answering.as_mut() else {
+                let Some(ex) = l.answering.as_mut().filter(|ex| !ex.outside) else {
                     return;
                 };
                 ex.resumable |= event.id.is_some() || event.retry.is_some();
@@ -265,7 +299,7 @@ impl State {
                 class,
                 ..
             } => {
-                let Some(ex) = l.answering.as_mut() else {
+                let Some(ex) = l.answering.as_mut().filter(|ex| !ex.outside) else {
                     return;
                 };
                 ex.answered_with_body = true;
@@ -324,7 +358,7 @@ impl State {
                 scope.payload(Dir::ToClient, value, at, out);
             }
             Fact::End => {
-                let Some(ex) = l.answering.take() else {
+                let Some(ex) = l.answering.take().filter(|ex| !ex.outside) else {
                     return;
                 };
                 self.response_end(ex, at, out);

@@ -272,6 +272,11 @@ pub enum Command {
         /// (stateless 2026-07-28), or both side by side.
         #[arg(long, value_enum, default_value_t = EraArg::Legacy)]
         era: EraArg,
+        /// Show authorization instead: spawn `mcp-raw auth-server` too, protect the
+        /// server with it, and walk the OAuth flow hop by hop (401, metadata,
+        /// registration, code + PKCE, token, refresh, 403, 401).
+        #[arg(long, conflicts_with = "era")]
+        auth: bool,
         #[command(flatten)]
         view: View,
     },

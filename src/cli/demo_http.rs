@@ -81,13 +81,16 @@ pub async fn run(port: u16, era: Eras, printer: Printer) -> anyhow::Result<()> {
 
 /// Reads the child's stderr until its "listening on http://ADDR/mcp" line, then keeps
 /// forwarding the rest of its stderr to the printer.
-async fn listening_address(child: &mut Child, printer: Printer) -> anyhow::Result<String> {
+pub async fn listening_address(child: &mut Child, printer: Printer) -> anyhow::Result<String> {
     let stderr = child.stderr.take().context("child stderr")?;
     let mut lines = BufReader::new(stderr).lines();
     while let Some(line) = lines.next_line().await? {
         printer.server_stderr(&line);
         if let Some(rest) = line.split("listening on http://").nth(1) {
             let authority = rest
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
                 .trim_end_matches(mcp_raw::wire::http::ENDPOINT)
                 .to_owned();
             tokio::spawn(async move {

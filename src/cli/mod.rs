@@ -13,6 +13,7 @@
 //! conformance_client.rs `conformance-client`: what the official suite drives
 //! demo_stdio.rs         `demo`: spawns `mcp-raw serve`, drives it over pipes
 //! demo_http.rs          `demo-http`: spawns `mcp-raw serve --http`
+//! demo_auth.rs          `demo-http --auth`: spawns `auth-server` and a protected `serve --http`
 //! bridge.rs             `bridge -- SERVER_CMD`: the flags → a forwarding core behind the HTTP transport
 //! tap.rs                `tap`: the flags → a stdio tap or an HTTP tap, and its exit status
 //! auth_server.rs        `auth-server`: the flags → the loopback authorization server
@@ -25,6 +26,7 @@ pub mod bridge;
 pub mod check;
 pub mod client;
 pub mod conformance_client;
+pub mod demo_auth;
 pub mod demo_http;
 pub mod demo_stdio;
 pub mod diff;

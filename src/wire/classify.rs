@@ -18,7 +18,9 @@ const MODERN_RESULT_KEY: &str = "io.modelcontextprotocol/serverInfo";
 #[derive(Debug, Clone, PartialEq)]
 pub struct Class {
     /// `request`, `notification`, `response`, `error`, `batch`, `invalid` (JSON, but
-    /// not JSON-RPC), `not-json` or `blank`.
+    /// not JSON-RPC), `not-json`, `blank`, or `form` (an HTTP body sent as
+    /// `application/x-www-form-urlencoded`: OAuth's token and introspection requests,
+    /// never JSON-RPC and not meant to be).
     pub shape: &'static str,
     /// A request's or notification's method.
     pub method: Option<String>,
@@ -45,9 +47,14 @@ impl Class {
         }
     }
 
+    /// A form body's class: nothing to read in it as JSON.
+    pub fn form() -> Class {
+        Class::new("form")
+    }
+
     /// Is it a JSON-RPC message (or batch)?
     pub fn is_message(&self) -> bool {
-        !matches!(self.shape, "invalid" | "not-json" | "blank")
+        !matches!(self.shape, "invalid" | "not-json" | "blank" | "form")
     }
 
     /// One line for a view: `request tools/call #2 (modern)`.

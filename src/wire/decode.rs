@@ -76,6 +76,9 @@ impl Fact {
 enum Body {
     /// Collected whole, classified at its end.
     Whole(Vec<u8>),
+    /// A form body (`application/x-www-form-urlencoded`), collected whole; it is
+    /// not JSON and is not read as JSON.
+    Form(Vec<u8>),
     /// An event stream: each event as it completes.
     Events(sse::Decoder),
     /// Over the cap: the rest of this body is only counted.
@@ -199,6 +202,8 @@ fn http_facts(parts: Vec<Part>, body: &mut Body, max: usize) -> Vec<Fact> {
             Part::Head(head) => {
                 *body = if head.is_sse() {
                     Body::Events(sse::Decoder::new())
+                } else if head.is_form() {
+                    Body::Form(Vec::new())
                 } else {
                     Body::Whole(Vec::new())
                 };
@@ -206,10 +211,10 @@ fn http_facts(parts: Vec<Part>, body: &mut Body, max: usize) -> Vec<Fact> {
             }
             Part::ChunkSize { line, size } => facts.push(Fact::Chunk { line, size }),
             Part::Body(bytes) => match body {
-                Body::Whole(all) if all.len() + bytes.len() > max => {
+                Body::Whole(all) | Body::Form(all) if all.len() + bytes.len() > max => {
                     *body = Body::Skipped(all.len() + bytes.len());
                 }
-                Body::Whole(all) => all.extend_from_slice(&bytes),
+                Body::Whole(all) | Body::Form(all) => all.extend_from_slice(&bytes),
                 Body::Events(d) => {
                     // An event over the cap ends the view of this body: from its first
                     // byte on, the rest is only counted (whether it arrived whole or
@@ -242,9 +247,15 @@ fn http_facts(parts: Vec<Part>, body: &mut Body, max: usize) -> Vec<Fact> {
                             class,
                         });
                     }
+                    Body::Form(all) if !all.is_empty() => facts.push(Fact::Payload {
+                        bytes: all.into(),
+                        source: Source::Body,
+                        odd: Oddities::default(),
+                        class: Class::form(),
+                    }),
                     Body::Events(mut d) => facts.extend(d.finish().into_iter().flat_map(sse_facts)),
                     Body::Skipped(len) => facts.push(Fact::TooLong { len }),
-                    Body::Whole(_) => {}
+                    Body::Whole(_) | Body::Form(_) => {}
                 }
                 facts.push(Fact::End);
             }

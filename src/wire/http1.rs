@@ -51,6 +51,15 @@ impl Head {
             .filter(|m| !m.starts_with("HTTP/"))
     }
 
+    /// Is the body a form (`application/x-www-form-urlencoded`)?
+    pub fn is_form(&self) -> bool {
+        self.header("content-type").is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("application/x-www-form-urlencoded")
+        })
+    }
+
     /// Is the body an event stream?
     pub fn is_sse(&self) -> bool {
         self.header("content-type")
