@@ -58,8 +58,13 @@ impl HttpServer {
                 .expect("server exited before listening")
                 .unwrap();
             if let Some(rest) = line.split("listening on http://").nth(1) {
-                // `…/mcp` ends serve's line; the bridge's goes on (`/mcp, serving …`).
-                break rest.split("/mcp").next().unwrap_or(rest).to_owned();
+                // `…/mcp` ends serve's line; the bridge's goes on (`/mcp, serving …`),
+                // the authorization server's too (`ADDR (metadata at …)`).
+                break rest
+                    .split(['/', ' ', ','])
+                    .next()
+                    .unwrap_or(rest)
+                    .to_owned();
             }
         };
         // Keep draining stderr so the server never blocks on a full pipe.

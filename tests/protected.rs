@@ -1,0 +1,375 @@
+//! The server as an OAuth protected resource (`serve --http --auth-server`), the
+//! loopback authorization server (`auth-server`), and the client between them, all
+//! through the real binary. The same server against a third-party authorization
+//! server (oidc-provider) is interop/oauth_check.py.
+
+mod common;
+
+use common::http_client::exchange;
+use common::{BIN, HttpReply, HttpServer, scratch};
+use serde_json::Value;
+use std::process::Command;
+
+fn auth_server(extra: &[&str]) -> HttpServer {
+    let mut command = Command::new(BIN);
+    command.args(["auth-server", "--port", "0"]).args(extra);
+    HttpServer::spawn(command)
+}
+
+fn protected(issuer: &str, extra: &[&str]) -> HttpServer {
+    let mut args = vec!["--auth-server", issuer, "--required-scope", "mcp:tools"];
+    args.extend_from_slice(extra);
+    HttpServer::start(&args)
+}
+
+/// One raw request to `addr` at `target`.
+fn call(addr: &str, method: &str, target: &str, headers: &[(&str, &str)], body: &str) -> HttpReply {
+    let mut req = format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    exchange(addr, req.as_bytes())
+}
+
+fn json(r: &HttpReply) -> Value {
+    serde_json::from_slice(&r.body).unwrap_or_else(|e| panic!("{e}: {}", r.text()))
+}
+
+const FORM: (&str, &str) = ("Content-Type", "application/x-www-form-urlencoded");
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+fn post_mcp(addr: &str, bearer: Option<&str>) -> HttpReply {
+    let auth = bearer.map(|t| format!("Bearer {t}"));
+    let mut headers = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    if let Some(a) = &auth {
+        headers.push(("Authorization", a));
+    }
+    call(addr, "POST", "/mcp", &headers, INIT)
+}
+
+/// A confidential client, registered dynamically.
+fn register(issuer_addr: &str) -> (String, String) {
+    let r = call(
+        issuer_addr,
+        "POST",
+        "/register",
+        &[("Content-Type", "application/json")],
+        r#"{"redirect_uris":["http://127.0.0.1:9/cb"],"token_endpoint_auth_method":"client_secret_post"}"#,
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let c = json(&r);
+    (
+        c["client_id"].as_str().unwrap().to_owned(),
+        c["client_secret"].as_str().unwrap().to_owned(),
+    )
+}
+
+fn token(issuer_addr: &str, form: &str) -> HttpReply {
+    call(issuer_addr, "POST", "/token", &[FORM], form)
+}
+
+fn enc(s: &str) -> String {
+    mcp_raw::wire::form::escape(s)
+}
+
+#[test]
+fn the_client_gets_through_a_protected_server_and_the_record_shows_every_hop() {
+    let dir = scratch("protected", "flow");
+    let auth = auth_server(&[]);
+    let issuer = format!("http://{}", auth.addr);
+    let server_record = dir.join("server.jsonl");
+    let server = protected(&issuer, &["--record", server_record.to_str().unwrap()]);
+    let record = dir.join("client.jsonl");
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            &format!("http://{}/mcp", server.addr),
+            "--color",
+            "never",
+        ])
+        .arg("--record")
+        .arg(&record)
+        .output()
+        .unwrap();
+    let view =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{view}");
+    // Each hop, in order, in the client's view.
+    let mut at = 0;
+    for hop in [
+        "HTTP/1.1 401 Unauthorized",
+        "GET /.well-known/oauth-protected-resource/mcp",
+        "GET /.well-known/oauth-authorization-server",
+        "POST /register",
+        "GET /authorize?response_type=code",
+        "HTTP/1.1 302 Found",
+        "POST /token",
+        "authorization: Bearer ****",
+        "HTTP/1.1 200 OK",
+    ] {
+        let found = view[at..]
+            .find(hop)
+            .unwrap_or_else(|| panic!("no {hop:?} after byte {at} in:\n{view}"));
+        at += found + hop.len();
+    }
+    // The record masks the token too, and `check` finds nothing wrong in the MCP
+    // exchanges (the OAuth ones are not MCP's to judge).
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        !recorded.contains("eyJ"),
+        "a JWT in clear in the client's record"
+    );
+    let check = Command::new(BIN)
+        .arg("check")
+        .arg(&record)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&check.stdout);
+    assert!(check.status.success(), "{report}");
+    assert!(report.contains("0 errors"), "{report}");
+    // The server's record has its own fetch of the key set, on a lane of its own.
+    drop(server);
+    let server_side = Command::new(BIN)
+        .arg("show")
+        .arg(&server_record)
+        .arg("--color")
+        .arg("never")
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&server_side.stdout);
+    assert!(shown.contains("GET /jwks HTTP/1.1"), "{shown}");
+    assert!(
+        !shown.contains("eyJ"),
+        "a JWT in clear in the server's record"
+    );
+}
+
+#[test]
+fn tokens_are_checked_for_scope_audience_signature_and_expiry() {
+    let auth = auth_server(&[
+        "--scope",
+        "mcp:tools",
+        "--scope",
+        "mcp:read",
+        "--token-ttl",
+        "1",
+    ]);
+    let issuer = format!("http://{}", auth.addr);
+    let server = protected(&issuer, &["--token-leeway", "0"]);
+    let resource = format!("http://{}/mcp", server.addr);
+    let (id, secret) = register(&auth.addr);
+    let cc = |scope: &str, resource: &str| {
+        let r = token(
+            &auth.addr,
+            &format!(
+                "grant_type=client_credentials&client_id={}&client_secret={}&scope={}&resource={}",
+                enc(&id),
+                enc(&secret),
+                enc(scope),
+                enc(resource)
+            ),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        json(&r)["access_token"].as_str().unwrap().to_owned()
+    };
+    let good = cc("mcp:tools", &resource);
+    let r = post_mcp(&server.addr, Some(&good));
+    assert_eq!(r.status, 200, "{}", r.text());
+
+    let refused = |bearer: &str, status: u16, words: &str| {
+        let r = post_mcp(&server.addr, Some(bearer));
+        let challenge = r.header("www-authenticate").unwrap_or("").to_owned();
+        assert_eq!(r.status, status, "{challenge} {}", r.text());
+        assert!(challenge.contains(words), "{words:?} not in {challenge}");
+        // The body says it in words, as a JSON-RPC error with no id.
+        assert!(
+            json(&r)["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty())
+        );
+    };
+    refused(
+        &cc("mcp:read", &resource),
+        403,
+        r#"error="insufficient_scope""#,
+    );
+    refused(
+        &cc("mcp:tools", "http://127.0.0.1:1/mcp"),
+        401,
+        "not for this resource",
+    );
+    let (h, rest) = good.split_once('.').unwrap();
+    refused(
+        &format!("{h}.e30.{}", rest.split('.').nth(1).unwrap()),
+        401,
+        "signature does not verify",
+    );
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    refused(&good, 401, "expired");
+
+    // No token at all: the plain challenge, pointing at the metadata.
+    let r = post_mcp(&server.addr, None);
+    assert_eq!(r.status, 401);
+    let challenge = r.header("www-authenticate").unwrap();
+    assert!(!challenge.contains("error="), "{challenge}");
+    let metadata = format!(
+        "http://{}/.well-known/oauth-protected-resource/mcp",
+        server.addr
+    );
+    assert!(
+        challenge.contains(&format!("resource_metadata=\"{metadata}\"")),
+        "{challenge}"
+    );
+    let doc = json(&call(
+        &server.addr,
+        "GET",
+        "/.well-known/oauth-protected-resource/mcp",
+        &[],
+        "",
+    ));
+    assert_eq!(doc["resource"], resource.as_str());
+    assert_eq!(doc["authorization_servers"][0], issuer.as_str());
+    let r = call(
+        &server.addr,
+        "POST",
+        "/.well-known/oauth-protected-resource",
+        &[],
+        "",
+    );
+    assert_eq!((r.status, r.header("allow")), (405, Some("GET")));
+    // Two Authorization headers: 400 invalid_request.
+    let r = call(
+        &server.addr,
+        "POST",
+        "/mcp",
+        &[("Authorization", "Bearer a"), ("Authorization", "Bearer b")],
+        INIT,
+    );
+    assert_eq!(r.status, 400);
+    assert!(
+        r.header("www-authenticate")
+            .unwrap()
+            .contains("invalid_request")
+    );
+}
+
+#[test]
+fn an_authorization_server_out_of_reach_is_503_not_a_verdict_on_the_token() {
+    // Port 1 on loopback: nothing listens, the connection is refused at once.
+    let server = protected("http://127.0.0.1:1", &["--auth-fetch-timeout", "2"]);
+    // A token-shaped JWT (header {"alg":"ES256","typ":"at+jwt","kid":"k"}): only
+    // the key set could say whether it is good.
+    let jwt = "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6ImsifQ.e30.c2ln";
+    let r = post_mcp(&server.addr, Some(jwt));
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(r.text().contains("out of reach"), "{}", r.text());
+    // And the server goes on: no token is still a 401.
+    assert_eq!(post_mcp(&server.addr, None).status, 401);
+}
+
+#[test]
+fn the_authorization_server_enforces_pkce_one_use_codes_and_registered_redirects() {
+    let auth = auth_server(&[]);
+    let (id, secret) = register(&auth.addr);
+    let verifier = "a-verifier-of-at-least-43-characters-xxxxxxxxxxxxxxxx";
+    let challenge = mcp_raw::keys::s256(verifier);
+    let authorize = |redirect: &str, extra: &str| {
+        call(
+            &auth.addr,
+            "GET",
+            &format!(
+                "/authorize?response_type=code&client_id={}&redirect_uri={}&code_challenge={challenge}&code_challenge_method=S256&state=s1{extra}",
+                enc(&id),
+                enc(redirect)
+            ),
+            &[],
+            "",
+        )
+    };
+    // An unregistered redirect is answered here, never followed.
+    let r = authorize(
+        "http://127.0.0.1:9/elsewhere",
+        "&resource=http%3A%2F%2Fr%2Fmcp",
+    );
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.header("location").is_none());
+    // No resource: back on the redirect with invalid_target (RFC 8707).
+    let r = authorize("http://127.0.0.1:9/cb", "");
+    let location = r.header("location").unwrap();
+    assert!(
+        location.contains("error=invalid_target") && location.contains("state=s1"),
+        "{location}"
+    );
+    // A good request: a code, our state, the issuer (RFC 9207).
+    let r = authorize("http://127.0.0.1:9/cb", "&resource=http%3A%2F%2Fr%2Fmcp");
+    assert_eq!(r.status, 302);
+    let location = r.header("location").unwrap().to_owned();
+    let query = mcp_raw::wire::form::decode(location.split_once('?').unwrap().1);
+    let get = |k: &str| query.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+    assert_eq!(get("state").as_deref(), Some("s1"));
+    assert_eq!(get("iss"), Some(format!("http://{}", auth.addr)));
+    let code = get("code").unwrap();
+    let exchange_with = |verifier: &str| {
+        token(
+            &auth.addr,
+            &format!(
+                "grant_type=authorization_code&code={}&redirect_uri={}&code_verifier={verifier}&client_id={}&client_secret={}",
+                enc(&code),
+                enc("http://127.0.0.1:9/cb"),
+                enc(&id),
+                enc(&secret)
+            ),
+        )
+    };
+    // The wrong verifier: refused (and the code is spent: one try only).
+    let r = exchange_with("not-the-verifier-not-the-verifier-not-the-verifier");
+    assert_eq!(
+        (r.status, json(&r)["error"].as_str()),
+        (400, Some("invalid_grant"))
+    );
+    let r = exchange_with(verifier);
+    assert_eq!(r.status, 400, "a code is good for one try: {}", r.text());
+    // A wrong secret: 401 invalid_client.
+    let r = token(
+        &auth.addr,
+        &format!(
+            "grant_type=client_credentials&client_id={}&client_secret=wrong&resource=x",
+            enc(&id)
+        ),
+    );
+    assert_eq!(
+        (r.status, json(&r)["error"].as_str()),
+        (401, Some("invalid_client"))
+    );
+}
+
+#[test]
+fn demo_http_auth_walks_the_flow_and_checks_every_answer() {
+    let out = Command::new(BIN)
+        .args(["demo-http", "--auth", "--port", "0", "--color", "never"])
+        .output()
+        .unwrap();
+    let view =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{view}");
+    for step in 1..=10 {
+        assert!(
+            view.contains(&format!("# {step}. ")),
+            "no step {step} in:\n{view}"
+        );
+    }
+    for status in [
+        "401 Unauthorized",
+        "201 Created",
+        "302 Found",
+        "403 Forbidden",
+    ] {
+        assert!(view.contains(status), "no {status}");
+    }
+    assert!(view.contains(r#"error="insufficient_scope""#));
+    assert!(!view.contains("eyJ"), "a token in clear in the demo's view");
+}
