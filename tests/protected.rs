@@ -373,3 +373,45 @@ fn demo_http_auth_walks_the_flow_and_checks_every_answer() {
     assert!(view.contains(r#"error="insufficient_scope""#));
     assert!(!view.contains("eyJ"), "a token in clear in the demo's view");
 }
+
+#[test]
+fn the_bridge_is_protected_by_the_same_flags() {
+    let auth = auth_server(&[]);
+    let issuer = format!("http://{}", auth.addr);
+    let mut command = Command::new(BIN);
+    command
+        .args(["bridge", "--port", "0", "--auth-server", &issuer, "--"])
+        .args([BIN, "serve"]);
+    let bridge = HttpServer::spawn(command);
+    let r = post_mcp(&bridge.addr, None);
+    assert_eq!(r.status, 401, "{}", r.text());
+    assert!(
+        r.header("www-authenticate")
+            .unwrap()
+            .contains("resource_metadata=")
+    );
+    let doc = json(&call(
+        &bridge.addr,
+        "GET",
+        "/.well-known/oauth-protected-resource",
+        &[],
+        "",
+    ));
+    assert_eq!(doc["authorization_servers"][0], issuer.as_str());
+}
+
+#[test]
+fn auth_flags_need_their_context() {
+    let out = Command::new(BIN)
+        .args(["serve", "--http", "--resource", "http://x/mcp"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--auth-server"));
+    let out = Command::new(BIN)
+        .args(["auth-server", "--host", "0.0.0.0", "--port", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("loopback only"));
+}

@@ -192,7 +192,7 @@ pub async fn run(port: u16, printer: Printer) -> anyhow::Result<()> {
         .context("no refresh_token")?
         .to_owned();
 
-    printer.caption("7. initialize again, with Authorization: Bearer. The server checks the token against the authorization server's key set (you may see it fetch /.well-known/oauth-authorization-server and /jwks in its own log): signature, iss, aud = this server, exp, scope. 200, and the session begins.");
+    printer.caption("7. initialize again, with Authorization: Bearer. The server checks the token against the authorization server's key set (with `serve --trace` you would see it fetch /.well-known/oauth-authorization-server and /jwks on lanes of its own): signature, iss, aud = this server, exp, scope. 200, and the session begins.");
     mcp.set_header("authorization", &format!("Bearer {access}"));
     let reply = mcp
         .exchange(Method::POST, &mirror::post_headers(), init.clone())
