@@ -11,6 +11,7 @@ use super::{Finding, Spot, quote};
 use crate::protocol::meta;
 use crate::wire::decode::{Fact, Source};
 use crate::wire::event::Dir;
+use crate::wire::http::endpoint::Endpoint;
 use crate::wire::http::mirror;
 use crate::wire::http1::Head;
 use serde_json::Value;
@@ -92,9 +93,8 @@ pub struct State {
     event_ids: HashMap<Conv, HashSet<String>>,
     /// The next exchange's number.
     next: u64,
-    /// The MCP endpoint's path: that of the first POST that accepts an event
-    /// stream, as every MCP POST must.
-    endpoint: Option<String>,
+    /// Which exchanges are MCP's ([`Endpoint`]).
+    endpoint: Endpoint,
 }
 
 impl State {
@@ -111,7 +111,7 @@ impl State {
         match fact {
             Fact::Head(head) => {
                 self.next += 1;
-                let outside = self.outside(head);
+                let outside = self.endpoint.outside(head);
                 if !outside {
                     accept(head, at, out);
                 }
@@ -197,26 +197,6 @@ impl State {
             }
             _ => {}
         }
-    }
-
-    /// Is this request outside MCP ([`Exchange::outside`])? The first POST that
-    /// accepts `text/event-stream` names the endpoint.
-    fn outside(&mut self, head: &Head) -> bool {
-        let target = head.start_line.split(' ').nth(1).unwrap_or("");
-        let path = target.split('?').next().unwrap_or("");
-        if path.starts_with("/.well-known/") {
-            return true;
-        }
-        if let Some(endpoint) = &self.endpoint {
-            return path != endpoint;
-        }
-        let streams = head
-            .header("accept")
-            .is_some_and(|a| a.contains("text/event-stream"));
-        if head.method() == Some("POST") && streams {
-            self.endpoint = Some(path.to_owned());
-        }
-        false
     }
 
     /// The conversation of a request: by its session id, else its own (initialize,

@@ -18,9 +18,11 @@ const MODERN_RESULT_KEY: &str = "io.modelcontextprotocol/serverInfo";
 #[derive(Debug, Clone, PartialEq)]
 pub struct Class {
     /// `request`, `notification`, `response`, `error`, `batch`, `invalid` (JSON, but
-    /// not JSON-RPC), `not-json`, `blank`, or `form` (an HTTP body sent as
+    /// not JSON-RPC), `not-json`, `blank`, `form` (an HTTP body sent as
     /// `application/x-www-form-urlencoded`: OAuth's token and introspection requests,
-    /// never JSON-RPC and not meant to be).
+    /// never JSON-RPC and not meant to be), or `other` (a body of an HTTP exchange
+    /// outside MCP: a metadata document, a token response; see
+    /// [`crate::wire::http::endpoint`]).
     pub shape: &'static str,
     /// A request's or notification's method.
     pub method: Option<String>,
@@ -52,9 +54,17 @@ impl Class {
         Class::new("form")
     }
 
+    /// A body outside MCP's exchanges: not read as JSON-RPC.
+    pub fn other() -> Class {
+        Class::new("other")
+    }
+
     /// Is it a JSON-RPC message (or batch)?
     pub fn is_message(&self) -> bool {
-        !matches!(self.shape, "invalid" | "not-json" | "blank" | "form")
+        !matches!(
+            self.shape,
+            "invalid" | "not-json" | "blank" | "form" | "other"
+        )
     }
 
     /// One line for a view: `request tools/call #2 (modern)`.

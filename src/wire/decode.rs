@@ -97,6 +97,13 @@ pub struct Decoder {
     readers: HashMap<(Lane, Dir), Reader>,
     /// The largest message held whole.
     max: usize,
+    /// Which HTTP exchanges are MCP's; the payloads of the others are `other`.
+    endpoint: super::http::endpoint::Endpoint,
+    /// Per HTTP lane: for each request whose response has not begun, whether it is
+    /// outside MCP (HTTP/1.1 answers in order).
+    asked: HashMap<Lane, std::collections::VecDeque<bool>>,
+    /// Per lane and direction: is the message being read outside MCP?
+    outside: HashMap<(Lane, Dir), bool>,
 }
 
 impl Default for Decoder {
@@ -115,12 +122,58 @@ impl Decoder {
         Decoder {
             readers: HashMap::new(),
             max,
+            endpoint: Default::default(),
+            asked: HashMap::new(),
+            outside: HashMap::new(),
         }
     }
 
     /// The facts one event completes, in order.
     pub fn feed(&mut self, event: &Event) -> Vec<Fact> {
+        let mut facts = self.facts(event);
+        if event.lane.kind == LaneKind::Http {
+            self.mark_outside(event, &mut facts);
+        }
+        facts
+    }
+
+    /// A payload of an exchange outside MCP ([`super::http::endpoint`]) is not read as
+    /// JSON-RPC: its class becomes `other` (a form stays `form`).
+    fn mark_outside(&mut self, event: &Event, facts: &mut [Fact]) {
         let key = (event.lane, event.dir);
+        for fact in facts {
+            match fact {
+                Fact::Head(head) if head.method().is_some() => {
+                    let outside = self.endpoint.outside(head);
+                    self.asked.entry(event.lane).or_default().push_back(outside);
+                    self.outside.insert(key, outside);
+                }
+                Fact::Head(head) if !head.status().is_some_and(|s| (100..200).contains(&s)) => {
+                    let outside = self
+                        .asked
+                        .get_mut(&event.lane)
+                        .and_then(|q| q.pop_front())
+                        .unwrap_or(false);
+                    self.outside.insert(key, outside);
+                }
+                Fact::Payload { class, .. }
+                    if self.outside.get(&key) == Some(&true) && class.shape != "form" =>
+                {
+                    *class = Class::other();
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn facts(&mut self, event: &Event) -> Vec<Fact> {
+        let key = (event.lane, event.dir);
+        if matches!(event.what, What::Close(_)) {
+            self.outside.remove(&key);
+            if event.dir == Dir::ToClient {
+                self.asked.remove(&event.lane);
+            }
+        }
         match &event.what {
             What::Open(_) => Vec::new(),
             What::Bytes(bytes) => {

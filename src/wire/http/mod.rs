@@ -1,8 +1,10 @@
 //! The Streamable HTTP binding's vocabulary (MCP 2025-11-25 `basic/transports`,
 //! 2026-07-28 `basic/transports/streamable-http`): the endpoint, the header names,
 //! the values mirrored from the body ([`mirror`], [`x_mcp_header`]) and the HTTP
-//! status a modern JSON-RPC error travels with ([`status_for`]).
+//! status a modern JSON-RPC error travels with ([`status_for`]); which exchanges of a
+//! recording are MCP's at all ([`endpoint`]).
 
+pub mod endpoint;
 pub mod mirror;
 pub mod x_mcp_header;
 
