@@ -87,6 +87,27 @@ fn main() -> ExitCode {
         Command::Tap(args) => return ExitCode::from(cli::tap::main(args)),
         Command::Bridge(args) => cli::bridge::main(args),
         Command::AuthServer(args) => cli::auth_server::main(args),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut command = Cli::command();
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut command, "mcp-raw", &mut script);
+            if shell == clap_complete::Shell::Bash {
+                // clap_complete 4.6's bash script escapes the `-` of `mcp-raw` one way
+                // where it sets `cmd` (`mcp__raw__subcmd__serve`) and another in the
+                // `case` that reads it (`mcp__subcmd__raw__subcmd__serve`), so no
+                // subcommand's flags would complete: make the two agree.
+                script = String::from_utf8_lossy(&script)
+                    .replace("mcp__subcmd__raw__", "mcp__raw__")
+                    .into_bytes();
+            }
+            // A closed pipe (`| head`) is the reader's choice, not an error.
+            use std::io::Write;
+            match std::io::stdout().write_all(&script) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                other => other.map_err(anyhow::Error::from),
+            }
+        }
         Command::ConformanceClient { url, view } => view
             .printer("http")
             .and_then(|printer| runtime()?.block_on(cli::conformance_client::run(&url, printer))),

@@ -35,7 +35,7 @@ pub enum Command {
         #[arg(long, default_value = "127.0.0.1", requires = "http")]
         host: String,
         /// Port to bind with --http (0 picks a free one; the log line says which).
-        #[arg(long, default_value_t = 3100, requires = "http")]
+        #[arg(short, long, default_value_t = 3100, requires = "http")]
         port: u16,
         /// Largest accepted message in bytes: an HTTP body (413 beyond it) or a stdio
         /// line (-32600 beyond it).
@@ -88,10 +88,7 @@ pub enum Command {
     },
     /// Connect to any MCP server (an http:// URL, or a stdio server's command line),
     /// detect its era, list its tools, call some, and print the whole wire.
-    #[command(
-        after_help = "Exit status: 0 all went well; 1 a call failed or returned isError: true; \
-2 usage (a bad flag or TARGET); 3 the connection or the protocol failed."
-    )]
+    #[command(after_help = CLIENT_EXAMPLES)]
     Client(ClientArgs),
     /// Stand between a real client and a real server, pass every byte on unchanged
     /// both ways, and record it: over stdio, `tap [FLAGS] -- SERVER_CMD ARG…` (the
@@ -112,8 +109,17 @@ pub enum Command {
     /// registration, code + PKCE, refresh tokens, client_credentials. It approves
     /// every request without asking anyone: for demos and tests only.
     AuthServer(AuthServerArgs),
+    /// Print a completion script for your shell: `mcp-raw completions bash >
+    /// ~/.local/share/bash-completion/completions/mcp-raw` (zsh: a file `_mcp-raw` on
+    /// your $fpath; fish: ~/.config/fish/completions/mcp-raw.fish).
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// The client the official conformance suite drives (it passes the server URL and
-    /// names the scenario in MCP_CONFORMANCE_SCENARIO).
+    /// names the scenario in MCP_CONFORMANCE_SCENARIO). Not for people: hidden.
+    #[command(hide = true)]
     ConformanceClient {
         /// The mock server's URL, appended by the suite.
         url: String,
@@ -166,7 +172,7 @@ pub enum Command {
         http: bool,
         /// Serving over HTTP: the port (0 picks a free one; the first line on stderr
         /// says which).
-        #[arg(long, value_name = "PORT", default_value_t = 3000)]
+        #[arg(short, long, value_name = "PORT", default_value_t = 3000)]
         port: u16,
         /// Serving: what to leave out when matching a live request to a recorded one
         /// (as for `diff --ignore`: id, time, uuid, or a path such as params._meta).
@@ -266,7 +272,7 @@ pub enum Command {
     /// requests, printing each request and response in full.
     DemoHttp {
         /// Port the spawned server listens on (0 picks a free one).
-        #[arg(long, default_value_t = 3100)]
+        #[arg(short, long, default_value_t = 3100)]
         port: u16,
         /// The wire to show: legacy (the original project's session), modern
         /// (stateless 2026-07-28), or both side by side.
@@ -281,6 +287,17 @@ pub enum Command {
         view: View,
     },
 }
+
+/// `client --help`'s closing lines: the examples whose quoting people get wrong, and
+/// the exit status.
+const CLIENT_EXAMPLES: &str = r#"Examples:
+  mcp-raw client http://127.0.0.1:3100/mcp
+  mcp-raw client --call add='{"a": 2, "b": 3}' -- mcp-raw serve
+      (NAME=JSON is one shell word: single quotes around the JSON, double quotes inside)
+  mcp-raw client --call echo='{"message": "hi"}' --record out.jsonl "npx -y @modelcontextprotocol/server-everything"
+  mcp-raw client --method resources/read --params '{"uri": "test://static-text"}' -- mcp-raw serve --fixture conformance
+
+Exit status: 0 all went well; 1 a call failed or returned isError: true; 2 usage (a bad flag or TARGET); 3 the connection or the protocol failed."#;
 
 /// `mcp-raw client`'s arguments.
 #[derive(clap::Args)]
@@ -498,7 +515,7 @@ pub struct BridgeArgs {
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
     /// Port to bind (0 picks a free one; the first line on stderr says which).
-    #[arg(long, default_value_t = 3100)]
+    #[arg(short, long, default_value_t = 3100)]
     pub port: u16,
     /// Largest accepted message in bytes: an HTTP body (413 beyond it), and a line
     /// the child writes (longer fails the requests waiting on it).
@@ -561,7 +578,7 @@ pub struct AuthServerArgs {
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
     /// Port to bind (0 picks a free one; the log line says which).
-    #[arg(long, default_value_t = 3200)]
+    #[arg(short, long, default_value_t = 3200)]
     pub port: u16,
     /// A scope it issues (repeatable); requests for others get invalid_scope
     /// [default: mcp:tools].

@@ -51,7 +51,7 @@ pub fn recorder_with(
 ) -> anyhow::Result<Option<Recorder>> {
     let mut sinks: Vec<Box<dyn Sink>> = extra;
     if let Some(view) = trace {
-        let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        let color = mcp_raw::wire::text::auto_color(std::io::stderr().is_terminal());
         sinks.push(Box::new(mcp_raw::wire::text::TextView::with_max(
             std::io::stderr(),
             color,

@@ -16,14 +16,12 @@ pub enum ColorChoice {
 }
 
 impl ColorChoice {
-    /// `auto` means: stdout is a terminal and `NO_COLOR` is unset (no-color.org).
+    /// `auto` means: stdout is a terminal, `NO_COLOR` is unset, `TERM` is not `dumb`.
     pub fn enabled(self) -> bool {
         match self {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-            }
+            ColorChoice::Auto => crate::wire::text::auto_color(std::io::stdout().is_terminal()),
         }
     }
 }

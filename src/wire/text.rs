@@ -57,6 +57,14 @@ pub const PLAIN: Style = Style {
     reset: "",
 };
 
+/// Whether `auto` colour is on for an output: it is a terminal, `NO_COLOR` is unset
+/// (no-color.org), and `TERM` is not `dumb` (a terminal that cannot show escapes).
+pub fn auto_color(is_terminal: bool) -> bool {
+    is_terminal
+        && std::env::var_os("NO_COLOR").is_none()
+        && std::env::var("TERM").map_or(true, |t| t != "dumb")
+}
+
 /// A sink that renders events as text onto a writer (stdout for the client, stderr
 /// for `serve --trace`).
 pub struct TextView<W: Write + Send> {
