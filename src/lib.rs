@@ -95,6 +95,57 @@
 //! main.rs, cli/         the command line and its programs (client, demos, show),
 //!                       outside the library: they use it like any program would
 //! ```
+//!
+//! ## A server with your own tool, in-process
+//!
+//! The core takes one message at a time through [`protocol::Session::handle`] and
+//! answers with a [`protocol::context::Reply`]; no pipe, no socket, no runtime for a
+//! tool that answers at once. A transport is what moves those bytes
+//! ([`transport::stdio::serve`], [`transport::http::run`]).
+//!
+//! ```
+//! use mcp_raw::jsonrpc::{self, Parsed};
+//! use mcp_raw::protocol::context::Reply;
+//! use mcp_raw::protocol::tools::{Handler, Tool, ToolSet};
+//! use mcp_raw::protocol::{Eras, Server, Session};
+//! use serde_json::{Value, json};
+//!
+//! let shout = Tool {
+//!     name: "shout",
+//!     description: "Says it again, louder.",
+//!     input_schema: json!({
+//!         "type": "object",
+//!         "properties": { "text": { "type": "string" } },
+//!         "required": ["text"]
+//!     }),
+//!     // Err(...) becomes a result with isError: true, as MCP wants tool errors.
+//!     handler: Handler::Text(|args| match args.get("text").and_then(Value::as_str) {
+//!         Some(text) => Ok(text.to_uppercase()),
+//!         None => Err("missing the string argument \"text\"".into()),
+//!     }),
+//!     requires: &[],
+//! };
+//! let mut session = Session::new(Server::new(ToolSet::new(vec![shout]), Eras::Both));
+//!
+//! // One line in, one answer out: what a stdio transport does with each line.
+//! let mut send = |line: &str| -> Option<Value> {
+//!     let Ok(Parsed::One(message)) = jsonrpc::parse(line.as_bytes()) else { return None };
+//!     match session.handle(message) {
+//!         Reply::Now(r) | Reply::Streamed(r) => serde_json::from_slice(&r.to_bytes()).ok(),
+//!         _ => None,
+//!     }
+//! };
+//! let init = send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+//!     "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"doc","version":"1"}}}"#);
+//! assert_eq!(init.unwrap()["result"]["protocolVersion"], "2025-11-25");
+//! assert_eq!(send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), None);
+//! let call = send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call",
+//!     "params":{"name":"shout","arguments":{"text":"hello"}}}"#).unwrap();
+//! assert_eq!(call["result"]["content"][0]["text"], "HELLO");
+//! let bad = send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call",
+//!     "params":{"name":"shout","arguments":{}}}"#).unwrap();
+//! assert_eq!(bad["result"]["isError"], true);
+//! ```
 
 // Refusals travel as values (`Result<_, Response>`): an error response or an HTTP
 // error is what the peer must receive, built once on the cold path, so the size of
