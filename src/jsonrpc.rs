@@ -91,7 +91,9 @@ impl std::fmt::Display for RequestId {
 /// A request: the sender waits for a [`Response`] with the same `id`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Request {
+    /// Echoed in the response, so the client can match it.
     pub id: RequestId,
+    /// What to do (`tools/call`, `initialize`, …).
     pub method: String,
     /// `None` when the member is absent; otherwise always a JSON object: [`classify`]
     /// refuses `null`, arrays and scalars before any handler runs.
@@ -101,12 +103,14 @@ pub struct Request {
 /// A notification: no `id`, so nobody waits and nothing is ever sent back.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
+    /// What happened (`notifications/initialized`, …).
     pub method: String,
     /// As for [`Request::params`]: absent, or an object.
     pub params: Option<Value>,
 }
 
 impl Request {
+    /// A request with this id, method and params.
     pub fn new(id: impl Into<RequestId>, method: impl Into<String>, params: Option<Value>) -> Self {
         Request {
             id: id.into(),
@@ -127,6 +131,7 @@ impl Request {
 }
 
 impl Notification {
+    /// A notification with this method and params.
     pub fn new(method: impl Into<String>, params: Option<Value>) -> Self {
         Notification {
             method: method.into(),
@@ -163,13 +168,17 @@ fn call_value(id: Option<&RequestId>, method: &str, params: Option<&Value>) -> V
 /// The `error` member of an error response.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ErrorObject {
+    /// Which error (the `code` constants below).
     pub code: i64,
+    /// What went wrong, in words, quoting the input.
     pub message: String,
+    /// Details a program can read (`-32022`'s supported versions, …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
 }
 
 impl ErrorObject {
+    /// An error with this code and message, no data.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
         ErrorObject {
             code,
@@ -178,6 +187,7 @@ impl ErrorObject {
         }
     }
 
+    /// `-32602 Invalid params` with this message.
     pub fn invalid_params(message: impl Into<String>) -> Self {
         ErrorObject::new(code::INVALID_PARAMS, message)
     }
@@ -187,11 +197,14 @@ impl ErrorObject {
 /// about a message whose id could not be read (serialized as `"id": null`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Response {
+    /// The request's id; `None` (`null` on the wire) when it could not be read.
     pub id: Option<RequestId>,
+    /// `result` or `error`.
     pub outcome: Result<Value, ErrorObject>,
 }
 
 impl Response {
+    /// A success: `{"jsonrpc":"2.0","id":…,"result":…}`.
     pub fn success(id: RequestId, result: Value) -> Self {
         Response {
             id: Some(id),
@@ -199,6 +212,7 @@ impl Response {
         }
     }
 
+    /// An error response.
     pub fn error(id: Option<RequestId>, error: ErrorObject) -> Self {
         Response {
             id,
@@ -231,7 +245,9 @@ impl Response {
 /// One incoming message, sorted into its shape.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
+    /// Has an `id` and a `method`: answer it.
     Request(Request),
+    /// A `method` and no `id`: never answered.
     Notification(Notification),
     /// A response the peer sent us (to a request we made). MCP lets a client send
     /// these; a server that made no request accepts them silently.
@@ -241,6 +257,7 @@ pub enum Message {
 /// What [`parse`] found in the bytes.
 #[derive(Debug, PartialEq)]
 pub enum Parsed {
+    /// One message.
     One(Message),
     /// A top-level JSON array: a JSON-RPC batch (allowed by 2025-03-26 and earlier,
     /// removed in 2025-06-18). The elements are not yet checked.

@@ -11,6 +11,7 @@ use crate::wire::form;
 use hyper::StatusCode;
 use std::time::Instant;
 
+/// `GET /authorize?QUERY`: the redirect with a code, or the refusal.
 pub fn authorize(server: &AuthServer, query: &str) -> Answer {
     let params = form::decode(query);
     let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());

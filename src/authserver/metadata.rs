@@ -5,6 +5,7 @@
 use super::AuthServer;
 use serde_json::{Value, json};
 
+/// The metadata document of `server`.
 pub fn document(server: &AuthServer) -> Value {
     let i = &server.issuer;
     json!({

@@ -71,6 +71,7 @@ impl Default for Config {
 pub struct AuthServer {
     /// Its issuer identifier: `http://ADDR`, also the prefix of every endpoint.
     pub issuer: String,
+    /// What it issues and its limits.
     pub config: Config,
     /// The key access tokens are signed with; its public half is at `/jwks`.
     key: Es256Key,
@@ -83,11 +84,15 @@ pub struct AuthServer {
 /// An answer: status and JSON body (`Cache-Control: no-store` on all, RFC 6749
 /// §5.1 requires it of token responses), or a redirect.
 pub enum Answer {
+    /// A status and a JSON body.
     Json(StatusCode, Value),
+    /// `302 Found` to this `Location`.
     Redirect(String),
 }
 
 impl AuthServer {
+    /// A server for `issuer` (`http://ADDR`), with a fresh signing key and the
+    /// pre-registered clients of `config`.
     pub fn new(issuer: String, config: Config) -> anyhow::Result<AuthServer> {
         let mut state = State::default();
         for client in &config.clients {

@@ -7,6 +7,7 @@ use super::{Answer, AuthServer, oauth_error};
 use hyper::StatusCode;
 use serde_json::{Value, json};
 
+/// `POST /register` with a JSON body: the new client, or why not.
 pub fn register(server: &AuthServer, body: &[u8]) -> Answer {
     let Ok(Value::Object(mut meta)) = serde_json::from_slice::<Value>(body) else {
         return oauth_error(

@@ -18,6 +18,7 @@ pub struct Client {
 /// A code waiting for its exchange (one use, RFC 6749 §4.1.2).
 #[derive(Debug, Clone)]
 pub struct Code {
+    /// The client the code was issued to; only it may exchange it.
     pub client_id: String,
     /// The redirect the code went to; the token request must name it again.
     pub redirect_uri: String,
@@ -25,6 +26,7 @@ pub struct Code {
     pub challenge: String,
     /// The resource the token will be for (RFC 8707).
     pub resource: String,
+    /// The scope granted, space-separated.
     pub scope: String,
     /// After this the code is refused.
     pub expires: Instant,
@@ -33,19 +35,27 @@ pub struct Code {
 /// What a refresh token renews.
 #[derive(Debug, Clone)]
 pub struct Grant {
+    /// The client the refresh token belongs to.
     pub client_id: String,
+    /// The resource its access tokens are for.
     pub resource: String,
+    /// The scope they carry.
     pub scope: String,
 }
 
 #[derive(Default)]
+/// Everything the authorization server holds between requests.
 pub struct State {
+    /// By client id.
     pub clients: HashMap<String, Client>,
+    /// Codes handed out and not yet exchanged, by code.
     pub codes: HashMap<String, Code>,
+    /// Refresh tokens alive, by token.
     pub refresh: HashMap<String, Grant>,
 }
 
 impl State {
+    /// A client known from the command line (`--client ID[:SECRET]`).
     pub fn preregister(&mut self, id: &str, secret: Option<String>) {
         self.clients.insert(
             id.to_owned(),

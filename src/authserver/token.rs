@@ -13,6 +13,7 @@ use hyper::{HeaderMap, StatusCode};
 use serde_json::json;
 use std::time::Instant;
 
+/// Seconds since 1970, for `iat`, `exp` and `client_id_issued_at`.
 pub fn now_secs() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -38,6 +39,7 @@ pub fn granted_scope(server: &AuthServer, asked: Option<&str>) -> Result<String,
     }
 }
 
+/// `POST /token` with a form body: the tokens, or the OAuth error.
 pub fn token(server: &AuthServer, headers: &HeaderMap, body: &[u8]) -> Answer {
     let params = form::decode(&String::from_utf8_lossy(body));
     let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());

@@ -66,6 +66,7 @@ impl Linked {
         Ok(Arc::new(Linked { child, routes }))
     }
 
+    /// Which child serves which request and session, locked.
     pub fn routes(&self) -> std::sync::MutexGuard<'_, Routes> {
         lock(&self.routes)
     }
@@ -78,6 +79,8 @@ fn lock(routes: &Mutex<Routes>) -> std::sync::MutexGuard<'_, Routes> {
 }
 
 impl Bridge {
+    /// A bridge that spawns children with `spawn`, offering the tools `schemas`
+    /// the probe read (for the HTTP side's `Mcp-Param-*` checks).
     pub fn new(spawn: Spawn, schemas: Vec<(String, Value)>) -> Arc<Bridge> {
         Arc::new(Bridge {
             spawn,

@@ -63,6 +63,8 @@ pub struct Routes {
 }
 
 impl Routes {
+    /// An empty table; `rewrite` turns request-id rewriting on, `name` labels the
+    /// child in logs.
     pub fn new(rewrite: bool, name: String) -> Routes {
         Routes {
             rewrite,

@@ -26,6 +26,7 @@ pub struct Forwarding {
 }
 
 impl Forwarding {
+    /// The forwarding conversation of one HTTP session (or request) on `bridge`.
     pub fn new(bridge: Arc<Bridge>) -> Forwarding {
         Forwarding {
             bridge,

@@ -98,6 +98,7 @@ pub struct State {
 }
 
 impl State {
+    /// Checks one fact of HTTP lane `lane`, read in direction `dir`.
     pub fn fact(&mut self, lane: u32, dir: Dir, fact: &Fact, at: &Spot, out: &mut Vec<Finding>) {
         let mut l = self.lanes.remove(&lane).unwrap_or_default();
         match dir {
@@ -441,6 +442,7 @@ impl State {
         }
     }
 
+    /// What is still wrong when the recording ends (requests never answered).
     pub fn finish(&mut self, out: &mut Vec<Finding>) {
         let mut convs: Vec<Conv> = self.scopes.keys().cloned().collect();
         convs.sort_by_key(|c| format!("{c:?}"));

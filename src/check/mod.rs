@@ -59,6 +59,7 @@ impl std::fmt::Display for Spot {
 /// One rule broken, once.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
+    /// The rule broken.
     pub rule: &'static Rule,
     /// What exactly was wrong, quoting the wire.
     pub message: String,
@@ -87,6 +88,7 @@ impl Default for Checker {
 }
 
 impl Checker {
+    /// A checker with nothing seen yet.
     pub fn new() -> Checker {
         Checker::with_max(crate::wire::decode::DEFAULT_MAX_MESSAGE)
     }

@@ -14,6 +14,7 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// `error` or `warning`, as reports print it.
     pub fn name(self) -> &'static str {
         match self {
             Severity::Warning => "warning",
@@ -27,6 +28,7 @@ impl Severity {
 pub struct Rule {
     /// Stable name, `area/what`: what `--format json` and JUnit report.
     pub id: &'static str,
+    /// How bad breaking it is.
     pub severity: Severity,
     /// Where the rule is written: revision, page, section.
     pub spec: &'static str,
@@ -36,7 +38,8 @@ pub struct Rule {
 
 macro_rules! rules {
     ($($name:ident = $id:literal, $sev:ident, $spec:literal, $text:literal;)*) => {
-        $(pub const $name: &Rule = &Rule {
+        $(#[doc = concat!("`", $id, "`: ", $text)]
+        pub const $name: &Rule = &Rule {
             id: $id,
             severity: Severity::$sev,
             spec: $spec,

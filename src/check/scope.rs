@@ -91,6 +91,8 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// A conversation's scope; `from_start` when the recording saw it begin (so a
+    /// missing `initialize` is the client's fault, not the recording's).
     pub fn new(from_start: bool) -> Scope {
         Scope {
             from_start,

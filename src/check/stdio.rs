@@ -19,6 +19,7 @@ pub struct State {
 }
 
 impl State {
+    /// Checks one fact of stdio lane `lane`, read in direction `dir`.
     pub fn fact(&mut self, lane: u32, dir: Dir, fact: &Fact, at: &Spot, out: &mut Vec<Finding>) {
         let Fact::Payload {
             bytes,
@@ -69,6 +70,7 @@ impl State {
         }
     }
 
+    /// What is still wrong when the recording ends.
     pub fn finish(&mut self, out: &mut Vec<Finding>) {
         for scope in self.scopes.values_mut() {
             scope.finish(out);

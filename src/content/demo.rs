@@ -9,6 +9,7 @@ pub fn tool_set() -> ToolSet {
     ToolSet::new(vec![get_current_time(), echo(), add()])
 }
 
+/// `get_current_time`: the time now, RFC 3339, UTC.
 pub fn get_current_time() -> Tool {
     Tool {
         name: "get_current_time",
@@ -19,6 +20,7 @@ pub fn get_current_time() -> Tool {
     }
 }
 
+/// `echo {message}`: the message back; a missing or non-string one is a tool error.
 pub fn echo() -> Tool {
     Tool {
         name: "echo",
@@ -40,6 +42,7 @@ pub fn echo() -> Tool {
     }
 }
 
+/// `add {a, b}`: their sum; a missing or non-number one is a tool error.
 pub fn add() -> Tool {
     Tool {
         name: "add",

@@ -13,6 +13,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::{mpsc, oneshot};
 
+/// A boxed future that can move between threads: a response still being made.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// The core's answer to one message.
@@ -55,7 +56,10 @@ pub enum Out {
     /// Legacy HTTP: close this connection now, without ending the stream; the client
     /// waits `retry_ms` and resumes with `Last-Event-ID` (2025-11-25
     /// `basic/transports` "Sending Messages" rule 6). Other transports ignore it.
-    Pause { retry_ms: u64 },
+    Pause {
+        /// How long the client should wait before resuming.
+        retry_ms: u64,
+    },
 }
 
 impl Pending {
@@ -99,10 +103,12 @@ pub fn log_rank(level: &str) -> Option<usize> {
 
 /// Everything an asynchronous tool or prompt gets.
 pub struct Call {
+    /// The request's `arguments`.
     pub arguments: serde_json::Map<String, Value>,
     /// The whole `params` of the request (MRTR follow-ups carry `inputResponses`
     /// and `requestState` there).
     pub params: Value,
+    /// What the call can do while it runs: report progress, log, ask the client.
     pub ctx: Context,
     /// Is this a modern (2026-07-28) request? Then the server asks the client with
     /// an `InputRequiredResult`, not with a request on the stream.
@@ -115,7 +121,9 @@ pub struct Call {
 
 /// What a call produced: a result now, or one still running.
 pub enum Outcome {
+    /// The result (or error), ready now.
     Now(Result<Value, ErrorObject>),
+    /// A result still being made, and the messages it sends before it.
     Later(
         BoxFuture<Result<Value, ErrorObject>>,
         mpsc::UnboundedReceiver<Out>,

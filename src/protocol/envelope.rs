@@ -17,6 +17,7 @@ pub struct Envelope<'a> {
 }
 
 impl<'a> Envelope<'a> {
+    /// A message with the transport facts it arrived with; `_meta` read once.
     pub fn new(message: Message, facts: Facts<'a>) -> Self {
         let params = match &message {
             Message::Request(r) => r.params.as_ref(),

@@ -12,9 +12,12 @@
 use crate::jsonrpc::{ErrorObject, code, kind};
 use serde_json::{Map, Value, json};
 
+/// The `_meta` key of the protocol version a modern request speaks.
 pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 pub use super::capabilities::CLIENT_CAPABILITIES;
+/// The `_meta` key of the client's name and version.
 pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// The `_meta` key of the log level a modern request asks for.
 pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 /// Put by the server in every modern result's `_meta`.
 pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";

@@ -61,10 +61,15 @@ pub struct Features {
 
 /// What every session of one server shares: what it offers, the eras, the identity.
 pub struct Server {
+    /// The tools offered.
     pub tools: ToolSet,
+    /// The resources and templates offered.
     pub resources: ResourceSet,
+    /// The prompts offered.
     pub prompts: PromptSet,
+    /// The eras served (`serve --era`).
     pub eras: Eras,
+    /// What else it does (list changes, subscriptions, logging, completion, tasks).
     pub features: Features,
     /// Change notifications, to whoever listens.
     pub hub: Arc<Hub>,
@@ -77,6 +82,7 @@ pub struct Server {
 }
 
 impl Server {
+    /// A server with these tools only (no resources, prompts or extras), in `eras`.
     pub fn new(tools: ToolSet, eras: Eras) -> Arc<Server> {
         Server::full(
             tools,
@@ -152,9 +158,15 @@ pub enum Phase {
     /// Nothing yet: only `initialize` and `ping` are served.
     AwaitingInitialize,
     /// `initialize` answered; waiting for `notifications/initialized`.
-    Initializing { version: &'static str },
+    Initializing {
+        /// The version agreed.
+        version: &'static str,
+    },
     /// Handshake done: normal operation under the negotiated version.
-    Ready { version: &'static str },
+    Ready {
+        /// The version agreed.
+        version: &'static str,
+    },
 }
 
 /// The state of one session. Small on purpose: the phase, what the client declared,
@@ -179,6 +191,7 @@ pub struct Session {
 }
 
 impl Session {
+    /// A new legacy session of `server`, awaiting `initialize`.
     pub fn new(server: Arc<Server>) -> Self {
         Session {
             server,
@@ -241,6 +254,7 @@ impl Session {
         );
     }
 
+    /// Where the lifecycle stands.
     pub fn phase(&self) -> Phase {
         self.phase
     }

@@ -46,10 +46,12 @@ pub struct PromptSet {
 }
 
 impl PromptSet {
+    /// Does it offer no prompt (so no `prompts` capability)?
     pub fn is_empty(&self) -> bool {
         self.prompts.is_empty()
     }
 
+    /// The prompt called `name`.
     pub fn get(&self, name: &str) -> Option<&Prompt> {
         self.prompts.iter().find(|p| p.name == name)
     }
@@ -74,6 +76,7 @@ impl PromptSet {
     }
 }
 
+/// The `prompts/list` result.
 pub fn list(set: &PromptSet) -> Value {
     json!({ "prompts": set.listing() })
 }

@@ -54,6 +54,7 @@ pub struct ResourceSet {
 }
 
 impl ResourceSet {
+    /// Does it offer no resource and no template?
     pub fn is_empty(&self) -> bool {
         self.resources.is_empty() && self.templates.is_empty()
     }
@@ -76,6 +77,7 @@ impl ResourceSet {
             .collect()
     }
 
+    /// Is `uri` a resource it offers (or one a template matches)?
     pub fn knows(&self, uri: &str) -> bool {
         self.read(uri).is_some()
     }
@@ -132,10 +134,12 @@ pub fn match_template(template: &str, uri: &str) -> Option<Map<String, Value>> {
 /// 2026-07-28 retired that code for `-32602` (with `data.uri` either way).
 pub const LEGACY_RESOURCE_NOT_FOUND: i64 = -32002;
 
+/// The `resources/list` result.
 pub fn list(set: &ResourceSet) -> Value {
     json!({ "resources": set.listing() })
 }
 
+/// The `resources/templates/list` result.
 pub fn templates(set: &ResourceSet) -> Value {
     json!({ "resourceTemplates": set.template_listing() })
 }

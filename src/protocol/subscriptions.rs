@@ -15,14 +15,20 @@ pub type Sink = Arc<dyn Fn(Value) -> bool + Send + Sync>;
 /// Something that changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
+    /// `notifications/tools/list_changed`.
     ToolsChanged,
+    /// `notifications/prompts/list_changed`.
     PromptsChanged,
+    /// `notifications/resources/list_changed`.
     ResourcesChanged,
+    /// `notifications/resources/updated` for this URI.
     ResourceUpdated(String),
     /// A task changed (tasks extension): its id and its `DetailedTask`, as `tasks/get`
     /// would show it now.
     Task {
+        /// The task's id.
         id: String,
+        /// Its `DetailedTask`.
         task: Value,
     },
 }
@@ -30,8 +36,11 @@ pub enum Event {
 /// What a listener wants to hear.
 #[derive(Debug, Default)]
 pub struct Filter {
+    /// Tool list changes.
     pub tools: bool,
+    /// Prompt list changes.
     pub prompts: bool,
+    /// Resource list changes.
     pub resources: bool,
     /// Resource URIs (`resourceSubscriptions`, or legacy `resources/subscribe`).
     pub uris: Mutex<HashSet<String>>,
@@ -70,6 +79,8 @@ pub struct Hub {
 }
 
 impl Hub {
+    /// Starts sending `sink` what `filter` wants; `subscription_id` tags the
+    /// messages of a modern `subscriptions/listen` stream.
     pub fn listen(&self, filter: Arc<Filter>, sink: Sink, subscription_id: Option<Value>) {
         self.lock().push(Listener {
             filter,

@@ -57,14 +57,20 @@ const MAX_ID_LEN: usize = 128;
 /// does not change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
+    /// Running.
     Working,
+    /// Waiting for the client to answer a question.
     InputRequired,
+    /// Done, with a result.
     Completed,
+    /// Done, with an error.
     Failed,
+    /// Stopped by `tasks/cancel`.
     Cancelled,
 }
 
 impl Status {
+    /// The wire's name (`working`, `input_required`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Working => "working",
@@ -75,6 +81,7 @@ impl Status {
         }
     }
 
+    /// Is it over (completed, failed or cancelled)? Then it never changes again.
     pub fn is_terminal(self) -> bool {
         matches!(self, Status::Completed | Status::Failed | Status::Cancelled)
     }
@@ -188,10 +195,12 @@ impl Store {
         Store::with_limits(TaskLimits::default(), hub)
     }
 
+    /// A store within `limits`, telling `hub` of each change.
     pub fn with_limits(limits: TaskLimits, hub: Arc<Hub>) -> Store {
         Store::bounded(limits.max, limits.ttl, hub)
     }
 
+    /// A store of at most `capacity` tasks that live `ttl`.
     pub fn bounded(capacity: usize, ttl: Duration, hub: Arc<Hub>) -> Store {
         Store {
             tasks: Mutex::default(),
@@ -328,6 +337,7 @@ impl Store {
         self.lock().len()
     }
 
+    /// Does it hold no task?
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

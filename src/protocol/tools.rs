@@ -54,6 +54,7 @@ pub struct ToolSet {
 }
 
 impl ToolSet {
+    /// The set of `tools`, in the order `tools/list` shows them.
     pub fn new(tools: Vec<Tool>) -> Self {
         let listing = Value::Array(
             tools
@@ -75,14 +76,17 @@ impl ToolSet {
         &self.listing
     }
 
+    /// The tool called `name`.
     pub fn get(&self, name: &str) -> Option<&Tool> {
         self.tools.iter().find(|t| t.name == name)
     }
 
+    /// Every tool, in order.
     pub fn iter(&self) -> impl Iterator<Item = &Tool> {
         self.tools.iter()
     }
 
+    /// Every tool's name, in order.
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.tools.iter().map(|t| t.name)
     }

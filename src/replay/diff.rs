@@ -127,6 +127,7 @@ fn other(d: Dir) -> Dir {
 /// One difference between the two recordings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Difference {
+    /// Which way it went.
     pub dir: Dir,
     /// The message's number in its direction.
     pub n: usize,

@@ -45,6 +45,7 @@ pub struct Bodiless {
 /// The recorded server side.
 #[derive(Debug, Default)]
 pub struct Mock {
+    /// The recorded exchanges, in order, each served once.
     pub exchanges: Vec<Exchange>,
     /// What GETs and DELETEs were answered, in order.
     pub bodiless: Vec<Bodiless>,
@@ -64,6 +65,8 @@ pub struct Served {
 }
 
 impl Mock {
+    /// The mock of a recording's `events`; `ignore` says what may differ in a
+    /// request that still matches.
     pub fn from_events(events: &[Event], ignore: Vec<Ignore>) -> Mock {
         let mut mock = Mock {
             ignore,

@@ -46,6 +46,7 @@ impl Step {
 /// The client side of a recording.
 #[derive(Debug, Default)]
 pub struct Script {
+    /// What the client sent, in order.
     pub steps: Vec<Step>,
     /// The client's recorded answers, by the method of the server request each
     /// answered, in order.
@@ -55,6 +56,7 @@ pub struct Script {
 }
 
 impl Script {
+    /// The client side of a recording's `events`.
     pub fn from_events(events: &[Event]) -> Script {
         let mut script = Script::default();
         let mut decoder = Decoder::new();

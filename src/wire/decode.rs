@@ -34,20 +34,31 @@ pub enum Fact {
     /// An HTTP start line and headers.
     Head(Head),
     /// A chunk-size line: the size it announces (0 ends the body).
-    Chunk { line: Bytes, size: u64 },
+    Chunk {
+        /// The line as sent.
+        line: Bytes,
+        /// The size it announces.
+        size: u64,
+    },
     /// An SSE event, complete (its blank line arrived, or the stream ended in it).
     Sse(sse::Event),
     /// A payload and what it is.
     Payload {
+        /// Exactly as they crossed.
         bytes: Bytes,
+        /// Where they were found.
         source: Source,
         /// For lines: CR, BOM, not UTF-8.
         odd: Oddities,
+        /// What they are.
         class: Class,
     },
     /// A stdio line, a body or an SSE event over the view's cap: its length (so far,
     /// for an event cut off).
-    TooLong { len: usize },
+    TooLong {
+        /// Its length in bytes.
+        len: usize,
+    },
     /// A line of a stdio server's stderr.
     Stderr(Bytes),
     /// An HTTP message ended.
@@ -113,6 +124,7 @@ impl Default for Decoder {
 }
 
 impl Decoder {
+    /// A decoder with the default cap.
     pub fn new() -> Decoder {
         Decoder::default()
     }

@@ -32,6 +32,7 @@ impl Dir {
         }
     }
 
+    /// `c2s` → to the server, `s2c` → to the client (the transcript's names).
     pub fn from_name(name: &str) -> Option<Dir> {
         match name {
             "c2s" => Some(Dir::ToServer),

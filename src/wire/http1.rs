@@ -11,7 +11,9 @@ use bytes::{Buf, Bytes, BytesMut};
 /// Which side's messages a direction carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
+    /// The bytes a client sends.
     Request,
+    /// The bytes a server sends.
     Response,
 }
 
@@ -70,11 +72,14 @@ impl Head {
 /// One thing the framer recognised.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Part {
+    /// A start line and headers.
     Head(Head),
     /// A chunk-size line (`1a;ext\r\n`, exact bytes) and the size it announces; the
     /// last chunk announces 0.
     ChunkSize {
+        /// The chunk-size line as sent.
         line: Bytes,
+        /// The size it announces.
         size: u64,
     },
     /// Body bytes, de-chunked, in the order they came.
@@ -111,6 +116,7 @@ pub struct Framer {
 }
 
 impl Framer {
+    /// A framer for `side`, refusing heads over `max_head` bytes.
     pub fn new(side: Side, max_head: usize) -> Framer {
         Framer {
             side,

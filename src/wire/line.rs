@@ -17,7 +17,12 @@ pub enum Frame {
     Line(Bytes),
     /// A line over the cap ended: `len` bytes (its `\n` not counted); `head` holds its
     /// first bytes, for quoting.
-    TooLong { len: usize, head: Bytes },
+    TooLong {
+        /// Its length, without the `\n`.
+        len: usize,
+        /// Its first bytes.
+        head: Bytes,
+    },
     /// No whole line buffered yet: feed more bytes.
     Incomplete,
 }
@@ -37,6 +42,7 @@ pub struct Framer {
 }
 
 impl Framer {
+    /// A framer holding lines of at most `max` bytes whole.
     pub fn new(max: usize) -> Framer {
         Framer {
             buf: BytesMut::new(),
@@ -121,6 +127,7 @@ pub struct Oddities {
 }
 
 impl Oddities {
+    /// The oddities of `line`.
     pub fn of(line: &[u8]) -> Oddities {
         Oddities {
             cr: line.last() == Some(&b'\r'),

@@ -10,6 +10,7 @@ use std::time::Instant;
 /// Where events go. A sink sees every event of its recorder, one at a time, in the
 /// order of their time offsets.
 pub trait Sink: Send {
+    /// Takes one event, in order.
     fn event(&mut self, event: &Event);
 }
 
@@ -41,6 +42,7 @@ impl std::fmt::Debug for Recorder {
 }
 
 impl Recorder {
+    /// A recorder feeding `sinks`.
     pub fn new(sinks: Vec<Box<dyn Sink>>) -> Recorder {
         Recorder(Arc::new(Shared {
             start: Instant::now(),

@@ -22,6 +22,8 @@ pub struct Select {
 }
 
 impl Select {
+    /// Keeps messages with one of `methods`, one of `ids`, and of `era` (an empty
+    /// list or `None`: no condition).
     pub fn new(methods: Vec<String>, ids: Vec<String>, era: Option<String>) -> Select {
         Select {
             methods,

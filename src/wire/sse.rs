@@ -49,7 +49,12 @@ pub fn encode(id: Option<&str>, retry: Option<u64>, data: &[u8]) -> Vec<u8> {
 pub enum Line {
     /// `name: value` (or `name` alone, whose value is empty). Unknown names are kept:
     /// a reader ignores them, a wire view shows them.
-    Field { name: String, value: String },
+    Field {
+        /// The field's name (`data`, `id`, `event`, `retry`, or another).
+        name: String,
+        /// Its value, the one space after the colon removed.
+        value: String,
+    },
     /// `: text` — ignored by readers; servers send them as keep-alives.
     Comment(String),
 }
@@ -136,6 +141,7 @@ pub struct Decoder {
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 impl Decoder {
+    /// A decoder at the start of a stream.
     pub fn new() -> Self {
         Decoder::default()
     }

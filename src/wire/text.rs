@@ -19,18 +19,29 @@ use std::io::Write;
 
 /// ANSI styles; empty strings when colour is off.
 pub struct Style {
+    /// The `>>>` arrow.
     pub sent: &'static str,
+    /// The `<<<` arrow.
     pub received: &'static str,
+    /// Captions.
     pub caption: &'static str,
+    /// A child's stderr.
     pub stderr: &'static str,
+    /// JSON keys.
     pub key: &'static str,
+    /// JSON strings.
     pub string: &'static str,
+    /// JSON numbers.
     pub number: &'static str,
+    /// `true`, `false`, `null`.
     pub literal: &'static str,
+    /// Notes and stamps.
     pub dim: &'static str,
+    /// Back to plain.
     pub reset: &'static str,
 }
 
+/// ANSI colours.
 pub const COLOR: Style = Style {
     sent: "\x1b[1;34m",
     received: "\x1b[1;32m",
@@ -44,6 +55,7 @@ pub const COLOR: Style = Style {
     reset: "\x1b[0m",
 };
 
+/// No escapes at all.
 pub const PLAIN: Style = Style {
     sent: "",
     received: "",
@@ -89,6 +101,7 @@ pub struct TextView<W: Write + Send> {
 }
 
 impl<W: Write + Send> TextView<W> {
+    /// A view writing to `out`, coloured or not, readable or `raw`.
     pub fn new(out: W, color: bool, raw: bool) -> TextView<W> {
         TextView::with_max(out, color, raw, super::decode::DEFAULT_MAX_MESSAGE)
     }

@@ -38,6 +38,7 @@ pub struct Header {
 }
 
 impl Header {
+    /// The header of a transcript recorded by `role` over `transport`.
     pub fn new(role: &str, transport: &str) -> Header {
         Header {
             role: role.to_owned(),
@@ -46,6 +47,7 @@ impl Header {
         }
     }
 
+    /// The header as the transcript's first line.
     pub fn to_json(&self) -> Value {
         json!({
             "transcript": "mcp-raw",

@@ -15,6 +15,7 @@ use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderMap, ORIGIN};
 pub struct AllowedHosts(Vec<String>);
 
 impl AllowedHosts {
+    /// The loopback names plus `extra` (`--allow-host`).
     pub fn new(extra: &[String]) -> Self {
         let mut names: Vec<String> = ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec();
         names.extend(

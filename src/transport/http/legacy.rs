@@ -18,6 +18,7 @@ use hyper::{HeaderMap, StatusCode};
 /// (2025-11-25 `basic/transports` "Protocol Version Header").
 pub const ASSUMED_VERSION: &str = "2025-03-26";
 
+/// A legacy POST: the session checks, then the core.
 pub async fn post(
     app: &App,
     headers: &HeaderMap,
@@ -145,6 +146,7 @@ fn check_protocol_version(headers: &HeaderMap) -> Result<&str, HttpResponse> {
     }
 }
 
+/// `400 Bad Request` saying `why`.
 pub fn bad_request(why: impl std::fmt::Display) -> HttpResponse {
     reply::error(
         StatusCode::BAD_REQUEST,
@@ -153,6 +155,7 @@ pub fn bad_request(why: impl std::fmt::Display) -> HttpResponse {
     )
 }
 
+/// `404 Not Found`: no session `id` (ended, or never issued).
 pub fn session_not_found(id: &str) -> HttpResponse {
     reply::error(
         StatusCode::NOT_FOUND,

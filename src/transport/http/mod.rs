@@ -53,6 +53,7 @@ pub struct App {
     /// What answers the messages: the protocol core ([`Server`]), or a bridge's
     /// forwarding core. Every HTTP rule here is the same for both.
     pub core: Arc<dyn Core>,
+    /// The legacy sessions alive.
     pub sessions: Sessions,
     /// Sizes, timeouts and counts (`serve --help` lists each flag).
     pub limits: Limits,

@@ -13,6 +13,7 @@ use crate::protocol::{Incoming, meta};
 use crate::wire::http::{mirror, status_for};
 use hyper::{HeaderMap, StatusCode};
 
+/// A modern POST: header and body checks, then the core, statelessly.
 pub async fn post(app: &App, headers: &HeaderMap, body: Incoming<'_>) -> HttpResponse {
     let envelope = match body {
         Incoming::One(envelope) => envelope,

@@ -8,6 +8,7 @@ use crate::jsonrpc::{self, Parsed};
 use crate::protocol::{Door, Envelope, Era, Incoming, era};
 use hyper::{Request, StatusCode};
 
+/// A POST to `/mcp`: guards, body, parse, then the era's handler.
 pub async fn handle(app: &App, request: Request<hyper::body::Incoming>) -> HttpResponse {
     match handle_inner(app, request).await {
         Ok(r) | Err(r) => r,

@@ -16,6 +16,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use tokio::sync::mpsc;
 
+/// A response of the HTTP transport.
 pub type HttpResponse = hyper::Response<Body>;
 
 /// The response body of the HTTP transport.

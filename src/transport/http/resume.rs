@@ -111,6 +111,8 @@ pub struct Streams {
 }
 
 impl Streams {
+    /// A log that keeps `keep_events` events per stream and `keep_finished`
+    /// finished streams.
     pub fn new(keep_events: usize, keep_finished: usize) -> Self {
         Streams {
             next: 0,
@@ -213,6 +215,7 @@ pub struct Reader {
 }
 
 impl Reader {
+    /// The next event's bytes, once there; `None` when the stream is over.
     pub fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
         let mut inner = self.log.lock();
         loop {

@@ -92,6 +92,7 @@ pub struct Sessions {
 }
 
 impl Sessions {
+    /// No sessions yet, within `limits`.
     pub fn new(limits: &Limits) -> Self {
         Sessions {
             live: Mutex::default(),
@@ -187,10 +188,12 @@ impl Sessions {
         ended
     }
 
+    /// How many sessions are alive.
     pub fn len(&self) -> usize {
         self.lock().len()
     }
 
+    /// Is none alive?
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -7,8 +7,11 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
+/// The header of the protocol version (both eras).
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// The header mirroring a modern request's method.
 pub const METHOD: &str = "mcp-method";
+/// The header mirroring a modern request's tool, prompt or resource name.
 pub const NAME: &str = "mcp-name";
 /// Prefix of the headers that mirror `x-mcp-header`-annotated tool arguments.
 pub const PARAM_PREFIX: &str = "mcp-param-";

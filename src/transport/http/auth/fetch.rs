@@ -29,7 +29,9 @@ pub struct Fetcher {
 /// An answer: its status and its body parsed as JSON.
 #[derive(Debug)]
 pub struct Answer {
+    /// Its HTTP status.
     pub status: StatusCode,
+    /// Its body, parsed.
     pub json: Value,
 }
 

@@ -14,7 +14,9 @@ use serde_json::Value;
 /// (`--introspection-client-id`, `--introspection-client-secret`).
 #[derive(Debug, Clone)]
 pub struct Credentials {
+    /// The resource server's client id at the authorization server.
     pub client_id: String,
+    /// Its secret.
     pub client_secret: String,
 }
 

@@ -32,6 +32,8 @@ struct State {
 }
 
 impl Issuer {
+    /// The authorization server `url`, reached through `fetch`; its key set
+    /// refetched at most every `refresh`.
     pub fn new(url: &str, fetch: Fetcher, refresh: Duration) -> Issuer {
         Issuer {
             url: url.to_owned(),

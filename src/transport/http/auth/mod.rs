@@ -96,6 +96,8 @@ pub struct Protection {
 }
 
 impl Protection {
+    /// The protection `settings` describe; the authorization server's answers are
+    /// recorded on `recorder`.
     pub fn new(settings: Settings, recorder: Option<crate::wire::recorder::Recorder>) -> Self {
         let fetch = fetch::Fetcher {
             recorder,
