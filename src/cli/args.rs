@@ -262,7 +262,7 @@ pub enum Command {
     /// printing every message sent (>>>) and received (<<<).
     Demo {
         /// The wire to show: legacy (the original project's session), modern
-        /// (stateless 2026-07-28), or both side by side.
+        /// (stateless 2026-07-28), or both: the same call in each era, one after the other, against one dual-era server.
         #[arg(long, value_enum, default_value_t = EraArg::Legacy)]
         era: EraArg,
         #[command(flatten)]
@@ -275,7 +275,7 @@ pub enum Command {
         #[arg(short, long, default_value_t = 3100)]
         port: u16,
         /// The wire to show: legacy (the original project's session), modern
-        /// (stateless 2026-07-28), or both side by side.
+        /// (stateless 2026-07-28), or both: the same call in each era, one after the other, against one dual-era server.
         #[arg(long, value_enum, default_value_t = EraArg::Legacy)]
         era: EraArg,
         /// Show authorization instead: spawn `mcp-raw auth-server` too, protect the

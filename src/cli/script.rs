@@ -119,7 +119,7 @@ pub const SHAPES: &str = "MCP is JSON-RPC 2.0. Four shapes: request (\"id\" + \"
 pub const AFTER: &str = "Each message above is the whole protocol at that step; an SDK builds and parses these for you.";
 
 /// Where the legacy demos point next.
-pub const TRY_ERAS: &str = "Next: `-- --era modern` shows the stateless 2026-07-28 wire (no handshake, no session); `-- --era both` puts the two side by side.";
+pub const TRY_ERAS: &str = "Next: `-- --era modern` shows the stateless 2026-07-28 wire (no handshake, no session); `-- --era both` makes the same call in each era, one after the other, against one server.";
 
 pub fn call(name: &str, arguments: Value) -> Option<Value> {
     Some(json!({ "name": name, "arguments": arguments }))

@@ -46,7 +46,8 @@ pub const COLOR: Style = Style {
     sent: "\x1b[1;34m",
     received: "\x1b[1;32m",
     caption: "\x1b[1;33m",
-    stderr: "\x1b[2;31m",
+    // Dim italic, not red: a server's log is not an error because it is on stderr.
+    stderr: "\x1b[2;3m",
     key: "\x1b[36m",
     string: "\x1b[32m",
     number: "\x1b[33m",
