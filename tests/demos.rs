@@ -47,9 +47,9 @@ fn stdio_demo_shows_the_whole_session() {
         .unwrap();
     let next_reply = out[note..].find("<<< {").unwrap() + note;
     assert!(
-        out[next_reply..].starts_with(
-            "<<< {\n<<<   \"jsonrpc\": \"2.0\",\n<<<   \"id\": 3,\n<<<   \"result\": {}"
-        )
+        out[next_reply..].starts_with(r#"<<< {"jsonrpc": "2.0", "id": 3, "result": {}}"#),
+        "{}",
+        &out[next_reply..]
     );
 }
 

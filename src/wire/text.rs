@@ -488,9 +488,19 @@ pub fn json_text(bytes: &[u8], s: &Style) -> String {
     }
 }
 
-/// Two-space indented JSON with the keys in the order they came.
+/// The widest a value may be, with its indentation, to stay on one line: so a
+/// message's first screen shows its shape, not a column of braces.
+const INLINE_WIDTH: usize = 72;
+
+/// Two-space indented JSON with the keys in the order they came; an object or array
+/// whose one-line form (`{"a": 1, "b": [2, 3]}`) fits in [`INLINE_WIDTH`] with its
+/// indentation stays on one line.
 pub fn pretty(v: &Value, depth: usize, s: &Style, out: &mut String) {
     let pad = |d: usize| "  ".repeat(d);
+    if (v.is_object() || v.is_array()) && depth * 2 + inline_len(v) <= INLINE_WIDTH {
+        inline(v, s, out);
+        return;
+    }
     match v {
         Value::Object(map) if !map.is_empty() => {
             out.push_str("{\n");
@@ -508,19 +518,6 @@ pub fn pretty(v: &Value, depth: usize, s: &Style, out: &mut String) {
             out.push_str(&pad(depth));
             out.push('}');
         }
-        // A short array of plain values stays on one line: `["a", "b"]`.
-        Value::Array(items)
-            if !items.is_empty() && items.iter().all(is_scalar) && v.to_string().len() <= 60 =>
-        {
-            out.push('[');
-            for (i, v) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                pretty(v, depth, s, out);
-            }
-            out.push(']');
-        }
         Value::Array(items) if !items.is_empty() => {
             out.push_str("[\n");
             for (i, v) in items.iter().enumerate() {
@@ -531,15 +528,62 @@ pub fn pretty(v: &Value, depth: usize, s: &Style, out: &mut String) {
             out.push_str(&pad(depth));
             out.push(']');
         }
+        _ => inline(v, s, out),
+    }
+}
+
+/// The length of `v` on one line, as [`inline`] writes it (without colours).
+fn inline_len(v: &Value) -> usize {
+    match v {
+        Value::Object(map) if !map.is_empty() => {
+            // `{` `}`, `"k": ` per key, `, ` between.
+            2 + map
+                .iter()
+                .map(|(k, v)| Value::String(k.clone()).to_string().len() + 2 + inline_len(v))
+                .sum::<usize>()
+                + 2 * (map.len() - 1)
+        }
+        Value::Array(items) if !items.is_empty() => {
+            2 + items.iter().map(inline_len).sum::<usize>() + 2 * (items.len() - 1)
+        }
+        other => other.to_string().len(),
+    }
+}
+
+/// `v` on one line: `{"a": 1, "b": [2, 3]}`, coloured like [`pretty`].
+fn inline(v: &Value, s: &Style, out: &mut String) {
+    match v {
+        Value::Object(map) if !map.is_empty() => {
+            out.push('{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&format!(
+                    "{}{}{}: ",
+                    s.key,
+                    Value::String(k.clone()),
+                    s.reset
+                ));
+                inline(v, s, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) if !items.is_empty() => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                inline(v, s, out);
+            }
+            out.push(']');
+        }
         Value::String(_) => out.push_str(&format!("{}{v}{}", s.string, s.reset)),
         Value::Number(_) => out.push_str(&format!("{}{v}{}", s.number, s.reset)),
         Value::Bool(_) | Value::Null => out.push_str(&format!("{}{v}{}", s.literal, s.reset)),
         _ => out.push_str(&format!("{}{v}{}", s.dim, s.reset)),
     }
-}
-
-fn is_scalar(v: &Value) -> bool {
-    !(v.is_array() || v.is_object())
 }
 
 /// Renders events (a transcript read back) as the text view, holding messages up to
@@ -585,11 +629,28 @@ mod tests {
         .unwrap();
         let mut out = String::new();
         pretty(&v, 0, &PLAIN, &mut out);
+        // 76 characters on one line: too wide, so the top level breaks; the result
+        // fits and stays on one line, keys in wire order.
         assert_eq!(
             out,
-            "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": {\n    \"b\": [1, true],\n    \"c\": [\n      {}\n    ],\n    \"a\": {}\n  }\n}"
+            "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": {\"b\": [1, true], \"c\": [{}], \"a\": {}}\n}"
         );
         assert!(!out.contains('\x1b'));
+        // Longer than INLINE_WIDTH: broken up, and what fits inside stays inline.
+        let long: Value = serde_json::from_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"text":"{}","b":[1,true]}}}}"#,
+            "x".repeat(60)
+        ))
+        .unwrap();
+        let mut out = String::new();
+        pretty(&long, 0, &PLAIN, &mut out);
+        let text = format!("{:?}", "x".repeat(60));
+        assert_eq!(
+            out,
+            format!(
+                "{{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": {{\n    \"text\": {text},\n    \"b\": [1, true]\n  }}\n}}"
+            )
+        );
     }
 
     #[test]
