@@ -2,6 +2,7 @@
 //! the server closes it), every request and response printed in full. Plain `http://`
 //! only: TLS would hide the bytes this tool exists to show.
 
+use super::auth::credential::Credential;
 use super::wire_print::Printer;
 use crate::jsonrpc;
 use crate::wire::event::{Dir, LaneKind};
@@ -43,6 +44,9 @@ pub struct HttpLink {
     recorder: Recorder,
     /// Headers sent with every request (`--header`), after the protocol's own.
     pub extra_headers: Vec<(String, String)>,
+    /// The access token once authorized: its `Authorization` (and, DPoP-bound, a
+    /// fresh `DPoP` proof) made for each request as it is sent.
+    pub credential: Option<Credential>,
     /// Told the status of the next response head, once it arrives (a background
     /// stream reports that it is open).
     head_signal: Option<tokio::sync::oneshot::Sender<StatusCode>>,
@@ -156,12 +160,13 @@ impl HttpLink {
         format!("http://{}{}", self.authority, self.path)
     }
 
-    /// Sets a header sent with every later request, replacing one of the same name
-    /// (`Authorization` once a token is in hand).
-    pub fn set_header(&mut self, name: &str, value: &str) {
-        self.extra_headers
-            .retain(|(n, _)| !n.eq_ignore_ascii_case(name));
-        self.extra_headers.push((name.to_owned(), value.to_owned()));
+    /// The credential's headers for one request to this link's URL (none before
+    /// authorization).
+    fn credential_headers(&self, method: &Method) -> anyhow::Result<Vec<(String, String)>> {
+        match &self.credential {
+            Some(c) => c.headers(method.as_str(), &self.url()),
+            None => Ok(Vec::new()),
+        }
     }
 
     fn open(url: &str, recorder: Recorder, timeout: Duration) -> anyhow::Result<HttpLink> {
@@ -186,6 +191,7 @@ impl HttpLink {
             path,
             recorder,
             extra_headers: Vec::new(),
+            credential: None,
             head_signal: None,
             timeout,
         })
@@ -256,7 +262,11 @@ impl HttpLink {
             .method(method.clone())
             .uri(self.path.as_str())
             .header("host", &self.authority);
-        for (name, value) in headers.iter().chain(&self.extra_headers) {
+        for (name, value) in headers
+            .iter()
+            .chain(&self.extra_headers)
+            .chain(&self.credential_headers(&method)?)
+        {
             builder = builder.header(name.as_str(), value.as_str());
         }
         if method == Method::POST {
@@ -269,6 +279,9 @@ impl HttpLink {
             .await
             .with_context(|| format!("no response head within {timeout:?} (--timeout)"))??;
         let (head, mut incoming) = response.into_parts();
+        if let Some(credential) = &self.credential {
+            credential.note_nonce(&head.headers);
+        }
         if let Some(signal) = self.head_signal.take() {
             let _ = signal.send(head.status);
         }
@@ -359,6 +372,7 @@ impl HttpLink {
             path: self.path.clone(),
             recorder: self.recorder.clone(),
             extra_headers: self.extra_headers.clone(),
+            credential: self.credential.clone(),
             head_signal: Some(signal),
             timeout: self.timeout,
         };
@@ -409,7 +423,11 @@ impl HttpLink {
             .method(Method::POST)
             .uri(self.path.as_str())
             .header("host", &self.authority);
-        for (name, value) in headers.iter().chain(&self.extra_headers) {
+        for (name, value) in headers
+            .iter()
+            .chain(&self.extra_headers)
+            .chain(&self.credential_headers(&Method::POST)?)
+        {
             builder = builder.header(name.as_str(), value.as_str());
         }
         let request = builder
