@@ -40,6 +40,9 @@ pub struct HttpLink {
     authority: String,
     /// The MCP endpoint's path, e.g. `/mcp`.
     path: String,
+    /// The URL as given, without its query: what a DPoP proof's `htu` names (RFC
+    /// 9449 §4.2), the port left out when the user left it out.
+    target: String,
     /// Every connection's bytes go through it, as they cross.
     recorder: Recorder,
     /// Headers sent with every request (`--header`), after the protocol's own.
@@ -164,7 +167,7 @@ impl HttpLink {
     /// authorization).
     fn credential_headers(&self, method: &Method) -> anyhow::Result<Vec<(String, String)>> {
         match &self.credential {
-            Some(c) => c.headers(method.as_str(), &self.url()),
+            Some(c) => c.headers(method.as_str(), &self.target),
             None => Ok(Vec::new()),
         }
     }
@@ -184,11 +187,13 @@ impl HttpLink {
             "" => "/".to_owned(),
             p => uri.path_and_query().map_or(p, |pq| pq.as_str()).to_owned(),
         };
+        let target = super::auth::dpop::htu(url).to_owned();
         Ok(HttpLink {
             sender: None,
             aside: None,
             authority,
             path,
+            target,
             recorder,
             extra_headers: Vec::new(),
             credential: None,
@@ -370,6 +375,7 @@ impl HttpLink {
             aside: None,
             authority: self.authority.clone(),
             path: self.path.clone(),
+            target: self.target.clone(),
             recorder: self.recorder.clone(),
             extra_headers: self.extra_headers.clone(),
             credential: self.credential.clone(),

@@ -237,7 +237,14 @@ impl Authorizer {
             })
             .filter(|s| !s.is_empty());
         let resource = prm["resource"].as_str().unwrap_or(&server).to_owned();
-        let dpop = self.dpop_for(&challenge, &prm, &metadata)?;
+        // RFC 9449 §7.1: a resource may offer both schemes, each its own challenge.
+        let dpop_offered = headers
+            .get_all(hyper::header::WWW_AUTHENTICATE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(challenge::parse)
+            .any(|c| c.scheme.eq_ignore_ascii_case("dpop"));
+        let dpop = self.dpop_for(dpop_offered, &prm, &metadata)?;
         let target = extension::Target {
             server: token::Server {
                 issuer: &issuer,
@@ -393,20 +400,18 @@ impl Authorizer {
         }
     }
 
-    /// The DPoP key when this token should be bound to one (`--dpop`), made once.
+    /// The DPoP key when this token should be bound to one (`--dpop`; `offered`: the
+    /// refusal challenged with the DPoP scheme), made once.
     fn dpop_for(
         &mut self,
-        challenge: &Challenge,
+        offered: bool,
         prm: &Value,
         metadata: &Value,
     ) -> anyhow::Result<Option<Arc<DpopKey>>> {
         let wanted = match self.config.dpop {
             DpopUse::Never => false,
             DpopUse::Always => true,
-            DpopUse::Auto => {
-                challenge.scheme.eq_ignore_ascii_case("dpop")
-                    || prm["dpop_bound_access_tokens_required"] == true
-            }
+            DpopUse::Auto => offered || prm["dpop_bound_access_tokens_required"] == true,
         };
         if !wanted {
             return Ok(None);
