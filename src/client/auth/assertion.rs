@@ -54,7 +54,12 @@ impl ClientKey {
             ),
         }
         .with_context(|| format!("the client key is not a PEM private key for {alg:?}"))?;
-        Ok(ClientKey { key, alg })
+        let key = ClientKey { key, alg };
+        // The PEM read is only its framing: a key of the wrong kind for `alg` (or EC
+        // not in PKCS#8) fails when it signs, so it signs once now, not at the 401.
+        key.sign(None, &json!({}))
+            .with_context(|| format!("the client key cannot sign {alg:?}"))?;
+        Ok(key)
     }
 
     /// Signs `claims` with this key, `typ` in the header when given.
@@ -131,5 +136,6 @@ mod tests {
         assert_eq!(claims["jti"].as_str().map(str::len), Some(43));
         assert!(ClientKey::from_pem(b"not a key", None).is_err());
         assert!(ClientKey::from_pem(PRIVATE.as_bytes(), Some("HS256")).is_err());
+        assert!(ClientKey::from_pem(PRIVATE.as_bytes(), Some("ES384")).is_err());
     }
 }
