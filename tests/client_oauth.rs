@@ -328,6 +328,17 @@ fn each_grant_names_the_flag_it_lacks() {
             vec!["--client-id", "c", "--client-key", "/nonexistent.pem"],
             "--client-key /nonexistent.pem",
         ),
+        (
+            vec![
+                "--client-id",
+                "c",
+                "--client-key",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/tests/keys/client-es256.pem"),
+                "--client-key-alg",
+                "RS256",
+            ],
+            "not a PEM private key for RS256",
+        ),
     ] {
         let (code, _, err) = client("http://127.0.0.1:9/mcp", &args);
         assert_eq!(code, 2, "{args:?}: {err}");
