@@ -345,3 +345,30 @@ fn each_grant_names_the_flag_it_lacks() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_dpop_refresh_carries_the_authorization_servers_nonce_at_once() {
+    let s = server(&["--token-uses", "2", "--dpop-nonce"]);
+    let (code, view, err) = client(&s.url, &[&CLIENT[..], &["--show-secrets"]].concat());
+    assert_eq!(code, 0, "{view}{err}");
+    let grants: Vec<_> = forms(&view, "/token")
+        .into_iter()
+        .filter_map(|f| field(f, "grant_type"))
+        .collect();
+    // The nonce learnt on the code grant's refusal goes with the refresh: one
+    // use_dpop_nonce at the token endpoint, not two.
+    assert_eq!(
+        grants,
+        ["authorization_code", "authorization_code", "refresh_token"],
+        "{view}"
+    );
+    let at_token: Vec<Value> = view
+        .lines()
+        .filter_map(|l| l.strip_prefix(">>> dpop: "))
+        .map(claims)
+        .filter(|p| p["htu"].as_str().is_some_and(|u| u.ends_with("/token")))
+        .collect();
+    assert_eq!(at_token.len(), 3, "{view}");
+    assert_eq!(at_token[2]["nonce"], "server-nonce-1");
+    assert!(view.contains(">>> authorization: DPoP at-2\n"), "{view}");
+}

@@ -13,7 +13,7 @@
 //!   POST /token       grant_type=…:jwt-bearer&assertion=<ID-JAG>&resource=…
 //! ```
 
-use super::dpop::DpopKey;
+use super::credential::Proofs;
 use super::grant::Registration;
 use super::token::{self, Tokens};
 use crate::client::http_link::HttpLink;
@@ -87,7 +87,7 @@ pub async fn client_credentials(
     link: &HttpLink,
     t: &Target<'_>,
     client: &token::Client<'_>,
-    dpop: Option<&DpopKey>,
+    dpop: Option<&Proofs>,
 ) -> anyhow::Result<Tokens> {
     if client.registration.client_secret.is_none() && client.key.is_none() {
         bail!(
@@ -113,7 +113,7 @@ pub async fn jwt_bearer(
     link: &HttpLink,
     t: &Target<'_>,
     client: &token::Client<'_>,
-    dpop: Option<&DpopKey>,
+    dpop: Option<&Proofs>,
     assertion: &str,
 ) -> anyhow::Result<Tokens> {
     let params = t.with(vec![("grant_type", JWT_BEARER), ("assertion", assertion)]);
@@ -136,7 +136,7 @@ pub async fn id_jag(
     idp: &Enterprise,
     t: &Target<'_>,
     client: &token::Client<'_>,
-    dpop: Option<&DpopKey>,
+    dpop: Option<&Proofs>,
 ) -> anyhow::Result<Tokens> {
     let id_token = idp.id_token.read().context("the ID token (--id-token)")?;
     let registration = Registration {

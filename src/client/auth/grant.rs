@@ -4,7 +4,7 @@
 //! exchange it for a token. Every hop is an ordinary HTTP exchange, recorded like the
 //! rest of the wire.
 
-use super::dpop::DpopKey;
+use super::credential::Proofs;
 use super::pkce::{Pkce, random_token};
 use super::{form, token};
 use crate::client::http_link::HttpLink;
@@ -205,7 +205,7 @@ pub async fn token(
     link: &HttpLink,
     r: &Request<'_>,
     client: &token::Client<'_>,
-    dpop: Option<&DpopKey>,
+    dpop: Option<&Proofs>,
     code: &str,
     pkce: &Pkce,
 ) -> anyhow::Result<token::Tokens> {

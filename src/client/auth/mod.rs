@@ -150,6 +150,8 @@ pub struct Authorizer {
     dpop_key: Option<Arc<DpopKey>>,
     /// The resource server's last `DPoP-Nonce`, kept across new tokens (§9).
     rs_nonce: Arc<Mutex<Option<String>>>,
+    /// The authorization server's, for the next token request (a refresh) (§8).
+    as_nonce: Arc<Mutex<Option<String>>>,
 }
 
 impl Authorizer {
@@ -161,6 +163,7 @@ impl Authorizer {
             held: None,
             dpop_key: None,
             rs_nonce: Arc::new(Mutex::new(None)),
+            as_nonce: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -254,11 +257,11 @@ impl Authorizer {
             scope: scope.as_deref(),
         };
         let tokens = match self.config.grant {
-            Grant::AuthorizationCode => self.code_grant(link, &target, dpop.as_deref()).await?,
+            Grant::AuthorizationCode => self.code_grant(link, &target, dpop.as_ref()).await?,
             Grant::ClientCredentials => {
                 let registration = self.pre_registered(&issuer, "client_credentials")?;
                 let client = self.client(&registration);
-                extension::client_credentials(link, &target, &client, dpop.as_deref()).await?
+                extension::client_credentials(link, &target, &client, dpop.as_ref()).await?
             }
             Grant::JwtBearer => {
                 let assertion = self
@@ -274,7 +277,7 @@ impl Authorizer {
                     auth_method: None,
                 };
                 let client = self.client(&registration);
-                extension::jwt_bearer(link, &target, &client, dpop.as_deref(), &assertion).await?
+                extension::jwt_bearer(link, &target, &client, dpop.as_ref(), &assertion).await?
             }
             Grant::IdJag => {
                 let idp = self
@@ -284,7 +287,7 @@ impl Authorizer {
                     .context("the id-jag grant needs --idp-token-endpoint and --id-token")?;
                 let registration = self.pre_registered(&issuer, "id-jag")?;
                 let client = self.client(&registration);
-                extension::id_jag(link, &idp, &target, &client, dpop.as_deref()).await?
+                extension::id_jag(link, &idp, &target, &client, dpop.as_ref()).await?
             }
         };
         Ok(self.keep(tokens, &issuer, &metadata, &resource, dpop))
@@ -296,7 +299,7 @@ impl Authorizer {
         &mut self,
         link: &HttpLink,
         t: &extension::Target<'_>,
-        dpop: Option<&DpopKey>,
+        dpop: Option<&Proofs>,
     ) -> anyhow::Result<Tokens> {
         let (issuer, metadata) = (t.server.issuer, t.server.metadata);
         // "MCP clients MUST refuse to proceed" without PKCE S256 (2025-11-25
@@ -347,11 +350,14 @@ impl Authorizer {
             issuer: &held.issuer,
             metadata: &held.metadata,
         };
-        let dpop = if held.dpop {
-            self.dpop_key.clone()
-        } else {
-            None
-        };
+        let dpop = self
+            .dpop_key
+            .clone()
+            .filter(|_| held.dpop)
+            .map(|key| Proofs {
+                key,
+                nonce: self.as_nonce.clone(),
+            });
         let params = [
             ("grant_type", "refresh_token"),
             ("refresh_token", held.refresh_token.as_str()),
@@ -361,7 +367,7 @@ impl Authorizer {
             link,
             &server,
             &client,
-            dpop.as_deref(),
+            dpop.as_ref(),
             &params,
             "refresh token request",
         )
@@ -381,7 +387,7 @@ impl Authorizer {
         issuer: &str,
         metadata: &Value,
         resource: &str,
-        dpop: Option<Arc<DpopKey>>,
+        dpop: Option<Proofs>,
     ) -> Credential {
         let bound = tokens.token_type.eq_ignore_ascii_case("DPoP");
         self.held = tokens.refresh_token.map(|refresh_token| Held {
@@ -393,8 +399,8 @@ impl Authorizer {
         });
         Credential {
             access_token: tokens.access_token,
-            dpop: dpop.filter(|_| bound).map(|key| Proofs {
-                key,
+            dpop: dpop.filter(|_| bound).map(|p| Proofs {
+                key: p.key,
                 nonce: self.rs_nonce.clone(),
             }),
         }
@@ -407,7 +413,7 @@ impl Authorizer {
         offered: bool,
         prm: &Value,
         metadata: &Value,
-    ) -> anyhow::Result<Option<Arc<DpopKey>>> {
+    ) -> anyhow::Result<Option<Proofs>> {
         let wanted = match self.config.dpop {
             DpopUse::Never => false,
             DpopUse::Always => true,
@@ -424,10 +430,15 @@ impl Authorizer {
                 "the authorization server's dpop_signing_alg_values_supported {algs:?} lacks ES256, the only one this client signs"
             );
         }
-        if self.dpop_key.is_none() {
-            self.dpop_key = Some(Arc::new(DpopKey::generate()?));
-        }
-        Ok(self.dpop_key.clone())
+        let key = match &self.dpop_key {
+            Some(key) => key.clone(),
+            None => self.dpop_key.insert(Arc::new(DpopKey::generate()?)).clone(),
+        };
+        // Proofs to the authorization server carry its nonce, not the resource's.
+        Ok(Some(Proofs {
+            key,
+            nonce: self.as_nonce.clone(),
+        }))
     }
 
     /// The client as the token endpoint sees it.

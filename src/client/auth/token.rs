@@ -8,7 +8,8 @@
 //! ```
 
 use super::assertion::{self, ClientKey};
-use super::dpop::{self, DpopKey};
+use super::credential::Proofs;
+use super::dpop;
 use super::form;
 use super::grant::Registration;
 use crate::client::http_link::HttpLink;
@@ -50,13 +51,14 @@ pub struct Tokens {
 }
 
 /// POSTs `params` to the token endpoint and reads the token response. With `dpop`,
-/// each attempt carries a proof; a `use_dpop_nonce` answer is retried once with the
-/// nonce the server sent (RFC 9449 §8).
+/// each attempt carries a proof, with the authorization server's last nonce if it
+/// sent one; a `use_dpop_nonce` answer is retried once with the new nonce (RFC 9449
+/// §8).
 pub async fn request(
     link: &HttpLink,
     server: &Server<'_>,
     client: &Client<'_>,
-    dpop: Option<&DpopKey>,
+    dpop: Option<&Proofs>,
     params: &[(&str, &str)],
     what: &str,
 ) -> anyhow::Result<Tokens> {
@@ -73,19 +75,19 @@ pub async fn request_at(
     endpoint: &str,
     server: &Server<'_>,
     client: &Client<'_>,
-    dpop: Option<&DpopKey>,
+    dpop: Option<&Proofs>,
     params: &[(&str, &str)],
     what: &str,
 ) -> anyhow::Result<Tokens> {
-    let mut nonce: Option<String> = None;
     let mut there = link.elsewhere(endpoint)?;
+    let mut retried = false;
     loop {
-        let (headers, body) = authenticated(server, client, params)?;
-        let mut headers = headers;
-        if let Some(key) = dpop {
+        let (mut headers, body) = authenticated(server, client, params)?;
+        if let Some(proofs) = dpop {
+            let nonce = proofs.nonce.lock().ok().and_then(|n| n.clone());
             headers.push((
                 "dpop".to_owned(),
-                key.proof("POST", endpoint, None, nonce.as_deref())?,
+                proofs.key.proof("POST", endpoint, None, nonce.as_deref())?,
             ));
         }
         let reply = there
@@ -97,20 +99,27 @@ pub async fn request_at(
             .await
             .with_context(|| format!("POST {endpoint} ({what})"))?;
         let doc: Value = serde_json::from_slice(&reply.body).unwrap_or(Value::Null);
+        // RFC 9449 §8: the nonce comes in `DPoP-Nonce`, with the refusal or with any
+        // later response (§8.2), and goes in the next proofs to this server.
         let offered = reply
             .headers
             .get(dpop::NONCE_HEADER)
             .and_then(|v| v.to_str().ok());
-        // RFC 9449 §8: "the authorization server … responds with an HTTP 400 … error
-        // use_dpop_nonce … and DPoP-Nonce"; the client retries with it, once: a
-        // second refusal of a fresh nonce is a refusal.
-        if let (Some(_), Some(offered), true, None) = (
-            dpop,
-            offered,
-            reply.status == StatusCode::BAD_REQUEST && doc["error"] == dpop::USE_DPOP_NONCE,
-            &nonce,
-        ) {
-            nonce = Some(offered.to_owned());
+        if let (Some(proofs), Some(offered)) = (dpop, offered)
+            && let Ok(mut slot) = proofs.nonce.lock()
+        {
+            *slot = Some(offered.to_owned());
+        }
+        // "the authorization server … responds with an HTTP 400 … error
+        // use_dpop_nonce"; the client retries with the nonce, once: a second refusal
+        // of a fresh nonce is a refusal.
+        if dpop.is_some()
+            && offered.is_some()
+            && !retried
+            && reply.status == StatusCode::BAD_REQUEST
+            && doc["error"] == dpop::USE_DPOP_NONCE
+        {
+            retried = true;
             continue;
         }
         return tokens(reply.status, doc, what);
