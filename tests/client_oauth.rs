@@ -141,6 +141,23 @@ fn a_refused_refresh_runs_the_whole_flow_again() {
 }
 
 #[test]
+fn a_refreshed_token_refused_again_runs_the_whole_flow_not_another_refresh() {
+    let s = server(&["--token-uses", "2", "--refreshed-tokens-refused"]);
+    let (code, view, err) = client(&s.url, &CLIENT);
+    assert_eq!(code, 0, "{view}{err}");
+    let grants: Vec<_> = forms(&view, "/token")
+        .into_iter()
+        .filter_map(|f| field(f, "grant_type"))
+        .collect();
+    assert_eq!(
+        grants,
+        ["authorization_code", "refresh_token", "authorization_code"],
+        "{view}"
+    );
+    assert!(view.contains("\"text\": \"token at-3\""), "{view}");
+}
+
+#[test]
 fn client_credentials_with_a_secret_use_basic_and_no_browser() {
     let s = server(&["--token-uses", "10"]);
     let mut args = CLIENT.to_vec();

@@ -897,7 +897,7 @@ impl McpClient {
             rounds += 1;
             let credential = self
                 .authorizer
-                .authorize(http, reply.status, &reply.headers)
+                .authorize(http, reply.status, &reply.headers, rounds == 1)
                 .await
                 .with_context(|| format!("authorizing after HTTP {}", reply.status))?;
             http.credential = Some(credential);

@@ -14,7 +14,9 @@ and prints "listening on http://127.0.0.1:PORT/mcp".
 Tokens are short-lived by use, not by time, so tests need no clock: an access token
 serves --token-uses MCP requests, then the server answers 401 invalid_token. Each
 refresh token works once and is replaced (rotation, OAuth 2.1 §4.3.1).
---refuse-refresh answers every refresh with 400 invalid_grant. --dpop makes the
+--refuse-refresh answers every refresh with 400 invalid_grant;
+--refreshed-tokens-refused issues tokens on refresh that the resource then refuses (as
+after a move to another authorization server). --dpop makes the
 resource challenge with the DPoP scheme and the token endpoint issue DPoP tokens when
 a proof comes with the request; --dpop-nonce also asks for a nonce at both (RFC 9449
 §8, §9). Signatures are not checked here (the conformance suite does that): the
@@ -30,6 +32,7 @@ import urllib.parse
 ARGS = sys.argv[1:]
 TOKEN_USES = int(ARGS[ARGS.index("--token-uses") + 1]) if "--token-uses" in ARGS else 2
 REFUSE_REFRESH = "--refuse-refresh" in ARGS
+REFRESHED_REFUSED = "--refreshed-tokens-refused" in ARGS
 DPOP = "--dpop" in ARGS or "--dpop-nonce" in ARGS
 NONCE = "server-nonce-1" if "--dpop-nonce" in ARGS else None
 CLIENT = ("test-client", "test-secret")
@@ -146,7 +149,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         state["n"] += 1
         n = state["n"]
         access, refresh = "at-%d" % n, "rt-%d" % n
-        state["access"][access] = TOKEN_USES
+        state["access"][access] = 0 if REFRESHED_REFUSED and grant == "refresh_token" else TOKEN_USES
         answer = {"access_token": access, "token_type": token_type, "expires_in": 60}
         if grant in ("authorization_code", "refresh_token"):
             state["refresh"].add(refresh)

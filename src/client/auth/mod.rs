@@ -152,6 +152,8 @@ pub struct Authorizer {
     rs_nonce: Arc<Mutex<Option<String>>>,
     /// The authorization server's, for the next token request (a refresh) (§8).
     as_nonce: Arc<Mutex<Option<String>>>,
+    /// The scope the last authorization asked for, kept for a step-up (SEP-2350).
+    requested_scope: Option<String>,
 }
 
 impl Authorizer {
@@ -164,6 +166,7 @@ impl Authorizer {
             dpop_key: None,
             rs_nonce: Arc::new(Mutex::new(None)),
             as_nonce: Arc::new(Mutex::new(None)),
+            requested_scope: None,
         }
     }
 
@@ -197,14 +200,18 @@ impl Authorizer {
 
     /// Gets a token for a refused request to `link`'s server: a `401` for a token
     /// held is first answered with the refresh grant (RFC 6749 §6); otherwise, or if
-    /// that is refused, the whole flow runs.
+    /// that is refused, the whole flow runs. `may_refresh` is false once a refreshed
+    /// token was refused for the same request (the server may have moved to another
+    /// authorization server, whose tokens the old refresh token cannot get).
     pub async fn authorize(
         &mut self,
         link: &HttpLink,
         status: StatusCode,
         headers: &HeaderMap,
+        may_refresh: bool,
     ) -> anyhow::Result<Credential> {
         if status == StatusCode::UNAUTHORIZED
+            && may_refresh
             && let Some(held) = self.held.take()
         {
             match self.refresh(link, &held).await {
@@ -239,6 +246,15 @@ impl Authorizer {
                 })
             })
             .filter(|s| !s.is_empty());
+        // SEP-2350: on a step-up, ask for what was asked before as well as what the
+        // challenge names, so the new token does not lose the scope the old one had.
+        let scope = match (&self.requested_scope, scope) {
+            (Some(before), Some(now)) if status == StatusCode::FORBIDDEN => {
+                Some(scope_union(before, &now))
+            }
+            (_, scope) => scope,
+        };
+        self.requested_scope = scope.clone();
         let resource = prm["resource"].as_str().unwrap_or(&server).to_owned();
         // RFC 9449 §7.1: a resource may offer both schemes, each its own challenge.
         let dpop_offered = headers
@@ -525,6 +541,18 @@ impl Authorizer {
     }
 }
 
+/// The scopes of `a` then those of `b` not in `a`, space-separated (RFC 6749 §3.3:
+/// a scope is a set of space-delimited strings).
+fn scope_union(a: &str, b: &str) -> String {
+    let mut all: Vec<&str> = a.split_whitespace().collect();
+    for s in b.split_whitespace() {
+        if !all.contains(&s) {
+            all.push(s);
+        }
+    }
+    all.join(" ")
+}
+
 /// The first `Bearer` or `DPoP` challenge (RFC 9449 §7.1: a resource server that
 /// wants DPoP-bound tokens challenges with the `DPoP` scheme).
 fn challenge_of(headers: &HeaderMap) -> Option<Challenge> {
@@ -534,4 +562,13 @@ fn challenge_of(headers: &HeaderMap) -> Option<Challenge> {
             .iter()
             .filter_map(|v| v.to_str().ok()),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_step_up_keeps_the_scope_asked_before() {
+        assert_eq!(super::scope_union("a b", "b c"), "a b c");
+        assert_eq!(super::scope_union("a", "a"), "a");
+    }
 }
