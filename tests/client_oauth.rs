@@ -389,3 +389,24 @@ fn a_dpop_refresh_carries_the_authorization_servers_nonce_at_once() {
     assert_eq!(at_token[2]["nonce"], "server-nonce-1");
     assert!(view.contains(">>> authorization: DPoP at-2\n"), "{view}");
 }
+
+#[test]
+fn a_token_in_hand_replaces_a_header_authorization() {
+    let s = server(&["--token-uses", "10"]);
+    let mut args = CLIENT.to_vec();
+    args.extend(["--header", "Authorization: Bearer stale", "--show-secrets"]);
+    let (code, view, err) = client(&s.url, &args);
+    assert_eq!(code, 0, "{view}{err}");
+    // The refused first request carried --header's; every later one only the token's.
+    assert_eq!(
+        view.matches(">>> authorization: Bearer stale\n").count(),
+        1,
+        "{view}"
+    );
+    let after = &view[view.find("POST /token").unwrap()..];
+    for head in after.split(">>> POST /mcp HTTP/1.1").skip(1) {
+        let head = &head[..head.find("\n>>>\n").unwrap()];
+        assert_eq!(head.matches("authorization:").count(), 1, "{head}");
+    }
+    assert!(view.contains("\"text\": \"token at-1\""), "{view}");
+}

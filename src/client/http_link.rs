@@ -163,13 +163,30 @@ impl HttpLink {
         format!("http://{}{}", self.authority, self.path)
     }
 
-    /// The credential's headers for one request to this link's URL (none before
-    /// authorization).
-    fn credential_headers(&self, method: &Method) -> anyhow::Result<Vec<(String, String)>> {
-        match &self.credential {
-            Some(c) => c.headers(method.as_str(), &self.target),
-            None => Ok(Vec::new()),
-        }
+    /// A request's headers: the protocol's, then `--header`'s, then the
+    /// credential's, made for this request (none before authorization). Once a token
+    /// is in hand it replaces a `--header` Authorization: one request, one
+    /// `Authorization` (RFC 9110 §11.6.2).
+    fn all_headers(
+        &self,
+        method: &Method,
+        headers: &[(String, String)],
+    ) -> anyhow::Result<Vec<(String, String)>> {
+        let mut all = headers.to_vec();
+        let Some(credential) = &self.credential else {
+            all.extend(self.extra_headers.iter().cloned());
+            return Ok(all);
+        };
+        all.extend(
+            self.extra_headers
+                .iter()
+                .filter(|(n, _)| {
+                    !n.eq_ignore_ascii_case("authorization") && !n.eq_ignore_ascii_case("dpop")
+                })
+                .cloned(),
+        );
+        all.extend(credential.headers(method.as_str(), &self.target)?);
+        Ok(all)
     }
 
     fn open(url: &str, recorder: Recorder, timeout: Duration) -> anyhow::Result<HttpLink> {
@@ -267,11 +284,7 @@ impl HttpLink {
             .method(method.clone())
             .uri(self.path.as_str())
             .header("host", &self.authority);
-        for (name, value) in headers
-            .iter()
-            .chain(&self.extra_headers)
-            .chain(&self.credential_headers(&method)?)
-        {
+        for (name, value) in self.all_headers(&method, headers)? {
             builder = builder.header(name.as_str(), value.as_str());
         }
         if method == Method::POST {
@@ -429,11 +442,7 @@ impl HttpLink {
             .method(Method::POST)
             .uri(self.path.as_str())
             .header("host", &self.authority);
-        for (name, value) in headers
-            .iter()
-            .chain(&self.extra_headers)
-            .chain(&self.credential_headers(&Method::POST)?)
-        {
+        for (name, value) in self.all_headers(&Method::POST, headers)? {
             builder = builder.header(name.as_str(), value.as_str());
         }
         let request = builder
