@@ -401,6 +401,53 @@ pub struct ClientArgs {
     /// keeps refusing with 403 insufficient_scope must not loop the client).
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub max_auth_rounds: usize,
+    /// OAuth: how to get the token. authorization-code: a person approves in a
+    /// browser (PKCE). client-credentials: the client acts for itself, with
+    /// --client-id and --client-secret or --client-key (RFC 6749 §4.4).
+    /// jwt-bearer: the JWT of --assertion is the grant (workload identity, RFC 7523
+    /// §2.1). id-jag: enterprise-managed, the --id-token exchanged at the
+    /// --idp-token-endpoint for an ID-JAG, then that as a jwt-bearer grant (RFC 8693).
+    #[arg(long, value_enum, value_name = "GRANT", default_value_t = GrantArg::AuthorizationCode)]
+    pub grant: GrantArg,
+    /// OAuth: a PEM private key (PKCS#8; RSA also PKCS#1) whose public half the
+    /// authorization server knows: the client authenticates with a signed
+    /// client_assertion (private_key_jwt, RFC 7523 §2.2) instead of a secret.
+    #[arg(long, value_name = "FILE", requires = "client_id")]
+    pub client_key: Option<PathBuf>,
+    /// OAuth: the JWS algorithm of --client-key (ES256, ES384, RS256, PS256, EdDSA…).
+    #[arg(
+        long,
+        value_name = "ALG",
+        default_value = "ES256",
+        requires = "client_key"
+    )]
+    pub client_key_alg: String,
+    /// OAuth: seconds a client assertion the client signs stays valid (its exp).
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs)]
+    pub assertion_lifetime: Duration,
+    /// OAuth, --grant jwt-bearer: a file holding the JWT to present (e.g. a workload
+    /// identity token), read each time a token is needed, so a rotated one is used.
+    #[arg(long, value_name = "FILE")]
+    pub assertion: Option<PathBuf>,
+    /// OAuth, --grant id-jag: a file holding the user's ID token from the identity
+    /// provider.
+    #[arg(long, value_name = "FILE")]
+    pub id_token: Option<PathBuf>,
+    /// OAuth, --grant id-jag: the identity provider's token endpoint, where the ID
+    /// token is exchanged for an ID-JAG.
+    #[arg(long, value_name = "URL")]
+    pub idp_token_endpoint: Option<String>,
+    /// OAuth, --grant id-jag: this client's id at the identity provider.
+    #[arg(long, value_name = "ID")]
+    pub idp_client_id: Option<String>,
+    /// OAuth, --grant id-jag: its secret there (client_secret_basic).
+    #[arg(long, value_name = "SECRET", requires = "idp_client_id")]
+    pub idp_client_secret: Option<String>,
+    /// OAuth: bind tokens to a key the client holds (DPoP, RFC 9449): a proof with
+    /// the token request and with every request to the server. auto: when the
+    /// server asks (a DPoP challenge, or dpop_bound_access_tokens_required).
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = DpopArg::Auto)]
+    pub dpop: DpopArg,
     /// Seconds a task a server runs for a tools/call is followed (polled, its result
     /// awaited) before the client cancels it and gives up.
     #[arg(long, value_name = "SECS", default_value = "300", value_parser = secs)]
@@ -432,6 +479,46 @@ pub enum AskWhen {
     Auto,
     Always,
     Never,
+}
+
+/// `client --grant`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum GrantArg {
+    AuthorizationCode,
+    ClientCredentials,
+    JwtBearer,
+    IdJag,
+}
+
+impl From<GrantArg> for mcp_raw::client::auth::Grant {
+    fn from(g: GrantArg) -> Self {
+        use mcp_raw::client::auth::Grant;
+        match g {
+            GrantArg::AuthorizationCode => Grant::AuthorizationCode,
+            GrantArg::ClientCredentials => Grant::ClientCredentials,
+            GrantArg::JwtBearer => Grant::JwtBearer,
+            GrantArg::IdJag => Grant::IdJag,
+        }
+    }
+}
+
+/// `client --dpop`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum DpopArg {
+    Auto,
+    Always,
+    Never,
+}
+
+impl From<DpopArg> for mcp_raw::client::auth::DpopUse {
+    fn from(d: DpopArg) -> Self {
+        use mcp_raw::client::auth::DpopUse;
+        match d {
+            DpopArg::Auto => DpopUse::Auto,
+            DpopArg::Always => DpopUse::Always,
+            DpopArg::Never => DpopUse::Never,
+        }
+    }
 }
 
 /// `check --format`.

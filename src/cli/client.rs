@@ -5,7 +5,9 @@
 use super::args::{AskWhen, ClientArgs};
 use mcp_raw::client::answers::Answers;
 use mcp_raw::client::ask_user::Asker;
-use mcp_raw::client::auth::AuthConfig;
+use mcp_raw::client::auth::assertion::ClientKey;
+use mcp_raw::client::auth::extension::{Enterprise, Given};
+use mcp_raw::client::auth::{AuthConfig, Grant};
 use mcp_raw::client::http_link::HttpLink;
 use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options};
 use mcp_raw::client::stdio_link::{Spawn, StdioLink};
@@ -356,14 +358,7 @@ pub async fn run(
         max_input_rounds: args.max_input_rounds,
         log_level: args.log_level.clone(),
         task_timeout: args.task_timeout,
-        auth: AuthConfig {
-            client_id: args.client_id.clone(),
-            client_secret: args.client_secret.clone(),
-            client_metadata_url: args.client_metadata_url.clone(),
-            scope: args.scope.clone(),
-            wait: args.auth_timeout,
-            max_rounds: args.max_auth_rounds,
-        },
+        auth: auth_config(args)?,
         ..Options::default()
     };
     printer.caption(&format!("Connecting to {shown} (client eras: {eras:?})"));
@@ -411,6 +406,64 @@ pub async fn run(
         return Err(CallsFailed(failed).into());
     }
     Ok(())
+}
+
+/// The OAuth flags, checked together: each grant says what it needs (a usage error
+/// names the missing flag), a client key is read and parsed now, not at the first 401.
+fn auth_config(args: &ClientArgs) -> anyhow::Result<AuthConfig> {
+    let grant: Grant = args.grant.into();
+    let client_key = match &args.client_key {
+        Some(path) => {
+            let pem = std::fs::read(path)
+                .map_err(|e| usage(format!("--client-key {}: {e}", path.display())))?;
+            Some(
+                ClientKey::from_pem(&pem, Some(&args.client_key_alg))
+                    .map_err(|e| usage(format!("--client-key {}: {e:#}", path.display())))?,
+            )
+        }
+        None => None,
+    };
+    let need = |missing: bool, text: &str| if missing { Err(usage(text)) } else { Ok(()) };
+    match grant {
+        Grant::ClientCredentials => need(
+            args.client_id.is_none() || (args.client_secret.is_none() && client_key.is_none()),
+            "--grant client-credentials needs --client-id with --client-secret or --client-key",
+        )?,
+        Grant::JwtBearer => need(
+            args.assertion.is_none(),
+            "--grant jwt-bearer needs --assertion FILE (the JWT to present)",
+        )?,
+        Grant::IdJag => need(
+            args.client_id.is_none()
+                || args.id_token.is_none()
+                || args.idp_token_endpoint.is_none(),
+            "--grant id-jag needs --client-id, --id-token FILE and --idp-token-endpoint URL",
+        )?,
+        Grant::AuthorizationCode => {}
+    }
+    let enterprise = match (&args.idp_token_endpoint, &args.id_token) {
+        (Some(endpoint), Some(id_token)) => Some(Enterprise {
+            token_endpoint: endpoint.clone(),
+            client_id: args.idp_client_id.clone(),
+            client_secret: args.idp_client_secret.clone(),
+            id_token: Given::File(id_token.clone()),
+        }),
+        _ => None,
+    };
+    Ok(AuthConfig {
+        grant,
+        client_id: args.client_id.clone(),
+        client_secret: args.client_secret.clone(),
+        client_key,
+        client_metadata_url: args.client_metadata_url.clone(),
+        assertion: args.assertion.clone().map(Given::File),
+        enterprise,
+        dpop: args.dpop.into(),
+        scope: args.scope.clone(),
+        wait: args.auth_timeout,
+        assertion_lifetime: args.assertion_lifetime,
+        max_rounds: args.max_auth_rounds,
+    })
 }
 
 #[cfg(test)]

@@ -6,7 +6,9 @@
 
 use anyhow::{Context, bail};
 use mcp_raw::client::answers::Answers;
-use mcp_raw::client::auth::AuthConfig;
+use mcp_raw::client::auth::assertion::ClientKey;
+use mcp_raw::client::auth::extension::{Enterprise, Given};
+use mcp_raw::client::auth::{AuthConfig, Grant};
 use mcp_raw::client::http_link::HttpLink;
 use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options};
 use mcp_raw::client::wire_print::Printer;
@@ -46,7 +48,7 @@ pub async fn run(url: &str, printer: Printer) -> anyhow::Result<()> {
         Options {
             eras,
             answers,
-            auth: auth_config(&context),
+            auth: auth_config(&scenario, &context)?,
             ..Options::default()
         },
         &mut EraCache::default(),
@@ -174,13 +176,46 @@ fn example_arguments(schema: &Value) -> Value {
 /// (`auth/basic-cimd`): the suite does not fetch it.
 const SUITE_CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
-/// What the auth scenarios hand the client: pre-registered credentials
-/// (`auth/pre-registration`) in the context, and a client ID metadata document URL.
-fn auth_config(context: &Value) -> AuthConfig {
-    AuthConfig {
-        client_id: context["client_id"].as_str().map(str::to_owned),
-        client_secret: context["client_secret"].as_str().map(str::to_owned),
+/// What the auth scenarios hand the client in the context, as the flags of `mcp-raw
+/// client` would give it: pre-registered credentials (`auth/pre-registration`), a
+/// client ID metadata document URL, and for the extension scenarios their grant
+/// (`--grant`) and what it needs: a private key (`--client-key`), a workload JWT
+/// (`--assertion`), an ID token and the IdP (`--id-token`, `--idp-*`). DPoP needs no
+/// setting: the resource challenges with the `DPoP` scheme (`--dpop auto`).
+fn auth_config(scenario: &str, context: &Value) -> anyhow::Result<AuthConfig> {
+    let text = |key: &str| context[key].as_str().map(str::to_owned);
+    let grant = match scenario {
+        "auth/client-credentials-basic" | "auth/client-credentials-jwt" => Grant::ClientCredentials,
+        "auth/wif-jwt-bearer" => Grant::JwtBearer,
+        "auth/enterprise-managed-authorization" => Grant::IdJag,
+        _ => Grant::AuthorizationCode,
+    };
+    let client_key = match text("private_key_pem") {
+        Some(pem) => Some(ClientKey::from_pem(
+            pem.as_bytes(),
+            context["signing_algorithm"].as_str(),
+        )?),
+        None => None,
+    };
+    let enterprise = match (text("idp_token_endpoint"), text("idp_id_token")) {
+        (Some(token_endpoint), Some(id_token)) => Some(Enterprise {
+            token_endpoint,
+            client_id: text("idp_client_id"),
+            client_secret: text("idp_client_secret"),
+            id_token: Given::Value(id_token),
+        }),
+        _ => None,
+    };
+    Ok(AuthConfig {
+        grant,
+        client_id: text("client_id"),
+        client_secret: text("client_secret"),
+        client_key,
         client_metadata_url: Some(SUITE_CLIENT_METADATA_URL.to_owned()),
+        // The scenario's valid workload token; the wrong-audience and expired ones
+        // it also hands over are for clients that test their own refusals.
+        assertion: text("valid_jwt").map(Given::Value),
+        enterprise,
         ..AuthConfig::default()
-    }
+    })
 }

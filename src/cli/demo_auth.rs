@@ -13,6 +13,7 @@ use super::script;
 use anyhow::{Context, bail};
 use hyper::Method;
 use mcp_raw::client::auth::challenge::Challenge;
+use mcp_raw::client::auth::credential::Credential;
 use mcp_raw::client::http_link::{HttpLink, HttpReply};
 use mcp_raw::client::wire_print::Printer;
 use mcp_raw::wire::form;
@@ -193,7 +194,7 @@ pub async fn run(port: u16, printer: Printer) -> anyhow::Result<()> {
         .to_owned();
 
     printer.caption("7. initialize again, with Authorization: Bearer. The server checks the token against the authorization server's key set (with `serve --trace` you would see it fetch /.well-known/oauth-authorization-server and /jwks on lanes of its own): signature, iss, aud = this server, exp, scope. 200, and the session begins.");
-    mcp.set_header("authorization", &format!("Bearer {access}"));
+    mcp.credential = Some(Credential::bearer(access.clone()));
     let reply = mcp
         .exchange(Method::POST, &mirror::post_headers(), init.clone())
         .await?;
@@ -239,7 +240,7 @@ pub async fn run(port: u16, printer: Printer) -> anyhow::Result<()> {
     )
     .await?;
     let narrow = narrow["access_token"].as_str().context("no access_token")?;
-    mcp.set_header("authorization", &format!("Bearer {narrow}"));
+    mcp.credential = Some(Credential::bearer(narrow.to_owned()));
     status(
         &mcp.exchange(Method::POST, &mirror::post_headers(), init.clone())
             .await?,
@@ -247,7 +248,7 @@ pub async fn run(port: u16, printer: Printer) -> anyhow::Result<()> {
     )?;
 
     printer.caption("10. A token that is not what it claims (here, not a JWT at all): 401 with error=\"invalid_token\" and a description of what was wrong.");
-    mcp.set_header("authorization", "Bearer forged.token.value");
+    mcp.credential = Some(Credential::bearer("forged.token.value".into()));
     status(
         &mcp.exchange(Method::POST, &mirror::post_headers(), init)
             .await?,

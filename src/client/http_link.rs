@@ -2,6 +2,7 @@
 //! the server closes it), every request and response printed in full. Plain `http://`
 //! only: TLS would hide the bytes this tool exists to show.
 
+use super::auth::credential::Credential;
 use super::wire_print::Printer;
 use crate::jsonrpc;
 use crate::wire::event::{Dir, LaneKind};
@@ -39,10 +40,16 @@ pub struct HttpLink {
     authority: String,
     /// The MCP endpoint's path, e.g. `/mcp`.
     path: String,
+    /// The URL as given, without its query: what a DPoP proof's `htu` names (RFC
+    /// 9449 §4.2), the port left out when the user left it out.
+    target: String,
     /// Every connection's bytes go through it, as they cross.
     recorder: Recorder,
     /// Headers sent with every request (`--header`), after the protocol's own.
     pub extra_headers: Vec<(String, String)>,
+    /// The access token once authorized: its `Authorization` (and, DPoP-bound, a
+    /// fresh `DPoP` proof) made for each request as it is sent.
+    pub credential: Option<Credential>,
     /// Told the status of the next response head, once it arrives (a background
     /// stream reports that it is open).
     head_signal: Option<tokio::sync::oneshot::Sender<StatusCode>>,
@@ -156,12 +163,30 @@ impl HttpLink {
         format!("http://{}{}", self.authority, self.path)
     }
 
-    /// Sets a header sent with every later request, replacing one of the same name
-    /// (`Authorization` once a token is in hand).
-    pub fn set_header(&mut self, name: &str, value: &str) {
-        self.extra_headers
-            .retain(|(n, _)| !n.eq_ignore_ascii_case(name));
-        self.extra_headers.push((name.to_owned(), value.to_owned()));
+    /// A request's headers: the protocol's, then `--header`'s, then the
+    /// credential's, made for this request (none before authorization). Once a token
+    /// is in hand it replaces a `--header` Authorization: one request, one
+    /// `Authorization` (RFC 9110 §11.6.2).
+    fn all_headers(
+        &self,
+        method: &Method,
+        headers: &[(String, String)],
+    ) -> anyhow::Result<Vec<(String, String)>> {
+        let mut all = headers.to_vec();
+        let Some(credential) = &self.credential else {
+            all.extend(self.extra_headers.iter().cloned());
+            return Ok(all);
+        };
+        all.extend(
+            self.extra_headers
+                .iter()
+                .filter(|(n, _)| {
+                    !n.eq_ignore_ascii_case("authorization") && !n.eq_ignore_ascii_case("dpop")
+                })
+                .cloned(),
+        );
+        all.extend(credential.headers(method.as_str(), &self.target)?);
+        Ok(all)
     }
 
     fn open(url: &str, recorder: Recorder, timeout: Duration) -> anyhow::Result<HttpLink> {
@@ -179,13 +204,16 @@ impl HttpLink {
             "" => "/".to_owned(),
             p => uri.path_and_query().map_or(p, |pq| pq.as_str()).to_owned(),
         };
+        let target = super::auth::dpop::htu(url).to_owned();
         Ok(HttpLink {
             sender: None,
             aside: None,
             authority,
             path,
+            target,
             recorder,
             extra_headers: Vec::new(),
+            credential: None,
             head_signal: None,
             timeout,
         })
@@ -256,7 +284,7 @@ impl HttpLink {
             .method(method.clone())
             .uri(self.path.as_str())
             .header("host", &self.authority);
-        for (name, value) in headers.iter().chain(&self.extra_headers) {
+        for (name, value) in self.all_headers(&method, headers)? {
             builder = builder.header(name.as_str(), value.as_str());
         }
         if method == Method::POST {
@@ -269,6 +297,9 @@ impl HttpLink {
             .await
             .with_context(|| format!("no response head within {timeout:?} (--timeout)"))??;
         let (head, mut incoming) = response.into_parts();
+        if let Some(credential) = &self.credential {
+            credential.note_nonce(&head.headers);
+        }
         if let Some(signal) = self.head_signal.take() {
             let _ = signal.send(head.status);
         }
@@ -357,8 +388,10 @@ impl HttpLink {
             aside: None,
             authority: self.authority.clone(),
             path: self.path.clone(),
+            target: self.target.clone(),
             recorder: self.recorder.clone(),
             extra_headers: self.extra_headers.clone(),
+            credential: self.credential.clone(),
             head_signal: Some(signal),
             timeout: self.timeout,
         };
@@ -409,7 +442,7 @@ impl HttpLink {
             .method(Method::POST)
             .uri(self.path.as_str())
             .header("host", &self.authority);
-        for (name, value) in headers.iter().chain(&self.extra_headers) {
+        for (name, value) in self.all_headers(&Method::POST, headers)? {
             builder = builder.header(name.as_str(), value.as_str());
         }
         let request = builder

@@ -870,6 +870,7 @@ impl McpClient {
         body: Vec<u8>,
     ) -> anyhow::Result<HttpReply> {
         let mut rounds = 0;
+        let mut nonce_retried = false;
         loop {
             let mut answer = self.answering();
             let Link::Http(http) = &mut self.link else {
@@ -878,18 +879,28 @@ impl McpClient {
             let reply = http
                 .exchange_answering(Method::POST, headers, body.clone(), &mut answer)
                 .await?;
+            // RFC 9449 §9: a resource server that wants a nonce in the proof says
+            // so with a 401; the same request goes again, its proof carrying the
+            // nonce (once: a fresh nonce refused again is a real refusal).
+            if let Some(credential) = &http.credential
+                && !nonce_retried
+                && Authorizer::wants_nonce(reply.status, &reply.headers, credential)
+            {
+                nonce_retried = true;
+                continue;
+            }
             if !Authorizer::is_challenge(reply.status, &reply.headers)
                 || rounds >= self.authorizer.max_rounds()
             {
                 return Ok(reply);
             }
             rounds += 1;
-            let token = self
+            let credential = self
                 .authorizer
-                .authorize(http, &reply.headers)
+                .authorize(http, reply.status, &reply.headers, rounds == 1)
                 .await
                 .with_context(|| format!("authorizing after HTTP {}", reply.status))?;
-            http.set_header("authorization", &format!("Bearer {token}"));
+            http.credential = Some(credential);
         }
     }
 

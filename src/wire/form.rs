@@ -11,6 +11,15 @@ pub fn encode(pairs: &[(&str, &str)]) -> String {
         .join("&")
 }
 
+/// [`encode`] for owned pairs (a body built up as it goes).
+pub fn encode_owned(pairs: &[(String, String)]) -> String {
+    let borrowed: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    encode(&borrowed)
+}
+
 /// Percent-encodes all but the unreserved characters of RFC 3986 §2.3.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());

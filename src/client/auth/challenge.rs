@@ -28,6 +28,14 @@ impl Challenge {
             .find(|c| c.scheme.eq_ignore_ascii_case("bearer"))
     }
 
+    /// The first `Bearer` or `DPoP` challenge: the schemes of OAuth access tokens
+    /// (RFC 6750 §3, RFC 9449 §7.1).
+    pub fn oauth<'a>(values: impl IntoIterator<Item = &'a str>) -> Option<Challenge> {
+        values.into_iter().flat_map(parse).find(|c| {
+            c.scheme.eq_ignore_ascii_case("bearer") || c.scheme.eq_ignore_ascii_case("dpop")
+        })
+    }
+
     pub fn param(&self, name: &str) -> Option<&str> {
         self.params.get(name).map(String::as_str)
     }
@@ -106,5 +114,12 @@ mod tests {
         assert_eq!(c.param("error_description"), Some("say \"no\""));
         assert_eq!(parse("Bearer").len(), 1);
         assert!(Challenge::bearer(["Basic realm=x"]).is_none());
+        let d =
+            Challenge::oauth([r#"DPoP error="use_dpop_nonce", resource_metadata="http://h/prm""#])
+                .unwrap();
+        assert_eq!(
+            (d.scheme.as_str(), d.param("error")),
+            ("DPoP", Some("use_dpop_nonce"))
+        );
     }
 }

@@ -4,12 +4,12 @@
 //! exchange it for a token. Every hop is an ordinary HTTP exchange, recorded like the
 //! rest of the wire.
 
-use super::form;
+use super::credential::Proofs;
 use super::pkce::{Pkce, random_token};
+use super::{form, token};
 use crate::client::http_link::HttpLink;
 use anyhow::{Context, bail};
-use base64::Engine;
-use hyper::{Method, StatusCode};
+use hyper::Method;
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -199,81 +199,28 @@ async fn callback(listener: &tokio::net::TcpListener) -> anyhow::Result<String> 
     Ok(query)
 }
 
-/// The token request: the code, the verifier, the resource, and the client's
-/// credentials the way the server takes them (`client_secret_basic`,
-/// `client_secret_post` or `none`).
+/// The token request (OAuth 2.1 §4.1.3): the code, the verifier, the redirect URI
+/// and the resource, the client authenticated as [`token::request`] does.
 pub async fn token(
     link: &HttpLink,
     r: &Request<'_>,
+    client: &token::Client<'_>,
+    dpop: Option<&Proofs>,
     code: &str,
     pkce: &Pkce,
-) -> anyhow::Result<Value> {
-    let endpoint = r.metadata["token_endpoint"]
-        .as_str()
-        .context("the authorization server metadata has no token_endpoint")?;
-    let reg = r.registration;
-    let method = auth_method(r.metadata, reg);
-    let mut body = vec![
+) -> anyhow::Result<token::Tokens> {
+    let server = token::Server {
+        issuer: r.issuer,
+        metadata: r.metadata,
+    };
+    let params = [
         ("grant_type", "authorization_code"),
         ("code", code),
         ("redirect_uri", r.redirect_uri),
         ("code_verifier", pkce.verifier.as_str()),
         ("resource", r.resource),
     ];
-    let mut headers = vec![
-        (
-            "content-type".to_owned(),
-            "application/x-www-form-urlencoded".to_owned(),
-        ),
-        ("accept".to_owned(), "application/json".to_owned()),
-    ];
-    let secret = reg.client_secret.as_deref().unwrap_or("");
-    match method.as_str() {
-        // RFC 6749 §2.3.1: the id and secret, form-encoded, then Basic.
-        "client_secret_basic" => {
-            let pair = format!("{}:{}", form::escape(&reg.client_id), form::escape(secret));
-            let basic = base64::engine::general_purpose::STANDARD.encode(pair);
-            headers.push(("authorization".to_owned(), format!("Basic {basic}")));
-        }
-        "client_secret_post" => {
-            body.push(("client_id", reg.client_id.as_str()));
-            body.push(("client_secret", secret));
-        }
-        _ => body.push(("client_id", reg.client_id.as_str())),
-    }
-    let mut there = link.elsewhere(endpoint)?;
-    let reply = there
-        .exchange(Method::POST, &headers, form::encode(&body).into_bytes())
-        .await
-        .with_context(|| format!("POST {endpoint} (token request)"))?;
-    let doc: Value = serde_json::from_slice(&reply.body).unwrap_or(Value::Null);
-    if reply.status != StatusCode::OK || !doc["access_token"].is_string() {
-        bail!(
-            "the token request was refused: HTTP {} {}",
-            reply.status,
-            doc
-        );
-    }
-    Ok(doc)
-}
-
-/// How the client authenticates at the token endpoint: what registration said, else
-/// the best the server lists for a client with (or without) a secret. RFC 8414 §2: a
-/// server that lists none takes `client_secret_basic`.
-fn auth_method(metadata: &Value, reg: &Registration) -> String {
-    if let Some(m) = &reg.auth_method {
-        return m.clone();
-    }
-    let listed: Vec<&str> = metadata["token_endpoint_auth_methods_supported"]
-        .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_else(|| vec!["client_secret_basic"]);
-    let has_secret = reg.client_secret.is_some();
-    ["client_secret_basic", "client_secret_post"]
-        .into_iter()
-        .find(|m| has_secret && listed.contains(m))
-        .unwrap_or("none")
-        .to_owned()
+    token::request(link, &server, client, dpop, &params, "token request").await
 }
 
 #[cfg(test)]
@@ -286,26 +233,6 @@ mod tests {
             client_secret: secret.map(str::to_owned),
             auth_method: None,
         }
-    }
-
-    #[test]
-    fn the_token_endpoint_auth_method_follows_the_server() {
-        let m = |methods: Value, r: &Registration| {
-            auth_method(
-                &json!({ "token_endpoint_auth_methods_supported": methods }),
-                r,
-            )
-        };
-        assert_eq!(m(json!(["none"]), &reg(Some("s"))), "none");
-        assert_eq!(
-            m(json!(["client_secret_post"]), &reg(Some("s"))),
-            "client_secret_post"
-        );
-        assert_eq!(
-            auth_method(&json!({}), &reg(Some("s"))),
-            "client_secret_basic"
-        );
-        assert_eq!(m(json!(["client_secret_basic"]), &reg(None)), "none");
     }
 
     #[test]
