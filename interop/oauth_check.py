@@ -176,6 +176,27 @@ try:
             url=opaque_mcp)
     refused("introspection: a made-up token", "made-up-token", 401, "invalid_token", "not active", url=opaque_mcp)
 
+    # mcp-raw's own client, end to end: it reads the 401, discovers the provider from
+    # the metadata, gets a token with client_credentials and calls a tool, against
+    # both servers (a JWT for one, an opaque token for the other).
+    for url, client in [(jwt_mcp, "jwt-client"), (opaque_mcp, "opaque-client")]:
+        run = subprocess.run(
+            [BIN, "client", url, "--grant", "client-credentials", "--client-id", client,
+             "--client-secret", SECRET, "--call", "add={\"a\": 2, \"b\": 40}", "--color", "never"],
+            capture_output=True, text=True, timeout=30)
+        view = run.stdout + run.stderr
+        hops = ["401 Unauthorized", "GET /.well-known/oauth-protected-resource/mcp",
+                "POST /token HTTP/1.1", "grant_type=client_credentials", '"text": "42"']
+        at, missing = 0, None
+        for hop in hops:
+            found = view.find(hop, at)
+            if found < 0:
+                missing = hop
+                break
+            at = found + len(hop)
+        check(f"mcp-raw client --grant client-credentials as {client}: every hop, then the call",
+              run.returncode == 0 and missing is None, f"rc {run.returncode}, no {missing!r} in order:\n{view[-3000:]}")
+
     # The server's record: its own fetches of the provider's metadata and keys are lanes
     # of it, and the tokens it was sent are masked.
     for p in procs[1:]:
