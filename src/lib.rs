@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! # mcp-raw — the Model Context Protocol by hand, every byte visible
 //!
 //! ## Layout

@@ -38,7 +38,8 @@ pub struct Rule {
 
 macro_rules! rules {
     ($($name:ident = $id:literal, $sev:ident, $spec:literal, $text:literal;)*) => {
-        $(#[doc = concat!("`", $id, "`: ", $text)]
+        // The text goes in a code span: rule texts quote the spec, `<angles>` and all.
+        $(#[doc = concat!("`", $id, "`: `", $text, "`")]
         pub const $name: &Rule = &Rule {
             id: $id,
             severity: Severity::$sev,

@@ -31,6 +31,8 @@ pub type Answering = dyn FnMut(&jsonrpc::Request) -> Option<Posted> + Send;
 /// A POST to send: its headers and its body.
 pub type Posted = (Vec<(String, String)>, Vec<u8>);
 
+/// An HTTP connection to an MCP endpoint (or an OAuth URL), opened lazily and
+/// recorded: every byte both ways becomes events on the printer's recorder.
 pub struct HttpLink {
     sender: Option<SendRequest<Full<Bytes>>>,
     /// A second connection for the client's answers to requests that arrive while a
@@ -72,6 +74,7 @@ pub struct HttpReply {
 }
 
 impl HttpReply {
+    /// Is the body an event stream?
     pub fn is_sse(&self) -> bool {
         self.headers
             .get(hyper::header::CONTENT_TYPE)

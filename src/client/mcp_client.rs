@@ -21,15 +21,25 @@ use std::time::Duration;
 
 /// How the client reaches the server.
 pub enum Link {
+    /// A child process's stdin and stdout.
     Stdio(StdioLink),
+    /// A Streamable HTTP endpoint.
     Http(HttpLink),
 }
 
 /// The era a server turned out to speak, and the version in use with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Spoken {
-    Legacy { version: String },
-    Modern { version: String },
+    /// 2025-11-25 or earlier: `initialize` and a session.
+    Legacy {
+        /// The version `initialize` agreed.
+        version: String,
+    },
+    /// 2026-07-28: stateless, `_meta` on every request.
+    Modern {
+        /// The version every request declares.
+        version: String,
+    },
 }
 
 impl std::fmt::Display for Spoken {
@@ -53,6 +63,7 @@ impl std::fmt::Display for Spoken {
 pub struct EraCache(HashMap<String, Spoken>);
 
 impl EraCache {
+    /// What `server` was found to speak, if known.
     pub fn get(&self, server: &str) -> Option<&Spoken> {
         self.0.get(server)
     }
@@ -66,9 +77,13 @@ impl EraCache {
 /// A JSON-RPC error the server answered with (and the HTTP status it came with).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RpcError {
+    /// The JSON-RPC error code.
     pub code: i64,
+    /// Its message.
     pub message: String,
+    /// Its data.
     pub data: Option<Value>,
+    /// HTTP: the status it came with.
     pub status: Option<StatusCode>,
 }
 
@@ -151,6 +166,8 @@ struct Answer {
     status: Option<StatusCode>,
 }
 
+/// A dual-era MCP client over one link: it learns the server's era, then sends
+/// requests in it, answers the server's questions and follows its tasks.
 pub struct McpClient {
     link: Link,
     spoken: Spoken,
@@ -294,6 +311,7 @@ impl McpClient {
         }
     }
 
+    /// The era and version the server speaks.
     pub fn spoken(&self) -> &Spoken {
         &self.spoken
     }

@@ -39,6 +39,7 @@ pub struct Spawn {
     pub cwd: Option<std::path::PathBuf>,
 }
 
+/// A stdio server the client spawned: its pipes, recorded, and its stderr.
 pub struct StdioLink {
     child: Child,
     stdin: Option<Recorded<ChildStdin>>,
@@ -188,6 +189,7 @@ impl StdioLink {
 /// How a stdio server ended.
 #[derive(Debug, Clone, Copy)]
 pub struct Exit {
+    /// How the server exited.
     pub status: ExitStatus,
     /// The signal it took to stop it, when it did not exit after its stdin closed.
     pub stopped: Option<&'static str>,

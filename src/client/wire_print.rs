@@ -10,8 +10,11 @@ use std::io::{IsTerminal, Write};
 /// When to colour the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
+    /// On a terminal (not `NO_COLOR`, not `TERM=dumb`).
     Auto,
+    /// Always.
     Always,
+    /// Never.
     Never,
 }
 
@@ -35,6 +38,7 @@ enum Captions {
     None,
 }
 
+/// Where the client's view goes: the text view of its recorder, and captions.
 #[derive(Clone)]
 pub struct Printer {
     style: &'static Style,

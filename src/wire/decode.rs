@@ -1,6 +1,6 @@
 //! From wire events to what they mean, per lane and direction: an HTTP lane is read
-//! with [`http1`](super::http1) (heads, chunks, bodies), its event-stream bodies with
-//! [`sse`](super::sse), a stdio lane with [`line`](super::line); every payload they
+//! with [`http1`] (heads, chunks, bodies), its event-stream bodies with
+//! [`sse`], a stdio lane with [`line`](mod@super::line); every payload they
 //! delimit is classified. The views and the transcript render these facts next to
 //! the bytes they came from.
 

@@ -3,7 +3,7 @@
 //! - The recording spine: [`event`] (one read or write), [`recorder`] (stamps and
 //!   orders them, feeds the sinks; [`redact`] masks secrets first), [`recorded`] (the
 //!   I/O wrappers that produce them).
-//! - Framing, read from bytes as they arrive: [`line`] (stdio), [`http1`] (HTTP/1.1
+//! - Framing, read from bytes as they arrive: [`line`](mod@line) (stdio), [`http1`] (HTTP/1.1
 //!   heads, chunks, bodies), [`sse`] (event streams); [`decode`] runs them per lane and
 //!   [`classify`] says what each payload is.
 //! - The renderings: [`transcript`] (the versioned JSONL record) and [`text`] (the

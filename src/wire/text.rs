@@ -493,7 +493,7 @@ pub fn json_text(bytes: &[u8], s: &Style) -> String {
 const INLINE_WIDTH: usize = 72;
 
 /// Two-space indented JSON with the keys in the order they came; an object or array
-/// whose one-line form (`{"a": 1, "b": [2, 3]}`) fits in [`INLINE_WIDTH`] with its
+/// whose one-line form (`{"a": 1, "b": [2, 3]}`) fits in `INLINE_WIDTH` (72) with its
 /// indentation stays on one line.
 pub fn pretty(v: &Value, depth: usize, s: &Style, out: &mut String) {
     let pad = |d: usize| "  ".repeat(d);

@@ -36,6 +36,7 @@ impl Challenge {
         })
     }
 
+    /// The value of parameter `name` (`resource_metadata`, `scope`, `error`).
     pub fn param(&self, name: &str) -> Option<&str> {
         self.params.get(name).map(String::as_str)
     }

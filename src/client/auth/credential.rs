@@ -20,6 +20,7 @@ pub struct Credential {
 /// The key that proves possession, and the resource server's latest nonce.
 #[derive(Clone)]
 pub struct Proofs {
+    /// The client's DPoP key for this run.
     pub key: Arc<DpopKey>,
     /// The last `DPoP-Nonce` the resource server sent (§9), shared with the links
     /// that talk to the same server (a background stream's included).
@@ -27,6 +28,7 @@ pub struct Proofs {
 }
 
 impl Credential {
+    /// A plain bearer token: `Authorization: Bearer <token>`.
     pub fn bearer(access_token: String) -> Credential {
         Credential {
             access_token,

@@ -34,11 +34,14 @@ pub const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 /// projected service account tokens).
 #[derive(Debug, Clone)]
 pub enum Given {
+    /// Given on the command line.
     Value(String),
+    /// Read from this file each time it is needed.
     File(PathBuf),
 }
 
 impl Given {
+    /// The value, read now.
     pub fn read(&self) -> anyhow::Result<String> {
         match self {
             Given::Value(v) => Ok(v.trim().to_owned()),
@@ -57,6 +60,7 @@ pub struct Enterprise {
     pub token_endpoint: String,
     /// This client's id at the IdP (`--idp-client-id`), and its secret.
     pub client_id: Option<String>,
+    /// The IdP client's secret, for Basic authentication there.
     pub client_secret: Option<String>,
     /// The user's ID token from signing in at the IdP (`--id-token FILE`).
     pub id_token: Given,
@@ -64,9 +68,11 @@ pub struct Enterprise {
 
 /// What every grant here asks for: the server, the resource, the scope.
 pub struct Target<'a> {
+    /// The authorization server and how the client is known there.
     pub server: token::Server<'a>,
     /// RFC 8707: the MCP server the token is for.
     pub resource: &'a str,
+    /// The scope to ask for.
     pub scope: Option<&'a str>,
 }
 

@@ -17,6 +17,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// How this client is known to one authorization server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Registration {
+    /// The client id the authorization server knows this client by.
     pub client_id: String,
     /// Absent for a public client.
     pub client_secret: Option<String>,
@@ -72,12 +73,17 @@ pub async fn register(
 
 /// What one authorization round needs.
 pub struct Request<'a> {
+    /// The authorization server's metadata (its endpoints).
     pub metadata: &'a Value,
+    /// Its issuer, which the redirect's `iss` must name (RFC 9207).
     pub issuer: &'a str,
+    /// How this client is registered there.
     pub registration: &'a Registration,
+    /// Where the code comes back.
     pub redirect_uri: &'a str,
     /// RFC 8707: the resource, exactly as the protected resource metadata names it.
     pub resource: &'a str,
+    /// The scope to ask for.
     pub scope: Option<&'a str>,
     /// How long a person may take to approve in a browser.
     pub wait: Duration,

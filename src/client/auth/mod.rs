@@ -69,7 +69,9 @@ pub enum DpopUse {
     /// `dpop_bound_access_tokens_required` in its metadata (RFC 9728 §2).
     #[default]
     Auto,
+    /// On every token request and every request to the server.
     Always,
+    /// Never, even when the resource asks.
     Never,
 }
 
@@ -157,6 +159,7 @@ pub struct Authorizer {
 }
 
 impl Authorizer {
+    /// An authorizer with `config`, no registration yet.
     pub fn new(config: AuthConfig) -> Authorizer {
         Authorizer {
             config,
@@ -170,6 +173,7 @@ impl Authorizer {
         }
     }
 
+    /// The most authorization rounds one request may take (`--max-auth-rounds`).
     pub fn max_rounds(&self) -> usize {
         self.config.max_rounds
     }

@@ -5,11 +5,14 @@
 
 /// A verifier (43 characters: 32 random bytes, base64url) and its challenge.
 pub struct Pkce {
+    /// The secret, sent only with the code in the token request.
     pub verifier: String,
+    /// Its S256, sent in the authorization request.
     pub challenge: String,
 }
 
 impl Pkce {
+    /// A fresh verifier and its challenge.
     pub fn new() -> anyhow::Result<Pkce> {
         let verifier = random_token()?;
         let challenge = crate::keys::s256(&verifier);

@@ -29,6 +29,7 @@ pub struct Server<'a> {
 
 /// How the client proves who it is at the token endpoint.
 pub struct Client<'a> {
+    /// How the client authenticates there.
     pub registration: &'a Registration,
     /// For `private_key_jwt` (`--client-key`).
     pub key: Option<&'a ClientKey>,
@@ -39,6 +40,7 @@ pub struct Client<'a> {
 /// A successful token response (RFC 6749 §5.1).
 #[derive(Debug, Clone)]
 pub struct Tokens {
+    /// The token to present.
     pub access_token: String,
     /// `Bearer`, `DPoP`, or `N_A` for a token exchange's non-access token.
     pub token_type: String,

@@ -18,7 +18,7 @@
 //!   up to `linger_bytes` or `linger_timeout` (as Apache's `lingering_close` and
 //!   nginx's `lingering_close` do).
 //!
-//! The clocks live in [`Watched`], the I/O object under hyper: a read that would wait
+//! The clocks live in `Watched`, the I/O object under hyper: a read that would wait
 //! past the deadline fails with `TimedOut`, and hyper closes the connection.
 
 use super::App;

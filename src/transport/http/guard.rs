@@ -119,7 +119,7 @@ const SINGLETONS: [&str; 8] = [
     crate::wire::http::mirror::NAME,
 ];
 
-/// Refuses a request that repeats a header of [`SINGLETONS`] or an `Mcp-Param-*`
+/// Refuses a request that repeats a header of `SINGLETONS` or an `Mcp-Param-*`
 /// header: `400`, with `-32020` (header mismatch) when the request looks modern
 /// (`modern`: the server speaks only 2026-07-28, or a version header names it, or it
 /// mirrors `Mcp-Method`) and `-32600` otherwise.

@@ -1,6 +1,6 @@
 //! `Mcp-Session-Id` (2025-11-25 `basic/transports` "Session Management"): the server
 //! mints an id in the response to `initialize`; the client sends it on every later
-//! request; `DELETE` ends it. Each id maps to its own protocol-core [`Session`].
+//! request; `DELETE` ends it. Each id maps to its own protocol-core [`Session`](crate::protocol::Session).
 
 use super::limits::Limits;
 use crate::jsonrpc::RequestId;
