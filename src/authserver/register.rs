@@ -115,7 +115,7 @@ pub fn allowed_redirect(uri: &str) -> bool {
     };
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     matches!(
-        crate::transport::http::guard::authority_host(authority),
+        crate::wire::http::authority_host(authority),
         Some("127.0.0.1" | "localhost" | "::1")
     )
 }

@@ -121,6 +121,7 @@ pub fn check_resource(doc: &Value, server: &str) -> anyhow::Result<()> {
 /// The authorization server metadata of `issuer`, from the first URL that has it,
 /// checked: its `issuer` must be `issuer`, character for character.
 pub async fn server_metadata(link: &HttpLink, issuer: &str) -> anyhow::Result<Value> {
+    secure("the authorization server", issuer)?;
     for url in server_metadata_urls(issuer)? {
         if let Some(doc) = fetch_json(link, &url).await? {
             if doc["issuer"].as_str() != Some(issuer) {
@@ -129,16 +130,69 @@ pub async fn server_metadata(link: &HttpLink, issuer: &str) -> anyhow::Result<Va
                     doc["issuer"]
                 );
             }
+            for endpoint in [
+                "authorization_endpoint",
+                "token_endpoint",
+                "registration_endpoint",
+            ] {
+                if let Some(at) = doc[endpoint].as_str() {
+                    secure(endpoint, at)?;
+                }
+            }
             return Ok(doc);
         }
     }
     bail!("no authorization server metadata for {issuer} at any well-known URL")
 }
 
+/// MCP 2025-11-25 `basic/authorization` "Communication Security": all authorization
+/// server endpoints MUST be served over HTTPS. mcp-raw has no TLS, so it talks to an
+/// authorization server on a loopback address only (where the spec's HTTPS rules
+/// allow `http://`: nothing leaves the machine); any other `http://` endpoint is
+/// refused before a secret is sent to it.
+pub fn secure(what: &str, url: &str) -> anyhow::Result<()> {
+    let Some(rest) = url.strip_prefix("http://") else {
+        return Ok(()); // https:// (or not a URL): the link says what it can do with it
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = crate::wire::http::authority_host(authority).unwrap_or("");
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if !loopback {
+        bail!(
+            "{what} is {url:?}: authorization endpoints MUST be served over HTTPS (MCP basic/authorization \"Communication Security\"); plain http:// is accepted on a loopback address only, and mcp-raw has no TLS"
+        );
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn authorization_endpoints_are_https_or_loopback() {
+        for ok in [
+            "http://127.0.0.1:9000",
+            "http://localhost/token",
+            "http://[::1]:80/authorize",
+            "http://127.5.6.7",
+            "https://auth.example.com",
+        ] {
+            assert!(secure("x", ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "http://auth.example.com",
+            "http://10.0.0.1/token",
+            "http://localhost.evil.example",
+        ] {
+            let e = secure("token_endpoint", bad).unwrap_err().to_string();
+            assert!(e.contains("HTTPS") && e.contains(bad), "{e}");
+        }
+    }
 
     #[test]
     fn the_well_known_urls_come_in_the_specs_order() {

@@ -4,6 +4,7 @@
 
 use super::reply::{self, HttpResponse};
 use crate::jsonrpc::code;
+pub use crate::wire::http::authority_host;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::StatusCode;
@@ -83,22 +84,6 @@ pub fn origin_host(origin: &str) -> Option<&str> {
         return None;
     }
     authority_host(rest)
-}
-
-/// `127.0.0.1:3100` → `127.0.0.1`; `[::1]:80` → `::1`; a bad port → `None`.
-pub fn authority_host(authority: &str) -> Option<&str> {
-    let (host, tail) = match authority.strip_prefix('[') {
-        Some(v6) => v6.split_once(']')?,
-        None => match authority.rsplit_once(':') {
-            Some((h, p)) => (h, &authority[h.len()..][..p.len() + 1]),
-            None => (authority, ""),
-        },
-    };
-    let port_ok = tail.is_empty()
-        || tail.strip_prefix(':').is_some_and(|p| {
-            !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit())
-        });
-    (port_ok && !host.is_empty()).then_some(host)
 }
 
 /// The headers a request may carry once at most. Two `Mcp-Method` headers

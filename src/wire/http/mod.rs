@@ -31,3 +31,19 @@ pub fn status_for(code: i64) -> StatusCode {
         _ => StatusCode::BAD_REQUEST,
     }
 }
+
+/// `127.0.0.1:3100` → `127.0.0.1`; `[::1]:80` → `::1`; a bad port → `None`.
+pub fn authority_host(authority: &str) -> Option<&str> {
+    let (host, tail) = match authority.strip_prefix('[') {
+        Some(v6) => v6.split_once(']')?,
+        None => match authority.rsplit_once(':') {
+            Some((h, p)) => (h, &authority[h.len()..][..p.len() + 1]),
+            None => (authority, ""),
+        },
+    };
+    let port_ok = tail.is_empty()
+        || tail.strip_prefix(':').is_some_and(|p| {
+            !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit())
+        });
+    (port_ok && !host.is_empty()).then_some(host)
+}
