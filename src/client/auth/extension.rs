@@ -14,7 +14,7 @@
 //! ```
 
 use super::credential::Proofs;
-use super::grant::Registration;
+use super::token::Registration;
 use super::token::{self, Tokens};
 use crate::client::http_link::HttpLink;
 use anyhow::{Context, bail};

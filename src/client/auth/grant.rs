@@ -5,25 +5,15 @@
 //! rest of the wire.
 
 use super::credential::Proofs;
+use super::form;
 use super::pkce::{Pkce, random_token};
-use super::{form, token};
+use super::token::{self, Registration};
 use crate::client::http_link::HttpLink;
 use anyhow::{Context, bail};
 use hyper::Method;
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-/// How this client is known to one authorization server.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Registration {
-    /// The client id the authorization server knows this client by.
-    pub client_id: String,
-    /// Absent for a public client.
-    pub client_secret: Option<String>,
-    /// What the server said at registration (`token_endpoint_auth_method`), if it did.
-    pub auth_method: Option<String>,
-}
 
 /// Dynamic client registration (RFC 7591): a native client with a loopback redirect.
 pub async fn register(

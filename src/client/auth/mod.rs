@@ -39,12 +39,12 @@ use challenge::Challenge;
 use credential::{Credential, Proofs};
 use dpop::DpopKey;
 use extension::{Enterprise, Given};
-use grant::Registration;
 use hyper::{HeaderMap, StatusCode};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use token::Registration;
 use token::Tokens;
 
 /// Which grant gets the token (`--grant`).

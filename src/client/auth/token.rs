@@ -11,13 +11,23 @@ use super::assertion::{self, ClientKey};
 use super::credential::Proofs;
 use super::dpop;
 use super::form;
-use super::grant::Registration;
 use crate::client::http_link::HttpLink;
 use anyhow::{Context, bail};
 use base64::Engine;
 use hyper::{Method, StatusCode};
 use serde_json::Value;
 use std::time::Duration;
+
+/// How this client is known to one authorization server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Registration {
+    /// The client id the authorization server knows this client by.
+    pub client_id: String,
+    /// Absent for a public client.
+    pub client_secret: Option<String>,
+    /// What the server said at registration (`token_endpoint_auth_method`), if it did.
+    pub auth_method: Option<String>,
+}
 
 /// The authorization server as the token request needs it.
 pub struct Server<'a> {
