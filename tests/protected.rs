@@ -415,3 +415,35 @@ fn auth_flags_need_their_context() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("loopback only"));
 }
+
+/// The tap records someone else's tokens: masked unless `--show-secrets`, and passed on
+/// unchanged either way (the server still sees the real token and says why it is bad).
+#[test]
+fn the_tap_masks_the_tokens_it_passes_on() {
+    let dir = scratch("protected", "tap");
+    let server = protected("http://127.0.0.1:1", &[]);
+    let token = "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.e30.c2ln-a-token-to-keep-secret";
+    for show in [false, true] {
+        let record = dir.join(format!("tap-{show}.jsonl"));
+        let mut command = Command::new(BIN);
+        command
+            .args(["tap", "--http", "--listen", "127.0.0.1:0", "--target"])
+            .arg(format!("http://{}/mcp", server.addr))
+            .arg("--record")
+            .arg(&record);
+        if show {
+            command.arg("--show-secrets");
+        }
+        let tap = HttpServer::spawn(command);
+        let r = post_mcp(&tap.addr, Some(token));
+        // The real token reached the server: it could not check it (no AS), so 503,
+        // not the 401 a masked token ("****…", not a JWT) would get.
+        assert_eq!(r.status, 503, "{}", r.text());
+        drop(tap);
+        let recorded = std::fs::read_to_string(&record).unwrap();
+        assert_eq!(recorded.contains(token), show, "{recorded}");
+        if !show {
+            assert!(recorded.contains("Bearer ****"), "{recorded}");
+        }
+    }
+}

@@ -589,6 +589,12 @@ pub struct TapArgs {
     /// one is shown as too long, and recorded and passed on all the same.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
     pub max_message_bytes: usize,
+    /// With --trace, --record or --check: show tokens and secrets (Authorization and
+    /// DPoP values, OAuth token fields, codes and secrets in forms) as they crossed;
+    /// by default the views and the record mask them with '*', same length. What is
+    /// passed on is never changed either way.
+    #[arg(long)]
+    pub show_secrets: bool,
 }
 
 /// `mcp-raw bridge`'s arguments.
@@ -640,6 +646,10 @@ pub struct BridgeArgs {
     /// one is shown as too long, and recorded all the same.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
     pub max_message_bytes: usize,
+    /// With --trace or --record: show tokens and secrets as they crossed; by default
+    /// they are masked with '*'.
+    #[arg(long)]
+    pub show_secrets: bool,
 }
 
 /// The HTTP limits are serve's flags, which there need `--http`; HTTP is all the

@@ -23,10 +23,8 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
         args.trace,
         args.record.as_deref(),
         mcp_raw::wire::decode::DEFAULT_MAX_MESSAGE,
+        args.show_secrets,
     )?;
-    if let Some(r) = &recorder {
-        r.set_redaction(!args.show_secrets);
-    }
     let mut config = Config {
         clients: args.clients,
         token_ttl: args.token_ttl,

@@ -13,6 +13,7 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         args.trace,
         args.record.as_deref(),
         args.max_message_bytes,
+        args.show_secrets,
     )?;
     let spawn = Spawn {
         command: args.command.clone(),

@@ -21,23 +21,36 @@ pub fn recorder(
     max_message: usize,
     show_secrets: bool,
 ) -> anyhow::Result<Option<Recorder>> {
-    let recorder = recorder_for("server", transport, trace, record, max_message)?;
-    if let Some(r) = &recorder {
-        r.set_redaction(!show_secrets);
-    }
-    Ok(recorder)
+    recorder_for(
+        "server",
+        transport,
+        trace,
+        record,
+        max_message,
+        show_secrets,
+    )
 }
 
 /// A recorder for `role` (`server` or `tap`, the transcript header says which), if
-/// `--trace` or `--record` asks for one.
+/// `--trace` or `--record` asks for one; tokens and secrets masked unless
+/// `show_secrets`.
 pub fn recorder_for(
     role: &str,
     transport: &str,
     trace: Option<TraceView>,
     record: Option<&std::path::Path>,
     max_message: usize,
+    show_secrets: bool,
 ) -> anyhow::Result<Option<Recorder>> {
-    recorder_with(role, transport, trace, record, max_message, Vec::new())
+    recorder_with(
+        role,
+        transport,
+        trace,
+        record,
+        max_message,
+        Vec::new(),
+        show_secrets,
+    )
 }
 
 /// [`recorder_for`], with `extra` sinks beside the flags' (`tap --check`'s checker).
@@ -48,6 +61,7 @@ pub fn recorder_with(
     record: Option<&std::path::Path>,
     max_message: usize,
     extra: Vec<Box<dyn Sink>>,
+    show_secrets: bool,
 ) -> anyhow::Result<Option<Recorder>> {
     let mut sinks: Vec<Box<dyn Sink>> = extra;
     if let Some(view) = trace {
@@ -66,7 +80,11 @@ pub fn recorder_with(
             max_message,
         )?);
     }
-    Ok((!sinks.is_empty()).then(|| Recorder::new(sinks)))
+    Ok((!sinks.is_empty()).then(|| {
+        let recorder = Recorder::new(sinks);
+        recorder.set_redaction(!show_secrets);
+        recorder
+    }))
 }
 
 pub fn record_file(

@@ -73,6 +73,7 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
         None,
         view.record.as_deref(),
         view.max_message_bytes,
+        view.show_secrets,
     )?
     .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
     let n = mock.exchanges.len();
