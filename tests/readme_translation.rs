@@ -18,7 +18,7 @@ const ZH: &str = include_str!("../README.zh-CN.md");
 /// must contain a CJK character in README.zh-CN.md. The translation is whole,
 /// so only paragraphs that are nothing but names, code spans or links may stay
 /// as they are.
-const MIN_TRANSLATED_PERCENT: usize = 52;
+const MIN_TRANSLATED_PERCENT: usize = 81;
 
 /// One line of a Markdown file, as this test sees it.
 enum Part<'a> {
