@@ -267,6 +267,15 @@ fn an_authorization_server_out_of_reach_is_503_not_a_verdict_on_the_token() {
     let r = post_mcp(&server.addr, Some(jwt));
     assert_eq!(r.status, 503, "{}", r.text());
     assert!(r.text().contains("out of reach"), "{}", r.text());
+    // The failure is remembered (--auth-retry): the next request gets it at once,
+    // without a fetch of its own.
+    let r = post_mcp(&server.addr, Some(jwt));
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(
+        r.text().contains("tried again after --auth-retry"),
+        "{}",
+        r.text()
+    );
     // And the server goes on: no token is still a 401.
     assert_eq!(post_mcp(&server.addr, None).status, 401);
 }

@@ -749,6 +749,11 @@ pub struct ProtectArgs {
     /// naming an unknown key refetches it, at most this often).
     #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs)]
     pub jwks_refresh: Duration,
+    /// With --auth-server: seconds a failed request to the authorization server is
+    /// remembered; meanwhile requests that need it get 503 at once, without waiting
+    /// out a fetch of their own.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = secs)]
+    pub auth_retry: Duration,
     /// With --auth-server: seconds of clock skew allowed on a token's exp and nbf.
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     pub token_leeway: u64,
@@ -774,6 +779,7 @@ impl ProtectArgs {
         settings.fetch_timeout = self.auth_fetch_timeout;
         settings.fetch_max_bytes = self.auth_fetch_max_bytes;
         settings.jwks_refresh = self.jwks_refresh;
+        settings.retry = self.auth_retry;
         settings.leeway = self.token_leeway;
         Some(settings)
     }

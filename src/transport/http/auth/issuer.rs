@@ -18,6 +18,9 @@ pub struct Issuer {
     fetch: Fetcher,
     /// The shortest time between two key-set fetches (`--jwks-refresh`).
     refresh: Duration,
+    /// How long a failed fetch is remembered (`--auth-retry`): requests meanwhile get
+    /// its error at once instead of each waiting out a fetch of their own.
+    retry: Duration,
     /// The metadata and keys fetched so far; one fetch at a time, the others wait
     /// for its result instead of fetching the same thing again.
     state: Mutex<State>,
@@ -29,16 +32,34 @@ struct State {
     metadata: Option<Value>,
     /// The key set and when it was fetched.
     keys: Option<(JwkSet, Instant)>,
+    /// The last fetch that failed (metadata or key set): why, and when.
+    failed: Option<(String, Instant)>,
+}
+
+impl State {
+    /// The error of a fetch that failed less than `retry` ago.
+    fn recent_failure(&self, retry: Duration) -> Option<anyhow::Error> {
+        self.failed
+            .as_ref()
+            .filter(|(_, at)| at.elapsed() < retry)
+            .map(|(why, at)| {
+                anyhow::anyhow!(
+                    "{why} ({:.1} s ago; tried again after --auth-retry)",
+                    at.elapsed().as_secs_f64()
+                )
+            })
+    }
 }
 
 impl Issuer {
     /// The authorization server `url`, reached through `fetch`; its key set
     /// refetched at most every `refresh`.
-    pub fn new(url: &str, fetch: Fetcher, refresh: Duration) -> Issuer {
+    pub fn new(url: &str, fetch: Fetcher, refresh: Duration, retry: Duration) -> Issuer {
         Issuer {
             url: url.to_owned(),
             fetch,
             refresh,
+            retry,
             state: Mutex::new(State::default()),
         }
     }
@@ -76,6 +97,19 @@ impl Issuer {
         if let Some(m) = &state.metadata {
             return Ok(m.clone());
         }
+        if let Some(e) = state.recent_failure(self.retry) {
+            return Err(e);
+        }
+        let result = self.fetch_metadata().await;
+        match &result {
+            Ok(m) => state.metadata = Some(m.clone()),
+            Err(e) => state.failed = Some((format!("{e:#}"), Instant::now())),
+        }
+        result
+    }
+
+    /// The metadata from the first well-known URL that has it, checked.
+    async fn fetch_metadata(&self) -> anyhow::Result<Value> {
         let mut tried = Vec::new();
         for url in Issuer::metadata_urls(&self.url) {
             match self.fetch.get(&url).await {
@@ -89,7 +123,6 @@ impl Issuer {
                             self.url
                         );
                     }
-                    state.metadata = Some(answer.json.clone());
                     return Ok(answer.json);
                 }
                 Ok(answer) => tried.push(format!("{url}: {}", answer.status)),
@@ -135,18 +168,33 @@ impl Issuer {
         if !stale {
             return Ok(None);
         }
-        let answer = self.fetch.get(&uri).await?;
+        if let Some(e) = state.recent_failure(self.retry) {
+            return Err(e);
+        }
+        match self.fetch_keys(&uri).await {
+            Ok(set) => {
+                let found = pick(&set, kid, alg);
+                state.keys = Some((set, Instant::now()));
+                Ok(found)
+            }
+            Err(e) => {
+                state.failed = Some((format!("{e:#}"), Instant::now()));
+                Err(e)
+            }
+        }
+    }
+
+    /// The key set at `uri`.
+    async fn fetch_keys(&self, uri: &str) -> anyhow::Result<JwkSet> {
+        let answer = self.fetch.get(uri).await?;
         if !answer.status.is_success() {
             bail!(
                 "{uri}: {} (the authorization server's key set)",
                 answer.status
             );
         }
-        let set: JwkSet = serde_json::from_value(answer.json)
-            .with_context(|| format!("{uri} is not a JWK Set (RFC 7517 §5)"))?;
-        let found = pick(&set, kid, alg);
-        state.keys = Some((set, Instant::now()));
-        Ok(found)
+        serde_json::from_value(answer.json)
+            .with_context(|| format!("{uri} is not a JWK Set (RFC 7517 §5)"))
     }
 }
 

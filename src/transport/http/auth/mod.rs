@@ -55,6 +55,9 @@ pub struct Settings {
     pub fetch_max_bytes: usize,
     /// Shortest time between two fetches of its key set (`--jwks-refresh`).
     pub jwks_refresh: Duration,
+    /// How long a failed request to it is remembered before it is tried again
+    /// (`--auth-retry`); meanwhile a request needing it gets `503` at once.
+    pub retry: Duration,
     /// Clock skew allowed on `exp` and `nbf`, in seconds (`--token-leeway`).
     pub leeway: u64,
 }
@@ -70,6 +73,7 @@ impl Settings {
             fetch_timeout: Duration::from_secs(10),
             fetch_max_bytes: 1024 * 1024,
             jwks_refresh: Duration::from_secs(60),
+            retry: Duration::from_secs(5),
             leeway: 30,
         }
     }
@@ -105,7 +109,12 @@ impl Protection {
             max_bytes: settings.fetch_max_bytes,
         };
         Protection {
-            issuer: issuer::Issuer::new(&settings.issuer, fetch, settings.jwks_refresh),
+            issuer: issuer::Issuer::new(
+                &settings.issuer,
+                fetch,
+                settings.jwks_refresh,
+                settings.retry,
+            ),
             metadata_url: metadata::url(&settings.resource),
             scope: settings.required_scopes.join(" "),
             metadata_paths: metadata::paths(&settings.resource),
