@@ -52,6 +52,8 @@ pub struct Config {
     pub max_clients: usize,
     /// Largest request body read (`--max-body-bytes`).
     pub max_body: usize,
+    /// How long a request head may take to arrive (`--header-timeout`).
+    pub header_timeout: Duration,
 }
 
 impl Default for Config {
@@ -63,6 +65,7 @@ impl Default for Config {
             code_ttl: Duration::from_secs(60),
             max_clients: 1000,
             max_body: 64 * 1024,
+            header_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -210,6 +213,7 @@ pub async fn serve(
         let _ = stream.set_nodelay(true);
         let server = server.clone();
         let recorder = recorder.clone().unwrap_or_else(Recorder::none);
+        let header_timeout = server.config.header_timeout;
         tokio::spawn(async move {
             let lane = recorder.lane(LaneKind::Http);
             let io = Recorded::new(
@@ -225,7 +229,7 @@ pub async fn serve(
             });
             let _ = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(Duration::from_secs(30))
+                .header_read_timeout(header_timeout)
                 .serve_connection(TokioIo::new(io), service)
                 .await;
         });

@@ -697,6 +697,9 @@ pub struct AuthServerArgs {
     /// Largest request body in bytes; larger gets 413.
     #[arg(long, value_name = "N", default_value_t = 64 * 1024)]
     pub max_body_bytes: usize,
+    /// Seconds a request head may take to arrive; then the connection is closed.
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs)]
+    pub header_timeout: Duration,
     /// Print every byte in and out on stderr, as `serve --trace` does.
     #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]
     pub trace: Option<TraceView>,

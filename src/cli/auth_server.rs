@@ -31,6 +31,7 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
         code_ttl: args.code_ttl,
         max_clients: args.max_clients,
         max_body: args.max_body_bytes,
+        header_timeout: args.header_timeout,
         ..Config::default()
     };
     if !args.scopes.is_empty() {
