@@ -5,9 +5,8 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use p256::elliptic_curve::sec1::ToSec1Point;
 use p256::pkcs8::EncodePrivateKey;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// 32 bytes from the OS CSPRNG, base64url (43 characters): a verifier, a `state`,
 /// an authorization code, a refresh token.
@@ -27,15 +26,15 @@ pub fn s256(verifier: &str) -> String {
 pub struct Es256Key {
     /// The private half, for `jsonwebtoken::encode`.
     pub encoding: jsonwebtoken::EncodingKey,
-    /// The public half as a JWK (no `kid`, no `alg`: the caller adds what it needs).
+    /// The public half as a JWK (RFC 7518 §6.2.1); the caller adds a `kid`.
     pub public_jwk: Value,
 }
 
 impl Es256Key {
     /// A new key from the OS's randomness.
     pub fn generate() -> anyhow::Result<Es256Key> {
-        // A random 32-byte string is a valid scalar unless it is 0 or ≥ the group
-        // order, which happens with probability ~2^-128: try again then.
+        // 32 random bytes are a valid P-256 scalar unless they are 0 or at least the
+        // group order (odds about 2^-32): try again then.
         let secret = loop {
             let mut bytes = [0u8; 32];
             getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
@@ -46,18 +45,13 @@ impl Es256Key {
         let der = secret
             .to_pkcs8_der()
             .map_err(|e| anyhow::anyhow!("cannot encode the key: {e}"))?;
-        let point = secret.public_key().to_sec1_point(false);
-        let (Some(x), Some(y)) = (point.x(), point.y()) else {
-            anyhow::bail!("the public key has no affine coordinates");
-        };
+        let encoding = jsonwebtoken::EncodingKey::from_ec_der(der.as_bytes());
+        let jwk =
+            jsonwebtoken::jwk::Jwk::from_encoding_key(&encoding, jsonwebtoken::Algorithm::ES256)
+                .map_err(|e| anyhow::anyhow!("no public JWK for the key: {e}"))?;
         Ok(Es256Key {
-            encoding: jsonwebtoken::EncodingKey::from_ec_der(der.as_bytes()),
-            public_jwk: json!({
-                "kty": "EC",
-                "crv": "P-256",
-                "x": URL_SAFE_NO_PAD.encode(x),
-                "y": URL_SAFE_NO_PAD.encode(y),
-            }),
+            encoding,
+            public_jwk: serde_json::to_value(jwk)?,
         })
     }
 }
@@ -65,6 +59,7 @@ impl Es256Key {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn what_it_signs_its_jwk_verifies() {

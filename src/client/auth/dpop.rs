@@ -20,7 +20,6 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::jwk::{Jwk, ThumbprintHash};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use p256::pkcs8::EncodePrivateKey;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
@@ -44,20 +43,9 @@ impl DpopKey {
     /// A fresh P-256 key, signing ES256 (the algorithm the MCP DPoP extension and
     /// every server's `dpop_signing_alg_values_supported` name, §5.1).
     pub fn generate() -> anyhow::Result<DpopKey> {
-        // 32 random bytes are a valid P-256 scalar unless they exceed the group order
-        // (odds about 2^-32): try again then.
-        let secret = loop {
-            let mut bytes = [0u8; 32];
-            getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
-            if let Ok(secret) = p256::SecretKey::from_slice(&bytes) {
-                break secret;
-            }
-        };
-        let der = secret
-            .to_pkcs8_der()
-            .map_err(|e| anyhow::anyhow!("encoding the DPoP key: {e}"))?;
-        let key = EncodingKey::from_ec_der(der.as_bytes());
-        let jwk = Jwk::from_encoding_key(&key, Algorithm::ES256).context("the DPoP public key")?;
+        let made = crate::keys::Es256Key::generate().context("the DPoP key")?;
+        let key = made.encoding;
+        let jwk: Jwk = serde_json::from_value(made.public_jwk).context("the DPoP public key")?;
         let thumbprint = jwk
             .thumbprint(ThumbprintHash::SHA256)
             .context("the DPoP key's thumbprint")?;
