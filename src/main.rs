@@ -89,7 +89,12 @@ fn main() -> ExitCode {
         Command::AuthServer(args) => cli::auth_server::main(args),
         Command::Completions { shell } => {
             use clap::CommandFactory;
-            let mut command = Cli::command();
+            // Hidden subcommands (`conformance-client`) are not offered: clap_complete
+            // lists them all, so the command it reads is built without them.
+            let full = Cli::command();
+            let mut command = clap::Command::new("mcp-raw")
+                .version(env!("CARGO_PKG_VERSION"))
+                .subcommands(full.get_subcommands().filter(|c| !c.is_hide_set()).cloned());
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut command, "mcp-raw", &mut script);
             if shell == clap_complete::Shell::Bash {

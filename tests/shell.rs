@@ -42,6 +42,8 @@ fn bash_completes_subcommands_and_flags() {
         String::from_utf8(out.stdout).unwrap().trim().to_owned()
     };
     assert_eq!(ask("mcp-raw au", 1), "auth-server");
+    // The hidden subcommand is not offered: `co` is only `completions`.
+    assert_eq!(ask("mcp-raw co", 1), "completions");
     assert_eq!(ask("mcp-raw serve --required-s", 2), "--required-scope");
 }
 
