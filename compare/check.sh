@@ -14,6 +14,7 @@
 #     priming SSE events and of SSE events with data.
 #
 # Usage: compare/check.sh [--print]   (--print: write the observed list and exit 0)
+# COMPARE_KEEP=DIR: keep the recordings in DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -122,6 +123,9 @@ exchanges() {
     exchanges "http $era" "$work/raw-http-$era.jsonl" "$work/sdk-http-$era.jsonl"
   done
 } | LC_ALL=C sort -u >"$work/observed.txt"
+
+# COMPARE_KEEP=DIR keeps the recordings, to read with `mcp-raw show` / `mcp-raw diff`.
+[[ -z ${COMPARE_KEEP:-} ]] || { mkdir -p "$COMPARE_KEEP" && cp "$work"/*.jsonl "$COMPARE_KEEP"/; }
 
 if $print_only; then
   cat "$work/observed.txt"
