@@ -75,11 +75,9 @@ impl Demo {
 #[tool_handler]
 impl ServerHandler for Demo {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(
-                "mcp-raw-rmcp",
-                env!("CARGO_PKG_VERSION"),
-            ))
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+            Implementation::new("mcp-raw-rmcp", env!("CARGO_PKG_VERSION")),
+        )
     }
 }
 
