@@ -21,6 +21,12 @@ cd "$(dirname "$0")/.."
 print_only=false
 [[ ${1:-} == --print ]] && print_only=true
 
+# jq reads the recordings (Debian's, installed if missing, as .ci/run does for chromium).
+if ! command -v jq >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends jq >/dev/null \
+    || { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends jq >/dev/null; }
+fi
+
 target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 echo "-- building mcp-raw (release) and compare/rmcp (debug)"
 cargo build --release --quiet
@@ -28,6 +34,7 @@ cargo build --release --quiet
 # build, and the session is a dozen small messages, so its speed does not matter.
 cargo build --quiet --locked --manifest-path compare/rmcp/Cargo.toml \
   --target-dir "$target/compare-rmcp"
+cargo fmt --check --manifest-path compare/rmcp/Cargo.toml
 raw="$target/release/mcp-raw"
 sdk="$target/compare-rmcp/debug/mcp-raw-rmcp"
 
