@@ -94,9 +94,13 @@ done
 
 # messages PAIR A B: mcp-raw diff's differences, one line each, event numbers dropped.
 messages() {
-  local pair=$1 a=$2 b=$3
+  local pair=$1 a=$2 b=$3 rc=0
   "$raw" diff --ignore id --ignore time --ignore uuid --format json --max-shown 1000 \
-    "$a" "$b" >"$work/diff.json" || true
+    "$a" "$b" >"$work/diff.json" || rc=$?
+  if ((rc > 1)); then
+    echo "FAIL: mcp-raw diff $a $b: status $rc" >&2
+    exit 1
+  fi
   jq -r --arg pair "$pair" '.differences[]
     | "\($pair): \(.dir) message \(.n) (\(.what)): \(.detail | gsub(", event [0-9]+\\)"; ")"))"' \
     "$work/diff.json"
