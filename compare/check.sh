@@ -144,6 +144,18 @@ if $print_only; then
   exit 0
 fi
 
+# Every entry has its reason, and names (`doc`) the item of docs/sdk-vs-raw.md's list
+# "Every difference, named" that explains it.
+missing=$(jq '[.[] | select((.reason // "") == "" or .doc == null)] | length' compare/expected-differences.json)
+if ((missing > 0)); then
+  echo "FAIL: $missing entries of compare/expected-differences.json lack a reason or a doc item" >&2
+  exit 1
+fi
+for n in $(jq -r '[.[].doc] | unique[]' compare/expected-differences.json); do
+  grep -q "^$n\. \*\*" docs/sdk-vs-raw.md \
+    || { echo "FAIL: docs/sdk-vs-raw.md has no item $n, which compare/expected-differences.json cites" >&2; exit 1; }
+done
+
 jq -r '.[] | "\(.pair): \(.difference)"' compare/expected-differences.json \
   | LC_ALL=C sort -u >"$work/expected.txt"
 unexpected=$(LC_ALL=C comm -23 "$work/observed.txt" "$work/expected.txt")
