@@ -10,7 +10,8 @@
 //!   `>>>`/`<<<` view, which [`select`] narrows to some messages and [`explain`]
 //!   annotates); [`html`], one self-contained page of a recording.
 //! - The HTTP binding's vocabulary both sides use: [`http`]; OAuth's body and query
-//!   format, `application/x-www-form-urlencoded`: [`form`].
+//!   format, `application/x-www-form-urlencoded`: [`form`]; its well-known URLs:
+//!   [`oauth`].
 
 pub mod classify;
 pub mod decode;
@@ -21,6 +22,7 @@ pub mod html;
 pub mod http;
 pub mod http1;
 pub mod line;
+pub mod oauth;
 pub mod recorded;
 pub mod recorder;
 pub mod redact;

@@ -11,57 +11,18 @@
 //! §3.3).
 
 use crate::client::http_link::HttpLink;
+use crate::wire::oauth;
 use anyhow::{Context, bail};
-use hyper::{Method, Uri};
+use hyper::Method;
 use serde_json::Value;
 
-/// `scheme://authority` and the path of an absolute `http(s)` URL.
-pub fn split(url: &str) -> anyhow::Result<(String, String)> {
-    let uri: Uri = url.parse().with_context(|| format!("not a URL: {url:?}"))?;
-    let scheme = uri
-        .scheme_str()
-        .with_context(|| format!("{url:?} has no scheme"))?;
-    let authority = uri
-        .authority()
-        .with_context(|| format!("{url:?} has no host"))?;
-    let path = uri.path().trim_end_matches('/').to_owned();
-    Ok((format!("{scheme}://{authority}"), path))
-}
-
 /// The protected resource metadata URLs to try, in order (2025-11-25 "Protected
-/// Resource Metadata Discovery Requirements").
+/// Resource Metadata Discovery Requirements"): the 401's `resource_metadata`, then the
+/// well-known URLs ([`oauth::resource_metadata_urls`]).
 pub fn resource_metadata_urls(server: &str, from_header: Option<&str>) -> Vec<String> {
-    let mut urls = Vec::new();
-    if let Some(url) = from_header {
-        urls.push(url.to_owned());
-    }
-    if let Ok((origin, path)) = split(server) {
-        let root = format!("{origin}/.well-known/oauth-protected-resource");
-        if !path.is_empty() {
-            urls.push(format!("{root}{path}"));
-        }
-        urls.push(root);
-    }
+    let mut urls: Vec<String> = from_header.map(str::to_owned).into_iter().collect();
+    urls.extend(oauth::resource_metadata_urls(server));
     urls
-}
-
-/// The authorization server metadata URLs for an issuer, in order (2025-11-25
-/// "Authorization Server Metadata Discovery"): with a path, RFC 8414 path-inserted,
-/// OpenID Connect path-inserted, OpenID Connect path-appended; without, the two roots.
-pub fn server_metadata_urls(issuer: &str) -> anyhow::Result<Vec<String>> {
-    let (origin, path) = split(issuer)?;
-    Ok(if path.is_empty() {
-        vec![
-            format!("{origin}/.well-known/oauth-authorization-server"),
-            format!("{origin}/.well-known/openid-configuration"),
-        ]
-    } else {
-        vec![
-            format!("{origin}/.well-known/oauth-authorization-server{path}"),
-            format!("{origin}/.well-known/openid-configuration{path}"),
-            format!("{origin}{path}/.well-known/openid-configuration"),
-        ]
-    })
 }
 
 /// GETs a JSON document; `None` when it is not there (any non-2xx).
@@ -122,7 +83,7 @@ pub fn check_resource(doc: &Value, server: &str) -> anyhow::Result<()> {
 /// checked: its `issuer` must be `issuer`, character for character.
 pub async fn server_metadata(link: &HttpLink, issuer: &str) -> anyhow::Result<Value> {
     secure("the authorization server", issuer)?;
-    for url in server_metadata_urls(issuer)? {
+    for url in oauth::server_metadata_urls(issuer) {
         if let Some(doc) = fetch_json(link, &url).await? {
             if doc["issuer"].as_str() != Some(issuer) {
                 bail!(
@@ -195,7 +156,7 @@ mod tests {
     }
 
     #[test]
-    fn the_well_known_urls_come_in_the_specs_order() {
+    fn the_401s_url_comes_before_the_well_known_ones() {
         assert_eq!(
             resource_metadata_urls("http://h:1/public/mcp", None),
             vec![
@@ -207,15 +168,6 @@ mod tests {
             resource_metadata_urls("http://h:1/", Some("http://x/m"))[0],
             "http://x/m"
         );
-        assert_eq!(
-            server_metadata_urls("http://a:2/tenant1").unwrap(),
-            vec![
-                "http://a:2/.well-known/oauth-authorization-server/tenant1",
-                "http://a:2/.well-known/openid-configuration/tenant1",
-                "http://a:2/tenant1/.well-known/openid-configuration"
-            ]
-        );
-        assert_eq!(server_metadata_urls("http://a:2").unwrap().len(), 2);
     }
 
     #[test]

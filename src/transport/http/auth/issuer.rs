@@ -69,28 +69,6 @@ impl Issuer {
         &self.fetch
     }
 
-    /// The metadata URLs to try, in the order MCP 2025-11-25 `basic/authorization`
-    /// ("Authorization Server Metadata Discovery") gives for an issuer with a path
-    /// (`https://auth.example.com/tenant1`): OAuth with the path inserted (RFC 8414
-    /// §3.1), OpenID Connect with the path inserted, OpenID Connect with the path
-    /// appended; for an issuer without a path, the OAuth then the OpenID document.
-    pub fn metadata_urls(issuer: &str) -> Vec<String> {
-        let (origin, path) = split_origin(issuer.trim_end_matches('/'));
-        let path = path.trim_end_matches('/');
-        if path.is_empty() {
-            vec![
-                format!("{origin}/.well-known/oauth-authorization-server"),
-                format!("{origin}/.well-known/openid-configuration"),
-            ]
-        } else {
-            vec![
-                format!("{origin}/.well-known/oauth-authorization-server{path}"),
-                format!("{origin}/.well-known/openid-configuration{path}"),
-                format!("{origin}{path}/.well-known/openid-configuration"),
-            ]
-        }
-    }
-
     /// The metadata document, fetched on first use.
     pub async fn metadata(&self) -> anyhow::Result<Value> {
         let mut state = self.state.lock().await;
@@ -111,7 +89,8 @@ impl Issuer {
     /// The metadata from the first well-known URL that has it, checked.
     async fn fetch_metadata(&self) -> anyhow::Result<Value> {
         let mut tried = Vec::new();
-        for url in Issuer::metadata_urls(&self.url) {
+        // The URLs in the order MCP 2025-11-25 `basic/authorization` gives.
+        for url in crate::wire::oauth::server_metadata_urls(&self.url) {
             match self.fetch.get(&url).await {
                 Ok(answer) if answer.status.is_success() => {
                     // RFC 8414 §3.3: the `issuer` in the document MUST be identical to
@@ -215,38 +194,5 @@ fn pick(set: &JwkSet, kid: Option<&str>, alg: jsonwebtoken::Algorithm) -> Option
                 _ => None,
             }
         }
-    }
-}
-
-/// `http://a.example:9000/x/y` → (`http://a.example:9000`, `/x/y`).
-pub fn split_origin(url: &str) -> (&str, &str) {
-    let after_scheme = url.find("://").map_or(0, |i| i + 3);
-    match url[after_scheme..].find('/') {
-        Some(i) => url.split_at(after_scheme + i),
-        None => (url, ""),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn metadata_urls_follow_the_spec_order() {
-        assert_eq!(
-            Issuer::metadata_urls("http://127.0.0.1:9000"),
-            [
-                "http://127.0.0.1:9000/.well-known/oauth-authorization-server",
-                "http://127.0.0.1:9000/.well-known/openid-configuration"
-            ]
-        );
-        assert_eq!(
-            Issuer::metadata_urls("http://a.example/tenant1"),
-            [
-                "http://a.example/.well-known/oauth-authorization-server/tenant1",
-                "http://a.example/.well-known/openid-configuration/tenant1",
-                "http://a.example/tenant1/.well-known/openid-configuration"
-            ]
-        );
     }
 }

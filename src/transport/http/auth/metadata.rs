@@ -6,11 +6,8 @@
 //! authorization server a client must get its token from (MCP: servers MUST
 //! implement RFC 9728 and list at least one in `authorization_servers`).
 
-use super::issuer::split_origin;
+use crate::wire::oauth;
 use serde_json::{Value, json};
-
-/// The well-known prefix RFC 9728 §3 registers.
-pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
 /// The document for `resource`, issued by `issuer`, with `scopes`.
 pub fn document(resource: &str, issuer: &str, scopes: &[String]) -> Value {
@@ -29,20 +26,21 @@ pub fn document(resource: &str, issuer: &str, scopes: &[String]) -> Value {
 }
 
 /// The metadata URL of `resource`: `http://h:p/mcp` →
-/// `http://h:p/.well-known/oauth-protected-resource/mcp` (RFC 9728 §3.1: the
-/// well-known string goes between the host and the path).
+/// `http://h:p/.well-known/oauth-protected-resource/mcp` (RFC 9728 §3.1), the first a
+/// client tries ([`oauth::resource_metadata_urls`]).
 pub fn url(resource: &str) -> String {
-    let (origin, path) = split_origin(resource);
-    format!("{origin}{WELL_KNOWN}{}", path.trim_end_matches('/'))
+    oauth::resource_metadata_urls(resource)
+        .into_iter()
+        .next()
+        .unwrap_or_default()
 }
 
-/// The request paths the document is served at: the path-inserted one, then the root.
-pub fn paths(resource: &str) -> [String; 2] {
-    let (_, path) = split_origin(resource);
-    [
-        format!("{WELL_KNOWN}{}", path.trim_end_matches('/')),
-        WELL_KNOWN.to_owned(),
-    ]
+/// The request paths the document is served at: every URL a client tries.
+pub fn paths(resource: &str) -> Vec<String> {
+    oauth::resource_metadata_urls(resource)
+        .iter()
+        .map(|u| oauth::split_origin(u).1.to_owned())
+        .collect()
 }
 
 #[cfg(test)]

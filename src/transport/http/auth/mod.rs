@@ -96,7 +96,7 @@ pub struct Protection {
     /// `scope` in every challenge: the required scopes, space-separated.
     scope: String,
     /// Where the metadata document is served.
-    metadata_paths: [String; 2],
+    metadata_paths: Vec<String>,
 }
 
 impl Protection {
