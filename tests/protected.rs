@@ -456,3 +456,22 @@ fn the_tap_masks_the_tokens_it_passes_on() {
         }
     }
 }
+
+#[test]
+fn auth_server_closes_a_connection_that_sends_no_head() {
+    use std::io::Read;
+    let auth = auth_server(&["--header-timeout", "0.5"]);
+    let mut sock = std::net::TcpStream::connect(&auth.addr).unwrap();
+    sock.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    let started = std::time::Instant::now();
+    let mut buf = [0u8; 64];
+    // Nothing sent: the server closes (a read of 0 bytes, or a reset), well before
+    // the 5 s this read would otherwise wait.
+    let _ = sock.read(&mut buf);
+    let waited = started.elapsed();
+    assert!(
+        waited < std::time::Duration::from_secs(4),
+        "closed after {waited:?}"
+    );
+}
