@@ -7,14 +7,19 @@
 //! cargo run                    # stdio: one JSON-RPC message per line on stdin/stdout
 //! cargo run -- --http 3100     # Streamable HTTP on http://127.0.0.1:3100/mcp (0: any free port)
 //! ```
+//!
+//! For `bench/`, rmcp at its fastest: `--stdio-pipes` (rmcp's non-blocking pipe
+//! transport instead of tokio's thread-pool stdio) and `--http PORT --stateless-json`
+//! (no legacy sessions, JSON answers instead of SSE, `TCP_NODELAY` on every socket).
 
+use axum::serve::ListenerExt;
 use rmcp::{
     ErrorData as McpError, ServerHandler, ServiceExt,
     handler::server::wrapper::Parameters,
     model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig},
     schemars, tool, tool_handler, tool_router,
     transport::{
-        stdio,
+        stdio, stdio_pipes,
         streamable_http_server::{
             StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
         },
@@ -110,33 +115,54 @@ fn now_rfc3339() -> String {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
-        [] => serve_stdio().await,
-        [flag, port] if flag == "--http" => serve_http(port.parse()?).await,
+        [] => serve_stdio(false).await,
+        [flag] if flag == "--stdio-pipes" => serve_stdio(true).await,
+        [flag, port] if flag == "--http" => serve_http(port.parse()?, false).await,
+        [flag, port, fast] if flag == "--http" && fast == "--stateless-json" => {
+            serve_http(port.parse()?, true).await
+        }
         _ => {
-            eprintln!("usage: mcp-raw-rmcp [--http PORT]");
+            eprintln!("usage: mcp-raw-rmcp [--stdio-pipes | --http PORT [--stateless-json]]");
             std::process::exit(2);
         }
     }
 }
 
 /// stdio: rmcp's `stdio()` transport is the line loop of mcp-raw's `src/transport/stdio.rs`.
-async fn serve_stdio() -> Result<(), Box<dyn std::error::Error>> {
-    let running = Demo.serve(stdio()).await?;
+/// `pipes`: rmcp's `stdio_pipes()`, which reads and writes pipes without tokio's
+/// blocking thread pool.
+async fn serve_stdio(pipes: bool) -> Result<(), Box<dyn std::error::Error>> {
+    let running = if pipes {
+        Demo.serve(stdio_pipes()).await?
+    } else {
+        Demo.serve(stdio()).await?
+    };
     running.waiting().await?;
     Ok(())
 }
 
 /// Streamable HTTP: `StreamableHttpService` is the whole of mcp-raw's
 /// `src/transport/http/` (sessions, SSE, status codes), mounted at `/mcp` on axum.
-async fn serve_http(port: u16) -> Result<(), Box<dyn std::error::Error>> {
-    let service = StreamableHttpService::new(
-        || Ok(Demo),
-        LocalSessionManager::default().into(),
-        StreamableHttpServerConfig::default(),
-    );
+/// `fast`: stateless (no legacy sessions), JSON answers, `TCP_NODELAY`.
+async fn serve_http(port: u16, fast: bool) -> Result<(), Box<dyn std::error::Error>> {
+    let config = if fast {
+        StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_json_response(true)
+    } else {
+        StreamableHttpServerConfig::default()
+    };
+    let service =
+        StreamableHttpService::new(|| Ok(Demo), LocalSessionManager::default().into(), config);
     let router = axum::Router::new().nest_service("/mcp", service);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     eprintln!("listening on http://{}/mcp", listener.local_addr()?);
+    let nodelay = fast;
+    let listener = listener.tap_io(move |tcp| {
+        if nodelay {
+            let _ = tcp.set_nodelay(true);
+        }
+    });
     axum::serve(listener, router)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;

@@ -1,0 +1,175 @@
+//! Instructions per call under `valgrind --tool=callgrind`: the same count whatever
+//! else the machine is doing, so a change's effect shows on a noisy machine.
+//!
+//! Each workload runs twice, with `FEW` and `MANY` calls; the difference of the two
+//! totals divided by `MANY - FEW` is the cost of one call with start-up and
+//! shutdown cancelled out. Shown for stdio and HTTP, in both eras.
+
+use crate::http::Conn;
+use crate::messages::{self, Era};
+use crate::peer::HttpProc;
+use crate::workload;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Calls in the short run.
+const FEW: u64 = 200;
+/// Calls in the long run.
+const MANY: u64 = 2200;
+
+/// Prints a Markdown table of instructions per call for `command` (mcp-raw's
+/// binary; `serve` and `serve --http --port {port}` are appended).
+pub fn report(command: &str) -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("mcp-bench-callgrind-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    println!(
+        "| workload | {} | {} |",
+        Era::Legacy.version(),
+        Era::Modern.version()
+    );
+    println!("|---|---|---|");
+    for http in [false, true] {
+        let mut cells = Vec::new();
+        for era in [Era::Legacy, Era::Modern] {
+            let mut totals = Vec::new();
+            for calls in [FEW, MANY] {
+                let out = dir.join(format!(
+                    "{}-{}-{calls}.out",
+                    if http { "http" } else { "stdio" },
+                    era.version()
+                ));
+                let mut argv: Vec<String> = vec![
+                    "valgrind".into(),
+                    "--tool=callgrind".into(),
+                    format!("--callgrind-out-file={}", out.display()),
+                ];
+                argv.extend(command.split(' ').map(str::to_owned));
+                argv.push("serve".into());
+                if http {
+                    argv.extend(["--http".into(), "--port".into(), "{port}".into()]);
+                    drive_http(&argv, era, calls)?;
+                } else {
+                    drive_stdio(&argv, era, calls)?;
+                }
+                totals.push(total(&out)?);
+            }
+            let per_call = (totals[1] as f64 - totals[0] as f64) / (MANY - FEW) as f64;
+            cells.push(format!("{per_call:.0}"));
+        }
+        println!(
+            "| {}, instructions per `tools/call` | {} | {} |",
+            if http {
+                "HTTP, sequential keep-alive"
+            } else {
+                "stdio, sequential"
+            },
+            cells[0],
+            cells[1]
+        );
+    }
+    println!("\nThe callgrind files are in {}.", dir.display());
+    Ok(())
+}
+
+/// `calls` sequential calls over stdio, then stdin closed and the exit waited for
+/// (callgrind writes its file at exit).
+fn drive_stdio(argv: &[String], era: Era, calls: u64) -> Result<(), String> {
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("spawn {}: {e}", argv[0]))?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let mut stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+    let mut line = Vec::new();
+    let mut read = |line: &mut Vec<u8>| -> Result<(), String> {
+        line.clear();
+        match stdout.read_until(b'\n', line) {
+            Ok(0) => Err("the server closed stdout".into()),
+            Ok(_) => Ok(()),
+            Err(e) => Err(format!("read: {e}")),
+        }
+    };
+    if era == Era::Legacy {
+        writeln!(stdin, "{}", messages::initialize(0)).map_err(|e| e.to_string())?;
+        read(&mut line)?;
+        writeln!(stdin, "{}", messages::INITIALIZED).map_err(|e| e.to_string())?;
+    }
+    for id in 1..=calls {
+        writeln!(stdin, "{}", messages::echo(era, id)).map_err(|e| e.to_string())?;
+        read(&mut line)?;
+        if !messages::is_echo_result(&line) {
+            return Err(format!(
+                "not an echo result: {}",
+                String::from_utf8_lossy(&line)
+            ));
+        }
+    }
+    // Closing stdin is the stdio transport's shutdown (2025-11-25 `basic/lifecycle`).
+    drop(stdin);
+    wait(&mut child)
+}
+
+/// `calls` sequential calls on one keep-alive connection, then SIGINT (mcp-raw's
+/// graceful shutdown) and the exit waited for.
+fn drive_http(argv: &[String], era: Era, calls: u64) -> Result<(), String> {
+    let server = HttpProc::spawn(argv)?;
+    // valgrind is slow to start; the port may be open before the server serves.
+    let mut conn = Conn::open(&server.addr)?;
+    let session = workload::http_handshake(&mut conn, era, 0)?;
+    for id in 1..=calls {
+        let r = conn.post(
+            era,
+            session.as_deref(),
+            "tools/call",
+            &messages::echo(era, id),
+        )?;
+        if !messages::is_echo_result(&r.body) {
+            return Err(format!(
+                "HTTP {}: not an echo result: {}",
+                r.status,
+                String::from_utf8_lossy(&r.body)
+            ));
+        }
+    }
+    drop(conn);
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &server.pid().to_string()])
+        .status()
+        .map_err(|e| format!("kill: {e}"))?;
+    if !status.success() {
+        return Err("kill -INT failed".into());
+    }
+    let mut server = server;
+    wait(&mut server.child)
+}
+
+/// Waits up to 60 s for a child to exit.
+fn wait(child: &mut std::process::Child) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if child.try_wait().map_err(|e| e.to_string())?.is_some() {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            return Err("the server did not exit within 60 s".into());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The `summary:` (or `totals:`) line of a callgrind file: instructions executed.
+fn total(path: &std::path::Path) -> Result<u64, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix("summary:")
+                .or_else(|| l.strip_prefix("totals:"))
+        })
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .ok_or_else(|| format!("{}: no summary line", path.display()))
+}
