@@ -3,7 +3,8 @@
 //! length prefix, unlike LSP). stdout carries protocol messages and nothing else;
 //! every log line goes to stderr.
 //!
-//! The loop is synchronous: one process is one session, read → handle → write. A
+//! The loop is synchronous: one process is one session, read → handle → write; the
+//! answers to every line one read brought in leave together in one write. A
 //! request that takes time (a [`Reply::Later`]) runs on a small background runtime
 //! while the loop goes on reading, so `notifications/cancelled` can stop it; its
 //! messages and response are written through the same locked stdout, one whole line
@@ -65,10 +66,13 @@ fn serve_on(
     server: Arc<Server>,
     mut input: impl Read,
     output: impl Write + Send + 'static,
-    mut log: impl Write,
+    log: impl Write,
     max_line: usize,
 ) -> io::Result<()> {
     let out: Out = Arc::new(Mutex::new(Box::new(output)));
+    // The log is written with the answers: lines gathered while there is input to
+    // handle, one write when the loop is about to wait for more.
+    let mut log = io::BufWriter::new(log);
     let mut session = Session::new(server);
     // Legacy list changes and resource updates are written to stdout as they happen.
     let push_out = out.clone();
@@ -78,27 +82,40 @@ fn serve_on(
     let mut running = Running::default();
     let mut framer = line::Framer::new(max_line);
     let mut chunk = vec![0u8; 64 * 1024];
+    // Answers to the lines already read, not yet written: every line one `read`
+    // brought in is answered, then all the answers leave in one write (a client
+    // that pipelines gets one write per batch, not one per message).
+    let mut answers: Vec<u8> = Vec::with_capacity(8 * 1024);
     let _ = writeln!(
         log,
         "[mcp-raw] stdio server ready: one JSON-RPC message per line"
     );
+    let _ = log.flush();
     loop {
         let frame = match framer.next_frame() {
-            Frame::Incomplete => match input.read(&mut chunk) {
-                Ok(0) => match framer.finish() {
-                    Some(last) => last,
-                    None => {
-                        let _ = writeln!(log, "[mcp-raw] stdin closed: exiting");
-                        return Ok(());
-                    }
-                },
-                Ok(n) => {
-                    framer.feed(&chunk[..n]);
-                    continue;
+            Frame::Incomplete => {
+                // Nothing left to answer without waiting: out go the answers.
+                let _ = log.flush();
+                if !flush_answers(&out, &mut answers, &mut log)? {
+                    return Ok(());
                 }
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            },
+                match input.read(&mut chunk) {
+                    Ok(0) => match framer.finish() {
+                        Some(last) => last,
+                        None => {
+                            let _ = writeln!(log, "[mcp-raw] stdin closed: exiting");
+                            let _ = log.flush();
+                            return Ok(());
+                        }
+                    },
+                    Ok(n) => {
+                        framer.feed(&chunk[..n]);
+                        continue;
+                    }
+                    Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+            }
             frame => frame,
         };
         let reply = match frame {
@@ -110,13 +127,38 @@ fn serve_on(
             Frame::Incomplete => continue,
         };
         let Some(bytes) = reply else { continue };
-        if let Err(e) = send(&out, &bytes) {
-            if e.kind() == ErrorKind::BrokenPipe {
-                let _ = writeln!(log, "[mcp-raw] stdout closed (client gone): exiting");
-                return Ok(());
-            }
-            return Err(e);
+        answers.extend_from_slice(&bytes);
+        answers.push(b'\n');
+        // A client that sends megabytes at once still gets its answers in bounded
+        // pieces.
+        if answers.len() >= MAX_GATHERED && !flush_answers(&out, &mut answers, &mut log)? {
+            return Ok(());
         }
+    }
+}
+
+/// Bytes of answers gathered before they are written even though more input waits.
+const MAX_GATHERED: usize = 64 * 1024;
+
+/// Writes the gathered answers (whole lines) in one write under the stdout lock.
+/// `Ok(false)`: stdout is closed (the client is gone), so the loop ends.
+fn flush_answers(out: &Out, answers: &mut Vec<u8>, log: &mut impl Write) -> io::Result<bool> {
+    if answers.is_empty() {
+        return Ok(true);
+    }
+    let result = {
+        let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
+        w.write_all(answers).and_then(|()| w.flush())
+    };
+    answers.clear();
+    match result {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => {
+            let _ = writeln!(log, "[mcp-raw] stdout closed (client gone): exiting");
+            let _ = log.flush();
+            Ok(false)
+        }
+        Err(e) => Err(e),
     }
 }
 
@@ -346,5 +388,74 @@ mod tests {
         let server = Server::new(crate::content::demo::tool_set(), Eras::Both);
         let input = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n".repeat(3);
         assert!(serve(server, input.as_bytes(), Closed, io::sink(), 1024, None).is_ok());
+    }
+
+    /// A `Write` that keeps each `write` call apart, to count the writes.
+    #[derive(Clone, Default)]
+    struct Writes(Arc<Mutex<Vec<Vec<u8>>>>);
+    impl Write for Writes {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().push(b.to_vec());
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A `Read` that hands out one line per `read`, as a client that waits for each
+    /// answer does.
+    struct LineByLine(Vec<String>);
+    impl Read for LineByLine {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Ok(0);
+            }
+            let line = self.0.remove(0);
+            buf[..line.len()].copy_from_slice(line.as_bytes());
+            Ok(line.len())
+        }
+    }
+
+    fn ping(id: u32) -> String {
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n")
+    }
+
+    #[test]
+    fn answers_to_lines_read_together_leave_in_one_write() {
+        let out = Writes::default();
+        let server = Server::new(crate::content::demo::tool_set(), Eras::Both);
+        let input: String = (1..=8).map(ping).collect();
+        serve(
+            server,
+            input.as_bytes(),
+            out.clone(),
+            io::sink(),
+            1024,
+            None,
+        )
+        .unwrap();
+        let writes = out.0.lock().unwrap().clone();
+        assert_eq!(writes.len(), 1, "one write for the batch: {writes:?}");
+        let lines: Vec<&[u8]> = writes[0]
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(lines.len(), 8);
+        assert!(writes[0].ends_with(b"\n"), "whole lines only");
+    }
+
+    #[test]
+    fn a_line_read_alone_is_answered_before_the_next_read() {
+        let out = Writes::default();
+        let server = Server::new(crate::content::demo::tool_set(), Eras::Both);
+        let input = LineByLine((1..=3).map(ping).collect());
+        serve(server, input, out.clone(), io::sink(), 1024, None).unwrap();
+        let writes = out.0.lock().unwrap().clone();
+        assert_eq!(writes.len(), 3, "one write per answer: {writes:?}");
+        for (i, w) in writes.iter().enumerate() {
+            let v: Value = serde_json::from_slice(w).unwrap();
+            assert_eq!(v["id"], i + 1);
+        }
     }
 }
