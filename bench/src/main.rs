@@ -5,7 +5,7 @@
 //! "Performance" section.
 //!
 //! ```text
-//! mcp-bench run PEERS.txt [--reps N] [--secs S] [--warm S] [--only a,b] [--eras legacy,modern] [--sessions N] [--starts N]
+//! mcp-bench run PEERS.txt [--reps N] [--secs S] [--warm S] [--only a,b] [--eras legacy,modern] [--sessions N] [--starts N] [--strict]
 //! mcp-bench callgrind "MCP-RAW COMMAND"      instructions per call under valgrind
 //! mcp-bench floor-pipe | floor-http PORT    the floors themselves
 //! ```
@@ -41,6 +41,8 @@ struct Options {
     sessions: usize,
     /// Process starts per cold-start measurement.
     starts: usize,
+    /// Fail (exit 1) if any workload failed for any peer (CI's smoke run).
+    strict: bool,
 }
 
 fn main() {
@@ -76,6 +78,7 @@ fn options(args: &[String]) -> Result<Options, String> {
         eras: vec![Era::Legacy, Era::Modern],
         sessions: 2000,
         starts: 10,
+        strict: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -103,6 +106,7 @@ fn options(args: &[String]) -> Result<Options, String> {
             "--warm" => o.window.warm = secs(value()?)?,
             "--sessions" => o.sessions = count(value()?)?.max(100),
             "--starts" => o.starts = count(value()?)?,
+            "--strict" => o.strict = true,
             "--only" => o.only = Some(value()?.split(',').map(str::to_owned).collect()),
             "--eras" => {
                 o.eras = value()?
@@ -142,6 +146,11 @@ const METRICS: [(&str, Better); 5] = [
 ];
 
 fn run(o: &Options) -> Result<(), String> {
+    let failures = std::cell::Cell::new(0usize);
+    let failed = |what: &str, peer: &str, e: &str| {
+        failures.set(failures.get() + 1);
+        eprintln!("   {what}, {peer}: failed: {e}");
+    };
     let mut peers = peer::load(&o.peers)?;
     if let Some(only) = &o.only {
         peers.retain(|p| p.floor || only.contains(&p.name));
@@ -171,7 +180,7 @@ fn run(o: &Options) -> Result<(), String> {
                     let mut r = match result {
                         Ok(r) => r,
                         Err(e) => {
-                            eprintln!("   {name}, {}: failed: {e}", p.name);
+                            failed(name, &p.name, &e);
                             for (m, better) in METRICS {
                                 table.put(name, m, better, &p.name, rep, None);
                             }
@@ -232,7 +241,7 @@ fn run(o: &Options) -> Result<(), String> {
                 .filter(|p| p.eras.contains(&era) && !p.stdio.is_empty())
             {
                 let v = workload::cold_start(p, era, o.starts)
-                    .map_err(|e| eprintln!("   cold start, {}: failed: {e}", p.name))
+                    .map_err(|e| failed("cold start", &p.name, &e))
                     .ok();
                 table.put(
                     "stdio cold start",
@@ -249,7 +258,7 @@ fn run(o: &Options) -> Result<(), String> {
                         continue;
                     }
                     let v = workload::idle_rss(p, era, is_http)
-                        .map_err(|e| eprintln!("   {label}, {}: failed: {e}", p.name))
+                        .map_err(|e| failed(label, &p.name, &e))
                         .ok();
                     table.put(
                         label,
@@ -278,7 +287,7 @@ fn run(o: &Options) -> Result<(), String> {
                         ),
                         Ok(None) => eprintln!("   {label}, {}: keeps no sessions", p.name),
                         Err(e) => {
-                            eprintln!("   {label}, {}: failed: {e}", p.name);
+                            failed(&label, &p.name, &e);
                             table.put(
                                 &label,
                                 "KiB per session",
@@ -305,5 +314,8 @@ fn run(o: &Options) -> Result<(), String> {
         );
         print!("{}", table.markdown());
     }
-    Ok(())
+    match failures.get() {
+        n if n > 0 && o.strict => Err(format!("{n} measurements failed (see above)")),
+        _ => Ok(()),
+    }
 }
