@@ -68,8 +68,136 @@ pub fn report(command: &str) -> Result<(), String> {
             cells[1]
         );
     }
+    println!("\nWhere a call's instructions go (inclusive, per call, from callgrind_annotate):\n");
+    println!("| part | stdio 2025-11-25 | stdio 2026-07-28 | HTTP 2025-11-25 | HTTP 2026-07-28 |");
+    println!("|---|---|---|---|---|");
+    let mut columns = Vec::new();
+    for http in [false, true] {
+        for era in [Era::Legacy, Era::Modern] {
+            let file = |calls: u64| {
+                dir.join(format!(
+                    "{}-{}-{calls}.out",
+                    if http { "http" } else { "stdio" },
+                    era.version()
+                ))
+            };
+            let (few, many) = (annotate(&file(FEW))?, annotate(&file(MANY))?);
+            columns.push(
+                PARTS
+                    .iter()
+                    .map(|(_, names)| {
+                        let sum = |m: &[(String, u64)]| -> u64 {
+                            names
+                                .iter()
+                                .map(|n| {
+                                    m.iter()
+                                        .filter(|(f, _)| f == n)
+                                        .map(|(_, v)| *v)
+                                        .max()
+                                        .unwrap_or(0)
+                                })
+                                .sum()
+                        };
+                        (sum(&many) as f64 - sum(&few) as f64) / (MANY - FEW) as f64
+                    })
+                    .collect::<Vec<f64>>(),
+            );
+        }
+    }
+    for (i, (label, _)) in PARTS.iter().enumerate() {
+        // "—": the part is not a function of its own in that build (inlined).
+        let cells: Vec<String> = columns
+            .iter()
+            .map(|c| {
+                if c[i] < 1.0 {
+                    "—".to_owned()
+                } else {
+                    format!("{:.0}", c[i])
+                }
+            })
+            .collect();
+        println!("| {label} | {} |", cells.join(" | "));
+    }
     println!("\nThe callgrind files are in {}.", dir.display());
     Ok(())
+}
+
+/// The parts of a call the profile table names: a label and the functions (as
+/// callgrind_annotate spells them) whose inclusive cost it sums.
+const PARTS: [(&str, &[&str]); 9] = [
+    (
+        "reading the JSON into a `serde_json::Value` (`jsonrpc::parse`)",
+        &["mcp_raw::jsonrpc::parse"],
+    ),
+    (
+        "inserting object keys into `IndexMap`s (serde_json's `preserve_order`; all callers)",
+        &["indexmap::inner::Core<K,V>::insert_full"],
+    ),
+    (
+        "hashing map keys (SipHash; all callers)",
+        &["core::hash::BuildHasher::hash_one"],
+    ),
+    (
+        "reading `_meta` into the envelope (`Envelope::from`)",
+        &[
+            "<mcp_raw::protocol::envelope::Envelope as core::convert::From<mcp_raw::jsonrpc::Message>>::from",
+        ],
+    ),
+    (
+        "the protocol core (`Session::handle`: era, lifecycle, dispatch, the tool, the result)",
+        &["mcp_raw::protocol::Session::handle_envelope"],
+    ),
+    (
+        "… of which: dressing a 2026-07-28 result (`resultType`, `_meta`)",
+        &["mcp_raw::protocol::modern::finish"],
+    ),
+    (
+        "writing the answer's JSON (`Response::to_bytes`)",
+        &["mcp_raw::jsonrpc::Response::to_bytes"],
+    ),
+    (
+        "hyper reading the request head",
+        &["<hyper::proto::h1::role::Server as hyper::proto::h1::Http1Transaction>::parse"],
+    ),
+    (
+        "malloc + free (all callers)",
+        &[
+            "./malloc/./malloc/malloc.c:malloc",
+            "./malloc/./malloc/malloc.c:free",
+        ],
+    ),
+];
+
+/// `callgrind_annotate --inclusive=yes FILE`: (function, inclusive instructions).
+fn annotate(path: &std::path::Path) -> Result<Vec<(String, u64)>, String> {
+    let out = Command::new("callgrind_annotate")
+        .args(["--inclusive=yes", "--threshold=100"])
+        .arg(path)
+        .output()
+        .map_err(|e| format!("callgrind_annotate: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut rows = Vec::new();
+    for line in text.lines() {
+        // "  21,605,682 ( 9.87%)  ???:mcp_raw::jsonrpc::parse [/path/mcp-raw]"
+        let line = line.trim_start();
+        let Some((count, rest)) = line.split_once(' ') else {
+            continue;
+        };
+        let Ok(count) = count.replace(',', "").parse::<u64>() else {
+            continue;
+        };
+        let Some((_, rest)) = rest.split_once(')') else {
+            continue;
+        };
+        let name = rest
+            .trim()
+            .rsplit_once(" [")
+            .map(|(n, _)| n)
+            .unwrap_or(rest.trim());
+        let name = name.strip_prefix("???:").unwrap_or(name);
+        rows.push((name.to_owned(), count));
+    }
+    Ok(rows)
 }
 
 /// `calls` sequential calls over stdio, then stdin closed and the exit waited for

@@ -242,27 +242,23 @@ fn discover(server: &Server) -> Value {
 /// Adds `resultType` (first, so a reader sees it first; `"complete"` unless the
 /// result already says, e.g. `"input_required"`) and `_meta.serverInfo`.
 pub fn complete(server: &Server, result: Value) -> Value {
-    let mut out = Map::new();
-    let kind = result
-        .get("resultType")
-        .cloned()
-        .unwrap_or(json!("complete"));
-    out.insert("resultType".into(), kind);
-    let mut meta = Map::new();
-    if let Value::Object(fields) = result {
-        for (k, v) in fields {
-            match (k.as_str(), v) {
-                ("resultType", _) => {}
-                ("_meta", Value::Object(m)) => meta = m,
-                (_, v) => {
-                    out.insert(k, v);
-                }
-            }
-        }
-    }
+    // Edited in place (no second map): `resultType` moves to the front, `_meta`
+    // (with serverInfo added) to the end, everything else keeps its order.
+    let mut fields = match result {
+        Value::Object(fields) => fields,
+        _ => Map::new(),
+    };
+    let kind = fields
+        .shift_remove("resultType")
+        .unwrap_or_else(|| Value::String("complete".into()));
+    fields.shift_insert(0, "resultType".into(), kind);
+    let mut meta = match fields.shift_remove("_meta") {
+        Some(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
     meta.insert(meta::SERVER_INFO.into(), server.info());
-    out.insert("_meta".into(), Value::Object(meta));
-    Value::Object(out)
+    fields.insert("_meta".into(), Value::Object(meta));
+    Value::Object(fields)
 }
 
 /// Adds the caching hints `ttlMs` and `cacheScope` (`server/utilities/caching`:
