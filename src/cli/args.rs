@@ -68,6 +68,12 @@ pub enum Command {
         /// (its ttlMs).
         #[arg(long, value_name = "SECS", default_value = "600", value_parser = secs)]
         task_ttl: Duration,
+        /// Seal MRTR requestState with the key in FILE (at least 32 bytes; one trailing
+        /// newline is dropped) instead of a key drawn per process, so every replica
+        /// behind a load balancer opens what another sealed. Give all replicas the same
+        /// file; `head -c 32 /dev/urandom > FILE` makes one.
+        #[arg(long, value_name = "FILE", env = mcp_raw::protocol::state_key::ENV)]
+        state_key_file: Option<PathBuf>,
         /// Print every byte in and out on stderr (never stdout) as it crosses, in the
         /// readable text view, or `--trace raw` for the bytes verbatim.
         #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]
