@@ -54,6 +54,7 @@ fn main() -> ExitCode {
             max_tasks,
             task_ttl,
             state_key_file,
+            session_id_prefix,
             trace,
             record,
             max_message_bytes,
@@ -78,6 +79,7 @@ fn main() -> ExitCode {
                         ),
                         recorder,
                         auth: protect.into_settings(),
+                        session_id_prefix,
                     },
                 )
             })

@@ -46,6 +46,12 @@ pub enum Command {
         /// DNS rebinding).
         #[arg(long = "allow-host", value_name = "NAME", requires = "http")]
         allow_hosts: Vec<String>,
+        /// With --http, start every legacy session id with PREFIX (visible ASCII, at
+        /// most 64 bytes), so a load balancer routes a session's requests to the replica
+        /// that holds it by the id alone (deploy/nginx gives each replica its own).
+        #[arg(long, value_name = "PREFIX", default_value = "", requires = "http",
+              value_parser = |s: &str| http::sessions::IdPrefix::new(s))]
+        session_id_prefix: http::sessions::IdPrefix,
         #[command(flatten)]
         limits: HttpLimits,
         #[command(flatten)]
