@@ -8,6 +8,8 @@
 # run through round-robin and succeed, a multi round-trip request included (the
 # replicas share one --state-key-file).
 #
+# Last, replica 2 is killed while modern calls go on: they keep succeeding on the others.
+#
 # Ends with `scale-out: N passed, M failed`; exit status 1 if M > 0, 2 if something
 # needed (nginx, the build) is missing.
 #
@@ -199,6 +201,46 @@ if (( rc == 0 && rounds_on == 2 )) && grep -q 'Confirmed: state-ok' "$scratch/mo
   pass "round-robin: a multi round-trip request completed, its two rounds on two replicas (one --state-key-file)"
 else
   fail "round-robin: the multi round-trip request: exit $rc, rounds on $rounds_on replica(s) (wire: $scratch/modern-mrtr.txt)"
+fi
+
+echo
+echo "== a replica killed mid-run: modern calls through round-robin keep succeeding"
+# Calls run back to back while replica 2 is killed (SIGKILL: a crash, no goodbye).
+# nginx sees the refused or reset connection, retries the POST on the next replica
+# (proxy_next_upstream error … non_idempotent), and leaves the dead one out for
+# fail_timeout; a retried request shows two addresses in the access log.
+calls=60
+kill_at=10
+access=$scratch/nginx-round-robin/logs/access.log
+ok=0 bad=0 before=0
+for c in $(seq "$calls"); do
+  if (( c == kill_at )); then
+    sleep 0.2
+    before=$(wc -l < "$access")
+    kill -KILL "${replica_pids[2]}"
+    wait "${replica_pids[2]}" 2>/dev/null || true
+    echo "-- call $c: replica 2 (127.0.0.1:${ports[2]}) killed"
+  fi
+  if timeout -k 5 "$timeout_s" "$bin" client --color never --era modern --call test_simple_text \
+      "$url_round_robin" > "$scratch/after-kill-$c.txt" 2>&1; then
+    ok=$((ok + 1))
+  else
+    bad=$((bad + 1))
+    echo "   call $c failed: $(tail -n 1 "$scratch/after-kill-$c.txt")"
+  fi
+  # Spread over more than fail_timeout (5 s), so nginx tries the dead one again.
+  sleep 0.15
+done
+sleep 0.2
+tail -n +"$((before + 1))" "$access" > "$scratch/after-kill.access"
+retried=$(grep -c 'upstream=[0-9.:]*, ' "$scratch/after-kill.access" || true)
+dead=$(grep -c "upstream=[^ ]*127.0.0.1:${ports[2]}" "$scratch/after-kill.access" || true)
+echo "-- after the kill, $dead request(s) tried the dead replica first, and nginx the next:"
+grep "upstream=[^ ]*127.0.0.1:${ports[2]}" "$scratch/after-kill.access" | sed 's/^/   /'
+if (( bad == 0 )); then
+  pass "round-robin: $ok of $calls modern clients succeeded around a replica's crash ($retried request(s) retried on another replica)"
+else
+  fail "round-robin: $bad of $calls modern clients failed after replica 2 was killed"
 fi
 
 echo
