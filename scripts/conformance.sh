@@ -98,6 +98,8 @@ trap 'for p in "${server_pids[@]}"; do kill "$p" 2>/dev/null || true; done
 # The port LOG's server reports listening on (waiting for its line), or exit.
 listening_port() {
   local log=$1 pid=$2 port=
+  # The server's own `2>` may not have created LOG yet: an empty one reads as no line.
+  touch "$log"
   for _ in $(seq 100); do
     port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\)/mcp.*|\1|p' "$log" | head -n1)
     [[ -n $port ]] && break

@@ -84,6 +84,8 @@ chmod 600 "$key"
 ports=()
 start_replica() {
   local i=$1 log=$scratch/replica-$1.log port=
+  # Made here: the replica's own `2>` may not have run yet when sed first reads it.
+  : > "$log"
   "$bin" serve --http --port 0 --fixture conformance --state-key-file "$key" \
     --session-id-prefix "r$i." 2> "$log" &
   pids+=($!)
