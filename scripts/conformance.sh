@@ -11,7 +11,11 @@
 #   CONFORMANCE_SERVER      serve (default): `mcp-raw serve --http`; bridge: the same server over
 #                           stdio behind `mcp-raw bridge --port 0 -- mcp-raw serve SERVER_ARGS`
 #                           (server mode only, client mode skipped; baselines
-#                           expected-failures-bridge-REV.yml)
+#                           expected-failures-bridge-REV.yml); nginx: three `mcp-raw serve
+#                           --http SERVER_ARGS` replicas sharing one --state-key-file, behind
+#                           nginx's sticky configuration (deploy/nginx: modern requests
+#                           round-robin, legacy ones to the replica their session id names;
+#                           server mode only; baselines expected-failures-nginx-REV.yml)
 #   CARGO_TARGET_DIR        cargo's target directory (default: target/)
 #   CONFORMANCE_CLIENT_CMD  client command for client mode (default: mcp-raw conformance-client;
 #                           "none" skips it). The suite appends the server URL and sets
@@ -72,24 +76,68 @@ case $server_kind in
     baselines=expected-failures-bridge
     CONFORMANCE_CLIENT_CMD=none
     ;;
+  nginx)
+    # Every scenario through a load balancer: a modern request may land on any
+    # replica (an MRTR round too: hence the shared key), a legacy session on the one
+    # that answered its initialize (hence the prefixes).
+    command -v nginx >/dev/null || { echo "CONFORMANCE_SERVER=nginx needs nginx (apt-get install -y nginx)" >&2; exit 2; }
+    head -c 32 /dev/urandom > "$out/state.key"
+    chmod 600 "$out/state.key"
+    baselines=expected-failures-nginx
+    CONFORMANCE_CLIENT_CMD=none
+    ;;
   *)
-    echo "CONFORMANCE_SERVER must be serve or bridge, not ${server_kind@Q}" >&2
+    echo "CONFORMANCE_SERVER must be serve, bridge or nginx, not ${server_kind@Q}" >&2
     exit 2
     ;;
 esac
-server_pid=$!
-trap 'kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true' EXIT
-port=
-for _ in $(seq 100); do
-  port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\)/mcp.*|\1|p' "$out/server.log" | head -n1)
-  [[ -n $port ]] && break
-  kill -0 "$server_pid" 2>/dev/null || break
-  sleep 0.1
-done
-if [[ -z $port ]]; then
-  echo "mcp-raw did not report listening on 127.0.0.1; its stderr:" >&2
-  cat "$out/server.log" >&2
-  exit 1
+server_pids=()
+trap 'for p in "${server_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+      for p in "${server_pids[@]}"; do wait "$p" 2>/dev/null || true; done' EXIT
+
+# The port LOG's server reports listening on (waiting for its line), or exit.
+listening_port() {
+  local log=$1 pid=$2 port=
+  # The server's own `2>` may not have created LOG yet: an empty one reads as no line.
+  touch "$log"
+  for _ in $(seq 100); do
+    port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\)/mcp.*|\1|p' "$log" | head -n1)
+    [[ -n $port ]] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [[ -z $port ]]; then
+    echo "mcp-raw did not report listening on 127.0.0.1; its stderr:" >&2
+    cat "$log" >&2
+    exit 1
+  fi
+  echo "$port"
+}
+
+if [[ $server_kind == nginx ]]; then
+  replica_ports=()
+  for i in 1 2 3; do
+    echo "== starting replica $i: mcp-raw serve --http --port 0 --state-key-file … --session-id-prefix r$i. ${server_args[*]}"
+    "$bin" serve --http --port 0 --state-key-file "$out/state.key" --session-id-prefix "r$i." \
+      "${server_args[@]}" 2> "$out/server-$i.log" &
+    server_pids+=($!)
+    replica_ports+=("$(listening_port "$out/server-$i.log" "$!")")
+  done
+  lb_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  mkdir -p "$out/nginx/logs" "$out/nginx/tmp"
+  deploy/nginx/render.sh sticky "$lb_port" "${replica_ports[@]}" > "$out/nginx/nginx.conf"
+  echo "== starting nginx on 127.0.0.1:$lb_port in front of 127.0.0.1:${replica_ports[*]} (deploy/nginx, sticky)"
+  nginx -p "$out/nginx" -c "$out/nginx/nginx.conf" -e logs/error.log -g 'daemon off;' &
+  server_pids+=($!)
+  for _ in $(seq 100); do
+    (exec 3<> "/dev/tcp/127.0.0.1/$lb_port") 2>/dev/null && break
+    kill -0 "${server_pids[-1]}" 2>/dev/null || { cat "$out/nginx/logs/error.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  port=$lb_port
+else
+  server_pids+=($!)
+  port=$(listening_port "$out/server.log" "$!")
 fi
 url=http://127.0.0.1:$port/mcp
 
@@ -122,11 +170,13 @@ for rev in "${revisions[@]}"; do
   echo "== server --requirements $rev against $url"
   suite "$out/server-$rev.log" server --url "$url" --requirements "$rev" -o "$out/server-$rev"
   report server "$rev"
-  if ! kill -0 "$server_pid" 2>/dev/null; then
-    echo "mcp-raw exited during the run; the end of its stderr:"
-    tail -n 20 "$out/server.log"
-    status=1
-  fi
+  for p in "${server_pids[@]}"; do
+    if ! kill -0 "$p" 2>/dev/null; then
+      echo "a server (pid $p) exited during the run; the end of the logs:"
+      tail -n 20 "$out"/server*.log
+      status=1
+    fi
+  done
 done
 
 # Client mode: the suite's mock servers drive mcp-raw's conformance client.

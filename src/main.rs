@@ -19,24 +19,27 @@ fn main() -> ExitCode {
             fixture,
             max_tasks,
             task_ttl,
+            state_key_file,
             trace,
             record,
             max_message_bytes,
             show_secrets,
             ..
-        } => cli::record::recorder(
-            "stdio",
-            trace,
-            record.as_deref(),
-            max_message_bytes,
-            show_secrets,
-        )
-        .and_then(|recorder| {
-            cli::serve::serve_stdio(
-                cli::serve::server(era, fixture, max_tasks, task_ttl),
-                max_body_bytes,
-                recorder,
+        } => cli::serve::install_state_key(state_key_file.as_deref()).and_then(|()| {
+            cli::record::recorder(
+                "stdio",
+                trace,
+                record.as_deref(),
+                max_message_bytes,
+                show_secrets,
             )
+            .and_then(|recorder| {
+                cli::serve::serve_stdio(
+                    cli::serve::server(era, fixture, max_tasks, task_ttl),
+                    max_body_bytes,
+                    recorder,
+                )
+            })
         }),
         Command::Serve {
             http: true,
@@ -50,29 +53,36 @@ fn main() -> ExitCode {
             protect,
             max_tasks,
             task_ttl,
+            state_key_file,
+            session_id_prefix,
             trace,
             record,
             max_message_bytes,
             show_secrets,
-        } => cli::record::recorder(
-            "http",
-            trace,
-            record.as_deref(),
-            max_message_bytes,
-            show_secrets,
-        )
-        .and_then(|recorder| {
-            cli::serve::serve_http(
-                cli::serve::server(era, fixture, max_tasks, task_ttl),
-                &host,
-                port,
-                mcp_raw::transport::http::Config {
-                    limits: limits.into_limits(max_body_bytes),
-                    allowed_hosts: mcp_raw::transport::http::guard::AllowedHosts::new(&allow_hosts),
-                    recorder,
-                    auth: protect.into_settings(),
-                },
+        } => cli::serve::install_state_key(state_key_file.as_deref()).and_then(|()| {
+            cli::record::recorder(
+                "http",
+                trace,
+                record.as_deref(),
+                max_message_bytes,
+                show_secrets,
             )
+            .and_then(|recorder| {
+                cli::serve::serve_http(
+                    cli::serve::server(era, fixture, max_tasks, task_ttl),
+                    &host,
+                    port,
+                    mcp_raw::transport::http::Config {
+                        limits: limits.into_limits(max_body_bytes),
+                        allowed_hosts: mcp_raw::transport::http::guard::AllowedHosts::new(
+                            &allow_hosts,
+                        ),
+                        recorder,
+                        auth: protect.into_settings(),
+                        session_id_prefix,
+                    },
+                )
+            })
         }),
         Command::Client(args) => {
             let code = match cli::client::main(args) {

@@ -33,6 +33,32 @@ fn initialize_mints_a_uuid_session_and_answers_json() {
     );
 }
 
+/// `--session-id-prefix`: a replica behind a load balancer names itself in every id
+/// it issues (deploy/nginx routes by it); the id still opens its session, and a
+/// prefix that is not visible ASCII never starts a server.
+#[test]
+fn a_session_id_prefix_starts_every_id_and_must_be_visible_ascii() {
+    let s = HttpServer::start(&["--session-id-prefix", "r7."]);
+    let r = s.post(&[], &initialize("2025-11-25"));
+    let id = r.header("mcp-session-id").unwrap().to_owned();
+    let uuid = id.strip_prefix("r7.").expect("the prefix comes first");
+    assert_eq!(uuid::Uuid::parse_str(uuid).unwrap().get_version_num(), 4);
+    let r = s.post(&session_header(&id), LIST);
+    assert_eq!(r.status, 200, "{}", r.text());
+
+    for (bad, says) in [
+        ("r 1", "visible ASCII only"),
+        (&*"x".repeat(65), "at most 64 bytes"),
+    ] {
+        let out = std::process::Command::new(common::BIN)
+            .args(["serve", "--http", "--port", "0", "--session-id-prefix", bad])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(says), "{stderr}");
+    }
+}
+
 #[test]
 fn initialize_carrying_a_session_id_is_400() {
     let s = HttpServer::start(&[]);

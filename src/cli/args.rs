@@ -52,6 +52,12 @@ pub enum Command {
         /// DNS rebinding).
         #[arg(long = "allow-host", value_name = "NAME", requires = "http")]
         allow_hosts: Vec<String>,
+        /// With --http, start every legacy session id with PREFIX (visible ASCII, at
+        /// most 64 bytes), so a load balancer routes a session's requests to the replica
+        /// that holds it by the id alone (deploy/nginx gives each replica its own).
+        #[arg(long, value_name = "PREFIX", default_value = "", requires = "http",
+              value_parser = |s: &str| http::sessions::IdPrefix::new(s))]
+        session_id_prefix: http::sessions::IdPrefix,
         #[command(flatten)]
         limits: HttpLimits,
         #[command(flatten)]
@@ -74,6 +80,12 @@ pub enum Command {
         /// (its ttlMs).
         #[arg(long, value_name = "SECS", default_value = "600", value_parser = secs)]
         task_ttl: Duration,
+        /// Seal MRTR requestState with the key in FILE (at least 32 bytes; one trailing
+        /// newline is dropped) instead of a key drawn per process, so every replica
+        /// behind a load balancer opens what another sealed. Give all replicas the same
+        /// file; `head -c 32 /dev/urandom > FILE` makes one.
+        #[arg(long, value_name = "FILE", env = mcp_raw::protocol::state_key::ENV)]
+        state_key_file: Option<PathBuf>,
         /// Print every byte in and out on stderr (never stdout) as it crosses, in the
         /// readable text view, or `--trace raw` for the bytes verbatim.
         #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]

@@ -29,6 +29,7 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         allowed_hosts: http::guard::AllowedHosts::new(&args.allow_hosts),
         recorder,
         auth: args.protect.into_settings(),
+        session_id_prefix: Default::default(),
     };
     let (host, port) = (args.host.as_str(), args.port);
     super::runtime()?.block_on(async {

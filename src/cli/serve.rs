@@ -2,10 +2,23 @@
 //! recorder when `--trace` or `--record` wants one.
 
 use super::args::{EraArg, FixtureArg, off_if_zero};
-use mcp_raw::protocol::Server;
+use mcp_raw::protocol::{Server, state_key};
 use mcp_raw::transport::{http, stdio};
 use mcp_raw::wire::recorder::Recorder;
 use std::time::Duration;
+
+/// `--state-key-file` (or `MCP_RAW_STATE_KEY_FILE`): the shared requestState key,
+/// installed before anything is sealed; without it each process draws its own.
+pub fn install_state_key(path: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let Some(path) = path else { return Ok(()) };
+    let key = state_key::StateKey::from_file(path)?;
+    state_key::install(key)?;
+    eprintln!(
+        "[mcp-raw] requestState sealed with the key in {} (replicas given the same file open each other's)",
+        path.display()
+    );
+    Ok(())
+}
 
 /// The server the command line asks for.
 pub fn server(

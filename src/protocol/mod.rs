@@ -25,6 +25,7 @@ pub mod mrtr;
 mod params;
 pub mod prompts;
 pub mod resources;
+pub mod state_key;
 pub mod subscriptions;
 pub mod tasks;
 pub mod tools;

@@ -4,7 +4,8 @@
 //! client retries the original request with `inputResponses` (and the opaque
 //! `requestState` echoed). The server keeps no memory between the rounds: whatever
 //! it must remember travels in `requestState`, sealed with an HMAC so a client cannot
-//! forge or alter it.
+//! forge or alter it. The key is [`super::state_key`]'s: per process, or a file every
+//! replica shares.
 
 use crate::jsonrpc::{ErrorObject, kind};
 use base64::Engine;
@@ -12,7 +13,6 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Map, Value, json};
 use sha2::Sha256;
-use std::sync::OnceLock;
 
 /// The largest `requestState` accepted back; anything longer is refused unread.
 pub const MAX_STATE_BYTES: usize = 8 * 1024;
@@ -69,7 +69,8 @@ pub fn seal(payload: &Value) -> String {
 }
 
 /// Opens a `requestState` from `params`: `Ok(None)` when absent; the payload when
-/// intact; `-32602` when too long, malformed or not sealed by this process.
+/// intact; `-32602` when too long, malformed or not sealed with this process's key
+/// (another replica's without a shared `--state-key-file`, or an earlier run's).
 pub fn open(params: &Value) -> Result<Option<Value>, ErrorObject> {
     let state = match params.get("requestState") {
         None => return Ok(None),
@@ -95,9 +96,12 @@ pub fn open(params: &Value) -> Result<Option<Value>, ErrorObject> {
         .map_err(|_| refuse("bad seal encoding"))?;
     let mut check = Hmac::<Sha256>::new_from_slice(secret()).map_err(|_| refuse("no key"))?;
     check.update(body.as_bytes());
-    check
-        .verify_slice(&tag)
-        .map_err(|_| refuse("the seal does not match (altered or forged)"))?;
+    check.verify_slice(&tag).map_err(|_| {
+        refuse(
+            "the seal does not match (altered, forged, or sealed with another key: \
+                 replicas must share one --state-key-file)",
+        )
+    })?;
     let json = URL_SAFE_NO_PAD
         .decode(body)
         .map_err(|_| refuse("bad body encoding"))?;
@@ -112,16 +116,9 @@ fn mac(data: &[u8]) -> Vec<u8> {
     m.finalize().into_bytes().to_vec()
 }
 
-/// A key drawn once per process from the OS CSPRNG: states sealed by an earlier run
-/// do not open.
+/// The process's sealing key (random, or the shared file's).
 fn secret() -> &'static [u8] {
-    static KEY: OnceLock<[u8; 32]> = OnceLock::new();
-    KEY.get_or_init(|| {
-        let mut k = [0u8; 32];
-        // Without an OS random source nothing here is safe; refuse to run.
-        getrandom::fill(&mut k).expect("the OS random number generator is unavailable");
-        k
-    })
+    super::state_key::current()
 }
 
 #[cfg(test)]

@@ -88,6 +88,11 @@ impl Wire {
         }
     }
 
+    /// Over HTTP to a server already started (a replica with its own flags).
+    pub fn over(server: HttpServer) -> Wire {
+        Wire::http(server.addr.clone(), Box::new(server))
+    }
+
     fn http(addr: String, server: Box<dyn Any>) -> Wire {
         Wire::Http(Exchanges {
             addr,

@@ -46,6 +46,9 @@ pub struct Config {
     /// Protect `/mcp` with OAuth bearer tokens from this authorization server
     /// (`--auth-server`); none: every request is served.
     pub auth: Option<auth::Settings>,
+    /// Put before every legacy session id (`--session-id-prefix`), so a load balancer
+    /// can tell from the id alone which replica holds the session; empty by default.
+    pub session_id_prefix: sessions::IdPrefix,
 }
 
 /// What every connection task shares.
@@ -92,7 +95,7 @@ impl App {
             .collect();
         Arc::new(App {
             core,
-            sessions: Sessions::new(&config.limits),
+            sessions: Sessions::new(&config.limits).with_id_prefix(config.session_id_prefix),
             limits: config.limits,
             allowed_hosts: config.allowed_hosts,
             param_headers,

@@ -89,6 +89,42 @@ pub struct Sessions {
     /// `--resume-events` and `--resume-streams`, for each new session's streams.
     resume_events: usize,
     resume_streams: usize,
+    /// Put before each new id (a replica's name behind a load balancer).
+    id_prefix: IdPrefix,
+}
+
+/// The longest `--session-id-prefix`: a name, not a payload.
+pub const MAX_ID_PREFIX: usize = 64;
+
+/// What comes before every session id this server issues: checked to be visible ASCII
+/// (2025-11-25 `basic/transports` §Session Management: "The session ID MUST only
+/// contain visible ASCII characters (ranging from 0x21 to 0x7E)"), so prefix + UUID is
+/// still a valid id. Empty by default.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IdPrefix(String);
+
+impl IdPrefix {
+    /// `text` as a prefix, or why it cannot be one (quoting it).
+    pub fn new(text: &str) -> Result<IdPrefix, String> {
+        if text.len() > MAX_ID_PREFIX {
+            return Err(format!(
+                "a session id prefix is at most {MAX_ID_PREFIX} bytes, {text:?} has {}",
+                text.len()
+            ));
+        }
+        if let Some(c) = text.chars().find(|c| !('\x21'..='\x7e').contains(c)) {
+            return Err(format!(
+                "a session id holds visible ASCII only (0x21 to 0x7E, 2025-11-25 basic/transports \
+                 §Session Management); {text:?} has {c:?}"
+            ));
+        }
+        Ok(IdPrefix(text.to_owned()))
+    }
+
+    /// The prefix as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 impl Sessions {
@@ -102,7 +138,14 @@ impl Sessions {
             ended: AtomicBool::new(false),
             resume_events: limits.resume_events,
             resume_streams: limits.resume_streams,
+            id_prefix: IdPrefix::default(),
         }
+    }
+
+    /// The same, every new id starting with `prefix`.
+    pub fn with_id_prefix(mut self, prefix: IdPrefix) -> Self {
+        self.id_prefix = prefix;
+        self
     }
 
     /// The most sessions kept at once.
@@ -110,11 +153,11 @@ impl Sessions {
         self.limit
     }
 
-    /// Stores a freshly initialized session under a new id and returns the id: a UUID
-    /// v4 from the OS CSPRNG, visible ASCII only, as the spec requires. `None` when
-    /// the limit is reached (after ending expired sessions).
+    /// Stores a freshly initialized session under a new id and returns the id: the
+    /// prefix, then a UUID v4 from the OS CSPRNG, visible ASCII only, as the spec
+    /// requires. `None` when the limit is reached (after ending expired sessions).
     pub fn insert(&self, session: Box<dyn Conversation>) -> Option<String> {
-        let id = uuid::Uuid::new_v4().to_string();
+        let id = format!("{}{}", self.id_prefix.as_str(), uuid::Uuid::new_v4());
         let entry = Entry {
             session,
             streams: super::resume::Streams::new(self.resume_events, self.resume_streams),

@@ -1,0 +1,122 @@
+//! `serve --state-key-file`: replicas that share a key open each other's MRTR
+//! `requestState` (2026-07-28 `basic/patterns/mrtr`: the server keeps no memory between
+//! rounds, so round 2 may reach another replica); a replica with another key refuses it
+//! with `-32602`; a missing or short key file stops the server before it listens,
+//! naming the file.
+
+mod common;
+
+use common::wire::*;
+use common::{BIN, HttpServer};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const TOOL: &str = "test_input_required_result_request_state";
+
+/// A key file under the system temp dir, unique to this test process.
+fn key_file(name: &str, bytes: &[u8]) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("mcp-raw-state-key-{}-{name}", std::process::id()));
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// A conformance replica sealing with the key in `key`.
+fn replica(key: &Path) -> Wire {
+    Wire::over(HttpServer::start(&[
+        "--fixture",
+        "conformance",
+        "--state-key-file",
+        key.to_str().unwrap(),
+    ]))
+}
+
+/// A modern `tools/call` of [`TOOL`] that may ask for elicitation, with `extra` params.
+fn call(extra: Value) -> Value {
+    let mut p = modern_with(json!({"name": TOOL}), json!({"elicitation": {}}));
+    if let Value::Object(m) = extra {
+        for (k, v) in m {
+            p[k] = v;
+        }
+    }
+    p
+}
+
+/// Round 2 of [`TOOL`] on `to`, with the state round 1 got from `from`.
+fn round_two(from: &mut Wire, to: &mut Wire) -> Value {
+    let r1 = from.call(1, "tools/call", call(json!({})));
+    assert_eq!(r1["result"]["resultType"], "input_required", "{r1}");
+    let state = r1["result"]["requestState"].as_str().unwrap().to_owned();
+    let confirm = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
+    to.call(
+        2,
+        "tools/call",
+        call(json!({"inputResponses": confirm, "requestState": state})),
+    )
+}
+
+#[test]
+fn replicas_sharing_a_key_open_each_others_state_and_another_key_is_refused() {
+    let shared = key_file("shared", format!("{}\n", "k".repeat(32)).as_bytes());
+    let other = key_file("other", "o".repeat(40).as_bytes());
+    let (mut a, mut b, mut c) = (replica(&shared), replica(&shared), replica(&other));
+
+    // A seals, B opens: the same key file.
+    let r = round_two(&mut a, &mut b);
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert_eq!(text_of(&r["result"]), "Confirmed: state-ok");
+
+    // A seals, C (another key) refuses it, saying why and what to do.
+    let r = round_two(&mut a, &mut c);
+    let (code, message) = error_of(&r);
+    assert_eq!(code, -32602, "{r}");
+    assert!(
+        message.starts_with("requestState integrity check failed: the seal does not match")
+            && message.contains("--state-key-file"),
+        "{message}"
+    );
+    for p in [shared, other] {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+#[test]
+fn the_variable_names_the_key_file_too() {
+    let shared = key_file("env", "e".repeat(32).as_bytes());
+    let start = || {
+        let mut command = Command::new(BIN);
+        command
+            .args(["serve", "--http", "--port", "0", "--fixture", "conformance"])
+            .env("MCP_RAW_STATE_KEY_FILE", &shared);
+        Wire::over(HttpServer::spawn(command))
+    };
+    let (mut a, mut b) = (start(), start());
+    let r = round_two(&mut a, &mut b);
+    assert_eq!(text_of(&r["result"]), "Confirmed: state-ok", "{r}");
+    let _ = std::fs::remove_file(shared);
+}
+
+#[test]
+fn a_missing_or_short_key_file_stops_the_server_naming_the_file() {
+    let missing = std::env::temp_dir().join("mcp-raw-state-key-missing");
+    let short = key_file("short", b"too short\n");
+    for (path, says) in [
+        (&missing, "cannot read the state key file"),
+        (&short, "holds 9 byte(s); at least 32 are needed"),
+    ] {
+        let out = Command::new(BIN)
+            .args(["serve", "--http", "--port", "0", "--state-key-file"])
+            .arg(path)
+            .env_remove("MCP_RAW_STATE_KEY_FILE")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(
+            stderr.contains(says) && stderr.contains(&format!("{path:?}")),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("listening"), "{stderr}");
+    }
+    let _ = std::fs::remove_file(short);
+}
