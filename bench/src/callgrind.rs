@@ -124,17 +124,13 @@ pub fn report(command: &str) -> Result<(), String> {
 
 /// The parts of a call the profile table names: a label and the functions (as
 /// callgrind_annotate spells them) whose inclusive cost it sums.
-const PARTS: [(&str, &[&str]); 9] = [
+const PARTS: [(&str, &[&str]); 8] = [
     (
         "reading the JSON into a `serde_json::Value` (`jsonrpc::parse`)",
         &["mcp_raw::jsonrpc::parse"],
     ),
     (
-        "inserting object keys into `IndexMap`s (serde_json's `preserve_order`; all callers)",
-        &["indexmap::inner::Core<K,V>::insert_full"],
-    ),
-    (
-        "hashing map keys (SipHash; all callers)",
+        "hashing map keys (SipHash: serde_json's `preserve_order` maps; all callers)",
         &["core::hash::BuildHasher::hash_one"],
     ),
     (

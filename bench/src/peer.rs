@@ -13,6 +13,7 @@
 use crate::messages::Era;
 use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -90,6 +91,7 @@ impl StdioProc {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
+            .process_group(0)
             .spawn()
             .map_err(|e| format!("spawn {}: {e}", argv[0]))?;
         let stdin = child.stdin.take().ok_or("no stdin")?;
@@ -119,9 +121,19 @@ impl StdioProc {
 
 impl Drop for StdioProc {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        stop(&mut self.child);
     }
+}
+
+/// Kills a peer's whole process group (it was started as the group's leader), then
+/// reaps the leader.
+fn stop(child: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .stderr(Stdio::null())
+        .status();
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// A running HTTP peer.
@@ -149,6 +161,7 @@ impl HttpProc {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            .process_group(0)
             .spawn()
             .map_err(|e| format!("spawn {}: {e}", argv[0]))?;
         let addr = format!("127.0.0.1:{port}");
@@ -161,7 +174,7 @@ impl HttpProc {
                 return Err(format!("{} exited ({status}) before listening", argv[0]));
             }
             if Instant::now() > deadline {
-                let _ = child.kill();
+                stop(&mut child);
                 return Err(format!("{} did not listen on {addr} within 20 s", argv[0]));
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -176,7 +189,6 @@ impl HttpProc {
 
 impl Drop for HttpProc {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        stop(&mut self.child);
     }
 }
