@@ -91,3 +91,48 @@ fn a_dumb_terminal_gets_no_colour_escapes() {
         "escapes sent to TERM=dumb"
     );
 }
+
+/// Each subcommand's `--help` opens with its own one-line summary (the variant's doc
+/// comment), not the doc of an argument struct it is built from: subcommands are built
+/// lazily (clap `defer`), which runs the struct's part after the variant's.
+#[test]
+fn each_subcommand_help_opens_with_its_own_summary() {
+    for (sub, opening) in [
+        ("serve", "Run the MCP server"),
+        ("client", "Connect to any MCP server"),
+        ("tap", "Stand between a real client and a real server"),
+        ("bridge", "Serve a stdio MCP server as Streamable HTTP"),
+        ("auth-server", "A small OAuth 2.1 authorization server"),
+    ] {
+        let out = Command::new(BIN).args([sub, "--help"]).output().unwrap();
+        let help = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            help.starts_with(opening),
+            "`{sub} --help` opens with: {help:.120}"
+        );
+    }
+}
+
+/// `bridge` takes serve's HTTP limits without `--http` (HTTP is all it speaks), and its
+/// help drops serve's "With --http:" prefix.
+#[test]
+fn bridge_takes_the_http_limits_without_http() {
+    let out = Command::new(BIN)
+        .args(["bridge", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert!(help.contains("--max-sessions"), "{help}");
+    assert!(!help.contains("With --http:"), "{help}");
+    // A bad value is refused by the value check, not by a missing `--http`.
+    let out = Command::new(BIN)
+        .args(["bridge", "--max-sessions", "x", "--", "true"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("invalid value 'x'") && !err.contains("--http"),
+        "{err}"
+    );
+}

@@ -210,3 +210,30 @@ fn era_flag_selects_what_the_process_speaks() {
         json!(["2026-07-28"])
     );
 }
+
+/// Pipelined lines that arrive in one read are answered in one write: the server's
+/// own record (one `text` event per write) shows the eight answers as one event.
+#[test]
+fn answers_to_pipelined_lines_leave_in_one_write() {
+    let record = common::scratch("stdio", "one-write").join("server.jsonl");
+    let input: String = (1..=8)
+        .map(|id| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n"))
+        .collect();
+    // Under PIPE_BUF (4 KiB), so the pipe hands the server all eight lines at once.
+    assert!(input.len() < 4096);
+    let (lines, stderr, status) = serve(&["--record", record.to_str().unwrap()], &input);
+    assert!(status.success(), "{stderr}");
+    assert_eq!(lines.len(), 8, "{lines:?}");
+    let text = std::fs::read_to_string(&record).unwrap();
+    let writes: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["dir"] == "s2c" && e.get("text").is_some())
+        .collect();
+    assert_eq!(
+        writes.len(),
+        1,
+        "one write for the eight answers: {writes:?}"
+    );
+    assert_eq!(writes[0]["text"].as_str().unwrap().matches('\n').count(), 8);
+}

@@ -7,10 +7,9 @@
 
 use crate::http::Conn;
 use crate::messages::{self, Era};
-use crate::peer::HttpProc;
+use crate::peer::{HttpProc, StdioProc};
 use crate::workload;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Calls in the short run.
@@ -199,32 +198,12 @@ fn annotate(path: &std::path::Path) -> Result<Vec<(String, u64)>, String> {
 /// `calls` sequential calls over stdio, then stdin closed and the exit waited for
 /// (callgrind writes its file at exit).
 fn drive_stdio(argv: &[String], era: Era, calls: u64) -> Result<(), String> {
-    let mut child = Command::new(&argv[0])
-        .args(&argv[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("spawn {}: {e}", argv[0]))?;
-    let mut stdin = child.stdin.take().ok_or("no stdin")?;
-    let mut stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+    let mut p = StdioProc::spawn(argv)?;
     let mut line = Vec::new();
-    let mut read = |line: &mut Vec<u8>| -> Result<(), String> {
-        line.clear();
-        match stdout.read_until(b'\n', line) {
-            Ok(0) => Err("the server closed stdout".into()),
-            Ok(_) => Ok(()),
-            Err(e) => Err(format!("read: {e}")),
-        }
-    };
-    if era == Era::Legacy {
-        writeln!(stdin, "{}", messages::initialize(0)).map_err(|e| e.to_string())?;
-        read(&mut line)?;
-        writeln!(stdin, "{}", messages::INITIALIZED).map_err(|e| e.to_string())?;
-    }
+    workload::stdio_handshake(false, &mut p, era, &mut line)?;
     for id in 1..=calls {
-        writeln!(stdin, "{}", messages::echo(era, id)).map_err(|e| e.to_string())?;
-        read(&mut line)?;
+        p.send_line(&messages::echo(era, id))?;
+        workload::read_answer(&mut p, &mut line)?;
         if !messages::is_echo_result(&line) {
             return Err(format!(
                 "not an echo result: {}",
@@ -232,9 +211,7 @@ fn drive_stdio(argv: &[String], era: Era, calls: u64) -> Result<(), String> {
             ));
         }
     }
-    // Closing stdin is the stdio transport's shutdown (2025-11-25 `basic/lifecycle`).
-    drop(stdin);
-    wait(&mut child)
+    p.finish(Duration::from_secs(60))
 }
 
 /// `calls` sequential calls on one keep-alive connection, then SIGINT (mcp-raw's

@@ -11,7 +11,7 @@
 //! must carry `resultType`). `-` for a command the peer does not have.
 
 use crate::messages::Era;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -77,8 +77,8 @@ pub fn load(path: &str) -> Result<Vec<Peer>, String> {
 pub struct StdioProc {
     /// The process (killed on drop).
     pub child: Child,
-    /// Its stdin: where requests go.
-    pub stdin: ChildStdin,
+    /// Its stdin: where requests go (`None` once closed, the stdio shutdown).
+    stdin: Option<ChildStdin>,
     /// Its stdout: where answers come from.
     pub stdout: BufReader<ChildStdout>,
 }
@@ -98,7 +98,7 @@ impl StdioProc {
         let stdout = BufReader::with_capacity(256 * 1024, child.stdout.take().ok_or("no stdout")?);
         Ok(StdioProc {
             child,
-            stdin,
+            stdin: Some(stdin),
             stdout,
         })
     }
@@ -106,6 +106,33 @@ impl StdioProc {
     /// The process id, for /proc.
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// Writes `bytes` to its stdin in one write.
+    pub fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let stdin = self.stdin.as_mut().ok_or("stdin is closed")?;
+        stdin.write_all(bytes).map_err(|e| format!("write: {e}"))
+    }
+
+    /// Writes one message and its `\n`.
+    pub fn send_line(&mut self, message: &str) -> Result<(), String> {
+        self.send(format!("{message}\n").as_bytes())
+    }
+
+    /// Closes stdin (the stdio transport's shutdown, 2025-11-25 `basic/lifecycle`) and
+    /// waits up to `within` for the process to exit.
+    pub fn finish(&mut self, within: Duration) -> Result<(), String> {
+        self.stdin = None;
+        let deadline = Instant::now() + within;
+        while self.child.try_wait().map_err(|e| e.to_string())?.is_none() {
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "the server did not exit within {within:?} of stdin closing"
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
     }
 
     /// Reads one line (one message) into `line`.

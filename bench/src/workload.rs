@@ -6,7 +6,6 @@ use crate::http::Conn;
 use crate::messages::{self, Era};
 use crate::peer::{HttpProc, Peer, StdioProc};
 use crate::procfs;
-use std::io::Write;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
@@ -84,7 +83,7 @@ fn check(peer: &Peer, era: Era, body: &[u8]) -> Result<(), String> {
 
 /// Reads stdio lines until one that answers a request (has an `"id"`), skipping
 /// notifications the peer may send.
-fn read_answer(proc_: &mut StdioProc, line: &mut Vec<u8>) -> Result<(), String> {
+pub fn read_answer(proc_: &mut StdioProc, line: &mut Vec<u8>) -> Result<(), String> {
     loop {
         proc_.read_line(line)?;
         if messages::contains(line, b"\"id\"") {
@@ -94,19 +93,19 @@ fn read_answer(proc_: &mut StdioProc, line: &mut Vec<u8>) -> Result<(), String> 
 }
 
 /// The 2025-11-25 handshake over stdio; nothing in 2026-07-28.
-/// The pipe floor answers every line, the notification too; that answer is read
-/// and dropped.
-fn stdio_handshake(
-    peer: &Peer,
+/// The pipe floor (`floor`) answers every line, the notification too; that answer
+/// is read and dropped.
+pub fn stdio_handshake(
+    floor: bool,
     proc_: &mut StdioProc,
     era: Era,
     line: &mut Vec<u8>,
 ) -> Result<(), String> {
     if era == Era::Legacy {
-        writeln!(proc_.stdin, "{}", messages::initialize(0)).map_err(|e| e.to_string())?;
+        proc_.send_line(&messages::initialize(0))?;
         read_answer(proc_, line)?;
-        writeln!(proc_.stdin, "{}", messages::INITIALIZED).map_err(|e| e.to_string())?;
-        if peer.floor {
+        proc_.send_line(messages::INITIALIZED)?;
+        if floor {
             read_answer(proc_, line)?;
         }
     }
@@ -118,27 +117,25 @@ fn stdio_handshake(
 pub fn stdio_pipelined(peer: &Peer, era: Era, w: Window, depth: usize) -> Result<Run, String> {
     let mut p = StdioProc::spawn(&peer.stdio)?;
     let mut line = Vec::with_capacity(4096);
-    stdio_handshake(peer, &mut p, era, &mut line)?;
+    stdio_handshake(peer.floor, &mut p, era, &mut line)?;
     let pid = p.pid();
     let mut sent: Vec<Instant> = Vec::with_capacity(1 << 20);
     // Index 0 is unused: ids start at 1.
     sent.push(Instant::now());
     let mut out = Vec::with_capacity(64 * 1024);
     let mut oldest = 1usize;
-    let mut write_calls = |n: usize,
-                           sent: &mut Vec<Instant>,
-                           stdin: &mut std::process::ChildStdin|
-     -> Result<(), String> {
-        out.clear();
-        for _ in 0..n {
-            let id = sent.len() as u64;
-            out.extend_from_slice(messages::echo(era, id).as_bytes());
-            out.push(b'\n');
-            sent.push(Instant::now());
-        }
-        stdin.write_all(&out).map_err(|e| format!("write: {e}"))
-    };
-    write_calls(depth, &mut sent, &mut p.stdin)?;
+    let mut write_calls =
+        |n: usize, sent: &mut Vec<Instant>, p: &mut StdioProc| -> Result<(), String> {
+            out.clear();
+            for _ in 0..n {
+                let id = sent.len() as u64;
+                out.extend_from_slice(messages::echo(era, id).as_bytes());
+                out.push(b'\n');
+                sent.push(Instant::now());
+            }
+            p.send(&out)
+        };
+    write_calls(depth, &mut sent, &mut p)?;
     let start = Instant::now();
     let mut phase = WARM;
     let mut run = Run::default();
@@ -175,7 +172,7 @@ pub fn stdio_pipelined(peer: &Peer, era: Era, w: Window, depth: usize) -> Result
         }
         refill += 1;
         if p.stdout.buffer().is_empty() {
-            write_calls(refill, &mut sent, &mut p.stdin)?;
+            write_calls(refill, &mut sent, &mut p)?;
             refill = 0;
         }
     }
@@ -306,7 +303,7 @@ pub fn cold_start(peer: &Peer, era: Era, n: usize) -> Result<Duration, String> {
             Era::Legacy => messages::initialize(1),
             Era::Modern => messages::echo(era, 1),
         };
-        writeln!(p.stdin, "{first}").map_err(|e| e.to_string())?;
+        p.send_line(&first)?;
         read_answer(&mut p, &mut line)?;
         times.push(t.elapsed());
         if era == Era::Modern {
@@ -336,8 +333,8 @@ pub fn idle_rss(peer: &Peer, era: Era, http: bool) -> Result<u64, String> {
     } else {
         let mut p = StdioProc::spawn(&peer.stdio)?;
         let mut line = Vec::new();
-        stdio_handshake(peer, &mut p, era, &mut line)?;
-        writeln!(p.stdin, "{}", messages::echo(era, 1)).map_err(|e| e.to_string())?;
+        stdio_handshake(peer.floor, &mut p, era, &mut line)?;
+        p.send_line(&messages::echo(era, 1))?;
         read_answer(&mut p, &mut line)?;
         check(peer, era, &line)?;
         std::thread::sleep(Duration::from_millis(300));
