@@ -76,15 +76,19 @@ impl Meta {
         let Some(raw) = params.and_then(|p| p.get("_meta")) else {
             return Meta::default();
         };
-        let object = raw.as_object();
+        let Value::Object(meta) = raw else {
+            return Meta {
+                checked: Some(Box::new(Err(not_object("_meta", raw)))),
+                ..Meta::default()
+            };
+        };
+        let seen = Seen::of(meta);
         Meta {
-            modern: object.is_some_and(|m| {
-                [PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO]
-                    .iter()
-                    .any(|k| m.contains_key(*k))
-            }),
-            progress_token: object.and_then(|m| m.get("progressToken")).cloned(),
-            checked: Some(Box::new(check_fields(raw))),
+            modern: seen.protocol_version.is_some()
+                || seen.client_capabilities.is_some()
+                || seen.client_info.is_some(),
+            progress_token: seen.progress_token.cloned(),
+            checked: Some(Box::new(seen.check())),
         }
     }
 
@@ -131,40 +135,68 @@ fn missing(what: &str) -> ErrorObject {
     ))
 }
 
-/// The checks of [`Meta::fields`], on a present `_meta`.
-fn check_fields(raw: &Value) -> Result<Fields, ErrorObject> {
-    let not_object = |key: &str, v: &Value| {
-        ErrorObject::invalid_params(format!("params.{key} must be an object, got {}", kind(v)))
-    };
-    let meta = match raw {
-        Value::Object(m) => m,
-        other => return Err(not_object("_meta", other)),
-    };
-    let protocol_version = meta
-        .get(PROTOCOL_VERSION)
-        .ok_or_else(|| missing(&format!("\"{PROTOCOL_VERSION}\"")))?
-        .clone();
-    let client_capabilities = match meta.get(CLIENT_CAPABILITIES) {
-        Some(Value::Object(c)) => c.clone(),
-        Some(other) => {
-            return Err(not_object(
-                &format!("_meta[\"{CLIENT_CAPABILITIES}\"]"),
-                other,
-            ));
+/// The members of `_meta` this server reads, found in one pass over its entries
+/// (a handful of keys, each compared as it comes: no hashing of the long
+/// `io.modelcontextprotocol/…` names, once per lookup, on every request).
+#[derive(Default)]
+struct Seen<'a> {
+    protocol_version: Option<&'a Value>,
+    client_capabilities: Option<&'a Value>,
+    client_info: Option<&'a Value>,
+    log_level: Option<&'a Value>,
+    progress_token: Option<&'a Value>,
+}
+
+impl<'a> Seen<'a> {
+    fn of(meta: &'a Map<String, Value>) -> Seen<'a> {
+        let mut seen = Seen::default();
+        for (key, value) in meta {
+            let slot = match key.as_str() {
+                PROTOCOL_VERSION => &mut seen.protocol_version,
+                CLIENT_CAPABILITIES => &mut seen.client_capabilities,
+                CLIENT_INFO => &mut seen.client_info,
+                LOG_LEVEL => &mut seen.log_level,
+                "progressToken" => &mut seen.progress_token,
+                _ => continue,
+            };
+            *slot = Some(value);
         }
-        None => return Err(missing(&format!("\"{CLIENT_CAPABILITIES}\""))),
-    };
-    let client_info = match meta.get(CLIENT_INFO) {
-        None => None,
-        Some(Value::Object(i)) => Some(i.clone()),
-        Some(other) => return Err(not_object(&format!("_meta[\"{CLIENT_INFO}\"]"), other)),
-    };
-    Ok(Fields {
-        protocol_version,
-        client_capabilities,
-        client_info,
-        log_level: meta.get(LOG_LEVEL).cloned(),
-    })
+        seen
+    }
+
+    /// The checks of [`Meta::fields`], on a present `_meta` object.
+    fn check(&self) -> Result<Fields, ErrorObject> {
+        let protocol_version = self
+            .protocol_version
+            .ok_or_else(|| missing(&format!("\"{PROTOCOL_VERSION}\"")))?
+            .clone();
+        let client_capabilities = match self.client_capabilities {
+            Some(Value::Object(c)) => c.clone(),
+            Some(other) => {
+                return Err(not_object(
+                    &format!("_meta[\"{CLIENT_CAPABILITIES}\"]"),
+                    other,
+                ));
+            }
+            None => return Err(missing(&format!("\"{CLIENT_CAPABILITIES}\""))),
+        };
+        let client_info = match self.client_info {
+            None => None,
+            Some(Value::Object(i)) => Some(i.clone()),
+            Some(other) => return Err(not_object(&format!("_meta[\"{CLIENT_INFO}\"]"), other)),
+        };
+        Ok(Fields {
+            protocol_version,
+            client_capabilities,
+            client_info,
+            log_level: self.log_level.cloned(),
+        })
+    }
+}
+
+/// `-32602`: a member that must be an object is not.
+fn not_object(key: &str, v: &Value) -> ErrorObject {
+    ErrorObject::invalid_params(format!("params.{key} must be an object, got {}", kind(v)))
 }
 
 /// The `-32022` error for a version this server does not serve statelessly, with

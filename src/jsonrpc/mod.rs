@@ -12,6 +12,9 @@
 //! a JSON-RPC 2.0 message). Rules: JSON-RPC 2.0 §4–§5 and MCP 2025-11-25
 //! `basic/index` ("Messages": ids are strings or integers, never `null`).
 
+mod read;
+
+use read::Members;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -267,31 +270,38 @@ pub enum Parsed {
 /// Parses the bytes of one transport frame (a stdio line, an HTTP body).
 /// On failure returns the error response to send back.
 pub fn parse(bytes: &[u8]) -> Result<Parsed, Response> {
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+    let top = read::top(bytes).map_err(|e| {
         Response::error(
             None,
             ErrorObject::new(code::PARSE_ERROR, format!("Parse error: {e}")),
         )
     })?;
-    match value {
-        Value::Array(items) => Ok(Parsed::Batch(items)),
-        other => classify(other).map(Parsed::One),
+    match top {
+        read::Top::Array(items) => Ok(Parsed::Batch(items)),
+        read::Top::Object(members) => classify_members(members).map(Parsed::One),
+        read::Top::Scalar(value) => Err(not_an_object(&value)),
     }
 }
 
 /// Sorts one JSON value into a [`Message`], or explains (`-32600`) why it is none.
 pub fn classify(value: Value) -> Result<Message, Response> {
-    let Value::Object(mut obj) = value else {
-        return Err(invalid(
-            None,
-            format!("expected a JSON object, got {}", kind(&value)),
-        ));
-    };
+    match value {
+        Value::Object(obj) => classify_members(Members::from_map(obj)),
+        other => Err(not_an_object(&other)),
+    }
+}
+
+fn not_an_object(value: &Value) -> Response {
+    invalid(None, format!("expected a JSON object, got {}", kind(value)))
+}
+
+/// The shape rules, on the members of an object: which of the four messages it is.
+fn classify_members(m: Members) -> Result<Message, Response> {
     // Read the id first so that even an invalid request's error carries it.
-    let raw_id = obj.remove("id");
+    let raw_id = m.id;
     let id = raw_id.as_ref().and_then(RequestId::from_value);
 
-    match obj.get("jsonrpc") {
+    match &m.jsonrpc {
         Some(Value::String(v)) if v == "2.0" => {}
         Some(other) => {
             return Err(invalid(
@@ -303,8 +313,7 @@ pub fn classify(value: Value) -> Result<Message, Response> {
     }
     // JSON-RPC 2.0 §5: an error about a message whose id could not be read carries
     // `"id": null`; that is the one place a null id is a valid message.
-    let null_id_error =
-        raw_id == Some(Value::Null) && obj.contains_key("error") && !obj.contains_key("method");
+    let null_id_error = raw_id == Some(Value::Null) && m.error.is_some() && m.method.is_none();
     if let (Some(raw), None, false) = (&raw_id, &id, null_id_error) {
         return Err(invalid(
             None,
@@ -312,7 +321,7 @@ pub fn classify(value: Value) -> Result<Message, Response> {
         ));
     }
 
-    if let Some(method) = obj.remove("method") {
+    if let Some(method) = m.method {
         let Value::String(method) = method else {
             return Err(invalid(
                 id,
@@ -321,10 +330,14 @@ pub fn classify(value: Value) -> Result<Message, Response> {
         };
         // A message is one shape: `method` with `result` or `error` is neither a
         // request nor a response (JSON-RPC 2.0 §4, §5).
-        if let Some(other) = ["result", "error"]
-            .into_iter()
-            .find(|k| obj.contains_key(*k))
-        {
+        let other = if m.result.is_some() {
+            Some("result")
+        } else if m.error.is_some() {
+            Some("error")
+        } else {
+            None
+        };
+        if let Some(other) = other {
             return Err(invalid(
                 id,
                 format!(
@@ -336,7 +349,7 @@ pub fn classify(value: Value) -> Result<Message, Response> {
         // method takes named parameters (the schema's `params?: { ... }` in
         // 2025-11-25 and 2026-07-28 `basic/index`), so here it is an object or absent,
         // for every method alike, whether its handler reads params or not.
-        let params = obj.remove("params");
+        let params = m.params;
         if let Some(p) = &params
             && !p.is_object()
         {
@@ -355,7 +368,7 @@ pub fn classify(value: Value) -> Result<Message, Response> {
         });
     }
 
-    match (obj.remove("result"), obj.remove("error")) {
+    match (m.result, m.error) {
         (Some(result), None) => match id {
             Some(id) => Ok(Message::Response(Response::success(id, result))),
             None => Err(invalid(None, "a response must carry the \"id\" it answers")),
