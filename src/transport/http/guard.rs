@@ -8,7 +8,8 @@ pub use crate::wire::http::authority_host;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::StatusCode;
-use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderMap, ORIGIN};
+use super::names;
+use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderMap, HeaderName, ORIGIN};
 
 /// The host names this server answers to: the loopback names always, plus those
 /// given with `serve --allow-host`.
@@ -93,15 +94,15 @@ pub fn origin_host(origin: &str) -> Option<&str> {
 /// mirrored parameters. RFC 9110 §5.3 allows repeating a field only when its value
 /// is a comma-separated list, which none of these is; RFC 9112 §3.2 requires `400`
 /// for a repeated `Host`.
-const SINGLETONS: [&str; 8] = [
-    "host",
-    "origin",
-    "content-type",
-    "last-event-id",
-    crate::wire::http::SESSION_ID,
-    crate::wire::http::mirror::PROTOCOL_VERSION,
-    crate::wire::http::mirror::METHOD,
-    crate::wire::http::mirror::NAME,
+const SINGLETONS: [HeaderName; 8] = [
+    HOST,
+    ORIGIN,
+    CONTENT_TYPE,
+    names::LAST_EVENT_ID,
+    names::SESSION_ID,
+    names::PROTOCOL_VERSION,
+    names::METHOD,
+    names::NAME,
 ];
 
 /// Refuses a request that repeats a header of `SINGLETONS` or an `Mcp-Param-*`
@@ -109,10 +110,17 @@ const SINGLETONS: [&str; 8] = [
 /// (`modern`: the server speaks only 2026-07-28, or a version header names it, or it
 /// mirrors `Mcp-Method`) and `-32600` otherwise.
 pub fn check_singletons(headers: &HeaderMap, modern: bool) -> Result<(), HttpResponse> {
+    // A name seen once has one value: only a map with more values than names can
+    // repeat one, so the common request is cleared without a lookup.
+    if headers.len() == headers.keys_len() {
+        return Ok(());
+    }
     let repeated = headers.keys().find(|name| {
-        let name = name.as_str();
-        (SINGLETONS.contains(&name) || name.starts_with(crate::wire::http::mirror::PARAM_PREFIX))
-            && headers.get_all(name).iter().nth(1).is_some()
+        (SINGLETONS.contains(name)
+            || name
+                .as_str()
+                .starts_with(crate::wire::http::mirror::PARAM_PREFIX))
+            && headers.get_all(*name).iter().nth(1).is_some()
     });
     let Some(name) = repeated else {
         return Ok(());
@@ -136,27 +144,34 @@ pub fn check_singletons(headers: &HeaderMap, modern: bool) -> Result<(), HttpRes
 /// A POST's `Accept` must list both `application/json` and `text/event-stream`
 /// (2025-11-25 `basic/transports` "Sending Messages", rule 2); wildcards count.
 pub fn check_accept(headers: &HeaderMap) -> Result<(), HttpResponse> {
+    // Every media range of every Accept line, parameters (`;q=…`) dropped.
+    let types = || {
+        headers
+            .get_all(ACCEPT)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .map(|t| t.split(';').next().unwrap_or("").trim())
+    };
+    // `want` is `top/sub`: listed as itself, as `top/*`, or as `*/*`.
+    let covers = |want: &str| {
+        let (top, _) = want.split_once('/').unwrap_or((want, ""));
+        types().any(|t| {
+            t.eq_ignore_ascii_case(want)
+                || t == "*/*"
+                || t.strip_suffix("/*")
+                    .is_some_and(|t_top| t_top.eq_ignore_ascii_case(top))
+        })
+    };
+    if covers("application/json") && covers("text/event-stream") {
+        return Ok(());
+    }
     let accept = headers
         .get_all(ACCEPT)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .collect::<Vec<_>>()
         .join(",");
-    let types: Vec<&str> = accept
-        .split(',')
-        .map(|t| t.split(';').next().unwrap_or("").trim())
-        .collect();
-    let covers = |want: &str| {
-        let (top, _) = want.split_once('/').unwrap_or((want, ""));
-        types.iter().any(|t| {
-            t.eq_ignore_ascii_case(want)
-                || *t == "*/*"
-                || t.eq_ignore_ascii_case(&format!("{top}/*"))
-        })
-    };
-    if covers("application/json") && covers("text/event-stream") {
-        return Ok(());
-    }
     Err(reply::error(
         StatusCode::NOT_ACCEPTABLE,
         code::INVALID_REQUEST,

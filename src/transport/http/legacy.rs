@@ -10,7 +10,6 @@ use crate::jsonrpc::{Message, code};
 use crate::protocol::context::Reply;
 use crate::protocol::{Envelope, Incoming, SUPPORTED_VERSIONS};
 use crate::transport::stdio::batch_bytes;
-use crate::wire::http::mirror;
 use hyper::header::HeaderValue;
 use hyper::{HeaderMap, StatusCode};
 
@@ -85,7 +84,7 @@ async fn initialize(app: &App, envelope: Envelope<'_>) -> HttpResponse {
         // A UUID is visible ASCII, always a valid header value.
         if let Ok(value) = HeaderValue::from_str(&id) {
             http.headers_mut()
-                .insert(crate::wire::http::SESSION_ID, value);
+                .insert(super::names::SESSION_ID, value);
         }
     }
     http
@@ -120,7 +119,7 @@ fn answer(entry: &mut Entry, body: Incoming) -> HttpResponse {
 
 /// The `Mcp-Session-Id` value, if present; it must be visible ASCII (0x21–0x7E).
 pub fn session_id(headers: &HeaderMap) -> Result<Option<&str>, HttpResponse> {
-    match headers.get(crate::wire::http::SESSION_ID) {
+    match headers.get(super::names::SESSION_ID) {
         None => Ok(None),
         Some(v) => match v.to_str() {
             Ok(s) if !s.is_empty() && s.bytes().all(|b| (0x21..=0x7e).contains(&b)) => Ok(Some(s)),
@@ -134,7 +133,7 @@ pub fn session_id(headers: &HeaderMap) -> Result<Option<&str>, HttpResponse> {
 /// A present `MCP-Protocol-Version` must name a supported revision, else `400`.
 /// Absent, the spec says to assume 2025-03-26, which this server supports.
 fn check_protocol_version(headers: &HeaderMap) -> Result<&str, HttpResponse> {
-    let Some(value) = headers.get(mirror::PROTOCOL_VERSION) else {
+    let Some(value) = headers.get(super::names::PROTOCOL_VERSION) else {
         return Ok(ASSUMED_VERSION);
     };
     match value.to_str() {

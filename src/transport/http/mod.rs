@@ -15,13 +15,13 @@ pub mod legacy;
 pub mod limits;
 pub mod listen;
 pub mod modern;
+pub mod names;
 pub mod post;
 pub mod reply;
 pub mod resume;
 pub mod sessions;
 
 use crate::protocol::{Core, Door, Era, Facts, Server, era};
-use crate::wire::http::mirror;
 use hyper::header::{ALLOW, HeaderValue};
 use hyper::{HeaderMap, Method, Request, StatusCode};
 pub use limits::Limits;
@@ -113,12 +113,12 @@ pub fn facts(headers: &HeaderMap, door: Door) -> Facts<'_> {
     Facts {
         door,
         protocol_versions: headers
-            .get_all(mirror::PROTOCOL_VERSION)
+            .get_all(names::PROTOCOL_VERSION)
             .iter()
             .map(HeaderValue::as_bytes)
             .collect(),
-        session_id: headers.contains_key(crate::wire::http::SESSION_ID),
-        method_header: headers.contains_key(mirror::METHOD),
+        session_id: headers.contains_key(names::SESSION_ID),
+        method_header: headers.contains_key(names::METHOD),
     }
 }
 
@@ -217,7 +217,7 @@ pub(crate) async fn route(app: &App, req: Request<hyper::body::Incoming>) -> Htt
 /// resource updates ("Listening for Messages from the Server"); a newer GET takes
 /// over from an older one, so nothing is delivered twice. Else 405.
 fn get_stream(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
-    let resuming = req.headers().get("last-event-id");
+    let resuming = req.headers().get(names::LAST_EVENT_ID);
     if resuming.is_none() && !app.core.pushes() {
         return not_allowed(
             app,

@@ -4,7 +4,7 @@
 //! body ("Server Validation"), and errors carry HTTP statuses: 400 for malformed or
 //! mismatched requests, 404 for an unknown method.
 
-use super::App;
+use super::{App, names};
 use super::reply::{self, HttpResponse};
 use crate::jsonrpc::code::HEADER_MISMATCH;
 use crate::jsonrpc::{ErrorObject, Message, Request, Response, code};
@@ -100,7 +100,7 @@ fn check_headers(
     if request.method == "initialize" && !meta.modern {
         return Ok(());
     }
-    let version = header(headers, mirror::PROTOCOL_VERSION)?.ok_or_else(|| {
+    let version = header(headers, &names::PROTOCOL_VERSION)?.ok_or_else(|| {
         mismatch(format!(
             "the MCP-Protocol-Version header is required and must equal params._meta[\"{}\"]",
             meta::PROTOCOL_VERSION
@@ -113,7 +113,7 @@ fn check_headers(
             fields.protocol_version
         )));
     }
-    match header(headers, mirror::METHOD)? {
+    match header(headers, &names::METHOD)? {
         None => return Err(mismatch("the Mcp-Method header is required")),
         Some(m) if m != request.method => {
             return Err(mismatch(format!(
@@ -124,7 +124,7 @@ fn check_headers(
         Some(_) => {}
     }
     if let Some(Some(body)) = mirror::name_source(&request.method, params) {
-        let raw = header(headers, mirror::NAME)?.ok_or_else(|| {
+        let raw = header(headers, &names::NAME)?.ok_or_else(|| {
             mismatch(format!(
                 "the Mcp-Name header is required for {}",
                 request.method
@@ -155,7 +155,10 @@ fn check_headers(
 
 /// A header's value with surrounding whitespace trimmed; `Err` when it holds
 /// characters outside visible ASCII.
-fn header<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, ErrorObject> {
+fn header<'a, K>(headers: &'a HeaderMap, name: K) -> Result<Option<&'a str>, ErrorObject>
+where
+    K: hyper::header::AsHeaderName + std::fmt::Display + Copy,
+{
     match headers.get(name) {
         None => Ok(None),
         Some(v) => v

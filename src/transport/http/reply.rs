@@ -186,7 +186,7 @@ fn sse_headers(mut r: HttpResponse) -> HttpResponse {
     let headers = r.headers_mut();
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     // Tells proxies such as nginx not to buffer the stream (2026-07-28 SHOULD).
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    headers.insert(super::names::X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
     r
 }
 
