@@ -240,8 +240,13 @@ impl Response {
             result: self.outcome.as_ref().ok(),
             error: self.outcome.as_ref().err(),
         };
-        // Serializing owned, already-valid JSON values cannot fail.
-        serde_json::to_vec(&wire).unwrap_or_default()
+        // Sized for a typical answer, so the buffer does not grow (and copy) several
+        // times on the way. Serializing owned, already-valid JSON values cannot fail.
+        let mut bytes = Vec::with_capacity(512);
+        match serde_json::to_writer(&mut bytes, &wire) {
+            Ok(()) => bytes,
+            Err(_) => Vec::new(),
+        }
     }
 }
 

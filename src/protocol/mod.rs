@@ -118,7 +118,10 @@ impl Server {
 
     /// `{name, version}`: `serverInfo` (legacy) or `_meta` serverInfo (modern).
     pub fn info(&self) -> Value {
-        serde_json::json!({ "name": self.name, "version": self.version })
+        let mut info = serde_json::Map::with_capacity(2);
+        info.insert("name".into(), self.name.into());
+        info.insert("version".into(), self.version.into());
+        Value::Object(info)
     }
 
     /// The capabilities declared by `initialize` and `server/discover`.

@@ -63,6 +63,7 @@ fn dispatch(
     request_meta: &meta::RequestMeta,
     meta: &meta::Meta,
 ) -> Outcome {
+    // The declared capabilities, as the value `Env` and the `-32021` checks read.
     let capabilities = Value::Object(request_meta.client_capabilities.clone());
     let now = |r: Result<Value, ErrorObject>| {
         Outcome::Now(finish(server, &capabilities, r, methods::cacheable(method)))
@@ -242,23 +243,36 @@ fn discover(server: &Server) -> Value {
 /// Adds `resultType` (first, so a reader sees it first; `"complete"` unless the
 /// result already says, e.g. `"input_required"`) and `_meta.serverInfo`.
 pub fn complete(server: &Server, result: Value) -> Value {
-    // Edited in place (no second map): `resultType` moves to the front, `_meta`
-    // (with serverInfo added) to the end, everything else keeps its order.
-    let mut fields = match result {
+    // One new map, sized once: `resultType` first, the result's members in their
+    // order, `_meta` (with serverInfo added) last. The members move over; only their
+    // keys are hashed again. (Editing in place shifts every member twice and grows the
+    // map's table as it goes.)
+    let fields = match result {
         Value::Object(fields) => fields,
         _ => Map::new(),
     };
-    let kind = fields
-        .shift_remove("resultType")
-        .unwrap_or_else(|| Value::String("complete".into()));
-    fields.shift_insert(0, "resultType".into(), kind);
-    let mut meta = match fields.shift_remove("_meta") {
+    let mut dressed = Map::with_capacity(fields.len() + 2);
+    dressed.insert("resultType".into(), Value::Null);
+    let mut meta = None;
+    for (key, value) in fields {
+        match key.as_str() {
+            "resultType" => dressed["resultType"] = value,
+            "_meta" => meta = Some(value),
+            _ => {
+                dressed.insert(key, value);
+            }
+        }
+    }
+    if dressed["resultType"].is_null() {
+        dressed["resultType"] = Value::String("complete".into());
+    }
+    let mut meta = match meta {
         Some(Value::Object(m)) => m,
-        _ => Map::new(),
+        _ => Map::with_capacity(1),
     };
     meta.insert(meta::SERVER_INFO.into(), server.info());
-    fields.insert("_meta".into(), Value::Object(meta));
-    Value::Object(fields)
+    dressed.insert("_meta".into(), Value::Object(meta));
+    Value::Object(dressed)
 }
 
 /// Adds the caching hints `ttlMs` and `cacheScope` (`server/utilities/caching`:
