@@ -225,6 +225,16 @@ impl Response {
 
     /// The exact bytes of this response: one compact JSON object, no newline.
     pub fn to_bytes(&self) -> Vec<u8> {
+        // Sized for a typical answer, so the buffer does not grow (and copy) several
+        // times on the way.
+        let mut bytes = Vec::with_capacity(512);
+        self.write_to(&mut bytes);
+        bytes
+    }
+
+    /// Appends the exact bytes of this response to `out` (a frame being built around
+    /// it: an SSE event's `data:` line).
+    pub fn write_to(&self, out: &mut Vec<u8>) {
         #[derive(Serialize)]
         struct Wire<'a> {
             jsonrpc: &'static str,
@@ -240,13 +250,8 @@ impl Response {
             result: self.outcome.as_ref().ok(),
             error: self.outcome.as_ref().err(),
         };
-        // Sized for a typical answer, so the buffer does not grow (and copy) several
-        // times on the way. Serializing owned, already-valid JSON values cannot fail.
-        let mut bytes = Vec::with_capacity(512);
-        match serde_json::to_writer(&mut bytes, &wire) {
-            Ok(()) => bytes,
-            Err(_) => Vec::new(),
-        }
+        // Serializing owned, already-valid JSON values into memory cannot fail.
+        let _ = serde_json::to_writer(out, &wire);
     }
 }
 

@@ -27,7 +27,10 @@ pub const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
 
 use crate::jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION;
 
-/// A message's `_meta`, read once when its envelope is built ([`super::Envelope`]).
+/// A message's `_meta`, read once when its envelope is built ([`super::Envelope`]):
+/// what the era rule and the progress machinery need. The modern fields themselves
+/// stay where they are, in the message's `params`, and are checked there when a
+/// modern request is served ([`Meta::fields`], [`Meta::judge`]): nothing is copied.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Meta {
     /// `_meta` holds one of the per-request protocol fields: the body's mark of a
@@ -37,23 +40,21 @@ pub struct Meta {
     /// `progressToken`: the client wants `notifications/progress` carrying it
     /// (`basic/utilities/progress`, both eras).
     pub progress_token: Option<Value>,
-    /// The modern fields after the `-32602` checks; `None` when there is no `_meta`.
-    /// Boxed: most messages are legacy, and an envelope stays small.
-    checked: Option<Box<Result<Fields, ErrorObject>>>,
 }
 
-/// `_meta`'s modern fields after the `-32602` checks, the version not yet judged.
+/// `_meta`'s modern fields after the `-32602` checks, the version not yet judged;
+/// borrowed from the request's `params`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Fields {
+pub struct Fields<'a> {
     /// The declared version, as sent: an HTTP server compares its header with it
     /// before [`Meta::judge`] says whether this server speaks it.
-    pub protocol_version: Value,
+    pub protocol_version: &'a Value,
     /// What the client can do, declared per request (there is no `initialize`).
-    pub client_capabilities: Map<String, Value>,
+    pub client_capabilities: &'a Map<String, Value>,
     /// Who the client is, if it says.
-    pub client_info: Option<Map<String, Value>>,
+    pub client_info: Option<&'a Map<String, Value>>,
     /// `io.modelcontextprotocol/logLevel` as sent, judged after the version.
-    log_level: Option<Value>,
+    log_level: Option<&'a Value>,
 }
 
 /// The per-request fields of a request this server serves.
@@ -71,16 +72,10 @@ pub struct RequestMeta<'a> {
 }
 
 impl Meta {
-    /// Reads `params._meta`: the modern mark, the progress token, the field checks.
+    /// Reads `params._meta`: the modern mark and the progress token.
     pub fn read(params: Option<&Value>) -> Meta {
-        let Some(raw) = params.and_then(|p| p.get("_meta")) else {
+        let Some(Value::Object(meta)) = params.and_then(|p| p.get("_meta")) else {
             return Meta::default();
-        };
-        let Value::Object(meta) = raw else {
-            return Meta {
-                checked: Some(Box::new(Err(not_object("_meta", raw)))),
-                ..Meta::default()
-            };
         };
         let seen = Seen::of(meta);
         Meta {
@@ -88,30 +83,31 @@ impl Meta {
                 || seen.client_capabilities.is_some()
                 || seen.client_info.is_some(),
             progress_token: seen.progress_token.cloned(),
-            checked: Some(Box::new(seen.check())),
         }
     }
 
-    /// The `-32602` checks alone: `_meta` is an object holding a protocol version and
-    /// a capabilities object (and, if present, a `clientInfo` object). Whether the
-    /// version is one this server speaks is judged later, by [`Meta::judge`]: an HTTP
-    /// server compares the `MCP-Protocol-Version` header with it in between.
-    pub fn fields(&self) -> Result<&Fields, ErrorObject> {
-        match &self.checked {
+    /// The `-32602` checks alone, on the `params` this `Meta` was read from: `_meta`
+    /// is an object holding a protocol version and a capabilities object (and, if
+    /// present, a `clientInfo` object). Whether the version is one this server speaks
+    /// is judged later, by [`Meta::judge`]: an HTTP server compares the
+    /// `MCP-Protocol-Version` header with it in between.
+    pub fn fields<'a>(&self, params: Option<&'a Value>) -> Result<Fields<'a>, ErrorObject> {
+        match params.and_then(|p| p.get("_meta")) {
             None => Err(missing(&format!(
                 "\"{PROTOCOL_VERSION}\" and \"{CLIENT_CAPABILITIES}\""
             ))),
-            Some(checked) => checked.as_ref().as_ref().map_err(Clone::clone),
+            Some(Value::Object(meta)) => Seen::of(meta).check(),
+            Some(other) => Err(not_object("_meta", other)),
         }
     }
 
-    /// Validates `_meta`: a missing required field is `-32602` Invalid params; a
-    /// version this server does not speak is `-32022` with the versions it does; then
-    /// the log level (`-32602`).
-    pub fn judge(&self) -> Result<RequestMeta<'_>, ErrorObject> {
-        let fields = self.fields()?;
-        let protocol_version = supported_version(&fields.protocol_version)?;
-        let log_level = match &fields.log_level {
+    /// Validates `_meta` of `params` (those this `Meta` was read from): a missing
+    /// required field is `-32602` Invalid params; a version this server does not speak
+    /// is `-32022` with the versions it does; then the log level (`-32602`).
+    pub fn judge<'a>(&self, params: Option<&'a Value>) -> Result<RequestMeta<'a>, ErrorObject> {
+        let fields = self.fields(params)?;
+        let protocol_version = supported_version(fields.protocol_version)?;
+        let log_level = match fields.log_level {
             None => None,
             Some(level) => Some(
                 level
@@ -122,8 +118,8 @@ impl Meta {
         };
         Ok(RequestMeta {
             protocol_version,
-            client_capabilities: &fields.client_capabilities,
-            client_info: fields.client_info.as_ref(),
+            client_capabilities: fields.client_capabilities,
+            client_info: fields.client_info,
             log_level,
         })
     }
@@ -165,13 +161,12 @@ impl<'a> Seen<'a> {
     }
 
     /// The checks of [`Meta::fields`], on a present `_meta` object.
-    fn check(&self) -> Result<Fields, ErrorObject> {
+    fn check(&self) -> Result<Fields<'a>, ErrorObject> {
         let protocol_version = self
             .protocol_version
-            .ok_or_else(|| missing(&format!("\"{PROTOCOL_VERSION}\"")))?
-            .clone();
+            .ok_or_else(|| missing(&format!("\"{PROTOCOL_VERSION}\"")))?;
         let client_capabilities = match self.client_capabilities {
-            Some(Value::Object(c)) => c.clone(),
+            Some(Value::Object(c)) => c,
             Some(other) => {
                 return Err(not_object(
                     &format!("_meta[\"{CLIENT_CAPABILITIES}\"]"),
@@ -182,14 +177,14 @@ impl<'a> Seen<'a> {
         };
         let client_info = match self.client_info {
             None => None,
-            Some(Value::Object(i)) => Some(i.clone()),
+            Some(Value::Object(i)) => Some(i),
             Some(other) => return Err(not_object(&format!("_meta[\"{CLIENT_INFO}\"]"), other)),
         };
         Ok(Fields {
             protocol_version,
             client_capabilities,
             client_info,
-            log_level: self.log_level.cloned(),
+            log_level: self.log_level,
         })
     }
 }
@@ -254,7 +249,7 @@ mod tests {
             json!({PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: {}, CLIENT_INFO: {"name": "c", "version": "1"}}),
         );
         let read = Meta::read(Some(&p));
-        let m = read.judge().unwrap();
+        let m = read.judge(Some(&p)).unwrap();
         assert_eq!(m.protocol_version, "2026-07-28");
         assert!(m.client_info.is_some());
         assert!(read.modern);
@@ -263,7 +258,10 @@ mod tests {
     #[test]
     fn client_info_is_optional() {
         let p = params(json!({PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: {}}));
-        assert_eq!(Meta::read(Some(&p)).judge().unwrap().client_info, None);
+        assert_eq!(
+            Meta::read(Some(&p)).judge(Some(&p)).unwrap().client_info,
+            None
+        );
     }
 
     #[test]
@@ -276,13 +274,13 @@ mod tests {
             params(json!("x")),
         ] {
             assert_eq!(
-                Meta::read(Some(&p)).judge().unwrap_err().code,
+                Meta::read(Some(&p)).judge(Some(&p)).unwrap_err().code,
                 code::INVALID_PARAMS,
                 "{p}"
             );
         }
         assert_eq!(
-            Meta::read(None).judge().unwrap_err().code,
+            Meta::read(None).judge(None).unwrap_err().code,
             code::INVALID_PARAMS
         );
     }
@@ -291,7 +289,7 @@ mod tests {
     fn unknown_versions_get_32022_with_data() {
         for v in [json!("v999.0.0"), json!("2025-11-25"), json!(7)] {
             let p = params(json!({PROTOCOL_VERSION: v.clone(), CLIENT_CAPABILITIES: {}}));
-            let e = Meta::read(Some(&p)).judge().unwrap_err();
+            let e = Meta::read(Some(&p)).judge(Some(&p)).unwrap_err();
             assert_eq!(e.code, -32022);
             assert_eq!(
                 e.data,

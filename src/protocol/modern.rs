@@ -25,7 +25,7 @@ pub fn handle(server: &Arc<Server>, request: Request, meta: &meta::Meta) -> Repl
     let request_meta = if method == "initialize" && !meta.modern {
         Err(initialize_refused(params))
     } else {
-        meta.judge()
+        meta.judge(params)
     };
     let outcome = match request_meta {
         Err(e) => Err(e),

@@ -2,13 +2,13 @@
 //! `Accept`, `Content-Type`, and the body size. Each failure is an HTTP status with a
 //! body that says what was wrong.
 
+use super::names;
 use super::reply::{self, HttpResponse};
 use crate::jsonrpc::code;
 pub use crate::wire::http::authority_host;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::StatusCode;
-use super::names;
 use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderMap, HeaderName, ORIGIN};
 
 /// The host names this server answers to: the loopback names always, plus those
@@ -144,26 +144,18 @@ pub fn check_singletons(headers: &HeaderMap, modern: bool) -> Result<(), HttpRes
 /// A POST's `Accept` must list both `application/json` and `text/event-stream`
 /// (2025-11-25 `basic/transports` "Sending Messages", rule 2); wildcards count.
 pub fn check_accept(headers: &HeaderMap) -> Result<(), HttpResponse> {
-    // Every media range of every Accept line, parameters (`;q=…`) dropped.
-    let types = || {
-        headers
-            .get_all(ACCEPT)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .map(|t| t.split(';').next().unwrap_or("").trim())
-    };
-    // `want` is `top/sub`: listed as itself, as `top/*`, or as `*/*`.
-    let covers = |want: &str| {
-        let (top, _) = want.split_once('/').unwrap_or((want, ""));
-        types().any(|t| {
-            t.eq_ignore_ascii_case(want)
-                || t == "*/*"
-                || t.strip_suffix("/*")
-                    .is_some_and(|t_top| t_top.eq_ignore_ascii_case(top))
-        })
-    };
-    if covers("application/json") && covers("text/event-stream") {
+    // One pass over every media range of every Accept line, parameters (`;q=…`)
+    // dropped: each wanted type counts when listed as itself, as `top/*`, or as `*/*`.
+    let (mut json, mut sse) = (false, false);
+    for value in headers.get_all(ACCEPT) {
+        for range in value.as_bytes().split(|&b| b == b',') {
+            let range = range.split(|&b| b == b';').next().unwrap_or_default();
+            let range = range.trim_ascii();
+            json |= covers(range, b"application/json");
+            sse |= covers(range, b"text/event-stream");
+        }
+    }
+    if json && sse {
         return Ok(());
     }
     let accept = headers
@@ -180,6 +172,17 @@ pub fn check_accept(headers: &HeaderMap) -> Result<(), HttpResponse> {
             accept
         ),
     ))
+}
+
+/// Does the media range `range` (from Accept) cover the type `want` (`top/sub`)?
+fn covers(range: &[u8], want: &[u8]) -> bool {
+    if range.eq_ignore_ascii_case(want) || range == b"*/*" {
+        return true;
+    }
+    let top = want.split(|&b| b == b'/').next().unwrap_or_default();
+    range
+        .strip_suffix(b"/*")
+        .is_some_and(|range_top| range_top.eq_ignore_ascii_case(top))
 }
 
 /// A POST body must be JSON: `Content-Type: application/json` (parameters allowed).

@@ -83,8 +83,7 @@ async fn initialize(app: &App, envelope: Envelope<'_>) -> HttpResponse {
         );
         // A UUID is visible ASCII, always a valid header value.
         if let Ok(value) = HeaderValue::from_str(&id) {
-            http.headers_mut()
-                .insert(super::names::SESSION_ID, value);
+            http.headers_mut().insert(super::names::SESSION_ID, value);
         }
     }
     http

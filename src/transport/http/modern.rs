@@ -4,8 +4,8 @@
 //! body ("Server Validation"), and errors carry HTTP statuses: 400 for malformed or
 //! mismatched requests, 404 for an unknown method.
 
-use super::{App, names};
 use super::reply::{self, HttpResponse};
+use super::{App, names};
 use crate::jsonrpc::code::HEADER_MISMATCH;
 use crate::jsonrpc::{ErrorObject, Message, Request, Response, code};
 use crate::protocol::context::{Out, Pending, Reply};
@@ -106,7 +106,7 @@ fn check_headers(
             meta::PROTOCOL_VERSION
         ))
     })?;
-    let fields = meta.fields()?;
+    let fields = meta.fields(params)?;
     if fields.protocol_version.as_str() != Some(version) {
         return Err(mismatch(format!(
             "MCP-Protocol-Version header {version:?} does not match params._meta version {}",
@@ -155,7 +155,7 @@ fn check_headers(
 
 /// A header's value with surrounding whitespace trimmed; `Err` when it holds
 /// characters outside visible ASCII.
-fn header<'a, K>(headers: &'a HeaderMap, name: K) -> Result<Option<&'a str>, ErrorObject>
+fn header<K>(headers: &HeaderMap, name: K) -> Result<Option<&str>, ErrorObject>
 where
     K: hyper::header::AsHeaderName + std::fmt::Display + Copy,
 {

@@ -139,10 +139,17 @@ pub fn json(body: Vec<u8>) -> HttpResponse {
 /// `200` as `text/event-stream`: one SSE event holding the response, then the stream
 /// ends. A long call sends its progress notifications as earlier events ([`stream`]).
 pub fn sse(message: &Response) -> HttpResponse {
+    // Serialized straight into the event: compact JSON holds no newline, so the whole
+    // message is one `data:` line (what `encode_event` would make of it, without the
+    // copy).
+    let mut frame = Vec::with_capacity(512);
+    frame.extend_from_slice(b"data: ");
+    message.write_to(&mut frame);
+    frame.extend_from_slice(b"\n\n");
     sse_headers(with_type(
         StatusCode::OK,
         EVENT_STREAM,
-        Body::Full(Some(event(&message.to_bytes()))),
+        Body::Full(Some(Bytes::from(frame))),
     ))
 }
 
@@ -186,7 +193,10 @@ fn sse_headers(mut r: HttpResponse) -> HttpResponse {
     let headers = r.headers_mut();
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     // Tells proxies such as nginx not to buffer the stream (2026-07-28 SHOULD).
-    headers.insert(super::names::X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
+    headers.insert(
+        super::names::X_ACCEL_BUFFERING,
+        HeaderValue::from_static("no"),
+    );
     r
 }
 
