@@ -201,7 +201,9 @@ mod tests {
             b"",
             b"[1,",
         ];
-        for frame in bad {
+        // Nested past serde_json's recursion limit (128), inside a member.
+        let deep = format!("{{\"params\":{}{}}}", "[".repeat(200), "]".repeat(200));
+        for frame in bad.iter().copied().chain([deep.as_bytes()]) {
             let want = serde_json::from_slice::<Value>(frame)
                 .unwrap_err()
                 .to_string();
