@@ -164,6 +164,7 @@ pub mod keys;
 pub mod memory;
 pub mod protocol;
 pub mod replay;
+pub mod store;
 pub mod tap;
 pub mod transport;
 pub mod wire;

@@ -86,6 +86,35 @@ pub enum Command {
         /// file; `head -c 32 /dev/urandom > FILE` makes one.
         #[arg(long, value_name = "FILE", env = mcp_raw::protocol::state_key::ENV)]
         state_key_file: Option<PathBuf>,
+        /// With --http and --fixture conformance: keep the tasks extension's records and
+        /// the subscription hub's events in Redis (redis://HOST:PORT or
+        /// redis://HOST:PORT/DB; no password), so replicas behind a load balancer serve
+        /// each other's tasks and listeners. Without it, one process keeps both in
+        /// memory.
+        #[arg(long, value_name = "URL", requires = "http",
+              value_parser = |s: &str| mcp_raw::store::redis::Target::parse(s))]
+        store: Option<mcp_raw::store::redis::Target>,
+        /// With --store: the prefix of every Redis key and of the pub/sub channel
+        /// (PREFIX:task:ID, PREFIX:lease:ID, PREFIX:bus).
+        #[arg(
+            long,
+            value_name = "PREFIX",
+            default_value = "mcp-raw",
+            requires = "store"
+        )]
+        store_prefix: String,
+        /// With --store: seconds a connection to Redis or one command may take before
+        /// the request gets a -32603 error quoting it.
+        #[arg(long, value_name = "SECS", default_value = "5", value_parser = secs, requires = "store")]
+        store_timeout: Duration,
+        /// With --store: the largest Redis reply read (a task record holds its result).
+        #[arg(long, value_name = "N", default_value_t = mcp_raw::store::redis::DEFAULT_MAX_REPLY, requires = "store")]
+        store_max_reply_bytes: usize,
+        /// With --store: seconds a replica's lease on a task it runs lasts without
+        /// renewal (renewed every third of it); when it lapses (the replica died), the
+        /// next reader turns the task failed.
+        #[arg(long, value_name = "SECS", default_value = "10", value_parser = secs, requires = "store")]
+        task_lease: Duration,
         /// Print every byte in and out on stderr (never stdout) as it crosses, in the
         /// readable text view, or `--trace raw` for the bytes verbatim.
         #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]
