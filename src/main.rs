@@ -79,8 +79,8 @@ fn main() -> ExitCode {
                         fixture,
                         max_tasks,
                         task_ttl,
-                        store: store.map(|target| mcp_raw::store::redis::Settings {
-                            target,
+                        store: store.map(|url| cli::serve::StoreSpec {
+                            url,
                             prefix: store_prefix,
                             timeout: store_timeout,
                             max_reply: store_max_reply_bytes,

@@ -91,9 +91,10 @@ pub enum Command {
         /// redis://HOST:PORT/DB; no password), so replicas behind a load balancer serve
         /// each other's tasks and listeners. Without it, one process keeps both in
         /// memory.
-        #[arg(long, value_name = "URL", requires = "http",
-              value_parser = |s: &str| mcp_raw::store::redis::Target::parse(s))]
-        store: Option<mcp_raw::store::redis::Target>,
+        // Read by `serve` (store::redis::Target::parse), not by clap: clap's refusal
+        // would print the value whole, a password with it.
+        #[arg(long, value_name = "URL", requires = "http")]
+        store: Option<String>,
         /// With --store: the prefix of every Redis key and of the pub/sub channel
         /// (PREFIX:task:ID, PREFIX:lease:ID, PREFIX:bus).
         #[arg(

@@ -51,20 +51,36 @@ pub struct Spec {
     pub max_tasks: usize,
     pub task_ttl: Duration,
     /// `--store` and its companions.
-    pub store: Option<redis::Settings>,
+    pub store: Option<StoreSpec>,
+}
+
+/// `--store URL` as given, and its companion flags.
+pub struct StoreSpec {
+    pub url: String,
+    pub prefix: String,
+    pub timeout: Duration,
+    pub max_reply: usize,
+    pub lease: Duration,
 }
 
 impl Spec {
     /// The server, its tasks and hub in Redis when `--store` says so (connected now,
     /// so a bad or unreachable store stops the server before it listens).
     async fn build(self) -> anyhow::Result<std::sync::Arc<Server>> {
-        let Some(settings) = self.store else {
+        let Some(store) = self.store else {
             return Ok(server(
                 self.era,
                 self.fixture,
                 self.max_tasks,
                 self.task_ttl,
             ));
+        };
+        let settings = redis::Settings {
+            target: redis::Target::parse(&store.url).map_err(anyhow::Error::msg)?,
+            prefix: store.prefix,
+            timeout: store.timeout,
+            max_reply: store.max_reply,
+            lease: store.lease,
         };
         if !matches!(self.fixture, FixtureArg::Conformance) {
             anyhow::bail!(

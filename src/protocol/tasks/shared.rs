@@ -420,12 +420,21 @@ impl Store {
         let super::Backing::Shared(shared) = &self.backing else {
             return;
         };
+        // Said on stderr, so a reader of the replicas' logs sees where work stopped.
         match command {
             Command::Cancel { id } => {
-                shared.stop(&id);
+                if shared.stop(&id) {
+                    eprintln!(
+                        "[mcp-raw] task {id}: cancelled on another replica; its work here stopped"
+                    );
+                }
             }
             Command::Answers { id, answers } => {
-                shared.wake(&id, answers);
+                if shared.wake(&id, answers) {
+                    eprintln!(
+                        "[mcp-raw] task {id}: answered on another replica; its work here resumed"
+                    );
+                }
             }
         }
     }
