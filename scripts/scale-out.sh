@@ -233,7 +233,7 @@ p["_meta"] = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
 print(json.dumps({"jsonrpc": "2.0", "id": 1, "method": sys.argv[1], "params": p}))' "$method" "$params")
   curl -sS -N --max-time 10 "$url" -H 'Content-Type: application/json' \
     -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
-    -H "Mcp-Method: $method" ${name:+-H "Mcp-Name: $name"} -d "$body" | sed -n 's/^data: //p; /^{/p'
+    -H "Mcp-Method: $method" ${name:+-H "Mcp-Name: $name"} -d "$body" | sed -n -e 's/^data: //' -e '/^{/p'
 }
 # Field $2 (a Python expression on `r`, the response) of the JSON in $1.
 field() {
