@@ -32,6 +32,9 @@
 //! content/              what a server offers, built from the core's plain values
 //!   demo.rs             `serve` (the default): get_current_time, echo, add
 //!   conformance/        `serve --fixture conformance`: what the official suite checks
+//! store/                state replicas share (`serve --store`): tasks and hub events in Redis
+//!   resp.rs             RESP2 by hand: commands as arrays of bulk strings, replies as frames
+//!   redis.rs            the Redis store: its URL, records (Lua compare-and-set, leases), the bus
 //! transport/            moving bytes in and out; no protocol logic
 //!   stdio.rs            one JSON message per line on stdin/stdout, logs on stderr
 //!   http/               Streamable HTTP on one endpoint, /mcp

@@ -439,3 +439,268 @@ impl Store {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The store suite: each scenario runs on the in-memory store (one store, used
+    //! twice) and on two replicas sharing [`Fake`] records (created on A, driven
+    //! from B). The Redis backend runs the same flows through the real binary in
+    //! `tests/store_redis.rs`.
+    use super::*;
+    use crate::protocol::subscriptions::Hub;
+    use crate::protocol::tasks::TaskLimits;
+    use std::sync::Weak;
+    use std::time::Instant;
+
+    /// Records in this process, shared by the stores of several "replicas"; a lease
+    /// is an expiry instant, and commands reach every store at once.
+    struct Fake {
+        replica: String,
+        lease: Duration,
+        world: Arc<World>,
+    }
+
+    #[derive(Default)]
+    struct World {
+        records: Mutex<HashMap<String, (String, Option<Instant>)>>,
+        stores: Mutex<Vec<Weak<Store>>>,
+    }
+
+    impl Records for Fake {
+        fn replica(&self) -> &str {
+            &self.replica
+        }
+        fn lease(&self) -> Duration {
+            self.lease
+        }
+        fn insert(
+            &self,
+            id: String,
+            record: String,
+            _ttl: Duration,
+        ) -> BoxFuture<Result<(), String>> {
+            let until = Instant::now() + self.lease;
+            self.world
+                .records
+                .lock()
+                .unwrap()
+                .insert(id, (record, Some(until)));
+            Box::pin(async { Ok(()) })
+        }
+        fn read(&self, id: String) -> BoxFuture<Result<Option<Stored>, String>> {
+            let got = self
+                .world
+                .records
+                .lock()
+                .unwrap()
+                .get(&id)
+                .map(|(text, until)| Stored {
+                    text: text.clone(),
+                    lease_alive: until.is_some_and(|u| Instant::now() < u),
+                });
+            Box::pin(async { Ok(got) })
+        }
+        fn swap(&self, id: String, old: String, new: String) -> BoxFuture<Result<bool, String>> {
+            let mut records = self.world.records.lock().unwrap();
+            let swapped = match records.get_mut(&id) {
+                Some((text, _)) if *text == old => {
+                    *text = new;
+                    true
+                }
+                _ => false,
+            };
+            Box::pin(async move { Ok(swapped) })
+        }
+        fn renew(&self, id: String) -> BoxFuture<Result<Option<String>, String>> {
+            let until = Instant::now() + self.lease;
+            let got = self
+                .world
+                .records
+                .lock()
+                .unwrap()
+                .get_mut(&id)
+                .map(|(text, lease)| {
+                    *lease = Some(until);
+                    text.clone()
+                });
+            Box::pin(async { Ok(got) })
+        }
+        fn release(&self, id: String) -> BoxFuture<Result<(), String>> {
+            if let Some((_, lease)) = self.world.records.lock().unwrap().get_mut(&id) {
+                *lease = None;
+            }
+            Box::pin(async { Ok(()) })
+        }
+        fn send(&self, command: &Command) {
+            let stores: Vec<_> = self
+                .world
+                .stores
+                .lock()
+                .unwrap()
+                .iter()
+                .filter_map(Weak::upgrade)
+                .collect();
+            for store in stores {
+                store.on_command(command.clone());
+            }
+        }
+    }
+
+    fn replica(world: &Arc<World>, name: &str, lease: Duration) -> Arc<Store> {
+        let records = Arc::new(Fake {
+            replica: name.into(),
+            lease,
+            world: world.clone(),
+        });
+        let store = Arc::new(Store::shared(
+            TaskLimits::default(),
+            Arc::new(Hub::default()),
+            records,
+        ));
+        world.stores.lock().unwrap().push(Arc::downgrade(&store));
+        store
+    }
+
+    /// (where tasks are created, where they are driven from), for each backend.
+    fn backends() -> Vec<(&'static str, Arc<Store>, Arc<Store>)> {
+        let memory = Arc::new(Store::new(Arc::default()));
+        let world = Arc::new(World::default());
+        let lease = Duration::from_secs(60);
+        vec![
+            ("memory", memory.clone(), memory),
+            (
+                "shared",
+                replica(&world, "A", lease),
+                replica(&world, "B", lease),
+            ),
+        ]
+    }
+
+    async fn wait_for(store: &Store, id: &str, status: &str) -> Value {
+        for _ in 0..400 {
+            let t = store.get(id).await.unwrap();
+            if t["status"] == status {
+                return t;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("task {id} never reached {status}");
+    }
+
+    fn id_of(created: &Value) -> String {
+        created["taskId"].as_str().unwrap().to_owned()
+    }
+
+    #[tokio::test]
+    async fn created_here_read_there_and_completed() {
+        for (backend, a, b) in backends() {
+            let id = id_of(
+                &a.create(|_| async { Ok(json!({"content": []})) })
+                    .await
+                    .unwrap(),
+            );
+            let done = wait_for(&b, &id, "completed").await;
+            assert_eq!(done["result"]["resultType"], "complete", "{backend}");
+            assert_eq!(b.get("nope").await.unwrap_err().code, -32602, "{backend}");
+        }
+    }
+
+    #[tokio::test]
+    async fn cancelled_there_stops_the_work_here() {
+        for (backend, a, b) in backends() {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+            let created = a
+                .create(move |_| async move {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    let _ = tx.send(());
+                    Ok(json!({}))
+                })
+                .await
+                .unwrap();
+            let id = id_of(&created);
+            b.cancel(&id).await.unwrap();
+            assert_eq!(
+                a.get(&id).await.unwrap()["status"],
+                "cancelled",
+                "{backend}"
+            );
+            tokio::time::sleep(Duration::from_millis(150)).await;
+            assert!(
+                rx.try_recv().is_err(),
+                "{backend}: the work was not aborted"
+            );
+            assert_eq!(a.len(), usize::from(backend == "memory"), "{backend}");
+        }
+    }
+
+    #[tokio::test]
+    async fn answered_there_resumes_the_work_here() {
+        for (backend, a, b) in backends() {
+            let created = a
+                .create(|task| async move {
+                    let mut q = Map::new();
+                    q.insert(
+                        "k".into(),
+                        json!({"method": "elicitation/create", "params": {}}),
+                    );
+                    let got = task.ask(q).await?;
+                    Ok(json!({"content": [{"type": "text", "text": got["k"]["v"]}]}))
+                })
+                .await
+                .unwrap();
+            let id = id_of(&created);
+            wait_for(&b, &id, "input_required").await;
+            let e = b
+                .update(&id, json!({"k": 1}).as_object().unwrap())
+                .await
+                .unwrap_err();
+            assert_eq!(e.code, -32602, "{backend}");
+            b.update(&id, json!({"k": {"v": "yes"}}).as_object().unwrap())
+                .await
+                .unwrap();
+            let done = wait_for(&b, &id, "completed").await;
+            assert_eq!(done["result"]["content"][0]["text"], "yes", "{backend}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_lapsed_lease_fails_the_task_and_says_why() {
+        let world = Arc::new(World::default());
+        let lease = Duration::from_millis(50);
+        let (a, b) = (replica(&world, "A", lease), replica(&world, "B", lease));
+        let forever = || std::future::pending::<Result<Value, ErrorObject>>();
+        let id = id_of(&a.create(|_| forever()).await.unwrap());
+        // A renews: the task stays working past its lease.
+        let keeper = tokio::spawn(a.clone().keep_leases());
+        tokio::time::sleep(lease * 3).await;
+        assert_eq!(b.get(&id).await.unwrap()["status"], "working");
+        // A "dies": nobody renews, and the next reader fails the task.
+        keeper.abort();
+        tokio::time::sleep(lease * 2).await;
+        let t = b.get(&id).await.unwrap();
+        assert_eq!(t["status"], "failed");
+        let message = t["statusMessage"].as_str().unwrap();
+        assert!(
+            message.contains("(A) stopped") && message.contains("50 ms"),
+            "{message}"
+        );
+        assert_eq!(t["error"]["code"], -32603);
+    }
+
+    #[test]
+    fn commands_survive_the_trip() {
+        for c in [
+            Command::Cancel { id: "t".into() },
+            Command::Answers {
+                id: "t".into(),
+                answers: json!({"k": {}}).as_object().unwrap().clone(),
+            },
+        ] {
+            assert_eq!(Command::from_json(&c.to_json()), Some(c));
+        }
+        assert_eq!(
+            Command::from_json(&json!({"command": "x", "taskId": "t"})),
+            None
+        );
+    }
+}
