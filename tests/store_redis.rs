@@ -34,6 +34,15 @@ impl Redis {
     /// Starts one on a free port, or `None` (with the reason printed) when there is no
     /// `redis-server` to start.
     fn start(name: &str) -> Option<Redis> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port");
+        Redis::start_on(name, port)
+    }
+
+    /// Starts one on `port` (again, after a stop).
+    fn start_on(name: &str, port: u16) -> Option<Redis> {
         let found = Command::new("redis-server")
             .arg("--version")
             .stdout(Stdio::null())
@@ -43,10 +52,6 @@ impl Redis {
             eprintln!("skipped: redis-server is not on PATH (apt-get install redis-server)");
             return None;
         }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port");
         let dir = common::scratch("store", name);
         let child = Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
@@ -325,4 +330,50 @@ fn a_bad_or_unreachable_store_stops_the_server_before_it_listens() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && !err.contains("hunter2"), "{err}");
+}
+
+#[test]
+fn without_redis_a_request_gets_an_error_quoting_it_and_the_server_recovers() {
+    let Some(redis) = Redis::start("outage") else {
+        return;
+    };
+    let port = redis.port;
+    let s = replica(&redis);
+    let before = create(&s, "slow_compute", json!({"seconds": 0.1}));
+    poll(&s, &before, "completed");
+    // Redis goes away: the request gets -32603 quoting the store, nothing crashes.
+    drop(redis);
+    let r = task(&s, "tasks/get", &before, json!({}));
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("shared task store failed")
+            && message.contains(&format!("127.0.0.1:{port}")),
+        "{message}"
+    );
+    let r = call(&s, "slow_compute", json!({"seconds": 1}));
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    // Back (empty: no persistence): the next command reconnects; the bus too.
+    let _again = Redis::start_on("outage-again", port).unwrap();
+    let after = create(&s, "slow_compute", json!({"seconds": 0.1}));
+    poll(&s, &after, "completed");
+    assert!(logged(&s, "reconnecting"), "{}", s.logged());
+    let mut heard = listen(&s, json!({ "toolsListChanged": true }));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        // The bus reconnects on its own backoff: announce until it hears.
+        call(&s, "test_trigger_tool_change", json!({}));
+        if let common::http_client::Next::Event(e) = heard.next_within(Duration::from_millis(500)) {
+            assert_eq!(
+                common::http_client::json_of(&e)["method"],
+                "notifications/tools/list_changed"
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the bus never came back: {}",
+            s.logged()
+        );
+    }
 }
