@@ -192,12 +192,18 @@ fn replicas_share_tasks_and_events_through_redis() {
     };
     let (a, b, c) = (replica(&redis), replica(&redis), replica(&redis));
 
-    // Created on A, read on B: durable before the response, visible everywhere.
+    // Created on A, read on B: durable before the response, visible everywhere,
+    // progress in words included (set by the work on A once it starts).
     let slow = create(&a, "slow_compute", json!({"seconds": 30}));
-    assert_eq!(
-        poll(&b, &slow, "working")["statusMessage"],
-        "Computing for 30 s."
-    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let t = poll(&b, &slow, "working");
+        if t["statusMessage"] == "Computing for 30 s." {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{t}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 
     // A listener on C names the task; cancelling it on C stops the work on A (C
     // publishes the command, A aborts), and the listener hears the change.
