@@ -344,9 +344,21 @@ fn without_redis_a_request_gets_an_error_quoting_it_and_the_server_recovers() {
         return;
     };
     let port = redis.port;
-    let s = replica(&redis);
+    let url = redis.url();
+    let s = HttpServer::start(&["--fixture", "conformance", "--store", &url, "--store-trace"]);
     let before = create(&s, "slow_compute", json!({"seconds": 0.1}));
     poll(&s, &before, "completed");
+    // --store-trace: Redis's bytes as they crossed, CR and LF escaped.
+    let trace = s.logged();
+    assert!(trace.contains(r"[redis cmd] < +OK\r\n"), "{trace}");
+    assert!(
+        trace.contains(r#"\r\n{"status":"working","createdAt":"#),
+        "{trace}"
+    );
+    assert!(
+        trace.contains(&format!(r"$4\r\nMGET\r\n$49\r\nmcp-raw:task:{before}")),
+        "{trace}"
+    );
     // Redis goes away: the request gets -32603 quoting the store, nothing crashes.
     drop(redis);
     let r = task(&s, "tasks/get", &before, json!({}));

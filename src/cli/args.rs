@@ -116,6 +116,11 @@ pub enum Command {
         /// next reader turns the task failed.
         #[arg(long, value_name = "SECS", default_value = "10", value_parser = secs, requires = "store")]
         task_lease: Duration,
+        /// With --store: print every byte to and from Redis on stderr, `[redis cmd] >`
+        /// for a command and `<` for its reply (`[redis bus]` for the pub/sub
+        /// connection), CR and LF escaped.
+        #[arg(long, requires = "store")]
+        store_trace: bool,
         /// Print every byte in and out on stderr (never stdout) as it crosses, in the
         /// readable text view, or `--trace raw` for the bytes verbatim.
         #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]

@@ -61,6 +61,7 @@ pub struct StoreSpec {
     pub timeout: Duration,
     pub max_reply: usize,
     pub lease: Duration,
+    pub trace: bool,
 }
 
 impl Spec {
@@ -81,6 +82,7 @@ impl Spec {
             timeout: store.timeout,
             max_reply: store.max_reply,
             lease: store.lease,
+            trace: store.trace,
         };
         if !matches!(self.fixture, FixtureArg::Conformance) {
             anyhow::bail!(

@@ -121,6 +121,8 @@ pub struct Settings {
     pub max_reply: usize,
     /// How long a task's lease lasts without renewal.
     pub lease: Duration,
+    /// `--store-trace`: print every byte to and from Redis on stderr.
+    pub trace: bool,
 }
 
 /// The command connection: one at a time, reconnected on the next command after a
@@ -138,7 +140,7 @@ impl Client {
         let addr = self.settings.target.addr();
         let mut slot = self.conn.lock().await;
         if slot.is_none() {
-            *slot = Some(open(&self.settings).await?);
+            *slot = Some(open(&self.settings, "cmd").await?);
         }
         let Some(conn) = slot.as_mut() else {
             return Err(format!("no connection to Redis at {addr}"));
@@ -165,10 +167,11 @@ impl Client {
     }
 }
 
-/// A new connection, its database selected.
-async fn open(settings: &Settings) -> Result<Connection, String> {
+/// A new connection, its database selected; `name` labels its trace (`cmd`, `bus`).
+async fn open(settings: &Settings, name: &'static str) -> Result<Connection, String> {
     let addr = settings.target.addr();
-    let mut conn = Connection::connect(&addr, settings.timeout, settings.max_reply)
+    let trace = settings.trace.then_some(name);
+    let mut conn = Connection::connect(&addr, settings.timeout, settings.max_reply, trace)
         .await
         .map_err(|e| format!("Redis at {addr}: {e}"))?;
     if let Some(db) = settings.target.db {
@@ -491,7 +494,7 @@ async fn read_bus(
 /// A connection subscribed to the bus (the confirmation read).
 async fn subscribe(settings: &Settings, channel: &str) -> Result<Connection, String> {
     let addr = settings.target.addr();
-    let mut conn = open(settings).await?;
+    let mut conn = open(settings, "bus").await?;
     let confirmed = tokio::time::timeout(
         settings.timeout,
         conn.call(&[b"SUBSCRIBE", channel.as_bytes()]),

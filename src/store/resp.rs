@@ -157,6 +157,23 @@ fn number(digits: &[u8]) -> Result<i64, String> {
         .ok_or_else(|| format!("{:?} is not a number", String::from_utf8_lossy(digits)))
 }
 
+/// `bytes` on one line: CR, LF, tab and backslash as `\r`, `\n`, `\t`, `\\`, other
+/// control and non-ASCII bytes as `\xNN`; everything else as it is.
+pub fn escaped(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() + 16);
+    for &b in bytes {
+        match b {
+            b'\r' => out.push_str("\\r"),
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            b'\\' => out.push_str("\\\\"),
+            0x20..=0x7e => out.push(char::from(b)),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out
+}
+
 /// One TCP connection to Redis: commands written whole, replies read frame by frame.
 pub struct Connection {
     stream: TcpStream,
@@ -164,6 +181,9 @@ pub struct Connection {
     buffer: Vec<u8>,
     /// The largest reply accepted (`serve --store-max-reply-bytes`).
     max_reply: usize,
+    /// `serve --store-trace`: the name this connection's bytes are printed under on
+    /// stderr, `>` out and `<` in, exactly as they cross (CR and LF escaped).
+    trace: Option<&'static str>,
 }
 
 impl Connection {
@@ -172,6 +192,7 @@ impl Connection {
         addr: &str,
         timeout: Duration,
         max_reply: usize,
+        trace: Option<&'static str>,
     ) -> Result<Connection, String> {
         let stream = tokio::time::timeout(timeout, TcpStream::connect(addr))
             .await
@@ -183,13 +204,16 @@ impl Connection {
             stream,
             buffer: Vec::with_capacity(4096),
             max_reply,
+            trace,
         })
     }
 
     /// Writes one command.
     pub async fn write_command(&mut self, args: &[&[u8]]) -> Result<(), String> {
+        let bytes = encode(args);
+        self.show('>', &bytes);
         self.stream
-            .write_all(&encode(args))
+            .write_all(&bytes)
             .await
             .map_err(|e| format!("writing to Redis: {e}"))
     }
@@ -198,7 +222,8 @@ impl Connection {
     pub async fn read_frame(&mut self) -> Result<Frame, String> {
         loop {
             if let Some((frame, used)) = parse(&self.buffer, self.max_reply)? {
-                self.buffer.drain(..used);
+                let bytes: Vec<u8> = self.buffer.drain(..used).collect();
+                self.show('<', &bytes);
                 return Ok(frame);
             }
             if self.buffer.len() > self.max_reply.saturating_add(64) {
@@ -220,6 +245,13 @@ impl Connection {
         }
     }
 
+    /// Prints one frame's bytes when tracing: one line each, `\r\n` visible.
+    fn show(&self, arrow: char, bytes: &[u8]) {
+        if let Some(name) = self.trace {
+            eprintln!("[redis {name}] {arrow} {}", escaped(bytes));
+        }
+    }
+
     /// Sends a command and reads its reply.
     pub async fn call(&mut self, args: &[&[u8]]) -> Result<Frame, String> {
         self.write_command(args).await?;
@@ -235,6 +267,14 @@ mod tests {
         let (f, used) = parse(bytes, 1024).unwrap().unwrap();
         assert_eq!(used, bytes.len());
         f
+    }
+
+    #[test]
+    fn traces_show_crlf_and_keep_quotes() {
+        assert_eq!(
+            escaped(b"$5\r\n{\"a\":'b\\}\x01\r\n"),
+            r#"$5\r\n{"a":'b\\}\x01\r\n"#
+        );
     }
 
     #[test]
