@@ -73,7 +73,9 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = FixtureArg::Demo)]
         fixture: FixtureArg,
         /// With --fixture conformance: most tasks kept at once (the oldest finished one
-        /// makes room; when all run, a call that would create one gets an error).
+        /// makes room; when all run, a call that would create one gets an error). With
+        /// --store: most tasks running at once on this replica (finished ones stay in
+        /// Redis until their TTL).
         #[arg(long, value_name = "N", default_value_t = mcp_raw::protocol::tasks::MAX_TASKS)]
         max_tasks: usize,
         /// With --fixture conformance: seconds a task stays readable after its creation

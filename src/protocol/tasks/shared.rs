@@ -8,8 +8,9 @@
 //! A replica can die with its tasks still `working`. So the owner holds a *lease* per
 //! running task, renewed every third of its length; a reader that finds a task still
 //! running whose lease has lapsed turns it `failed`, saying the replica running it
-//! stopped. SEP-2663 asks that a task not stay `working` for ever; this is how a
-//! shared store keeps that promise without the process that ran it.
+//! stopped. Without it a client would poll a `working` task until its `ttlMs` ran out,
+//! for work no process is doing any more (the in-memory store has the same rule for
+//! work that panics).
 
 use super::{Record, Status, Store, Taken, internal, not_found, too_many};
 use crate::jsonrpc::ErrorObject;
