@@ -25,6 +25,17 @@
 //! is a UUID v4 from the OS CSPRNG and whoever holds it may poll it (SEP-2663 "Security
 //! Implications"). The store is bounded: tasks live `ttlMs` from creation, and at most
 //! [`MAX_TASKS`] at a time.
+//!
+//! ```text
+//! mod.rs      the wire surface (serve, subscription, advertise) and the Store
+//! record.rs   Record: what `tasks/get` shows, and the transitions any replica may make
+//! shared.rs   the Store's shared half (`serve --store`): compare-and-set on records in
+//!             a store replicas reach, leases, cross-replica commands
+//! ```
+//!
+//! The Store's methods are async: in memory they answer on the first poll (and the
+//! modern dispatcher answers at once, as before); a shared store answers after its
+//! round trip.
 
 mod record;
 pub mod shared;
