@@ -531,6 +531,84 @@ fn receive(frame: Frame, hub: &Hub, tasks: &Store) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::tasks::shared::tests as suite;
+
+    /// A `redis-server` of the test's own on a free port (killed on drop), or `None`
+    /// when there is none to start (said on stderr; CI installs Debian's).
+    struct Server(std::process::Child, u16);
+
+    impl Drop for Server {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    fn redis_server() -> Option<Server> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .ok()?
+            .port();
+        let child = std::process::Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--dir"])
+            .arg(std::env::temp_dir())
+            .stdout(std::process::Stdio::null())
+            .spawn();
+        let Ok(child) = child else {
+            eprintln!("skipped: redis-server is not on PATH (apt-get install redis-server)");
+            return None;
+        };
+        let server = Server(child, port);
+        for _ in 0..500 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Some(server);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("redis-server did not listen on {port}");
+    }
+
+    fn settings(port: u16) -> Settings {
+        Settings {
+            target: Target::parse(&format!("redis://127.0.0.1:{port}")).unwrap(),
+            prefix: "suite".into(),
+            timeout: DEFAULT_TIMEOUT,
+            max_reply: DEFAULT_MAX_REPLY,
+            lease: DEFAULT_LEASE,
+            trace: false,
+        }
+    }
+
+    /// The store suite of `protocol::tasks::shared`, on two replicas of one real Redis.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_store_suite_runs_on_redis() {
+        let Some(server) = redis_server() else {
+            return;
+        };
+        let replica = || async {
+            connect(settings(server.1), TaskLimits::default())
+                .await
+                .unwrap()
+                .tasks
+        };
+        let (a, b) = (replica().await, replica().await);
+        suite::created_here_read_there_and_completed("redis", a.clone(), b.clone()).await;
+        suite::cancelled_there_stops_the_work_here("redis", a.clone(), b.clone()).await;
+        suite::answered_there_resumes_the_work_here("redis", a, b).await;
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_store_is_an_error_naming_it() {
+        let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = free.local_addr().unwrap().port();
+        drop(free);
+        let e = connect(settings(port), TaskLimits::default())
+            .await
+            .err()
+            .unwrap();
+        assert!(e.contains(&format!("127.0.0.1:{port}")), "{e}");
+    }
 
     #[test]
     fn store_urls_are_read_or_refused_quoting_the_value() {

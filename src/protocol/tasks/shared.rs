@@ -442,11 +442,12 @@ impl Store {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     //! The store suite: each scenario runs on the in-memory store (one store, used
     //! twice) and on two replicas sharing [`Fake`] records (created on A, driven
     //! from B). The Redis backend runs the same flows through the real binary in
-    //! `tests/store_redis.rs`.
+    //! `tests/store_redis.rs`, and these same scenarios in-process against a real
+    //! `redis-server` (`crate::store::redis`'s tests).
     use super::*;
     use crate::protocol::subscriptions::Hub;
     use crate::protocol::tasks::TaskLimits;
@@ -577,7 +578,7 @@ mod tests {
         ]
     }
 
-    async fn wait_for(store: &Store, id: &str, status: &str) -> Value {
+    pub(crate) async fn wait_for(store: &Store, id: &str, status: &str) -> Value {
         for _ in 0..400 {
             let t = store.get(id).await.unwrap();
             if t["status"] == status {
@@ -588,79 +589,106 @@ mod tests {
         panic!("task {id} never reached {status}");
     }
 
-    fn id_of(created: &Value) -> String {
+    pub(crate) fn id_of(created: &Value) -> String {
         created["taskId"].as_str().unwrap().to_owned()
     }
 
-    #[tokio::test]
-    async fn created_here_read_there_and_completed() {
-        for (backend, a, b) in backends() {
-            let id = id_of(
-                &a.create(|_| async { Ok(json!({"content": []})) })
-                    .await
-                    .unwrap(),
-            );
-            let done = wait_for(&b, &id, "completed").await;
-            assert_eq!(done["result"]["resultType"], "complete", "{backend}");
-            assert_eq!(b.get("nope").await.unwrap_err().code, -32602, "{backend}");
-        }
+    /// A scenario of the suite, on `a` (where the task is made) and `b`.
+    pub(crate) async fn created_here_read_there_and_completed(
+        backend: &str,
+        a: Arc<Store>,
+        b: Arc<Store>,
+    ) {
+        let id = id_of(
+            &a.create(|_| async { Ok(json!({"content": []})) })
+                .await
+                .unwrap(),
+        );
+        let done = wait_for(&b, &id, "completed").await;
+        assert_eq!(done["result"]["resultType"], "complete", "{backend}");
+        assert_eq!(b.get("nope").await.unwrap_err().code, -32602, "{backend}");
     }
 
     #[tokio::test]
-    async fn cancelled_there_stops_the_work_here() {
+    async fn created_here_read_there_and_completed_on_each_backend() {
         for (backend, a, b) in backends() {
-            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
-            let created = a
-                .create(move |_| async move {
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    let _ = tx.send(());
-                    Ok(json!({}))
-                })
-                .await
-                .unwrap();
-            let id = id_of(&created);
-            b.cancel(&id).await.unwrap();
-            assert_eq!(
-                a.get(&id).await.unwrap()["status"],
-                "cancelled",
-                "{backend}"
-            );
-            tokio::time::sleep(Duration::from_millis(150)).await;
-            assert!(
-                rx.try_recv().is_err(),
-                "{backend}: the work was not aborted"
-            );
-            assert_eq!(a.len(), usize::from(backend == "memory"), "{backend}");
+            created_here_read_there_and_completed(backend, a, b).await;
         }
     }
 
+    /// A scenario of the suite, on `a` (where the task is made) and `b`.
+    pub(crate) async fn cancelled_there_stops_the_work_here(
+        backend: &str,
+        a: Arc<Store>,
+        b: Arc<Store>,
+    ) {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+        let created = a
+            .create(move |_| async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                let _ = tx.send(());
+                Ok(json!({}))
+            })
+            .await
+            .unwrap();
+        let id = id_of(&created);
+        b.cancel(&id).await.unwrap();
+        assert_eq!(
+            a.get(&id).await.unwrap()["status"],
+            "cancelled",
+            "{backend}"
+        );
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        assert!(
+            rx.try_recv().is_err(),
+            "{backend}: the work was not aborted"
+        );
+        assert_eq!(a.len(), usize::from(backend == "memory"), "{backend}");
+    }
+
     #[tokio::test]
-    async fn answered_there_resumes_the_work_here() {
+    async fn cancelled_there_stops_the_work_here_on_each_backend() {
         for (backend, a, b) in backends() {
-            let created = a
-                .create(|task| async move {
-                    let mut q = Map::new();
-                    q.insert(
-                        "k".into(),
-                        json!({"method": "elicitation/create", "params": {}}),
-                    );
-                    let got = task.ask(q).await?;
-                    Ok(json!({"content": [{"type": "text", "text": got["k"]["v"]}]}))
-                })
-                .await
-                .unwrap();
-            let id = id_of(&created);
-            wait_for(&b, &id, "input_required").await;
-            let e = b
-                .update(&id, json!({"k": 1}).as_object().unwrap())
-                .await
-                .unwrap_err();
-            assert_eq!(e.code, -32602, "{backend}");
-            b.update(&id, json!({"k": {"v": "yes"}}).as_object().unwrap())
-                .await
-                .unwrap();
-            let done = wait_for(&b, &id, "completed").await;
-            assert_eq!(done["result"]["content"][0]["text"], "yes", "{backend}");
+            cancelled_there_stops_the_work_here(backend, a, b).await;
+        }
+    }
+
+    /// A scenario of the suite, on `a` (where the task is made) and `b`.
+    pub(crate) async fn answered_there_resumes_the_work_here(
+        backend: &str,
+        a: Arc<Store>,
+        b: Arc<Store>,
+    ) {
+        let created = a
+            .create(|task| async move {
+                let mut q = Map::new();
+                q.insert(
+                    "k".into(),
+                    json!({"method": "elicitation/create", "params": {}}),
+                );
+                let got = task.ask(q).await?;
+                Ok(json!({"content": [{"type": "text", "text": got["k"]["v"]}]}))
+            })
+            .await
+            .unwrap();
+        let id = id_of(&created);
+        wait_for(&b, &id, "input_required").await;
+        let e = b
+            .update(&id, json!({"k": 1}).as_object().unwrap())
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, -32602, "{backend}");
+        b.update(&id, json!({"k": {"v": "yes"}}).as_object().unwrap())
+            .await
+            .unwrap();
+        let done = wait_for(&b, &id, "completed").await;
+        assert_eq!(done["result"]["content"][0]["text"], "yes", "{backend}");
+    }
+
+    #[tokio::test]
+    async fn answered_there_resumes_the_work_here_on_each_backend() {
+        for (backend, a, b) in backends() {
+            answered_there_resumes_the_work_here(backend, a, b).await;
         }
     }
 
