@@ -1,7 +1,8 @@
 //! `serve --store redis://…`: three real replicas sharing one real `redis-server`
 //! (started here on a free port, no persistence, killed at the end), spoken to in raw
 //! HTTP/1.1. A task created on A is read on B, answered on B, cancelled on C; a
-//! listener on C hears a task running on A and a list change announced on B; a
+//! listener on C hears a task running on A, and listeners on A (modern) and C (a
+//! legacy session's GET stream) hear a list change announced on B; a
 //! replica killed with SIGKILL leaves its finished tasks readable and its running
 //! ones failed once their lease lapses. Skipped, saying why, without `redis-server`
 //! on PATH (CI installs Debian's).
@@ -271,10 +272,21 @@ fn replicas_share_tasks_and_events_through_redis() {
         assert!(Instant::now() < deadline);
     }
 
-    // A list change announced on B reaches a listener on A, and only once.
+    // A list change announced on B reaches a modern listener on A, and only once,
+    // and a legacy session's GET stream on C.
     let mut tools = listen(&a, json!({ "toolsListChanged": true }));
+    let session = c.open_session("2025-11-25");
+    let get = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let mut legacy = Stream::open(&c.addr, "GET", &get, "");
+    assert_eq!(legacy.status, 200);
     call(&b, "test_trigger_tool_change", json!({}));
     let n = tools.message();
+    assert_eq!(n["method"], "notifications/tools/list_changed", "{n}");
+    let n = legacy.message();
     assert_eq!(n["method"], "notifications/tools/list_changed", "{n}");
     assert!(matches!(
         tools.next_within(Duration::from_millis(500)),
