@@ -277,10 +277,10 @@ impl Shared {
         outcome: Result<Value, ErrorObject>,
     ) {
         self.lock().remove(id);
-        let mut outcome = Some(outcome);
+        // Cloned per attempt: a lost race reads the record again and applies it again.
         let done = self
             .change(store, id, "finish", |r| {
-                Ok(outcome.take().and_then(|o| r.finish(o).then_some(())))
+                Ok(r.finish(outcome.clone()).then_some(()))
             })
             .await;
         if let Err(e) = done {
@@ -308,11 +308,9 @@ impl Shared {
             }
             None => return Err(internal("the task ended before it could ask the client")),
         }
-        let mut requests = Some(requests);
         let asked = self
-            .change(store, id, "update", |r| match requests.take() {
-                Some(q) => r.begin_ask(q).map(Some),
-                None => Ok(None),
+            .change(store, id, "update", |r| {
+                r.begin_ask(requests.clone()).map(Some)
             })
             .await;
         let mut running = self.lock();
@@ -466,6 +464,8 @@ pub(crate) mod tests {
     struct World {
         records: Mutex<HashMap<String, (String, Option<Instant>)>>,
         stores: Mutex<Vec<Weak<Store>>>,
+        /// The next this many swaps lose, as if another replica had written first.
+        conflicts: std::sync::atomic::AtomicUsize,
     }
 
     impl Records for Fake {
@@ -503,8 +503,15 @@ pub(crate) mod tests {
             Box::pin(async { Ok(got) })
         }
         fn swap(&self, id: String, old: String, new: String) -> BoxFuture<Result<bool, String>> {
+            use std::sync::atomic::Ordering::SeqCst;
+            let lose = self
+                .world
+                .conflicts
+                .fetch_update(SeqCst, SeqCst, |n| n.checked_sub(1))
+                .is_ok();
             let mut records = self.world.records.lock().unwrap();
             let swapped = match records.get_mut(&id) {
+                _ if lose => false,
                 Some((text, _)) if *text == old => {
                     *text = new;
                     true
@@ -714,6 +721,34 @@ pub(crate) mod tests {
             "{message}"
         );
         assert_eq!(t["error"]["code"], -32603);
+    }
+
+    #[tokio::test]
+    async fn a_lost_race_is_retried_with_the_same_change() {
+        use std::sync::atomic::Ordering::SeqCst;
+        let world = Arc::new(World::default());
+        let lease = Duration::from_secs(60);
+        let (a, b) = (replica(&world, "A", lease), replica(&world, "B", lease));
+        let created = a
+            .create(|task| async move {
+                let mut q = Map::new();
+                q.insert("k".into(), json!({"method": "roots/list", "params": {}}));
+                let got = task.ask(q).await?;
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                Ok(json!({"content": [], "got": got}))
+            })
+            .await
+            .unwrap();
+        let id = id_of(&created);
+        wait_for(&b, &id, "input_required").await;
+        world.conflicts.store(2, SeqCst);
+        b.update(&id, json!({"k": {"roots": []}}).as_object().unwrap())
+            .await
+            .unwrap();
+        // The outcome too loses two races before it is written.
+        world.conflicts.store(2, SeqCst);
+        let done = wait_for(&b, &id, "completed").await;
+        assert_eq!(done["result"]["got"]["k"], json!({"roots": []}));
     }
 
     #[test]
