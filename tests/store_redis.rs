@@ -343,6 +343,23 @@ fn a_bad_or_unreachable_store_stops_the_server_before_it_listens() {
         assert!(!err.contains("listening"), "{err}");
     }
     let out = Command::new(BIN)
+        .args([
+            "serve",
+            "--http",
+            "--fixture",
+            "conformance",
+            "--store",
+            "redis://127.0.0.1:1",
+        ])
+        .args(["--task-lease", "0"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("--task-lease 0: a lease must last"),
+        "{err}"
+    );
+    let out = Command::new(BIN)
         .args(["serve", "--http", "--store", "redis://u:hunter2@h:1"])
         .output()
         .unwrap();

@@ -76,6 +76,16 @@ impl Spec {
                 self.task_ttl,
             ));
         };
+        // A lease renewed every third of nothing would spin; a zero timeout fails all.
+        if store.lease < Duration::from_millis(100) {
+            anyhow::bail!(
+                "--task-lease {}: a lease must last at least 0.1 s",
+                store.lease.as_secs_f64()
+            );
+        }
+        if store.timeout.is_zero() {
+            anyhow::bail!("--store-timeout 0: every command would time out");
+        }
         let settings = redis::Settings {
             target: redis::Target::parse(&store.url).map_err(anyhow::Error::msg)?,
             prefix: store.prefix,
