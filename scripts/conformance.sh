@@ -12,7 +12,8 @@
 #                           stdio behind `mcp-raw bridge --port 0 -- mcp-raw serve SERVER_ARGS`
 #                           (server mode only, client mode skipped; baselines
 #                           expected-failures-bridge-REV.yml); nginx: three `mcp-raw serve
-#                           --http SERVER_ARGS` replicas sharing one --state-key-file, behind
+#                           --http SERVER_ARGS` replicas sharing one --state-key-file and one
+#                           --store (a redis-server of their own on a free port), behind
 #                           nginx's sticky configuration (deploy/nginx: modern requests
 #                           round-robin, legacy ones to the replica their session id names;
 #                           server mode only; baselines expected-failures-nginx-REV.yml)
@@ -81,6 +82,7 @@ case $server_kind in
     # replica (an MRTR round too: hence the shared key), a legacy session on the one
     # that answered its initialize (hence the prefixes).
     command -v nginx >/dev/null || { echo "CONFORMANCE_SERVER=nginx needs nginx (apt-get install -y nginx)" >&2; exit 2; }
+    command -v redis-server >/dev/null || { echo "CONFORMANCE_SERVER=nginx needs redis-server (apt-get install -y redis-server)" >&2; exit 2; }
     head -c 32 /dev/urandom > "$out/state.key"
     chmod 600 "$out/state.key"
     baselines=expected-failures-nginx
@@ -115,11 +117,23 @@ listening_port() {
 }
 
 if [[ $server_kind == nginx ]]; then
+  # The tasks and the subscription hub live in a Redis of this run's own (no disk):
+  # a task created through one replica is polled, answered and cancelled through any.
+  redis_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  mkdir -p "$out/redis"
+  echo "== starting redis-server on 127.0.0.1:$redis_port (no persistence)"
+  redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --dir "$out/redis" \
+    > "$out/redis/redis.log" 2>&1 &
+  server_pids+=($!)
+  for _ in $(seq 100); do
+    (exec 3<> "/dev/tcp/127.0.0.1/$redis_port") 2>/dev/null && break
+    sleep 0.1
+  done
   replica_ports=()
   for i in 1 2 3; do
-    echo "== starting replica $i: mcp-raw serve --http --port 0 --state-key-file … --session-id-prefix r$i. ${server_args[*]}"
+    echo "== starting replica $i: mcp-raw serve --http --port 0 --state-key-file … --store redis://127.0.0.1:$redis_port --session-id-prefix r$i. ${server_args[*]}"
     "$bin" serve --http --port 0 --state-key-file "$out/state.key" --session-id-prefix "r$i." \
-      "${server_args[@]}" 2> "$out/server-$i.log" &
+      --store "redis://127.0.0.1:$redis_port" "${server_args[@]}" 2> "$out/server-$i.log" &
     server_pids+=($!)
     replica_ports+=("$(listening_port "$out/server-$i.log" "$!")")
   done

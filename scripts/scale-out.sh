@@ -6,12 +6,17 @@
 # replica got each request): without stickiness the session's second request reaches a
 # replica that never saw its `initialize`, and gets 404. Modern (2026-07-28) requests
 # run through round-robin and succeed, a multi round-trip request included (the
-# replicas share one --state-key-file).
+# replicas share one --state-key-file). Tasks (the tasks extension) run through
+# round-robin too: the replicas share them through a redis-server of this run's own
+# (--store), so a task created through one replica is polled, answered and cancelled
+# through others (nginx's access log names the replica of each request).
 #
-# Last, replica 2 is killed while modern calls go on: they keep succeeding on the others.
+# Last, replica 2 is killed while modern calls go on: they keep succeeding on the others;
+# a task it had finished stays readable, and one it was running turns failed once its
+# lease (--task-lease 2) lapses.
 #
 # Ends with `scale-out: N passed, M failed`; exit status 1 if M > 0, 2 if something
-# needed (nginx, the build) is missing.
+# needed (nginx, redis-server, the build) is missing.
 #
 # Environment:
 #   CARGO_TARGET_DIR   cargo's target directory (default: target/)
@@ -26,6 +31,8 @@ passed=0
 failed=0
 
 command -v nginx >/dev/null || { echo "scale-out: nginx is not installed (apt-get install -y nginx)" >&2; exit 2; }
+command -v redis-server >/dev/null || { echo "scale-out: redis-server is not installed (apt-get install -y redis-server)" >&2; exit 2; }
+command -v curl >/dev/null || { echo "scale-out: curl is not installed" >&2; exit 2; }
 
 echo "== cargo build --release"
 cargo build --release
@@ -80,6 +87,15 @@ key=$scratch/state.key
 head -c 32 /dev/urandom > "$key"
 chmod 600 "$key"
 
+# The shared store: a redis-server on a free port, nothing on disk.
+redis_port=$(free_port)
+redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --dir "$scratch" \
+  > "$scratch/redis.log" 2>&1 &
+pids+=($!)
+await_port "$redis_port" || { echo "redis-server did not listen on $redis_port:" >&2; cat "$scratch/redis.log" >&2; exit 2; }
+store=redis://127.0.0.1:$redis_port
+lease=2
+
 # Replica i on a free port, read from its listening line; its port in ports[i].
 ports=()
 start_replica() {
@@ -87,7 +103,7 @@ start_replica() {
   # Made here: the replica's own `2>` may not have run yet when sed first reads it.
   : > "$log"
   "$bin" serve --http --port 0 --fixture conformance --state-key-file "$key" \
-    --session-id-prefix "r$i." 2> "$log" &
+    --session-id-prefix "r$i." --store "$store" --task-lease "$lease" 2> "$log" &
   pids+=($!)
   replica_pids[i]=$!
   for _ in $(seq 100); do
@@ -102,7 +118,7 @@ replica_pids=()
 for i in $(seq "$replicas"); do
   start_replica "$i"
 done
-echo "== $replicas replicas on 127.0.0.1:${ports[*]} (--fixture conformance, one --state-key-file, --session-id-prefix r1. r2. …)"
+echo "== $replicas replicas on 127.0.0.1:${ports[*]} (--fixture conformance, one --state-key-file, --session-id-prefix r1. r2. …, --store $store --task-lease $lease)"
 
 # nginx with configuration $1 (sticky | round-robin) in its own prefix; its URL in $url_<name>.
 start_nginx() {
@@ -205,6 +221,98 @@ else
   fail "round-robin: the multi round-trip request: exit $rc, rounds on $rounds_on replica(s) (wire: $scratch/modern-mrtr.txt)"
 fi
 
+# One modern request with curl to URL $1: method $2, Mcp-Name $3 (may be empty),
+# params $4 (JSON, without _meta: the tasks extension and elicitation are declared);
+# prints the JSON-RPC response (from JSON or from the SSE event alike).
+rpc() {
+  local url=$1 method=$2 name=$3 params=$4 body
+  body=$(python3 -c 'import json, sys
+p = json.loads(sys.argv[2])
+p["_meta"] = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {}}}
+print(json.dumps({"jsonrpc": "2.0", "id": 1, "method": sys.argv[1], "params": p}))' "$method" "$params")
+  curl -sS -N --max-time 10 "$url" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
+    -H "Mcp-Method: $method" ${name:+-H "Mcp-Name: $name"} -d "$body" | sed -n -e 's/^data: //' -e '/^{/p'
+}
+# Field $2 (a Python expression on `r`, the response) of the JSON in $1.
+field() {
+  python3 -c 'import json, sys; r = json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null || echo "?"
+}
+# The replica (r1, r2, …) nginx sent the last request to, from its access log.
+last_replica() {
+  local up i
+  sleep 0.05
+  up=$(tail -n 1 "$scratch/nginx-round-robin/logs/access.log" | grep -o 'upstream=[0-9.:]*' | grep -o '[0-9]*$')
+  for i in $(seq "$replicas"); do
+    [[ ${ports[i]} == "$up" ]] && { echo "r$i"; return; }
+  done
+  echo "?"
+}
+# Polls tasks/get on $1 for task $2 until its status is $3 (at most $4 s); prints the last response.
+poll_task() {
+  local url=$1 id=$2 want=$3 secs=$4 r= _
+  for _ in $(seq "$((secs * 10))"); do
+    r=$(rpc "$url" tasks/get "$id" "{\"taskId\": \"$id\"}")
+    [[ $(field "$r" 'r["result"]["status"]') == "$want" ]] && break
+    sleep 0.1
+  done
+  echo "$r"
+}
+
+echo
+echo "== tasks through round-robin: one task, many replicas (--store $store)"
+r=$(rpc "$url_round_robin" tools/call slow_compute '{"name": "slow_compute", "arguments": {"seconds": 30}}')
+task=$(field "$r" 'r["result"]["taskId"]')
+made_on=$(last_replica)
+echo "-- tools/call slow_compute → task $task, created on $made_on"
+served=()
+for n in 1 2 3; do
+  r=$(rpc "$url_round_robin" tasks/get "$task" "{\"taskId\": \"$task\"}")
+  served+=("$(last_replica):$(field "$r" 'r["result"]["status"]')")
+done
+echo "-- tasks/get ×3 through round-robin, replica:status → ${served[*]}"
+r=$(rpc "$url_round_robin" tasks/cancel "$task" "{\"taskId\": \"$task\"}")
+cancelled_on=$(last_replica)
+r=$(poll_task "$url_round_robin" "$task" cancelled 5)
+echo "-- tasks/cancel on $cancelled_on; tasks/get on $(last_replica) → $(field "$r" 'r["result"]["status"]')"
+others=$(printf '%s\n' "${served[@]}" | cut -d: -f1 | grep -vc "^$made_on\$" || true)
+if [[ $(field "$r" 'r["result"]["status"]') == cancelled ]] && (( others > 0 )) \
+    && ! printf '%s\n' "${served[@]}" | grep -qv ':working$'; then
+  pass "round-robin: a task created on $made_on was read working on ${served[*]%%:*} and cancelled through $cancelled_on"
+else
+  fail "round-robin: shared task: read as ${served[*]}, then $(field "$r" 'r["result"]["status"]') (want working everywhere, then cancelled)"
+fi
+for i in $(seq "$replicas"); do
+  grep -h "task $task" "$scratch/replica-$i.log" | sed "s/^/   r$i stderr: /" || true
+done
+
+r=$(rpc "$url_round_robin" tools/call confirm_delete '{"name": "confirm_delete", "arguments": {"filename": "notes.txt"}}')
+task=$(field "$r" 'r["result"]["taskId"]')
+made_on=$(last_replica)
+r=$(poll_task "$url_round_robin" "$task" input_required 5)
+key=$(field "$r" 'next(iter(r["result"]["inputRequests"]))')
+echo "-- confirm_delete → task on $made_on; tasks/get on $(last_replica) asks $key"
+rpc "$url_round_robin" tasks/update "$task" "{\"taskId\": \"$task\", \"inputResponses\": {\"$key\": {\"action\": \"accept\", \"content\": {\"confirm\": true}}}}" > /dev/null
+answered_on=$(last_replica)
+r=$(poll_task "$url_round_robin" "$task" completed 5)
+text=$(field "$r" 'r["result"]["result"]["content"][0]["text"]')
+echo "-- tasks/update on $answered_on; tasks/get on $(last_replica) → $(field "$r" 'r["result"]["status"]'): $text"
+if [[ $(field "$r" 'r["result"]["status"]') == completed ]]; then
+  pass "round-robin: a question asked by work on $made_on was answered through $answered_on and the work finished"
+else
+  fail "round-robin: the answered task ended $(field "$r" 'r["result"]["status"]') (want completed)"
+fi
+
+# Tasks owned by replica 2 (asked directly), for the crash below.
+direct2=http://127.0.0.1:${ports[2]}/mcp
+r=$(rpc "$direct2" tools/call slow_compute '{"name": "slow_compute", "arguments": {"seconds": 0.1, "label": "finished"}}')
+finished_task=$(field "$r" 'r["result"]["taskId"]')
+r=$(rpc "$direct2" tools/call slow_compute '{"name": "slow_compute", "arguments": {"seconds": 120, "label": "orphan"}}')
+orphan_task=$(field "$r" 'r["result"]["taskId"]')
+poll_task "$url_round_robin" "$finished_task" completed 5 > /dev/null
+echo "-- on r2: task $finished_task (finished) and task $orphan_task (running 120 s)"
+
 echo
 echo "== a replica killed mid-run: modern calls through round-robin keep succeeding"
 # Calls run back to back while replica 2 is killed (SIGKILL: a crash, no goodbye).
@@ -243,6 +351,24 @@ if (( bad == 0 )); then
   pass "round-robin: $ok of $calls modern clients succeeded around a replica's crash ($retried request(s) retried on another replica)"
 else
   fail "round-robin: $bad of $calls modern clients failed after replica 2 was killed"
+fi
+
+
+echo
+echo "== replica 2's tasks after its death"
+r=$(rpc "$url_round_robin" tasks/get "$finished_task" "{\"taskId\": \"$finished_task\"}")
+echo "-- tasks/get $finished_task on $(last_replica) → $(field "$r" 'r["result"]["status"]')"
+if [[ $(field "$r" 'r["result"]["status"]') == completed ]]; then
+  pass "a task finished by the killed replica is still readable on the others"
+else
+  fail "the killed replica's finished task reads as: $r"
+fi
+r=$(poll_task "$url_round_robin" "$orphan_task" failed "$((lease * 3))")
+echo "-- tasks/get $orphan_task on $(last_replica) → $(field "$r" 'r["result"]["status"]'): $(field "$r" 'r["result"].get("statusMessage")')"
+if [[ $(field "$r" 'r["result"]["status"]') == failed ]]; then
+  pass "the task the killed replica was running turned failed once its ${lease} s lease lapsed"
+else
+  fail "the killed replica's running task reads as: $r"
 fi
 
 echo

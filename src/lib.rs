@@ -17,17 +17,24 @@
 //!   meta.rs             per-request _meta, read once: version, capabilities, -32022
 //!   modern.rs           modern dispatch: server/discover, subscriptions/listen, resultType, caching
 //!   methods.rs          the method table both eras share; which answers are streams
-//!   tasks.rs            the tasks extension: task store, tasks/get, tasks/update, tasks/cancel
+//!   tasks/              the tasks extension (SEP-2663)
+//!     mod.rs            Store (in memory, or shared), tasks/get, tasks/update, tasks/cancel
+//!     record.rs         Record: what any replica may read or change, and its transitions
+//!     shared.rs         Records (a store replicas share), compare-and-set, leases, commands
 //!   tools.rs            Tool, ToolSet as plain values; tools/list, tools/call, isError
 //!   capabilities.rs     what the client declared; -32021; may the server ask this?
 //!   resources.rs        Resource, Template, ResourceSet; list, read, templates, subscribe
 //!   prompts.rs          Prompt, PromptSet; prompts/list, prompts/get
 //!   completion.rs       completion/complete
-//!   subscriptions.rs    the Hub: list changes and resource updates to whoever listens
+//!   subscriptions.rs    the Hub: list changes and resource updates to whoever listens;
+//!                       a Relay carries them between replicas
 //!   mrtr.rs             modern server-to-client questions: input_required, sealed requestState
 //! content/              what a server offers, built from the core's plain values
 //!   demo.rs             `serve` (the default): get_current_time, echo, add
 //!   conformance/        `serve --fixture conformance`: what the official suite checks
+//! store/                state replicas share (`serve --store`): tasks and hub events in Redis
+//!   resp.rs             RESP2 by hand: commands as arrays of bulk strings, replies as frames
+//!   redis.rs            the Redis store: its URL, records (Lua compare-and-set, leases), the bus
 //! transport/            moving bytes in and out; no protocol logic
 //!   stdio.rs            one JSON message per line on stdin/stdout, logs on stderr
 //!   http/               Streamable HTTP on one endpoint, /mcp
@@ -164,6 +171,7 @@ pub mod keys;
 pub mod memory;
 pub mod protocol;
 pub mod replay;
+pub mod store;
 pub mod tap;
 pub mod transport;
 pub mod wire;

@@ -55,6 +55,12 @@ fn main() -> ExitCode {
             task_ttl,
             state_key_file,
             session_id_prefix,
+            store,
+            store_prefix,
+            store_timeout,
+            store_max_reply_bytes,
+            task_lease,
+            store_trace,
             trace,
             record,
             max_message_bytes,
@@ -69,7 +75,20 @@ fn main() -> ExitCode {
             )
             .and_then(|recorder| {
                 cli::serve::serve_http(
-                    cli::serve::server(era, fixture, max_tasks, task_ttl),
+                    cli::serve::Spec {
+                        era,
+                        fixture,
+                        max_tasks,
+                        task_ttl,
+                        store: store.map(|url| cli::serve::StoreSpec {
+                            url,
+                            prefix: store_prefix,
+                            timeout: store_timeout,
+                            max_reply: store_max_reply_bytes,
+                            lease: task_lease,
+                            trace: store_trace,
+                        }),
+                    },
                     &host,
                     port,
                     mcp_raw::transport::http::Config {

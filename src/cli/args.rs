@@ -73,7 +73,9 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = FixtureArg::Demo)]
         fixture: FixtureArg,
         /// With --fixture conformance: most tasks kept at once (the oldest finished one
-        /// makes room; when all run, a call that would create one gets an error).
+        /// makes room; when all run, a call that would create one gets an error). With
+        /// --store: most tasks running at once on this replica (finished ones stay in
+        /// Redis until their TTL).
         #[arg(long, value_name = "N", default_value_t = mcp_raw::protocol::tasks::MAX_TASKS)]
         max_tasks: usize,
         /// With --fixture conformance: seconds a task stays readable after its creation
@@ -86,6 +88,41 @@ pub enum Command {
         /// file; `head -c 32 /dev/urandom > FILE` makes one.
         #[arg(long, value_name = "FILE", env = mcp_raw::protocol::state_key::ENV)]
         state_key_file: Option<PathBuf>,
+        /// With --http and --fixture conformance: keep the tasks extension's records and
+        /// the subscription hub's events in Redis (redis://HOST:PORT or
+        /// redis://HOST:PORT/DB; no password), so replicas behind a load balancer serve
+        /// each other's tasks and listeners. Without it, one process keeps both in
+        /// memory.
+        // Read by `serve` (store::redis::Target::parse), not by clap: clap's refusal
+        // would print the value whole, a password with it.
+        #[arg(long, value_name = "URL", requires = "http")]
+        store: Option<String>,
+        /// With --store: the prefix of every Redis key and of the pub/sub channel
+        /// (PREFIX:task:ID, PREFIX:lease:ID, PREFIX:bus).
+        #[arg(
+            long,
+            value_name = "PREFIX",
+            default_value = "mcp-raw",
+            requires = "store"
+        )]
+        store_prefix: String,
+        /// With --store: seconds a connection to Redis or one command may take before
+        /// the request gets a -32603 error quoting it.
+        #[arg(long, value_name = "SECS", default_value = "5", value_parser = secs, requires = "store")]
+        store_timeout: Duration,
+        /// With --store: the largest Redis reply read (a task record holds its result).
+        #[arg(long, value_name = "N", default_value_t = mcp_raw::store::redis::DEFAULT_MAX_REPLY, requires = "store")]
+        store_max_reply_bytes: usize,
+        /// With --store: seconds a replica's lease on a task it runs lasts without
+        /// renewal (renewed every third of it); when it lapses (the replica died), the
+        /// next reader turns the task failed.
+        #[arg(long, value_name = "SECS", default_value = "10", value_parser = secs, requires = "store")]
+        task_lease: Duration,
+        /// With --store: print every byte to and from Redis on stderr, `[redis cmd] >`
+        /// for a command and `<` for its reply (`[redis bus]` for the pub/sub
+        /// connection), CR and LF escaped.
+        #[arg(long, requires = "store")]
+        store_trace: bool,
         /// Print every byte in and out on stderr (never stdout) as it crosses, in the
         /// readable text view, or `--trace raw` for the bytes verbatim.
         #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]

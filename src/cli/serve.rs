@@ -2,7 +2,9 @@
 //! recorder when `--trace` or `--record` wants one.
 
 use super::args::{EraArg, FixtureArg, off_if_zero};
+use mcp_raw::protocol::tasks::TaskLimits;
 use mcp_raw::protocol::{Server, state_key};
+use mcp_raw::store::redis;
 use mcp_raw::transport::{http, stdio};
 use mcp_raw::wire::recorder::Recorder;
 use std::time::Duration;
@@ -29,13 +31,88 @@ pub fn server(
 ) -> std::sync::Arc<Server> {
     match fixture {
         FixtureArg::Demo => Server::new(mcp_raw::content::demo::tool_set(), era.into()),
-        FixtureArg::Conformance => mcp_raw::content::conformance::server_with(
-            era.into(),
-            mcp_raw::protocol::tasks::TaskLimits {
-                max: max_tasks.max(1),
-                ttl: off_if_zero(task_ttl),
-            },
-        ),
+        FixtureArg::Conformance => {
+            mcp_raw::content::conformance::server_with(era.into(), limits(max_tasks, task_ttl))
+        }
+    }
+}
+
+fn limits(max_tasks: usize, task_ttl: Duration) -> TaskLimits {
+    TaskLimits {
+        max: max_tasks.max(1),
+        ttl: off_if_zero(task_ttl),
+    }
+}
+
+/// What `serve --http` serves: the server flags, and the shared store if any.
+pub struct Spec {
+    pub era: EraArg,
+    pub fixture: FixtureArg,
+    pub max_tasks: usize,
+    pub task_ttl: Duration,
+    /// `--store` and its companions.
+    pub store: Option<StoreSpec>,
+}
+
+/// `--store URL` as given, and its companion flags.
+pub struct StoreSpec {
+    pub url: String,
+    pub prefix: String,
+    pub timeout: Duration,
+    pub max_reply: usize,
+    pub lease: Duration,
+    pub trace: bool,
+}
+
+impl Spec {
+    /// The server, its tasks and hub in Redis when `--store` says so (connected now,
+    /// so a bad or unreachable store stops the server before it listens).
+    async fn build(self) -> anyhow::Result<std::sync::Arc<Server>> {
+        let Some(store) = self.store else {
+            return Ok(server(
+                self.era,
+                self.fixture,
+                self.max_tasks,
+                self.task_ttl,
+            ));
+        };
+        // A lease renewed every third of nothing would spin; a zero timeout fails all.
+        if store.lease < Duration::from_millis(100) {
+            anyhow::bail!(
+                "--task-lease {}: a lease must last at least 0.1 s",
+                store.lease.as_secs_f64()
+            );
+        }
+        if store.timeout.is_zero() {
+            anyhow::bail!("--store-timeout 0: every command would time out");
+        }
+        let settings = redis::Settings {
+            target: redis::Target::parse(&store.url).map_err(anyhow::Error::msg)?,
+            prefix: store.prefix,
+            timeout: store.timeout,
+            max_reply: store.max_reply,
+            lease: store.lease,
+            trace: store.trace,
+        };
+        if !matches!(self.fixture, FixtureArg::Conformance) {
+            anyhow::bail!(
+                "--store shares task records and subscription events, which only --fixture conformance has"
+            );
+        }
+        let url = format!("redis://{}", settings.target.addr());
+        let (prefix, lease) = (settings.prefix.clone(), settings.lease);
+        let shared = redis::connect(settings, limits(self.max_tasks, self.task_ttl))
+            .await
+            .map_err(|e| anyhow::anyhow!("--store {url}: {e}"))?;
+        eprintln!(
+            "[mcp-raw] tasks and subscriptions shared through {url} (keys {prefix}:*, replica {}, task lease {lease:?})",
+            shared.replica
+        );
+        Ok(mcp_raw::content::conformance::server_on(
+            self.era.into(),
+            shared.hub,
+            shared.tasks,
+        ))
     }
 }
 
@@ -51,12 +128,13 @@ pub fn serve_stdio(
 }
 
 pub fn serve_http(
-    server: std::sync::Arc<Server>,
+    spec: Spec,
     host: &str,
     port: u16,
     mut config: http::Config,
 ) -> anyhow::Result<()> {
     super::runtime()?.block_on(async {
+        let server = spec.build().await?;
         let listener = http::listen::bind(host, port, config.limits.backlog)
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {host}:{port}: {e}"))?;

@@ -103,13 +103,28 @@ impl Server {
         features: Features,
     ) -> Arc<Server> {
         let hub = Arc::<Hub>::default();
+        let tasks = Arc::new(tasks::Store::with_limits(features.task_limits, hub.clone()));
+        Server::full_on(tools, resources, prompts, eras, features, hub, tasks)
+    }
+
+    /// A server whose hub and task store are given: the ones replicas share
+    /// (`serve --store`, `crate::store`), whose bounds replace `features.task_limits`.
+    pub fn full_on(
+        tools: ToolSet,
+        resources: ResourceSet,
+        prompts: PromptSet,
+        eras: Eras,
+        features: Features,
+        hub: Arc<Hub>,
+        tasks: Arc<tasks::Store>,
+    ) -> Arc<Server> {
         Arc::new(Server {
             tools,
             resources,
             prompts,
             eras,
             features,
-            tasks: Arc::new(tasks::Store::with_limits(features.task_limits, hub.clone())),
+            tasks,
             hub,
             name: "mcp-raw",
             version: env!("CARGO_PKG_VERSION"),

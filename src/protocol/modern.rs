@@ -3,7 +3,7 @@
 //! result says what it is (`resultType`) and names the server in its `_meta`
 //! (`basic/index` "Result Responses", "Per-response protocol fields").
 
-use super::context::{Out, Pending, Reply};
+use super::context::{Out, Pending, Reply, now_or_later};
 
 use super::context::{Env, Outcome};
 use super::subscriptions::{Filter, SUBSCRIPTION_ID};
@@ -72,7 +72,18 @@ fn dispatch(
         return now(Ok(discover(server)));
     }
     if server.features.tasks && method.starts_with("tasks/") {
-        return now(tasks::serve(&server.tasks, method, params, &capabilities));
+        let (store, method, params, declared) = (
+            server.tasks.clone(),
+            method.to_owned(),
+            params.cloned(),
+            capabilities.clone(),
+        );
+        let served = async move { tasks::serve(&store, &method, params.as_ref(), &declared).await };
+        // In memory: answered now, as ever. A shared store: after its round trip.
+        return match now_or_later(served) {
+            Ok(result) => now(result),
+            Err(later) => Outcome::Later(later, tokio::sync::mpsc::unbounded_channel().1),
+        };
     }
     let may_create_tasks =
         server.features.tasks && super::capabilities::declares(&capabilities, tasks::EXTENSION);
@@ -158,7 +169,7 @@ fn check_filter(params: Option<&Value>) -> Result<&Map<String, Value>, ErrorObje
 /// stream (HTTP) or cancels the request (stdio). `taskIds` (tasks extension) asks for
 /// `notifications/tasks` about those tasks.
 fn listen(
-    server: &Server,
+    server: &Arc<Server>,
     id: RequestId,
     params: Option<&Value>,
     request_meta: &meta::RequestMeta,
@@ -167,11 +178,35 @@ fn listen(
         Ok(filter) => Value::Object(filter.clone()),
         Err(e) => return Reply::Now(Response::error(Some(id), e)),
     };
+    let tag = serde_json::to_value(&id).unwrap_or(Value::Null);
+    let (tx, outbox) = tokio::sync::mpsc::unbounded_channel();
     let capabilities = Value::Object(request_meta.client_capabilities.clone());
-    let task_ids = match tasks::subscription(server, wanted.get("taskIds"), &capabilities) {
-        Ok(ids) => ids,
-        Err(e) => return Reply::Now(Response::error(Some(id), e)),
+    let subscribed = subscribe(server.clone(), wanted, capabilities, tag, tx);
+    // In memory the task ids are checked at once, so a refusal is an immediate error
+    // response; a shared store checks them after its round trip.
+    let stream = match now_or_later(subscribed) {
+        Ok(Err(e)) => return Reply::Now(Response::error(Some(id), e)),
+        Ok(Ok(())) => None,
+        Err(later) => Some(later),
     };
+    Reply::Later(Pending::new(id, outbox, async move {
+        if let Some(subscribed) = stream {
+            subscribed.await?;
+        }
+        std::future::pending().await
+    }))
+}
+
+/// The filter honored: sends the acknowledgment on `tx`, then registers the listener
+/// with the hub. Fails (sending nothing) when `taskIds` is refused.
+async fn subscribe(
+    server: Arc<Server>,
+    wanted: Value,
+    capabilities: Value,
+    tag: Value,
+    tx: tokio::sync::mpsc::UnboundedSender<Out>,
+) -> Result<(), ErrorObject> {
+    let task_ids = tasks::subscription(&server, wanted.get("taskIds"), &capabilities).await?;
     let flag = |k: &str| wanted.get(k).and_then(Value::as_bool).unwrap_or(false);
     let uris: Vec<String> = wanted
         .get("resourceSubscriptions")
@@ -208,8 +243,6 @@ fn listen(
     if !task_ids.is_empty() {
         honored.insert("taskIds".into(), json!(task_ids));
     }
-    let tag = serde_json::to_value(&id).unwrap_or(Value::Null);
-    let (tx, outbox) = tokio::sync::mpsc::unbounded_channel();
     let _ = tx.send(Out::Message(
         crate::jsonrpc::Notification::new(
             "notifications/subscriptions/acknowledged",
@@ -222,7 +255,7 @@ fn listen(
         Arc::new(move |m| tx.send(Out::Message(m)).is_ok()),
         Some(tag),
     );
-    Reply::Later(Pending::new(id, outbox, std::future::pending()))
+    Ok(())
 }
 
 /// `server/discover` (`server/discover`, a MUST): versions, capabilities, identity.

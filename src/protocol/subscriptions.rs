@@ -4,10 +4,16 @@
 //! `basic/patterns/subscriptions`), each notification tagged with the listen
 //! request's id; a legacy session listens through its push channel (the HTTP GET
 //! stream, or stdout) for list changes and the URIs it `resources/subscribe`d.
+//!
+//! One process delivers an event to its listeners at once. Replicas that share a store
+//! (`serve --store redis://…`) give the hub a [`Relay`]: an event is then only handed
+//! to the relay, which carries it to every replica (this one included), and each
+//! replica fans it out to its own listeners with [`Hub::deliver`] on receipt, so no
+//! listener hears an event twice.
 
 use serde_json::{Value, json};
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Delivers one message to a listener; `false` once the listener is gone.
 pub type Sink = Arc<dyn Fn(Value) -> bool + Send + Sync>;
@@ -31,6 +37,43 @@ pub enum Event {
         /// Its `DetailedTask`.
         task: Value,
     },
+}
+
+impl Event {
+    /// The event as the relay carries it between replicas: `{"kind": …}` plus its data.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Event::ToolsChanged => json!({"kind": "tools"}),
+            Event::PromptsChanged => json!({"kind": "prompts"}),
+            Event::ResourcesChanged => json!({"kind": "resources"}),
+            Event::ResourceUpdated(uri) => json!({"kind": "resource", "uri": uri}),
+            Event::Task { id, task } => json!({"kind": "task", "id": id, "task": task}),
+        }
+    }
+
+    /// The event [`Event::to_json`] wrote; `None` for anything else.
+    pub fn from_json(v: &Value) -> Option<Event> {
+        let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+        Some(match v.get("kind")?.as_str()? {
+            "tools" => Event::ToolsChanged,
+            "prompts" => Event::PromptsChanged,
+            "resources" => Event::ResourcesChanged,
+            "resource" => Event::ResourceUpdated(text("uri")?),
+            "task" => Event::Task {
+                id: text("id")?,
+                task: v.get("task")?.clone(),
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// Carries events to every replica of a shared deployment (the Redis bus,
+/// `crate::store`). It must deliver to this replica too, by calling [`Hub::deliver`]
+/// when the event comes back.
+pub trait Relay: Send + Sync {
+    /// Sends the event on its way; it must not block (events leave in order).
+    fn relay(&self, event: &Event);
 }
 
 /// What a listener wants to hear.
@@ -75,7 +118,10 @@ struct Listener {
 /// The listeners of one server.
 #[derive(Default)]
 pub struct Hub {
+    /// This process's listeners: modern streams and legacy sessions.
     listeners: Mutex<Vec<Listener>>,
+    /// Set when replicas share events: then [`Hub::publish`] goes through it.
+    relay: OnceLock<Arc<dyn Relay>>,
 }
 
 impl Hub {
@@ -89,9 +135,28 @@ impl Hub {
         });
     }
 
-    /// Sends the event to every listener that asked for it; forgets listeners that
-    /// are gone. Returns how many heard it.
+    /// Routes every later [`Hub::publish`] through `relay` (once; a second relay is
+    /// refused and returned).
+    pub fn set_relay(&self, relay: Arc<dyn Relay>) -> Result<(), Arc<dyn Relay>> {
+        self.relay.set(relay)
+    }
+
+    /// Announces an event. Alone: delivered here at once, and the count is how many
+    /// listeners heard it. With a relay: handed to it (every replica delivers it on
+    /// receipt), and the count is how many listeners of this replica will hear it.
     pub fn publish(&self, event: &Event) -> usize {
+        match self.relay.get() {
+            None => self.deliver(event),
+            Some(relay) => {
+                relay.relay(event);
+                self.lock().iter().filter(|l| l.filter.wants(event)).count()
+            }
+        }
+    }
+
+    /// Sends the event to every listener of this process that asked for it; forgets
+    /// listeners that are gone. Returns how many heard it.
+    pub fn deliver(&self, event: &Event) -> usize {
         let mut heard = 0;
         self.lock().retain(|l| {
             if !l.filter.wants(event) {
@@ -194,6 +259,47 @@ mod tests {
         assert_eq!(n["method"], "notifications/tasks");
         assert_eq!(n["params"]["status"], "completed");
         assert_eq!(n["params"]["_meta"][SUBSCRIPTION_ID], "L");
+    }
+
+    #[test]
+    fn events_survive_the_trip_between_replicas() {
+        for e in [
+            Event::ToolsChanged,
+            Event::PromptsChanged,
+            Event::ResourcesChanged,
+            Event::ResourceUpdated("test://a".into()),
+            Event::Task {
+                id: "t".into(),
+                task: json!({"status": "working"}),
+            },
+        ] {
+            assert_eq!(Event::from_json(&e.to_json()), Some(e));
+        }
+        assert_eq!(Event::from_json(&json!({"kind": "other"})), None);
+    }
+
+    #[test]
+    fn with_a_relay_publish_delivers_only_on_receipt() {
+        struct Loop(Arc<Mutex<Vec<Event>>>);
+        impl Relay for Loop {
+            fn relay(&self, event: &Event) {
+                self.0.lock().unwrap().push(event.clone());
+            }
+        }
+        let hub = Hub::default();
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        assert!(hub.set_relay(Arc::new(Loop(sent.clone()))).is_ok());
+        let (sink, got) = collector();
+        let filter = Filter {
+            tools: true,
+            ..Filter::default()
+        };
+        hub.listen(Arc::new(filter), sink, None);
+        assert_eq!(hub.publish(&Event::ToolsChanged), 1);
+        assert!(got.lock().unwrap().is_empty(), "not before it comes back");
+        assert_eq!(sent.lock().unwrap().as_slice(), &[Event::ToolsChanged]);
+        assert_eq!(hub.deliver(&Event::ToolsChanged), 1);
+        assert_eq!(got.lock().unwrap().len(), 1);
     }
 
     #[test]

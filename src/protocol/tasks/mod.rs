@@ -25,13 +25,28 @@
 //! is a UUID v4 from the OS CSPRNG and whoever holds it may poll it (SEP-2663 "Security
 //! Implications"). The store is bounded: tasks live `ttlMs` from creation, and at most
 //! [`MAX_TASKS`] at a time.
+//!
+//! ```text
+//! mod.rs      the wire surface (serve, subscription, advertise) and the Store
+//! record.rs   Record: what `tasks/get` shows, and the transitions any replica may make
+//! shared.rs   the Store's shared half (`serve --store`): compare-and-set on records in
+//!             a store replicas reach, leases, cross-replica commands
+//! ```
+//!
+//! The Store's methods are async: in memory they answer on the first poll (and the
+//! modern dispatcher answers at once, as before); a shared store answers after its
+//! round trip.
+
+mod record;
+pub mod shared;
+
+pub use record::{Record, Taken};
 
 use super::capabilities::{declares, missing_capabilities};
 use super::subscriptions::{Event, Hub};
-use crate::clock;
 use crate::jsonrpc::{ErrorObject, code, kind};
 use serde_json::{Map, Value, json};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -55,7 +70,8 @@ const MAX_ID_LEN: usize = 128;
 
 /// `Task.status`. `completed`, `failed` and `cancelled` are terminal: once there, a task
 /// does not change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Running.
     Working,
@@ -87,94 +103,59 @@ impl Status {
     }
 }
 
-/// One task, as the store keeps it.
+/// One task of the in-memory store: its record, and what runs it in this process.
 struct Task {
-    status: Status,
-    /// `statusMessage`, when there is something to say.
-    message: Option<String>,
+    /// What `tasks/get` shows.
+    record: Record,
+    /// When it was made: its TTL counts from here, and the oldest finished task is the
+    /// first to make room.
     created: Instant,
-    created_at: String,
-    updated_at: String,
-    /// The outstanding server-to-client requests, key → `{method, params}`: the
-    /// `inputRequests` of an `input_required` task.
-    input_requests: Map<String, Value>,
-    /// Every key this task has asked: a key is never reused within a task.
-    asked: HashSet<String>,
-    /// Answers gathered for the current round, handed over once all have come.
-    answers: Map<String, Value>,
+    /// Where the answers go once `tasks/update` has brought every one of a round.
     waiter: Option<oneshot::Sender<Map<String, Value>>>,
-    /// `result` (completed) or `error` (failed).
-    outcome: Option<Result<Value, ErrorObject>>,
     /// Stops the running work (cancellation, expiry).
     work: Option<tokio::task::AbortHandle>,
 }
 
 impl Task {
-    fn set(&mut self, status: Status, message: Option<String>) {
-        self.status = status;
-        self.message = message;
-        self.updated_at = clock::now_rfc3339();
-    }
-
     /// Stops the work and forgets what it was waiting for.
     fn stop(&mut self) {
         if let Some(work) = self.work.take() {
             work.abort();
         }
         self.waiter = None;
-        self.input_requests.clear();
-    }
-
-    /// The task as `tasks/get` shows it (a `DetailedTask`): the common fields, then the
-    /// one the status calls for.
-    fn detailed(&self, id: &str, ttl_ms: u64) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("taskId".into(), json!(id));
-        m.insert("status".into(), json!(self.status.as_str()));
-        if let Some(message) = &self.message {
-            m.insert("statusMessage".into(), json!(message));
-        }
-        m.insert("createdAt".into(), json!(self.created_at));
-        m.insert("lastUpdatedAt".into(), json!(self.updated_at));
-        m.insert("ttlMs".into(), json!(ttl_ms));
-        m.insert("pollIntervalMs".into(), json!(POLL_INTERVAL_MS));
-        match (self.status, &self.outcome) {
-            (Status::InputRequired, _) => {
-                m.insert(
-                    "inputRequests".into(),
-                    Value::Object(self.input_requests.clone()),
-                );
-            }
-            (Status::Completed, Some(Ok(result))) => {
-                m.insert("result".into(), result.clone());
-            }
-            (Status::Failed, Some(Err(error))) => {
-                m.insert(
-                    "error".into(),
-                    serde_json::to_value(error).unwrap_or_default(),
-                );
-            }
-            _ => {}
-        }
-        m
+        self.record.input_requests.clear();
     }
 }
 
 /// The tasks of one server, shared by every request (there is no session to scope
-/// them to).
+/// them to). In one process they live in a map; replicas share them through a store
+/// ([`shared::Records`], e.g. Redis), each running only the work it created.
 pub struct Store {
-    tasks: Mutex<HashMap<String, Task>>,
+    /// Where the records live.
+    backing: Backing,
+    /// The most tasks kept at once (in memory), or running at once on this replica
+    /// (shared: finished ones live in the store until their TTL).
     capacity: usize,
+    /// How long a task stays readable after its creation (`ttlMs`).
     ttl: Duration,
     /// Where every change of a task is announced (`notifications/tasks` to the
     /// `subscriptions/listen` streams that named it).
     hub: Arc<Hub>,
 }
 
+/// Where a store keeps its records.
+enum Backing {
+    /// One process: every task, record and work, in one map.
+    Memory(Mutex<HashMap<String, Task>>),
+    /// Replicas: the records in a shared store, this replica's work here.
+    Shared(shared::Shared),
+}
+
 /// The bounds of the task store (`serve --max-tasks`, `--task-ttl`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TaskLimits {
-    /// The most tasks kept at once.
+    /// The most tasks kept at once (per replica, and only running ones, with a shared
+    /// store).
     pub max: usize,
     /// How long a task stays readable after its creation.
     pub ttl: Duration,
@@ -203,9 +184,21 @@ impl Store {
     /// A store of at most `capacity` tasks that live `ttl`.
     pub fn bounded(capacity: usize, ttl: Duration, hub: Arc<Hub>) -> Store {
         Store {
-            tasks: Mutex::default(),
+            backing: Backing::Memory(Mutex::default()),
             capacity,
             ttl,
+            hub,
+        }
+    }
+
+    /// A store whose records live in `records`, shared with other replicas: at most
+    /// `limits.max` tasks run here at once. Call [`Store::keep_leases`] on a runtime
+    /// so this replica's running tasks keep their leases.
+    pub fn shared(limits: TaskLimits, hub: Arc<Hub>, records: Arc<dyn shared::Records>) -> Store {
+        Store {
+            backing: Backing::Shared(shared::Shared::new(records)),
+            capacity: limits.max,
+            ttl: limits.ttl,
             hub,
         }
     }
@@ -216,12 +209,12 @@ impl Store {
 
     /// Creates a task running `work` and returns its `CreateTaskResult`
     /// (`resultType: "task"`, the Task fields flat beside it). The task is in the store
-    /// before this returns, so a `tasks/get` right after the response finds it
-    /// (SEP-2663 "Task Creation": durable before the response). `work` gets a
+    /// before this returns, so a `tasks/get` right after the response finds it, on any
+    /// replica (SEP-2663 "Task Creation": durable before the response). `work` gets a
     /// [`TaskContext`] to ask the client for input; its `Ok` is the result a `completed`
     /// task shows, its `Err` the error of a `failed` one. Must be called on a Tokio
     /// runtime (any tool future is).
-    pub fn create<F, Fut>(self: &Arc<Self>, work: F) -> Result<Value, ErrorObject>
+    pub async fn create<F, Fut>(self: &Arc<Self>, work: F) -> Result<Value, ErrorObject>
     where
         F: FnOnce(TaskContext) -> Fut,
         Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
@@ -234,28 +227,28 @@ impl Store {
             id: id.clone(),
             store: self.clone(),
         });
-        let mut tasks = self.lock();
-        self.make_room(&mut tasks)?;
-        let now = clock::now_rfc3339();
-        let running = runtime.spawn(work);
-        let task = Task {
-            status: Status::Working,
-            message: None,
-            created: Instant::now(),
-            created_at: now.clone(),
-            updated_at: now,
-            input_requests: Map::new(),
-            asked: HashSet::new(),
-            answers: Map::new(),
-            waiter: None,
-            outcome: None,
-            work: Some(running.abort_handle()),
+        let (record, running) = match &self.backing {
+            Backing::Memory(tasks) => {
+                let mut tasks = lock(tasks);
+                self.make_room(&mut tasks)?;
+                let running = runtime.spawn(work);
+                let record = Record::new(self.ttl_ms(), None);
+                tasks.insert(
+                    id.clone(),
+                    Task {
+                        record: record.clone(),
+                        created: Instant::now(),
+                        waiter: None,
+                        work: Some(running.abort_handle()),
+                    },
+                );
+                (record, running)
+            }
+            Backing::Shared(shared) => shared.create(self, &runtime, &id, work).await?,
         };
         let mut created = Map::new();
         created.insert("resultType".into(), json!("task"));
-        created.extend(task.detailed(&id, self.ttl_ms()));
-        tasks.insert(id.clone(), task);
-        drop(tasks);
+        created.extend(record.detailed(&id));
         // Records the outcome. A panicking tool becomes a failed task, not one that
         // stays "working" for ever; aborted work (cancelled, expired) records nothing.
         let store = self.clone();
@@ -265,76 +258,82 @@ impl Store {
                 Err(e) if e.is_panic() => Err(internal("the task's work panicked")),
                 Err(_) => return,
             };
-            store.finish(&id, outcome);
+            store.finish(&id, outcome).await;
         });
         Ok(Value::Object(created))
     }
 
     /// `tasks/get`: the task as it is now.
-    pub fn get(&self, id: &str) -> Result<Value, ErrorObject> {
-        let mut tasks = self.lock();
-        let task = self.find(&mut tasks, id, "retrieve")?;
-        Ok(Value::Object(task.detailed(id, self.ttl_ms())))
+    pub async fn get(&self, id: &str) -> Result<Value, ErrorObject> {
+        let record = match &self.backing {
+            Backing::Memory(tasks) => {
+                let mut tasks = lock(tasks);
+                self.find(&mut tasks, id, "retrieve")?.record.clone()
+            }
+            Backing::Shared(shared) => {
+                shared
+                    .change(self, id, "retrieve", |_| Ok(None::<()>))
+                    .await?
+                    .0
+            }
+        };
+        Ok(Value::Object(record.detailed(id)))
     }
 
-    /// `tasks/update`: answers to outstanding input requests. Keys not outstanding
-    /// (never asked, already answered) are ignored, as SEP-2663 says a server SHOULD; a
-    /// subset is accepted and the task stays `input_required` until every key of the
-    /// round has its answer, then goes back to `working`.
-    pub fn update(&self, id: &str, responses: &Map<String, Value>) -> Result<(), ErrorObject> {
-        let mut tasks = self.lock();
-        let task = self.find(&mut tasks, id, "update")?;
-        // Checked first, so a bad answer changes nothing.
-        for (key, answer) in responses {
-            if task.input_requests.contains_key(key) && !answer.is_object() {
-                return Err(ErrorObject::invalid_params(format!(
-                    "params.inputResponses.{key} must be an object (the client's result), got {}",
-                    kind(answer)
-                )));
+    /// `tasks/update`: answers to outstanding input requests ([`Record::take_answers`]).
+    /// A subset is accepted and the task stays `input_required` until every key of the
+    /// round has its answer, then goes back to `working` and the answers go to the
+    /// work, wherever it runs.
+    pub async fn update(
+        &self,
+        id: &str,
+        responses: &Map<String, Value>,
+    ) -> Result<(), ErrorObject> {
+        match &self.backing {
+            Backing::Memory(tasks) => {
+                let mut tasks = lock(tasks);
+                let task = self.find(&mut tasks, id, "update")?;
+                match task.record.take_answers(responses)? {
+                    Taken::Nothing => return Ok(()),
+                    Taken::Some => {}
+                    Taken::All(answers) => {
+                        task.record.answers.clear();
+                        if let Some(waiter) = task.waiter.take() {
+                            let _ = waiter.send(answers);
+                        }
+                    }
+                }
+                self.announce(id, &task.record);
+                Ok(())
             }
+            Backing::Shared(shared) => shared.update(self, id, responses).await,
         }
-        let mut took = false;
-        for (key, answer) in responses {
-            if task.input_requests.remove(key).is_some() {
-                task.answers.insert(key.clone(), answer.clone());
-                took = true;
-            }
-        }
-        if !took {
-            return Ok(());
-        }
-        let left = task.input_requests.len();
-        if left == 0 {
-            if let Some(waiter) = task.waiter.take() {
-                let _ = waiter.send(std::mem::take(&mut task.answers));
-            }
-            task.set(Status::Working, None);
-        } else {
-            task.set(Status::InputRequired, Some(waiting(left)));
-        }
-        self.announce(id, task);
-        Ok(())
     }
 
     /// `tasks/cancel`: stops the work of a task still running and marks it
     /// `cancelled`. A finished task stays as it is; the ack is the same either way.
-    pub fn cancel(&self, id: &str) -> Result<(), ErrorObject> {
-        let mut tasks = self.lock();
-        let task = self.find(&mut tasks, id, "cancel")?;
-        if !task.status.is_terminal() {
-            task.stop();
-            task.set(
-                Status::Cancelled,
-                Some("Cancelled at the client's request (tasks/cancel).".into()),
-            );
-            self.announce(id, task);
+    pub async fn cancel(&self, id: &str) -> Result<(), ErrorObject> {
+        match &self.backing {
+            Backing::Memory(tasks) => {
+                let mut tasks = lock(tasks);
+                let task = self.find(&mut tasks, id, "cancel")?;
+                if task.record.cancel() {
+                    task.stop();
+                    self.announce(id, &task.record);
+                }
+                Ok(())
+            }
+            Backing::Shared(shared) => shared.cancel(self, id).await,
         }
-        Ok(())
     }
 
-    /// How many tasks are kept now (finished ones included).
+    /// How many tasks are kept now (finished ones included); with a shared store, how
+    /// many run on this replica.
     pub fn len(&self) -> usize {
-        self.lock().len()
+        match &self.backing {
+            Backing::Memory(tasks) => lock(tasks).len(),
+            Backing::Shared(shared) => shared.running(),
+        }
     }
 
     /// Does it hold no task?
@@ -344,89 +343,94 @@ impl Store {
 
     /// The work ended: `completed` with its result, or `failed` with its error, unless
     /// the task reached a terminal state first (cancelled) or is gone (expired).
-    fn finish(&self, id: &str, outcome: Result<Value, ErrorObject>) {
-        let mut tasks = self.lock();
-        let Some(task) = tasks.get_mut(id) else {
-            return;
-        };
-        if task.status.is_terminal() {
-            return;
+    async fn finish(&self, id: &str, outcome: Result<Value, ErrorObject>) {
+        match &self.backing {
+            Backing::Memory(tasks) => {
+                let mut tasks = lock(tasks);
+                let Some(task) = tasks.get_mut(id) else {
+                    return;
+                };
+                if task.record.finish(outcome) {
+                    task.work = None;
+                    task.waiter = None;
+                    self.announce(id, &task.record);
+                }
+            }
+            Backing::Shared(shared) => shared.finish(self, id, outcome).await,
         }
-        let outcome = outcome.and_then(inline_result);
-        task.work = None;
-        task.waiter = None;
-        task.input_requests.clear();
-        match &outcome {
-            Ok(_) => task.set(Status::Completed, None),
-            Err(e) => task.set(Status::Failed, Some(e.message.clone())),
-        }
-        task.outcome = Some(outcome);
-        self.announce(id, task);
     }
 
     /// Parks the task in `input_required` with `requests`; the receiver yields the
     /// answers once `tasks/update` has brought all of them.
-    fn ask(
+    async fn ask(
         &self,
         id: &str,
         requests: Map<String, Value>,
     ) -> Result<oneshot::Receiver<Map<String, Value>>, ErrorObject> {
-        let mut tasks = self.lock();
-        let task = tasks
-            .get_mut(id)
-            .filter(|t| !t.status.is_terminal())
-            .ok_or_else(|| internal("the task ended before it could ask the client"))?;
-        if task.waiter.is_some() {
-            return Err(internal(
-                "the task is already waiting for input; ask every question of a round at once",
-            ));
+        match &self.backing {
+            Backing::Memory(tasks) => {
+                let mut tasks = lock(tasks);
+                let task = tasks
+                    .get_mut(id)
+                    .filter(|t| !t.record.status.is_terminal())
+                    .ok_or_else(|| internal("the task ended before it could ask the client"))?;
+                task.record.begin_ask(requests)?;
+                let (tx, rx) = oneshot::channel();
+                task.waiter = Some(tx);
+                self.announce(id, &task.record);
+                Ok(rx)
+            }
+            Backing::Shared(shared) => shared.ask(self, id, requests).await,
         }
-        if let Some(key) = requests.keys().find(|k| task.asked.contains(*k)) {
-            return Err(internal(format!(
-                "input request key {key:?} was used before by this task; a key is unique over a task's lifetime"
-            )));
-        }
-        task.asked.extend(requests.keys().cloned());
-        let n = requests.len();
-        task.input_requests = requests;
-        task.answers.clear();
-        let (tx, rx) = oneshot::channel();
-        task.waiter = Some(tx);
-        task.set(Status::InputRequired, Some(waiting(n)));
-        self.announce(id, task);
-        Ok(rx)
     }
 
     /// Sets `statusMessage` of a task that is still `working`.
-    fn say(&self, id: &str, message: String) {
-        let mut tasks = self.lock();
-        if let Some(task) = tasks.get_mut(id)
-            && task.status == Status::Working
-        {
-            task.set(Status::Working, Some(message));
-            self.announce(id, task);
+    async fn say(&self, id: &str, message: String) {
+        match &self.backing {
+            Backing::Memory(tasks) => {
+                let mut tasks = lock(tasks);
+                if let Some(task) = tasks.get_mut(id)
+                    && task.record.say(message)
+                {
+                    self.announce(id, &task.record);
+                }
+            }
+            Backing::Shared(shared) => {
+                // Progress in words is best effort: a store error leaves the old message.
+                let _ = shared
+                    .change(self, id, "update", |r| {
+                        Ok(r.say(message.clone()).then_some(()))
+                    })
+                    .await;
+            }
         }
     }
 
     /// `notifications/tasks` with the task as it is now, to whoever listens for it.
-    fn announce(&self, id: &str, task: &Task) {
+    fn announce(&self, id: &str, record: &Record) {
         self.hub.publish(&Event::Task {
             id: id.to_owned(),
-            task: Value::Object(task.detailed(id, self.ttl_ms())),
+            task: Value::Object(record.detailed(id)),
         });
     }
 
     /// Of `ids`, those that name a task kept now (for a `subscriptions/listen` ack).
-    pub fn known(&self, ids: &[&str]) -> Vec<String> {
-        let tasks = self.lock();
-        ids.iter()
-            .filter(|id| {
-                tasks
-                    .get(**id)
-                    .is_some_and(|t| t.created.elapsed() < self.ttl)
-            })
-            .map(|id| (*id).to_owned())
-            .collect()
+    pub async fn known(&self, ids: &[&str]) -> Result<Vec<String>, ErrorObject> {
+        match &self.backing {
+            Backing::Memory(tasks) => {
+                let tasks = lock(tasks);
+                Ok(ids
+                    .iter()
+                    .filter(|id| {
+                        tasks
+                            .get(**id)
+                            .is_some_and(|t| t.created.elapsed() < self.ttl)
+                    })
+                    .map(|id| (*id).to_owned())
+                    .collect())
+            }
+            Backing::Shared(shared) => shared.known(ids).await,
+        }
     }
 
     /// The task `id`, unless it is unknown or has outlived its TTL (then it is deleted
@@ -448,9 +452,7 @@ impl Store {
                 "Failed to {verb} task: Task has expired ({id})"
             )));
         }
-        tasks.get_mut(id).ok_or_else(|| {
-            ErrorObject::invalid_params(format!("Failed to {verb} task: Task not found ({id})"))
-        })
+        tasks.get_mut(id).ok_or_else(|| not_found(verb, id))
     }
 
     /// Before a creation: drops expired tasks, then, if still full, the oldest finished
@@ -468,7 +470,7 @@ impl Store {
         }
         let oldest_finished = tasks
             .iter()
-            .filter(|(_, t)| t.status.is_terminal())
+            .filter(|(_, t)| t.record.status.is_terminal())
             .min_by_key(|(_, t)| t.created)
             .map(|(id, _)| id.clone());
         match oldest_finished {
@@ -476,23 +478,33 @@ impl Store {
                 tasks.remove(&id);
                 Ok(())
             }
-            None => Err(internal(format!(
-                "too many tasks running (the limit is {}, serve --max-tasks); try again when some have finished",
-                self.capacity
-            ))),
+            None => Err(too_many(self.capacity)),
         }
     }
+}
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Task>> {
-        // Every change is made in one critical section, so a poisoned lock still holds
-        // a consistent map.
-        self.tasks.lock().unwrap_or_else(|p| p.into_inner())
-    }
+fn lock(tasks: &Mutex<HashMap<String, Task>>) -> MutexGuard<'_, HashMap<String, Task>> {
+    // Every change is made in one critical section, so a poisoned lock still holds
+    // a consistent map.
+    tasks.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// `-32602` for an id no store holds (never made, or expired and gone).
+fn not_found(verb: &str, id: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("Failed to {verb} task: Task not found ({id})"))
+}
+
+fn too_many(capacity: usize) -> ErrorObject {
+    internal(format!(
+        "too many tasks running (the limit is {capacity}, serve --max-tasks); try again when some have finished"
+    ))
 }
 
 /// What a task's work can do besides returning its outcome.
 pub struct TaskContext {
+    /// The task this work belongs to.
     id: String,
+    /// The store that holds its record (and the channel its answers come on).
     store: Arc<Store>,
 }
 
@@ -513,21 +525,22 @@ impl TaskContext {
         if requests.is_empty() {
             return Ok(Map::new());
         }
-        let answers = self.store.ask(&self.id, requests)?;
+        let answers = self.store.ask(&self.id, requests).await?;
         answers
             .await
             .map_err(|_| internal("the task stopped waiting for input (cancelled or expired)"))
     }
 
     /// Sets the `statusMessage` a `working` task shows (progress in words).
-    pub fn say(&self, message: impl Into<String>) {
-        self.store.say(&self.id, message.into());
+    pub async fn say(&self, message: impl Into<String>) {
+        self.store.say(&self.id, message.into()).await;
     }
 }
 
 /// Serves `tasks/*` for a server that offers the extension. `client_capabilities` are
-/// the ones this request declared in its `_meta`.
-pub fn serve(
+/// the ones this request declared in its `_meta`. In memory the answer is ready on
+/// the first poll; a shared store answers after its round trip.
+pub async fn serve(
     store: &Store,
     method: &str,
     params: Option<&Value>,
@@ -540,11 +553,12 @@ pub fn serve(
         {
             Err(missing_capabilities(&[EXTENSION], method))
         }
-        "tasks/get" => store.get(task_id(method, params)?),
+        "tasks/get" => store.get(task_id(method, params)?).await,
         "tasks/update" => store
             .update(task_id(method, params)?, input_responses(params)?)
+            .await
             .map(ack),
-        "tasks/cancel" => store.cancel(task_id(method, params)?).map(ack),
+        "tasks/cancel" => store.cancel(task_id(method, params)?).await.map(ack),
         "tasks/result" | "tasks/list" => Err(ErrorObject::new(
             code::METHOD_NOT_FOUND,
             format!(
@@ -564,7 +578,7 @@ pub fn serve(
 /// `notifications/tasks` for (those of tasks kept now). A client that asks for them
 /// without declaring the extension gets `-32021` (SEP-2663 "Task Status
 /// Notifications"); to a server without the extension the field means nothing.
-pub fn subscription(
+pub async fn subscription(
     server: &super::Server,
     requested: Option<&Value>,
     client_capabilities: &Value,
@@ -591,7 +605,7 @@ pub fn subscription(
             "params.notifications.taskIds must be an array of task id strings, got {got}"
         ))
     })?;
-    Ok(server.tasks.known(&ids))
+    server.tasks.known(&ids).await
 }
 
 /// Adds the extension to `server/discover` capabilities: `extensions: {"io.modelcontextprotocol/tasks": {}}`.
@@ -673,6 +687,7 @@ fn internal(message: impl Into<String>) -> ErrorObject {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock;
 
     fn store() -> Arc<Store> {
         Arc::new(Store::new(Arc::default()))
@@ -687,7 +702,7 @@ mod tests {
     /// in the same order real time would give.
     async fn wait_for(store: &Store, id: &str, status: &str) -> Value {
         for _ in 0..200 {
-            let t = store.get(id).unwrap();
+            let t = store.get(id).await.unwrap();
             if t["status"] == status {
                 return t;
             }
@@ -695,7 +710,7 @@ mod tests {
         }
         panic!(
             "task {id} never reached {status}: {}",
-            store.get(id).unwrap()
+            store.get(id).await.unwrap()
         );
     }
 
@@ -711,6 +726,7 @@ mod tests {
                 tokio::time::sleep(Duration::from_millis(20)).await;
                 Ok(text("done"))
             })
+            .await
             .unwrap();
         assert_eq!(created["resultType"], "task");
         assert_eq!(created["status"], "working");
@@ -725,7 +741,7 @@ mod tests {
         let id = id_of(&created);
         assert!(uuid::Uuid::parse_str(&id).is_ok());
         // Durable before the response: readable at once.
-        assert_eq!(s.get(&id).unwrap()["status"], "working");
+        assert_eq!(s.get(&id).await.unwrap()["status"], "working");
         let done = wait_for(&s, &id, "completed").await;
         assert_eq!(done["result"]["resultType"], "complete");
         assert_eq!(done["result"]["content"][0]["text"], "done");
@@ -737,10 +753,12 @@ mod tests {
         let s = store();
         let failed = id_of(
             &s.create(|_| async { Err(ErrorObject::new(-32603, "boom")) })
+                .await
                 .unwrap(),
         );
         let tool_error = id_of(
             &s.create(|_| async { Ok(json!({"content": [], "isError": true})) })
+                .await
                 .unwrap(),
         );
         let f = wait_for(&s, &failed, "failed").await;
@@ -754,7 +772,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_panicking_task_fails_instead_of_working_for_ever() {
         let s = store();
-        let id = id_of(&s.create(|_| async { explode() }).unwrap());
+        let id = id_of(&s.create(|_| async { explode() }).await.unwrap());
         let f = wait_for(&s, &id, "failed").await;
         assert_eq!(f["error"]["code"], -32603);
     }
@@ -773,18 +791,19 @@ mod tests {
                 let _ = tx.send(());
                 Ok(text("too late"))
             })
+            .await
             .unwrap(),
         );
-        s.cancel(&id).unwrap();
-        assert_eq!(s.get(&id).unwrap()["status"], "cancelled");
+        s.cancel(&id).await.unwrap();
+        assert_eq!(s.get(&id).await.unwrap()["status"], "cancelled");
         tokio::time::sleep(Duration::from_millis(150)).await;
         assert!(rx.try_recv().is_err(), "the work was aborted");
-        assert_eq!(s.get(&id).unwrap()["status"], "cancelled");
+        assert_eq!(s.get(&id).await.unwrap()["status"], "cancelled");
         // A terminal task: the same ack, no change.
-        let done = id_of(&s.create(|_| async { Ok(text("x")) }).unwrap());
+        let done = id_of(&s.create(|_| async { Ok(text("x")) }).await.unwrap());
         wait_for(&s, &done, "completed").await;
-        s.cancel(&done).unwrap();
-        assert_eq!(s.get(&done).unwrap()["status"], "completed");
+        s.cancel(&done).await.unwrap();
+        assert_eq!(s.get(&done).await.unwrap()["status"], "completed");
     }
 
     #[tokio::test(start_paused = true)]
@@ -804,20 +823,24 @@ mod tests {
                 let got = task.ask(asks).await?;
                 Ok(text(&format!("{} {}", got["a"]["v"], got["b"]["v"])))
             })
+            .await
             .unwrap(),
         );
         let t = wait_for(&s, &id, "input_required").await;
         assert_eq!(t["inputRequests"]["a"]["method"], "elicitation/create");
         // Unknown keys are ignored; an answer that is not an object is refused.
         s.update(&id, &json!({"zzz": {}}).as_object().unwrap().clone())
+            .await
             .unwrap();
         let e = s
             .update(&id, json!({"a": 5}).as_object().unwrap())
+            .await
             .unwrap_err();
         assert_eq!(e.code, -32602);
         s.update(&id, json!({"a": {"v": 1}}).as_object().unwrap())
+            .await
             .unwrap();
-        let t = s.get(&id).unwrap();
+        let t = s.get(&id).await.unwrap();
         assert_eq!(t["status"], "input_required");
         assert_eq!(
             t["inputRequests"],
@@ -828,6 +851,7 @@ mod tests {
             &id,
             json!({"a": {"v": 9}, "b": {"v": 2}}).as_object().unwrap(),
         )
+        .await
         .unwrap();
         let done = wait_for(&s, &id, "completed").await;
         assert_eq!(done["result"]["content"][0]["text"], "1 2");
@@ -848,10 +872,12 @@ mod tests {
                 task.ask(q()).await?;
                 Ok(text("unreachable"))
             })
+            .await
             .unwrap(),
         );
         wait_for(&s, &id, "input_required").await;
         s.update(&id, json!({"k": {}}).as_object().unwrap())
+            .await
             .unwrap();
         let f = wait_for(&s, &id, "failed").await;
         assert!(f["error"]["message"].as_str().unwrap().contains("unique"));
@@ -861,12 +887,15 @@ mod tests {
     #[tokio::test]
     async fn unknown_and_expired_ids_are_invalid_params() {
         let s = Arc::new(Store::bounded(8, Duration::from_millis(30), Arc::default()));
-        assert_eq!(s.get("nope").unwrap_err().code, -32602);
-        assert_eq!(s.cancel("nope").unwrap_err().code, -32602);
-        assert_eq!(s.update("nope", &Map::new()).unwrap_err().code, -32602);
-        let id = id_of(&s.create(|_| async { Ok(text("x")) }).unwrap());
+        assert_eq!(s.get("nope").await.unwrap_err().code, -32602);
+        assert_eq!(s.cancel("nope").await.unwrap_err().code, -32602);
+        assert_eq!(
+            s.update("nope", &Map::new()).await.unwrap_err().code,
+            -32602
+        );
+        let id = id_of(&s.create(|_| async { Ok(text("x")) }).await.unwrap());
         tokio::time::sleep(Duration::from_millis(40)).await;
-        let e = s.get(&id).unwrap_err();
+        let e = s.get(&id).await.unwrap_err();
         assert!(e.message.contains("expired"), "{}", e.message);
         assert!(s.is_empty());
     }
@@ -874,75 +903,87 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn the_store_is_bounded() {
         let s = Arc::new(Store::bounded(2, Duration::from_secs(60), Arc::default()));
-        let finished = id_of(&s.create(|_| async { Ok(text("x")) }).unwrap());
+        let finished = id_of(&s.create(|_| async { Ok(text("x")) }).await.unwrap());
         wait_for(&s, &finished, "completed").await;
         let forever = || std::future::pending::<Result<Value, ErrorObject>>();
-        s.create(|_| forever()).unwrap();
+        s.create(|_| forever()).await.unwrap();
         // Full: the finished task makes room.
-        s.create(|_| forever()).unwrap();
+        s.create(|_| forever()).await.unwrap();
         assert_eq!(s.len(), 2);
-        assert_eq!(s.get(&finished).unwrap_err().code, -32602);
+        assert_eq!(s.get(&finished).await.unwrap_err().code, -32602);
         // Full of running tasks: refused.
-        assert_eq!(s.create(|_| forever()).unwrap_err().code, -32603);
+        assert_eq!(s.create(|_| forever()).await.unwrap_err().code, -32603);
     }
 
     #[test]
     fn creating_outside_a_runtime_is_an_error_not_a_panic() {
         let s = store();
-        assert_eq!(
-            s.create(|_| async { Ok(json!({})) }).unwrap_err().code,
-            -32603
-        );
+        let created = crate::protocol::context::now_or_later(async move {
+            s.create(|_| async { Ok(json!({})) }).await
+        });
+        assert_eq!(created.ok().unwrap().unwrap_err().code, -32603);
     }
 
-    #[test]
-    fn serve_gates_on_the_extension_and_refuses_removed_methods() {
+    #[tokio::test]
+    async fn serve_gates_on_the_extension_and_refuses_removed_methods() {
         let s = Store::new(Arc::default());
         let declared = json!({"extensions": {EXTENSION: {}}});
         let none = json!({});
         let p = json!({"taskId": "t", "inputResponses": {}});
         for m in ["tasks/get", "tasks/update", "tasks/cancel"] {
-            let e = serve(&s, m, Some(&p), &none).unwrap_err();
+            let e = serve(&s, m, Some(&p), &none).await.unwrap_err();
             assert_eq!(e.code, -32021, "{m}");
             assert_eq!(
                 e.data,
                 Some(json!({"requiredCapabilities": {"extensions": {EXTENSION: {}}}}))
             );
-            assert_eq!(serve(&s, m, Some(&p), &declared).unwrap_err().code, -32602);
+            assert_eq!(
+                serve(&s, m, Some(&p), &declared).await.unwrap_err().code,
+                -32602
+            );
         }
         for m in ["tasks/result", "tasks/list", "tasks/other"] {
-            assert_eq!(serve(&s, m, Some(&p), &declared).unwrap_err().code, -32601);
+            assert_eq!(
+                serve(&s, m, Some(&p), &declared).await.unwrap_err().code,
+                -32601
+            );
         }
         for bad in [json!({}), json!({"taskId": 7}), json!({"taskId": ""})] {
             assert_eq!(
                 serve(&s, "tasks/get", Some(&bad), &declared)
+                    .await
                     .unwrap_err()
                     .code,
                 -32602
             );
         }
-        let e = serve(&s, "tasks/update", Some(&json!({"taskId": "t"})), &declared).unwrap_err();
+        let e = serve(&s, "tasks/update", Some(&json!({"taskId": "t"})), &declared)
+            .await
+            .unwrap_err();
         assert!(e.message.contains("inputResponses"));
     }
 
-    #[test]
-    fn listening_for_tasks_needs_the_extension_and_hears_only_known_ids() {
+    #[tokio::test]
+    async fn listening_for_tasks_needs_the_extension_and_hears_only_known_ids() {
         let server = crate::content::conformance::server(super::super::Eras::Both);
         let declared = json!({"extensions": {EXTENSION: {}}});
         let ids = json!(["a", "b"]);
-        let e = subscription(&server, Some(&ids), &json!({})).unwrap_err();
+        let e = subscription(&server, Some(&ids), &json!({}))
+            .await
+            .unwrap_err();
         assert_eq!(e.code, -32021);
         assert_eq!(
-            subscription(&server, None, &json!({})).unwrap(),
+            subscription(&server, None, &json!({})).await.unwrap(),
             Vec::<String>::new()
         );
         assert_eq!(
-            subscription(&server, Some(&ids), &declared).unwrap(),
+            subscription(&server, Some(&ids), &declared).await.unwrap(),
             Vec::<String>::new()
         );
         for bad in [json!("a"), json!([1])] {
             assert_eq!(
                 subscription(&server, Some(&bad), &declared)
+                    .await
                     .unwrap_err()
                     .code,
                 -32602
@@ -953,6 +994,7 @@ mod tests {
             super::super::Server::new(crate::content::demo::tool_set(), super::super::Eras::Both);
         assert!(
             subscription(&demo, Some(&ids), &json!({}))
+                .await
                 .unwrap()
                 .is_empty()
         );

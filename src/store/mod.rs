@@ -1,0 +1,18 @@
+//! Shared state for replicas behind a load balancer (`serve --store redis://…`): the
+//! tasks extension's records and the subscription hub's events, kept in Redis so that
+//! any replica can serve any stateless 2026-07-28 request about them.
+//!
+//! ```text
+//! resp.rs    RESP2 by hand: commands as arrays of bulk strings, replies as frames
+//! redis.rs   the store: its URL and settings, the command connection, the task
+//!            records (compare-and-set in Lua, leases), and the bus (pub/sub) that
+//!            carries hub events and cross-replica commands
+//! ```
+//!
+//! The protocol core knows only its own traits ([`crate::protocol::tasks::shared::Records`],
+//! [`crate::protocol::subscriptions::Relay`]); this module implements them and never
+//! the other way round. Without `--store`, none of it runs: one process keeps its
+//! tasks and listeners in memory, as before.
+
+pub mod redis;
+pub mod resp;

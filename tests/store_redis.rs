@@ -1,0 +1,426 @@
+//! `serve --store redis://…`: three real replicas sharing one real `redis-server`
+//! (started here on a free port, no persistence, killed at the end), spoken to in raw
+//! HTTP/1.1. A task created on A is read on B, answered on B, cancelled on C; a
+//! listener on C hears a task running on A, and listeners on A (modern) and C (a
+//! legacy session's GET stream) hear a list change announced on B; a
+//! replica killed with SIGKILL leaves its finished tasks readable and its running
+//! ones failed once their lease lapses. Skipped, saying why, without `redis-server`
+//! on PATH (CI installs Debian's).
+
+mod common;
+use common::http_client::Stream;
+use common::{BIN, Http, HttpReply, HttpServer};
+use serde_json::{Value, json};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const V: &str = "2026-07-28";
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// A `redis-server` of this test's own, killed on drop.
+struct Redis {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Redis {
+    /// Starts one on a free port, or `None` (with the reason printed) when there is no
+    /// `redis-server` to start.
+    fn start(name: &str) -> Option<Redis> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port");
+        Redis::start_on(name, port)
+    }
+
+    /// Starts one on `port` (again, after a stop).
+    fn start_on(name: &str, port: u16) -> Option<Redis> {
+        let found = Command::new("redis-server")
+            .arg("--version")
+            .stdout(Stdio::null())
+            .status()
+            .is_ok();
+        if !found {
+            eprintln!("skipped: redis-server is not on PATH (apt-get install redis-server)");
+            return None;
+        }
+        let dir = common::scratch("store", name);
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn redis-server");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "redis-server did not listen on {port}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(Redis { child, port })
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+}
+
+/// A replica: `serve --http --port 0 --fixture conformance --store URL --task-lease 1`.
+fn replica(redis: &Redis) -> HttpServer {
+    HttpServer::start(&[
+        "--fixture",
+        "conformance",
+        "--store",
+        &redis.url(),
+        "--task-lease",
+        "1",
+    ])
+}
+
+fn body(method: &str, mut params: Value) -> String {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": V,
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}, "elicitation": {}},
+    });
+    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string()
+}
+
+fn headers<'a>(method: &'a str, name: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
+    let mut h = vec![("MCP-Protocol-Version", V), ("Mcp-Method", method)];
+    if let Some(n) = name {
+        h.push(("Mcp-Name", n));
+    }
+    h
+}
+
+/// A modern request; its JSON-RPC response (JSON or SSE alike).
+fn rpc(s: &HttpServer, method: &str, name: Option<&str>, params: Value) -> Value {
+    let r: HttpReply = s.post(&headers(method, name), &body(method, params));
+    r.response()
+        .unwrap_or_else(|| panic!("no response to {method}: {}", r.text()))
+}
+
+fn call(s: &HttpServer, tool: &str, arguments: Value) -> Value {
+    rpc(
+        s,
+        "tools/call",
+        Some(tool),
+        json!({"name": tool, "arguments": arguments}),
+    )
+}
+
+fn create(s: &HttpServer, tool: &str, arguments: Value) -> String {
+    let r = call(s, tool, arguments);
+    assert_eq!(r["result"]["resultType"], "task", "{r}");
+    r["result"]["taskId"].as_str().unwrap().to_owned()
+}
+
+fn task(s: &HttpServer, method: &str, id: &str, extra: Value) -> Value {
+    let mut params = json!({ "taskId": id });
+    if let (Value::Object(p), Value::Object(e)) = (&mut params, extra) {
+        p.extend(e);
+    }
+    rpc(s, method, Some(id), params)
+}
+
+/// Polls `tasks/get` on `s` until the task shows `status` (at most 15 s).
+fn poll(s: &HttpServer, id: &str, status: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let r = task(s, "tasks/get", id, json!({}));
+        if r["result"]["status"] == status {
+            return r["result"].clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "task {id} never reached {status}: {r}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A `subscriptions/listen` stream on `s`, its acknowledgment read.
+fn listen(s: &HttpServer, notifications: Value) -> Stream {
+    let b = body(
+        "subscriptions/listen",
+        json!({ "notifications": notifications }),
+    );
+    let mut h = vec![
+        ("Accept", "application/json, text/event-stream"),
+        ("Content-Type", "application/json"),
+    ];
+    h.extend(headers("subscriptions/listen", None));
+    let mut stream = Stream::open(&s.addr, "POST", &h, &b);
+    assert_eq!(stream.status, 200);
+    let ack = stream.message();
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    stream
+}
+
+/// Waits until `s` has logged `needle` (at most 10 s).
+fn logged(s: &HttpServer, needle: &str) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if s.logged().contains(needle) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+#[test]
+fn replicas_share_tasks_and_events_through_redis() {
+    let Some(redis) = Redis::start("share") else {
+        return;
+    };
+    let (a, b, c) = (replica(&redis), replica(&redis), replica(&redis));
+
+    // Created on A, read on B: durable before the response, visible everywhere,
+    // progress in words included (set by the work on A once it starts).
+    let slow = create(&a, "slow_compute", json!({"seconds": 30}));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let t = poll(&b, &slow, "working");
+        if t["statusMessage"] == "Computing for 30 s." {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{t}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+
+    // A listener on C names the task; cancelling it on C stops the work on A (C
+    // publishes the command, A aborts), and the listener hears the change.
+    let mut heard = listen(&c, json!({ "taskIds": [slow] }));
+    let r = task(&c, "tasks/cancel", &slow, json!({}));
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert_eq!(poll(&b, &slow, "cancelled")["status"], "cancelled");
+    assert!(
+        logged(
+            &a,
+            &format!("task {slow}: cancelled on another replica; its work here stopped")
+        ),
+        "A did not stop the work: {}",
+        a.logged()
+    );
+    let n = heard.message();
+    assert_eq!(n["method"], "notifications/tasks", "{n}");
+    assert_eq!(
+        (
+            n["params"]["taskId"].as_str(),
+            n["params"]["status"].as_str()
+        ),
+        (Some(&*slow), Some("cancelled"))
+    );
+
+    // A question asked by work on A, answered on B: the answer reaches A's work.
+    let asking = create(&a, "confirm_delete", json!({"filename": "x"}));
+    let mut heard = listen(&c, json!({ "taskIds": [asking] }));
+    let waiting = poll(&b, &asking, "input_required");
+    let key = waiting["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let answer = json!({"action": "accept", "content": {"confirm": true}});
+    task(
+        &b,
+        "tasks/update",
+        &asking,
+        json!({"inputResponses": { key: answer }}),
+    );
+    let done = poll(&c, &asking, "completed");
+    assert!(
+        done["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("x"),
+        "{done}"
+    );
+    assert!(
+        logged(&a, &format!("task {asking}: answered on another replica")),
+        "{}",
+        a.logged()
+    );
+    // C's listener heard the task, run on A, move: working → completed at the end.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let n = heard.message();
+        assert_eq!(n["method"], "notifications/tasks", "{n}");
+        if n["params"]["status"] == "completed" {
+            break;
+        }
+        assert!(Instant::now() < deadline);
+    }
+
+    // A list change announced on B reaches a modern listener on A, and only once,
+    // and a legacy session's GET stream on C.
+    let mut tools = listen(&a, json!({ "toolsListChanged": true }));
+    let session = c.open_session("2025-11-25");
+    let get = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let mut legacy = Stream::open(&c.addr, "GET", &get, "");
+    assert_eq!(legacy.status, 200);
+    call(&b, "test_trigger_tool_change", json!({}));
+    let n = tools.message();
+    assert_eq!(n["method"], "notifications/tools/list_changed", "{n}");
+    let n = legacy.message();
+    assert_eq!(n["method"], "notifications/tools/list_changed", "{n}");
+    assert!(matches!(
+        tools.next_within(Duration::from_millis(500)),
+        common::http_client::Next::Quiet
+    ));
+
+    // A replica dies (SIGKILL: no goodbye): its finished task stays readable on the
+    // others, its running one turns failed once the lease (1 s) has lapsed.
+    let finished = create(&a, "slow_compute", json!({"seconds": 0.1}));
+    poll(&b, &finished, "completed");
+    let running = create(&a, "slow_compute", json!({"seconds": 60}));
+    poll(&c, &running, "working");
+    let killed = Command::new("kill")
+        .args(["-9", &a.pid().to_string()])
+        .status();
+    assert!(killed.is_ok_and(|s| s.success()));
+    assert_eq!(poll(&b, &finished, "completed")["status"], "completed");
+    let failed = poll(&c, &running, "failed");
+    let message = failed["statusMessage"].as_str().unwrap();
+    assert!(
+        message.contains("stopped") && message.contains("lease"),
+        "{message}"
+    );
+    assert_eq!(failed["error"]["code"], -32603);
+    drop(a);
+}
+
+#[test]
+fn a_bad_or_unreachable_store_stops_the_server_before_it_listens() {
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("redis://127.0.0.1:{}", free.local_addr().unwrap().port());
+    drop(free);
+    for (value, says) in [
+        ("http://127.0.0.1:6379", "only redis://"),
+        ("redis://127.0.0.1", "port is missing"),
+        (dead.as_str(), "cannot connect"),
+    ] {
+        let out = Command::new(BIN)
+            .args([
+                "serve",
+                "--http",
+                "--port",
+                "0",
+                "--fixture",
+                "conformance",
+                "--store",
+                value,
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{value}: {err}");
+        assert!(err.contains(value) && err.contains(says), "{value}: {err}");
+        assert!(!err.contains("listening"), "{err}");
+    }
+    let out = Command::new(BIN)
+        .args([
+            "serve",
+            "--http",
+            "--fixture",
+            "conformance",
+            "--store",
+            "redis://127.0.0.1:1",
+        ])
+        .args(["--task-lease", "0"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("--task-lease 0: a lease must last"),
+        "{err}"
+    );
+    let out = Command::new(BIN)
+        .args(["serve", "--http", "--store", "redis://u:hunter2@h:1"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && !err.contains("hunter2"), "{err}");
+}
+
+#[test]
+fn without_redis_a_request_gets_an_error_quoting_it_and_the_server_recovers() {
+    let Some(redis) = Redis::start("outage") else {
+        return;
+    };
+    let port = redis.port;
+    let url = redis.url();
+    let s = HttpServer::start(&["--fixture", "conformance", "--store", &url, "--store-trace"]);
+    let before = create(&s, "slow_compute", json!({"seconds": 0.1}));
+    poll(&s, &before, "completed");
+    // --store-trace: Redis's bytes as they crossed, CR and LF escaped.
+    let trace = s.logged();
+    assert!(trace.contains(r"[redis cmd] < +OK\r\n"), "{trace}");
+    assert!(
+        trace.contains(r#"\r\n{"status":"working","createdAt":"#),
+        "{trace}"
+    );
+    assert!(
+        trace.contains(&format!(r"$4\r\nMGET\r\n$49\r\nmcp-raw:task:{before}")),
+        "{trace}"
+    );
+    // Redis goes away: the request gets -32603 quoting the store, nothing crashes.
+    drop(redis);
+    let r = task(&s, "tasks/get", &before, json!({}));
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("shared task store failed")
+            && message.contains(&format!("127.0.0.1:{port}")),
+        "{message}"
+    );
+    let r = call(&s, "slow_compute", json!({"seconds": 1}));
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    // Back (empty: no persistence): the next command reconnects; the bus too.
+    let _again = Redis::start_on("outage-again", port).unwrap();
+    let after = create(&s, "slow_compute", json!({"seconds": 0.1}));
+    poll(&s, &after, "completed");
+    assert!(logged(&s, "reconnecting"), "{}", s.logged());
+    let mut heard = listen(&s, json!({ "toolsListChanged": true }));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        // The bus reconnects on its own backoff: announce until it hears.
+        call(&s, "test_trigger_tool_change", json!({}));
+        if let common::http_client::Next::Event(e) = heard.next_within(Duration::from_millis(500)) {
+            assert_eq!(
+                common::http_client::json_of(&e)["method"],
+                "notifications/tools/list_changed"
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the bus never came back: {}",
+            s.logged()
+        );
+    }
+}
