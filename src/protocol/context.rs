@@ -93,9 +93,21 @@ impl Pending {
                 Response {
                     id: Some(response_id),
                     outcome: result.await,
+                    dress: None,
                 }
             }),
         }
+    }
+
+    /// The same, its response written with `dressing` (a 2026-07-28 result).
+    pub fn dressed(mut self, dressing: crate::jsonrpc::Dressing) -> Pending {
+        let response = self.response;
+        self.response = Box::pin(async move {
+            let mut response = response.await;
+            response.dress = Some(dressing);
+            response
+        });
+        self
     }
 }
 

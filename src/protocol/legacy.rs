@@ -66,6 +66,7 @@ impl Session {
             Response {
                 id: Some(id),
                 outcome,
+                dress: None,
             },
         )
     }

@@ -14,6 +14,7 @@ pub mod capabilities;
 mod completion;
 pub mod context;
 pub mod core;
+pub mod dress;
 pub mod envelope;
 pub mod era;
 mod legacy;
@@ -80,6 +81,9 @@ pub struct Server {
     pub name: &'static str,
     /// `serverInfo.version`: the crate version.
     pub version: &'static str,
+    /// How this server's 2026-07-28 results are dressed (`resultType`, serverInfo,
+    /// caching hints), built once.
+    pub dressings: dress::Dressings,
 }
 
 impl Server {
@@ -128,6 +132,7 @@ impl Server {
             hub,
             name: "mcp-raw",
             version: env!("CARGO_PKG_VERSION"),
+            dressings: dress::Dressings::new("mcp-raw", env!("CARGO_PKG_VERSION")),
         })
     }
 

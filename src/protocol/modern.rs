@@ -12,10 +12,7 @@ use crate::jsonrpc::{ErrorObject, Request, RequestId, Response};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
-/// How long a client may reuse a list, read or discovery result: a minute
-/// (`server/utilities/caching`). Clients that must see changes sooner listen with
-/// `subscriptions/listen`.
-pub const TTL_MS: u64 = 60_000;
+pub use super::dress::TTL_MS;
 
 /// Serves one modern request, its `_meta` read once into `meta`. Validation order:
 /// `_meta` (`-32602`), version (`-32022`), method (`-32601`).
@@ -35,23 +32,24 @@ pub fn handle(server: &Arc<Server>, request: Request, meta: &meta::Meta) -> Repl
         Ok(request_meta) => match dispatch(server, &method, params, &request_meta, meta) {
             Outcome::Now(result) => result,
             Outcome::Later(future, outbox) => {
-                let server = server.clone();
                 let cache = methods::cacheable(&method);
                 let declared = Value::Object(request_meta.client_capabilities.clone());
+                let dressing = server.dressings.get(cache);
                 return methods::later(
                     &method,
-                    Pending::new(id, outbox, async move {
-                        finish(&server, &declared, future.await, cache)
-                    }),
+                    Pending::new(id, outbox, async move { finish(&declared, future.await) })
+                        .dressed(dressing),
                 );
             }
         },
     };
+    let dressing = server.dressings.get(methods::cacheable(&method));
     methods::now(
         &method,
         Response {
             id: Some(id),
             outcome,
+            dress: Some(dressing),
         },
     )
 }
@@ -65,9 +63,7 @@ fn dispatch(
 ) -> Outcome {
     // The declared capabilities, as the value `Env` and the `-32021` checks read.
     let capabilities = Value::Object(request_meta.client_capabilities.clone());
-    let now = |r: Result<Value, ErrorObject>| {
-        Outcome::Now(finish(server, &capabilities, r, methods::cacheable(method)))
-    };
+    let now = |r: Result<Value, ErrorObject>| Outcome::Now(finish(&capabilities, r));
     if method == "server/discover" {
         return now(Ok(discover(server)));
     }
@@ -104,29 +100,12 @@ fn dispatch(
 }
 
 /// Every modern result on its way out: an `input_required` one may only ask what the
-/// request declared (else `-32021`, [`capabilities::check_input_requests`]); then
-/// [`dress`]ed.
-fn finish(
-    server: &Server,
-    declared: &Value,
-    result: Result<Value, ErrorObject>,
-    cache: bool,
-) -> Result<Value, ErrorObject> {
+/// request declared (else `-32021`, [`capabilities::check_input_requests`]). Its
+/// response is then written dressed ([`super::dress`]).
+fn finish(declared: &Value, result: Result<Value, ErrorObject>) -> Result<Value, ErrorObject> {
     let result = result?;
     capabilities::check_input_requests(declared, &result)?;
-    Ok(dress(server, result, cache))
-}
-
-/// A modern result: `resultType` and serverInfo always; caching hints on the
-/// cacheable methods, but never on an `input_required` result.
-fn dress(server: &Server, result: Value, cache: bool) -> Value {
-    let complete_result = result.get("resultType").is_none_or(|t| t == "complete");
-    let result = complete(server, result);
-    if cache && complete_result {
-        cacheable(result)
-    } else {
-        result
-    }
+    Ok(result)
 }
 
 /// `params.notifications` of `subscriptions/listen`: a required filter object whose
@@ -271,51 +250,6 @@ fn discover(server: &Server) -> Value {
         "supportedVersions": meta::MODERN_VERSIONS,
         "capabilities": capabilities,
     })
-}
-
-/// Adds `resultType` (first, so a reader sees it first; `"complete"` unless the
-/// result already says, e.g. `"input_required"`) and `_meta.serverInfo`.
-pub fn complete(server: &Server, result: Value) -> Value {
-    // One new map, sized once: `resultType` first, the result's members in their
-    // order, `_meta` (with serverInfo added) last. The members move over; only their
-    // keys are hashed again. (Editing in place shifts every member twice and grows the
-    // map's table as it goes.)
-    let fields = match result {
-        Value::Object(fields) => fields,
-        _ => Map::new(),
-    };
-    let mut dressed = Map::with_capacity(fields.len() + 2);
-    dressed.insert("resultType".into(), Value::Null);
-    let mut meta = None;
-    for (key, value) in fields {
-        match key.as_str() {
-            "resultType" => dressed["resultType"] = value,
-            "_meta" => meta = Some(value),
-            _ => {
-                dressed.insert(key, value);
-            }
-        }
-    }
-    if dressed["resultType"].is_null() {
-        dressed["resultType"] = Value::String("complete".into());
-    }
-    let mut meta = match meta {
-        Some(Value::Object(m)) => m,
-        _ => Map::with_capacity(1),
-    };
-    meta.insert(meta::SERVER_INFO.into(), server.info());
-    dressed.insert("_meta".into(), Value::Object(meta));
-    Value::Object(dressed)
-}
-
-/// Adds the caching hints `ttlMs` and `cacheScope` (`server/utilities/caching`:
-/// MUST on discover and list results). `public`: the same for every caller.
-fn cacheable(mut result: Value) -> Value {
-    if let Value::Object(m) = &mut result {
-        m.insert("ttlMs".into(), json!(TTL_MS));
-        m.insert("cacheScope".into(), json!("public"));
-    }
-    result
 }
 
 /// What a legacy `initialize` gets from a server that serves only the modern era:

@@ -1,0 +1,238 @@
+//! How a 2026-07-28 result is dressed on its way out (`basic/index` "Result
+//! Responses", "Per-response protocol fields"; `server/utilities/caching`):
+//!
+//! ```text
+//! {"resultType":"complete", …the result's own members…,
+//!  "_meta":{…its own _meta members…,"io.modelcontextprotocol/serverInfo":{"name":…,"version":…}},
+//!  "ttlMs":60000,"cacheScope":"public"}          ← cacheable methods, complete results only
+//! ```
+//!
+//! `resultType` comes first so a reader sees at once what the result is (`"complete"`
+//! unless the result says otherwise, e.g. `"input_required"`); `_meta` comes after the
+//! result's members. The members are written as the response is serialized
+//! ([`crate::jsonrpc::Dress`]), so the result's map is never rebuilt: the wire is the
+//! same as if they had been inserted into it, in that order.
+
+use super::meta::SERVER_INFO;
+use crate::jsonrpc::{Dress, Dressing};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// How long a client may reuse a list, read or discovery result: a minute
+/// (`server/utilities/caching`). Clients that must see changes sooner listen with
+/// `subscriptions/listen`.
+pub const TTL_MS: u64 = 60_000;
+
+/// The two dressings of one server: every result, and a cacheable method's result.
+#[derive(Debug, Clone)]
+pub struct Dressings {
+    /// `resultType` and serverInfo.
+    plain: Dressing,
+    /// The same, plus the caching hints on a complete result.
+    cacheable: Dressing,
+}
+
+impl Dressings {
+    /// The dressings that name this server in every result's `_meta`.
+    pub fn new(name: &'static str, version: &'static str) -> Dressings {
+        let modern = |cache| {
+            Dressing(Arc::new(Modern {
+                name,
+                version,
+                cache,
+            }))
+        };
+        Dressings {
+            plain: modern(false),
+            cacheable: modern(true),
+        }
+    }
+
+    /// The dressing of a result of a method whose results carry caching hints
+    /// (`cache`) or not.
+    pub fn get(&self, cache: bool) -> Dressing {
+        if cache {
+            self.cacheable.clone()
+        } else {
+            self.plain.clone()
+        }
+    }
+}
+
+/// The 2026-07-28 dressing.
+#[derive(Debug)]
+struct Modern {
+    /// serverInfo's `name`.
+    name: &'static str,
+    /// serverInfo's `version`.
+    version: &'static str,
+    /// Add `ttlMs` and `cacheScope` to a complete result (a MUST on discover, list
+    /// and read results; never on an `input_required` one).
+    cache: bool,
+}
+
+impl Dress for Modern {
+    fn write(&self, result: &Value, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        // A result that is not an object has no members to keep.
+        let empty;
+        let fields = match result.as_object() {
+            Some(fields) => fields,
+            None => {
+                empty = Map::new();
+                &empty
+            }
+        };
+        let result_type = fields.get("resultType");
+        let cache = self.cache && result_type.is_none_or(|t| t == "complete");
+        out.extend_from_slice(b"{\"resultType\":");
+        match result_type {
+            Some(kind) => serde_json::to_writer(&mut *out, kind)?,
+            None => out.extend_from_slice(b"\"complete\""),
+        }
+        // A caching hint the result already names is set where it stands (as an
+        // insert into the map would); the others follow `_meta`.
+        let (mut ttl_written, mut scope_written) = (false, false);
+        for (key, value) in fields {
+            match key.as_str() {
+                "resultType" | "_meta" => continue,
+                "ttlMs" if cache => {
+                    member(out, key, &TTL_MS)?;
+                    ttl_written = true;
+                }
+                "cacheScope" if cache => {
+                    member(out, key, "public")?;
+                    scope_written = true;
+                }
+                _ => member(out, key, value)?,
+            }
+        }
+        out.extend_from_slice(b",\"_meta\":{");
+        let info = ServerInfo {
+            name: self.name,
+            version: self.version,
+        };
+        let mut first = true;
+        let mut info_written = false;
+        if let Some(Value::Object(meta)) = fields.get("_meta") {
+            for (key, value) in meta {
+                if !std::mem::take(&mut first) {
+                    out.push(b',');
+                }
+                serde_json::to_writer(&mut *out, key)?;
+                out.push(b':');
+                if key == SERVER_INFO {
+                    serde_json::to_writer(&mut *out, &info)?;
+                    info_written = true;
+                } else {
+                    serde_json::to_writer(&mut *out, value)?;
+                }
+            }
+        }
+        if !info_written {
+            if !first {
+                out.push(b',');
+            }
+            serde_json::to_writer(&mut *out, SERVER_INFO)?;
+            out.push(b':');
+            serde_json::to_writer(&mut *out, &info)?;
+        }
+        out.push(b'}');
+        if cache && !ttl_written {
+            member(out, "ttlMs", &TTL_MS)?;
+        }
+        if cache && !scope_written {
+            member(out, "cacheScope", "public")?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+
+/// `serverInfo`: who answered.
+#[derive(Serialize)]
+struct ServerInfo {
+    name: &'static str,
+    version: &'static str,
+}
+
+/// `,"key":value` (never the first member: `resultType` is).
+fn member(
+    out: &mut Vec<u8>,
+    key: &str,
+    value: &(impl Serialize + ?Sized),
+) -> serde_json::Result<()> {
+    out.push(b',');
+    serde_json::to_writer(&mut *out, key)?;
+    out.push(b':');
+    serde_json::to_writer(&mut *out, value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jsonrpc::{RequestId, Response};
+    use serde_json::json;
+
+    /// The dressing as map edits (what it is equivalent to): `resultType` to the
+    /// front, `_meta` with serverInfo to the end, then the caching hints inserted.
+    fn as_map_edits(result: &Value, cache: bool) -> Value {
+        let mut fields = result.as_object().cloned().unwrap_or_default();
+        let complete = fields.get("resultType").is_none_or(|t| t == "complete");
+        let kind = fields
+            .shift_remove("resultType")
+            .unwrap_or_else(|| json!("complete"));
+        fields.shift_insert(0, "resultType".into(), kind);
+        let mut meta = match fields.shift_remove("_meta") {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        meta.insert(SERVER_INFO.into(), json!({"name": "n", "version": "1"}));
+        fields.insert("_meta".into(), Value::Object(meta));
+        if cache && complete {
+            fields.insert("ttlMs".into(), json!(TTL_MS));
+            fields.insert("cacheScope".into(), json!("public"));
+        }
+        Value::Object(fields)
+    }
+
+    #[test]
+    fn the_bytes_are_those_of_the_edited_map() {
+        let dressings = Dressings::new("n", "1");
+        let results = [
+            json!({"content": [{"type": "text", "text": "a\"b\n"}], "isError": false}),
+            json!({}),
+            json!({"resultType": "input_required", "inputRequests": {"k": {}}}),
+            json!({"b": 1, "resultType": "complete", "a": 2}),
+            json!({"_meta": {"x": 1, SERVER_INFO: "old", "y": [2]}, "z": null}),
+            json!({"_meta": "not an object", "tools": []}),
+            json!({"tools": [], "ttlMs": 5, "other": true}),
+            json!({"cacheScope": "private", "tools": []}),
+            json!("not an object"),
+            json!(null),
+        ];
+        for result in &results {
+            for cache in [false, true] {
+                let mut response = Response::success(RequestId::from(7), result.clone());
+                response.dress = Some(dressings.get(cache));
+                let plain = Response::success(RequestId::from(7), as_map_edits(result, cache));
+                assert_eq!(
+                    String::from_utf8(response.to_bytes()).unwrap(),
+                    String::from_utf8(plain.to_bytes()).unwrap(),
+                    "{result} cache={cache}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_error_is_never_dressed() {
+        let mut response = Response::error(
+            Some(RequestId::from(1)),
+            crate::jsonrpc::ErrorObject::new(-32601, "no"),
+        );
+        let plain = response.to_bytes();
+        response.dress = Some(Dressings::new("n", "1").get(true));
+        assert_eq!(response.to_bytes(), plain);
+    }
+}
