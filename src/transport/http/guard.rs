@@ -107,9 +107,12 @@ const SINGLETONS: [HeaderName; 8] = [
 
 /// Refuses a request that repeats a header of `SINGLETONS` or an `Mcp-Param-*`
 /// header: `400`, with `-32020` (header mismatch) when the request looks modern
-/// (`modern`: the server speaks only 2026-07-28, or a version header names it, or it
-/// mirrors `Mcp-Method`) and `-32600` otherwise.
-pub fn check_singletons(headers: &HeaderMap, modern: bool) -> Result<(), HttpResponse> {
+/// (`modern()`, asked only then: the server speaks only 2026-07-28, or a version
+/// header names it, or it mirrors `Mcp-Method`) and `-32600` otherwise.
+pub fn check_singletons(
+    headers: &HeaderMap,
+    modern: impl FnOnce() -> bool,
+) -> Result<(), HttpResponse> {
     // A name seen once has one value: only a map with more values than names can
     // repeat one, so the common request is cleared without a lookup.
     if headers.len() == headers.keys_len() {
@@ -126,7 +129,7 @@ pub fn check_singletons(headers: &HeaderMap, modern: bool) -> Result<(), HttpRes
         return Ok(());
     };
     let values: Vec<_> = headers.get_all(name).iter().collect();
-    let (code, what) = if modern {
+    let (code, what) = if modern() {
         (crate::jsonrpc::code::HEADER_MISMATCH, "Header mismatch")
     } else {
         (code::INVALID_REQUEST, "Bad Request")

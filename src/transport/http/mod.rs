@@ -156,7 +156,8 @@ pub async fn serve(
 /// request and, on a protected server, the token check that guards `/mcp`.
 pub(crate) async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
     let headers = req.headers();
-    let looks_modern = app.era(headers, Door::Headers) == Era::Modern;
+    // Which era's error a refusal here speaks: asked only when there is one to give.
+    let looks_modern = || app.era(headers, Door::Headers) == Era::Modern;
     if let Err(refused) = guard::check_singletons(headers, looks_modern) {
         return refused;
     }
@@ -199,7 +200,7 @@ pub(crate) async fn route(app: &App, req: Request<hyper::body::Incoming>) -> Htt
         ),
         ref other => not_allowed(
             app,
-            if looks_modern {
+            if looks_modern() {
                 Era::Modern
             } else {
                 Era::Legacy
