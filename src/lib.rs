@@ -3,7 +3,9 @@
 //!
 //! ## Layout
 //! ```text
-//! jsonrpc.rs            the four message shapes; bytes → Message; every error code
+//! jsonrpc/              the four message shapes; bytes → Message; every error code
+//!   mod.rs              Request, Notification, Response (and its Dress), the shape rules
+//!   read.rs             bytes → a message's six members in one pass, no map built
 //! protocol/             the transport-agnostic core, both eras
 //!   mod.rs              Server, Session::handle: the one door into the core
 //!   core.rs             Core, Conversation: what a transport serves through (this core,
@@ -15,7 +17,9 @@
 //!   legacy.rs           legacy dispatch, gated by the lifecycle phase; logging/setLevel
 //!   lifecycle.rs        initialize, version negotiation, -32002, batches
 //!   meta.rs             per-request _meta, read once: version, capabilities, -32022
-//!   modern.rs           modern dispatch: server/discover, subscriptions/listen, resultType, caching
+//!   modern.rs           modern dispatch: server/discover, subscriptions/listen
+//!   dress.rs            a modern result's resultType, _meta serverInfo and caching hints,
+//!                       written as the response goes out
 //!   methods.rs          the method table both eras share; which answers are streams
 //!   tasks/              the tasks extension (SEP-2663)
 //!     mod.rs            Store (in memory, or shared), tasks/get, tasks/update, tasks/cancel

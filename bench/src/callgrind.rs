@@ -133,9 +133,10 @@ const PARTS: [(&str, &[&str]); 8] = [
         &["core::hash::BuildHasher::hash_one"],
     ),
     (
-        "reading `_meta` into the envelope (`Envelope::from`)",
+        "reading `_meta`'s fields where they stand (`Meta::read`, `Meta::fields`)",
         &[
-            "<mcp_raw::protocol::envelope::Envelope as core::convert::From<mcp_raw::jsonrpc::Message>>::from",
+            "mcp_raw::protocol::meta::Meta::read",
+            "mcp_raw::protocol::meta::Meta::fields",
         ],
     ),
     (
@@ -143,12 +144,12 @@ const PARTS: [(&str, &[&str]); 8] = [
         &["mcp_raw::protocol::Session::handle_envelope"],
     ),
     (
-        "… of which: dressing a 2026-07-28 result (`resultType`, `_meta`)",
-        &["mcp_raw::protocol::modern::finish"],
+        "writing the answer's JSON (`Response::write_to`)",
+        &["mcp_raw::jsonrpc::Response::write_to"],
     ),
     (
-        "writing the answer's JSON (`Response::to_bytes`)",
-        &["mcp_raw::jsonrpc::Response::to_bytes"],
+        "… of which: a 2026-07-28 result's `resultType` and `_meta`, written as it goes out",
+        &["<mcp_raw::protocol::dress::Modern as mcp_raw::jsonrpc::Dress>::write"],
     ),
     (
         "hyper reading the request head",
