@@ -46,9 +46,13 @@ fn limits(max_tasks: usize, task_ttl: Duration) -> TaskLimits {
 
 /// What `serve --http` serves: the server flags, and the shared store if any.
 pub struct Spec {
+    /// `--era`: which eras the server answers.
     pub era: EraArg,
+    /// `--fixture`: what it offers (the demo tools, or the conformance fixture).
     pub fixture: FixtureArg,
+    /// `--max-tasks`: tasks kept at once (per replica with `--store`).
     pub max_tasks: usize,
+    /// `--task-ttl`: how long a task stays readable.
     pub task_ttl: Duration,
     /// `--store` and its companions.
     pub store: Option<StoreSpec>,
@@ -56,11 +60,17 @@ pub struct Spec {
 
 /// `--store URL` as given, and its companion flags.
 pub struct StoreSpec {
+    /// `--store`, as typed: parsed (and refused, quoted) before anything connects.
     pub url: String,
+    /// `--store-prefix`: the namespace of every key and of the bus channel.
     pub prefix: String,
+    /// `--store-timeout`: the longest a connection or a command may take.
     pub timeout: Duration,
+    /// `--store-max-reply-bytes`: the largest Redis reply read.
     pub max_reply: usize,
+    /// `--task-lease`: how long a dead replica's running task stays `working`.
     pub lease: Duration,
+    /// `--store-trace`: every byte to and from Redis on stderr.
     pub trace: bool,
 }
 

@@ -70,8 +70,8 @@ fn serve_on(
     max_line: usize,
 ) -> io::Result<()> {
     let out: Out = Arc::new(Mutex::new(Box::new(output)));
-    // The log is written with the answers: lines gathered while there is input to
-    // handle, one write when the loop is about to wait for more.
+    // The log is written after the answers: lines gathered while there is input to
+    // handle, one write when the answers are out and the loop is about to wait.
     let mut log = io::BufWriter::new(log);
     let mut session = Session::new(server);
     // Legacy list changes and resource updates are written to stdout as they happen.
@@ -94,11 +94,13 @@ fn serve_on(
     loop {
         let frame = match framer.next_frame() {
             Frame::Incomplete => {
-                // Nothing left to answer without waiting: out go the answers.
-                let _ = log.flush();
+                // Nothing left to answer without waiting: out go the answers, then
+                // the log lines about them (after: the client reads its answers while
+                // stderr is written, not after).
                 if !flush_answers(&out, &mut answers, &mut log)? {
                     return Ok(());
                 }
+                let _ = log.flush();
                 match input.read(&mut chunk) {
                     Ok(0) => match framer.finish() {
                         Some(last) => last,
