@@ -12,6 +12,7 @@
 //!                       or a bridge's forwarding one)
 //!   envelope.rs         Envelope: a message, its transport facts, its _meta read once
 //!   era.rs              Eras, and choose: the one rule for which era serves a message
+//!   future.rs           BoxFuture, now_or_later: answered at once, or after a round trip
 //!   context.rs          Reply (now / streamed / later / cancel), Env, Context: progress,
 //!                       logs, asking the client
 //!   legacy.rs           legacy dispatch, gated by the lifecycle phase; logging/setLevel

@@ -8,28 +8,11 @@ use crate::jsonrpc::{ErrorObject, RequestId, Response};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::{mpsc, oneshot};
 
-/// A boxed future that can move between threads: a response still being made.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
-
-/// Polls `future` once: its output when it is ready at once (an in-memory store's
-/// answer), else the future to await later (a shared store's round trip). Lets one
-/// async API keep the synchronous wire where nothing had to wait.
-pub fn now_or_later<F>(future: F) -> Result<F::Output, BoxFuture<F::Output>>
-where
-    F: Future + Send + 'static,
-{
-    let mut future: BoxFuture<F::Output> = Box::pin(future);
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    match future.as_mut().poll(&mut cx) {
-        std::task::Poll::Ready(out) => Ok(out),
-        std::task::Poll::Pending => Err(future),
-    }
-}
+pub use super::future::{BoxFuture, now_or_later};
 
 /// The core's answer to one message.
 pub enum Reply {

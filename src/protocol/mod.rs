@@ -17,6 +17,7 @@ pub mod core;
 pub mod dress;
 pub mod envelope;
 pub mod era;
+pub mod future;
 mod legacy;
 mod lifecycle;
 pub mod meta;

@@ -14,7 +14,7 @@
 
 use super::{Record, Status, Store, Taken, internal, not_found, too_many};
 use crate::jsonrpc::ErrorObject;
-use crate::protocol::context::BoxFuture;
+use crate::protocol::future::BoxFuture;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::future::Future;
