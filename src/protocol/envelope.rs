@@ -1,5 +1,5 @@
 //! What a transport hands the core: one message and the few transport facts the era
-//! rule needs ([`Facts`]), with the message's `_meta` read once ([`Meta`]).
+//! rule needs ([`Facts`]), with what the message's `_meta` says read once ([`Meta`]).
 
 use super::meta::Meta;
 use crate::jsonrpc::Message;
@@ -11,8 +11,9 @@ pub struct Envelope<'a> {
     pub message: Message,
     /// What the transport saw around it (HTTP headers); nothing on stdio.
     pub facts: Facts<'a>,
-    /// `params._meta`, read once here: the era rule, the HTTP header checks and the
-    /// modern dispatch all look at this copy.
+    /// What `params._meta` says, read once here: its modern mark (the era rule) and
+    /// its progress token. The modern fields stay in `params`, checked there
+    /// ([`Meta::fields`]) by the HTTP header checks and the modern dispatch.
     pub meta: Meta,
 }
 
