@@ -62,6 +62,11 @@ pub struct Features {
     pub tasks: bool,
 }
 
+/// `serverInfo.name` of every result and `initialize`.
+const NAME: &str = "mcp-raw";
+/// `serverInfo.version`: the crate version.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// What every session of one server shares: what it offers, the eras, the identity.
 pub struct Server {
     /// The tools offered.
@@ -131,9 +136,9 @@ impl Server {
             features,
             tasks,
             hub,
-            name: "mcp-raw",
-            version: env!("CARGO_PKG_VERSION"),
-            dressings: dress::Dressings::new("mcp-raw", env!("CARGO_PKG_VERSION")),
+            name: NAME,
+            version: VERSION,
+            dressings: dress::Dressings::new(NAME, VERSION),
         })
     }
 

@@ -12,8 +12,6 @@ use crate::jsonrpc::{ErrorObject, Request, RequestId, Response};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
-pub use super::dress::TTL_MS;
-
 /// Serves one modern request, its `_meta` read once into `meta`. Validation order:
 /// `_meta` (`-32602`), version (`-32022`), method (`-32601`).
 pub fn handle(server: &Arc<Server>, request: Request, meta: &meta::Meta) -> Reply {

@@ -216,6 +216,11 @@ impl RedisRecords {
     fn key(&self, kind: &str, id: &str) -> String {
         format!("{}:{kind}:{id}", self.client.settings.prefix)
     }
+
+    /// The task's record key and its lease key.
+    fn keys(&self, id: &str) -> (String, String) {
+        (self.key("task", id), self.key("lease", id))
+    }
 }
 
 fn millis(d: Duration) -> String {
@@ -242,11 +247,7 @@ impl Records for RedisRecords {
     }
 
     fn insert(&self, id: String, record: String, ttl: Duration) -> BoxFuture<Result<(), String>> {
-        let (client, rec, lease) = (
-            self.client.clone(),
-            self.key("task", &id),
-            self.key("lease", &id),
-        );
+        let (client, (rec, lease)) = (self.client.clone(), self.keys(&id));
         let (owner, lease_ms) = (self.replica.clone(), millis(self.lease()));
         Box::pin(async move {
             let reply = client
@@ -270,11 +271,7 @@ impl Records for RedisRecords {
     }
 
     fn read(&self, id: String) -> BoxFuture<Result<Option<Stored>, String>> {
-        let (client, rec, lease) = (
-            self.client.clone(),
-            self.key("task", &id),
-            self.key("lease", &id),
-        );
+        let (client, (rec, lease)) = (self.client.clone(), self.keys(&id));
         Box::pin(async move {
             let reply = client
                 .call(&[b"MGET", rec.as_bytes(), lease.as_bytes()])
@@ -312,11 +309,7 @@ impl Records for RedisRecords {
     }
 
     fn renew(&self, id: String) -> BoxFuture<Result<Option<String>, String>> {
-        let (client, rec, lease) = (
-            self.client.clone(),
-            self.key("task", &id),
-            self.key("lease", &id),
-        );
+        let (client, (rec, lease)) = (self.client.clone(), self.keys(&id));
         let (owner, lease_ms) = (self.replica.clone(), millis(self.lease()));
         Box::pin(async move {
             let reply = client

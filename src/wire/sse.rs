@@ -25,6 +25,17 @@ pub fn encode_event(data: &[u8]) -> Vec<u8> {
     encode(None, None, data)
 }
 
+/// Frames one compact JSON message as an SSE event, the message written in place by
+/// `write` (no copy): compact JSON holds no newline, so it is one `data:` line, what
+/// [`encode_event`] makes of it.
+pub fn encode_json_event(write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut out = Vec::with_capacity(512);
+    out.extend_from_slice(b"data: ");
+    write(&mut out);
+    out.extend_from_slice(b"\n\n");
+    out
+}
+
 /// An event with an `id:` (what a client resumes from with `Last-Event-ID`) and a
 /// `retry:` (milliseconds to wait before reconnecting), when given.
 pub fn encode(id: Option<&str>, retry: Option<u64>, data: &[u8]) -> Vec<u8> {

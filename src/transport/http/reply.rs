@@ -139,13 +139,7 @@ pub fn json(body: Vec<u8>) -> HttpResponse {
 /// `200` as `text/event-stream`: one SSE event holding the response, then the stream
 /// ends. A long call sends its progress notifications as earlier events ([`stream`]).
 pub fn sse(message: &Response) -> HttpResponse {
-    // Serialized straight into the event: compact JSON holds no newline, so the whole
-    // message is one `data:` line (what `encode_event` would make of it, without the
-    // copy).
-    let mut frame = Vec::with_capacity(512);
-    frame.extend_from_slice(b"data: ");
-    message.write_to(&mut frame);
-    frame.extend_from_slice(b"\n\n");
+    let frame = crate::wire::sse::encode_json_event(|out| message.write_to(out));
     sse_headers(with_type(
         StatusCode::OK,
         EVENT_STREAM,
