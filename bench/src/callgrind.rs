@@ -38,19 +38,8 @@ pub fn report(command: &str) -> Result<(), String> {
                     if http { "http" } else { "stdio" },
                     era.version()
                 ));
-                let mut argv: Vec<String> = vec![
-                    "valgrind".into(),
-                    "--tool=callgrind".into(),
-                    format!("--callgrind-out-file={}", out.display()),
-                ];
-                argv.extend(command.split(' ').map(str::to_owned));
-                argv.push("serve".into());
-                if http {
-                    argv.extend(["--http".into(), "--port".into(), "{port}".into()]);
-                    drive_http(&argv, era, calls)?;
-                } else {
-                    drive_stdio(&argv, era, calls)?;
-                }
+                let parts: Vec<String> = command.split(' ').map(str::to_owned).collect();
+                drive(&argv(&out, &parts, http), era, calls, http)?;
                 totals.push(total(&out)?);
             }
             let per_call = (totals[1] as f64 - totals[0] as f64) / (MANY - FEW) as f64;
@@ -80,7 +69,7 @@ pub fn report(command: &str) -> Result<(), String> {
                     era.version()
                 ))
             };
-            let (few, many) = (annotate(&file(FEW))?, annotate(&file(MANY))?);
+            let (few, many) = (annotate(&file(FEW), true)?, annotate(&file(MANY), true)?);
             columns.push(
                 PARTS
                     .iter()
@@ -164,10 +153,40 @@ const PARTS: [(&str, &[&str]); 8] = [
     ),
 ];
 
-/// `callgrind_annotate --inclusive=yes FILE`: (function, inclusive instructions).
-fn annotate(path: &std::path::Path) -> Result<Vec<(String, u64)>, String> {
+/// `valgrind --tool=callgrind` writing to `out`, then `command` (mcp-raw's binary,
+/// after any valgrind options), then `serve` or `serve --http --port {port}`.
+pub fn argv(out: &std::path::Path, command: &[String], http: bool) -> Vec<String> {
+    let mut argv: Vec<String> = vec![
+        "valgrind".into(),
+        "--tool=callgrind".into(),
+        format!("--callgrind-out-file={}", out.display()),
+    ];
+    argv.extend(command.iter().cloned());
+    argv.push("serve".into());
+    if http {
+        argv.extend(["--http".into(), "--port".into(), "{port}".into()]);
+    }
+    argv
+}
+
+/// Runs `argv` (from [`argv`]) through `calls` sequential calls and its shutdown.
+pub fn drive(argv: &[String], era: Era, calls: u64, http: bool) -> Result<(), String> {
+    if http {
+        drive_http(argv, era, calls)
+    } else {
+        drive_stdio(argv, era, calls)
+    }
+}
+
+/// `callgrind_annotate FILE` (with `--inclusive=yes` when `inclusive`): (function,
+/// instructions), every function listed.
+pub fn annotate(path: &std::path::Path, inclusive: bool) -> Result<Vec<(String, u64)>, String> {
     let out = Command::new("callgrind_annotate")
-        .args(["--inclusive=yes", "--threshold=100"])
+        .arg(format!(
+            "--inclusive={}",
+            if inclusive { "yes" } else { "no" }
+        ))
+        .arg("--threshold=100")
         .arg(path)
         .output()
         .map_err(|e| format!("callgrind_annotate: {e}"))?;

@@ -7,12 +7,14 @@
 //! ```text
 //! mcp-bench run PEERS.txt [--reps N] [--secs S] [--warm S] [--only a,b] [--eras legacy,modern] [--sessions N] [--starts N] [--strict]
 //! mcp-bench callgrind "MCP-RAW COMMAND"      instructions per call under valgrind
+//! mcp-bench link-order BIN OUT | --check BIN FILE   the functions serving runs (link/order.txt)
 //! mcp-bench floor-pipe | floor-http PORT    the floors themselves
 //! ```
 
 mod callgrind;
 mod floor;
 mod http;
+mod link_order;
 mod messages;
 mod peer;
 mod procfs;
@@ -57,8 +59,9 @@ fn main() {
             Some(cmd) => callgrind::report(cmd),
             None => Err("usage: mcp-bench callgrind \"MCP-RAW COMMAND\"".into()),
         },
+        Some("link-order") => link_order::main(&args[1..]),
         Some("run") => options(&args[1..]).and_then(|o| run(&o)),
-        _ => Err("usage: mcp-bench run PEERS.txt [options] | callgrind CMD | floor-pipe | floor-http PORT".into()),
+        _ => Err("usage: mcp-bench run PEERS.txt [options] | callgrind CMD | link-order BIN OUT | floor-pipe | floor-http PORT".into()),
     };
     if let Err(e) = result {
         eprintln!("mcp-bench: {e}");
