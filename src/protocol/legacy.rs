@@ -32,14 +32,15 @@ impl Session {
                 set_level(&mut self.log_level, params)
             }
             ("resources/subscribe", _) if self.server.features.list_changed => {
-                resources::subscribe(&self.server.resources, &self.filter, params)
+                let parts = self.legacy.get_or_insert_with(Default::default);
+                resources::subscribe(&self.server.resources, &parts.filter, params)
             }
             ("resources/unsubscribe", _) if self.server.features.list_changed => {
-                resources::unsubscribe(&self.filter, params)
+                resources::unsubscribe(&self.legacy_parts().filter, params)
             }
             (other, _) => {
                 let env = Env {
-                    peer: Some(self.peer.clone()),
+                    peer: Some(self.legacy_parts().peer.clone()),
                     progress_token: meta.progress_token.clone(),
                     log_level: self.log_level,
                     client_capabilities: self.client_capabilities.clone(),

@@ -208,6 +208,15 @@ pub struct Session {
     client_capabilities: Value,
     /// Set by `logging/setLevel`; `None` until then: no log messages.
     log_level: Option<usize>,
+    /// What only a 2025-11-25 session uses, made at its first use: a 2026-07-28
+    /// request is served by a session that lives as long as it does and never
+    /// needs them, so it does not pay for their three allocations.
+    legacy: Option<LegacyParts>,
+    listening: bool,
+}
+
+/// The shared parts of a legacy session ([`Session::legacy_parts`]).
+struct LegacyParts {
     /// Server-to-client requests waiting for the client's response.
     peer: Arc<Peer>,
     /// What this session hears from the [`Hub`]: every list change, and the
@@ -217,7 +226,22 @@ pub struct Session {
     /// message is never sent twice (2025-11-25 `basic/transports` "Multiple
     /// Connections").
     push: Arc<std::sync::Mutex<Option<Sink>>>,
-    listening: bool,
+}
+
+impl Default for LegacyParts {
+    fn default() -> Self {
+        LegacyParts {
+            peer: Arc::default(),
+            filter: Arc::new(Filter {
+                tools: true,
+                prompts: true,
+                resources: true,
+                uris: Default::default(),
+                task_ids: Default::default(),
+            }),
+            push: Arc::default(),
+        }
+    }
 }
 
 impl Session {
@@ -228,17 +252,14 @@ impl Session {
             phase: Phase::AwaitingInitialize,
             client_capabilities: Value::Object(Default::default()),
             log_level: None,
-            peer: Arc::default(),
-            filter: Arc::new(Filter {
-                tools: true,
-                prompts: true,
-                resources: true,
-                uris: Default::default(),
-                task_ids: Default::default(),
-            }),
-            push: Arc::default(),
+            legacy: None,
             listening: false,
         }
+    }
+
+    /// The legacy parts, made now if this is their first use.
+    fn legacy_parts(&mut self) -> &LegacyParts {
+        self.legacy.get_or_insert_with(LegacyParts::default)
     }
 
     /// Gives this session a channel for messages nobody asked for (legacy: the HTTP
@@ -249,13 +270,21 @@ impl Session {
         if !self.server.features.list_changed {
             return;
         }
-        *self.push.lock().unwrap_or_else(|p| p.into_inner()) = Some(sink);
+        *self
+            .legacy_parts()
+            .push
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(sink);
         self.listen_when_ready();
     }
 
     /// Registers this session with the hub, once: when it is ready and has a channel.
     fn listen_when_ready(&mut self) {
-        let has_channel = self
+        // No parts yet: no channel was ever given.
+        let Some(parts) = &self.legacy else {
+            return;
+        };
+        let has_channel = parts
             .push
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -265,9 +294,9 @@ impl Session {
         }
         self.listening = true;
         // The hub holds only a weak pointer: when the session ends, it forgets it.
-        let push = Arc::downgrade(&self.push);
+        let push = Arc::downgrade(&parts.push);
         self.server.hub.listen(
-            self.filter.clone(),
+            parts.filter.clone(),
             Arc::new(move |message| match push.upgrade() {
                 None => false,
                 Some(push) => {
@@ -340,7 +369,10 @@ impl Session {
                 _ => Reply::None,
             },
             Message::Response(response) => {
-                self.peer.resolve(response);
+                // No parts: the server never asked this client anything.
+                if let Some(parts) = &self.legacy {
+                    parts.peer.resolve(response);
+                }
                 Reply::None
             }
         }

@@ -58,7 +58,7 @@ impl Framer {
 
     /// The next frame. Call until [`Frame::Incomplete`].
     pub fn next_frame(&mut self) -> Frame {
-        let newline = self.buf.iter().position(|&b| b == b'\n');
+        let newline = memchr::memchr(b'\n', &self.buf);
         if let Some((len, head)) = self.skipping.take() {
             return match newline {
                 Some(i) => {
