@@ -32,6 +32,7 @@ impl Session {
                 set_level(&mut self.log_level, params)
             }
             ("resources/subscribe", _) if self.server.features.list_changed => {
+                // The field itself, not `legacy_parts()`: `self.server` is borrowed beside it.
                 let parts = self.legacy.get_or_insert_with(Default::default);
                 resources::subscribe(&self.server.resources, &parts.filter, params)
             }

@@ -212,6 +212,8 @@ pub struct Session {
     /// request is served by a session that lives as long as it does and never
     /// needs them, so it does not pay for their three allocations.
     legacy: Option<LegacyParts>,
+    /// Registered with the hub already: a session listens once, however many
+    /// channels it is given.
     listening: bool,
 }
 
