@@ -22,7 +22,8 @@ fn main() {
     let release = env::var("PROFILE").as_deref() == Ok("release");
     let target = env::var("TARGET").as_deref() == Ok("x86_64-unknown-linux-gnu");
     // A linker the user picked (`target.<triple>.linker`, `-C linker=…`,
-    // `-C linker-features=-lld`) may not know the option.
+    // `-C linker-features=-lld`) may not know the option; any link flag of the
+    // user's in RUSTFLAGS (`-C link-arg…`, `-C link-self-contained…`) is left alone too.
     let chosen = env::var_os("RUSTC_LINKER").is_some()
         || env::var("CARGO_ENCODED_RUSTFLAGS").is_ok_and(|f| f.contains("link"));
     if !release || !target || chosen || !rustc_links_with_lld() {

@@ -28,6 +28,7 @@ pub fn report(command: &str) -> Result<(), String> {
         Era::Modern.version()
     );
     println!("|---|---|---|");
+    let parts: Vec<String> = command.split(' ').map(str::to_owned).collect();
     for http in [false, true] {
         let mut cells = Vec::new();
         for era in [Era::Legacy, Era::Modern] {
@@ -38,7 +39,6 @@ pub fn report(command: &str) -> Result<(), String> {
                     if http { "http" } else { "stdio" },
                     era.version()
                 ));
-                let parts: Vec<String> = command.split(' ').map(str::to_owned).collect();
                 drive(&argv(&out, &parts, http), era, calls, http)?;
                 totals.push(total(&out)?);
             }
