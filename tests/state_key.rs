@@ -97,6 +97,37 @@ fn the_variable_names_the_key_file_too() {
 }
 
 #[test]
+fn a_text_key_loses_its_newline_and_a_binary_key_ending_in_one_is_kept_whole() {
+    // Typed, with and without the newline an editor adds: the same key.
+    let typed = key_file("typed", format!("{}\r\n", "t".repeat(32)).as_bytes());
+    let bare = key_file("bare", "t".repeat(32).as_bytes());
+    let r = round_two(&mut replica(&typed), &mut replica(&bare));
+    assert_eq!(text_of(&r["result"]), "Confirmed: state-ok", "{r}");
+    // 32 random bytes whose last is `\n` (`head -c 32 /dev/urandom` makes one in 256):
+    // all 32 are the key, so the server starts and seals with it.
+    let mut random: Vec<u8> = (0x80..0x9f).collect();
+    random.push(b'\n');
+    let binary = key_file("binary", &random);
+    let r = round_two(&mut replica(&binary), &mut replica(&binary));
+    assert_eq!(text_of(&r["result"]), "Confirmed: state-ok", "{r}");
+    // Not the same key as its first 31 bytes and a newline trimmed away would be.
+    let other = key_file("other", &random[..31]);
+    let out = Command::new(BIN)
+        .args(["serve", "--http", "--port", "0", "--state-key-file"])
+        .arg(&other)
+        .env_remove("MCP_RAW_STATE_KEY_FILE")
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("holds 31 byte(s)"),
+        "{out:?}"
+    );
+    for p in [typed, bare, binary, other] {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+#[test]
 fn a_missing_or_short_key_file_stops_the_server_naming_the_file() {
     let missing = std::env::temp_dir().join("mcp-raw-state-key-missing");
     let short = key_file("short", b"too short\n");

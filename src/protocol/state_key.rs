@@ -108,9 +108,10 @@ impl std::error::Error for KeyError {
 }
 
 impl StateKey {
-    /// Reads a key file: its bytes, less one trailing newline (`\n` or `\r\n`, so a
-    /// key typed or made with `openssl rand -hex 32 > FILE` works), at least
-    /// [`MIN_KEY_BYTES`] long.
+    /// Reads a key file: its bytes, at least [`MIN_KEY_BYTES`] long. A text key (printable
+    /// ASCII, typed or made with `openssl rand -hex 32 > FILE`) loses one trailing
+    /// newline (`\n` or `\r\n`); a binary key (`head -c 32 /dev/urandom > FILE`) is
+    /// used whole, since its last random byte may be `\n` (one key in 256).
     pub fn from_file(path: &Path) -> Result<StateKey, KeyError> {
         let unreadable = |source| KeyError::Unreadable {
             path: path.to_owned(),
@@ -124,11 +125,13 @@ impl StateKey {
             });
         }
         let mut bytes = std::fs::read(path).map_err(unreadable)?;
-        if bytes.ends_with(b"\n") {
-            bytes.pop();
-            if bytes.ends_with(b"\r") {
-                bytes.pop();
-            }
+        let text = bytes
+            .strip_suffix(b"\n")
+            .map(|b| b.strip_suffix(b"\r").unwrap_or(b));
+        if let Some(text) = text
+            && text.iter().all(|b| (0x20..0x7f).contains(b))
+        {
+            bytes.truncate(text.len());
         }
         if bytes.len() < MIN_KEY_BYTES {
             return Err(KeyError::TooShort {
