@@ -5,6 +5,7 @@
 //! totals divided by `MANY - FEW` is the cost of one call with start-up and
 //! shutdown cancelled out. Shown for stdio and HTTP, in both eras.
 
+use crate::cpu::Placement;
 use crate::http::Conn;
 use crate::messages::{self, Era};
 use crate::peer::{HttpProc, StdioProc};
@@ -218,7 +219,7 @@ pub fn annotate(path: &std::path::Path, inclusive: bool) -> Result<Vec<(String, 
 /// `calls` sequential calls over stdio, then stdin closed and the exit waited for
 /// (callgrind writes its file at exit).
 fn drive_stdio(argv: &[String], era: Era, calls: u64) -> Result<(), String> {
-    let mut p = StdioProc::spawn(argv)?;
+    let mut p = StdioProc::spawn(argv, Placement::Free)?;
     let mut line = Vec::new();
     workload::stdio_handshake(false, &mut p, era, &mut line)?;
     for id in 1..=calls {
@@ -237,7 +238,7 @@ fn drive_stdio(argv: &[String], era: Era, calls: u64) -> Result<(), String> {
 /// `calls` sequential calls on one keep-alive connection, then SIGINT (mcp-raw's
 /// graceful shutdown) and the exit waited for.
 fn drive_http(argv: &[String], era: Era, calls: u64) -> Result<(), String> {
-    let server = HttpProc::spawn(argv)?;
+    let server = HttpProc::spawn(argv, Placement::Free)?;
     // valgrind is slow to start; the port may be open before the server serves.
     let mut conn = Conn::open(&server.addr)?;
     let session = workload::http_handshake(&mut conn, era, 0)?;

@@ -12,6 +12,7 @@
 //! ```
 
 mod callgrind;
+mod cpu;
 mod floor;
 mod http;
 mod link_order;
@@ -21,6 +22,7 @@ mod procfs;
 mod table;
 mod workload;
 
+use cpu::Placement;
 use messages::Era;
 use table::{Better, Table};
 use workload::Window;
@@ -131,12 +133,22 @@ fn options(args: &[String]) -> Result<Options, String> {
     Ok(o)
 }
 
-/// The throughput workloads: (name, transport is HTTP, depth or clients).
-const THROUGHPUT: [(&str, bool, usize); 4] = [
-    ("stdio, sequential", false, 1),
-    ("stdio, 64 in flight", false, 64),
-    ("HTTP, sequential keep-alive", true, 1),
-    ("HTTP, 32 concurrent clients", true, 32),
+/// The throughput workloads: (name, transport is HTTP, depth or clients, where they
+/// run). The sequential ones run twice: left free, as a user's machine would run
+/// them, and on one core, where each call's own cost is what is measured (see
+/// `cpu.rs`).
+const THROUGHPUT: [(&str, bool, usize, Placement); 6] = [
+    ("stdio, sequential", false, 1, Placement::Free),
+    ("stdio, sequential, one core", false, 1, Placement::OneCore),
+    ("stdio, 64 in flight", false, 64, Placement::Free),
+    ("HTTP, sequential keep-alive", true, 1, Placement::Free),
+    (
+        "HTTP, sequential keep-alive, one core",
+        true,
+        1,
+        Placement::OneCore,
+    ),
+    ("HTTP, 32 concurrent clients", true, 32, Placement::Free),
 ];
 
 /// The rows each throughput workload fills, and which way is better.
@@ -170,15 +182,15 @@ fn run(o: &Options) -> Result<(), String> {
         for (era, table) in tables.iter_mut() {
             let era = *era;
             eprintln!("== repetition {} of {}, {}", rep + 1, o.reps, era.version());
-            for (name, is_http, n) in THROUGHPUT {
+            for (name, is_http, n, placement) in THROUGHPUT {
                 for p in peers.iter().filter(|p| p.eras.contains(&era)) {
                     if (is_http && p.http.is_empty()) || (!is_http && p.stdio.is_empty()) {
                         continue;
                     }
                     let result = if is_http {
-                        workload::http_concurrent(p, era, o.window, n)
+                        workload::http_concurrent(p, era, o.window, n, placement)
                     } else {
-                        workload::stdio_pipelined(p, era, o.window, n)
+                        workload::stdio_pipelined(p, era, o.window, n, placement)
                     };
                     let mut r = match result {
                         Ok(r) => r,

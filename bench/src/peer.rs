@@ -10,6 +10,7 @@
 //! generator checks the claim on the wire before measuring (a 2026-07-28 answer
 //! must carry `resultType`). `-` for a command the peer does not have.
 
+use crate::cpu::{self, Placement};
 use crate::messages::Era;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
@@ -84,9 +85,11 @@ pub struct StdioProc {
 }
 
 impl StdioProc {
-    /// Starts `argv` with piped stdin/stdout (stderr discarded).
-    pub fn spawn(argv: &[String]) -> Result<StdioProc, String> {
-        let mut child = Command::new(&argv[0])
+    /// Starts `argv` with piped stdin/stdout (stderr discarded), placed as told.
+    pub fn spawn(argv: &[String], placement: Placement) -> Result<StdioProc, String> {
+        let mut command = Command::new(&argv[0]);
+        cpu::place(&mut command, placement)?;
+        let mut child = command
             .args(&argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -172,9 +175,9 @@ pub struct HttpProc {
 }
 
 impl HttpProc {
-    /// Picks a free port, starts `argv` with it, and waits (up to 20 s) until the
-    /// port accepts connections.
-    pub fn spawn(argv: &[String]) -> Result<HttpProc, String> {
+    /// Picks a free port, starts `argv` with it (placed as told), and waits (up to
+    /// 20 s) until the port accepts connections.
+    pub fn spawn(argv: &[String], placement: Placement) -> Result<HttpProc, String> {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map_err(|e| format!("free port: {e}"))?
@@ -183,7 +186,9 @@ impl HttpProc {
             .iter()
             .map(|a| a.replace("{port}", &port.to_string()))
             .collect();
-        let mut child = Command::new(&argv[0])
+        let mut command = Command::new(&argv[0]);
+        cpu::place(&mut command, placement)?;
+        let mut child = command
             .args(&argv[1..])
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -2,6 +2,7 @@
 //! window: calls answered in it, each call's latency, and the server's CPU time
 //! across it (read from /proc at the window's edges, so start-up is not counted).
 
+use crate::cpu::{Pinned, Placement};
 use crate::http::Conn;
 use crate::messages::{self, Era};
 use crate::peer::{HttpProc, Peer, StdioProc};
@@ -112,10 +113,18 @@ pub fn stdio_handshake(
     Ok(())
 }
 
-/// stdio with `depth` calls in flight (1: sequential, write, wait, repeat): a new call is written for every answer read
-/// (those read together are answered with one write).
-pub fn stdio_pipelined(peer: &Peer, era: Era, w: Window, depth: usize) -> Result<Run, String> {
-    let mut p = StdioProc::spawn(&peer.stdio)?;
+/// stdio with `depth` calls in flight (1: sequential, write, wait, repeat): a new call
+/// is written for every answer read (those read together are answered with one
+/// write). The server and this thread run where `placement` says.
+pub fn stdio_pipelined(
+    peer: &Peer,
+    era: Era,
+    w: Window,
+    depth: usize,
+    placement: Placement,
+) -> Result<Run, String> {
+    let _pinned = Pinned::thread(placement)?;
+    let mut p = StdioProc::spawn(&peer.stdio, placement)?;
     let mut line = Vec::with_capacity(4096);
     stdio_handshake(peer.floor, &mut p, era, &mut line)?;
     let pid = p.pid();
@@ -209,9 +218,16 @@ pub fn http_handshake(conn: &mut Conn, era: Era, id: u64) -> Result<Option<Strin
 
 /// HTTP with `clients` concurrent clients, each on its own keep-alive connection
 /// (and, in 2025-11-25, its own session), one call at a time each. `clients = 1`
-/// is the sequential workload.
-pub fn http_concurrent(peer: &Peer, era: Era, w: Window, clients: usize) -> Result<Run, String> {
-    let server = HttpProc::spawn(&peer.http)?;
+/// is the sequential workload. The server and the client threads run where
+/// `placement` says.
+pub fn http_concurrent(
+    peer: &Peer,
+    era: Era,
+    w: Window,
+    clients: usize,
+    placement: Placement,
+) -> Result<Run, String> {
+    let server = HttpProc::spawn(&peer.http, placement)?;
     let pid = server.pid();
     let phase = Arc::new(AtomicU8::new(WARM));
     let ready = Arc::new(Barrier::new(clients + 1));
@@ -222,6 +238,7 @@ pub fn http_concurrent(peer: &Peer, era: Era, w: Window, clients: usize) -> Resu
         let (addr, peer) = (server.addr.clone(), peer.clone());
         threads.push(std::thread::spawn(move || {
             let outcome = (|| -> Result<(u64, Vec<Duration>), String> {
+                let _pinned = Pinned::thread(placement)?;
                 let setup = Conn::open(&addr).and_then(|mut conn| {
                     let session = http_handshake(&mut conn, era, 0)?;
                     Ok((conn, session))
@@ -298,7 +315,7 @@ pub fn cold_start(peer: &Peer, era: Era, n: usize) -> Result<Duration, String> {
     let mut line = Vec::new();
     for _ in 0..n {
         let t = Instant::now();
-        let mut p = StdioProc::spawn(&peer.stdio)?;
+        let mut p = StdioProc::spawn(&peer.stdio, Placement::Free)?;
         let first = match era {
             Era::Legacy => messages::initialize(1),
             Era::Modern => messages::echo(era, 1),
@@ -318,7 +335,7 @@ pub fn cold_start(peer: &Peer, era: Era, n: usize) -> Result<Duration, String> {
 /// 300 ms. `http` picks the transport.
 pub fn idle_rss(peer: &Peer, era: Era, http: bool) -> Result<u64, String> {
     if http {
-        let server = HttpProc::spawn(&peer.http)?;
+        let server = HttpProc::spawn(&peer.http, Placement::Free)?;
         let mut conn = Conn::open(&server.addr)?;
         let session = http_handshake(&mut conn, era, 0)?;
         let r = conn.post(
@@ -331,7 +348,7 @@ pub fn idle_rss(peer: &Peer, era: Era, http: bool) -> Result<u64, String> {
         std::thread::sleep(Duration::from_millis(300));
         procfs::rss(server.pid())
     } else {
-        let mut p = StdioProc::spawn(&peer.stdio)?;
+        let mut p = StdioProc::spawn(&peer.stdio, Placement::Free)?;
         let mut line = Vec::new();
         stdio_handshake(peer.floor, &mut p, era, &mut line)?;
         p.send_line(&messages::echo(era, 1))?;
@@ -347,7 +364,7 @@ pub fn idle_rss(peer: &Peer, era: Era, http: bool) -> Result<u64, String> {
 /// first 50, divided by the sessions between. `None` when the server keeps no
 /// sessions (its `initialize` answer has no `Mcp-Session-Id`).
 pub fn session_rss(peer: &Peer, n: usize) -> Result<Option<f64>, String> {
-    let server = HttpProc::spawn(&peer.http)?;
+    let server = HttpProc::spawn(&peer.http, Placement::Free)?;
     let mut conn = Conn::open(&server.addr)?;
     let first = 50;
     let mut before = 0;
