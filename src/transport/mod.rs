@@ -3,15 +3,20 @@
 pub mod http;
 pub mod stdio;
 
-/// A one-line summary of an incoming message for the server's stderr log.
-pub fn describe(message: &crate::jsonrpc::Message) -> String {
-    use crate::jsonrpc::Message;
-    match message {
-        Message::Request(r) => format!("request {} (id {})", r.method, r.id),
-        Message::Notification(n) => format!("notification {}", n.method),
-        Message::Response(r) => match &r.id {
-            Some(id) => format!("response to id {id}"),
-            None => "response without id".to_owned(),
-        },
+/// A one-line summary of an incoming message for the server's stderr log, written
+/// straight into the log (no `String` per message).
+pub struct Described<'a>(pub &'a crate::jsonrpc::Message);
+
+impl std::fmt::Display for Described<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::jsonrpc::Message;
+        match self.0 {
+            Message::Request(r) => write!(f, "request {} (id {})", r.method, r.id),
+            Message::Notification(n) => write!(f, "notification {}", n.method),
+            Message::Response(r) => match &r.id {
+                Some(id) => write!(f, "response to id {id}"),
+                None => f.write_str("response without id"),
+            },
+        }
     }
 }

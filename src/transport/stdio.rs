@@ -120,17 +120,24 @@ fn serve_on(
             }
             frame => frame,
         };
-        let reply = match frame {
-            Frame::TooLong { .. } => Some(too_long(max_line)),
+        match frame {
+            Frame::TooLong { .. } => {
+                too_long(max_line).write_to(&mut answers);
+                answers.push(b'\n');
+            }
             // Blank lines (a CRLF's `\r` included) carry nothing to answer.
             Frame::Line(line) if line.iter().all(u8::is_ascii_whitespace) => continue,
             // A CR before the LF is JSON whitespace: the message still parses.
-            Frame::Line(line) => handle_line(&mut session, &mut running, &out, &line, &mut log)?,
+            Frame::Line(line) => handle_line(
+                &mut session,
+                &mut running,
+                &out,
+                &line,
+                &mut log,
+                &mut answers,
+            )?,
             Frame::Incomplete => continue,
-        };
-        let Some(bytes) = reply else { continue };
-        answers.extend_from_slice(&bytes);
-        answers.push(b'\n');
+        }
         // A client that sends megabytes at once still gets its answers in bounded
         // pieces.
         if answers.len() >= MAX_GATHERED && !flush_answers(&out, &mut answers, &mut log)? {
@@ -221,46 +228,62 @@ impl Running {
     }
 }
 
-/// Parses one line and runs it through the core; returns the bytes to send now, if
-/// any.
+/// Parses one line and runs it through the core; what is to be sent now (its answer
+/// and `\n`) is appended to `answers`, written straight into the buffer that leaves
+/// in one write.
 fn handle_line(
     session: &mut Session,
     running: &mut Running,
     out: &Out,
     line: &[u8],
     log: &mut impl Write,
-) -> io::Result<Option<Vec<u8>>> {
-    Ok(match jsonrpc::parse(line) {
+    answers: &mut Vec<u8>,
+) -> io::Result<()> {
+    match jsonrpc::parse(line) {
         Ok(Parsed::One(message)) => {
-            let _ = writeln!(log, "[mcp-raw] recv {}", super::describe(&message));
+            let _ = writeln!(log, "[mcp-raw] recv {}", super::Described(&message));
             match session.handle(message) {
-                Reply::None => None,
-                Reply::Now(response) | Reply::Streamed(response) => Some(response.to_bytes()),
+                Reply::None => return Ok(()),
+                Reply::Now(response) | Reply::Streamed(response) => response.write_to(answers),
                 Reply::Later(pending) => {
                     running.start(pending, out)?;
-                    None
+                    return Ok(());
                 }
                 Reply::Cancel(id) => {
                     if running.cancel(&id) {
                         let _ = writeln!(log, "[mcp-raw] cancelled request {id}");
                     }
-                    None
+                    return Ok(());
                 }
             }
         }
         Ok(Parsed::Batch(items)) => {
             let _ = writeln!(log, "[mcp-raw] recv batch of {}", items.len());
             match session.handle_batch(items) {
-                Ok(replies) if replies.is_empty() => None,
-                Ok(replies) => Some(batch_bytes(&replies)),
-                Err(refusal) => Some(refusal.to_bytes()),
+                Ok(replies) if replies.is_empty() => return Ok(()),
+                Ok(replies) => answers.extend_from_slice(&batch_bytes(&replies)),
+                Err(refusal) => refusal.write_to(answers),
             }
         }
         Err(error) => {
             let _ = writeln!(log, "[mcp-raw] recv unreadable line ({} bytes)", line.len());
-            Some(error.to_bytes())
+            error.write_to(answers);
         }
-    })
+    }
+    answers.push(b'\n');
+    Ok(())
+}
+
+fn too_long(max: usize) -> Response {
+    Response::error(
+        None,
+        jsonrpc::ErrorObject::new(
+            jsonrpc::code::INVALID_REQUEST,
+            format!(
+                "Invalid Request: message longer than {max} bytes; skipped to the next newline"
+            ),
+        ),
+    )
 }
 
 /// Writes what a running request sends: a message as a line; a pause (an HTTP-only
@@ -288,19 +311,6 @@ pub fn batch_bytes(replies: &[Response]) -> Vec<u8> {
     }
     out.push(b']');
     out
-}
-
-fn too_long(max: usize) -> Vec<u8> {
-    Response::error(
-        None,
-        jsonrpc::ErrorObject::new(
-            jsonrpc::code::INVALID_REQUEST,
-            format!(
-                "Invalid Request: message longer than {max} bytes; skipped to the next newline"
-            ),
-        ),
-    )
-    .to_bytes()
 }
 
 /// Writes one message and its `\n` with a single `write_all`, then flushes, so the
