@@ -36,10 +36,16 @@ pub struct Dressings {
 impl Dressings {
     /// The dressings that name this server in every result's `_meta`.
     pub fn new(name: &'static str, version: &'static str) -> Dressings {
+        let info = ServerInfo { name, version };
+        // `"io.modelcontextprotocol/serverInfo":{"name":…,"version":…}`, rendered once:
+        // the same bytes end every modern result this server writes.
+        let mut server_info = serde_json::to_vec(SERVER_INFO).unwrap_or_default();
+        server_info.push(b':');
+        server_info.extend(serde_json::to_vec(&info).unwrap_or_default());
+        let server_info: Arc<[u8]> = server_info.into();
         let modern = |cache| {
             Dressing(Arc::new(Modern {
-                name,
-                version,
+                server_info: server_info.clone(),
                 cache,
             }))
         };
@@ -63,10 +69,8 @@ impl Dressings {
 /// The 2026-07-28 dressing.
 #[derive(Debug)]
 struct Modern {
-    /// serverInfo's `name`.
-    name: &'static str,
-    /// serverInfo's `version`.
-    version: &'static str,
+    /// The `_meta` member naming this server (key, colon, value), as written.
+    server_info: Arc<[u8]>,
     /// Add `ttlMs` and `cacheScope` to a complete result (a MUST on discover, list
     /// and read results; never on an `input_required` one).
     cache: bool,
@@ -83,7 +87,16 @@ impl Dress for Modern {
                 &empty
             }
         };
-        let result_type = fields.get("resultType");
+        // The two members the dressing moves, found in one pass (a result has a
+        // handful of members: comparing them costs less than hashing two names).
+        let (mut result_type, mut own_meta) = (None, None);
+        for (key, value) in fields {
+            match key.as_str() {
+                "resultType" => result_type = Some(value),
+                "_meta" => own_meta = Some(value),
+                _ => {}
+            }
+        }
         let cache = self.cache && result_type.is_none_or(|t| t == "complete");
         out.extend_from_slice(b"{\"resultType\":");
         match result_type {
@@ -108,23 +121,19 @@ impl Dress for Modern {
             }
         }
         out.extend_from_slice(b",\"_meta\":{");
-        let info = ServerInfo {
-            name: self.name,
-            version: self.version,
-        };
         let mut first = true;
         let mut info_written = false;
-        if let Some(Value::Object(meta)) = fields.get("_meta") {
+        if let Some(Value::Object(meta)) = own_meta {
             for (key, value) in meta {
                 if !std::mem::take(&mut first) {
                     out.push(b',');
                 }
-                serde_json::to_writer(&mut *out, key)?;
-                out.push(b':');
                 if key == SERVER_INFO {
-                    serde_json::to_writer(&mut *out, &info)?;
+                    out.extend_from_slice(&self.server_info);
                     info_written = true;
                 } else {
+                    serde_json::to_writer(&mut *out, key)?;
+                    out.push(b':');
                     serde_json::to_writer(&mut *out, value)?;
                 }
             }
@@ -133,9 +142,7 @@ impl Dress for Modern {
             if !first {
                 out.push(b',');
             }
-            serde_json::to_writer(&mut *out, SERVER_INFO)?;
-            out.push(b':');
-            serde_json::to_writer(&mut *out, &info)?;
+            out.extend_from_slice(&self.server_info);
         }
         out.push(b'}');
         if cache && !ttl_written {

@@ -119,11 +119,10 @@ pub fn call(tools: &ToolSet, params: Option<&Value>, env: Env) -> Outcome {
     }
     match tool.handler {
         Handler::Text(f) => Outcome::Now(Ok(match f(arguments) {
-            Ok(text) => json!({ "content": [{ "type": "text", "text": text }] }),
-            Err(message) => json!({
-                "content": [{ "type": "text", "text": message }],
-                "isError": true,
-            }),
+            Ok(text) => text_result(text, false),
+            // A tool's own failure is a result, not a JSON-RPC error (2025-11-25
+            // `server/tools` "Error Handling": `isError: true`), so the model sees it.
+            Err(message) => text_result(message, true),
         })),
         Handler::Content(f) => Outcome::Now(Ok(f(arguments))),
         Handler::Async(f) => {
@@ -131,6 +130,21 @@ pub fn call(tools: &ToolSet, params: Option<&Value>, env: Env) -> Outcome {
             Outcome::Later(f(call), outbox)
         }
     }
+}
+
+/// `{"content":[{"type":"text","text":…}]}`, with `"isError":true` after it for a
+/// tool's failure. Built with each map sized for its members: `json!` grows every map
+/// from empty, rehashing on the way, and this runs once per call.
+fn text_result(text: String, is_error: bool) -> Value {
+    let mut item = Map::with_capacity(2);
+    item.insert("type".into(), Value::from("text"));
+    item.insert("text".into(), Value::String(text));
+    let mut result = Map::with_capacity(1 + usize::from(is_error));
+    result.insert("content".into(), Value::Array(vec![Value::Object(item)]));
+    if is_error {
+        result.insert("isError".into(), Value::Bool(true));
+    }
+    Value::Object(result)
 }
 
 /// The tool named by `params.name` and its `arguments` (absent or `null`: `{}`).
