@@ -119,4 +119,9 @@ impl Core for Bridge {
     fn tool_schemas(&self) -> Vec<(String, Value)> {
         self.schemas.clone()
     }
+    /// Every request goes on to the child with its `_meta` (progress tokens, the
+    /// modern fields) as the client sent it.
+    fn keeps_meta(&self) -> bool {
+        true
+    }
 }

@@ -16,6 +16,7 @@ mod read;
 
 use read::Members;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// Every error code on the wire, in one table. The first five are JSON-RPC 2.0 §5.1
@@ -317,15 +318,44 @@ pub enum Parsed {
 /// Parses the bytes of one transport frame (a stdio line, an HTTP body).
 /// On failure returns the error response to send back.
 pub fn parse(bytes: &[u8]) -> Result<Parsed, Response> {
-    let top = read::top(bytes).map_err(|e| {
+    Ok(match parse_top::<Value>(bytes, false)? {
+        Lifted::One(message, _) => Parsed::One(message),
+        Lifted::Batch(items) => Parsed::Batch(items),
+    })
+}
+
+/// What [`parse_lifting`] found: [`Parsed`], with a request's or notification's
+/// `params._meta` read into an `M` instead of into its `params`.
+#[derive(Debug, PartialEq)]
+pub enum Lifted<M> {
+    /// One message, and its `params._meta` if it had one (then its `params` holds
+    /// every other member, as sent).
+    One(Message, Option<M>),
+    /// A batch, its items untouched.
+    Batch(Vec<Value>),
+}
+
+/// [`parse`], with `params._meta` read straight into an `M` (a server's typed view
+/// of it) instead of into `params`: an MCP `_meta` is metadata about the message,
+/// and reading it into a `Value` only to read it again costs a map and a string
+/// per member. The same bytes are accepted and refused, with the same errors.
+pub fn parse_lifting<M: DeserializeOwned>(bytes: &[u8]) -> Result<Lifted<M>, Response> {
+    parse_top(bytes, true)
+}
+
+fn parse_top<M: DeserializeOwned>(bytes: &[u8], lift: bool) -> Result<Lifted<M>, Response> {
+    let top = read::top_with::<M>(bytes, lift).map_err(|e| {
         Response::error(
             None,
             ErrorObject::new(code::PARSE_ERROR, format!("Parse error: {e}")),
         )
     })?;
     match top {
-        read::Top::Array(items) => Ok(Parsed::Batch(items)),
-        read::Top::Object(members) => classify_members(members).map(Parsed::One),
+        read::Top::Array(items) => Ok(Lifted::Batch(items)),
+        read::Top::Object(mut members) => {
+            let meta = members.meta.take();
+            classify_members(members).map(|message| Lifted::One(message, meta))
+        }
         read::Top::Scalar(value) => Err(not_an_object(&value)),
     }
 }
@@ -343,7 +373,7 @@ fn not_an_object(value: &Value) -> Response {
 }
 
 /// The shape rules, on the members of an object: which of the four messages it is.
-fn classify_members(m: Members) -> Result<Message, Response> {
+fn classify_members<M>(m: Members<M>) -> Result<Message, Response> {
     // Read the id first so that even an invalid request's error carries it.
     let raw_id = m.id;
     let id = raw_id.as_ref().and_then(RequestId::from_value);
@@ -514,6 +544,56 @@ mod built {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Lifting `params._meta` out while reading changes nothing else: the same bytes
+    /// are refused with the same error, and an accepted message is the plain read's,
+    /// its `params` without `_meta` (every other member in its place), its `_meta`
+    /// the plain read's `params._meta`.
+    #[test]
+    fn lifting_meta_changes_nothing_else() {
+        let frames: &[&[u8]] = &[
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"a":{"b":[1,2]}},"arguments":{"m":"x"}}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":1,"x":2,"_meta":{"k":"last"}}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"k":1}},"params":{"y":3}}"#,
+            br#"{"jsonrpc":"2.0","method":"n","params":{"_meta":"escaped name","z":null}}"#,
+            br#"{"jsonrpc":"2.0","id":"s","method":"m","params":{"_meta":[1,{"_meta":2}]}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":[{"_meta":{}}]}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":"_meta"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"m"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"result":{"_meta":{"r":1}},"params":{"_meta":{}}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"x":1e400}}}"#,
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"_meta\":{\"x\":\"\xff\"}}}",
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"x":1,}}}"#,
+            br#"[{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{}}}]"#,
+            br#"7"#,
+        ];
+        for frame in frames {
+            let shown = String::from_utf8_lossy(frame);
+            match (parse(frame), parse_lifting::<Value>(frame)) {
+                (Err(plain), Err(lifted)) => {
+                    assert_eq!(plain.to_bytes(), lifted.to_bytes(), "{shown}")
+                }
+                (Ok(Parsed::Batch(plain)), Ok(Lifted::Batch(lifted))) => {
+                    assert_eq!(plain, lifted, "{shown}")
+                }
+                (Ok(Parsed::One(plain)), Ok(Lifted::One(lifted, meta))) => {
+                    let mut want = plain.clone();
+                    let mut want_meta = None;
+                    if let Message::Request(Request { params, .. })
+                    | Message::Notification(Notification { params, .. }) = &mut want
+                        && let Some(Value::Object(p)) = params
+                    {
+                        want_meta = p.shift_remove("_meta");
+                    }
+                    assert_eq!(lifted, want, "{shown}");
+                    if !matches!(plain, Message::Response(_)) {
+                        assert_eq!(meta, want_meta, "{shown}");
+                    }
+                }
+                (plain, lifted) => panic!("{shown}: {plain:?} against {lifted:?}"),
+            }
+        }
+    }
 
     fn one(s: &str) -> Result<Message, Response> {
         match parse(s.as_bytes()) {

@@ -7,14 +7,18 @@
 //! with the same `-32700` wording, whether they are read here or into a `Value`.
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor,
+};
 use serde_json::{Map, Value};
 use std::fmt;
+use std::marker::PhantomData;
 
 /// The six members a JSON-RPC message may have, each as sent. A member named twice
-/// keeps its last value, as reading the object into a map would.
-#[derive(Debug, Default)]
-pub struct Members {
+/// keeps its last value, as reading the object into a map would. `M` is what
+/// `params._meta` is read into when the read lifts it out of `params` ([`top`]).
+#[derive(Debug)]
+pub struct Members<M = Value> {
     /// Must be the string `"2.0"` (JSON-RPC 2.0 §4).
     pub jsonrpc: Option<Value>,
     /// A request's or response's id; absent on a notification.
@@ -27,6 +31,23 @@ pub struct Members {
     pub result: Option<Value>,
     /// An error response's error object.
     pub error: Option<Value>,
+    /// `params._meta`, read typed, when the read lifted it out of `params` (then
+    /// `params` holds every other member, as sent). `None`: not lifted, or absent.
+    pub meta: Option<M>,
+}
+
+impl<M> Default for Members<M> {
+    fn default() -> Self {
+        Members {
+            jsonrpc: None,
+            id: None,
+            method: None,
+            params: None,
+            result: None,
+            error: None,
+            meta: None,
+        }
+    }
 }
 
 impl Members {
@@ -39,6 +60,7 @@ impl Members {
             params: obj.remove("params"),
             result: obj.remove("result"),
             error: obj.remove("error"),
+            meta: None,
         }
     }
 }
@@ -47,42 +69,58 @@ impl Members {
 /// read: its size does not matter, and boxing `Members` would cost an allocation.
 #[derive(Debug)]
 #[allow(clippy::large_enum_variant)]
-pub enum Top {
+pub enum Top<M = Value> {
     /// An object: a message, or something that claims to be one.
-    Object(Members),
+    Object(Members<M>),
     /// An array: a batch, its items still plain values.
     Array(Vec<Value>),
     /// Anything else (a string, a number, …): never a message.
     Scalar(Value),
 }
 
-/// Reads one frame's top level; a syntax error is serde_json's, word for word.
-pub fn top(bytes: &[u8]) -> Result<Top, serde_json::Error> {
-    serde_json::from_slice(bytes)
+/// Reads one frame's top level; a syntax error is serde_json's, word for word. When
+/// `lift`, `params._meta` is read into an `M` instead of into `params` (the same
+/// bytes are accepted and refused either way).
+pub fn top_with<M: DeserializeOwned>(
+    bytes: &[u8],
+    lift: bool,
+) -> Result<Top<M>, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let top = de.deserialize_any(TopVisitor {
+        lift,
+        meta: PhantomData,
+    })?;
+    de.end()?;
+    Ok(top)
 }
 
-impl<'de> Deserialize<'de> for Top {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Top, D::Error> {
-        d.deserialize_any(TopVisitor)
-    }
+struct TopVisitor<M> {
+    /// Read `params._meta` into an `M`.
+    lift: bool,
+    meta: PhantomData<M>,
 }
 
-struct TopVisitor;
-
-impl<'de> Visitor<'de> for TopVisitor {
-    type Value = Top;
+impl<'de, M: DeserializeOwned> Visitor<'de> for TopVisitor<M> {
+    type Value = Top<M>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON value")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top<M>, A::Error> {
         let mut m = Members::default();
         while let Some(name) = map.next_key::<Name>()? {
             let slot = match name {
                 Name::Jsonrpc => &mut m.jsonrpc,
                 Name::Id => &mut m.id,
                 Name::Method => &mut m.method,
+                Name::Params if self.lift => {
+                    // A `params` named twice keeps its last value, `_meta` included.
+                    let lifted = map.next_value_seed(Lift::<M>(PhantomData))?;
+                    m.params = Some(lifted.0);
+                    m.meta = lifted.1;
+                    continue;
+                }
                 Name::Params => &mut m.params,
                 Name::Result => &mut m.result,
                 Name::Error => &mut m.error,
@@ -99,7 +137,7 @@ impl<'de> Visitor<'de> for TopVisitor {
         Ok(Top::Object(m))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Top, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Top<M>, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
         while let Some(item) = seq.next_element()? {
             items.push(item);
@@ -107,28 +145,121 @@ impl<'de> Visitor<'de> for TopVisitor {
         Ok(Top::Array(items))
     }
 
-    fn visit_bool<E>(self, v: bool) -> Result<Top, E> {
+    fn visit_bool<E>(self, v: bool) -> Result<Top<M>, E> {
         Ok(Top::Scalar(Value::Bool(v)))
     }
 
-    fn visit_i64<E>(self, v: i64) -> Result<Top, E> {
+    fn visit_i64<E>(self, v: i64) -> Result<Top<M>, E> {
         Ok(Top::Scalar(v.into()))
     }
 
-    fn visit_u64<E>(self, v: u64) -> Result<Top, E> {
+    fn visit_u64<E>(self, v: u64) -> Result<Top<M>, E> {
         Ok(Top::Scalar(v.into()))
     }
 
-    fn visit_f64<E>(self, v: f64) -> Result<Top, E> {
+    fn visit_f64<E>(self, v: f64) -> Result<Top<M>, E> {
         Ok(Top::Scalar(v.into()))
     }
 
-    fn visit_str<E>(self, v: &str) -> Result<Top, E> {
+    fn visit_str<E>(self, v: &str) -> Result<Top<M>, E> {
         Ok(Top::Scalar(v.into()))
     }
 
-    fn visit_unit<E>(self) -> Result<Top, E> {
+    fn visit_unit<E>(self) -> Result<Top<M>, E> {
         Ok(Top::Scalar(Value::Null))
+    }
+}
+
+/// `params` with its `_meta` member read into an `M` and the rest into a `Value`, as
+/// a plain read would have it. Only an object has members: any other `params` is
+/// read as it is (and refused later, by the shape rules).
+struct Lift<M>(PhantomData<M>);
+
+impl<'de, M: DeserializeOwned> DeserializeSeed<'de> for Lift<M> {
+    type Value = (Value, Option<M>);
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, M: DeserializeOwned> Visitor<'de> for Lift<M> {
+    type Value = (Value, Option<M>);
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut params = Map::new();
+        let mut meta = None;
+        while let Some(key) = map.next_key::<ParamKey>()? {
+            match key {
+                ParamKey::Meta => meta = Some(map.next_value::<M>()?),
+                ParamKey::Other(key) => {
+                    params.insert(key, map.next_value()?);
+                }
+            }
+        }
+        Ok((Value::Object(params), meta))
+    }
+
+    // Anything else is kept as the `Value` a plain read makes of it.
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok((Value::Array(items), None))
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok((Value::Bool(v), None))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok((v.into(), None))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok((v.into(), None))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok((v.into(), None))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok((v.into(), None))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok((Value::Null, None))
+    }
+}
+
+/// A member name of `params`: `_meta`, or any other (kept, as a map key is).
+enum ParamKey {
+    Meta,
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for ParamKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ParamKey, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = ParamKey;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ParamKey, E> {
+                Ok(match v {
+                    "_meta" => ParamKey::Meta,
+                    other => ParamKey::Other(other.to_owned()),
+                })
+            }
+        }
+        d.deserialize_identifier(KeyVisitor)
     }
 }
 
@@ -172,6 +303,11 @@ impl<'de> Deserialize<'de> for Name {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The plain read: `params` whole.
+    fn top(bytes: &[u8]) -> Result<Top, serde_json::Error> {
+        top_with(bytes, false)
+    }
 
     /// The one-pass reader and a read into a `Value` agree on every member, and on
     /// which bytes are JSON at all (with the same error text).

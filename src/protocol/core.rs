@@ -25,6 +25,12 @@ pub trait Core: Send + Sync + 'static {
     /// Each tool's name and `inputSchema`, known up front (a transport reads its
     /// `x-mcp-header` annotations once).
     fn tool_schemas(&self) -> Vec<(String, Value)>;
+    /// It passes messages on as they came (the bridge), so `params._meta` must stay
+    /// in `params`. Otherwise a transport reads `_meta` straight into the envelope's
+    /// `Meta` and leaves it out of `params` ([`super::Incoming::read`]).
+    fn keeps_meta(&self) -> bool {
+        false
+    }
 }
 
 /// One session of a [`Core`]: the one door messages go through.

@@ -2,7 +2,7 @@
 //! rule needs ([`Facts`]), with what the message's `_meta` says read once ([`Meta`]).
 
 use super::meta::Meta;
-use crate::jsonrpc::Message;
+use crate::jsonrpc::{self, Lifted, Message, Parsed, Response};
 
 /// One message on its way into the core ([`super::Session::handle`]).
 #[derive(Debug, Clone)]
@@ -11,9 +11,9 @@ pub struct Envelope<'a> {
     pub message: Message,
     /// What the transport saw around it (HTTP headers); nothing on stdio.
     pub facts: Facts<'a>,
-    /// What `params._meta` says, read once here: its modern mark (the era rule) and
-    /// its progress token. The modern fields stay in `params`, checked there
-    /// ([`Meta::fields`]) by the HTTP header checks and the modern dispatch.
+    /// What `params._meta` says, read once: its modern mark (the era rule), its
+    /// progress token, and the modern fields the HTTP header checks and the modern
+    /// dispatch check ([`Meta::fields`]).
     pub meta: Meta,
 }
 
@@ -43,6 +43,39 @@ pub enum Incoming<'a> {
     /// A JSON array of messages: legacy revisions before 2025-06-18 only
     /// ([`super::Session::handle_batch`] opens each item itself).
     Batch(Vec<serde_json::Value>),
+}
+
+impl<'a> Incoming<'a> {
+    /// Reads one frame's bytes (a stdio line, a POST body) into what the core takes,
+    /// with the transport facts it arrived with. `params._meta` is read straight
+    /// into the envelope's [`Meta`] ([`crate::jsonrpc::parse_lifting`]) and the
+    /// message's `params` holds the rest, unless the core passes messages on as they
+    /// came (`keep_meta`: [`super::Core::keeps_meta`]). Bytes that are no message
+    /// get the error response to send back.
+    pub fn read(bytes: &[u8], facts: Facts<'a>, keep_meta: bool) -> Result<Incoming<'a>, Response> {
+        if keep_meta {
+            return Ok(match jsonrpc::parse(bytes)? {
+                Parsed::One(message) => Incoming::One(Envelope::new(message, facts)),
+                Parsed::Batch(items) => Incoming::Batch(items),
+            });
+        }
+        Ok(match jsonrpc::parse_lifting::<Meta>(bytes)? {
+            Lifted::One(message, meta) => {
+                // A response has no `params`: whatever such a member held is not
+                // its `_meta` (as `Envelope::new` reads none).
+                let meta = match &message {
+                    Message::Response(_) => Meta::default(),
+                    _ => meta.unwrap_or_default(),
+                };
+                Incoming::One(Envelope {
+                    message,
+                    facts,
+                    meta,
+                })
+            }
+            Lifted::Batch(items) => Incoming::Batch(items),
+        })
+    }
 }
 
 /// A message with no transport facts: what a stdio line is.

@@ -42,7 +42,7 @@ impl Session {
             (other, _) => {
                 let env = Env {
                     peer: Some(self.legacy_parts().peer.clone()),
-                    progress_token: meta.progress_token.clone(),
+                    progress_token: meta.progress_token().cloned(),
                     log_level: self.log_level,
                     client_capabilities: self.client_capabilities.clone(),
                     modern: false,

@@ -20,7 +20,7 @@ pub fn handle(server: &Arc<Server>, request: Request, meta: &meta::Meta) -> Repl
     let request_meta = if method == "initialize" && !meta.modern {
         Err(initialize_refused(params))
     } else {
-        meta.judge(params)
+        meta.judge()
     };
     let outcome = match request_meta {
         Err(e) => Err(e),
@@ -83,7 +83,7 @@ fn dispatch(
         server.features.tasks && super::capabilities::declares(&capabilities, tasks::EXTENSION);
     let env = Env {
         peer: None,
-        progress_token: meta.progress_token.clone(),
+        progress_token: meta.progress_token().cloned(),
         log_level: request_meta.log_level,
         client_capabilities: capabilities.clone(),
         modern: true,

@@ -10,9 +10,9 @@
 //! messages and response are written through the same locked stdout, one whole line
 //! per write.
 
-use crate::jsonrpc::{self, Parsed, RequestId, Response};
+use crate::jsonrpc::{self, RequestId, Response};
 use crate::protocol::context::{Pending, Reply};
-use crate::protocol::{Server, Session};
+use crate::protocol::{Facts, Incoming, Server, Session};
 use crate::wire::event::{Dir, LaneKind, What};
 use crate::wire::line::{self, Frame};
 use crate::wire::recorded::{ReadTap, WriteTap};
@@ -239,10 +239,15 @@ fn handle_line(
     log: &mut impl Write,
     answers: &mut Vec<u8>,
 ) -> io::Result<()> {
-    match jsonrpc::parse(line) {
-        Ok(Parsed::One(message)) => {
-            let _ = writeln!(log, "[mcp-raw] recv {}", super::Described(&message));
-            match session.handle(message) {
+    // The protocol core answers here, and forwards nothing: `_meta` is read typed.
+    match Incoming::read(line, Facts::default(), false) {
+        Ok(Incoming::One(envelope)) => {
+            let _ = writeln!(
+                log,
+                "[mcp-raw] recv {}",
+                super::Described(&envelope.message)
+            );
+            match session.handle(envelope) {
                 Reply::None => return Ok(()),
                 Reply::Now(response) | Reply::Streamed(response) => response.write_to(answers),
                 Reply::Later(pending) => {
@@ -257,7 +262,7 @@ fn handle_line(
                 }
             }
         }
-        Ok(Parsed::Batch(items)) => {
+        Ok(Incoming::Batch(items)) => {
             let _ = writeln!(log, "[mcp-raw] recv batch of {}", items.len());
             match session.handle_batch(items) {
                 Ok(replies) if replies.is_empty() => return Ok(()),

@@ -106,7 +106,7 @@ fn check_headers(
             meta::PROTOCOL_VERSION
         ))
     })?;
-    let fields = meta.fields(params)?;
+    let fields = meta.fields()?;
     if fields.protocol_version.as_str() != Some(version) {
         return Err(mismatch(format!(
             "MCP-Protocol-Version header {version:?} does not match params._meta version {}",

@@ -4,8 +4,7 @@
 
 use super::reply::{self, HttpResponse};
 use super::{App, guard, legacy, modern};
-use crate::jsonrpc::{self, Parsed};
-use crate::protocol::{Door, Envelope, Era, Incoming, era};
+use crate::protocol::{Door, Era, Incoming, era};
 use hyper::{Request, StatusCode};
 
 /// A POST to `/mcp`: guards, body, parse, then the era's handler.
@@ -24,20 +23,20 @@ async fn handle_inner(
     guard::check_accept(headers)?;
     guard::check_content_type(headers)?;
     let bytes = guard::read_body(body, headers, &app.limits).await?;
-    let parsed =
-        jsonrpc::parse(&bytes).map_err(|e| reply::rpc_error(StatusCode::BAD_REQUEST, e))?;
-    let facts = super::facts(headers, Door::Message);
+    let body = Incoming::read(
+        &bytes,
+        super::facts(headers, Door::Message),
+        app.core.keeps_meta(),
+    )
+    .map_err(|e| reply::rpc_error(StatusCode::BAD_REQUEST, e))?;
     // The era rule reads the message's `_meta` too (a batch has none to read).
-    let (era, body) = match parsed {
-        Parsed::One(message) => {
-            let envelope = Envelope::new(message, facts);
-            let era = era::choose(app.core.eras(), &envelope.facts, Some(&envelope.meta));
-            (era, Incoming::One(envelope))
+    let era = match &body {
+        Incoming::One(envelope) => {
+            era::choose(app.core.eras(), &envelope.facts, Some(&envelope.meta))
         }
-        Parsed::Batch(items) => (
-            era::choose(app.core.eras(), &facts, None),
-            Incoming::Batch(items),
-        ),
+        Incoming::Batch(_) => {
+            era::choose(app.core.eras(), &super::facts(headers, Door::Message), None)
+        }
     };
     match era {
         Era::Modern => Ok(modern::post(app, headers, body).await),
