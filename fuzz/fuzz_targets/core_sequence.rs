@@ -1,8 +1,8 @@
 //! Feeds the protocol core (`protocol::Session` over the conformance fixture) an
 //! arbitrary sequence of messages. The first byte picks the eras the server serves
-//! (legacy, modern or both); the rest is split on `\n`, each line goes through
-//! `jsonrpc::parse`, a single message to `Session::handle`, a batch to
-//! `Session::handle_batch`. A `Reply::Later` is driven on a current-thread runtime
+//! (legacy, modern or both); the rest is split on `\n`, each line goes through the
+//! server's read (`protocol::Incoming::read`, `_meta` read typed), a single message
+//! to `Session::handle`, a batch to `Session::handle_batch`. A `Reply::Later` is driven on a current-thread runtime
 //! with a paused clock, so tools that sleep finish at once and one that waits for ever
 //! times out at once (5 s of virtual time), then it is dropped. When it asks the
 //! client something (a legacy server-to-client request) and the next line is a
@@ -18,7 +18,7 @@ use checks::check_response;
 use libfuzzer_sys::fuzz_target;
 use mcp_raw::jsonrpc::{self, Message, Parsed, RequestId};
 use mcp_raw::protocol::context::{Out, Pending, Reply};
-use mcp_raw::protocol::{Eras, Session};
+use mcp_raw::protocol::{Eras, Facts, Incoming, Session};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -45,9 +45,9 @@ async fn run(eras: Eras, input: &[u8]) {
     let mut session = Session::new(mcp_raw::content::conformance::server(eras));
     let mut lines = input.split(|b| *b == b'\n').peekable();
     while let Some(line) = lines.next() {
-        match jsonrpc::parse(line) {
+        match Incoming::read(line, Facts::default(), false) {
             Err(refusal) => check_response(&refusal),
-            Ok(Parsed::Batch(items)) => {
+            Ok(Incoming::Batch(items)) => {
                 let n = items.len();
                 match session.handle_batch(items) {
                     Ok(replies) => {
@@ -57,12 +57,12 @@ async fn run(eras: Eras, input: &[u8]) {
                     Err(refusal) => check_response(&refusal),
                 }
             }
-            Ok(Parsed::One(message)) => {
-                let asked = match &message {
+            Ok(Incoming::One(envelope)) => {
+                let asked = match &envelope.message {
                     Message::Request(r) => Some(r.id.clone()),
                     _ => None,
                 };
-                let reply = session.handle(message);
+                let reply = session.handle(envelope);
                 match (asked, reply) {
                     (Some(id), Reply::Now(r) | Reply::Streamed(r)) => {
                         assert_eq!(r.id.as_ref(), Some(&id), "answered with another id");

@@ -4,14 +4,36 @@
 //! Must hold: nothing panics; a refusal is `-32700` or `-32600` and its `to_bytes`
 //! is a well-formed response (one that re-parses as the same response when it has an
 //! id); an accepted message has a string or integer id and object-or-absent params,
-//! and its JSON parses back to the same message.
+//! and its JSON parses back to the same message. And `jsonrpc::parse_lifting` (a
+//! server's read, `params._meta` lifted out) agrees with `jsonrpc::parse`: the same
+//! refusal, or the same message with `_meta` taken out of its `params`.
 #![no_main]
 
 use checks::{check_message, check_refusal};
 use libfuzzer_sys::fuzz_target;
-use mcp_raw::jsonrpc::{self, Parsed};
+use mcp_raw::jsonrpc::{self, Lifted, Message, Notification, Parsed, Request};
+use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
+    match (jsonrpc::parse(data), jsonrpc::parse_lifting::<Value>(data)) {
+        (Err(plain), Err(lifted)) => assert_eq!(plain.to_bytes(), lifted.to_bytes()),
+        (Ok(Parsed::Batch(plain)), Ok(Lifted::Batch(lifted))) => assert_eq!(plain, lifted),
+        (Ok(Parsed::One(plain)), Ok(Lifted::One(lifted, meta))) => {
+            let mut want = plain.clone();
+            let mut want_meta = None;
+            if let Message::Request(Request { params, .. })
+            | Message::Notification(Notification { params, .. }) = &mut want
+                && let Some(Value::Object(p)) = params
+            {
+                want_meta = p.shift_remove("_meta");
+            }
+            assert_eq!(lifted, want);
+            if !matches!(plain, Message::Response(_)) {
+                assert_eq!(meta, want_meta);
+            }
+        }
+        (plain, lifted) => panic!("parse: {plain:?}; parse_lifting: {lifted:?}"),
+    }
     match jsonrpc::parse(data) {
         Err(refusal) => check_refusal(&refusal),
         Ok(Parsed::One(message)) => check_message(&message),
