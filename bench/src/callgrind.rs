@@ -115,18 +115,18 @@ pub fn report(command: &str) -> Result<(), String> {
 /// callgrind_annotate spells them) whose inclusive cost it sums.
 const PARTS: [(&str, &[&str]); 8] = [
     (
-        "reading the JSON into a `serde_json::Value` (`jsonrpc::parse`)",
-        &["mcp_raw::jsonrpc::parse"],
+        "reading the message (`Incoming::read`: JSON into `Value`s, `params._meta` typed)",
+        &["mcp_raw::protocol::envelope::Incoming::read"],
     ),
     (
         "hashing map keys (SipHash: serde_json's `preserve_order` maps; all callers)",
         &["core::hash::BuildHasher::hash_one"],
     ),
     (
-        "reading `_meta`'s fields where they stand (`Meta::read`, `Meta::fields`)",
+        "checking `_meta`'s fields (`Meta::fields`) and freeing them",
         &[
-            "mcp_raw::protocol::meta::Meta::read",
             "mcp_raw::protocol::meta::Meta::fields",
+            "core::ptr::drop_in_place<mcp_raw::protocol::meta::Found>",
         ],
     ),
     (
