@@ -248,8 +248,8 @@ impl Meta {
 }
 
 /// `_meta` read from the bytes: each member's name compared where it stands, only
-/// the members of [`Field`] read into values. The others are read too (as JSON
-/// that must be valid, UTF-8 included) and dropped.
+/// the members of `Field` kept (`clientInfo`: its kind). The others are read
+/// through (checked as JSON must be, UTF-8 included) and dropped.
 impl<'de> Deserialize<'de> for Meta {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Meta, D::Error> {
         d.deserialize_any(MetaVisitor)
