@@ -1,6 +1,7 @@
 //! The three demo tools of the original project: `get_current_time`, `echo`, `add`.
 
 use crate::clock;
+use crate::jsonrpc::object_member;
 use crate::protocol::tools::{Arguments, Handler, Tool, ToolResult, ToolSet};
 use serde_json::{Value, json};
 
@@ -30,7 +31,7 @@ pub fn echo() -> Tool {
             "properties": { "message": { "type": "string", "description": "Text to echo back" } },
             "required": ["message"]
         }),
-        handler: Handler::Text(|args| match args.get("message") {
+        handler: Handler::Text(|args| match object_member(args, "message") {
             Some(Value::String(s)) => Ok(s.clone()),
             Some(other) => Err(format!(
                 "argument \"message\" must be a string, got {}",
@@ -73,7 +74,7 @@ fn add_handler(args: &Arguments) -> ToolResult {
 }
 
 fn number(args: &Arguments, name: &str) -> Result<f64, String> {
-    match args.get(name) {
+    match object_member(args, name) {
         Some(Value::Number(n)) => n
             .as_f64()
             .ok_or_else(|| format!("argument \"{name}\" is not a finite number")),

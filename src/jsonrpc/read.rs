@@ -20,7 +20,7 @@ use std::marker::PhantomData;
 #[derive(Debug)]
 pub struct Members<M = Value> {
     /// Must be the string `"2.0"` (JSON-RPC 2.0 §4).
-    pub jsonrpc: Option<Value>,
+    pub jsonrpc: Option<Version>,
     /// A request's or response's id; absent on a notification.
     pub id: Option<Value>,
     /// A request's or notification's method name.
@@ -54,7 +54,7 @@ impl Members {
     /// The members of an object already read into a map (a batch's items).
     pub fn from_map(mut obj: Map<String, Value>) -> Members {
         Members {
-            jsonrpc: obj.remove("jsonrpc"),
+            jsonrpc: obj.remove("jsonrpc").map(Version::from),
             id: obj.remove("id"),
             method: obj.remove("method"),
             params: obj.remove("params"),
@@ -62,6 +62,68 @@ impl Members {
             error: obj.remove("error"),
             meta: None,
         }
+    }
+}
+
+/// The `jsonrpc` member as sent: the one right value is told apart without keeping
+/// it (every message carries it, and a `Value` of it is a `String` allocated and
+/// freed each time); anything else is kept for the error that quotes it.
+#[derive(Debug, PartialEq)]
+pub enum Version {
+    /// The string `"2.0"`.
+    Two,
+    /// Any other value.
+    Other(Value),
+}
+
+impl From<Value> for Version {
+    fn from(v: Value) -> Version {
+        match v {
+            Value::String(s) if s == "2.0" => Version::Two,
+            other => Version::Other(other),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Version {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Version, D::Error> {
+        struct VersionVisitor;
+        impl<'de> Visitor<'de> for VersionVisitor {
+            type Value = Version;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Version, E> {
+                Ok(match v {
+                    "2.0" => Version::Two,
+                    other => Version::Other(other.into()),
+                })
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Version, E> {
+                Ok(Version::Other(Value::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Version, E> {
+                Ok(Version::Other(v.into()))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Version, E> {
+                Ok(Version::Other(v.into()))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Version, E> {
+                Ok(Version::Other(v.into()))
+            }
+            fn visit_unit<E>(self) -> Result<Version, E> {
+                Ok(Version::Other(Value::Null))
+            }
+            // An object or array: read as a value, as a map read would (its errors,
+            // UTF-8 and depth checks included).
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Version, A::Error> {
+                Value::deserialize(de::value::MapAccessDeserializer::new(map)).map(Version::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Version, A::Error> {
+                Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Version::Other)
+            }
+        }
+        d.deserialize_any(VersionVisitor)
     }
 }
 
@@ -111,7 +173,10 @@ impl<'de, M: DeserializeOwned> Visitor<'de> for TopVisitor<M> {
         let mut m = Members::default();
         while let Some(name) = map.next_key::<Name>()? {
             let slot = match name {
-                Name::Jsonrpc => &mut m.jsonrpc,
+                Name::Jsonrpc => {
+                    m.jsonrpc = Some(map.next_value()?);
+                    continue;
+                }
                 Name::Id => &mut m.id,
                 Name::Method => &mut m.method,
                 Name::Params if self.lift => {

@@ -2,7 +2,7 @@
 //! and names the method and the field, e.g. `tools/call: params.name must be a string,
 //! got a number`.
 
-use crate::jsonrpc::{ErrorObject, kind};
+use crate::jsonrpc::{ErrorObject, kind, member};
 use serde_json::{Map, Value};
 
 /// A required string field.
@@ -11,7 +11,7 @@ pub fn string<'a>(
     params: Option<&'a Value>,
     field: &str,
 ) -> Result<&'a str, ErrorObject> {
-    match params.and_then(|p| p.get(field)) {
+    match params.and_then(|p| member(p, field)) {
         Some(Value::String(s)) => Ok(s),
         Some(other) => Err(ErrorObject::invalid_params(format!(
             "{method}: params.{field} must be a string, got {}",
@@ -29,7 +29,7 @@ pub fn object<'a>(
     params: Option<&'a Value>,
     field: &str,
 ) -> Result<Option<&'a Map<String, Value>>, ErrorObject> {
-    match params.and_then(|p| p.get(field)) {
+    match params.and_then(|p| member(p, field)) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(m)) => Ok(Some(m)),
         Some(other) => Err(ErrorObject::invalid_params(format!(

@@ -242,11 +242,9 @@ fn handle_line(
     // The protocol core answers here, and forwards nothing: `_meta` is read typed.
     match Incoming::read(line, Facts::default(), false) {
         Ok(Incoming::One(envelope)) => {
-            let _ = writeln!(
-                log,
-                "[mcp-raw] recv {}",
-                super::Described(&envelope.message)
-            );
+            let _ = log.write_all(b"[mcp-raw] recv ");
+            super::describe(&envelope.message, log);
+            let _ = log.write_all(b"\n");
             match session.handle(envelope) {
                 Reply::None => return Ok(()),
                 Reply::Now(response) | Reply::Streamed(response) => response.write_to(answers),
