@@ -81,5 +81,6 @@ async fn ask(linked: &Arc<Linked>, id: i64, method: &str, params: Value) -> Resu
         .map_err(|_| format!("{method}: the child went away"))?;
     response
         .outcome
+        .map(crate::jsonrpc::Payload::into_value)
         .map_err(|e| format!("{method} was refused: {} ({})", e.message, e.code))
 }

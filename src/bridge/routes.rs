@@ -343,7 +343,7 @@ mod tests {
         ));
         let got = sb.answer.try_recv().unwrap();
         assert_eq!(got.id, Some(RequestId::from(1)));
-        assert_eq!(got.outcome, Ok(json!({"n": 2})));
+        assert_eq!(got.outcome, Ok(json!({"n": 2}).into()));
         assert!(sa.answer.try_recv().is_err());
     }
 

@@ -180,7 +180,8 @@ impl Scope {
                 let Some(id) = r.id else {
                     return; // an error about a message whose id could not be read
                 };
-                self.response(from, &id.to_value(), r.outcome, at, out)
+                let outcome = r.outcome.map(jsonrpc::Payload::into_value);
+                self.response(from, &id.to_value(), outcome, at, out)
             }
         }
     }

@@ -488,7 +488,7 @@ impl McpClient {
                     self.fulfil(method, &result, &mut params)?;
                     continue;
                 }
-                return Ok(Ok(result));
+                return Ok(Ok(result.into_value()));
             }
             let error = rpc_error(&response, answer.status);
             match (&mut self.spoken, mutual_version(&error)) {

@@ -12,7 +12,10 @@
 //! a JSON-RPC 2.0 message). Rules: JSON-RPC 2.0 §4–§5 and MCP 2025-11-25
 //! `basic/index` ("Messages": ids are strings or integers, never `null`).
 
+mod payload;
 mod read;
+
+pub use payload::{Payload, Rendered};
 
 use read::{Members, Version};
 use serde::Serialize;
@@ -233,7 +236,7 @@ pub struct Response {
     /// The request's id; `None` (`null` on the wire) when it could not be read.
     pub id: Option<RequestId>,
     /// `result` or `error`.
-    pub outcome: Result<Value, ErrorObject>,
+    pub outcome: Result<Payload, ErrorObject>,
     /// How `result` is written, when the era that answered adds members of its own
     /// to every result (2026-07-28: `resultType`, `_meta` serverInfo); `None`: as it
     /// is. An error is always written as it is.
@@ -245,7 +248,7 @@ pub struct Response {
 /// when built into the result's `Value`; written as the bytes go out, they cost none.
 pub trait Dress: Send + Sync + std::fmt::Debug {
     /// Appends `result`, dressed, to `out` as one compact JSON object.
-    fn write(&self, result: &Value, out: &mut Vec<u8>) -> serde_json::Result<()>;
+    fn write(&self, result: &Payload, out: &mut Vec<u8>) -> serde_json::Result<()>;
 }
 
 /// A shared [`Dress`]. Two are equal when they are the same object.
@@ -263,10 +266,10 @@ impl PartialEq for Dressing {
 
 impl Response {
     /// A success: `{"jsonrpc":"2.0","id":…,"result":…}`.
-    pub fn success(id: RequestId, result: Value) -> Self {
+    pub fn success(id: RequestId, result: impl Into<Payload>) -> Self {
         Response {
             id: Some(id),
-            outcome: Ok(result),
+            outcome: Ok(result.into()),
             dress: None,
         }
     }
@@ -308,7 +311,7 @@ impl Response {
                 let _ = match dress {
                     // The result written by the era that answered.
                     Some(dressing) => dressing.0.write(result, out),
-                    None => serde_json::to_writer(&mut *out, result),
+                    None => result.write_to(out),
                 };
             }
             (Err(error), _) => {

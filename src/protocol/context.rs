@@ -4,7 +4,7 @@
 //! (`sampling/createMessage`, `elicitation/create`) and wait for the answer. The core
 //! still does no I/O: these are channels and futures the transport drives.
 
-use crate::jsonrpc::{ErrorObject, RequestId, Response};
+use crate::jsonrpc::{ErrorObject, Payload, RequestId, Response};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::future::Future;
@@ -75,7 +75,7 @@ impl Pending {
             response: Box::pin(async move {
                 Response {
                     id: Some(response_id),
-                    outcome: result.await,
+                    outcome: result.await.map(Payload::from),
                     dress: None,
                 }
             }),
@@ -131,13 +131,21 @@ pub struct Call {
 
 /// What a call produced: a result now, or one still running.
 pub enum Outcome {
-    /// The result (or error), ready now.
-    Now(Result<Value, ErrorObject>),
+    /// The result (or error), ready now: a value, or an object already written
+    /// out ([`crate::jsonrpc::Rendered`]: a tool's text answer).
+    Now(Result<Payload, ErrorObject>),
     /// A result still being made, and the messages it sends before it.
     Later(
         BoxFuture<Result<Value, ErrorObject>>,
         mpsc::UnboundedReceiver<Out>,
     ),
+}
+
+impl Outcome {
+    /// A result (or error) ready now, built as a value.
+    pub fn value(result: Result<Value, ErrorObject>) -> Outcome {
+        Outcome::Now(result.map(Payload::from))
+    }
 }
 
 /// The facts of the request a running tool may need (see [`Context`]).
@@ -298,7 +306,7 @@ impl Context {
                 format!("{method}: the session ended before the client answered"),
             )
         })?;
-        response.outcome.map_err(|e| {
+        response.outcome.map(Payload::into_value).map_err(|e| {
             ErrorObject::new(
                 e.code,
                 format!("the client refused {method}: {}", e.message),

@@ -14,7 +14,7 @@
 //! same as if they had been inserted into it, in that order.
 
 use super::meta::SERVER_INFO;
-use crate::jsonrpc::{Dress, Dressing};
+use crate::jsonrpc::{Dress, Dressing, Payload, Rendered};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -23,6 +23,10 @@ use std::sync::Arc;
 /// (`server/utilities/caching`). Clients that must see changes sooner listen with
 /// `subscriptions/listen`.
 pub const TTL_MS: u64 = 60_000;
+
+/// The caching hints as a complete result without them ends: `ttlMs` then
+/// `cacheScope`, each after a comma.
+const CACHE_HINTS: &str = ",\"ttlMs\":60000,\"cacheScope\":\"public\"";
 
 /// The two dressings of one server: every result, and a cacheable method's result.
 #[derive(Debug, Clone)]
@@ -77,7 +81,43 @@ struct Modern {
 }
 
 impl Dress for Modern {
-    fn write(&self, result: &Value, out: &mut Vec<u8>) -> serde_json::Result<()> {
+    fn write(&self, result: &Payload, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        match result {
+            // A rendered object without any member the dressing moves or sets: its
+            // bytes go between the dressing's own, as they are.
+            Payload::Rendered(r) if !r.names().iter().any(|n| DRESSED.contains(n)) => {
+                self.write_rendered(r, out);
+                Ok(())
+            }
+            other => self.write_value(other, out),
+        }
+    }
+}
+
+/// The members the modern dressing moves (`resultType`, `_meta`) or may set (the
+/// caching hints).
+const DRESSED: [&str; 4] = ["resultType", "_meta", "ttlMs", "cacheScope"];
+
+impl Modern {
+    /// A rendered result with none of [`DRESSED`]: `resultType` first, its members,
+    /// then `_meta` with serverInfo and the caching hints, as [`Modern::write_value`]
+    /// writes the same object.
+    fn write_rendered(&self, result: &Rendered, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"resultType\":\"complete\"");
+        if !result.members().is_empty() {
+            out.push(b',');
+            out.extend_from_slice(result.members());
+        }
+        out.extend_from_slice(b",\"_meta\":{");
+        out.extend_from_slice(&self.server_info);
+        out.push(b'}');
+        if self.cache {
+            out.extend_from_slice(CACHE_HINTS.as_bytes());
+        }
+        out.push(b'}');
+    }
+
+    fn write_value(&self, result: &Value, out: &mut Vec<u8>) -> serde_json::Result<()> {
         // A result that is not an object has no members to keep.
         let empty;
         let fields = match result.as_object() {
@@ -227,6 +267,45 @@ mod tests {
                     String::from_utf8(response.to_bytes()).unwrap(),
                     String::from_utf8(plain.to_bytes()).unwrap(),
                     "{result} cache={cache}"
+                );
+            }
+        }
+    }
+
+    /// A rendered result is dressed into the bytes its value would be: members in
+    /// order, `_meta` and the caching hints after them. One holding a member the
+    /// dressing moves or sets is dressed through its value (the same edits).
+    #[test]
+    fn a_rendered_result_is_dressed_as_its_value() {
+        let dressings = Dressings::new("n", "1");
+        let rendered = [
+            Rendered::default(),
+            Rendered::default().member("content", &json!([{"type": "text", "text": "a\"é"}])),
+            Rendered::default()
+                .member("content", &json!([]))
+                .member("isError", &true),
+            Rendered::default()
+                .member("tools", &json!([]))
+                .member("ttlMs", &5),
+            Rendered::default()
+                .member("_meta", &json!({"x": 1}))
+                .member("b", &2),
+            Rendered::default()
+                .member("resultType", &"input_required")
+                .member("inputRequests", &json!({})),
+            Rendered::default().member("cacheScope", &"private"),
+        ];
+        for result in rendered {
+            let value = result.value().clone();
+            for cache in [false, true] {
+                let mut response = Response::success(RequestId::from(7), result.clone());
+                response.dress = Some(dressings.get(cache));
+                let mut from_value = Response::success(RequestId::from(7), value.clone());
+                from_value.dress = Some(dressings.get(cache));
+                assert_eq!(
+                    String::from_utf8(response.to_bytes()).unwrap(),
+                    String::from_utf8(from_value.to_bytes()).unwrap(),
+                    "{value} cache={cache}"
                 );
             }
         }

@@ -5,7 +5,7 @@ use super::context::{Env, Outcome};
 use super::context::{Pending, Reply, log_rank};
 use super::meta::Meta;
 use super::{Phase, Session, lifecycle, methods, resources};
-use crate::jsonrpc::{ErrorObject, Request, Response, code, kind};
+use crate::jsonrpc::{ErrorObject, Payload, Request, Response, code, kind};
 use serde_json::{Value, json};
 
 impl Session {
@@ -22,22 +22,23 @@ impl Session {
                         .cloned()
                         .unwrap_or(json!({}));
                 }
-                result
+                result.map(Payload::from)
             }
-            ("ping", _) => Ok(json!({})),
+            ("ping", _) => Ok(json!({}).into()),
             (_, Phase::AwaitingInitialize | Phase::Initializing { .. }) => {
                 Err(lifecycle::not_initialized(&method, self.phase))
             }
             ("logging/setLevel", _) if self.server.features.logging => {
-                set_level(&mut self.log_level, params)
+                set_level(&mut self.log_level, params).map(Payload::from)
             }
             ("resources/subscribe", _) if self.server.features.list_changed => {
                 // The field itself, not `legacy_parts()`: `self.server` is borrowed beside it.
                 let parts = self.legacy.get_or_insert_with(Default::default);
                 resources::subscribe(&self.server.resources, &parts.filter, params)
+                    .map(Payload::from)
             }
             ("resources/unsubscribe", _) if self.server.features.list_changed => {
-                resources::unsubscribe(&self.legacy_parts().filter, params)
+                resources::unsubscribe(&self.legacy_parts().filter, params).map(Payload::from)
             }
             (other, _) => {
                 let env = Env {

@@ -18,15 +18,19 @@ pub fn shared(
     let has_resources = !res.is_empty();
     let has_prompts = !server.prompts.is_empty();
     Some(match method {
-        "tools/list" => Outcome::Now(Ok(tools::list(&server.tools))),
+        "tools/list" => Outcome::value(Ok(tools::list(&server.tools))),
         "tools/call" => tools::call(&server.tools, params, env),
-        "resources/list" if has_resources => Outcome::Now(Ok(resources::list(res))),
-        "resources/templates/list" if has_resources => Outcome::Now(Ok(resources::templates(res))),
-        "resources/read" if has_resources => Outcome::Now(resources::read(res, params, env.modern)),
-        "prompts/list" if has_prompts => Outcome::Now(Ok(prompts::list(&server.prompts))),
+        "resources/list" if has_resources => Outcome::value(Ok(resources::list(res))),
+        "resources/templates/list" if has_resources => {
+            Outcome::value(Ok(resources::templates(res)))
+        }
+        "resources/read" if has_resources => {
+            Outcome::value(resources::read(res, params, env.modern))
+        }
+        "prompts/list" if has_prompts => Outcome::value(Ok(prompts::list(&server.prompts))),
         "prompts/get" if has_prompts => prompts::get(&server.prompts, params, env),
         "completion/complete" if has_prompts || has_resources => {
-            Outcome::Now(completion::complete(&server.prompts, res, params))
+            Outcome::value(completion::complete(&server.prompts, res, params))
         }
         _ => return None,
     })

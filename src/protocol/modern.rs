@@ -8,7 +8,7 @@ use super::context::{Out, Pending, Reply, now_or_later};
 use super::context::{Env, Outcome};
 use super::subscriptions::{Filter, SUBSCRIPTION_ID};
 use super::{Server, capabilities, meta, methods, tasks};
-use crate::jsonrpc::{ErrorObject, Request, RequestId, Response};
+use crate::jsonrpc::{ErrorObject, Payload, Request, RequestId, Response};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
@@ -35,8 +35,10 @@ pub fn handle(server: &Arc<Server>, request: Request, meta: &meta::Meta) -> Repl
                 let dressing = server.dressings.get(cache);
                 return methods::later(
                     &method,
-                    Pending::new(id, outbox, async move { finish(&declared, future.await) })
-                        .dressed(dressing),
+                    Pending::new(id, outbox, async move {
+                        finish(&declared, future.await.map(Payload::from)).map(Payload::into_value)
+                    })
+                    .dressed(dressing),
                 );
             }
         },
@@ -61,9 +63,9 @@ fn dispatch(
 ) -> Outcome {
     // The declared capabilities, as the value `Env` and the `-32021` checks read.
     let capabilities = Value::Object(request_meta.client_capabilities.clone());
-    let now = |r: Result<Value, ErrorObject>| Outcome::Now(finish(&capabilities, r));
+    let now = |r: Result<Payload, ErrorObject>| Outcome::Now(finish(&capabilities, r));
     if method == "server/discover" {
-        return now(Ok(discover(server)));
+        return now(Ok(discover(server).into()));
     }
     if server.features.tasks && method.starts_with("tasks/") {
         let (store, method, params, declared) = (
@@ -75,7 +77,7 @@ fn dispatch(
         let served = async move { tasks::serve(&store, &method, params.as_ref(), &declared).await };
         // In memory: answered now, as ever. A shared store: after its round trip.
         return match now_or_later(served) {
-            Ok(result) => now(result),
+            Ok(result) => now(result.map(Payload::from)),
             Err(later) => Outcome::Later(later, tokio::sync::mpsc::unbounded_channel().1),
         };
     }
@@ -100,8 +102,15 @@ fn dispatch(
 /// Every modern result on its way out: an `input_required` one may only ask what the
 /// request declared (else `-32021`, [`capabilities::check_input_requests`]). Its
 /// response is then written dressed ([`super::dress`]).
-fn finish(declared: &Value, result: Result<Value, ErrorObject>) -> Result<Value, ErrorObject> {
+fn finish(declared: &Value, result: Result<Payload, ErrorObject>) -> Result<Payload, ErrorObject> {
     let result = result?;
+    // A rendered result names its members: without `resultType` it is complete, and
+    // there is nothing to check (nor any reason to read it back into a value).
+    if let Payload::Rendered(r) = &result
+        && !r.names().contains(&"resultType")
+    {
+        return Ok(result);
+    }
     capabilities::check_input_requests(declared, &result)?;
     Ok(result)
 }

@@ -87,7 +87,7 @@ pub fn get(set: &PromptSet, params: Option<&Value>, env: Env) -> Outcome {
     match find(set, params) {
         Err(e) => Outcome::Now(Err(e)),
         Ok((prompt, arguments)) => match prompt.get {
-            Get::Now(f) => Outcome::Now(Ok(
+            Get::Now(f) => Outcome::value(Ok(
                 json!({ "description": prompt.description, "messages": f(&arguments) }),
             )),
             Get::Async(f) => {

@@ -8,7 +8,8 @@
 use super::capabilities::{declares, missing_capabilities};
 pub use super::context::Call;
 use super::context::{BoxFuture, Env, Outcome};
-use crate::jsonrpc::ErrorObject;
+use crate::jsonrpc::{ErrorObject, Rendered};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 /// What a tool handler receives: the `params.arguments` object of `tools/call`
@@ -119,12 +120,13 @@ pub fn call(tools: &ToolSet, params: Option<&Value>, env: Env) -> Outcome {
     }
     match tool.handler {
         Handler::Text(f) => Outcome::Now(Ok(match f(arguments) {
-            Ok(text) => text_result(text, false),
+            Ok(text) => text_result(&text, false),
             // A tool's own failure is a result, not a JSON-RPC error (2025-11-25
             // `server/tools` "Error Handling": `isError: true`), so the model sees it.
-            Err(message) => text_result(message, true),
-        })),
-        Handler::Content(f) => Outcome::Now(Ok(f(arguments))),
+            Err(message) => text_result(&message, true),
+        }
+        .into())),
+        Handler::Content(f) => Outcome::value(Ok(f(arguments))),
         Handler::Async(f) => {
             let (call, outbox) = env.call(params, arguments.clone());
             Outcome::Later(f(call), outbox)
@@ -133,18 +135,28 @@ pub fn call(tools: &ToolSet, params: Option<&Value>, env: Env) -> Outcome {
 }
 
 /// `{"content":[{"type":"text","text":…}]}`, with `"isError":true` after it for a
-/// tool's failure. Built with each map sized for its members: `json!` grows every map
-/// from empty, rehashing on the way, and this runs once per call.
-fn text_result(text: String, is_error: bool) -> Value {
-    let mut item = Map::with_capacity(2);
-    item.insert("type".into(), Value::from("text"));
-    item.insert("text".into(), Value::String(text));
-    let mut result = Map::with_capacity(1 + usize::from(is_error));
-    result.insert("content".into(), Value::Array(vec![Value::Object(item)]));
-    if is_error {
-        result.insert("isError".into(), Value::Bool(true));
+/// tool's failure (a `CallToolResult` holding one `TextContent`, 2025-11-25
+/// `server/tools` "Tool Result"). Written straight into one buffer, the tool's text
+/// escaped on the way ([`Rendered`]): this runs once per call, and as a `Value` it
+/// took three maps' worth of allocations and hashing, then a walk to write and one
+/// to free.
+fn text_result(text: &str, is_error: bool) -> Rendered {
+    /// One `TextContent`, members in the order a client sees them.
+    #[derive(Serialize)]
+    struct TextContent<'a> {
+        /// Always `"text"`: the content's kind.
+        #[serde(rename = "type")]
+        kind: &'static str,
+        /// What the tool said.
+        text: &'a str,
     }
-    Value::Object(result)
+    let result = Rendered::with_capacity(text.len() + 48)
+        .member("content", &[TextContent { kind: "text", text }]);
+    if is_error {
+        result.member("isError", &true)
+    } else {
+        result
+    }
 }
 
 /// The tool named by `params.name` and its `arguments` (absent or `null`: `{}`).
