@@ -156,8 +156,10 @@ pub struct Env {
     pub progress_token: Option<Value>,
     /// The least severe log level to send; `None`: no log messages.
     pub log_level: Option<usize>,
-    /// What the client declared (legacy: at `initialize`; modern: in `_meta`).
-    pub client_capabilities: Value,
+    /// What the client declared (legacy: at `initialize`; modern: in `_meta`),
+    /// shared: every request of a session reads the same declaration, and a deep
+    /// copy per request was a dozen allocations for a real client's capabilities.
+    pub client_capabilities: std::sync::Arc<Value>,
     /// A 2026-07-28 request: questions to the client become `InputRequiredResult`s.
     pub modern: bool,
     /// Server-wide change notifications.
@@ -204,8 +206,8 @@ pub struct Context {
     /// The least severe level to send; `None` sends no log messages at all.
     pub log_level: Option<usize>,
     /// The capabilities the client declared (legacy: at `initialize`; modern: in
-    /// this request's `_meta`).
-    pub client_capabilities: Value,
+    /// this request's `_meta`), shared with the session that holds them.
+    pub client_capabilities: std::sync::Arc<Value>,
     /// Server-wide change notifications (list changes, resource updates).
     pub hub: std::sync::Arc<super::subscriptions::Hub>,
 }
@@ -216,7 +218,7 @@ impl Context {
         peer: Option<std::sync::Arc<Peer>>,
         progress_token: Option<Value>,
         log_level: Option<usize>,
-        client_capabilities: Value,
+        client_capabilities: std::sync::Arc<Value>,
         hub: std::sync::Arc<super::subscriptions::Hub>,
     ) -> (Context, mpsc::UnboundedReceiver<Out>) {
         let (outbox, rx) = mpsc::unbounded_channel();

@@ -17,10 +17,12 @@ impl Session {
             ("initialize", _) => {
                 let result = lifecycle::initialize(&self.server, &mut self.phase, params);
                 if result.is_ok() {
-                    self.client_capabilities = params
-                        .and_then(|p| p.get("capabilities"))
-                        .cloned()
-                        .unwrap_or(json!({}));
+                    self.client_capabilities = std::sync::Arc::new(
+                        params
+                            .and_then(|p| p.get("capabilities"))
+                            .cloned()
+                            .unwrap_or(json!({})),
+                    );
                 }
                 result.map(Payload::from)
             }

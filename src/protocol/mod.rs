@@ -204,8 +204,8 @@ pub enum Phase {
 pub struct Session {
     server: Arc<Server>,
     phase: Phase,
-    /// `capabilities` from `initialize`.
-    client_capabilities: Value,
+    /// `capabilities` from `initialize`, shared with each request's [`context::Env`].
+    client_capabilities: Arc<Value>,
     /// Set by `logging/setLevel`; `None` until then: no log messages.
     log_level: Option<usize>,
     /// What only a 2025-11-25 session uses, made at its first use: a 2026-07-28
@@ -246,13 +246,21 @@ impl Default for LegacyParts {
     }
 }
 
+/// `{}`: what a session holds before `initialize` declares anything. One shared
+/// value, so a session (a 2026-07-28 HTTP request gets one) allocates none for it.
+pub(crate) fn no_capabilities() -> Arc<Value> {
+    static NONE: std::sync::OnceLock<Arc<Value>> = std::sync::OnceLock::new();
+    NONE.get_or_init(|| Arc::new(Value::Object(Default::default())))
+        .clone()
+}
+
 impl Session {
     /// A new legacy session of `server`, awaiting `initialize`.
     pub fn new(server: Arc<Server>) -> Self {
         Session {
             server,
             phase: Phase::AwaitingInitialize,
-            client_capabilities: Value::Object(Default::default()),
+            client_capabilities: no_capabilities(),
             log_level: None,
             legacy: None,
             listening: false,

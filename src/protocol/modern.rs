@@ -62,7 +62,13 @@ fn dispatch(
     meta: &meta::Meta,
 ) -> Outcome {
     // The declared capabilities, as the value `Env` and the `-32021` checks read.
-    let capabilities = Value::Object(request_meta.client_capabilities.clone());
+    // Shared by `Env` and the checks below; a client that declared nothing (`{}`)
+    // shares the one empty declaration, and allocates nothing for it.
+    let capabilities = if request_meta.client_capabilities.is_empty() {
+        super::no_capabilities()
+    } else {
+        Arc::new(Value::Object(request_meta.client_capabilities.clone()))
+    };
     let now = |r: Result<Payload, ErrorObject>| Outcome::Now(finish(&capabilities, r));
     if method == "server/discover" {
         return now(Ok(discover(server).into()));
