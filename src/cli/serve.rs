@@ -132,7 +132,19 @@ pub fn serve_stdio(
     recorder: Option<Recorder>,
 ) -> anyhow::Result<()> {
     let stdin = std::io::stdin().lock();
-    let stdout = std::io::stdout();
+    // stdout as the file it is, not std's `Stdout`: the server writes whole lines it
+    // has gathered, one write each, so the line buffer and the re-entrant lock in
+    // front of it only cost (~400 instructions a call in callgrind). Nothing else in
+    // this process writes to stdout: it carries protocol messages only.
+    #[cfg(unix)]
+    let stdout: Box<dyn std::io::Write + Send> = {
+        use std::os::fd::AsFd;
+        Box::new(std::fs::File::from(
+            std::io::stdout().as_fd().try_clone_to_owned()?,
+        ))
+    };
+    #[cfg(not(unix))]
+    let stdout: Box<dyn std::io::Write + Send> = Box::new(std::io::stdout());
     stdio::serve(server, stdin, stdout, std::io::stderr(), max_line, recorder)?;
     Ok(())
 }
