@@ -111,7 +111,9 @@ fn a_text_key_loses_its_newline_and_a_binary_key_ending_in_one_is_kept_whole() {
     let r = round_two(&mut replica(&binary), &mut replica(&binary));
     assert_eq!(text_of(&r["result"]), "Confirmed: state-ok", "{r}");
     // Not the same key as its first 31 bytes and a newline trimmed away would be.
-    let other = key_file("other", &random[..31]);
+    // (Its own file name: the tests run in parallel in one process, and another test
+    // removes its "other" file when it ends.)
+    let other = key_file("first-31", &random[..31]);
     let out = Command::new(BIN)
         .args(["serve", "--http", "--port", "0", "--state-key-file"])
         .arg(&other)
