@@ -53,7 +53,8 @@ impl Payload {
     pub fn into_value(self) -> Value {
         match self {
             Payload::Value(v) => v,
-            Payload::Rendered(r) => r.value().clone(),
+            // Parsed already (a reader asked), or parsed now: never copied.
+            Payload::Rendered(mut r) => r.value.take().unwrap_or_else(|| r.parse()),
         }
     }
 
@@ -128,14 +129,17 @@ impl Rendered {
 
     /// The object as a value.
     pub fn value(&self) -> &Value {
-        self.value.get_or_init(|| {
-            let mut text = Vec::with_capacity(self.members.len() + 2);
-            text.push(b'{');
-            text.extend_from_slice(&self.members);
-            text.push(b'}');
-            // Written by serde_json just above: always one JSON object.
-            serde_json::from_slice(&text).unwrap_or(Value::Null)
-        })
+        self.value.get_or_init(|| self.parse())
+    }
+
+    /// Reads the members back into a value.
+    fn parse(&self) -> Value {
+        let mut text = Vec::with_capacity(self.members.len() + 2);
+        text.push(b'{');
+        text.extend_from_slice(&self.members);
+        text.push(b'}');
+        // Written by serde_json in `member`: always one JSON object.
+        serde_json::from_slice(&text).unwrap_or(Value::Null)
     }
 }
 
@@ -180,7 +184,9 @@ mod tests {
         assert_eq!(out, serde_json::to_vec(&want).unwrap());
         assert_eq!(payload, want);
         assert_eq!(rendered.names(), ["content", "isError"]);
+        // Taken once read, or read when taken.
         assert_eq!(payload.into_value(), want);
+        assert_eq!(Payload::from(rendered).into_value(), want);
         let empty = Payload::from(Rendered::default());
         let mut out = Vec::new();
         empty.write_to(&mut out).unwrap();

@@ -25,7 +25,8 @@ use std::sync::Arc;
 pub const TTL_MS: u64 = 60_000;
 
 /// The caching hints as a complete result without them ends: `ttlMs` then
-/// `cacheScope`, each after a comma.
+/// `cacheScope`, each after a comma. `TTL_MS` written out: the test that dresses a
+/// rendered result and its value alike fails if the two part.
 const CACHE_HINTS: &str = ",\"ttlMs\":60000,\"cacheScope\":\"public\"";
 
 /// The two dressings of one server: every result, and a cacheable method's result.
