@@ -131,20 +131,30 @@ pub fn serve_stdio(
     max_line: usize,
     recorder: Option<Recorder>,
 ) -> anyhow::Result<()> {
-    let stdin = std::io::stdin().lock();
-    // stdout as the file it is, not std's `Stdout`: the server writes whole lines it
-    // has gathered, one write each, so the line buffer and the re-entrant lock in
-    // front of it only cost (~400 instructions a call in callgrind). Nothing else in
-    // this process writes to stdout: it carries protocol messages only.
+    // stdin and stdout as the files they are, not std's `Stdin` and `Stdout`: the
+    // server reads into its own buffer and writes whole lines it has gathered, one
+    // write each, so the buffers and locks std puts in front of them only cost.
+    // stdout's line buffer and re-entrant lock took ~400 instructions a call
+    // (callgrind); stdin's 8 KiB buffer would copy every read into the server's
+    // smaller first one. Nothing else in this process reads stdin or writes stdout:
+    // they carry protocol messages only.
     #[cfg(unix)]
-    let stdout: Box<dyn std::io::Write + Send> = {
+    let (stdin, stdout): (Box<dyn std::io::Read>, Box<dyn std::io::Write + Send>) = {
         use std::os::fd::AsFd;
-        Box::new(std::fs::File::from(
-            std::io::stdout().as_fd().try_clone_to_owned()?,
-        ))
+        (
+            Box::new(std::fs::File::from(
+                std::io::stdin().as_fd().try_clone_to_owned()?,
+            )),
+            Box::new(std::fs::File::from(
+                std::io::stdout().as_fd().try_clone_to_owned()?,
+            )),
+        )
     };
     #[cfg(not(unix))]
-    let stdout: Box<dyn std::io::Write + Send> = Box::new(std::io::stdout());
+    let (stdin, stdout): (Box<dyn std::io::Read>, Box<dyn std::io::Write + Send>) = (
+        Box::new(std::io::stdin().lock()),
+        Box::new(std::io::stdout()),
+    );
     stdio::serve(server, stdin, stdout, std::io::stderr(), max_line, recorder)?;
     Ok(())
 }
