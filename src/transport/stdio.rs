@@ -83,7 +83,7 @@ fn serve_on(
     let mut framer = line::Framer::new(max_line);
     // What one read may bring in: small at first (a sequential client's line is a few
     // hundred bytes, and a zeroed 64 KiB buffer cost a server's first answer 25,000
-    // instructions and 16 page faults), doubled each time a read fills it, up to
+    // instructions and 7 page faults), doubled each time a read fills it, up to
     // `MAX_CHUNK` for a client that pipelines.
     let mut chunk = vec![0u8; MIN_CHUNK];
     // Answers to the lines already read, not yet written: every line one `read`
