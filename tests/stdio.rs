@@ -237,3 +237,34 @@ fn answers_to_pipelined_lines_leave_in_one_write() {
     );
     assert_eq!(writes[0]["text"].as_str().unwrap().matches('\n').count(), 8);
 }
+
+/// A client that sends far more than the first read buffer holds (4 KiB) at once:
+/// the buffer grows (a read brings in more than 4 KiB), no line is lost or split
+/// across two reads wrongly, and every answer comes back in order.
+#[test]
+fn a_burst_larger_than_the_first_read_buffer_is_read_whole() {
+    let record = common::scratch("stdio", "burst").join("server.jsonl");
+    let input: String = (1..=2000)
+        .map(|id| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n"))
+        .collect();
+    assert!(input.len() > 64 * 1024);
+    let (lines, stderr, status) = serve(&["--record", record.to_str().unwrap()], &input);
+    assert!(status.success(), "{stderr}");
+    let ids: Vec<u64> = lines
+        .iter()
+        .map(|l| parse(l)["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, (1..=2000).collect::<Vec<u64>>());
+    let text = std::fs::read_to_string(&record).unwrap();
+    let reads: Vec<usize> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["dir"] == "c2s")
+        .filter_map(|e| e["text"].as_str().map(str::len))
+        .collect();
+    assert_eq!(reads.iter().sum::<usize>(), input.len(), "{reads:?}");
+    assert!(
+        reads.iter().any(|&n| n > 4096),
+        "the buffer never grew: {reads:?}"
+    );
+}
