@@ -132,7 +132,8 @@
 //!         "required": ["text"]
 //!     }),
 //!     // Err(...) becomes a result with isError: true, as MCP wants tool errors.
-//!     handler: Handler::Text(|args| match args.get("text").and_then(Value::as_str) {
+//!     // `args.get` reads the argument where it lies in the request's bytes.
+//!     handler: Handler::Text(|args| match args.get("text").and_then(|t| t.as_str()) {
 //!         Some(text) => Ok(text.to_uppercase()),
 //!         None => Err("missing the string argument \"text\"".into()),
 //!     }),

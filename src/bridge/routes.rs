@@ -99,7 +99,7 @@ impl Routes {
         }
         let progress_token = request
             .params
-            .as_ref()
+            .as_deref()
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get("progressToken"))
             .cloned();

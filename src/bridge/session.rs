@@ -74,7 +74,7 @@ impl Forwarding {
                     // client's notification as it was sent; the transport stops the
                     // stream without a response.
                     "notifications/cancelled" => {
-                        if let Reply::Cancel(id) = crate::protocol::cancelled(n.params.as_ref()) {
+                        if let Reply::Cancel(id) = crate::protocol::cancelled(n.params.as_deref()) {
                             linked.routes().forget(&id);
                             linked.child.send(n.to_bytes());
                             return Reply::Cancel(id);

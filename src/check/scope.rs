@@ -170,11 +170,11 @@ impl Scope {
         let modern = classify::of_message(&message).era == Some("modern");
         match message {
             Message::Request(r) => {
-                let params = r.params.as_ref();
+                let params = r.params.as_deref();
                 self.request(from, &r.id.to_value(), &r.method, params, modern, at, out)
             }
             Message::Notification(n) => {
-                self.notification(from, &n.method, n.params.as_ref(), at, out)
+                self.notification(from, &n.method, n.params.as_deref(), at, out)
             }
             Message::Response(r) => {
                 let Some(id) = r.id else {

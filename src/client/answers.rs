@@ -209,7 +209,7 @@ impl Answers {
 
     /// The response to a server's request.
     pub fn respond(&self, request: &Request) -> Response {
-        match self.result(&request.method, request.params.as_ref()) {
+        match self.result(&request.method, request.params.as_deref()) {
             Ok(result) => Response::success(request.id.clone(), result),
             Err(error) => Response::error(Some(request.id.clone()), error),
         }

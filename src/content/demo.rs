@@ -1,9 +1,8 @@
 //! The three demo tools of the original project: `get_current_time`, `echo`, `add`.
 
 use crate::clock;
-use crate::jsonrpc::object_member;
 use crate::protocol::tools::{Arguments, Handler, Tool, ToolResult, ToolSet};
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// The default tool set of `mcp-raw serve`.
 pub fn tool_set() -> ToolSet {
@@ -31,12 +30,15 @@ pub fn echo() -> Tool {
             "properties": { "message": { "type": "string", "description": "Text to echo back" } },
             "required": ["message"]
         }),
-        handler: Handler::Text(|args| match object_member(args, "message") {
-            Some(Value::String(s)) => Ok(s.clone()),
-            Some(other) => Err(format!(
-                "argument \"message\" must be a string, got {}",
-                crate::jsonrpc::kind(other)
-            )),
+        // Read where it lies in the request: no map of the arguments is built.
+        handler: Handler::Text(|args| match args.get("message") {
+            Some(found) => match found.as_str() {
+                Some(message) => Ok(message.into_owned()),
+                None => Err(format!(
+                    "argument \"message\" must be a string, got {}",
+                    found.kind()
+                )),
+            },
             None => Err("missing required argument \"message\"".to_owned()),
         }),
         requires: &[],
@@ -61,7 +63,7 @@ pub fn add() -> Tool {
     }
 }
 
-fn add_handler(args: &Arguments) -> ToolResult {
+fn add_handler(args: &Arguments<'_>) -> ToolResult {
     let a = number(args, "a")?;
     let b = number(args, "b")?;
     let sum = a + b;
@@ -73,15 +75,14 @@ fn add_handler(args: &Arguments) -> ToolResult {
     })
 }
 
-fn number(args: &Arguments, name: &str) -> Result<f64, String> {
-    match object_member(args, name) {
-        Some(Value::Number(n)) => n
-            .as_f64()
-            .ok_or_else(|| format!("argument \"{name}\" is not a finite number")),
-        Some(other) => Err(format!(
-            "argument \"{name}\" must be a number, got {} ({other})",
-            crate::jsonrpc::kind(other)
-        )),
+fn number(args: &Arguments<'_>, name: &str) -> Result<f64, String> {
+    match args.get(name) {
+        Some(found) => found.as_f64().ok_or_else(|| {
+            format!(
+                "argument \"{name}\" must be a number, got {} ({found})",
+                found.kind()
+            )
+        }),
         None => Err(format!("missing required argument \"{name}\"")),
     }
 }
@@ -90,11 +91,11 @@ fn number(args: &Arguments, name: &str) -> Result<f64, String> {
 mod tests {
     use super::*;
 
-    fn args(v: Value) -> Arguments {
-        v.as_object().cloned().unwrap()
+    fn args(v: serde_json::Value) -> Arguments<'static> {
+        Arguments::from(v.as_object().cloned().unwrap())
     }
 
-    fn text(tool: Tool) -> fn(&Arguments) -> ToolResult {
+    fn text(tool: Tool) -> fn(&Arguments<'_>) -> ToolResult {
         match tool.handler {
             Handler::Text(f) => f,
             _ => panic!("not a text tool"),

@@ -12,10 +12,16 @@
 //! a JSON-RPC 2.0 message). Rules: JSON-RPC 2.0 §4–§5 and MCP 2025-11-25
 //! `basic/index` ("Messages": ids are strings or integers, never `null`).
 
+mod check;
+mod params;
 mod payload;
+mod raw;
 mod read;
 
+pub use check::is_json;
+pub use params::{Field, Params};
 pub use payload::{Payload, Rendered};
+pub use raw::{Doc, Raw};
 
 use read::{Members, Version};
 use serde::Serialize;
@@ -109,8 +115,9 @@ pub struct Request {
     /// What to do (`tools/call`, `initialize`, …).
     pub method: String,
     /// `None` when the member is absent; otherwise always a JSON object: [`classify`]
-    /// refuses `null`, arrays and scalars before any handler runs.
-    pub params: Option<Value>,
+    /// refuses `null`, arrays and scalars before any handler runs. Read from a
+    /// frame, it is the object's text until a handler wants a `Value` ([`Params`]).
+    pub params: Option<Params>,
 }
 
 /// A notification: no `id`, so nobody waits and nothing is ever sent back.
@@ -119,7 +126,7 @@ pub struct Notification {
     /// What happened (`notifications/initialized`, …).
     pub method: String,
     /// As for [`Request::params`]: absent, or an object.
-    pub params: Option<Value>,
+    pub params: Option<Params>,
 }
 
 impl Request {
@@ -128,13 +135,13 @@ impl Request {
         Request {
             id: id.into(),
             method: method.into(),
-            params,
+            params: params.map(Params::Value),
         }
     }
 
     /// The request as JSON, members in wire order: `jsonrpc`, `id`, `method`, `params`.
     pub fn to_value(&self) -> Value {
-        call_value(Some(&self.id), &self.method, self.params.as_ref())
+        call_value(Some(&self.id), &self.method, self.params.as_deref())
     }
 
     /// The exact bytes: one compact JSON object, no newline.
@@ -148,13 +155,13 @@ impl Notification {
     pub fn new(method: impl Into<String>, params: Option<Value>) -> Self {
         Notification {
             method: method.into(),
-            params,
+            params: params.map(Params::Value),
         }
     }
 
     /// The notification as JSON, members in wire order: `jsonrpc`, `method`, `params`.
     pub fn to_value(&self) -> Value {
-        call_value(None, &self.method, self.params.as_ref())
+        call_value(None, &self.method, self.params.as_deref())
     }
 
     /// The exact bytes: one compact JSON object, no newline.
@@ -437,6 +444,7 @@ fn classify_members<M>(m: Members<M>) -> Result<Message, Response> {
         if let Some(p) = &params
             && !p.is_object()
         {
+            let p: &Value = p;
             let shown = truncated(p);
             return Err(invalid(
                 id,
@@ -606,9 +614,13 @@ mod tests {
                     let mut want_meta = None;
                     if let Message::Request(Request { params, .. })
                     | Message::Notification(Notification { params, .. }) = &mut want
-                        && let Some(Value::Object(p)) = params
+                        && let Some(p) = params.take()
                     {
-                        want_meta = p.shift_remove("_meta");
+                        let mut p = p.into_value();
+                        if let Value::Object(m) = &mut p {
+                            want_meta = m.shift_remove("_meta");
+                        }
+                        *params = Some(p.into());
                     }
                     assert_eq!(lifted, want, "{shown}");
                     if !matches!(plain, Message::Response(_)) {
@@ -640,7 +652,7 @@ mod tests {
             Message::Request(Request {
                 id: 1.into(),
                 method: "tools/list".into(),
-                params: Some(json!({}))
+                params: Some(json!({}).into())
             })
         );
     }

@@ -6,6 +6,9 @@
 //! The JSON grammar is serde_json's either way: the same bytes are accepted and refused,
 //! with the same `-32700` wording, whether they are read here or into a `Value`.
 
+use super::check::Node;
+use super::params::Params;
+use super::raw::Raw;
 use serde::Deserialize;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor,
@@ -26,7 +29,7 @@ pub struct Members<M = Value> {
     /// A request's or notification's method name.
     pub method: Option<Value>,
     /// A request's or notification's parameters.
-    pub params: Option<Value>,
+    pub params: Option<Params>,
     /// A success response's result.
     pub result: Option<Value>,
     /// An error response's error object.
@@ -57,7 +60,7 @@ impl Members {
             jsonrpc: obj.remove("jsonrpc").map(Version::from),
             id: obj.remove("id"),
             method: obj.remove("method"),
-            params: obj.remove("params"),
+            params: obj.remove("params").map(Params::Value),
             result: obj.remove("result"),
             error: obj.remove("error"),
             meta: None,
@@ -157,9 +160,87 @@ pub fn top_with<M: DeserializeOwned>(
     // A frame that is not UTF-8 is read from its bytes, so it gets the error and
     // position serde_json gives it (RFC 8259 §8.1: JSON text is UTF-8).
     match std::str::from_utf8(bytes) {
-        Ok(text) => read_all(serde_json::Deserializer::from_str(text), visitor),
+        // JSON as serde_json would read it: read where it lies. A `_meta` its type
+        // refuses is left to the slow read below, which words that error.
+        Ok(text) => {
+            let read = TAPE.with(|cell| {
+                let mut tape = cell.take();
+                let top = super::check::scan(text, &mut tape)
+                    .then(|| in_place(Raw::top(text, &tape), lift))
+                    .flatten();
+                // A tape grown by one huge frame is not kept for every later one.
+                if tape.capacity() <= KEPT_TAPE {
+                    cell.set(tape);
+                }
+                top
+            });
+            match read {
+                Some(top) => Ok(top),
+                None => read_all(serde_json::Deserializer::from_str(text), visitor),
+            }
+        }
         Err(_) => read_all(serde_json::Deserializer::from_slice(bytes), visitor),
     }
+}
+
+thread_local! {
+    /// The tape of the frame being read ([`super::check::scan`]), kept between
+    /// frames so that reading one allocates no tape.
+    static TAPE: std::cell::Cell<Vec<Node>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The most tape nodes kept between frames (64 K nodes, 768 KiB).
+const KEPT_TAPE: usize = 1 << 16;
+
+/// The top level of a frame that passed the check, read where it lies: the six
+/// members found by hopping along the tape; `params`, when an object, kept as its
+/// text and tape ([`Params::sent`]), so no map is built for it; `None` when `_meta`
+/// does not read as an `M` (the slow read then words the error).
+fn in_place<M: DeserializeOwned>(top: Raw<'_>, lift: bool) -> Option<Top<M>> {
+    match top.text().as_bytes().first() {
+        Some(b'{') => {}
+        Some(b'[') => {
+            // A batch: its items as values (legacy revisions only; not a hot path).
+            return match top.to_value() {
+                Value::Array(items) => Some(Top::Array(items)),
+                _ => None,
+            };
+        }
+        _ => return Some(Top::Scalar(top.to_value())),
+    }
+    let mut m = Members::default();
+    for (name, value) in top.members() {
+        let slot = match &*name.as_str() {
+            "jsonrpc" => {
+                m.jsonrpc = Some(match value.text() {
+                    "\"2.0\"" => Version::Two,
+                    _ => Version::from(value.to_value()),
+                });
+                continue;
+            }
+            "id" => &mut m.id,
+            "method" => &mut m.method,
+            "params" if value.is_object() => {
+                let meta = if lift { value.get("_meta") } else { None };
+                m.meta = match meta {
+                    Some(meta) => Some(serde_json::from_str::<M>(meta.text()).ok()?),
+                    None => None,
+                };
+                m.params = Some(Params::sent(value, lift));
+                continue;
+            }
+            "params" => {
+                m.meta = None;
+                m.params = Some(Params::Value(value.to_value()));
+                continue;
+            }
+            "result" => &mut m.result,
+            "error" => &mut m.error,
+            _ => continue,
+        };
+        *slot = Some(value.to_value());
+    }
+    Some(Top::Object(m))
 }
 
 /// Reads the one value of a frame, then insists nothing but whitespace follows.
@@ -198,11 +279,14 @@ impl<'de, M: DeserializeOwned> Visitor<'de> for TopVisitor<M> {
                 Name::Params if self.lift => {
                     // A `params` named twice keeps its last value, `_meta` included.
                     let lifted = map.next_value_seed(Lift::<M>(PhantomData))?;
-                    m.params = Some(lifted.0);
+                    m.params = Some(Params::Value(lifted.0));
                     m.meta = lifted.1;
                     continue;
                 }
-                Name::Params => &mut m.params,
+                Name::Params => {
+                    m.params = Some(Params::Value(map.next_value()?));
+                    continue;
+                }
                 Name::Result => &mut m.result,
                 Name::Error => &mut m.error,
                 // Read as a value, not skipped: serde_json checks a skipped string's

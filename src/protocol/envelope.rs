@@ -21,8 +21,8 @@ impl<'a> Envelope<'a> {
     /// A message with the transport facts it arrived with; `_meta` read once.
     pub fn new(message: Message, facts: Facts<'a>) -> Self {
         let params = match &message {
-            Message::Request(r) => r.params.as_ref(),
-            Message::Notification(n) => n.params.as_ref(),
+            Message::Request(r) => r.params.as_deref(),
+            Message::Notification(n) => n.params.as_deref(),
             Message::Response(_) => None,
         };
         let meta = Meta::read(params);

@@ -12,9 +12,13 @@ impl Session {
     /// Serves one request of this session.
     pub(super) fn legacy_request(&mut self, request: Request, meta: &Meta) -> Reply {
         let Request { id, method, params } = request;
-        let params = params.as_ref();
+        // Built into a `Value` only by the methods below that want one: `tools/call`
+        // reads its two members where they lie.
+        let sent = params.as_ref();
+        let params = || sent.map(|p| &**p);
         let outcome = match (method.as_str(), self.phase) {
             ("initialize", _) => {
+                let params = params();
                 let result = lifecycle::initialize(&self.server, &mut self.phase, params);
                 if result.is_ok() {
                     self.client_capabilities = std::sync::Arc::new(
@@ -31,16 +35,16 @@ impl Session {
                 Err(lifecycle::not_initialized(&method, self.phase))
             }
             ("logging/setLevel", _) if self.server.features.logging => {
-                set_level(&mut self.log_level, params).map(Payload::from)
+                set_level(&mut self.log_level, params()).map(Payload::from)
             }
             ("resources/subscribe", _) if self.server.features.list_changed => {
                 // The field itself, not `legacy_parts()`: `self.server` is borrowed beside it.
                 let parts = self.legacy.get_or_insert_with(Default::default);
-                resources::subscribe(&self.server.resources, &parts.filter, params)
+                resources::subscribe(&self.server.resources, &parts.filter, params())
                     .map(Payload::from)
             }
             ("resources/unsubscribe", _) if self.server.features.list_changed => {
-                resources::unsubscribe(&self.legacy_parts().filter, params).map(Payload::from)
+                resources::unsubscribe(&self.legacy_parts().filter, params()).map(Payload::from)
             }
             (other, _) => {
                 let env = Env {
@@ -54,7 +58,7 @@ impl Session {
                     // "Backward Compatibility").
                     tasks: None,
                 };
-                match methods::shared(&self.server, other, params, env) {
+                match methods::shared(&self.server, other, sent, env) {
                     Some(Outcome::Now(result)) => result,
                     Some(Outcome::Later(future, outbox)) => {
                         return methods::later(&method, Pending::new(id, outbox, future));

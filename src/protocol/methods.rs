@@ -4,33 +4,30 @@
 
 use super::context::{Env, Outcome, Pending, Reply};
 use super::{Server, completion, prompts, resources, tools};
-use crate::jsonrpc::Response;
+use crate::jsonrpc::{Params, Response};
 
 /// Serves a method both eras have; `None` when the method is not one of them (or
 /// this server does not offer that feature).
-pub fn shared(
-    server: &Server,
-    method: &str,
-    params: Option<&serde_json::Value>,
-    env: Env,
-) -> Option<Outcome> {
+pub fn shared(server: &Server, method: &str, sent: Option<&Params>, env: Env) -> Option<Outcome> {
+    // `tools/call` reads `params` where it lies; the others want a `Value`.
+    let params = || sent.map(|p| &**p);
     let res = &server.resources;
     let has_resources = !res.is_empty();
     let has_prompts = !server.prompts.is_empty();
     Some(match method {
         "tools/list" => Outcome::Now(Ok(tools::list(&server.tools).into())),
-        "tools/call" => tools::call(&server.tools, params, env),
+        "tools/call" => tools::call(&server.tools, sent, env),
         "resources/list" if has_resources => Outcome::value(Ok(resources::list(res))),
         "resources/templates/list" if has_resources => {
             Outcome::value(Ok(resources::templates(res)))
         }
         "resources/read" if has_resources => {
-            Outcome::value(resources::read(res, params, env.modern))
+            Outcome::value(resources::read(res, params(), env.modern))
         }
         "prompts/list" if has_prompts => Outcome::value(Ok(prompts::list(&server.prompts))),
-        "prompts/get" if has_prompts => prompts::get(&server.prompts, params, env),
+        "prompts/get" if has_prompts => prompts::get(&server.prompts, params(), env),
         "completion/complete" if has_prompts || has_resources => {
-            Outcome::value(completion::complete(&server.prompts, res, params))
+            Outcome::value(completion::complete(&server.prompts, res, params()))
         }
         _ => return None,
     })

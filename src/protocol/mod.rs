@@ -375,7 +375,7 @@ impl Session {
                     self.listen_when_ready();
                     Reply::None
                 }
-                "notifications/cancelled" => cancelled(n.params.as_ref()),
+                "notifications/cancelled" => cancelled(n.params.as_deref()),
                 _ => Reply::None,
             },
             Message::Response(response) => {

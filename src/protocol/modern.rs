@@ -8,7 +8,7 @@ use super::context::{Out, Pending, Reply, now_or_later};
 use super::context::{Env, Outcome};
 use super::subscriptions::{Filter, SUBSCRIPTION_ID};
 use super::{Server, capabilities, meta, methods, tasks};
-use crate::jsonrpc::{ErrorObject, Payload, Request, RequestId, Response};
+use crate::jsonrpc::{ErrorObject, Params, Payload, Request, RequestId, Response};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
@@ -18,14 +18,14 @@ pub fn handle(server: &Arc<Server>, request: Request, meta: &meta::Meta) -> Repl
     let Request { id, method, params } = request;
     let params = params.as_ref();
     let request_meta = if method == "initialize" && !meta.modern {
-        Err(initialize_refused(params))
+        Err(initialize_refused(params.map(|p| &**p)))
     } else {
         meta.judge()
     };
     let outcome = match request_meta {
         Err(e) => Err(e),
         Ok(request_meta) if method == "subscriptions/listen" && server.features.list_changed => {
-            return listen(server, id, params, &request_meta);
+            return listen(server, id, params.map(|p| &**p), &request_meta);
         }
         Ok(request_meta) => match dispatch(server, &method, params, &request_meta, meta) {
             Outcome::Now(result) => result,
@@ -57,7 +57,7 @@ pub fn handle(server: &Arc<Server>, request: Request, meta: &meta::Meta) -> Repl
 fn dispatch(
     server: &Server,
     method: &str,
-    params: Option<&Value>,
+    params: Option<&Params>,
     request_meta: &meta::RequestMeta,
     meta: &meta::Meta,
 ) -> Outcome {
@@ -77,7 +77,7 @@ fn dispatch(
         let (store, method, params, declared) = (
             server.tasks.clone(),
             method.to_owned(),
-            params.cloned(),
+            params.map(|p| Value::clone(p)),
             capabilities.clone(),
         );
         let served = async move { tasks::serve(&store, &method, params.as_ref(), &declared).await };

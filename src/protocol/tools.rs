@@ -8,13 +8,95 @@
 use super::capabilities::{declares, missing_capabilities};
 pub use super::context::Call;
 use super::context::{BoxFuture, Env, Outcome};
-use crate::jsonrpc::{ErrorObject, Rendered};
+use crate::jsonrpc::{ErrorObject, Field, Params, Raw, Rendered, object_member};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
+use std::sync::OnceLock;
 
-/// What a tool handler receives: the `params.arguments` object of `tools/call`
-/// (an empty object when the client sent none).
-pub type Arguments = Map<String, Value>;
+/// What a tool handler receives: the `params.arguments` object of `tools/call` (an
+/// empty object when the client sent none, or `null`). [`Arguments::get`] reads one
+/// argument where it lies in the request's bytes and builds nothing; the whole map
+/// (`Deref`) is built on first use.
+pub struct Arguments<'a> {
+    /// Where the arguments are.
+    source: Source<'a>,
+    /// The map, once built (from [`Source::Sent`]), or given ([`Source::Built`]).
+    built: OnceLock<Map<String, Value>>,
+}
+
+/// Where a call's arguments are.
+enum Source<'a> {
+    /// In a `params` value.
+    Value(&'a Map<String, Value>),
+    /// As sent: the object's text.
+    Sent(Raw<'a>),
+    /// In `built` (given whole, or none sent).
+    Built,
+}
+
+impl<'a> Arguments<'a> {
+    /// No arguments.
+    pub fn new() -> Arguments<'static> {
+        Arguments::from(Map::new())
+    }
+
+    /// The arguments a `params.arguments` object holds (an object: see
+    /// [`super::params::sent_object`]).
+    fn of(field: Field<'a>) -> Arguments<'a> {
+        let source = match field {
+            Field::Value(Value::Object(m)) => Source::Value(m),
+            Field::Sent(raw) => Source::Sent(raw),
+            Field::Value(_) => Source::Built,
+        };
+        Arguments {
+            source,
+            built: OnceLock::new(),
+        }
+    }
+
+    /// The argument `name`, read without building the others.
+    pub fn get(&self, name: &str) -> Option<Field<'_>> {
+        match &self.source {
+            Source::Value(m) => object_member(m, name).map(Field::Value),
+            Source::Sent(raw) => raw.get(name).map(Field::Sent),
+            Source::Built => self
+                .built
+                .get()
+                .and_then(|m| object_member(m, name))
+                .map(Field::Value),
+        }
+    }
+}
+
+impl Default for Arguments<'static> {
+    fn default() -> Self {
+        Arguments::new()
+    }
+}
+
+impl From<Map<String, Value>> for Arguments<'static> {
+    fn from(map: Map<String, Value>) -> Self {
+        Arguments {
+            source: Source::Built,
+            built: OnceLock::from(map),
+        }
+    }
+}
+
+impl std::ops::Deref for Arguments<'_> {
+    type Target = Map<String, Value>;
+
+    fn deref(&self) -> &Map<String, Value> {
+        match &self.source {
+            Source::Value(m) => m,
+            Source::Sent(raw) => self.built.get_or_init(|| match raw.to_value() {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            }),
+            Source::Built => self.built.get_or_init(Map::new),
+        }
+    }
+}
 
 /// A tool's outcome. `Err` is not a protocol error: it becomes a result with
 /// `isError: true`, so the model sees what went wrong (MCP 2025-11-25
@@ -39,9 +121,9 @@ pub struct Tool {
 /// The three shapes a tool's code can take.
 pub enum Handler {
     /// Text at once; `Err(message)` becomes an `isError` result.
-    Text(fn(&Arguments) -> ToolResult),
+    Text(fn(&Arguments<'_>) -> ToolResult),
     /// A whole `CallToolResult` at once (any content types, its own `isError`).
-    Content(fn(&Arguments) -> Value),
+    Content(fn(&Arguments<'_>) -> Value),
     /// A result that takes time: it may report progress, log, or ask the client on
     /// the way. In the modern era it may also answer an `InputRequiredResult`.
     Async(fn(Call) -> BoxFuture<Result<Value, ErrorObject>>),
@@ -109,7 +191,7 @@ pub fn list(tools: &ToolSet) -> Rendered {
 
 /// `tools/call` with `{"name": ..., "arguments": {...}}`. Protocol problems (no such
 /// tool, malformed params) are `-32602` errors; the tool's own failure is a result.
-pub fn call(tools: &ToolSet, params: Option<&Value>, env: Env) -> Outcome {
+pub fn call(tools: &ToolSet, params: Option<&Params>, env: Env) -> Outcome {
     let (tool, arguments) = match find(tools, params) {
         Ok(found) => found,
         Err(e) => return Outcome::Now(Err(e)),
@@ -128,16 +210,16 @@ pub fn call(tools: &ToolSet, params: Option<&Value>, env: Env) -> Outcome {
         )));
     }
     match tool.handler {
-        Handler::Text(f) => Outcome::Now(Ok(match f(arguments) {
+        Handler::Text(f) => Outcome::Now(Ok(match f(&arguments) {
             Ok(text) => text_result(&text, false),
             // A tool's own failure is a result, not a JSON-RPC error (2025-11-25
             // `server/tools` "Error Handling": `isError: true`), so the model sees it.
             Err(message) => text_result(&message, true),
         }
         .into())),
-        Handler::Content(f) => Outcome::value(Ok(f(arguments))),
+        Handler::Content(f) => Outcome::value(Ok(f(&arguments))),
         Handler::Async(f) => {
-            let (call, outbox) = env.call(params, arguments.clone());
+            let (call, outbox) = env.call(params.map(|p| &**p), Map::clone(&arguments));
             Outcome::Later(f(call), outbox)
         }
     }
@@ -168,23 +250,24 @@ fn text_result(text: &str, is_error: bool) -> Rendered {
     }
 }
 
-/// The tool named by `params.name` and its `arguments` (absent or `null`: `{}`).
+/// The tool named by `params.name` and its `arguments` (absent or `null`: `{}`),
+/// both read where they lie.
 fn find<'a>(
     tools: &'a ToolSet,
-    params: Option<&'a Value>,
-) -> Result<(&'a Tool, &'a Arguments), ErrorObject> {
-    static EMPTY: std::sync::OnceLock<Arguments> = std::sync::OnceLock::new();
-    let name = super::params::string("tools/call", params, "name")?;
-    let tool = tools.get(name).ok_or_else(|| {
+    params: Option<&'a Params>,
+) -> Result<(&'a Tool, Arguments<'a>), ErrorObject> {
+    let name = super::params::sent_string("tools/call", params, "name")?;
+    let tool = tools.get(&name).ok_or_else(|| {
         let known: Vec<_> = tools.names().collect();
         ErrorObject::invalid_params(format!(
             "Unknown tool: {name} (this server has: {})",
             known.join(", ")
         ))
     })?;
-    let arguments = super::params::object("tools/call", params, "arguments")?;
-    Ok((
-        tool,
-        arguments.unwrap_or_else(|| EMPTY.get_or_init(Arguments::new)),
-    ))
+    let arguments = super::params::sent_object("tools/call", params, "arguments")?;
+    let arguments = match arguments {
+        Some(field) => Arguments::of(field),
+        None => Arguments::new(),
+    };
+    Ok((tool, arguments))
 }

@@ -1,6 +1,7 @@
 //! Transports move bytes in and out of the protocol core; they hold no protocol logic.
 
 pub mod http;
+pub mod log;
 pub mod stdio;
 
 /// Writes a one-line summary of an incoming message into the server's stderr log:

@@ -10,6 +10,7 @@
 //! messages and response are written through the same locked stdout, one whole line
 //! per write.
 
+use super::log::Log;
 use crate::jsonrpc::{self, RequestId, Response};
 use crate::protocol::context::{Pending, Reply};
 use crate::protocol::{Facts, Incoming, Server, Session};
@@ -36,7 +37,7 @@ pub fn serve(
     server: Arc<Server>,
     input: impl Read,
     output: impl Write + Send + 'static,
-    log: impl Write,
+    log: impl Write + Send + 'static,
     max_line: usize,
     recorder: Option<Recorder>,
 ) -> io::Result<()> {
@@ -66,13 +67,14 @@ fn serve_on(
     server: Arc<Server>,
     mut input: impl Read,
     output: impl Write + Send + 'static,
-    log: impl Write,
+    log: impl Write + Send + 'static,
     max_line: usize,
 ) -> io::Result<()> {
     let out: Out = Arc::new(Mutex::new(Box::new(output)));
-    // The log is written after the answers: lines gathered while there is input to
-    // handle, one write when the answers are out and the loop is about to wait.
-    let mut log = io::BufWriter::new(log);
+    // The log is handed over after the answers: lines gathered while there is input
+    // to handle, handed to the log's writer when the answers are out and the loop is
+    // about to wait; the writer, not the loop, writes them to stderr ([`Log`]).
+    let mut log = Log::new(log);
     let mut session = Session::new(server);
     // Legacy list changes and resource updates are written to stdout as they happen.
     let push_out = out.clone();

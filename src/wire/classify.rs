@@ -121,12 +121,12 @@ pub fn of_message(message: &Message) -> Class {
         Message::Request(r) => Class {
             method: Some(r.method.clone()),
             id: Some(r.id.to_value()),
-            era: request_era(&r.method, r.params.as_ref()),
+            era: request_era(&r.method, r.params.as_deref()),
             ..Class::new("request")
         },
         Message::Notification(n) => Class {
             method: Some(n.method.clone()),
-            era: request_era(&n.method, n.params.as_ref()),
+            era: request_era(&n.method, n.params.as_deref()),
             ..Class::new("notification")
         },
         Message::Response(r) => match &r.outcome {

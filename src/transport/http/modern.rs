@@ -96,6 +96,7 @@ fn check_headers(
     request: &Request,
     meta: &meta::Meta,
 ) -> Result<(), ErrorObject> {
+    // Read where it lies: `name` and `arguments` are found without building `params`.
     let params = request.params.as_ref();
     if request.method == "initialize" && !meta.modern {
         return Ok(());
@@ -123,7 +124,10 @@ fn check_headers(
         }
         Some(_) => {}
     }
-    if let Some(Some(body)) = mirror::name_source(&request.method, params) {
+    let body = mirror::name_field(&request.method)
+        .and_then(|field| params.and_then(|p| p.get(field)))
+        .and_then(|field| field.as_str());
+    if let Some(body) = body {
         let raw = header(headers, &names::NAME)?.ok_or_else(|| {
             mismatch(format!(
                 "the Mcp-Name header is required for {}",
@@ -137,10 +141,12 @@ fn check_headers(
             )));
         }
         // "Custom Headers from Tool Parameters": the tool's annotated arguments.
-        if let Some(annotated) = app.param_headers.get(body) {
+        if let Some(annotated) = app.param_headers.get(&*body) {
             let arguments = params
                 .and_then(|p| p.get("arguments"))
-                .unwrap_or(&serde_json::Value::Null);
+                .map(|a| a.to_value())
+                .unwrap_or(std::borrow::Cow::Owned(serde_json::Value::Null));
+            let arguments = &*arguments;
             for p in annotated {
                 header(headers, &format!("{}{}", mirror::PARAM_PREFIX, p.name))?;
             }

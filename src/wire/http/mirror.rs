@@ -24,13 +24,18 @@ const SENTINEL_END: &str = "?=";
 /// `tasks/update` and `tasks/cancel` (SEP-2663 "Routing Headers": so a load balancer
 /// can send every poll to the instance holding the task); no header for other methods.
 pub fn name_source<'a>(method: &str, params: Option<&'a Value>) -> Option<Option<&'a str>> {
-    let field = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
-        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
-        _ => return None,
-    };
+    let field = name_field(method)?;
     Some(params.and_then(|p| p.get(field)).and_then(Value::as_str))
+}
+
+/// The member of `params` that `Mcp-Name` mirrors for `method` ([`name_source`]).
+pub fn name_field(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+        _ => None,
+    }
 }
 
 /// Does `MCP-Protocol-Version` name one of `versions`?
