@@ -37,14 +37,14 @@ pub fn to_json(m: &Message) -> Value {
         Message::Request(r) => {
             let mut v = json!({"jsonrpc": "2.0", "id": r.id, "method": r.method});
             if let Some(p) = &r.params {
-                v["params"] = p.clone();
+                v["params"] = Value::clone(p);
             }
             v
         }
         Message::Notification(n) => {
             let mut v = json!({"jsonrpc": "2.0", "method": n.method});
             if let Some(p) = &n.params {
-                v["params"] = p.clone();
+                v["params"] = Value::clone(p);
             }
             v
         }
@@ -59,10 +59,10 @@ pub fn check_message(m: &Message) {
         Message::Request(r) => {
             let id = serde_json::to_value(&r.id).unwrap();
             assert!(id.is_string() || id.is_i64() || id.is_u64(), "id {id}");
-            assert!(r.params.as_ref().is_none_or(Value::is_object));
+            assert!(r.params.as_deref().is_none_or(Value::is_object));
         }
         Message::Notification(n) => {
-            assert!(n.params.as_ref().is_none_or(Value::is_object));
+            assert!(n.params.as_deref().is_none_or(Value::is_object));
         }
         // An error response without an `id` member is accepted and goes out as
         // `"id": null`, which parses back too (fuzz/regressions/jsonrpc-error-without-id).

@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 CARGO_FUZZ_VERSION=0.13.2
-TARGETS=(jsonrpc stdio_line sse http_request core_sequence wire_decode)
+TARGETS=(jsonrpc json_check stdio_line sse http_request core_sequence wire_decode)
 
 seconds=${FUZZ_SECONDS:-30}
 if ! [[ $seconds =~ ^[0-9]+$ ]] || ((seconds < 1 || seconds > 60)); then

@@ -23,9 +23,13 @@ fuzz_target!(|data: &[u8]| {
             let mut want_meta = None;
             if let Message::Request(Request { params, .. })
             | Message::Notification(Notification { params, .. }) = &mut want
-                && let Some(Value::Object(p)) = params
+                && let Some(p) = params.take()
             {
-                want_meta = p.shift_remove("_meta");
+                let mut p = p.into_value();
+                if let Value::Object(m) = &mut p {
+                    want_meta = m.shift_remove("_meta");
+                }
+                *params = Some(p.into());
             }
             assert_eq!(lifted, want);
             if !matches!(plain, Message::Response(_)) {

@@ -131,13 +131,13 @@ pub enum Field<'a> {
     Sent(Raw<'a>),
 }
 
-/// The field's JSON: compact for a value, as sent for text (for error messages
-/// that quote it).
+/// The field's compact JSON, whichever way it was read (for error messages that
+/// quote it: the same message gets the same answer read either way).
 impl std::fmt::Display for Field<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Field::Value(v) => std::fmt::Display::fmt(v, f),
-            Field::Sent(r) => f.write_str(r.text()),
+            Field::Sent(r) => std::fmt::Display::fmt(&r.to_value(), f),
         }
     }
 }

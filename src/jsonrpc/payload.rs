@@ -87,9 +87,44 @@ pub struct Rendered {
     /// The members as written: `"name":value` joined by commas, without the braces.
     members: Vec<u8>,
     /// Each member's name, in order.
-    names: Vec<&'static str>,
+    names: Names,
     /// The object as a value, parsed from `members` the first time a reader asks.
     value: OnceLock<Value>,
+}
+
+/// Member names in order: the first [`INLINE_NAMES`] kept inline (a tool's result
+/// has one or two), so a result costs no allocation for them.
+#[derive(Debug, Clone, Default)]
+struct Names {
+    /// The first names.
+    inline: [&'static str; INLINE_NAMES],
+    /// How many of `inline` are used.
+    len: usize,
+    /// Names past the first [`INLINE_NAMES`].
+    more: Vec<&'static str>,
+}
+
+/// How many member names a [`Rendered`] keeps without allocating.
+const INLINE_NAMES: usize = 4;
+
+impl Names {
+    fn push(&mut self, name: &'static str) {
+        match self.inline.get_mut(self.len) {
+            Some(slot) => {
+                *slot = name;
+                self.len += 1;
+            }
+            None => self.more.push(name),
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.inline[..self.len].iter().chain(&self.more).copied()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 impl Rendered {
@@ -97,22 +132,37 @@ impl Rendered {
     pub fn with_capacity(bytes: usize) -> Rendered {
         Rendered {
             members: Vec::with_capacity(bytes),
-            names: Vec::with_capacity(2),
+            names: Names::default(),
             value: OnceLock::new(),
         }
     }
 
     /// Appends the member `name`, its value serialized. A name given twice is written
     /// twice, so callers name each member once (as a map would hold it).
-    pub fn member(mut self, name: &'static str, value: &(impl Serialize + ?Sized)) -> Rendered {
+    pub fn member(self, name: &'static str, value: &(impl Serialize + ?Sized)) -> Rendered {
+        // Serializing a value into memory cannot fail (no I/O; the values written
+        // here are strings, booleans and derived structs).
+        self.member_with(name, |out| {
+            let _ = serde_json::to_writer(out, value);
+        })
+    }
+
+    /// Appends the member `name`, its value written by `write`, which must append
+    /// exactly one JSON value (a result built on every call, written as bytes).
+    pub fn member_with(mut self, name: &'static str, write: impl FnOnce(&mut Vec<u8>)) -> Rendered {
         if !self.names.is_empty() {
             self.members.push(b',');
         }
-        // Serializing a name and a value into memory cannot fail (no I/O; the
-        // values written here are strings, booleans and derived structs).
-        let _ = serde_json::to_writer(&mut self.members, name);
-        self.members.push(b':');
-        let _ = serde_json::to_writer(&mut self.members, value);
+        // A name the code chose: written as it is when it needs no escape.
+        if name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+            self.members.push(b'"');
+            self.members.extend_from_slice(name.as_bytes());
+            self.members.extend_from_slice(b"\":");
+        } else {
+            let _ = serde_json::to_writer(&mut self.members, name);
+            self.members.push(b':');
+        }
+        write(&mut self.members);
         self.names.push(name);
         self
     }
@@ -123,8 +173,13 @@ impl Rendered {
     }
 
     /// The members' names, in order.
-    pub fn names(&self) -> &[&'static str] {
-        &self.names
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.names.iter()
+    }
+
+    /// Does this object have a member `name`?
+    pub fn has(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
     }
 
     /// The object as a value.
@@ -183,7 +238,8 @@ mod tests {
         payload.write_to(&mut out).unwrap();
         assert_eq!(out, serde_json::to_vec(&want).unwrap());
         assert_eq!(payload, want);
-        assert_eq!(rendered.names(), ["content", "isError"]);
+        assert_eq!(rendered.names().collect::<Vec<_>>(), ["content", "isError"]);
+        assert!(rendered.has("isError") && !rendered.has("resultType"));
         // Taken once read, or read when taken.
         assert_eq!(payload.into_value(), want);
         assert_eq!(Payload::from(rendered).into_value(), want);

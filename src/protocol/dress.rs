@@ -86,7 +86,7 @@ impl Dress for Modern {
         match result {
             // A rendered object without any member the dressing moves or sets: its
             // bytes go between the dressing's own, as they are.
-            Payload::Rendered(r) if !r.names().iter().any(|n| DRESSED.contains(n)) => {
+            Payload::Rendered(r) if !r.names().any(|n| DRESSED.contains(&n)) => {
                 self.write_rendered(r, out);
                 Ok(())
             }

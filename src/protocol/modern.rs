@@ -113,7 +113,7 @@ fn finish(declared: &Value, result: Result<Payload, ErrorObject>) -> Result<Payl
     // A rendered result names its members: without `resultType` it is complete, and
     // there is nothing to check (nor any reason to read it back into a value).
     if let Payload::Rendered(r) = &result
-        && !r.names().contains(&"resultType")
+        && !r.has("resultType")
     {
         return Ok(result);
     }

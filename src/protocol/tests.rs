@@ -512,3 +512,74 @@ fn a_legacy_only_server_treats_modern_meta_as_legacy() {
             .is_none()
     );
 }
+
+/// `tools/call` reads `params.name` and `params.arguments` where they lie in the
+/// frame. Its answers are byte for byte those to the same message built as a `Value`
+/// (what a batch item, or a message built in code, is): every shape of name and
+/// arguments, good and bad, escapes and repeated members included.
+#[test]
+fn tools_call_answers_the_same_read_in_place_or_from_a_value() {
+    let frames = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ech\u006f","arguments":{"message":"a \"q\" \\ \u00e9 \ud83d\ude00 \n"}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"message":"x","message":"last"},"name":"echo"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":7}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":null}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":[1]}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1.5,"b":-2e1}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":[1, 2],"b":1}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":18446744073709551615,"b":1}}}"#,
+        r#" { "params" : { "_meta" : { "progressToken" : 1 } , "name" : "echo" , "arguments" : { "message" : "spaced" } } , "method" : "tools/call" , "id" : "s" , "jsonrpc" : "2.0" } "#,
+    ];
+    for frame in frames {
+        let in_place = match parse(frame.as_bytes()) {
+            Ok(Parsed::One(m)) => m,
+            other => panic!("{frame}: {other:?}"),
+        };
+        let params_sent = match &in_place {
+            crate::jsonrpc::Message::Request(r) => {
+                matches!(r.params, Some(crate::jsonrpc::Params::Sent(_)) | None)
+            }
+            _ => false,
+        };
+        assert!(params_sent, "{frame}: not read in place");
+        let built = crate::jsonrpc::classify(serde_json::from_str(frame).unwrap()).unwrap();
+        let answer = |m| match ready().handle(m) {
+            context::Reply::Now(r) | context::Reply::Streamed(r) => r.to_bytes(),
+            _ => panic!("{frame}: not an immediate reply"),
+        };
+        let (a, b) = (answer(in_place), answer(built));
+        assert_eq!(
+            String::from_utf8_lossy(&a),
+            String::from_utf8_lossy(&b),
+            "{frame}"
+        );
+    }
+}
+
+/// A tool's text result, written as bytes, is the `CallToolResult` a value would
+/// write, text escaped as serde_json escapes it.
+#[test]
+fn a_text_result_is_the_json_of_its_value() {
+    for (text, is_error) in [
+        ("hi", false),
+        ("", true),
+        ("a \"q\" \\ \u{1} \u{7f} é 😀\n\t", false),
+    ] {
+        let mut want = json!({"content": [{"type": "text", "text": text}]});
+        if is_error {
+            want["isError"] = json!(true);
+        }
+        let mut got = Vec::new();
+        crate::jsonrpc::Payload::from(super::tools::text_result(text, is_error))
+            .write_to(&mut got)
+            .unwrap();
+        assert_eq!(got, serde_json::to_vec(&want).unwrap(), "{text:?}");
+    }
+}

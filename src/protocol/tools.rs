@@ -9,7 +9,6 @@ use super::capabilities::{declares, missing_capabilities};
 pub use super::context::Call;
 use super::context::{BoxFuture, Env, Outcome};
 use crate::jsonrpc::{ErrorObject, Field, Params, Raw, Rendered, object_member};
-use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::sync::OnceLock;
 
@@ -231,18 +230,14 @@ pub fn call(tools: &ToolSet, params: Option<&Params>, env: Env) -> Outcome {
 /// escaped on the way ([`Rendered`]): this runs once per call, and as a `Value` it
 /// took three maps' worth of allocations and hashing, then a walk to write and one
 /// to free.
-fn text_result(text: &str, is_error: bool) -> Rendered {
-    /// One `TextContent`, members in the order a client sees them.
-    #[derive(Serialize)]
-    struct TextContent<'a> {
-        /// Always `"text"`: the content's kind.
-        #[serde(rename = "type")]
-        kind: &'static str,
-        /// What the tool said.
-        text: &'a str,
-    }
-    let result = Rendered::with_capacity(text.len() + 48)
-        .member("content", &[TextContent { kind: "text", text }]);
+pub(super) fn text_result(text: &str, is_error: bool) -> Rendered {
+    // The fixed parts as bytes; the text escaped by serde_json (into memory: it
+    // cannot fail).
+    let result = Rendered::with_capacity(text.len() + 48).member_with("content", |out| {
+        out.extend_from_slice(br#"[{"type":"text","text":"#);
+        let _ = serde_json::to_writer(&mut *out, text);
+        out.extend_from_slice(b"}]");
+    });
     if is_error {
         result.member("isError", &true)
     } else {
