@@ -26,8 +26,9 @@ pub struct Sent {
     /// `_meta` was read out of `params` into the envelope ([`super::parse_lifting`]):
     /// the members here leave it out, as the `Value` of a lifting read does.
     lifted: bool,
-    /// The object as a `Value`, built on first use.
-    value: OnceLock<Value>,
+    /// The object as a `Value`, built on first use (boxed: most are never built,
+    /// and a request moves by value).
+    value: OnceLock<Box<Value>>,
 }
 
 impl Params {
@@ -62,7 +63,7 @@ impl Params {
         match self {
             Params::Value(v) => v,
             Params::Sent(s) => match s.value.into_inner() {
-                Some(v) => v,
+                Some(v) => *v,
                 None => build(&s.doc, s.lifted),
             },
         }
@@ -84,7 +85,7 @@ impl std::ops::Deref for Params {
     fn deref(&self) -> &Value {
         match self {
             Params::Value(v) => v,
-            Params::Sent(s) => s.value.get_or_init(|| build(&s.doc, s.lifted)),
+            Params::Sent(s) => s.value.get_or_init(|| Box::new(build(&s.doc, s.lifted))),
         }
     }
 }

@@ -54,7 +54,7 @@ impl Payload {
         match self {
             Payload::Value(v) => v,
             // Parsed already (a reader asked), or parsed now: never copied.
-            Payload::Rendered(mut r) => r.value.take().unwrap_or_else(|| r.parse()),
+            Payload::Rendered(mut r) => r.value.take().map_or_else(|| r.parse(), |v| *v),
         }
     }
 
@@ -88,38 +88,36 @@ pub struct Rendered {
     members: Vec<u8>,
     /// Each member's name, in order.
     names: Names,
-    /// The object as a value, parsed from `members` the first time a reader asks.
-    value: OnceLock<Value>,
+    /// The object as a value, parsed from `members` the first time a reader asks
+    /// (boxed: most results are never read back, and a response moves by value).
+    value: OnceLock<Box<Value>>,
 }
 
-/// Member names in order: the first [`INLINE_NAMES`] kept inline (a tool's result
-/// has one or two), so a result costs no allocation for them.
+/// Member names in order: the first kept inline (a tool's result has one, or two
+/// when it failed), so a result costs no allocation for them.
 #[derive(Debug, Clone, Default)]
 struct Names {
-    /// The first names.
-    inline: [&'static str; INLINE_NAMES],
-    /// How many of `inline` are used.
-    len: usize,
-    /// Names past the first [`INLINE_NAMES`].
+    /// The first name; empty while there is none.
+    first: &'static str,
+    /// The names after the first.
     more: Vec<&'static str>,
+    /// How many names there are.
+    len: usize,
 }
-
-/// How many member names a [`Rendered`] keeps without allocating.
-const INLINE_NAMES: usize = 4;
 
 impl Names {
     fn push(&mut self, name: &'static str) {
-        match self.inline.get_mut(self.len) {
-            Some(slot) => {
-                *slot = name;
-                self.len += 1;
-            }
-            None => self.more.push(name),
+        if self.len == 0 {
+            self.first = name;
+        } else {
+            self.more.push(name);
         }
+        self.len += 1;
     }
 
     fn iter(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.inline[..self.len].iter().chain(&self.more).copied()
+        let first = (self.len > 0).then_some(self.first);
+        first.into_iter().chain(self.more.iter().copied())
     }
 
     fn is_empty(&self) -> bool {
@@ -184,7 +182,7 @@ impl Rendered {
 
     /// The object as a value.
     pub fn value(&self) -> &Value {
-        self.value.get_or_init(|| self.parse())
+        self.value.get_or_init(|| Box::new(self.parse()))
     }
 
     /// Reads the members back into a value.
