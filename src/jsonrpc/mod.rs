@@ -338,6 +338,25 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, Response> {
     })
 }
 
+/// What `params._meta` can be read into by [`parse_lifting`]: from the bytes by
+/// serde_json (a frame the checker refused, for serde_json's error), or from the
+/// frame where it lies.
+pub trait Lift: DeserializeOwned {
+    /// `_meta`, read where it lies; `None` when it does not read as one (the frame is
+    /// then read by serde_json, whose error the peer gets). By default through
+    /// serde_json, from its text.
+    fn from_raw(raw: Raw<'_>) -> Option<Self> {
+        serde_json::from_str(raw.text()).ok()
+    }
+}
+
+/// `_meta` as a plain value.
+impl Lift for Value {
+    fn from_raw(raw: Raw<'_>) -> Option<Value> {
+        Some(raw.to_value())
+    }
+}
+
 /// What [`parse_lifting`] found: [`Parsed`], with a request's or notification's
 /// `params._meta` read into an `M` instead of into its `params`.
 #[derive(Debug, PartialEq)]
@@ -353,11 +372,11 @@ pub enum Lifted<M> {
 /// of it) instead of into `params`: an MCP `_meta` is metadata about the message,
 /// and reading it into a `Value` only to read it again costs a map and a string
 /// per member. The same bytes are accepted and refused, with the same errors.
-pub fn parse_lifting<M: DeserializeOwned>(bytes: &[u8]) -> Result<Lifted<M>, Response> {
+pub fn parse_lifting<M: Lift>(bytes: &[u8]) -> Result<Lifted<M>, Response> {
     parse_top(bytes, true)
 }
 
-fn parse_top<M: DeserializeOwned>(bytes: &[u8], lift: bool) -> Result<Lifted<M>, Response> {
+fn parse_top<M: Lift>(bytes: &[u8], lift: bool) -> Result<Lifted<M>, Response> {
     let top = read::top_with::<M>(bytes, lift).map_err(|e| {
         Response::error(
             None,

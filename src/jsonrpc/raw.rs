@@ -161,6 +161,13 @@ impl<'a> Raw<'a> {
                     return Value::from(n);
                 }
             }
+            // `{}` and `[]` (declared capabilities are often empty).
+            Some(b'{') if self.node().next as usize == self.at + 1 => {
+                return Value::Object(serde_json::Map::new());
+            }
+            Some(b'[') if self.node().next as usize == self.at + 1 => {
+                return Value::Array(Vec::new());
+            }
             Some(b'-') if text.len() <= 19 && text[1..].bytes().all(|c| c.is_ascii_digit()) => {
                 if let Ok(n) = text.parse::<i64>()
                     && n < 0
@@ -330,6 +337,11 @@ mod tests {
             "\"\\u00e9\"",
             "true",
             "null",
+            "{}",
+            "[]",
+            "{ }",
+            "[ ]",
+            "[{}]",
             "[1,{\"a\":2}]",
             " { \"a\" : [ ] } ",
         ] {

@@ -6,6 +6,7 @@
 //! The JSON grammar is serde_json's either way: the same bytes are accepted and refused,
 //! with the same `-32700` wording, whether they are read here or into a `Value`.
 
+use super::Lift;
 use super::check::Node;
 use super::params::Params;
 use super::raw::Raw;
@@ -146,10 +147,7 @@ pub enum Top<M = Value> {
 /// Reads one frame's top level; a syntax error is serde_json's, word for word. When
 /// `lift`, `params._meta` is read into an `M` instead of into `params` (the same
 /// bytes are accepted and refused either way).
-pub fn top_with<M: DeserializeOwned>(
-    bytes: &[u8],
-    lift: bool,
-) -> Result<Top<M>, serde_json::Error> {
+pub fn top_with<M: Lift>(bytes: &[u8], lift: bool) -> Result<Top<M>, serde_json::Error> {
     let visitor = TopVisitor {
         lift,
         meta: PhantomData,
@@ -196,7 +194,7 @@ const KEPT_TAPE: usize = 1 << 16;
 /// members found by hopping along the tape; `params`, when an object, kept as its
 /// text and tape ([`Params::sent`]), so no map is built for it; `None` when `_meta`
 /// does not read as an `M` (the slow read then words the error).
-fn in_place<M: DeserializeOwned>(top: Raw<'_>, lift: bool) -> Option<Top<M>> {
+fn in_place<M: Lift>(top: Raw<'_>, lift: bool) -> Option<Top<M>> {
     match top.text().as_bytes().first() {
         Some(b'{') => {}
         Some(b'[') => {
@@ -223,7 +221,7 @@ fn in_place<M: DeserializeOwned>(top: Raw<'_>, lift: bool) -> Option<Top<M>> {
             "params" if value.is_object() => {
                 let meta = if lift { value.get("_meta") } else { None };
                 m.meta = match meta {
-                    Some(meta) => Some(serde_json::from_str::<M>(meta.text()).ok()?),
+                    Some(meta) => Some(M::from_raw(meta)?),
                     None => None,
                 };
                 m.params = Some(Params::sent(value, lift));
@@ -278,7 +276,7 @@ impl<'de, M: DeserializeOwned> Visitor<'de> for TopVisitor<M> {
                 Name::Method => &mut m.method,
                 Name::Params if self.lift => {
                     // A `params` named twice keeps its last value, `_meta` included.
-                    let lifted = map.next_value_seed(Lift::<M>(PhantomData))?;
+                    let lifted = map.next_value_seed(LiftSeed::<M>(PhantomData))?;
                     m.params = Some(Params::Value(lifted.0));
                     m.meta = lifted.1;
                     continue;
@@ -338,9 +336,9 @@ impl<'de, M: DeserializeOwned> Visitor<'de> for TopVisitor<M> {
 /// `params` with its `_meta` member read into an `M` and the rest into a `Value`, as
 /// a plain read would have it. Only an object has members: any other `params` is
 /// read as it is (and refused later, by the shape rules).
-struct Lift<M>(PhantomData<M>);
+struct LiftSeed<M>(PhantomData<M>);
 
-impl<'de, M: DeserializeOwned> DeserializeSeed<'de> for Lift<M> {
+impl<'de, M: DeserializeOwned> DeserializeSeed<'de> for LiftSeed<M> {
     type Value = (Value, Option<M>);
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -348,7 +346,7 @@ impl<'de, M: DeserializeOwned> DeserializeSeed<'de> for Lift<M> {
     }
 }
 
-impl<'de, M: DeserializeOwned> Visitor<'de> for Lift<M> {
+impl<'de, M: DeserializeOwned> Visitor<'de> for LiftSeed<M> {
     type Value = (Value, Option<M>);
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {

@@ -256,6 +256,26 @@ impl<'de> Deserialize<'de> for Meta {
     }
 }
 
+/// `_meta` read where it lies in a checked frame: the same `Meta` as the
+/// `Deserialize` below makes of the same bytes (only the members read become
+/// values; `clientInfo` is looked at for its kind alone).
+impl crate::jsonrpc::Lift for Meta {
+    fn from_raw(raw: crate::jsonrpc::Raw<'_>) -> Option<Meta> {
+        if !raw.is_object() {
+            return Some(other(raw.to_value()));
+        }
+        let mut found = Found::default();
+        for (name, value) in raw.members() {
+            match Field::of(&name.as_str()) {
+                Some(Field::ClientInfo) => found.client_info = Some(value.kind()),
+                Some(field) => found.set(field, value.to_value()),
+                None => {}
+            }
+        }
+        Some(Meta::of(found))
+    }
+}
+
 struct MetaVisitor;
 
 impl<'de> Visitor<'de> for MetaVisitor {
@@ -470,8 +490,9 @@ mod tests {
         assert!(read.modern);
     }
 
-    /// `_meta` read from the bytes (what a server does) and from a `Value` (a
-    /// batch's item) is the same `Meta`, with the same verdict.
+    /// `_meta` read from the bytes by serde_json (a frame the checker refused), where
+    /// it lies in a checked frame (what a server does), and from a `Value` (a batch's
+    /// item) is the same `Meta`, with the same verdict.
     #[test]
     fn read_from_the_bytes_or_from_a_value_is_the_same() {
         let metas: &[&str] = &[
@@ -484,6 +505,7 @@ mod tests {
             r#"{"io.modelcontextprotocol/clientInfo":{"name":"c"}}"#,
             r#"{"io.modelcontextprotocol/related-task":{"taskId":"t"}}"#,
             r#"{"progressToken":"t"}"#,
+            r#"{"io.modelcontextprotocol/protocol\u0056ersion":"2026-07-28", "io.modelcontextprotocol/clientCapabilities" : { } }"#,
             r#"{}"#,
             r#""x""#,
             r#"5"#,
@@ -498,6 +520,9 @@ mod tests {
             let from_value = Meta::read(Some(&p));
             assert_eq!(from_bytes, from_value, "{meta}");
             assert_eq!(from_bytes.judge(), from_value.judge(), "{meta}");
+            let doc = crate::jsonrpc::Doc::parse(meta).unwrap();
+            let in_place = <Meta as crate::jsonrpc::Lift>::from_raw(doc.root()).unwrap();
+            assert_eq!(in_place, from_bytes, "{meta}");
         }
     }
 
