@@ -19,6 +19,11 @@ pub const PERIOD: Duration = Duration::from_millis(20);
 /// The most bytes of log waiting to be written; lines past it are dropped, counted.
 pub const MAX_PENDING: usize = 1024 * 1024;
 
+/// Bytes waiting at which the loop wakes the writer before [`PERIOD`] is up (one
+/// wake-up per this much log: a busy server's batches stay small, and so does the
+/// memory they take).
+pub const HURRY_AT: usize = 16 * 1024;
+
 /// The log: lines of the batch being handled, and the writer they go to.
 pub struct Log<W: Write + Send + 'static> {
     /// Lines of the batch being handled, handed over at the next `flush`.
@@ -48,6 +53,8 @@ struct State {
     dropped: usize,
     /// The writer found nothing to write and sleeps until woken.
     idle: bool,
+    /// The loop woke the writer early ([`HURRY_AT`]) and it has not written since.
+    hurried: bool,
     /// The loop is done: write what is left and stop.
     closed: bool,
 }
@@ -108,8 +115,9 @@ impl<W: Write + Send + 'static> Write for Log<W> {
         } else {
             state.pending.extend_from_slice(&self.local);
         }
-        if state.idle {
+        if state.idle || (state.pending.len() >= HURRY_AT && !state.hurried) {
             state.idle = false;
+            state.hurried = true;
             self.shared.wake.notify_one();
         }
         drop(state);
@@ -154,13 +162,14 @@ fn write_on(shared: &Shared, mut sink: impl Write) {
             state = shared.wake.wait(state).unwrap_or_else(|p| p.into_inner());
             continue;
         }
-        if !state.closed {
+        if !state.closed && state.pending.len() < HURRY_AT {
             state = shared
                 .wake
                 .wait_timeout(state, PERIOD)
                 .map(|(s, _)| s)
                 .unwrap_or_else(|p| p.into_inner().0);
         }
+        state.hurried = false;
         std::mem::swap(&mut state.pending, &mut spare);
         let dropped = std::mem::take(&mut state.dropped);
         drop(state);
@@ -175,6 +184,10 @@ fn write_on(shared: &Shared, mut sink: impl Write) {
         }
         let _ = written.and_then(|()| sink.flush());
         spare.clear();
+        // A batch grown past the usual (stderr was slow) is not kept for the next.
+        if spare.capacity() > 4 * HURRY_AT {
+            spare = Vec::new();
+        }
         state = shared.lock();
     }
 }
