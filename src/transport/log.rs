@@ -299,6 +299,7 @@ mod tests {
         let text = sink.text();
         assert!(text.starts_with("ready\nxxx"), "{}", &text[..20]);
         assert!(text.contains(" log lines dropped: stderr was not read fast enough\n"));
-        assert!(text.len() <= MAX_PENDING * 2 + 100, "{}", text.len());
+        // At most one batch in the stuck write, and a full one waiting.
+        assert!(text.len() <= MAX_PENDING * 2 + 1024, "{}", text.len());
     }
 }
