@@ -15,6 +15,7 @@ fn main() -> ExitCode {
         Command::Serve {
             http: false,
             max_body_bytes,
+            max_log_backlog,
             era,
             fixture,
             max_tasks,
@@ -37,6 +38,7 @@ fn main() -> ExitCode {
                 cli::serve::serve_stdio(
                     cli::serve::server(era, fixture, max_tasks, task_ttl),
                     max_body_bytes,
+                    max_log_backlog,
                     recorder,
                 )
             })
@@ -65,6 +67,7 @@ fn main() -> ExitCode {
             record,
             max_message_bytes,
             show_secrets,
+            ..
         } => cli::serve::install_state_key(state_key_file.as_deref()).and_then(|()| {
             cli::record::recorder(
                 "http",

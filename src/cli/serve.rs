@@ -129,6 +129,7 @@ impl Spec {
 pub fn serve_stdio(
     server: std::sync::Arc<Server>,
     max_line: usize,
+    max_log_backlog: usize,
     recorder: Option<Recorder>,
 ) -> anyhow::Result<()> {
     // stdin and stdout as the files they are, not std's `Stdin` and `Stdout`: the
@@ -155,7 +156,8 @@ pub fn serve_stdio(
         Box::new(std::io::stdin().lock()),
         Box::new(std::io::stdout()),
     );
-    stdio::serve(server, stdin, stdout, std::io::stderr(), max_line, recorder)?;
+    let log = mcp_raw::transport::log::Log::new(std::io::stderr(), max_log_backlog);
+    stdio::serve(server, stdin, stdout, log, max_line, recorder)?;
     Ok(())
 }
 

@@ -68,6 +68,9 @@ pub fn scan(text: &str, tape: &mut Vec<Node>) -> bool {
     // node's `next` holds the index of the one around it: the open containers are a
     // stack threaded through the tape, and a `{` or `[` at its start tells which.
     let mut open = NONE;
+    // The innermost open container is an object (kept here, not read back from the
+    // tape after every value).
+    let mut in_object = false;
     let mut depth: u32 = 0;
     'value: loop {
         i = skip_space(b, i);
@@ -94,12 +97,14 @@ pub fn scan(text: &str, tape: &mut Vec<Node>) -> bool {
                     depth -= 1;
                     open = close_node(tape, open, i);
                 } else if c == b'{' {
+                    in_object = true;
                     match key(b, i, tape) {
                         Some(next) => i = next,
                         None => return false,
                     }
                     continue 'value;
                 } else {
+                    in_object = false;
                     continue 'value;
                 }
             }
@@ -133,9 +138,6 @@ pub fn scan(text: &str, tape: &mut Vec<Node>) -> bool {
             if depth == 0 {
                 return i == b.len();
             }
-            let in_object = tape
-                .get(open as usize)
-                .is_some_and(|node| b[node.start as usize] == b'{');
             match b.get(i) {
                 Some(b',') => {
                     i += 1;
@@ -154,6 +156,9 @@ pub fn scan(text: &str, tape: &mut Vec<Node>) -> bool {
             i += 1;
             depth -= 1;
             open = close_node(tape, open, i);
+            in_object = tape
+                .get(open as usize)
+                .is_some_and(|node| b.get(node.start as usize) == Some(&b'{'));
         }
     }
 }

@@ -129,12 +129,18 @@ impl<'a> Raw<'a> {
     /// The string this is, unescaped; lent as sent when it has no escapes.
     pub fn as_str(self) -> Option<Cow<'a, str>> {
         let node = self.node();
-        let text = self.text();
-        if node.escaped {
-            return serde_json::from_str::<String>(text).ok().map(Cow::Owned);
+        if self.first() != Some(b'"') {
+            return None;
         }
-        let inner = text.strip_prefix('"')?.strip_suffix('"')?;
-        Some(Cow::Borrowed(inner))
+        if node.escaped {
+            return serde_json::from_str::<String>(self.text())
+                .ok()
+                .map(Cow::Owned);
+        }
+        // Inside the quotes: a checked string's quotes are one byte each.
+        self.text
+            .get(node.start as usize + 1..node.end as usize - 1)
+            .map(Cow::Borrowed)
     }
 
     /// The number this is, as an `f64` (as `Value::as_f64` gives it).
@@ -216,11 +222,12 @@ pub struct Name<'a>(Raw<'a>);
 impl<'a> Name<'a> {
     /// Is this name `key`? Compared as sent unless it has escapes.
     pub fn is(self, key: &str) -> bool {
-        if self.0.node().escaped {
+        let node = self.0.node();
+        if node.escaped {
             return self.as_str() == key;
         }
-        let text = self.0.text();
-        text.len() == key.len() + 2 && &text[1..text.len() - 1] == key
+        let (start, end) = (node.start as usize + 1, node.end as usize - 1);
+        end - start == key.len() && self.0.text.as_bytes().get(start..end) == Some(key.as_bytes())
     }
 
     /// The name, unescaped.

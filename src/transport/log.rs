@@ -16,7 +16,8 @@ use std::time::Duration;
 /// How long handed-over lines may wait before the writer writes them.
 pub const PERIOD: Duration = Duration::from_millis(20);
 
-/// The most bytes of log waiting to be written; lines past it are dropped, counted.
+/// The most bytes of log waiting to be written by default (`serve
+/// --max-log-backlog`); lines past it are dropped, counted.
 pub const MAX_PENDING: usize = 1024 * 1024;
 
 /// Bytes waiting at which the loop wakes the writer before [`PERIOD`] is up (one
@@ -34,6 +35,8 @@ pub struct Log<W: Write + Send + 'static> {
     sink: Option<W>,
     /// The writer thread, once started.
     writer: Option<JoinHandle<()>>,
+    /// The most bytes waiting for the writer ([`MAX_PENDING`] by default).
+    max_pending: usize,
     /// Hand-overs so far: the first ones are written at once (see `flush`).
     handed: u32,
 }
@@ -66,8 +69,9 @@ impl Shared {
 }
 
 impl<W: Write + Send + 'static> Log<W> {
-    /// A log writing to `sink` (stderr).
-    pub fn new(sink: W) -> Self {
+    /// A log writing to `sink` (stderr), dropping lines past `max_pending` bytes
+    /// waiting (`serve --max-log-backlog`).
+    pub fn new(sink: W, max_pending: usize) -> Self {
         Log {
             local: Vec::with_capacity(4096),
             shared: Arc::new(Shared {
@@ -76,6 +80,7 @@ impl<W: Write + Send + 'static> Log<W> {
             }),
             sink: Some(sink),
             writer: None,
+            max_pending,
             handed: 0,
         }
     }
@@ -110,7 +115,7 @@ impl<W: Write + Send + 'static> Write for Log<W> {
                 .ok();
         }
         let mut state = self.shared.lock();
-        if state.pending.len() + self.local.len() > MAX_PENDING {
+        if state.pending.len() + self.local.len() > self.max_pending {
             state.dropped += self.local.iter().filter(|&&b| b == b'\n').count();
         } else {
             state.pending.extend_from_slice(&self.local);
@@ -219,7 +224,7 @@ mod tests {
     #[test]
     fn every_line_is_written_in_order_by_the_time_the_log_is_dropped() {
         let sink = Shared::default();
-        let mut log = Log::new(sink.clone());
+        let mut log = Log::new(sink.clone(), MAX_PENDING);
         writeln!(log, "ready").unwrap();
         log.flush().unwrap();
         // The first hand-over is written at once.
@@ -242,7 +247,7 @@ mod tests {
     #[test]
     fn lines_reach_the_sink_without_another_flush() {
         let sink = Shared::default();
-        let mut log = Log::new(sink.clone());
+        let mut log = Log::new(sink.clone(), MAX_PENDING);
         for line in ["ready\n", "one\n", "two\n"] {
             log.write_all(line.as_bytes()).unwrap();
             log.flush().unwrap();
@@ -283,7 +288,7 @@ mod tests {
     fn a_stuck_stderr_never_stalls_the_loop_and_drops_are_counted() {
         let gate = Arc::new((Mutex::new(true), Condvar::new()));
         let sink = Shared::default();
-        let mut log = Log::new(Stuck(gate.clone(), sink.clone()));
+        let mut log = Log::new(Stuck(gate.clone(), sink.clone()), MAX_PENDING);
         writeln!(log, "ready").unwrap();
         log.flush().unwrap();
         *gate.0.lock().unwrap() = false;

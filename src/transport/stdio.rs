@@ -10,7 +10,6 @@
 //! messages and response are written through the same locked stdout, one whole line
 //! per write.
 
-use super::log::Log;
 use crate::jsonrpc::{self, RequestId, Response};
 use crate::protocol::context::{Pending, Reply};
 use crate::protocol::{Facts, Incoming, Server, Session};
@@ -28,7 +27,8 @@ pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
 /// stdout, shared by the loop and the requests still running.
 type Out = Arc<Mutex<Box<dyn Write + Send>>>;
 
-/// Serves one session over `input`/`output` until EOF. Logs go to `log`; when
+/// Serves one session over `input`/`output` until EOF. Log lines go to `log`
+/// (stderr, through a [`Log`](super::log::Log) that writes them off the answer path); when
 /// `recorder` is given, every byte read from `input` and written to `output` is
 /// recorded on its `stdio` lane (`serve --trace`, `--record`).
 /// Returns when stdin reaches EOF or stdout is gone (the client exited); requests
@@ -37,7 +37,7 @@ pub fn serve(
     server: Arc<Server>,
     input: impl Read,
     output: impl Write + Send + 'static,
-    log: impl Write + Send + 'static,
+    log: impl Write,
     max_line: usize,
     recorder: Option<Recorder>,
 ) -> io::Result<()> {
@@ -67,14 +67,14 @@ fn serve_on(
     server: Arc<Server>,
     mut input: impl Read,
     output: impl Write + Send + 'static,
-    log: impl Write + Send + 'static,
+    mut log: impl Write,
     max_line: usize,
 ) -> io::Result<()> {
     let out: Out = Arc::new(Mutex::new(Box::new(output)));
     // The log is handed over after the answers: lines gathered while there is input
-    // to handle, handed to the log's writer when the answers are out and the loop is
-    // about to wait; the writer, not the loop, writes them to stderr ([`Log`]).
-    let mut log = Log::new(log);
+    // to handle, handed over (`flush`) when the answers are out and the loop is
+    // about to wait (`serve` hands a [`Log`](super::log::Log), which writes them from a
+    // thread of its own).
     let mut session = Session::new(server);
     // Legacy list changes and resource updates are written to stdout as they happen.
     let push_out = out.clone();
