@@ -233,10 +233,8 @@ fn string(b: &[u8], mut i: usize) -> Option<(usize, bool)> {
 pub(crate) fn plain(b: &[u8], mut i: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    while let Some(chunk) = b.get(i..i + 8) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let v = u64::from_le_bytes(word);
+    while let Some(&[b0, b1, b2, b3, b4, b5, b6, b7]) = b.get(i..i + 8) {
+        let v = u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
         // A byte of `x` is flagged when it is zero (or below 0x20 for the control
         // test); borrows may flag bytes above the first hit, never below it.
         let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
