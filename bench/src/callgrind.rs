@@ -113,10 +113,14 @@ pub fn report(command: &str) -> Result<(), String> {
 
 /// The parts of a call the profile table names: a label and the functions (as
 /// callgrind_annotate spells them) whose inclusive cost it sums.
-const PARTS: [(&str, &[&str]); 8] = [
+const PARTS: [(&str, &[&str]); 9] = [
     (
-        "reading the message (`Incoming::read`: JSON into `Value`s, `params._meta` typed)",
+        "reading the message (`Incoming::read`: the frame checked once, then read where it lies)",
         &["mcp_raw::protocol::envelope::Incoming::read"],
+    ),
+    (
+        "… of which: checking the frame and leaving its tape (`check::scan`)",
+        &["mcp_raw::jsonrpc::check::scan"],
     ),
     (
         "hashing map keys (SipHash: serde_json's `preserve_order` maps; all callers)",
