@@ -663,6 +663,43 @@ mod tests {
         r.outcome.as_ref().unwrap_err().code
     }
 
+    /// `params` read in place answers `get` as its value would: `_meta` gone once
+    /// lifted (and there otherwise), the last of a repeated member, escaped names
+    /// found; and it is built into that value only when asked.
+    #[test]
+    fn params_read_in_place_answer_as_their_value() {
+        let frame = br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"_meta":{"progressToken":7},"\u0062":"x","a":[2]}}"#;
+        let Ok(Lifted::One(Message::Request(lifted), meta)) = parse_lifting::<Value>(frame) else {
+            panic!("not a request")
+        };
+        let Ok(Parsed::One(Message::Request(plain))) = parse(frame) else {
+            panic!("not a request")
+        };
+        let (Some(lifted), Some(plain)) = (lifted.params, plain.params) else {
+            panic!("no params")
+        };
+        assert!(matches!(lifted, Params::Sent(_)) && matches!(plain, Params::Sent(_)));
+        assert_eq!(meta, Some(serde_json::json!({"progressToken": 7})));
+        assert!(lifted.get("_meta").is_none());
+        assert_eq!(plain.get("_meta").map(|f| f.to_value().into_owned()), meta);
+        for params in [&lifted, &plain] {
+            assert_eq!(
+                params.get("a").map(|f| f.to_string()).as_deref(),
+                Some("[2]")
+            );
+            assert_eq!(
+                params.get("b").and_then(|f| f.as_str()).as_deref(),
+                Some("x")
+            );
+            assert!(params.get("c").is_none());
+        }
+        assert_eq!(*lifted, serde_json::json!({"a": [2], "b": "x"}));
+        assert_eq!(
+            *plain,
+            serde_json::json!({"a": [2], "_meta": {"progressToken": 7}, "b": "x"})
+        );
+    }
+
     #[test]
     fn request_has_an_id() {
         let m = one(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#).unwrap();
