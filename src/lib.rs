@@ -5,7 +5,11 @@
 //! ```text
 //! jsonrpc/              the four message shapes; bytes → Message; every error code
 //!   mod.rs              Request, Notification, Response (and its Dress), the shape rules
-//!   read.rs             bytes → a message's six members in one pass, no map built
+//!   read.rs             bytes → a message's six members, checked once and read in place
+//!   check.rs            is this frame JSON (exactly as serde_json decides)? and its tape
+//!   raw.rs              a checked frame's values, found on its tape, built on demand
+//!   params.rs           Params: a request's params as sent, or a Value; Field
+//!   payload.rs          Payload, Rendered: a result as a value or as bytes written once
 //! protocol/             the transport-agnostic core, both eras
 //!   mod.rs              Server, Session::handle: the one door into the core
 //!   core.rs             Core, Conversation: what a transport serves through (this core,
@@ -42,6 +46,7 @@
 //!   redis.rs            the Redis store: its URL, records (Lua compare-and-set, leases), the bus
 //! transport/            moving bytes in and out; no protocol logic
 //!   stdio.rs            one JSON message per line on stdin/stdout, logs on stderr
+//!   log.rs              the stdio log: lines written to stderr by a thread, off the answer path
 //!   http/               Streamable HTTP on one endpoint, /mcp
 //!     mod.rs            routing by path and method, GET and DELETE
 //!     listen.rs         accept loop: TCP_NODELAY, --max-connections, backoff out of fds
