@@ -268,3 +268,58 @@ fn a_burst_larger_than_the_first_read_buffer_is_read_whole() {
         "the buffer never grew: {reads:?}"
     );
 }
+
+/// stderr to a file (no one reading it live): the log's writer thread writes the
+/// lines, and by the time the server exits every one is there, in order, and
+/// stdout carried the answers alone. With `--max-log-backlog` tiny, the server still
+/// answers everything, and the log says how many lines it dropped.
+#[test]
+fn a_log_to_a_file_is_whole_by_exit_and_never_holds_up_answers() {
+    let dir = common::scratch("stdio", "log-file");
+    let input: String = (1..=300)
+        .map(|id| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n"))
+        .collect();
+    for (backlog, whole) in [("1048576", true), ("100", false)] {
+        let log = dir.join(format!("stderr-{backlog}.txt"));
+        let mut child = Command::new(BIN)
+            .args(["serve", "--max-log-backlog", backlog])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        // One line at a time, each answered before the next is sent.
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        for id in 1..=300u64 {
+            let line = input.lines().nth(id as usize - 1).unwrap();
+            writeln!(stdin, "{line}").unwrap();
+            let mut answer = String::new();
+            stdout.read_line(&mut answer).unwrap();
+            assert_eq!(parse(&answer)["id"], id, "{answer}");
+        }
+        drop(stdin);
+        assert!(child.wait().unwrap().success());
+        let text = std::fs::read_to_string(&log).unwrap();
+        let recv: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("recv request"))
+            .collect();
+        if whole {
+            let want: Vec<String> = (1..=300)
+                .map(|id| format!("[mcp-raw] recv request ping (id {id})"))
+                .collect();
+            assert_eq!(recv, want);
+            assert!(
+                text.ends_with("[mcp-raw] stdin closed: exiting\n"),
+                "{text}"
+            );
+        } else {
+            assert!(recv.len() < 300, "nothing dropped: {}", recv.len());
+            assert!(
+                text.contains(" log lines dropped: stderr was not read fast enough"),
+                "{text}"
+            );
+        }
+    }
+}

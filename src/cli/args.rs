@@ -47,9 +47,10 @@ pub enum Command {
         /// line (-32600 beyond it).
         #[arg(long, default_value_t = 4 * 1024 * 1024)]
         max_body_bytes: usize,
-        /// On stdio, the most bytes of log lines waiting for stderr (a writer thread
-        /// writes them every 20 ms); past it, lines are dropped and counted, and the
-        /// answers never wait for a stderr nobody reads.
+        /// On stdio with stderr a file or /dev/null, the most bytes of log lines
+        /// waiting for the log's writer thread (it writes them every 20 ms); past it,
+        /// lines are dropped and counted, and the answers never wait for stderr. (A
+        /// pipe or terminal on stderr gets each line at once.)
         #[arg(long, value_name = "N", default_value_t = mcp_raw::transport::log::MAX_PENDING, conflicts_with = "http")]
         max_log_backlog: usize,
         /// With --http, also answer to this host name in Host and Origin (repeatable;

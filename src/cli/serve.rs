@@ -126,6 +126,34 @@ impl Spec {
     }
 }
 
+/// Is stderr read as it is written (a pipe, a socket, a terminal)? Then each log
+/// line goes out next to the message it is about; to a file or `/dev/null`, lines
+/// are written by the log's thread ([`mcp_raw::transport::log`]).
+fn stderr_is_read_live() -> bool {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::FileTypeExt;
+        let kind = std::io::stderr()
+            .as_fd()
+            .try_clone_to_owned()
+            .map(std::fs::File::from)
+            .and_then(|f| f.metadata())
+            .map(|m| m.file_type());
+        match kind {
+            Ok(kind) => kind.is_fifo() || kind.is_socket(),
+            // Unknown: written at once, as a reader would want it.
+            Err(_) => true,
+        }
+    }
+    #[cfg(not(unix))]
+    true
+}
+
 pub fn serve_stdio(
     server: std::sync::Arc<Server>,
     max_line: usize,
@@ -156,7 +184,11 @@ pub fn serve_stdio(
         Box::new(std::io::stdin().lock()),
         Box::new(std::io::stdout()),
     );
-    let log = mcp_raw::transport::log::Log::new(std::io::stderr(), max_log_backlog);
+    let log = mcp_raw::transport::log::Log::new(
+        std::io::stderr(),
+        max_log_backlog,
+        stderr_is_read_live(),
+    );
     stdio::serve(server, stdin, stdout, log, max_line, recorder)?;
     Ok(())
 }

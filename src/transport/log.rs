@@ -1,12 +1,18 @@
-//! The stdio server's stderr log, written off the answer path. The loop gathers the
-//! lines about the messages one read brought in and hands them over in one move
-//! (`flush`); a writer thread writes what was handed over at most every
-//! [`PERIOD`]. A sequential client then costs the loop no `write(2)` to stderr per
-//! message (one-core benchmark: ~0.1 µs of a ~3 µs round trip), and a log line
-//! reaches stderr at most [`PERIOD`] after its message was answered.
+//! The stdio server's stderr log. The loop gathers the lines about the messages one
+//! read brought in and hands them over in one move (`flush`). Where they go then
+//! depends on who reads stderr:
 //!
-//! A log nobody reads must not stall the answers: past [`MAX_PENDING`] bytes waiting,
-//! lines are counted instead of kept, and the count is logged when stderr moves again.
+//! - **Someone reading live** (stderr is a pipe, a socket or a terminal: a host that
+//!   shows the server's log, `mcp-raw demo`, a shell): each hand-over is written at
+//!   once, so a log line shows up next to the message it is about.
+//! - **A file, or nobody** (a regular file, `/dev/null`): a writer thread writes what
+//!   was handed over at most every [`PERIOD`] (sooner past [`HURRY_AT`]). A sequential
+//!   client then costs the loop no `write(2)` to stderr per message (one-core
+//!   benchmark, stderr on `/dev/null`: ~0.1 µs of a ~3 µs round trip).
+//!
+//! With the writer, a log nobody reads must not stall the answers: past
+//! `max_pending` bytes waiting, lines are counted instead of kept, and the count is
+//! logged when stderr moves again.
 
 use std::io::{self, Write};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -39,6 +45,9 @@ pub struct Log<W: Write + Send + 'static> {
     max_pending: usize,
     /// Hand-overs so far: the first ones are written at once (see `flush`).
     handed: u32,
+    /// stderr is read live (a pipe, a socket, a terminal): every hand-over is
+    /// written at once, and no writer thread starts.
+    live: bool,
 }
 
 /// The hand-over point between the loop and the writer.
@@ -69,9 +78,10 @@ impl Shared {
 }
 
 impl<W: Write + Send + 'static> Log<W> {
-    /// A log writing to `sink` (stderr), dropping lines past `max_pending` bytes
-    /// waiting (`serve --max-log-backlog`).
-    pub fn new(sink: W, max_pending: usize) -> Self {
+    /// A log writing to `sink` (stderr): at each hand-over when `live`, else by a
+    /// writer thread that drops lines past `max_pending` bytes waiting (`serve
+    /// --max-log-backlog`).
+    pub fn new(sink: W, max_pending: usize, live: bool) -> Self {
         Log {
             local: Vec::with_capacity(4096),
             shared: Arc::new(Shared {
@@ -82,6 +92,7 @@ impl<W: Write + Send + 'static> Log<W> {
             writer: None,
             max_pending,
             handed: 0,
+            live,
         }
     }
 }
@@ -100,7 +111,7 @@ impl<W: Write + Send + 'static> Write for Log<W> {
             return Ok(());
         }
         self.handed = self.handed.saturating_add(1);
-        if self.handed == 1
+        if (self.handed == 1 || self.live)
             && let Some(sink) = &mut self.sink
         {
             let written = sink.write_all(&self.local).and_then(|()| sink.flush());
@@ -224,7 +235,7 @@ mod tests {
     #[test]
     fn every_line_is_written_in_order_by_the_time_the_log_is_dropped() {
         let sink = Shared::default();
-        let mut log = Log::new(sink.clone(), MAX_PENDING);
+        let mut log = Log::new(sink.clone(), MAX_PENDING, false);
         writeln!(log, "ready").unwrap();
         log.flush().unwrap();
         // The first hand-over is written at once.
@@ -247,7 +258,7 @@ mod tests {
     #[test]
     fn lines_reach_the_sink_without_another_flush() {
         let sink = Shared::default();
-        let mut log = Log::new(sink.clone(), MAX_PENDING);
+        let mut log = Log::new(sink.clone(), MAX_PENDING, false);
         for line in ["ready\n", "one\n", "two\n"] {
             log.write_all(line.as_bytes()).unwrap();
             log.flush().unwrap();
@@ -265,6 +276,21 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         assert_eq!(sink.text(), "ready\none\ntwo\nthree\n");
+    }
+
+    #[test]
+    fn a_live_stderr_gets_each_hand_over_at_once() {
+        let sink = Shared::default();
+        let mut log = Log::new(sink.clone(), MAX_PENDING, true);
+        let mut want = String::new();
+        for line in ["ready\n", "one\n", "two\n", "three\n"] {
+            log.write_all(line.as_bytes()).unwrap();
+            log.flush().unwrap();
+            want.push_str(line);
+            // Written by the loop itself, before `flush` returns: no thread, no wait.
+            assert_eq!(sink.text(), want);
+        }
+        assert!(log.writer.is_none());
     }
 
     /// A sink that blocks until told: stderr nobody reads.
@@ -288,7 +314,7 @@ mod tests {
     fn a_stuck_stderr_never_stalls_the_loop_and_drops_are_counted() {
         let gate = Arc::new((Mutex::new(true), Condvar::new()));
         let sink = Shared::default();
-        let mut log = Log::new(Stuck(gate.clone(), sink.clone()), MAX_PENDING);
+        let mut log = Log::new(Stuck(gate.clone(), sink.clone()), MAX_PENDING, false);
         writeln!(log, "ready").unwrap();
         log.flush().unwrap();
         *gate.0.lock().unwrap() = false;

@@ -28,7 +28,8 @@ pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
 type Out = Arc<Mutex<Box<dyn Write + Send>>>;
 
 /// Serves one session over `input`/`output` until EOF. Log lines go to `log`
-/// (stderr, through a [`Log`](super::log::Log) that writes them off the answer path); when
+/// (stderr, through a [`Log`](super::log::Log): at once when someone reads them live,
+/// else from a thread of its own, off the answer path); when
 /// `recorder` is given, every byte read from `input` and written to `output` is
 /// recorded on its `stdio` lane (`serve --trace`, `--record`).
 /// Returns when stdin reaches EOF or stdout is gone (the client exited); requests
@@ -73,8 +74,8 @@ fn serve_on(
     let out: Out = Arc::new(Mutex::new(Box::new(output)));
     // The log is handed over after the answers: lines gathered while there is input
     // to handle, handed over (`flush`) when the answers are out and the loop is
-    // about to wait (`serve` hands a [`Log`](super::log::Log), which writes them from a
-    // thread of its own).
+    // about to wait (`serve` hands a [`Log`](super::log::Log), which writes them at once
+    // to a live reader, else from a thread of its own).
     let mut session = Session::new(server);
     // Legacy list changes and resource updates are written to stdout as they happen.
     let push_out = out.clone();
