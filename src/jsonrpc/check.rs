@@ -200,7 +200,7 @@ fn key(b: &[u8], i: usize, tape: &mut Vec<Node>) -> Option<usize> {
 /// The index of the first byte at or after `i` that is not JSON whitespace
 /// (RFC 8259 §2: space, tab, line feed, carriage return).
 #[inline(always)]
-pub(crate) fn skip_space(b: &[u8], mut i: usize) -> usize {
+fn skip_space(b: &[u8], mut i: usize) -> usize {
     while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
         i += 1;
     }
@@ -230,7 +230,7 @@ fn string(b: &[u8], mut i: usize) -> Option<(usize, bool)> {
 /// The index of the first byte at or after `i` that ends a string's plain run: a
 /// quote, a backslash or a control character (or the end). Eight bytes at a time.
 #[inline(always)]
-pub(crate) fn plain(b: &[u8], mut i: usize) -> usize {
+fn plain(b: &[u8], mut i: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     while let Some(&[b0, b1, b2, b3, b4, b5, b6, b7]) = b.get(i..i + 8) {

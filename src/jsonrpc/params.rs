@@ -5,7 +5,7 @@
 //! them from the text, and no map is ever built.
 
 use super::raw::{Doc, Raw};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
@@ -197,20 +197,6 @@ impl<'a> Field<'a> {
         match self {
             Field::Value(v) => Cow::Borrowed(v),
             Field::Sent(r) => Cow::Owned(r.to_value()),
-        }
-    }
-
-    /// This object's members as a map, built (borrowed when it is one already);
-    /// `None` when it is no object.
-    pub fn to_map(self) -> Option<Cow<'a, Map<String, Value>>> {
-        match self {
-            Field::Value(Value::Object(m)) => Some(Cow::Borrowed(m)),
-            Field::Value(_) => None,
-            Field::Sent(r) if r.is_object() => match r.to_value() {
-                Value::Object(m) => Some(Cow::Owned(m)),
-                _ => None,
-            },
-            Field::Sent(_) => None,
         }
     }
 }
