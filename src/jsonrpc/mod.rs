@@ -17,6 +17,7 @@ mod params;
 mod payload;
 mod raw;
 mod read;
+mod spare;
 
 pub use check::is_json;
 pub use params::{Field, Params};

@@ -20,8 +20,8 @@ pub enum Params {
 
 /// `params` as sent.
 pub struct Sent {
-    /// The object's text and tape (copied out of the frame's: the message outlives
-    /// its frame).
+    /// The frame's text and tape, kept (the message outlives its frame), standing
+    /// for the object.
     doc: Doc,
     /// `_meta` was read out of `params` into the envelope ([`super::parse_lifting`]):
     /// the members here leave it out, as the `Value` of a lifting read does.
@@ -32,10 +32,10 @@ pub struct Sent {
 }
 
 impl Params {
-    /// `params` as sent: `raw` is an object.
-    pub(crate) fn sent(raw: Raw<'_>, lifted: bool) -> Params {
+    /// `params` as sent: `doc` stands for an object.
+    pub(crate) fn sent(doc: Doc, lifted: bool) -> Params {
         Params::Sent(Sent {
-            doc: Doc::of(raw),
+            doc,
             lifted,
             value: OnceLock::new(),
         })

@@ -6,54 +6,50 @@
 //! made (duplicate members included: the last one wins).
 
 use super::check::{Node, scan};
+use super::spare::{Tape, Text};
 use serde_json::Value;
 use std::borrow::Cow;
 
-/// A checked JSON text and its tape, owned (a request's `params`, kept past its
-/// frame).
+/// A checked JSON text and its tape, owned, and which of its values this is (a
+/// request's `params`, kept past its frame: the frame's text copied, its tape moved,
+/// both in buffers kept between frames, [`super::spare`]).
 #[derive(Clone)]
 pub struct Doc {
     /// The text.
-    text: Box<str>,
+    text: Text,
     /// Its values, as the scan found them; the whole text's first.
-    tape: Box<[Node]>,
+    tape: Tape,
+    /// The value this document stands for: its index on the tape.
+    at: usize,
 }
 
 impl Doc {
     /// `text`, when it is JSON (as serde_json would read it).
     pub fn parse(text: &str) -> Option<Doc> {
-        let mut tape = Vec::new();
+        let mut tape = Tape::take();
         scan(text, &mut tape).then(|| Doc {
-            text: text.into(),
-            tape: tape.into(),
+            text: Text::copy(text),
+            tape,
+            at: 0,
         })
     }
 
-    /// A copy of the value `raw` (its text, and its part of the tape).
-    pub fn of(raw: Raw<'_>) -> Doc {
-        let node = raw.node();
-        let (base, first) = (node.start, raw.at as u32);
-        let tape = raw.tape[raw.at..node.next as usize]
-            .iter()
-            .map(|n| Node {
-                start: n.start - base,
-                end: n.end - base,
-                next: n.next - first,
-                escaped: n.escaped,
-            })
-            .collect();
+    /// The value at tape index `at` of `text`, whose tape [`scan`] filled: the text
+    /// copied, the tape kept as it is.
+    pub(crate) fn keep(text: &str, tape: Tape, at: usize) -> Doc {
         Doc {
-            text: raw.text().into(),
+            text: Text::copy(text),
             tape,
+            at,
         }
     }
 
-    /// The whole text's value.
+    /// The value this document stands for.
     pub fn root(&self) -> Raw<'_> {
         Raw {
             text: &self.text,
             tape: &self.tape,
-            at: 0,
+            at: self.at,
         }
     }
 }
@@ -85,6 +81,11 @@ impl<'a> Raw<'a> {
     /// The top value of `text`, whose tape [`scan`] filled.
     pub(crate) fn top(text: &'a str, tape: &'a [Node]) -> Raw<'a> {
         Raw { text, tape, at: 0 }
+    }
+
+    /// This value's index on the tape.
+    pub(crate) fn index(self) -> usize {
+        self.at
     }
 
     fn node(self) -> Node {
@@ -360,19 +361,22 @@ mod tests {
         }
     }
 
-    /// A value copied out of its text keeps its members, and their values.
+    /// A value kept past its frame reads as it did in place.
     #[test]
-    fn a_copied_value_reads_as_it_did_in_place() {
-        let d = doc(r#"[0, {"params": {"a": [1, {"b": "c"}], "d": {}}}, 2]"#);
+    fn a_kept_value_reads_as_it_did_in_place() {
+        let text = r#"[0, {"params": {"a": [1, {"b": "c"}], "d": {}}}, 2]"#;
+        let d = doc(text);
         // Find `params` by hopping: the array's second item, its one member.
         let second = super::Raw { at: 2, ..d.root() };
         let inner = second.get("params").unwrap();
-        let copy = super::Doc::of(inner);
-        assert_eq!(copy.root().text(), inner.text());
-        assert_eq!(copy.root().to_value(), inner.to_value());
-        assert_eq!(copy.root().get("a").unwrap().text(), "[1, {\"b\": \"c\"}]");
-        assert_eq!(copy.root().get("d").unwrap().text(), "{}");
-        let names: Vec<_> = copy.root().members().map(|(n, _)| n.as_str()).collect();
+        let mut tape = super::Tape::take();
+        assert!(super::scan(text, &mut tape));
+        let kept = super::Doc::keep(text, tape, inner.at);
+        assert_eq!(kept.root().text(), inner.text());
+        assert_eq!(kept.root().to_value(), inner.to_value());
+        assert_eq!(kept.root().get("a").unwrap().text(), "[1, {\"b\": \"c\"}]");
+        assert_eq!(kept.root().get("d").unwrap().text(), "{}");
+        let names: Vec<_> = kept.root().members().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["a", "d"]);
     }
 }

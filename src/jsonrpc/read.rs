@@ -7,9 +7,9 @@
 //! with the same `-32700` wording, whether they are read here or into a `Value`.
 
 use super::Lift;
-use super::check::Node;
 use super::params::Params;
-use super::raw::Raw;
+use super::raw::{Doc, Raw};
+use super::spare::Tape;
 use serde::Deserialize;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor,
@@ -161,17 +161,12 @@ pub fn top_with<M: Lift>(bytes: &[u8], lift: bool) -> Result<Top<M>, serde_json:
         // JSON as serde_json would read it: read where it lies. A `_meta` its type
         // refuses is left to the slow read below, which words that error.
         Ok(text) => {
-            let read = TAPE.with(|cell| {
-                let mut tape = cell.take();
-                let top = super::check::scan(text, &mut tape)
-                    .then(|| in_place(Raw::top(text, &tape), lift))
-                    .flatten();
-                // A tape grown by one huge frame is not kept for every later one.
-                if tape.capacity() <= KEPT_TAPE {
-                    cell.set(tape);
-                }
-                top
-            });
+            let mut tape = Tape::take();
+            let read = if super::check::scan(text, &mut tape) {
+                in_place(text, tape, lift)
+            } else {
+                None
+            };
             match read {
                 Some(top) => Ok(top),
                 None => read_all(serde_json::Deserializer::from_str(text), visitor),
@@ -181,20 +176,12 @@ pub fn top_with<M: Lift>(bytes: &[u8], lift: bool) -> Result<Top<M>, serde_json:
     }
 }
 
-thread_local! {
-    /// The tape of the frame being read ([`super::check::scan`]), kept between
-    /// frames so that reading one allocates no tape.
-    static TAPE: std::cell::Cell<Vec<Node>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
-/// The most tape nodes kept between frames (64 K nodes of 16 bytes: 1 MiB a thread).
-const KEPT_TAPE: usize = 1 << 16;
-
 /// The top level of a frame that passed the check, read where it lies: the six
-/// members found by hopping along the tape; `params`, when an object, kept as its
-/// text and tape ([`Params::sent`]), so no map is built for it; `None` when `_meta`
-/// does not read as an `M` (the slow read then words the error).
-fn in_place<M: Lift>(top: Raw<'_>, lift: bool) -> Option<Top<M>> {
+/// members found by hopping along the `tape`; `params`, when an object, kept as the
+/// frame's text and tape ([`Params::sent`]), so no map is built for it; `None` when
+/// `_meta` does not read as an `M` (the slow read then words the error).
+fn in_place<M: Lift>(text: &str, tape: Tape, lift: bool) -> Option<Top<M>> {
+    let top = Raw::top(text, &tape);
     match top.text().as_bytes().first() {
         Some(b'{') => {}
         Some(b'[') => {
@@ -207,6 +194,8 @@ fn in_place<M: Lift>(top: Raw<'_>, lift: bool) -> Option<Top<M>> {
         _ => return Some(Top::Scalar(top.to_value())),
     }
     let mut m = Members::default();
+    // The tape index of the `params` object that counts (the last one sent).
+    let mut params_at = None;
     for (name, value) in top.members() {
         let slot = match &*name.as_str() {
             "jsonrpc" => {
@@ -224,11 +213,12 @@ fn in_place<M: Lift>(top: Raw<'_>, lift: bool) -> Option<Top<M>> {
                     Some(meta) => Some(M::from_raw(meta)?),
                     None => None,
                 };
-                m.params = Some(Params::sent(value, lift));
+                params_at = Some(value.index());
                 continue;
             }
             "params" => {
                 m.meta = None;
+                params_at = None;
                 m.params = Some(Params::Value(value.to_value()));
                 continue;
             }
@@ -237,6 +227,9 @@ fn in_place<M: Lift>(top: Raw<'_>, lift: bool) -> Option<Top<M>> {
             _ => continue,
         };
         *slot = Some(value.to_value());
+    }
+    if let Some(at) = params_at {
+        m.params = Some(Params::sent(Doc::keep(text, tape, at), lift));
     }
     Some(Top::Object(m))
 }
