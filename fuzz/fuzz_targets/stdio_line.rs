@@ -1,5 +1,6 @@
 //! Feeds arbitrary bytes to the stdio line framer `wire::line::Framer` in pieces of 1
-//! to 8 bytes, so lines arrive split across reads, taking frames until `Incomplete`
+//! to 8 bytes (every other one through `read_from`, as the server reads), so lines
+//! arrive split across reads, taking frames until `Incomplete`
 //! after each piece and calling `finish` at the end. The first byte picks the piece
 //! size, the second the line cap `max` (0 to 63, so long lines are common); the rest
 //! is the input.
@@ -31,8 +32,14 @@ fuzz_target!(|data: &[u8]| {
 
     let mut framer = Framer::new(max);
     let mut got: Vec<Frame> = Vec::new();
-    for chunk in input.chunks(piece) {
-        framer.feed(chunk);
+    for (i, chunk) in input.chunks(piece).enumerate() {
+        // Every other piece is read in (`read_from`, the server's way), the rest fed.
+        if i % 2 == 0 {
+            framer.feed(chunk);
+        } else {
+            let mut reader = chunk;
+            while framer.read_from(&mut reader).is_ok_and(|n| n > 0) {}
+        }
         loop {
             match framer.next_frame() {
                 Frame::Incomplete => break,

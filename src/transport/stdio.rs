@@ -14,7 +14,7 @@ use crate::jsonrpc::{self, RequestId, Response};
 use crate::protocol::context::{Pending, Reply};
 use crate::protocol::{Facts, Incoming, Server, Session};
 use crate::wire::event::{Dir, LaneKind, What};
-use crate::wire::line::{self, Frame};
+use crate::wire::line::{self, Frame, Next};
 use crate::wire::recorded::{ReadTap, WriteTap};
 use crate::wire::recorder::Recorder;
 use std::collections::HashMap;
@@ -83,12 +83,9 @@ fn serve_on(
         send(&push_out, &serde_json::to_vec(&m).unwrap_or_default()).is_ok()
     }));
     let mut running = Running::default();
+    // Lines are read straight into the framer's buffer and handled where they lie
+    // there: no copy of a line, no buffer of its own ([`line::Framer::next_line`]).
     let mut framer = line::Framer::new(max_line);
-    // What one read may bring in: small at first (a sequential client's line is a few
-    // hundred bytes, and a zeroed 64 KiB buffer cost a server's first answer 25,000
-    // instructions and 7 page faults), doubled each time a read fills it, up to
-    // `MAX_CHUNK` for a client that pipelines.
-    let mut chunk = vec![0u8; MIN_CHUNK];
     // Answers to the lines already read, not yet written: every line one `read`
     // brought in is answered, then all the answers leave in one write (a client
     // that pipelines gets one write per batch, not one per message).
@@ -99,8 +96,20 @@ fn serve_on(
     );
     let _ = log.flush();
     loop {
-        let frame = match framer.next_frame() {
-            Frame::Incomplete => {
+        match framer.next_line() {
+            Next::Line(line) => handle_any(
+                &mut session,
+                &mut running,
+                &out,
+                line,
+                &mut log,
+                &mut answers,
+            )?,
+            Next::TooLong { .. } => {
+                too_long(max_line).write_to(&mut answers);
+                answers.push(b'\n');
+            }
+            Next::Incomplete => {
                 // Nothing left to answer without waiting: out go the answers, then
                 // the log lines about them (after: the client reads its answers while
                 // stderr is written, not after).
@@ -108,45 +117,32 @@ fn serve_on(
                     return Ok(());
                 }
                 let _ = log.flush();
-                match input.read(&mut chunk) {
+                match framer.read_from(&mut input) {
                     Ok(0) => match framer.finish() {
-                        Some(last) => last,
+                        // A last line without its `\n` still counts.
+                        Some(Frame::Line(last)) => handle_any(
+                            &mut session,
+                            &mut running,
+                            &out,
+                            &last,
+                            &mut log,
+                            &mut answers,
+                        )?,
+                        Some(_) => {
+                            too_long(max_line).write_to(&mut answers);
+                            answers.push(b'\n');
+                        }
                         None => {
                             let _ = writeln!(log, "[mcp-raw] stdin closed: exiting");
                             let _ = log.flush();
                             return Ok(());
                         }
                     },
-                    Ok(n) => {
-                        framer.feed(&chunk[..n]);
-                        if n == chunk.len() && chunk.len() < MAX_CHUNK {
-                            chunk.resize(chunk.len() * 2, 0);
-                        }
-                        continue;
-                    }
+                    Ok(_) => continue,
                     Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                     Err(e) => return Err(e),
                 }
             }
-            frame => frame,
-        };
-        match frame {
-            Frame::TooLong { .. } => {
-                too_long(max_line).write_to(&mut answers);
-                answers.push(b'\n');
-            }
-            // Blank lines (a CRLF's `\r` included) carry nothing to answer.
-            Frame::Line(line) if line.iter().all(u8::is_ascii_whitespace) => continue,
-            // A CR before the LF is JSON whitespace: the message still parses.
-            Frame::Line(line) => handle_line(
-                &mut session,
-                &mut running,
-                &out,
-                &line,
-                &mut log,
-                &mut answers,
-            )?,
-            Frame::Incomplete => continue,
         }
         // A client that sends megabytes at once still gets its answers in bounded
         // pieces.
@@ -156,12 +152,24 @@ fn serve_on(
     }
 }
 
+/// One line: blank ones (a CRLF's `\r` included) carry nothing to answer; any other
+/// is handled (a CR before the LF is JSON whitespace: the message still parses).
+fn handle_any(
+    session: &mut Session,
+    running: &mut Running,
+    out: &Out,
+    line: &[u8],
+    log: &mut impl Write,
+    answers: &mut Vec<u8>,
+) -> io::Result<()> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Ok(());
+    }
+    handle_line(session, running, out, line, log, answers)
+}
+
 /// Bytes of answers gathered before they are written even though more input waits.
 const MAX_GATHERED: usize = 64 * 1024;
-
-/// The first read buffer's size, and the most it grows to (see `serve_on`).
-const MIN_CHUNK: usize = 4 * 1024;
-const MAX_CHUNK: usize = 64 * 1024;
 
 /// Writes the gathered answers (whole lines) in one write under the stdout lock.
 /// `Ok(false)`: stdout is closed (the client is gone), so the loop ends.
