@@ -378,7 +378,8 @@ pub fn parse_lifting<M: Lift>(bytes: &[u8]) -> Result<Lifted<M>, Response> {
 }
 
 fn parse_top<M: Lift>(bytes: &[u8], lift: bool) -> Result<Lifted<M>, Response> {
-    let top = read::top_with::<M>(bytes, lift).map_err(|e| {
+    let mut members = Members::default();
+    let top = read::top_with::<M>(bytes, lift, &mut members).map_err(|e| {
         Response::error(
             None,
             ErrorObject::new(code::PARSE_ERROR, format!("Parse error: {e}")),
@@ -386,9 +387,9 @@ fn parse_top<M: Lift>(bytes: &[u8], lift: bool) -> Result<Lifted<M>, Response> {
     })?;
     match top {
         read::Top::Array(items) => Ok(Lifted::Batch(items)),
-        read::Top::Object(mut members) => {
+        read::Top::Object => {
             let meta = members.meta.take();
-            classify_members(members).map(|message| Lifted::One(message, meta))
+            classify_members(&mut members).map(|message| Lifted::One(message, meta))
         }
         read::Top::Scalar(value) => Err(not_an_object(&value)),
     }
@@ -397,7 +398,7 @@ fn parse_top<M: Lift>(bytes: &[u8], lift: bool) -> Result<Lifted<M>, Response> {
 /// Sorts one JSON value into a [`Message`], or explains (`-32600`) why it is none.
 pub fn classify(value: Value) -> Result<Message, Response> {
     match value {
-        Value::Object(obj) => classify_members(Members::from_map(obj)),
+        Value::Object(obj) => classify_members(&mut Members::from_map(obj)),
         other => Err(not_an_object(&other)),
     }
 }
@@ -407,9 +408,10 @@ fn not_an_object(value: &Value) -> Response {
 }
 
 /// The shape rules, on the members of an object: which of the four messages it is.
-fn classify_members<M>(m: Members<M>) -> Result<Message, Response> {
+/// (The members are taken out one by one, not moved as a whole.)
+fn classify_members<M>(m: &mut Members<M>) -> Result<Message, Response> {
     // Read the id first so that even an invalid request's error carries it.
-    let raw_id = m.id;
+    let raw_id = m.id.take();
     let id = raw_id.as_ref().and_then(RequestId::from_value);
 
     match &m.jsonrpc {
@@ -432,7 +434,7 @@ fn classify_members<M>(m: Members<M>) -> Result<Message, Response> {
         ));
     }
 
-    if let Some(method) = m.method {
+    if let Some(method) = m.method.take() {
         let Value::String(method) = method else {
             return Err(invalid(
                 id,
@@ -460,7 +462,7 @@ fn classify_members<M>(m: Members<M>) -> Result<Message, Response> {
         // method takes named parameters (the schema's `params?: { ... }` in
         // 2025-11-25 and 2026-07-28 `basic/index`), so here it is an object or absent,
         // for every method alike, whether its handler reads params or not.
-        let params = m.params;
+        let params = m.params.take();
         if let Some(p) = &params
             && !p.is_object()
         {
@@ -480,7 +482,7 @@ fn classify_members<M>(m: Members<M>) -> Result<Message, Response> {
         });
     }
 
-    match (m.result, m.error) {
+    match (m.result.take(), m.error.take()) {
         (Some(result), None) => match id {
             Some(id) => Ok(Message::Response(Response::success(id, result))),
             None => Err(invalid(None, "a response must carry the \"id\" it answers")),

@@ -131,13 +131,14 @@ impl<'de> Deserialize<'de> for Version {
     }
 }
 
-/// What the top level of a frame is. It lives for one frame, on the stack of the
-/// read: its size does not matter, and boxing `Members` would cost an allocation.
+/// What the top level of a frame is. An object's members are written into the
+/// [`Members`] the caller holds, not returned: they are some 460 bytes, and each
+/// move of them on the way out cost a `memcpy` of all of it (callgrind).
 #[derive(Debug)]
-#[allow(clippy::large_enum_variant)]
-pub enum Top<M = Value> {
-    /// An object: a message, or something that claims to be one.
-    Object(Members<M>),
+pub enum Top {
+    /// An object: a message, or something that claims to be one (its members are
+    /// in the caller's [`Members`]).
+    Object,
     /// An array: a batch, its items still plain values.
     Array(Vec<Value>),
     /// Anything else (a string, a number, …): never a message.
@@ -146,12 +147,13 @@ pub enum Top<M = Value> {
 
 /// Reads one frame's top level; a syntax error is serde_json's, word for word. When
 /// `lift`, `params._meta` is read into an `M` instead of into `params` (the same
-/// bytes are accepted and refused either way).
-pub fn top_with<M: Lift>(bytes: &[u8], lift: bool) -> Result<Top<M>, serde_json::Error> {
-    let visitor = TopVisitor {
-        lift,
-        meta: PhantomData,
-    };
+/// bytes are accepted and refused either way). An object's members go into `m`,
+/// which starts out empty.
+pub fn top_with<M: Lift>(
+    bytes: &[u8],
+    lift: bool,
+    m: &mut Members<M>,
+) -> Result<Top, serde_json::Error> {
     // One UTF-8 check of the whole frame (word at a time over ASCII), then a read
     // that trusts it: reading from bytes checks every string on its own, ~90
     // instructions a string and twenty strings in a 2026-07-28 request (callgrind).
@@ -163,16 +165,20 @@ pub fn top_with<M: Lift>(bytes: &[u8], lift: bool) -> Result<Top<M>, serde_json:
         Ok(text) => {
             let mut tape = Tape::take();
             let read = if super::check::scan(text, &mut tape) {
-                in_place(text, tape, lift)
+                in_place(text, tape, lift, m)
             } else {
                 None
             };
             match read {
                 Some(top) => Ok(top),
-                None => read_all(serde_json::Deserializer::from_str(text), visitor),
+                None => {
+                    // Whatever the read in place wrote before it gave up goes.
+                    *m = Members::default();
+                    read_all(serde_json::Deserializer::from_str(text), lift, m)
+                }
             }
         }
-        Err(_) => read_all(serde_json::Deserializer::from_slice(bytes), visitor),
+        Err(_) => read_all(serde_json::Deserializer::from_slice(bytes), lift, m),
     }
 }
 
@@ -180,7 +186,7 @@ pub fn top_with<M: Lift>(bytes: &[u8], lift: bool) -> Result<Top<M>, serde_json:
 /// members found by hopping along the `tape`; `params`, when an object, kept as the
 /// frame's text and tape ([`Params::sent`]), so no map is built for it; `None` when
 /// `_meta` does not read as an `M` (the slow read then words the error).
-fn in_place<M: Lift>(text: &str, tape: Tape, lift: bool) -> Option<Top<M>> {
+fn in_place<M: Lift>(text: &str, tape: Tape, lift: bool, m: &mut Members<M>) -> Option<Top> {
     let top = Raw::top(text, &tape);
     match top.text().as_bytes().first() {
         Some(b'{') => {}
@@ -193,7 +199,6 @@ fn in_place<M: Lift>(text: &str, tape: Tape, lift: bool) -> Option<Top<M>> {
         }
         _ => return Some(Top::Scalar(top.to_value())),
     }
-    let mut m = Members::default();
     // The tape index of the `params` object that counts (the last one sent).
     let mut params_at = None;
     for (name, value) in top.members() {
@@ -231,34 +236,36 @@ fn in_place<M: Lift>(text: &str, tape: Tape, lift: bool) -> Option<Top<M>> {
     if let Some(at) = params_at {
         m.params = Some(Params::sent(Doc::keep(text, tape, at), lift));
     }
-    Some(Top::Object(m))
+    Some(Top::Object)
 }
 
 /// Reads the one value of a frame, then insists nothing but whitespace follows.
 fn read_all<'de, R: serde_json::de::Read<'de>, M: DeserializeOwned>(
     mut de: serde_json::Deserializer<R>,
-    visitor: TopVisitor<M>,
-) -> Result<Top<M>, serde_json::Error> {
-    let top = de.deserialize_any(visitor)?;
+    lift: bool,
+    members: &mut Members<M>,
+) -> Result<Top, serde_json::Error> {
+    let top = de.deserialize_any(TopVisitor { lift, members })?;
     de.end()?;
     Ok(top)
 }
 
-struct TopVisitor<M> {
+struct TopVisitor<'m, M> {
     /// Read `params._meta` into an `M`.
     lift: bool,
-    meta: PhantomData<M>,
+    /// Where an object's members go.
+    members: &'m mut Members<M>,
 }
 
-impl<'de, M: DeserializeOwned> Visitor<'de> for TopVisitor<M> {
-    type Value = Top<M>;
+impl<'de, M: DeserializeOwned> Visitor<'de> for TopVisitor<'_, M> {
+    type Value = Top;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON value")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top<M>, A::Error> {
-        let mut m = Members::default();
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
+        let m = self.members;
         while let Some(name) = map.next_key::<Name>()? {
             let slot = match name {
                 Name::Jsonrpc => {
@@ -290,10 +297,10 @@ impl<'de, M: DeserializeOwned> Visitor<'de> for TopVisitor<M> {
             };
             *slot = Some(map.next_value()?);
         }
-        Ok(Top::Object(m))
+        Ok(Top::Object)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Top<M>, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Top, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
         while let Some(item) = seq.next_element()? {
             items.push(item);
@@ -301,27 +308,27 @@ impl<'de, M: DeserializeOwned> Visitor<'de> for TopVisitor<M> {
         Ok(Top::Array(items))
     }
 
-    fn visit_bool<E>(self, v: bool) -> Result<Top<M>, E> {
+    fn visit_bool<E>(self, v: bool) -> Result<Top, E> {
         Ok(Top::Scalar(Value::Bool(v)))
     }
 
-    fn visit_i64<E>(self, v: i64) -> Result<Top<M>, E> {
+    fn visit_i64<E>(self, v: i64) -> Result<Top, E> {
         Ok(Top::Scalar(v.into()))
     }
 
-    fn visit_u64<E>(self, v: u64) -> Result<Top<M>, E> {
+    fn visit_u64<E>(self, v: u64) -> Result<Top, E> {
         Ok(Top::Scalar(v.into()))
     }
 
-    fn visit_f64<E>(self, v: f64) -> Result<Top<M>, E> {
+    fn visit_f64<E>(self, v: f64) -> Result<Top, E> {
         Ok(Top::Scalar(v.into()))
     }
 
-    fn visit_str<E>(self, v: &str) -> Result<Top<M>, E> {
+    fn visit_str<E>(self, v: &str) -> Result<Top, E> {
         Ok(Top::Scalar(v.into()))
     }
 
-    fn visit_unit<E>(self) -> Result<Top<M>, E> {
+    fn visit_unit<E>(self) -> Result<Top, E> {
         Ok(Top::Scalar(Value::Null))
     }
 }
@@ -460,9 +467,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// The plain read: `params` whole.
-    fn top(bytes: &[u8]) -> Result<Top, serde_json::Error> {
-        top_with(bytes, false)
+    /// The plain read: `params` whole; an object's members with it.
+    fn top(bytes: &[u8]) -> Result<(Top, Members), serde_json::Error> {
+        let mut m = Members::default();
+        top_with(bytes, false, &mut m).map(|top| (top, m))
     }
 
     /// The one-pass reader and a read into a `Value` agree on every member, and on
@@ -477,7 +485,7 @@ mod tests {
             br#"{}"#,
         ];
         for frame in frames {
-            let Ok(Top::Object(m)) = top(frame) else {
+            let Ok((Top::Object, m)) = top(frame) else {
                 panic!("not an object: {}", String::from_utf8_lossy(frame))
             };
             let Value::Object(map) = serde_json::from_slice::<Value>(frame).unwrap() else {
@@ -514,7 +522,7 @@ mod tests {
     #[test]
     fn arrays_and_scalars_are_told_apart() {
         assert!(
-            matches!(top(b"[1,{}]"), Ok(Top::Array(items)) if items == vec![json!(1), json!({})])
+            matches!(top(b"[1,{}]"), Ok((Top::Array(items), _)) if items == vec![json!(1), json!({})])
         );
         for (frame, want) in [
             ("3", json!(3)),
@@ -525,7 +533,7 @@ mod tests {
             ("null", Value::Null),
         ] {
             assert!(
-                matches!(top(frame.as_bytes()), Ok(Top::Scalar(v)) if v == want),
+                matches!(top(frame.as_bytes()), Ok((Top::Scalar(v), _)) if v == want),
                 "{frame}"
             );
         }
