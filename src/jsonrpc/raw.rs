@@ -163,8 +163,12 @@ impl<'a> Raw<'a> {
             }
             // Integers as serde_json reads them: a `u64`, or a negative `i64` ("-0"
             // is a float there, and left to it).
-            Some(b'0'..=b'9') if text.len() <= 19 && text.bytes().all(|c| c.is_ascii_digit()) => {
-                if let Ok(n) = text.parse::<u64>() {
+            // (Nineteen digits or fewer always fit a `u64`: folded as they come.)
+            Some(b'0'..=b'9') if text.len() <= 19 => {
+                let digits = text.bytes().try_fold(0u64, |n, c| {
+                    c.is_ascii_digit().then(|| n * 10 + u64::from(c - b'0'))
+                });
+                if let Some(n) = digits {
                     return Value::from(n);
                 }
             }
@@ -229,6 +233,15 @@ impl<'a> Name<'a> {
         }
         let (start, end) = (node.start as usize + 1, node.end as usize - 1);
         end - start == key.len() && self.0.text.as_bytes().get(start..end) == Some(key.as_bytes())
+    }
+
+    /// The name as it lies between its quotes, when it has no escapes.
+    pub fn plain(self) -> Option<&'a str> {
+        let node = self.0.node();
+        if node.escaped {
+            return None;
+        }
+        self.0.text.get(node.start as usize + 1..node.end as usize - 1)
     }
 
     /// The name, unescaped.

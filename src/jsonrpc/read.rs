@@ -202,7 +202,16 @@ fn in_place<M: Lift>(text: &str, tape: Tape, lift: bool, m: &mut Members<M>) -> 
     // The tape index of the `params` object that counts (the last one sent).
     let mut params_at = None;
     for (name, value) in top.members() {
-        let slot = match &*name.as_str() {
+        // A name without escapes is compared as it lies (no `Cow` to build and drop).
+        let unescaped;
+        let key = match name.plain() {
+            Some(key) => key,
+            None => {
+                unescaped = name.as_str();
+                &*unescaped
+            }
+        };
+        let slot = match key {
             "jsonrpc" => {
                 m.jsonrpc = Some(match value.text() {
                     "\"2.0\"" => Version::Two,
