@@ -241,7 +241,9 @@ impl<'a> Name<'a> {
         if node.escaped {
             return None;
         }
-        self.0.text.get(node.start as usize + 1..node.end as usize - 1)
+        self.0
+            .text
+            .get(node.start as usize + 1..node.end as usize - 1)
     }
 
     /// The name, unescaped.

@@ -148,28 +148,32 @@ impl Outcome {
     }
 }
 
-/// The facts of the request a running tool may need (see [`Context`]).
-pub struct Env {
+/// The facts of the request a running tool may need (see [`Context`]), lent by the
+/// session: a tool that answers at once reads what it needs here, and only one that
+/// runs on ([`Env::call`]) takes its own copies (each an `Arc` count changed, an
+/// atomic operation: three of them and their drops a request, for nothing, when
+/// every request took them).
+pub struct Env<'a> {
     /// Legacy sessions: how to ask the client.
-    pub peer: Option<std::sync::Arc<Peer>>,
+    pub peer: Option<&'a std::sync::Arc<Peer>>,
     /// `_meta.progressToken`, read once with the rest of `_meta`.
-    pub progress_token: Option<Value>,
+    pub progress_token: Option<&'a Value>,
     /// The least severe log level to send; `None`: no log messages.
     pub log_level: Option<usize>,
     /// What the client declared (legacy: at `initialize`; modern: in `_meta`),
     /// shared: every request of a session reads the same declaration, and a deep
     /// copy per request was a dozen allocations for a real client's capabilities.
-    pub client_capabilities: std::sync::Arc<Value>,
+    pub client_capabilities: &'a std::sync::Arc<Value>,
     /// A 2026-07-28 request: questions to the client become `InputRequiredResult`s.
     pub modern: bool,
     /// Server-wide change notifications.
-    pub hub: std::sync::Arc<super::subscriptions::Hub>,
+    pub hub: &'a std::sync::Arc<super::subscriptions::Hub>,
     /// The task store, when this request may be answered with a task: a modern request
     /// that declared the tasks extension, to a server that offers it.
-    pub tasks: Option<std::sync::Arc<super::tasks::Store>>,
+    pub tasks: Option<&'a std::sync::Arc<super::tasks::Store>>,
 }
 
-impl Env {
+impl Env<'_> {
     /// The [`Call`] an asynchronous tool or prompt runs with, and the outbox its
     /// messages come out of.
     pub fn call(
@@ -178,18 +182,18 @@ impl Env {
         arguments: serde_json::Map<String, Value>,
     ) -> (Call, mpsc::UnboundedReceiver<Out>) {
         let (ctx, outbox) = Context::new(
-            self.peer,
-            self.progress_token,
+            self.peer.cloned(),
+            self.progress_token.cloned(),
             self.log_level,
-            self.client_capabilities,
-            self.hub,
+            self.client_capabilities.clone(),
+            self.hub.clone(),
         );
         let call = Call {
             arguments,
             params: params.cloned().unwrap_or(Value::Null),
             ctx,
             modern: self.modern,
-            tasks: self.tasks,
+            tasks: self.tasks.cloned(),
         };
         (call, outbox)
     }

@@ -47,13 +47,15 @@ impl Session {
                 resources::unsubscribe(&self.legacy_parts().filter, params()).map(Payload::from)
             }
             (other, _) => {
+                // The field itself, not `legacy_parts()`: the server is lent beside it.
+                let parts = self.legacy.get_or_insert_with(Default::default);
                 let env = Env {
-                    peer: Some(self.legacy_parts().peer.clone()),
-                    progress_token: meta.progress_token().cloned(),
+                    peer: Some(&parts.peer),
+                    progress_token: meta.progress_token(),
                     log_level: self.log_level,
-                    client_capabilities: self.client_capabilities.clone(),
+                    client_capabilities: &self.client_capabilities,
                     modern: false,
-                    hub: self.server.hub.clone(),
+                    hub: &self.server.hub,
                     // The extension is not defined before 2026-07-28 (SEP-2663
                     // "Backward Compatibility").
                     tasks: None,

@@ -91,12 +91,12 @@ fn dispatch(
         server.features.tasks && super::capabilities::declares(&capabilities, tasks::EXTENSION);
     let env = Env {
         peer: None,
-        progress_token: meta.progress_token().cloned(),
+        progress_token: meta.progress_token(),
         log_level: request_meta.log_level,
-        client_capabilities: capabilities.clone(),
+        client_capabilities: &capabilities,
         modern: true,
-        hub: server.hub.clone(),
-        tasks: may_create_tasks.then(|| server.tasks.clone()),
+        hub: &server.hub,
+        tasks: may_create_tasks.then_some(&server.tasks),
     };
     match methods::shared(server, method, params, env) {
         Some(Outcome::Now(r)) => now(r),

@@ -205,7 +205,7 @@ pub fn call(tools: &ToolSet, params: Option<&Params>, env: Env) -> Outcome {
         .requires
         .iter()
         .copied()
-        .filter(|c| env.modern && !declares(&env.client_capabilities, c))
+        .filter(|c| env.modern && !declares(env.client_capabilities, c))
         .collect();
     if !missing.is_empty() {
         return Outcome::Now(Err(missing_capabilities(
