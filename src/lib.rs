@@ -9,6 +9,7 @@
 //!   check.rs            is this frame JSON (exactly as serde_json decides)? and its tape
 //!   raw.rs              a checked frame's values, found on its tape, built on demand
 //!   params.rs           Params: a request's params as sent, or a Value; Field
+//!   spare.rs            the tape and text buffers a frame's read keeps, reused per thread
 //!   payload.rs          Payload, Rendered: a result as a value or as bytes written once
 //! protocol/             the transport-agnostic core, both eras
 //!   mod.rs              Server, Session::handle: the one door into the core
