@@ -11,14 +11,15 @@ use std::cell::RefCell;
 
 /// At most this many of each are kept on a thread: one frame is read at a time, and
 /// a few more cover messages still held while the next is read (a request running on).
-const KEPT: usize = 8;
+const KEPT: usize = 4;
 
-/// A tape grown past this many nodes by one huge frame is let go (64 K nodes of 16
-/// bytes: 1 MiB), not kept for every later one.
-const KEPT_NODES: usize = 1 << 16;
+/// A tape grown past this many nodes by a large frame is let go (4 K nodes of 16
+/// bytes: 64 KiB), not kept for every later one: a thread keeps at most 512 KiB of
+/// spares, so a burst of large requests does not stay resident after it.
+const KEPT_NODES: usize = 1 << 12;
 
 /// A text buffer grown past this is let go.
-const KEPT_BYTES: usize = 1 << 20;
+const KEPT_BYTES: usize = 64 * 1024;
 
 /// What a thread keeps.
 struct Spares {
