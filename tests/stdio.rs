@@ -104,6 +104,30 @@ fn bad_lines_get_errors_and_the_server_keeps_reading() {
     assert_eq!(msgs[3], json!({"jsonrpc":"2.0","id":2,"result":{}}));
 }
 
+/// The line reader's edges, as a client meets them: blank lines (CRLF too) get no
+/// answer, a line over `--max-body-bytes` gets `-32600` and the next line is read as
+/// ever, and a last line without its `\n` is still answered at end of input.
+#[test]
+fn blank_overlong_and_unterminated_lines_through_the_binary() {
+    let ping = |id: u32| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}");
+    let long = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"{}\"}}",
+        "x".repeat(300)
+    );
+    let input = format!("\n\r\n{}\n{long}\n{}\r\n{}", ping(1), ping(3), ping(4));
+    let (lines, stderr, status) = serve(&["--max-body-bytes", "100"], &input);
+    assert!(status.success(), "{stderr}");
+    let msgs: Vec<Value> = lines.iter().map(|l| parse(l)).collect();
+    assert_eq!(msgs.len(), 4, "{lines:?}");
+    assert_eq!(msgs[0], json!({"jsonrpc":"2.0","id":1,"result":{}}));
+    assert_eq!(msgs[1]["error"]["code"], -32600);
+    assert_eq!(msgs[1]["id"], Value::Null);
+    let message = msgs[1]["error"]["message"].as_str().unwrap();
+    assert!(message.contains("longer than 100 bytes"), "{message}");
+    assert_eq!(msgs[2], json!({"jsonrpc":"2.0","id":3,"result":{}}));
+    assert_eq!(msgs[3], json!({"jsonrpc":"2.0","id":4,"result":{}}));
+}
+
 #[test]
 fn eof_on_stdin_exits_zero_promptly() {
     let start = Instant::now();

@@ -38,6 +38,27 @@ thread_local! {
     };
 }
 
+/// A kept buffer from this thread's list that `list` picks, when there is one.
+fn take_up<T>(list: fn(&mut Spares) -> &mut Vec<T>) -> Option<T> {
+    SPARES
+        .try_with(|s| s.try_borrow_mut().ok().and_then(|mut s| list(&mut s).pop()))
+        .ok()
+        .flatten()
+}
+
+/// Keeps `buf` on this thread's list that `list` picks, unless the list is full. A
+/// thread being torn down keeps nothing (`try_with` fails then).
+fn keep<T>(list: fn(&mut Spares) -> &mut Vec<T>, buf: T) {
+    let _ = SPARES.try_with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            let kept = list(&mut s);
+            if kept.len() < KEPT {
+                kept.push(buf);
+            }
+        }
+    });
+}
+
 /// A frame's tape: a `Vec` that goes back to the thread's spares when dropped.
 #[derive(Debug, Default)]
 pub struct Tape(Vec<Node>);
@@ -45,11 +66,7 @@ pub struct Tape(Vec<Node>);
 impl Tape {
     /// An empty tape, a kept one when there is one.
     pub fn take() -> Tape {
-        let kept = SPARES
-            .try_with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.tapes.pop()))
-            .ok()
-            .flatten();
-        Tape(kept.unwrap_or_default())
+        Tape(take_up(|s| &mut s.tapes).unwrap_or_default())
     }
 }
 
@@ -81,14 +98,7 @@ impl Drop for Tape {
             return;
         }
         tape.clear();
-        // A thread being torn down keeps nothing (`try_with` fails then).
-        let _ = SPARES.try_with(|s| {
-            if let Ok(mut s) = s.try_borrow_mut()
-                && s.tapes.len() < KEPT
-            {
-                s.tapes.push(tape);
-            }
-        });
+        keep(|s| &mut s.tapes, tape);
     }
 }
 
@@ -100,11 +110,7 @@ pub struct Text(String);
 impl Text {
     /// A copy of `text`, in a kept buffer when there is one.
     pub fn copy(text: &str) -> Text {
-        let kept = SPARES
-            .try_with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.texts.pop()))
-            .ok()
-            .flatten();
-        let mut buf = kept.unwrap_or_default();
+        let mut buf = take_up(|s| &mut s.texts).unwrap_or_default();
         buf.push_str(text);
         Text(buf)
     }
@@ -130,13 +136,7 @@ impl Drop for Text {
             return;
         }
         text.clear();
-        let _ = SPARES.try_with(|s| {
-            if let Ok(mut s) = s.try_borrow_mut()
-                && s.texts.len() < KEPT
-            {
-                s.texts.push(text);
-            }
-        });
+        keep(|s| &mut s.texts, text);
     }
 }
 

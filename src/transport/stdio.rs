@@ -97,7 +97,7 @@ fn serve_on(
     let _ = log.flush();
     loop {
         match framer.next_line() {
-            Next::Line(line) => handle_any(
+            Next::Line(line) => handle_line(
                 &mut session,
                 &mut running,
                 &out,
@@ -120,7 +120,7 @@ fn serve_on(
                 match framer.read_from(&mut input) {
                     Ok(0) => match framer.finish() {
                         // A last line without its `\n` still counts.
-                        Some(Frame::Line(last)) => handle_any(
+                        Some(Frame::Line(last)) => handle_line(
                             &mut session,
                             &mut running,
                             &out,
@@ -150,22 +150,6 @@ fn serve_on(
             return Ok(());
         }
     }
-}
-
-/// One line: blank ones (a CRLF's `\r` included) carry nothing to answer; any other
-/// is handled (a CR before the LF is JSON whitespace: the message still parses).
-fn handle_any(
-    session: &mut Session,
-    running: &mut Running,
-    out: &Out,
-    line: &[u8],
-    log: &mut impl Write,
-    answers: &mut Vec<u8>,
-) -> io::Result<()> {
-    if line.iter().all(u8::is_ascii_whitespace) {
-        return Ok(());
-    }
-    handle_line(session, running, out, line, log, answers)
 }
 
 /// Bytes of answers gathered before they are written even though more input waits.
@@ -252,7 +236,8 @@ impl Running {
 
 /// Parses one line and runs it through the core; what is to be sent now (its answer
 /// and `\n`) is appended to `answers`, written straight into the buffer that leaves
-/// in one write.
+/// in one write. A blank line (a CRLF's `\r` included) carries nothing to answer; a
+/// CR before the LF of any other is JSON whitespace: the message still parses.
 fn handle_line(
     session: &mut Session,
     running: &mut Running,
@@ -261,6 +246,9 @@ fn handle_line(
     log: &mut impl Write,
     answers: &mut Vec<u8>,
 ) -> io::Result<()> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Ok(());
+    }
     // The protocol core answers here, and forwards nothing: `_meta` is read typed.
     match Incoming::read(line, Facts::default(), false) {
         Ok(Incoming::One(envelope)) => {
