@@ -39,13 +39,27 @@
 //!   subscriptions.rs    the Hub: list changes and resource updates to whoever listens;
 //!                       a Relay carries them between replicas
 //!   mrtr.rs             modern server-to-client questions: input_required, sealed requestState
+//!   params.rs           reading params fields: -32602 naming the method and the field
+//!   state_key.rs        the key that seals requestState: random, or --state-key-file
+//!   tests.rs            the core driven message by message, no I/O (unit tests)
 //! content/              what a server offers, built from the core's plain values
+//!   mod.rs              the demo and the fixture side by side; --fixture picks one
 //!   demo.rs             `serve` (the default): get_current_time, echo, add
 //!   conformance/        `serve --fixture conformance`: what the official suite checks
+//!     mod.rs            the fixture as a whole: its tools, resources and prompts
+//!     tools.rs          both eras: every content type, isError, progress, logs, triggers
+//!     ask.rs            asking the client, either era: a legacy request or MRTR input_required
+//!     input_required.rs MRTR tools: one question, several, rounds, sealed state
+//!     tasks.rs          the tasks extension's tools (SEP-2663), as tasks-* scenarios expect
+//!     resources.rs      text, binary, subscribable resources and a template
+//!     prompts.rs        plain, with arguments, embedded resource, image, one that asks
+//!     payloads.rs       small payloads: a 1x1 PNG, a short WAV, content items
 //! store/                state replicas share (`serve --store`): tasks and hub events in Redis
+//!   mod.rs              shared state for replicas: tasks and hub events in Redis
 //!   resp.rs             RESP2 by hand: commands as arrays of bulk strings, replies as frames
 //!   redis.rs            the Redis store: its URL, records (Lua compare-and-set, leases), the bus
 //! transport/            moving bytes in and out; no protocol logic
+//!   mod.rs              describe: a message in a few words, for the server's log
 //!   stdio.rs            one JSON message per line on stdin/stdout, logs on stderr
 //!   log.rs              the stdio log: lines written to stderr by a thread, off the answer path
 //!   http/               Streamable HTTP on one endpoint, /mcp
@@ -61,7 +75,17 @@
 //!     resume.rs         resumable legacy streams: event ids, Last-Event-ID
 //!     modern.rs         stateless path: header/body validation, -32020, 400/404
 //!     reply.rs          building HTTP responses (JSON, SSE streams, 202, errors)
+//!     names.rs          the MCP header names the server looks up, typed once
+//!     auth/             the server as an OAuth 2.1 protected resource (--auth-server)
+//!       mod.rs          every /mcp request needs a Bearer token it can check; 401/403
+//!       challenge.rs    refusals: a status, WWW-Authenticate: Bearer, a JSON-RPC body
+//!       metadata.rs     the protected resource metadata (RFC 9728), at its well-known URLs
+//!       issuer.rs       the authorization server's metadata and key set, cached, refreshed
+//!       jwt.rs          a JWT access token checked as RFC 9068 §4 lays out
+//!       introspect.rs   an opaque token checked by introspection (RFC 7662)
+//!       fetch.rs        the resource's own HTTP client, each request on a recorded lane
 //! wire/                 what both sides speak, below server and client
+//!   mod.rs              the recording spine and the views, named in order
 //!   event.rs            a wire event: lane, direction, time offset, exact bytes
 //!   recorder.rs         the one recording layer: stamps, orders, feeds the sinks
 //!   redact.rs           secrets masked before the sinks see them, same length
@@ -76,17 +100,37 @@
 //!   select.rs           show --method/--id/--era: the messages a view keeps
 //!   explain.rs          show --explain: each message's shape, era, method and section
 //!   html.rs             show --html: one self-contained page, a column per lane
+//!   form.rs             application/x-www-form-urlencoded both ways (OAuth bodies, queries)
+//!   oauth.rs            OAuth's well-known URLs, one way for whoever looks or serves
 //!   http/               the HTTP binding's vocabulary
 //!     mod.rs            the endpoint, Mcp-Session-Id, the status of a modern error
+//!     endpoint.rs       which exchanges are MCP's (not OAuth's): one rule for views and check
 //!     mirror.rs         Mcp-Method / Mcp-Name / Mcp-Param-*, the Base64 sentinel
 //!     x_mcp_header.rs   x-mcp-header annotations: checked, mirrored, validated
 //! client/               the client side, as a library: links that record what crosses
+//!   mod.rs              the links and the dual-era client; the programs live in src/cli/
 //!   wire_print.rs       captions and notes; the recorder whose sinks show the wire
 //!   stdio_link.rs       a child process's stdio, lines of bytes, stderr on its own lane
 //!   http_link.rs        one keep-alive HTTP/1.1 connection, recorded under hyper
 //!   mcp_client.rs       era detection, _meta, mirrored headers, retries, MRTR rounds
 //!   answers.rs          what the client answers when a server asks
+//!   ask_user.rs         --ask: sampling and elicitation answered at a terminal
+//!   tasks.rs            following a task a server runs for tools/call, polled on the wire
+//!   task_handle.rs      what a task looks like in either era, and when to ask for one
+//!   task_store.rs       the tasks this client runs for a server (client-side tasks)
+//!   auth/               authorization on the wire: a 401 (or 403 insufficient_scope), hop by hop
+//!     mod.rs            the whole dance: discover, register, authorize, token, retry
+//!     challenge.rs      WWW-Authenticate read: resource_metadata, scope, error
+//!     discovery.rs      protected resource metadata, then the authorization server's
+//!     grant.rs          the authorization code grant with PKCE, hop by hop
+//!     extension.rs      grants with no browser: client credentials, enterprise-managed
+//!     token.rs          the token endpoint for every grant: form POST, client auth, JSON back
+//!     pkce.rs           PKCE S256 (RFC 7636): a verifier kept, its hash sent
+//!     assertion.rs      signed JWTs the client makes (RFC 7523): private_key_jwt
+//!     dpop.rs           DPoP (RFC 9449): an ephemeral P-256 key, a proof per request
+//!     credential.rs     what each request carries: Bearer, or DPoP and a fresh proof
 //! tap/                  a real client and a real server, every byte between them
+//!   mod.rs              the tap: a real client and server, every byte passed and recorded
 //!   stdio.rs            `tap -- SERVER_CMD`: the client's pipes ⇄ the server's, exit status,
 //!                       signals passed on
 //!   http.rs             `tap --http`: a TCP-level reverse proxy, a lane per connection, 502
@@ -96,6 +140,7 @@
 //!   child.rs            one child process: its pipes recorded, kill on drop
 //!   routes.rs           which waiting request a child's line belongs to; id rewriting
 //!   session.rs          a legacy session's own child, modern requests to the shared one
+//!   probe.rs            at start, one child asked for its tools (inputSchema, x-mcp-header)
 //! check/                `mcp-raw check`: the spec's rules applied to wire events
 //!   mod.rs              Checker::feed: one event in, the findings it completes out
 //!   rules.rs            every rule: its id, severity and the spec section it quotes
@@ -104,12 +149,22 @@
 //!   http.rs             request/response pairs, sessions, headers, SSE event ids
 //!   report.rs           text, JSON and JUnit renderings of the findings
 //! replay/               recordings used again
+//!   mod.rs              recordings used again: diff, script, against, mock, serve
 //!   diff.rs             two recordings compared message by message, --ignore applied
 //!   script.rs           a recording's client side: each message's bytes, its HTTP head
 //!   against.rs          `replay --against`: that side sent to a live server, recorded
 //!   mock.rs             `replay FILE`: live requests matched to recorded ones, ids rewritten
 //!   serve.rs            the mock on stdio and on Streamable HTTP
+//! authserver/           `auth-server`: a small OAuth 2.1 authorization server, for demos
+//!                          and tests; approves every request with nobody to ask
+//!   mod.rs              Config, routing by path, the signing key and /jwks, the accept loop
+//!   metadata.rs         the authorization server metadata (RFC 8414 §2)
+//!   register.rs         dynamic client registration (RFC 7591 §3)
+//!   authorize.rs        the authorization endpoint: 302 with code, state, iss
+//!   token.rs            the token endpoint: code + PKCE, refresh_token, client_credentials
+//!   state.rs            what it remembers: clients, codes, refresh tokens
 //! clock.rs              RFC 3339 UTC time for get_current_time
+//! keys.rs               secrets made on the spot: random tokens, PKCE S256, ES256 keys
 //! memory.rs             giving freed memory back to the OS (glibc knobs)
 //! main.rs, cli/         the command line and its programs (client, demos, show),
 //!                       outside the library: they use it like any program would
