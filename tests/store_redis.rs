@@ -4,8 +4,9 @@
 //! listener on C hears a task running on A, and listeners on A (modern) and C (a
 //! legacy session's GET stream) hear a list change announced on B; a
 //! replica killed with SIGKILL leaves its finished tasks readable and its running
-//! ones failed once their lease lapses. Skipped, saying why, without `redis-server`
-//! on PATH (CI installs Debian's).
+//! ones failed once their lease lapses. Without `redis-server` on PATH they fail
+//! under CI (`CI=true`: CI installs Debian's) and are skipped elsewhere, with a
+//! `SKIP` line on stderr.
 
 mod common;
 use common::http_client::Stream;
@@ -17,6 +18,8 @@ use std::time::{Duration, Instant};
 
 const V: &str = "2026-07-28";
 const TASKS: &str = "io.modelcontextprotocol/tasks";
+/// How to get what these tests need.
+const INSTALL: &str = "apt-get install redis-server";
 
 /// A `redis-server` of this test's own, killed on drop.
 struct Redis {
@@ -50,7 +53,7 @@ impl Redis {
             .status()
             .is_ok();
         if !found {
-            eprintln!("skipped: redis-server is not on PATH (apt-get install redis-server)");
+            common::missing_program(&format!("store_redis ({name})"), "redis-server", INSTALL);
             return None;
         }
         let dir = common::scratch("store", name);
@@ -427,4 +430,46 @@ fn without_redis_a_request_gets_an_error_quoting_it_and_the_server_recovers() {
             s.logged()
         );
     }
+}
+
+/// Without `redis-server`, the tests above must not pass silently: this runs one of
+/// them again (this test binary, that test only) with a `PATH` that holds nothing.
+/// Under `CI=true` it fails, saying why; without `CI` it passes with a `SKIP` line.
+#[test]
+fn without_redis_server_ci_fails_and_elsewhere_the_skip_is_said() {
+    let empty = common::scratch("store", "no-path");
+    let run = |ci: bool| {
+        let mut command = Command::new(std::env::current_exe().expect("this test binary"));
+        command
+            .args([
+                "--exact",
+                "replicas_share_tasks_and_events_through_redis",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("PATH", &empty);
+        if ci {
+            command.env("CI", "true");
+        } else {
+            command.env_remove("CI");
+        }
+        let out = command.output().expect("run this test binary again");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    };
+    let (passed, text) = run(true);
+    assert!(
+        !passed && text.contains("redis-server is not on PATH and CI is set"),
+        "{text}"
+    );
+    let (passed, text) = run(false);
+    assert!(
+        passed && text.contains("SKIP store_redis (share): redis-server is not on PATH"),
+        "{text}"
+    );
+    assert!(text.contains("1 passed"), "{text}");
 }

@@ -293,3 +293,21 @@ pub fn listening_url(from: impl std::io::Read) -> String {
         .unwrap_or_else(|| panic!("no \"listening on\" URL in {line:?}"))
         .to_owned()
 }
+
+/// Whether this run is CI's: the `CI` variable set to anything but empty, `0` or
+/// `false` (CI services set `CI=true`; `.ci/run` does too).
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// A test that needs an outside program (`redis-server`) and cannot find it: under
+/// CI that is a failure (a test that checked nothing must not pass there); elsewhere
+/// a skip said loudly on stderr, with what to install. Call it, then `return`.
+pub fn missing_program(test: &str, program: &str, install: &str) {
+    assert!(
+        !under_ci(),
+        "{test}: {program} is not on PATH and CI is set: this test would check nothing \
+         ({install})"
+    );
+    eprintln!("SKIP {test}: {program} is not on PATH; nothing was checked ({install})");
+}
