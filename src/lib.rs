@@ -97,6 +97,7 @@
 //!   classify.rs         what a payload is: JSON-RPC shape, method, id, era
 //!   transcript.rs       the JSONL transcript, version 1: write, read back, pretty JSON
 //!   text.rs             the >>> / <<< text view: raw (every byte) or readable
+//!   oneline.rs          --oneline: a line per message (shape, method, tool, id, status, size)
 //!   select.rs           show --method/--id/--era: the messages a view keeps
 //!   explain.rs          show --explain: each message's shape, era, method and section
 //!   html.rs             show --html: one self-contained page, a column per lane

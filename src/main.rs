@@ -201,6 +201,7 @@ fn main() -> ExitCode {
             file,
             raw,
             pretty,
+            oneline,
             json,
             explain,
             follow,
@@ -218,6 +219,7 @@ fn main() -> ExitCode {
                 cli::show::Options {
                     raw,
                     pretty,
+                    oneline,
                     json,
                     explain,
                     follow,

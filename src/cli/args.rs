@@ -130,7 +130,8 @@ pub enum Command {
         #[arg(long, requires = "store")]
         store_trace: bool,
         /// Print every byte in and out on stderr (never stdout) as it crosses, in the
-        /// readable text view, or `--trace raw` for the bytes verbatim.
+        /// readable text view, or `--trace raw` for the bytes verbatim, or `--trace
+        /// oneline` for a line per message.
         #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]
         trace: Option<TraceView>,
         /// Write every byte in and out to FILE as a JSON Lines transcript (see the
@@ -276,6 +277,11 @@ pub enum Command {
         /// One pretty JSON document: each event with the facts read from it.
         #[arg(long, conflicts_with = "raw")]
         pretty: bool,
+        /// One line per message: direction, lane, time, shape, method (and a
+        /// tools/call's tool), id, status, size in bytes, and the first line of a
+        /// tool's result.
+        #[arg(long, conflicts_with_all = ["raw", "pretty", "json", "explain", "html"])]
+        oneline: bool,
         /// The largest message read whole; a longer one is shown as too long.
         #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
         max_message_bytes: usize,
@@ -633,8 +639,8 @@ pub struct TapArgs {
     #[arg(long, value_name = "SECS", default_value = "2", value_parser = secs, conflicts_with = "http")]
     pub drain_timeout: Duration,
     /// Print every byte both ways on stderr as it passes, in the readable text view,
-    /// or `--trace raw` for the bytes verbatim (the server's own stderr passes through
-    /// to stderr too).
+    /// or `--trace raw` for the bytes verbatim, or `--trace oneline` for a line per
+    /// message (the server's own stderr passes through to stderr too).
     #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]
     pub trace: Option<TraceView>,
     /// Write every byte both ways to FILE as a JSON Lines transcript (role "tap").
@@ -696,7 +702,8 @@ pub struct BridgeArgs {
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub probe_pages: usize,
     /// Print every byte on stderr as it crosses, HTTP and the children's pipes, in
-    /// the readable text view, or `--trace raw` for the bytes verbatim.
+    /// the readable text view, or `--trace raw` for the bytes verbatim, or `--trace
+    /// oneline` for a line per message.
     #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]
     pub trace: Option<TraceView>,
     /// Write every byte to FILE as a JSON Lines transcript (role "bridge"): the HTTP
@@ -973,6 +980,11 @@ pub struct View {
     /// to stderr).
     #[arg(long, conflicts_with = "raw")]
     pub json: bool,
+    /// Print one line per message instead of the text view: direction, lane, time,
+    /// shape, method (and a tools/call's tool), id, status, size in bytes, and the
+    /// first line of a tool's result.
+    #[arg(long, conflicts_with_all = ["raw", "json"])]
+    pub oneline: bool,
     /// Also write the JSON Lines transcript to FILE.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
@@ -1021,6 +1033,13 @@ impl View {
                 )?) as _,
             );
             return Ok(Printer::sinks_only(more, self.max_message_bytes));
+        }
+        if self.oneline {
+            return Ok(Printer::oneline(
+                self.color.enabled(),
+                more,
+                self.max_message_bytes,
+            ));
         }
         Ok(Printer::new(
             self.color.enabled(),

@@ -10,6 +10,8 @@ use std::io::IsTerminal;
 pub enum TraceView {
     Readable,
     Raw,
+    /// A line per message (`wire::oneline`).
+    Oneline,
 }
 
 /// The server's recorder, if `--trace` or `--record` asks for one; it masks tokens
@@ -66,12 +68,19 @@ pub fn recorder_with(
     let mut sinks: Vec<Box<dyn Sink>> = extra;
     if let Some(view) = trace {
         let color = mcp_raw::wire::text::auto_color(std::io::stderr().is_terminal());
-        sinks.push(Box::new(mcp_raw::wire::text::TextView::with_max(
-            std::io::stderr(),
-            color,
-            view == TraceView::Raw,
-            max_message,
-        )));
+        sinks.push(match view {
+            TraceView::Oneline => Box::new(mcp_raw::wire::oneline::OnelineView::new(
+                std::io::stderr(),
+                color,
+                max_message,
+            )),
+            _ => Box::new(mcp_raw::wire::text::TextView::with_max(
+                std::io::stderr(),
+                color,
+                view == TraceView::Raw,
+                max_message,
+            )),
+        });
     }
     if let Some(path) = record {
         sinks.push(record_file(

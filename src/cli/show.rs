@@ -52,6 +52,8 @@ pub struct Options {
     pub raw: bool,
     /// One pretty JSON document.
     pub pretty: bool,
+    /// A line per message.
+    pub oneline: bool,
     /// The JSON Lines transcript of what is kept (message fact lines only, with a
     /// message filter).
     pub json: bool,
@@ -115,6 +117,12 @@ fn sink(header: &transcript::Header, opts: Options) -> anyhow::Result<Box<dyn Si
             decoder: Decoder::with_max(opts.max),
             select: opts.select,
         }));
+    }
+    if opts.oneline {
+        return Ok(Box::new(
+            mcp_raw::wire::oneline::OnelineView::new(std::io::stdout(), opts.color, opts.max)
+                .selecting(opts.select),
+        ));
     }
     Ok(Box::new(
         TextView::with_max(std::io::stdout(), opts.color, opts.raw, opts.max)

@@ -69,6 +69,23 @@ impl Printer {
         }
     }
 
+    /// The one-line view on stdout (`--oneline`: a line per message), plus `more`
+    /// sinks; captions stay on stdout between the lines.
+    pub fn oneline(color: bool, more: Vec<Box<dyn Sink>>, max_message: usize) -> Self {
+        let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(crate::wire::oneline::OnelineView::new(
+            std::io::stdout(),
+            color,
+            max_message,
+        ))];
+        sinks.extend(more);
+        Printer {
+            style: if color { &COLOR } else { &PLAIN },
+            captions: Captions::Stdout,
+            recorder: Recorder::new(sinks),
+            max_message,
+        }
+    }
+
     /// Only these sinks (the JSONL transcript on stdout for `--json`); captions go to
     /// stderr.
     pub fn sinks_only(sinks: Vec<Box<dyn Sink>>, max_message: usize) -> Self {

@@ -8,7 +8,8 @@
 //!   [`classify`] says what each payload is.
 //! - The renderings: [`transcript`] (the versioned JSONL record) and [`text`] (the
 //!   `>>>`/`<<<` view, which [`select`] narrows to some messages and [`explain`]
-//!   annotates); [`html`], one self-contained page of a recording.
+//!   annotates); [`oneline`], a line per message; [`html`], one self-contained page
+//!   of a recording.
 //! - The HTTP binding's vocabulary both sides use: [`http`]; OAuth's body and query
 //!   format, `application/x-www-form-urlencoded`: [`form`]; its well-known URLs:
 //!   [`oauth`].
@@ -23,6 +24,7 @@ pub mod http;
 pub mod http1;
 pub mod line;
 pub mod oauth;
+pub mod oneline;
 pub mod recorded;
 pub mod recorder;
 pub mod redact;

@@ -1,0 +1,331 @@
+//! The one-line view (`--oneline`, `--trace oneline`), through the real binary: a
+//! session with `mcp-raw serve` shows a line per message, and each line's fields
+//! (direction, lane, shape, method and tool, id, status, size, a tool's first result
+//! line) agree with the bytes the session's own recording holds. `show --oneline` of
+//! that recording prints the same lines; `serve --trace oneline`, `tap --trace
+//! oneline` and the HTTP transport say the same things.
+
+mod common;
+
+use common::BIN;
+use mcp_raw::wire::event::{Dir, Event, LaneKind};
+use mcp_raw::wire::recorder::concat;
+use mcp_raw::wire::transcript;
+use serde_json::Value;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// The view's lines (captions, notes and logs left out).
+fn message_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with(">>> ") || l.starts_with("<<< "))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A line's columns but the time (which differs between two processes' clocks).
+fn untimed(line: &str) -> Vec<String> {
+    line.split_whitespace()
+        .enumerate()
+        .filter(|(i, _)| *i != 2)
+        .map(|(_, w)| w.to_owned())
+        .collect()
+}
+
+/// What the view must say of each stdio message one way, read from the recording's
+/// bytes: shape, method, id, size. A response's method is the request's it answers.
+fn expected(events: &[Event], dir: Dir, methods: &mut Vec<(String, String)>) -> Vec<Value> {
+    let bytes = concat(events, |e| e.lane.kind == LaneKind::Stdio && e.dir == dir);
+    let mut out = Vec::new();
+    for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        let v: Value = serde_json::from_slice(line).expect("each recorded line is JSON");
+        let id = v.get("id").map(|id| format!("#{id}"));
+        let (shape, method) = if let Some(m) = v["method"].as_str() {
+            let mut method = m.to_owned();
+            if m == "tools/call" {
+                method = format!("{m} {}", v["params"]["name"].as_str().unwrap());
+            }
+            if let Some(id) = &id {
+                methods.push((id.clone(), method.clone()));
+            }
+            (
+                if id.is_some() {
+                    "request"
+                } else {
+                    "notification"
+                },
+                method,
+            )
+        } else {
+            let id = id.clone().unwrap();
+            let method = methods
+                .iter()
+                .find(|(i, _)| *i == id)
+                .map(|(_, m)| m.clone())
+                .unwrap_or_default();
+            (
+                if v.get("error").is_some() {
+                    "error"
+                } else {
+                    "response"
+                },
+                method,
+            )
+        };
+        out.push(serde_json::json!({
+            "shape": shape, "method": method, "id": id.unwrap_or("-".into()),
+            "size": line.len(), "value": v,
+        }));
+    }
+    out
+}
+
+/// Checks one view line against what the recording says of that message.
+fn check_line(line: &str, arrow: &str, want: &Value) {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(words[0], arrow, "{line}");
+    assert_eq!(words[1], "stdio", "{line}");
+    assert!(
+        words[2].starts_with('+') && words[2].ends_with('s'),
+        "{line}"
+    );
+    assert_eq!(words[3], want["shape"], "{line}");
+    let method = want["method"].as_str().unwrap();
+    let after = line
+        .split_once(&format!(" {} ", want["shape"].as_str().unwrap()))
+        .unwrap()
+        .1
+        .trim_start();
+    assert!(after.starts_with(method), "{line}: want method {method:?}");
+    assert!(
+        line.contains(&format!(" {} ", want["id"].as_str().unwrap())),
+        "{line}: want id {}",
+        want["id"]
+    );
+    assert!(
+        line.contains(&format!(" {} B", want["size"])),
+        "{line}: want size {}",
+        want["size"]
+    );
+    let v = &want["value"];
+    if want["shape"] == "response" {
+        let status = if v["result"]["isError"] == true {
+            " isError "
+        } else {
+            " ok "
+        };
+        assert!(line.contains(status), "{line}");
+        if method.starts_with("tools/call ") {
+            let text = v["result"]["content"][0]["text"].as_str().unwrap();
+            let first = text.lines().next().unwrap();
+            assert!(line.ends_with(&format!("B  \"{first}\"")), "{line}");
+        }
+    }
+}
+
+#[test]
+fn client_oneline_is_a_line_per_message_and_show_prints_the_same() {
+    let dir = common::scratch("oneline", "client");
+    let record = dir.join("session.jsonl");
+    let out = Command::new(BIN)
+        .args(["client", "--oneline", "--color", "never"])
+        .args(["--call", r#"echo={"message":"hi there"}"#])
+        .args(["--call", r#"add={"a":2,"b":3}"#])
+        .args(["--call", "get_current_time"])
+        .arg("--record")
+        .arg(&record)
+        .args(["--", BIN, "serve"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let lines = message_lines(&stdout);
+
+    let text = std::fs::read_to_string(&record).unwrap();
+    let (_, events) = transcript::read(&text).unwrap();
+    let mut methods = Vec::new();
+    let sent = expected(&events, Dir::ToServer, &mut methods);
+    let received = expected(&events, Dir::ToClient, &mut methods);
+    // One line per message, no more: the JSON of none of them is printed.
+    assert_eq!(lines.len(), sent.len() + received.len(), "{stdout}");
+    assert!(sent.len() >= 5 && received.len() >= 5, "{stdout}");
+    assert!(!stdout.contains("\"jsonrpc\""), "{stdout}");
+    let (mine, theirs): (Vec<&String>, Vec<&String>) =
+        lines.iter().partition(|l| l.starts_with(">>>"));
+    for (line, want) in mine.iter().zip(&sent) {
+        check_line(line, ">>>", want);
+    }
+    for (line, want) in theirs.iter().zip(&received) {
+        check_line(line, "<<<", want);
+    }
+    assert!(
+        lines.iter().any(|l| l.contains("tools/call echo")
+            && l.starts_with("<<<")
+            && l.ends_with("\"hi there\"")),
+        "{stdout}"
+    );
+
+    // The recording read back: the same lines, times included (the same events).
+    let shown = Command::new(BIN)
+        .args(["show", "--oneline", "--color", "never"])
+        .arg(&record)
+        .output()
+        .unwrap();
+    assert!(shown.status.success());
+    assert_eq!(
+        message_lines(&String::from_utf8_lossy(&shown.stdout)),
+        lines
+    );
+    // With a message filter: only tools/call and its answers.
+    let shown = Command::new(BIN)
+        .args(["show", "--oneline", "--method", "tools/call"])
+        .arg(&record)
+        .output()
+        .unwrap();
+    let calls = message_lines(&String::from_utf8_lossy(&shown.stdout));
+    assert_eq!(calls.len(), 6, "{calls:?}");
+    assert!(
+        calls.iter().all(|l| l.contains(" tools/call ")),
+        "{calls:?}"
+    );
+}
+
+/// Sends `lines` to `mcp-raw ARGS` on stdin and returns its stderr once it exits.
+fn stderr_of(args: &[&str], lines: &[&str]) -> String {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn serve_and_tap_trace_oneline_say_the_same_lines() {
+    let session = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"one\ntwo"}}}"#,
+        r#"{"jsonrpc":"2.0","id":"x","method":"no/such"}"#,
+    ];
+    let served = stderr_of(&["serve", "--trace", "oneline"], &session);
+    let tapped = stderr_of(&["tap", "--trace", "oneline", "--", BIN, "serve"], &session);
+    for log in [&served, &tapped] {
+        // Each direction in order (the server may read several lines before it
+        // answers, so the two interleave as they happen to).
+        let lines = message_lines(log);
+        let (sent, received): (Vec<&String>, Vec<&String>) =
+            lines.iter().partition(|l| l.starts_with(">>>"));
+        assert_eq!((sent.len(), received.len()), (4, 3), "{log}");
+        let want_sent: [&[&str]; 4] = [
+            &[">>>", "stdio", "request", "initialize", "#1", "-"],
+            &[
+                ">>>",
+                "stdio",
+                "notification",
+                "notifications/initialized",
+                "-",
+                "-",
+            ],
+            &[">>>", "stdio", "request", "tools/call", "echo", "#2", "-"],
+            &[">>>", "stdio", "request", "no/such", "#\"x\"", "-"],
+        ];
+        let want_received: [&[&str]; 3] = [
+            &["<<<", "stdio", "response", "initialize", "#1", "ok"],
+            &["<<<", "stdio", "response", "tools/call", "echo", "#2", "ok"],
+            &[
+                "<<<", "stdio", "error", "no/such", "#\"x\"", "error", "-32601",
+            ],
+        ];
+        let pairs = sent
+            .iter()
+            .zip(want_sent)
+            .chain(received.iter().zip(want_received));
+        for (line, want) in pairs {
+            let words = untimed(line);
+            assert_eq!(words[..want.len()], *want, "{line}");
+        }
+        // Sizes are the lines' own, without their newline.
+        assert!(
+            sent[2].contains(&format!(" {} B", session[2].len())),
+            "{}",
+            sent[2]
+        );
+        // Only the first line of the result text.
+        assert!(received[1].ends_with("B  \"one\""), "{}", received[1]);
+    }
+}
+
+#[test]
+fn over_http_the_lines_carry_the_http_status() {
+    let server = common::HttpServer::start(&["--trace", "oneline"]);
+    let url = format!("http://{}/mcp", server.addr);
+    let out = Command::new(BIN)
+        .args(["client", "--oneline", "--color", "never", "--era", "legacy"])
+        .args(["--call", r#"echo={"message":"over http"}"#])
+        .arg(&url)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let lines = message_lines(&stdout);
+    let find = |needle: &[&str]| {
+        lines
+            .iter()
+            .find(|l| {
+                let w = untimed(l);
+                w.windows(needle.len()).any(|win| win == needle)
+            })
+            .unwrap_or_else(|| panic!("no line with {needle:?} in\n{stdout}"))
+            .clone()
+    };
+    find(&["response", "initialize", "#1", "200", "ok"]);
+    // The notification's answer carries no message: its line says the status.
+    find(&["<<<", "c1", "http", "POST", "/mcp", "-", "202", "0", "B"]);
+    // The demo server offers no GET stream: the client's GET gets a 405 whose body
+    // is a JSON-RPC error (id null); a call is answered with an event stream, whose
+    // head has a line before its messages do.
+    find(&[">>>", "c2", "http", "GET", "/mcp", "-", "-", "0", "B"]);
+    find(&["<<<", "c2", "error", "#null", "405", "error", "-32600"]);
+    find(&["<<<", "c1", "sse", "POST", "/mcp", "-", "200", "0", "B"]);
+    let call = find(&["response", "tools/call", "echo"]);
+    assert!(
+        call.contains(" 200 ok ") && call.ends_with("\"over http\""),
+        "{call}"
+    );
+    // The server's trace says the same of the same messages.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let log = server.log.lock().unwrap().clone();
+        let traced = message_lines(&log);
+        if traced
+            .iter()
+            .any(|l| l.contains("tools/call echo") && l.starts_with("<<<"))
+        {
+            let of = |l: &String| untimed(l)[2..].to_vec();
+            let mine: Vec<_> = lines
+                .iter()
+                .filter(|l| l.contains(" tools/call "))
+                .map(of)
+                .collect();
+            let theirs: Vec<_> = traced
+                .iter()
+                .filter(|l| l.contains(" tools/call "))
+                .map(of)
+                .collect();
+            assert_eq!(mine, theirs, "{log}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{log}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
