@@ -25,12 +25,14 @@ fn main() -> ExitCode {
             record,
             max_message_bytes,
             show_secrets,
+            color,
             ..
         } => apart(move || {
             cli::serve::install_state_key(state_key_file.as_deref())?;
             cli::record::recorder(
                 "stdio",
                 trace,
+                color,
                 record.as_deref(),
                 max_message_bytes,
                 show_secrets,
@@ -68,12 +70,14 @@ fn main() -> ExitCode {
             record,
             max_message_bytes,
             show_secrets,
+            color,
             ..
         } => apart(move || {
             cli::serve::install_state_key(state_key_file.as_deref())?;
             cli::record::recorder(
                 "http",
                 trace,
+                color,
                 record.as_deref(),
                 max_message_bytes,
                 show_secrets,
@@ -157,9 +161,10 @@ fn main() -> ExitCode {
             ignore,
             format,
             max_shown,
+            color,
         } => {
             return ExitCode::from(apart(move || {
-                cli::diff::main(&a, &b, &ignore, &format, max_shown)
+                cli::diff::main(&a, &b, &ignore, &format, max_shown, color.enabled())
             }));
         }
         Command::Replay {
@@ -192,15 +197,23 @@ fn main() -> ExitCode {
             format,
             rules,
             max_message_bytes,
+            color,
         } => {
             return ExitCode::from(apart(move || {
-                cli::check::main(file.as_deref(), format, rules, max_message_bytes)
+                cli::check::main(
+                    file.as_deref(),
+                    format,
+                    rules,
+                    max_message_bytes,
+                    color.enabled(),
+                )
             }));
         }
         Command::Show {
             file,
             raw,
             pretty,
+            format,
             oneline,
             json,
             explain,
@@ -214,6 +227,27 @@ fn main() -> ExitCode {
             id,
             era,
         } => apart(move || {
+            // `--format json|pretty` is `--json` or `--pretty`, and refused beside a
+            // text view's flags the way those are.
+            use cli::args::ShowFormat;
+            let json = json || format == Some(ShowFormat::Json);
+            let pretty = pretty || format == Some(ShowFormat::Pretty);
+            if json || pretty {
+                let text_flags = [
+                    ("--raw", raw),
+                    ("--oneline", oneline),
+                    ("--explain", explain),
+                ];
+                if let Some((flag, _)) = text_flags.iter().find(|(_, on)| *on) {
+                    use clap::CommandFactory;
+                    Cli::command()
+                        .error(
+                            clap::error::ErrorKind::ArgumentConflict,
+                            format!("{flag} shows a text view: it cannot go with --format json or pretty"),
+                        )
+                        .exit();
+                }
+            }
             cli::show::show(
                 &file,
                 cli::show::Options {

@@ -32,6 +32,7 @@ pub struct Cli {
 pub enum Command {
     /// Run the MCP server: stdio by default (one JSON-RPC message per line on
     /// stdin/stdout, logs on stderr), or Streamable HTTP on /mcp with --http.
+    #[command(after_help = SERVE_EXAMPLES)]
     Serve {
         /// Serve Streamable HTTP instead of stdio.
         #[arg(long)]
@@ -147,32 +148,39 @@ pub enum Command {
         /// OAuth token fields) as they are; by default they are masked with '*'.
         #[arg(long)]
         show_secrets: bool,
+        /// Colour --trace: auto (only when stderr is a terminal and NO_COLOR is unset),
+        /// always, or never [default: auto]
+        #[arg(long, value_enum, value_name = "WHEN")]
+        color: Option<ColorChoice>,
     },
     /// Connect to any MCP server (an http:// URL, or a stdio server's command line),
     /// detect its era, list its tools, call some, and print the whole wire.
-    #[command(after_help = CLIENT_EXAMPLES)]
+    #[command(after_help = help(CLIENT_EXAMPLES, CLIENT_EXIT))]
     Client(ClientArgs),
     /// Stand between a real client and a real server, pass every byte on unchanged
     /// both ways, and record it: over stdio, `tap [FLAGS] -- SERVER_CMD ARG…` (the
     /// client runs this in place of the server); over HTTP, `tap --http --listen ADDR
     /// --target URL` (a reverse proxy).
     #[command(
-        after_help = "Exit status (stdio): the server's own, or 128 + the signal that killed it; \
-127 the server's program was not found, 126 it could not be run; 2 usage."
+        after_help = help(TAP_EXAMPLES, "Exit status (stdio): the server's own, or 128 + the signal that killed it; \
+127 the server's program was not found, 126 it could not be run; 2 usage.")
     )]
     Tap(TapArgs),
     /// Serve a stdio MCP server as Streamable HTTP on /mcp: `bridge --port PORT --
     /// SERVER_CMD ARG…`. Each legacy session gets its own child process (spawned at
     /// initialize, killed when the session ends); modern requests share one.
+    #[command(after_help = BRIDGE_EXAMPLES)]
     Bridge(BridgeArgs),
     /// A small OAuth 2.1 authorization server on loopback, for trying `serve
     /// --auth-server` and the client's authorization: metadata, key set, dynamic
     /// registration, code + PKCE, refresh tokens, client_credentials. It approves
     /// every request without asking anyone: for demos and tests only.
+    #[command(after_help = AUTH_SERVER_EXAMPLES)]
     AuthServer(AuthServerArgs),
     /// Print a completion script for your shell: `mcp-raw completions bash >
     /// ~/.local/share/bash-completion/completions/mcp-raw` (zsh: a file `_mcp-raw` on
     /// your $fpath; fish: ~/.config/fish/completions/mcp-raw.fish).
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions {
         /// The shell to complete in.
         #[arg(value_enum)]
@@ -190,7 +198,7 @@ pub enum Command {
     /// Check a recorded transcript against JSON-RPC 2.0 and MCP (in the era each
     /// conversation speaks): every violation, where it is, and the spec section.
     #[command(
-        after_help = "Exit status: 0 no errors (warnings allowed), 1 a rule was broken, 2 the file cannot be read. `mcp-raw check --rules` lists every rule."
+        after_help = help(CHECK_EXAMPLES, "Exit status: 0 no errors (warnings allowed), 1 a rule was broken, 2 the file cannot be read. `mcp-raw check --rules` lists every rule.")
     )]
     Check {
         /// A JSON Lines transcript written by --record (`tap`, `serve`, `client`).
@@ -206,13 +214,17 @@ pub enum Command {
         /// The largest message read whole; a longer one is skipped.
         #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
         max_message_bytes: usize,
+        /// Colour the text report (error and warning marked): auto (only on a
+        /// terminal, and not when NO_COLOR is set), always, or never.
+        #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
     },
     /// Serve a recording's server side to a live client (a mock server, over the
     /// transport it was recorded on), or with --against send its client side to a live
     /// server again, in order and with the recorded bytes, and show (and --record)
     /// what comes back; compare the two with `mcp-raw diff`.
     #[command(
-        after_help = "Serving: a live request gets the reply recorded for the first unused recorded request with the same method and params (--ignore left out), its ids rewritten; one the recording does not hold gets -32601 or -32602 naming what it expected next. --against: the live server's session id replaces the recorded one; the recording's answers to server requests are sent when the live server asks (with its ids); GET streams are skipped. Exit status: 0 replayed, 1 the server failed or fell silent, 2 usage."
+        after_help = help(REPLAY_EXAMPLES, "Serving: a live request gets the reply recorded for the first unused recorded request with the same method and params (--ignore left out), its ids rewritten; one the recording does not hold gets -32601 or -32602 naming what it expected next. --against: the live server's session id replaces the recorded one; the recording's answers to server requests are sent when the live server asks (with its ids); GET streams are skipped. Exit status: 0 replayed, 1 the server failed or fell silent, 2 usage.")
     )]
     Replay {
         /// A JSON Lines transcript written by --record.
@@ -246,7 +258,7 @@ pub enum Command {
     /// Compare two recordings message by message (each direction in order), leaving
     /// out what --ignore names; exit 1 when they differ.
     #[command(
-        after_help = "Exit status: 0 the same (but for what is ignored), 1 different, 2 a file cannot be read."
+        after_help = help(DIFF_EXAMPLES, "Exit status: 0 the same (but for what is ignored), 1 different, 2 a file cannot be read.")
     )]
     Diff {
         /// The recording expected (e.g. the one made once and kept).
@@ -265,9 +277,14 @@ pub enum Command {
         /// Show at most this many differences (the count is always complete).
         #[arg(long, value_name = "N", default_value_t = 20)]
         max_shown: usize,
+        /// Colour the text output (each difference's place marked): auto (only on a
+        /// terminal, and not when NO_COLOR is set), always, or never.
+        #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
     },
     /// Render a recorded transcript (from --record) again: the text view (readable, or
     /// --raw for every byte), or --pretty for one indented JSON document.
+    #[command(after_help = SHOW_EXAMPLES)]
     Show {
         /// A JSON Lines transcript written by --record.
         file: PathBuf,
@@ -277,6 +294,9 @@ pub enum Command {
         /// One pretty JSON document: each event with the facts read from it.
         #[arg(long, conflicts_with = "raw")]
         pretty: bool,
+        /// text (a text view, the default), json (as --json) or pretty (as --pretty).
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        format: Option<ShowFormat>,
         /// One line per message: direction, lane, time, shape, method (and a
         /// tools/call's tool), id, status, size in bytes, and the first line of a
         /// tool's result.
@@ -326,6 +346,7 @@ pub enum Command {
     },
     /// Spawn `mcp-raw serve` as a child and drive one whole session over stdio,
     /// printing every message sent (>>>) and received (<<<).
+    #[command(after_help = DEMO_EXAMPLES)]
     Demo {
         /// The wire to show: legacy (the original project's session), modern
         /// (stateless 2026-07-28), or both: the same call in each era, one after the other, against one dual-era server.
@@ -336,6 +357,7 @@ pub enum Command {
     },
     /// Spawn `mcp-raw serve --http` and drive the same session with real HTTP
     /// requests, printing each request and response in full.
+    #[command(after_help = DEMO_HTTP_EXAMPLES)]
     DemoHttp {
         /// Port the spawned server listens on (0 picks a free one).
         #[arg(short, long, default_value_t = 3100)]
@@ -354,16 +376,84 @@ pub enum Command {
     },
 }
 
-/// `client --help`'s closing lines: the examples whose quoting people get wrong, and
-/// the exit status.
+// Each subcommand's examples, one const each ("Examples:" and its lines), so that
+// what follows them in `--help` (the exit status) stays a text of its own.
+
+/// `client --help`'s examples: the ones whose quoting people get wrong.
 const CLIENT_EXAMPLES: &str = r#"Examples:
   mcp-raw client http://127.0.0.1:3100/mcp
   mcp-raw client --call add='{"a": 2, "b": 3}' -- mcp-raw serve
       (NAME=JSON is one shell word: single quotes around the JSON, double quotes inside)
   mcp-raw client --call echo='{"message": "hi"}' --record out.jsonl "npx -y @modelcontextprotocol/server-everything"
   mcp-raw client --method resources/read --params '{"uri": "test://static-text"}' -- mcp-raw serve --fixture conformance
+  mcp-raw client --oneline --call get_current_time -- mcp-raw serve
+      (a line per message instead of the whole JSON)"#;
 
-Exit status: 0 all went well; 1 a call failed or returned isError: true; 2 usage (a bad flag or TARGET); 3 the connection or the protocol failed."#;
+/// `client --help`'s exit status.
+const CLIENT_EXIT: &str = "Exit status: 0 all went well; 1 a call failed or returned isError: true; 2 usage (a bad flag or TARGET); 3 the connection or the protocol failed.";
+
+const SERVE_EXAMPLES: &str = "Examples:
+  mcp-raw serve
+      (stdio: what a client spawns; try it with `mcp-raw client -- mcp-raw serve`)
+  mcp-raw serve --http --port 3100 --trace oneline
+  mcp-raw serve --http --fixture conformance --record server.jsonl
+  mcp-raw serve --http --auth-server http://127.0.0.1:3200";
+
+const TAP_EXAMPLES: &str = "Examples:
+  mcp-raw tap --record tap.jsonl -- npx -y @modelcontextprotocol/server-everything
+      (give the client this command line in place of the server's)
+  mcp-raw tap --http --listen 127.0.0.1:3200 --target http://127.0.0.1:3100/mcp --trace oneline
+  mcp-raw tap --check -- mcp-raw serve";
+
+const BRIDGE_EXAMPLES: &str = "Examples:
+  mcp-raw bridge --port 3300 -- npx -y @modelcontextprotocol/server-everything
+  mcp-raw bridge --port 0 --trace oneline -- mcp-raw serve --fixture conformance";
+
+const AUTH_SERVER_EXAMPLES: &str = "Examples:
+  mcp-raw auth-server --port 3200 --scope mcp:tools
+  mcp-raw serve --http --auth-server http://127.0.0.1:3200
+      (in a second shell: a server protected by it)
+  mcp-raw client http://127.0.0.1:3100/mcp
+      (in a third: the client walks the OAuth flow, hop by hop)";
+
+const COMPLETIONS_EXAMPLES: &str = "Examples:
+  mkdir -p ~/.local/share/bash-completion/completions
+  mcp-raw completions bash > ~/.local/share/bash-completion/completions/mcp-raw
+  mcp-raw completions fish > ~/.config/fish/completions/mcp-raw.fish";
+
+const CHECK_EXAMPLES: &str = "Examples:
+  mcp-raw check session.jsonl
+  mcp-raw check --format junit session.jsonl > check.xml
+  mcp-raw check --rules";
+
+const REPLAY_EXAMPLES: &str = "Examples:
+  mcp-raw replay session.jsonl
+      (a mock server, on the transport the session was recorded on)
+  mcp-raw replay --http --port 3000 session.jsonl
+  mcp-raw replay session.jsonl --against http://127.0.0.1:3100/mcp --record again.jsonl
+  mcp-raw diff session.jsonl again.jsonl";
+
+const DIFF_EXAMPLES: &str = "Examples:
+  mcp-raw diff before.jsonl after.jsonl
+  mcp-raw diff --ignore result.serverInfo.version --format json before.jsonl after.jsonl";
+
+const SHOW_EXAMPLES: &str = "Examples:
+  mcp-raw show session.jsonl --oneline
+  mcp-raw show session.jsonl --method tools/call --explain
+  mcp-raw show session.jsonl --lane c2 --dir s2c --raw
+  mcp-raw show session.jsonl --html session.html
+  mcp-raw show --follow session.jsonl
+      (from a second terminal, beside a running --record)";
+
+const DEMO_EXAMPLES: &str = "Examples:
+  mcp-raw demo
+  mcp-raw demo --era both --oneline
+  mcp-raw demo --raw";
+
+const DEMO_HTTP_EXAMPLES: &str = "Examples:
+  mcp-raw demo-http --era modern
+  mcp-raw demo-http --auth
+  mcp-raw demo-http --port 0 --raw";
 
 // `mcp-raw client`'s arguments.
 #[derive(clap::Args)]
@@ -415,11 +505,12 @@ pub struct ClientArgs {
     /// An HTTP header sent with every request, 'Name: value' (repeatable).
     #[arg(long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
-    /// After the calls, listen for what the server sends unprompted (list changes,
+    /// After the calls, keep reading what the server sends unprompted (list changes,
     /// resource updates) until the stream ends or Ctrl-C: GET /mcp in a legacy
-    /// session, a subscriptions/listen request in the modern era.
-    #[arg(long)]
-    pub listen: bool,
+    /// session, a subscriptions/listen request in the modern era. (Formerly
+    /// `--listen`, still accepted: `--listen` elsewhere names an address to bind.)
+    #[arg(long, alias = "listen")]
+    pub follow: bool,
     /// A root to offer the server (roots/list), a local path (repeatable); declares
     /// the roots capability.
     #[arg(long = "root", value_name = "PATH")]
@@ -595,6 +686,27 @@ pub enum CheckFormat {
     Junit,
 }
 
+/// `--format` of the client, the demos and replay: the text view, or the transcript.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+}
+
+/// `show --format`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ShowFormat {
+    Text,
+    Json,
+    Pretty,
+}
+
+/// A subcommand's closing lines: its examples, then what follows them (the exit
+/// status). Built only when that subcommand's help is (`defer`).
+fn help(examples: &str, rest: &str) -> String {
+    format!("{examples}\n\n{rest}")
+}
+
 // `mcp-raw tap`'s arguments.
 #[derive(clap::Args)]
 pub struct TapArgs {
@@ -661,6 +773,10 @@ pub struct TapArgs {
     /// passed on is never changed either way.
     #[arg(long)]
     pub show_secrets: bool,
+    /// Colour --trace: auto (only when stderr is a terminal and NO_COLOR is unset),
+    /// always, or never [default: auto]
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
 }
 
 // `mcp-raw bridge`'s arguments. `mut_args` is here, on the struct, so that it runs
@@ -719,6 +835,10 @@ pub struct BridgeArgs {
     /// they are masked with '*'.
     #[arg(long)]
     pub show_secrets: bool,
+    /// Colour --trace: auto (only when stderr is a terminal and NO_COLOR is unset),
+    /// always, or never [default: auto]
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
 }
 
 /// The HTTP limits are serve's flags, which there need `--http`; HTTP is all the
@@ -778,6 +898,10 @@ pub struct AuthServerArgs {
     /// With --trace or --record: show tokens, codes and secrets as they are.
     #[arg(long)]
     pub show_secrets: bool,
+    /// Colour --trace: auto (only when stderr is a terminal and NO_COLOR is unset),
+    /// always, or never [default: auto]
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
 }
 
 // `serve --http --auth-server URL`: the server as an OAuth protected resource
@@ -977,9 +1101,13 @@ pub struct View {
     #[arg(long)]
     raw: bool,
     /// Print the JSON Lines transcript on stdout instead of the text view (captions go
-    /// to stderr).
+    /// to stderr); the same as --format json.
     #[arg(long, conflicts_with = "raw")]
-    pub json: bool,
+    json: bool,
+    /// text (a text view on stdout, the default) or json (the JSON Lines transcript
+    /// on stdout, captions on stderr; as --json).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    format: Option<OutputFormat>,
     /// Print one line per message instead of the text view: direction, lane, time,
     /// shape, method (and a tools/call's tool), id, status, size in bytes, and the
     /// first line of a tool's result.
@@ -1005,6 +1133,11 @@ pub struct View {
 }
 
 impl View {
+    /// Is the transcript on stdout (`--json`, `--format json`)?
+    pub fn json(&self) -> bool {
+        self.json || self.format == Some(OutputFormat::Json)
+    }
+
     /// The client's printer: the text view (or `--json`'s transcript) on stdout, and
     /// the `--record` file.
     pub fn printer(&self, transport: &str) -> anyhow::Result<Printer> {
@@ -1023,7 +1156,11 @@ impl View {
                 self.max_message_bytes,
             )?);
         }
-        if self.json {
+        if self.json() {
+            if self.raw || self.oneline {
+                let flag = if self.raw { "--raw" } else { "--oneline" };
+                anyhow::bail!("{flag} shows a text view: it cannot go with --format json");
+            }
             more.insert(
                 0,
                 Box::new(transcript::Writer::new(

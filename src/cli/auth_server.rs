@@ -21,6 +21,7 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
         "auth-server",
         "http",
         args.trace,
+        args.color,
         args.record.as_deref(),
         mcp_raw::wire::decode::DEFAULT_MAX_MESSAGE,
         args.show_secrets,

@@ -11,6 +11,7 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         "bridge",
         "http",
         args.trace,
+        args.color,
         args.record.as_deref(),
         args.max_message_bytes,
         args.show_secrets,

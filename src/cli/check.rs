@@ -17,6 +17,7 @@ pub fn main(
     format: CheckFormat,
     list_rules: bool,
     max: usize,
+    color: bool,
 ) -> u8 {
     if list_rules {
         let mut out = String::new();
@@ -54,12 +55,38 @@ pub fn main(
         messages: checker.messages(),
     };
     let out = match format {
+        CheckFormat::Text if color => colored(&findings, totals),
         CheckFormat::Text => report::text(&findings, totals),
         CheckFormat::Json => report::json(&findings, totals),
         CheckFormat::Junit => report::junit(&file.display().to_string(), &findings, totals),
     };
     let _ = std::io::stdout().lock().write_all(out.as_bytes());
     u8::from(report::count(&findings).0 > 0)
+}
+
+/// The text report, each finding's severity coloured (`--color`): an error red, a
+/// warning yellow.
+fn colored(findings: &[Finding], totals: Totals) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let line = report::line(f);
+        let severity = f.rule.severity.name();
+        let colour = match f.rule.severity {
+            rules::Severity::Error => "\x1b[1;31m",
+            _ => "\x1b[1;33m",
+        };
+        let marked = format!(": {severity} {}:", f.rule.id);
+        let line = line.replacen(
+            &marked,
+            &format!(": {colour}{severity}\x1b[0m {}:", f.rule.id),
+            1,
+        );
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push_str(&report::summary(findings, totals));
+    out.push('\n');
+    out
 }
 
 fn read(file: &std::path::Path) -> Result<Vec<Event>, String> {

@@ -299,7 +299,7 @@ fn answers(args: &ClientArgs) -> anyhow::Result<Answers> {
     let on_terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     answers.asker = match args.ask {
         AskWhen::Never => None,
-        AskWhen::Auto if !on_terminal || args.view.json => None,
+        AskWhen::Auto if !on_terminal || args.view.json() => None,
         AskWhen::Auto | AskWhen::Always => Some(
             Asker::terminal()
                 .map_err(|e| usage(format!("--ask: cannot open the terminal (/dev/tty): {e}")))?,
@@ -390,7 +390,7 @@ pub async fn run(
             }
         }
     }
-    if args.listen {
+    if args.follow {
         printer.caption(
             "Listening for what the server sends unprompted, shown as it arrives (Ctrl-C to stop)",
         );

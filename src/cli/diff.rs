@@ -13,6 +13,7 @@ pub fn main(
     ignore: &[String],
     format: &str,
     max_shown: usize,
+    color: bool,
 ) -> u8 {
     let ignore = match rules(ignore) {
         Ok(i) => i,
@@ -45,12 +46,19 @@ pub fn main(
         .unwrap_or_default()
             + "\n";
     } else {
+        let s = if color {
+            &mcp_raw::wire::text::COLOR
+        } else {
+            &mcp_raw::wire::text::PLAIN
+        };
         for d in found.iter().take(max_shown) {
             out.push_str(&format!(
-                "{} message {} ({}): {}\n",
+                "{}{} message {} ({}):{} {}\n",
+                s.caption,
                 d.dir.name(),
                 d.n,
                 d.what,
+                s.reset,
                 d.detail
             ));
         }

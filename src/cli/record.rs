@@ -1,9 +1,9 @@
 //! Where `--trace` and `--record` lead: the sinks a recorder feeds, built from the
 //! flags (the text view on stderr, a JSONL transcript file).
 
+use mcp_raw::client::wire_print::ColorChoice;
 use mcp_raw::wire::recorder::{Recorder, Sink};
 use mcp_raw::wire::transcript;
-use std::io::IsTerminal;
 
 /// `serve --trace`: which text view goes to stderr.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -19,6 +19,7 @@ pub enum TraceView {
 pub fn recorder(
     transport: &str,
     trace: Option<TraceView>,
+    color: Option<ColorChoice>,
     record: Option<&std::path::Path>,
     max_message: usize,
     show_secrets: bool,
@@ -27,6 +28,7 @@ pub fn recorder(
         "server",
         transport,
         trace,
+        color,
         record,
         max_message,
         show_secrets,
@@ -40,6 +42,7 @@ pub fn recorder_for(
     role: &str,
     transport: &str,
     trace: Option<TraceView>,
+    color: Option<ColorChoice>,
     record: Option<&std::path::Path>,
     max_message: usize,
     show_secrets: bool,
@@ -48,6 +51,7 @@ pub fn recorder_for(
         role,
         transport,
         trace,
+        color,
         record,
         max_message,
         Vec::new(),
@@ -56,10 +60,13 @@ pub fn recorder_for(
 }
 
 /// [`recorder_for`], with `extra` sinks beside the flags' (`tap --check`'s checker).
+// One call site per program; a struct for these would only be unpacked again.
+#[allow(clippy::too_many_arguments)]
 pub fn recorder_with(
     role: &str,
     transport: &str,
     trace: Option<TraceView>,
+    color: Option<ColorChoice>,
     record: Option<&std::path::Path>,
     max_message: usize,
     extra: Vec<Box<dyn Sink>>,
@@ -67,7 +74,7 @@ pub fn recorder_with(
 ) -> anyhow::Result<Option<Recorder>> {
     let mut sinks: Vec<Box<dyn Sink>> = extra;
     if let Some(view) = trace {
-        let color = mcp_raw::wire::text::auto_color(std::io::stderr().is_terminal());
+        let color = color.unwrap_or(ColorChoice::Auto).enabled_on_stderr();
         sinks.push(match view {
             TraceView::Oneline => Box::new(mcp_raw::wire::oneline::OnelineView::new(
                 std::io::stderr(),

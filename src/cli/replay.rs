@@ -71,6 +71,7 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
         "replay",
         transport,
         None,
+        None,
         view.record.as_deref(),
         view.max_message_bytes,
         view.show_secrets,

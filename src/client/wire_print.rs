@@ -27,6 +27,16 @@ impl ColorChoice {
             ColorChoice::Auto => crate::wire::text::auto_color(std::io::stdout().is_terminal()),
         }
     }
+
+    /// The same for what goes to stderr (`--trace`): `auto` asks whether stderr is a
+    /// terminal.
+    pub fn enabled_on_stderr(self) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => crate::wire::text::auto_color(std::io::stderr().is_terminal()),
+        }
+    }
 }
 
 /// Where captions go.

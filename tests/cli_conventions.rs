@@ -1,0 +1,224 @@
+//! One command-line convention across every subcommand, through the real binary's
+//! `--help`: each has an Examples section whose command lines parse; `--format` is
+//! there wherever a machine-readable output is; `--color` wherever anything is
+//! printed; `--listen` always names an address to bind (the client's old `--listen`,
+//! "keep reading after the calls", is `--follow` now and the old spelling a hidden
+//! alias).
+
+mod common;
+
+use common::BIN;
+use std::process::Command;
+
+/// Subcommands with a machine-readable output, and the formats `--format` offers.
+const FORMATS: &[(&str, &[&str])] = &[
+    ("client", &["text", "json"]),
+    ("demo", &["text", "json"]),
+    ("demo-http", &["text", "json"]),
+    ("replay", &["text", "json"]),
+    ("check", &["text", "json", "junit"]),
+    ("diff", &["text", "json"]),
+    ("show", &["text", "json", "pretty"]),
+];
+
+/// The one subcommand that prints nothing a colour could mark (a shell script).
+const UNCOLOURED: &[&str] = &["completions"];
+
+fn help(args: &[&str]) -> (bool, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+/// The subcommands `mcp-raw --help` lists (the hidden ones are not for people).
+fn subcommands() -> Vec<String> {
+    let (ok, text) = help(&["--help"]);
+    assert!(ok, "{text}");
+    let list: Vec<String> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect();
+    assert!(list.len() >= 12, "{text}");
+    list
+}
+
+/// The value list clap prints for an option: `[possible values: text, json]`.
+fn possible_values(help: &str, flag: &str) -> Vec<String> {
+    let start = help
+        .find(&format!("{flag} <"))
+        .unwrap_or_else(|| panic!("no {flag} in\n{help}"));
+    let rest = &help[start..];
+    let end = rest.find("\n  -").unwrap_or(rest.len());
+    let block = &rest[..end];
+    let Some(values) = block.split("[possible values: ").nth(1) else {
+        panic!("{flag}: no possible values in {block}");
+    };
+    values
+        .split(']')
+        .next()
+        .unwrap()
+        .split(',')
+        .map(|v| v.trim().to_owned())
+        .collect()
+}
+
+#[test]
+fn every_subcommand_has_examples_that_parse() {
+    for sub in subcommands() {
+        let (ok, text) = help(&[&sub, "--help"]);
+        assert!(ok, "{sub} --help: {text}");
+        let examples: Vec<&str> = text
+            .lines()
+            .skip_while(|l| *l != "Examples:")
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .filter(|l| l.starts_with("  mcp-raw "))
+            .collect();
+        assert!(
+            examples
+                .iter()
+                .any(|l| l.starts_with(&format!("  mcp-raw {sub}"))),
+            "{sub} --help has no Examples section showing `mcp-raw {sub}`:\n{text}"
+        );
+        // Each example's flags exist: the line, with --help added before any `--`,
+        // parses (quoted ones are left to the shell, and to a reader).
+        for line in examples {
+            if line.contains(['\'', '"']) {
+                continue;
+            }
+            let line = line.split(" > ").next().unwrap();
+            let mut args: Vec<&str> = line.split_whitespace().skip(1).collect();
+            let at = args.iter().position(|a| *a == "--").unwrap_or(args.len());
+            args.insert(at, "--help");
+            let (ok, out) = help(&args);
+            assert!(
+                ok && out.contains("Usage:"),
+                "{sub}: the example `{line}` does not parse:\n{out}"
+            );
+        }
+    }
+}
+
+#[test]
+fn format_and_color_are_where_they_should_be() {
+    for sub in subcommands() {
+        // -h: clap lists an option's values on one line, `[possible values: …]`.
+        let (_, text) = help(&[&sub, "-h"]);
+        if let Some((_, formats)) = FORMATS.iter().find(|(s, _)| *s == sub) {
+            assert_eq!(possible_values(&text, "--format"), *formats, "{sub}");
+        }
+        if !UNCOLOURED.contains(&sub.as_str()) {
+            assert_eq!(
+                possible_values(&text, "--color"),
+                ["auto", "always", "never"],
+                "{sub}"
+            );
+        }
+        // --listen, where there is one, takes an address.
+        if let Some(at) = text.find("  --listen") {
+            assert!(
+                text[at..].starts_with("  --listen <"),
+                "{sub}: --listen without a value:\n{text}"
+            );
+        }
+    }
+    for sub in UNCOLOURED {
+        let (_, text) = help(&[sub, "--help"]);
+        assert!(!text.contains("--color"), "{sub}");
+    }
+}
+
+#[test]
+fn client_follow_is_the_old_listen_and_format_json_is_json() {
+    let (_, text) = help(&["client", "--help"]);
+    assert!(text.contains("  --follow"), "{text}");
+    // The old spelling still parses, and is not offered.
+    let (ok, out) = help(&["client", "--listen", "--help"]);
+    assert!(ok, "{out}");
+    assert!(!text.contains("  --listen"), "{text}");
+
+    // `--format json` is `--json`: the transcript on stdout.
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            "--format",
+            "json",
+            "--call",
+            "add={\"a\":1,\"b\":2}",
+        ])
+        .args(["--", BIN, "serve"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let first: serde_json::Value =
+        serde_json::from_str(stdout.lines().next().unwrap()).expect("JSON Lines");
+    assert_eq!(first["role"], "client", "{stdout}");
+    // And beside a text view's flag it is refused, saying why.
+    let (ok, out) = help(&[
+        "client",
+        "--format",
+        "json",
+        "--oneline",
+        "--",
+        BIN,
+        "serve",
+    ]);
+    assert!(!ok && out.contains("--oneline shows a text view"), "{out}");
+    // `show --format pretty` is `--pretty`; with --raw it is a usage error (2).
+    let file = common::scratch("conventions", "show").join("s.jsonl");
+    let out = Command::new(BIN)
+        .args(["client", "--record"])
+        .arg(&file)
+        .args(["--", BIN, "serve"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let pretty = Command::new(BIN)
+        .args(["show", "--format", "pretty"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&pretty.stdout).expect("one JSON document");
+    assert!(doc.is_object() || doc.is_array());
+    let refused = Command::new(BIN)
+        .args(["show", "--format", "json", "--raw"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--raw shows a text view"));
+}
+
+#[test]
+fn color_always_colours_a_trace_and_never_does_not() {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    for (when, escapes) in [("always", true), ("never", false)] {
+        let mut child = Command::new(BIN)
+            .args(["serve", "--trace", "--color", when])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{init}").unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(">>>"), "{err}");
+        assert_eq!(err.contains('\x1b'), escapes, "--color {when}: {err}");
+    }
+}
