@@ -11,6 +11,139 @@ use mcp_raw::wire::transcript;
 use std::path::PathBuf;
 use std::time::Duration;
 
+// Each subcommand's examples, one macro each ("Examples:" and its lines), so that
+// what follows them in `--help` (the exit status) stays a text of its own, joined by
+// `concat!` into one literal at compile time: nothing runs for it at start, whatever
+// part of the command tree clap builds then.
+
+/// `client --help`'s examples: the ones whose quoting people get wrong.
+macro_rules! client_examples {
+    () => {
+        r#"Examples:
+  mcp-raw client http://127.0.0.1:3100/mcp
+  mcp-raw client --call add='{"a": 2, "b": 3}' -- mcp-raw serve
+      (NAME=JSON is one shell word: single quotes around the JSON, double quotes inside)
+  mcp-raw client --call echo='{"message": "hi"}' --record out.jsonl "npx -y @modelcontextprotocol/server-everything"
+  mcp-raw client --method resources/read --params '{"uri": "test://static-text"}' -- mcp-raw serve --fixture conformance
+  mcp-raw client --oneline --call get_current_time -- mcp-raw serve
+      (a line per message instead of the whole JSON)"#
+    };
+}
+
+/// `client --help`'s exit status.
+macro_rules! client_exit {
+    () => {
+        "Exit status: 0 all went well; 1 a call failed or returned isError: true; 2 usage (a bad flag or TARGET); 3 the connection or the protocol failed."
+    };
+}
+
+macro_rules! serve_examples {
+    () => {
+        "Examples:
+  mcp-raw serve
+      (stdio: what a client spawns; try it with `mcp-raw client -- mcp-raw serve`)
+  mcp-raw serve --http --port 3100 --trace oneline
+  mcp-raw serve --http --fixture conformance --record server.jsonl
+  mcp-raw serve --http --auth-server http://127.0.0.1:3200"
+    };
+}
+
+macro_rules! tap_examples {
+    () => {
+        "Examples:
+  mcp-raw tap --record tap.jsonl -- npx -y @modelcontextprotocol/server-everything
+      (give the client this command line in place of the server's)
+  mcp-raw tap --http --listen 127.0.0.1:3200 --target http://127.0.0.1:3100/mcp --trace oneline
+  mcp-raw tap --check -- mcp-raw serve"
+    };
+}
+
+macro_rules! bridge_examples {
+    () => {
+        "Examples:
+  mcp-raw bridge --port 3300 -- npx -y @modelcontextprotocol/server-everything
+  mcp-raw bridge --port 0 --trace oneline -- mcp-raw serve --fixture conformance"
+    };
+}
+
+macro_rules! auth_server_examples {
+    () => {
+        "Examples:
+  mcp-raw auth-server --port 3200 --scope mcp:tools
+  mcp-raw serve --http --auth-server http://127.0.0.1:3200
+      (in a second shell: a server protected by it)
+  mcp-raw client http://127.0.0.1:3100/mcp
+      (in a third: the client walks the OAuth flow, hop by hop)"
+    };
+}
+
+macro_rules! completions_examples {
+    () => {
+        "Examples:
+  mkdir -p ~/.local/share/bash-completion/completions
+  mcp-raw completions bash > ~/.local/share/bash-completion/completions/mcp-raw
+  mcp-raw completions fish > ~/.config/fish/completions/mcp-raw.fish"
+    };
+}
+
+macro_rules! check_examples {
+    () => {
+        "Examples:
+  mcp-raw check session.jsonl
+  mcp-raw check --format junit session.jsonl > check.xml
+  mcp-raw check --rules"
+    };
+}
+
+macro_rules! replay_examples {
+    () => {
+        "Examples:
+  mcp-raw replay session.jsonl
+      (a mock server, on the transport the session was recorded on)
+  mcp-raw replay --http --port 3000 session.jsonl
+  mcp-raw replay session.jsonl --against http://127.0.0.1:3100/mcp --record again.jsonl
+  mcp-raw diff session.jsonl again.jsonl"
+    };
+}
+
+macro_rules! diff_examples {
+    () => {
+        "Examples:
+  mcp-raw diff before.jsonl after.jsonl
+  mcp-raw diff --ignore result.serverInfo.version --format json before.jsonl after.jsonl"
+    };
+}
+
+macro_rules! show_examples {
+    () => {
+        "Examples:
+  mcp-raw show session.jsonl --oneline
+  mcp-raw show session.jsonl --method tools/call --explain
+  mcp-raw show session.jsonl --lane c2 --dir s2c --raw
+  mcp-raw show session.jsonl --html session.html
+  mcp-raw show --follow session.jsonl
+      (from a second terminal, beside a running --record)"
+    };
+}
+
+macro_rules! demo_examples {
+    () => {
+        "Examples:
+  mcp-raw demo
+  mcp-raw demo --era both --oneline
+  mcp-raw demo --raw"
+    };
+}
+
+macro_rules! demo_http_examples {
+    () => {
+        "Examples:
+  mcp-raw demo-http --era modern
+  mcp-raw demo-http --auth
+  mcp-raw demo-http --port 0 --raw"
+    };
+}
+
 /// A hand-written MCP server and client that shows every byte on the wire.
 #[derive(Parser)]
 #[command(name = "mcp-raw", version, about, long_about = None)]
@@ -32,7 +165,7 @@ pub struct Cli {
 pub enum Command {
     /// Run the MCP server: stdio by default (one JSON-RPC message per line on
     /// stdin/stdout, logs on stderr), or Streamable HTTP on /mcp with --http.
-    #[command(after_help = SERVE_EXAMPLES)]
+    #[command(after_help = serve_examples!())]
     Serve {
         /// Serve Streamable HTTP instead of stdio.
         #[arg(long)]
@@ -155,32 +288,32 @@ pub enum Command {
     },
     /// Connect to any MCP server (an http:// URL, or a stdio server's command line),
     /// detect its era, list its tools, call some, and print the whole wire.
-    #[command(after_help = help(CLIENT_EXAMPLES, CLIENT_EXIT))]
+    #[command(after_help = concat!(client_examples!(), "\n\n", client_exit!()))]
     Client(ClientArgs),
     /// Stand between a real client and a real server, pass every byte on unchanged
     /// both ways, and record it: over stdio, `tap [FLAGS] -- SERVER_CMD ARG…` (the
     /// client runs this in place of the server); over HTTP, `tap --http --listen ADDR
     /// --target URL` (a reverse proxy).
     #[command(
-        after_help = help(TAP_EXAMPLES, "Exit status (stdio): the server's own, or 128 + the signal that killed it; \
+        after_help = concat!(tap_examples!(), "\n\n", "Exit status (stdio): the server's own, or 128 + the signal that killed it; \
 127 the server's program was not found, 126 it could not be run; 2 usage.")
     )]
     Tap(TapArgs),
     /// Serve a stdio MCP server as Streamable HTTP on /mcp: `bridge --port PORT --
     /// SERVER_CMD ARG…`. Each legacy session gets its own child process (spawned at
     /// initialize, killed when the session ends); modern requests share one.
-    #[command(after_help = BRIDGE_EXAMPLES)]
+    #[command(after_help = bridge_examples!())]
     Bridge(BridgeArgs),
     /// A small OAuth 2.1 authorization server on loopback, for trying `serve
     /// --auth-server` and the client's authorization: metadata, key set, dynamic
     /// registration, code + PKCE, refresh tokens, client_credentials. It approves
     /// every request without asking anyone: for demos and tests only.
-    #[command(after_help = AUTH_SERVER_EXAMPLES)]
+    #[command(after_help = auth_server_examples!())]
     AuthServer(AuthServerArgs),
     /// Print a completion script for your shell: `mcp-raw completions bash >
     /// ~/.local/share/bash-completion/completions/mcp-raw` (zsh: a file `_mcp-raw` on
     /// your $fpath; fish: ~/.config/fish/completions/mcp-raw.fish).
-    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    #[command(after_help = completions_examples!())]
     Completions {
         /// The shell to complete in.
         #[arg(value_enum)]
@@ -198,7 +331,7 @@ pub enum Command {
     /// Check a recorded transcript against JSON-RPC 2.0 and MCP (in the era each
     /// conversation speaks): every violation, where it is, and the spec section.
     #[command(
-        after_help = help(CHECK_EXAMPLES, "Exit status: 0 no errors (warnings allowed), 1 a rule was broken, 2 the file cannot be read. `mcp-raw check --rules` lists every rule.")
+        after_help = concat!(check_examples!(), "\n\n", "Exit status: 0 no errors (warnings allowed), 1 a rule was broken, 2 the file cannot be read. `mcp-raw check --rules` lists every rule.")
     )]
     Check {
         /// A JSON Lines transcript written by --record (`tap`, `serve`, `client`).
@@ -224,7 +357,7 @@ pub enum Command {
     /// server again, in order and with the recorded bytes, and show (and --record)
     /// what comes back; compare the two with `mcp-raw diff`.
     #[command(
-        after_help = help(REPLAY_EXAMPLES, "Serving: a live request gets the reply recorded for the first unused recorded request with the same method and params (--ignore left out), its ids rewritten; one the recording does not hold gets -32601 or -32602 naming what it expected next. --against: the live server's session id replaces the recorded one; the recording's answers to server requests are sent when the live server asks (with its ids); GET streams are skipped. Exit status: 0 replayed, 1 the server failed or fell silent, 2 usage.")
+        after_help = concat!(replay_examples!(), "\n\n", "Serving: a live request gets the reply recorded for the first unused recorded request with the same method and params (--ignore left out), its ids rewritten; one the recording does not hold gets -32601 or -32602 naming what it expected next. --against: the live server's session id replaces the recorded one; the recording's answers to server requests are sent when the live server asks (with its ids); GET streams are skipped. Exit status: 0 replayed, 1 the server failed or fell silent, 2 usage.")
     )]
     Replay {
         /// A JSON Lines transcript written by --record.
@@ -258,7 +391,7 @@ pub enum Command {
     /// Compare two recordings message by message (each direction in order), leaving
     /// out what --ignore names; exit 1 when they differ.
     #[command(
-        after_help = help(DIFF_EXAMPLES, "Exit status: 0 the same (but for what is ignored), 1 different, 2 a file cannot be read.")
+        after_help = concat!(diff_examples!(), "\n\n", "Exit status: 0 the same (but for what is ignored), 1 different, 2 a file cannot be read.")
     )]
     Diff {
         /// The recording expected (e.g. the one made once and kept).
@@ -284,7 +417,7 @@ pub enum Command {
     },
     /// Render a recorded transcript (from --record) again: the text view (readable, or
     /// --raw for every byte), or --pretty for one indented JSON document.
-    #[command(after_help = SHOW_EXAMPLES)]
+    #[command(after_help = show_examples!())]
     Show {
         /// A JSON Lines transcript written by --record.
         file: PathBuf,
@@ -346,7 +479,7 @@ pub enum Command {
     },
     /// Spawn `mcp-raw serve` as a child and drive one whole session over stdio,
     /// printing every message sent (>>>) and received (<<<).
-    #[command(after_help = DEMO_EXAMPLES)]
+    #[command(after_help = demo_examples!())]
     Demo {
         /// The wire to show: legacy (the original project's session), modern
         /// (stateless 2026-07-28), or both: the same call in each era, one after the other, against one dual-era server.
@@ -357,7 +490,7 @@ pub enum Command {
     },
     /// Spawn `mcp-raw serve --http` and drive the same session with real HTTP
     /// requests, printing each request and response in full.
-    #[command(after_help = DEMO_HTTP_EXAMPLES)]
+    #[command(after_help = demo_http_examples!())]
     DemoHttp {
         /// Port the spawned server listens on (0 picks a free one).
         #[arg(short, long, default_value_t = 3100)]
@@ -375,85 +508,6 @@ pub enum Command {
         view: View,
     },
 }
-
-// Each subcommand's examples, one const each ("Examples:" and its lines), so that
-// what follows them in `--help` (the exit status) stays a text of its own.
-
-/// `client --help`'s examples: the ones whose quoting people get wrong.
-const CLIENT_EXAMPLES: &str = r#"Examples:
-  mcp-raw client http://127.0.0.1:3100/mcp
-  mcp-raw client --call add='{"a": 2, "b": 3}' -- mcp-raw serve
-      (NAME=JSON is one shell word: single quotes around the JSON, double quotes inside)
-  mcp-raw client --call echo='{"message": "hi"}' --record out.jsonl "npx -y @modelcontextprotocol/server-everything"
-  mcp-raw client --method resources/read --params '{"uri": "test://static-text"}' -- mcp-raw serve --fixture conformance
-  mcp-raw client --oneline --call get_current_time -- mcp-raw serve
-      (a line per message instead of the whole JSON)"#;
-
-/// `client --help`'s exit status.
-const CLIENT_EXIT: &str = "Exit status: 0 all went well; 1 a call failed or returned isError: true; 2 usage (a bad flag or TARGET); 3 the connection or the protocol failed.";
-
-const SERVE_EXAMPLES: &str = "Examples:
-  mcp-raw serve
-      (stdio: what a client spawns; try it with `mcp-raw client -- mcp-raw serve`)
-  mcp-raw serve --http --port 3100 --trace oneline
-  mcp-raw serve --http --fixture conformance --record server.jsonl
-  mcp-raw serve --http --auth-server http://127.0.0.1:3200";
-
-const TAP_EXAMPLES: &str = "Examples:
-  mcp-raw tap --record tap.jsonl -- npx -y @modelcontextprotocol/server-everything
-      (give the client this command line in place of the server's)
-  mcp-raw tap --http --listen 127.0.0.1:3200 --target http://127.0.0.1:3100/mcp --trace oneline
-  mcp-raw tap --check -- mcp-raw serve";
-
-const BRIDGE_EXAMPLES: &str = "Examples:
-  mcp-raw bridge --port 3300 -- npx -y @modelcontextprotocol/server-everything
-  mcp-raw bridge --port 0 --trace oneline -- mcp-raw serve --fixture conformance";
-
-const AUTH_SERVER_EXAMPLES: &str = "Examples:
-  mcp-raw auth-server --port 3200 --scope mcp:tools
-  mcp-raw serve --http --auth-server http://127.0.0.1:3200
-      (in a second shell: a server protected by it)
-  mcp-raw client http://127.0.0.1:3100/mcp
-      (in a third: the client walks the OAuth flow, hop by hop)";
-
-const COMPLETIONS_EXAMPLES: &str = "Examples:
-  mkdir -p ~/.local/share/bash-completion/completions
-  mcp-raw completions bash > ~/.local/share/bash-completion/completions/mcp-raw
-  mcp-raw completions fish > ~/.config/fish/completions/mcp-raw.fish";
-
-const CHECK_EXAMPLES: &str = "Examples:
-  mcp-raw check session.jsonl
-  mcp-raw check --format junit session.jsonl > check.xml
-  mcp-raw check --rules";
-
-const REPLAY_EXAMPLES: &str = "Examples:
-  mcp-raw replay session.jsonl
-      (a mock server, on the transport the session was recorded on)
-  mcp-raw replay --http --port 3000 session.jsonl
-  mcp-raw replay session.jsonl --against http://127.0.0.1:3100/mcp --record again.jsonl
-  mcp-raw diff session.jsonl again.jsonl";
-
-const DIFF_EXAMPLES: &str = "Examples:
-  mcp-raw diff before.jsonl after.jsonl
-  mcp-raw diff --ignore result.serverInfo.version --format json before.jsonl after.jsonl";
-
-const SHOW_EXAMPLES: &str = "Examples:
-  mcp-raw show session.jsonl --oneline
-  mcp-raw show session.jsonl --method tools/call --explain
-  mcp-raw show session.jsonl --lane c2 --dir s2c --raw
-  mcp-raw show session.jsonl --html session.html
-  mcp-raw show --follow session.jsonl
-      (from a second terminal, beside a running --record)";
-
-const DEMO_EXAMPLES: &str = "Examples:
-  mcp-raw demo
-  mcp-raw demo --era both --oneline
-  mcp-raw demo --raw";
-
-const DEMO_HTTP_EXAMPLES: &str = "Examples:
-  mcp-raw demo-http --era modern
-  mcp-raw demo-http --auth
-  mcp-raw demo-http --port 0 --raw";
 
 // `mcp-raw client`'s arguments.
 #[derive(clap::Args)]
@@ -699,12 +753,6 @@ pub enum ShowFormat {
     Text,
     Json,
     Pretty,
-}
-
-/// A subcommand's closing lines: its examples, then what follows them (the exit
-/// status). Built only when that subcommand's help is (`defer`).
-fn help(examples: &str, rest: &str) -> String {
-    format!("{examples}\n\n{rest}")
 }
 
 // `mcp-raw tap`'s arguments.
