@@ -17,7 +17,8 @@
 //! the tool's name too; on HTTP, the request line of a message that is not JSON-RPC), id,
 //! status (the HTTP status of the response carrying it, then `ok`, `isError` or
 //! `error CODE`), the payload's size in bytes as it crossed, and for a `tools/call`
-//! response the first line of its first text content. Like every view it is a
+//! response the first line of its first text content. A stdio server's stderr is
+//! not a message and gets no line (the text view shows it). Like every view it is a
 //! rendering of the wire events, fed by the same [`Decoder`] as the text view; what
 //! it quotes from the wire has its invisible bytes marked ([`mark`]), so a server
 //! cannot write control sequences to the terminal through it.
@@ -35,8 +36,9 @@ use std::io::Write;
 const WHAT_WIDTH: usize = 40;
 /// The widest a quoted result line gets before it is cut.
 const RESULT_WIDTH: usize = 80;
-/// Requests remembered for their responses; past it the oldest half is forgotten (a
-/// response then shows no method), so a long session holds bounded memory.
+/// Unanswered requests remembered for their responses; past it the oldest half is
+/// forgotten (a late response then shows no method), so a long session against a
+/// peer that leaves requests unanswered holds bounded memory.
 const MAX_ASKED: usize = 4096;
 
 /// What the view knows of the HTTP message being read on one lane and direction.
@@ -64,9 +66,12 @@ pub struct OnelineView<W: Write + Send> {
     /// HTTP/1.1 answers in order (RFC 9112 §9.3), so a response's line can name the
     /// request it answers.
     requests: HashMap<Lane, std::collections::VecDeque<String>>,
-    /// Requests seen, by id (its JSON text): method and tool name, so that the line of
-    /// a response says what it answers.
-    asked: HashMap<String, (String, Option<String>)>,
+    /// Requests seen and not yet answered, by id (its JSON text): method and tool
+    /// name, so that the line of a response says what it answers; each with the
+    /// order it came in, so the oldest go first past `MAX_ASKED`.
+    asked: HashMap<String, (u64, String, Option<String>)>,
+    /// How many requests `asked` has taken: the next one's order.
+    seq: u64,
     /// `show --method/--id/--era`: only the messages kept (no `http` lines).
     select: Option<Select>,
 }
@@ -82,6 +87,7 @@ impl<W: Write + Send> OnelineView<W> {
             current: HashMap::new(),
             requests: HashMap::new(),
             asked: HashMap::new(),
+            seq: 0,
             select: None,
         }
     }
@@ -202,19 +208,19 @@ impl<W: Write + Send> OnelineView<W> {
                     .and_then(|v| v["params"]["name"].as_str().map(str::to_owned));
                 if let Some(id) = &id_key {
                     if self.asked.len() >= MAX_ASKED {
-                        let drop: Vec<String> =
-                            self.asked.keys().take(MAX_ASKED / 2).cloned().collect();
-                        for k in drop {
-                            self.asked.remove(&k);
-                        }
+                        self.forget_oldest();
                     }
+                    self.seq += 1;
                     self.asked
-                        .insert(id.clone(), (method.clone(), tool.clone()));
+                        .insert(id.clone(), (self.seq, method.clone(), tool.clone()));
                 }
                 join(&method, tool.as_deref())
             }
             "response" | "error" => {
-                let asked = id_key.as_ref().and_then(|id| self.asked.remove(id));
+                let asked = id_key
+                    .as_ref()
+                    .and_then(|id| self.asked.remove(id))
+                    .map(|(_, method, tool)| (method, tool));
                 let parsed = value();
                 if class.shape == "error" {
                     status.push(format!("error {}", class.code.unwrap_or_default()));
@@ -256,6 +262,15 @@ impl<W: Write + Send> OnelineView<W> {
             bytes.len(),
             &result_line,
         )
+    }
+
+    /// Forgets the older half of the requests still unanswered (a peer that never
+    /// answers must not grow the view without end).
+    fn forget_oldest(&mut self) {
+        let mut order: Vec<u64> = self.asked.values().map(|(n, ..)| *n).collect();
+        order.sort_unstable();
+        let keep_from = order[order.len() / 2];
+        self.asked.retain(|_, (n, ..)| *n >= keep_from);
     }
 
     /// One line, its columns padded so that a session reads as a table.
@@ -411,6 +426,28 @@ mod tests {
         // The first line of the text only, its escape byte marked, never raw.
         assert!(lines[1].ends_with("\"Echo: hi⟨1b⟩[2J\""), "{out}");
         assert!(!out.contains('\x1b'));
+    }
+
+    #[test]
+    fn unanswered_requests_are_forgotten_oldest_first() {
+        let mut view = OnelineView::new(Vec::new(), false, 1024);
+        let stdio = Lane {
+            id: 0,
+            kind: LaneKind::Stdio,
+        };
+        for n in 0..=MAX_ASKED {
+            let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"method\":\"ping\"}}\n");
+            view.event(&Event {
+                t: Duration::ZERO,
+                lane: stdio,
+                dir: Dir::ToServer,
+                what: What::Bytes(Bytes::from(line)),
+            });
+        }
+        assert_eq!(view.asked.len(), MAX_ASKED / 2 + 1);
+        assert!(!view.asked.contains_key("0"));
+        assert!(view.asked.contains_key(&MAX_ASKED.to_string()));
+        assert!(view.asked.contains_key(&(MAX_ASKED / 2).to_string()));
     }
 
     #[test]
