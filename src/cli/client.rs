@@ -363,10 +363,23 @@ pub async fn run(
     };
     printer.caption(&format!("Connecting to {shown} (client eras: {eras:?})"));
     let mut client = McpClient::connect(link, &shown, options, &mut EraCache::default()).await?;
+    if let Some(note) = client.era_note() {
+        printer.caption(note);
+    }
     printer.caption(&format!("The server speaks {}", client.spoken()));
     let tools = client.list_tools().await?;
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     printer.caption(&format!("{} tools: {}", names.len(), names.join(", ")));
+    // A tool the listing excluded is not called: a usage error, before any call.
+    for (name, _) in &calls {
+        if let Some(why) = client.excluded(name) {
+            let refused = usage(format!(
+                "--call {name}: tools/list excluded this tool, so it is not called: {why}"
+            ));
+            client.close().await?;
+            return Err(refused);
+        }
+    }
     let mut failed = 0;
     for (name, arguments) in calls {
         match client.call_tool(&name, arguments).await? {

@@ -253,6 +253,36 @@ impl HttpLink {
                 body,
                 between,
                 std::future::pending(),
+                None,
+                on_request,
+            )
+            .await?;
+        Ok(reply)
+    }
+
+    /// Like [`HttpLink::exchange_answering`], for a request whose response is
+    /// awaited: an event stream is read until the event that carries the response
+    /// to `awaited`, and no further. A server may keep the stream open after it (a
+    /// resumed `GET` is also the session's stream, 2025-11-25 `basic/transports`
+    /// "Resumability and Redelivery"); the answer is what was waited for, so the
+    /// wait ends there, and the unfinished connection is dropped.
+    pub async fn exchange_awaiting(
+        &mut self,
+        method: Method,
+        headers: &[(String, String)],
+        body: Vec<u8>,
+        awaited: &jsonrpc::RequestId,
+        on_request: OnRequest<'_>,
+    ) -> anyhow::Result<HttpReply> {
+        let between = Some(self.timeout);
+        let (reply, _) = self
+            .send(
+                method,
+                headers,
+                body,
+                between,
+                std::future::pending(),
+                Some(awaited),
                 on_request,
             )
             .await?;
@@ -270,7 +300,7 @@ impl HttpLink {
         stop: impl std::future::Future<Output = ()>,
         on_request: OnRequest<'_>,
     ) -> anyhow::Result<(HttpReply, bool)> {
-        self.send(method, headers, body, None, stop, on_request)
+        self.send(method, headers, body, None, stop, None, on_request)
             .await
     }
 
@@ -281,6 +311,7 @@ impl HttpLink {
         body: Vec<u8>,
         between: Option<Duration>,
         stop: impl std::future::Future<Output = ()>,
+        awaited: Option<&jsonrpc::RequestId>,
         on_request: OnRequest<'_>,
     ) -> anyhow::Result<(HttpReply, bool)> {
         let mut builder = Request::builder()
@@ -317,7 +348,9 @@ impl HttpLink {
         tokio::pin!(stop);
         let mut stopped = false;
         let mut cut = None;
-        loop {
+        // The awaited response came: the rest of the stream is not read.
+        let mut answered = false;
+        while !answered {
             let next = async {
                 match between {
                     Some(limit) => tokio::time::timeout(limit, incoming.frame())
@@ -349,18 +382,35 @@ impl HttpLink {
                         body.extend_from_slice(&data);
                         let Some(decoder) = &mut events else { continue };
                         for event in decoder.feed(&data) {
-                            if let Ok(jsonrpc::Parsed::One(jsonrpc::Message::Request(r))) =
-                                jsonrpc::parse(event.data.as_bytes())
-                                && let Some((headers, answer)) = on_request(&r)
-                            {
-                                self.post_aside(&headers, answer).await?;
+                            match jsonrpc::parse(event.data.as_bytes()) {
+                                Ok(jsonrpc::Parsed::One(jsonrpc::Message::Request(r))) => {
+                                    if let Some((headers, answer)) = on_request(&r) {
+                                        self.post_aside(&headers, answer).await?;
+                                    }
+                                }
+                                Ok(jsonrpc::Parsed::One(jsonrpc::Message::Response(r)))
+                                    if awaited.is_some() && r.id.as_ref() == awaited =>
+                                {
+                                    answered = true;
+                                }
+                                _ => {}
                             }
                         }
                     }
                 }
             }
         }
-        if stopped || cut.is_some() {
+        // A stream that ends right after the answer (its last chunk already here)
+        // leaves the connection fit for the next request; one that goes on does not.
+        if answered
+            && matches!(
+                tokio::time::timeout(Duration::ZERO, incoming.frame()).await,
+                Ok(None)
+            )
+        {
+            answered = false;
+        }
+        if stopped || answered || cut.is_some() {
             // The response is unfinished: this connection cannot carry another.
             self.sender = None;
         }

@@ -1,0 +1,134 @@
+//! `mcp-raw client` against servers that stretch the rules around it, through the
+//! real binary: a response that comes on a resumed stream the server keeps open, an
+//! era probe answered with a result that is no discover result, a tool the listing
+//! excluded, a scope the authorization server never grants.
+
+mod common;
+use common::{BIN, unstamped};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A Python test server from tests/servers, killed on drop.
+struct Python {
+    child: Child,
+    port: String,
+}
+
+impl Drop for Python {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts tests/servers/`script` with `args`; it prints its port first.
+fn python(script: &str, args: &[&str]) -> Python {
+    let path = format!("{}/tests/servers/{script}", env!("CARGO_MANIFEST_DIR"));
+    let mut child = Command::new("python3")
+        .arg(path)
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut port = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut port,
+    )
+    .unwrap();
+    Python {
+        child,
+        port: port.trim().to_owned(),
+    }
+}
+
+/// Runs `mcp-raw ARGS`, killed if it takes longer than `limit` (a hang fails the
+/// test instead of stalling the suite): its output, and how long it took.
+fn run_within(args: &[&str], limit: Duration) -> (Output, Duration) {
+    let started = Instant::now();
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    (out, started.elapsed())
+}
+
+#[test]
+fn a_response_on_a_resumed_stream_that_stays_open_ends_the_wait() {
+    // The tools/call stream closes after its priming event (retry: 300); the GET
+    // with Last-Event-ID carries the response and then stays open.
+    let server = python("resuming_http.py", &[]);
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let (out, took) = run_within(
+        &[
+            "client",
+            "--color",
+            "never",
+            "--timeout",
+            "4",
+            &url,
+            "--call",
+            "test_reconnection",
+        ],
+        Duration::from_secs(30),
+    );
+    let view = unstamped(&String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{took:?}\n{view}\n{err}");
+    let resumed = view.find(">>> last-event-id: e1").expect("resumed");
+    let delivered = view.find("delivered on the resumed stream").unwrap();
+    assert!(resumed < delivered, "{view}");
+    assert!(view.contains("# test_reconnection: ok"), "{view}");
+    // The answer ended the wait: no --timeout (4 s) ran out on the open stream.
+    assert!(took < Duration::from_secs(4), "took {took:?}");
+}
+
+#[test]
+fn an_empty_result_to_the_era_probe_is_not_modern() {
+    // A legacy server that answers server/discover with `{}`.
+    let server = python("resuming_http.py", &["--empty-discover"]);
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    for view_flag in ["--color=never", "--raw"] {
+        let (out, _) = run_within(
+            &["client", view_flag, "--timeout", "4", &url],
+            Duration::from_secs(30),
+        );
+        let view = String::from_utf8_lossy(&out.stdout);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{view_flag}\n{view}\n{err}");
+        let compact: String = view.split_whitespace().collect();
+        assert!(compact.contains("\"method\":\"initialize\""), "{view}");
+        assert!(
+            view.contains(
+                "# server/discover was answered, but not with a discover result (it has no supportedVersions): taken for a legacy server, so initialize follows"
+            ),
+            "{view_flag}: {view}"
+        );
+        assert!(
+            view.contains("# The server speaks the legacy era, 2025-11-25"),
+            "{view}"
+        );
+    }
+    // Told to speak only the modern era, the client says why it will not.
+    let (out, _) = run_within(
+        &["client", "--era", "modern", "--timeout", "4", &url],
+        Duration::from_secs(30),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("not with a discover result (it has no supportedVersions)"),
+        "{err}"
+    );
+}
