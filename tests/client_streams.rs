@@ -132,3 +132,119 @@ fn an_empty_result_to_the_era_probe_is_not_modern() {
         "{err}"
     );
 }
+
+#[test]
+fn a_tool_the_listing_excluded_is_not_called() {
+    // bad_header's x-mcp-header is not a token: tools/list drops it.
+    let server = python("modern_quirks.py", &[]);
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let (out, _) = run_within(
+        &[
+            "client",
+            "--color",
+            "never",
+            &url,
+            "--call",
+            "add",
+            "--call",
+            "bad_header",
+        ],
+        Duration::from_secs(30),
+    );
+    let view = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{view}\n{err}");
+    assert!(
+        err.contains("--call bad_header: tools/list excluded this tool, so it is not called: x-mcp-header \"not a token\""),
+        "{err}"
+    );
+    // Refused before any call: neither tool was called.
+    assert!(!view.contains("\"tools/call\""), "{view}");
+    assert!(view.contains("# 2 tools: add, ask_user"), "{view}");
+}
+
+#[test]
+fn a_modern_call_that_wanted_a_back_channel_says_legacy_would_have_one() {
+    let server = python("modern_quirks.py", &[]);
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let args = ["client", "--color", "never", &url, "--call", "ask_user"];
+    let (out, _) = run_within(&args, Duration::from_secs(30));
+    let view = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{view}");
+    assert!(
+        view.contains("# ask_user: the tool failed (isError: true)"),
+        "{view}"
+    );
+    assert!(
+        view.contains("# ask_user: the server wanted to ask this client something")
+            && view.contains("With --era legacy the server can ask"),
+        "{view}"
+    );
+    // Only a failure that says so gets the hint; a modern client was told its era.
+    let (out, _) = run_within(
+        &[
+            "client", "--color", "never", "--era", "modern", &url, "--call", "ask_user",
+        ],
+        Duration::from_secs(30),
+    );
+    let view = String::from_utf8_lossy(&out.stdout);
+    assert!(!view.contains("With --era legacy"), "{view}");
+}
+
+#[test]
+fn a_scope_the_authorization_server_never_grants_is_said_so() {
+    // Every tools/call is refused with 403 insufficient_scope, whatever the token.
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/servers/oauth_refresh.py"
+    );
+    let mut child = Command::new("python3")
+        .args([
+            script,
+            "--token-uses",
+            "100",
+            "--scope-refused",
+            "tools/call",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let url = common::listening_url(child.stdout.take().unwrap());
+    let (out, _) = run_within(
+        &[
+            "client",
+            "--color",
+            "never",
+            "--era",
+            "legacy",
+            &url,
+            "--grant",
+            "client-credentials",
+            "--client-id",
+            "test-client",
+            "--client-secret",
+            "test-secret",
+            "--max-auth-rounds",
+            "2",
+            "--call",
+            "whoami",
+        ],
+        Duration::from_secs(30),
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    let view = unstamped(&String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{view}\n{err}");
+    assert!(
+        err.contains("the server still refuses with HTTP 403 insufficient_scope after 2 authorization tries (--max-auth-rounds): the authorization server kept issuing tokens without scope \"tools:admin\""),
+        "{err}"
+    );
+    assert!(!err.contains("no response to"), "{err}");
+    // Two token requests for the refused call, one for the first 401: three.
+    assert_eq!(
+        view.matches(">>> POST /token HTTP/1.1").count(),
+        3,
+        "{view}"
+    );
+}

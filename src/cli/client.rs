@@ -9,10 +9,11 @@ use mcp_raw::client::auth::assertion::ClientKey;
 use mcp_raw::client::auth::extension::{Enterprise, Given};
 use mcp_raw::client::auth::{AuthConfig, Grant};
 use mcp_raw::client::http_link::HttpLink;
-use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options};
+use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options, Spoken};
 use mcp_raw::client::stdio_link::{Spawn, StdioLink};
 use mcp_raw::client::task_store::TaskStore;
 use mcp_raw::client::wire_print::Printer;
+use mcp_raw::protocol::Eras;
 use serde_json::{Value, json};
 use std::io::IsTerminal;
 
@@ -345,7 +346,7 @@ pub async fn run(
     };
     let answers = answers(args)?;
     let link = open_link(&target, args, &printer)?;
-    let eras = args.era.into();
+    let eras: Eras = args.era.into();
     let options = Options {
         eras,
         timeout: args.timeout,
@@ -381,17 +382,32 @@ pub async fn run(
         }
     }
     let mut failed = 0;
+    let modern = matches!(client.spoken(), Spoken::Modern { .. });
     for (name, arguments) in calls {
-        match client.call_tool(&name, arguments).await? {
+        let failure = match client.call_tool(&name, arguments).await? {
             Ok(result) if result["isError"] == json!(true) => {
                 failed += 1;
                 printer.caption(&format!("{name}: the tool failed (isError: true)"));
+                Some(result)
             }
-            Ok(_) => printer.caption(&format!("{name}: ok")),
+            Ok(_) => {
+                printer.caption(&format!("{name}: ok"));
+                None
+            }
             Err(e) => {
                 failed += 1;
                 printer.caption(&format!("{name}: JSON-RPC error {e}"));
+                Some(json!({ "message": e.message, "data": e.data }))
             }
+        };
+        if let Some(failure) = failure
+            && modern
+            && eras == Eras::Both
+            && wanted_back_channel(&failure)
+        {
+            printer.caption(&format!(
+                "{name}: the server wanted to ask this client something (elicitation, sampling or roots) while the tool ran, and a 2026-07-28 request has no back-channel for that unless the server uses input_required; this client chose the modern era (--era both). With --era legacy the server can ask on the session's streams, and this client answers (--answer, --ask, --root)"
+            ));
         }
     }
     for (method, params) in methods {
@@ -419,6 +435,33 @@ pub async fn run(
         return Err(CallsFailed(failed).into());
     }
     Ok(())
+}
+
+/// Does this failure (a tool result, or a JSON-RPC error's message and data) say
+/// that the server could not ask the client? MCP has no error code for it: a server
+/// that asks its client only through a legacy session's streams (2025-11-25
+/// `client/elicitation`, `client/sampling`, `client/roots`) and not through 2026-07-28
+/// `input_required` fails such a tool in words, which SDKs write as "back-channel".
+fn wanted_back_channel(failure: &Value) -> bool {
+    let mut text = String::new();
+    collect_text(failure, &mut text);
+    let text = text.to_ascii_lowercase();
+    ["back-channel", "back channel", "backchannel"]
+        .iter()
+        .any(|w| text.contains(w))
+}
+
+/// Every string inside `value`, appended to `out`.
+fn collect_text(value: &Value, out: &mut String) {
+    match value {
+        Value::String(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_text(v, out)),
+        Value::Object(map) => map.values().for_each(|v| collect_text(v, out)),
+        _ => {}
+    }
 }
 
 /// The OAuth flags, checked together: each grant says what it needs (a usage error
