@@ -248,3 +248,31 @@ fn a_scope_the_authorization_server_never_grants_is_said_so() {
         "{view}"
     );
 }
+
+#[test]
+fn conformance_client_reconnects_in_the_sse_retry_scenario() {
+    // tests/servers/resuming_http.py is shaped like the suite's sse-retry scenario:
+    // its test_reconnection answers only on the GET that resumes the call's stream.
+    let server = python("resuming_http.py", &[]);
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let started = Instant::now();
+    let mut child = Command::new(BIN)
+        .args(["conformance-client", "--color", "never", &url])
+        .env("MCP_CONFORMANCE_SCENARIO", "sse-retry")
+        .env("MCP_CONFORMANCE_PROTOCOL_VERSION", "2025-11-25")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    while child.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let view = unstamped(&String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{view}\n{err}");
+    assert!(view.contains("\"name\": \"test_reconnection\""), "{view}");
+    let resumed = view.find(">>> last-event-id: e1").expect("reconnected");
+    assert!(view[resumed..].contains("delivered on the resumed stream"), "{view}");
+}
