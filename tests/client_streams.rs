@@ -53,15 +53,33 @@ fn run_within(args: &[&str], limit: Duration) -> (Output, Duration) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    while child.try_wait().unwrap().is_none() {
+    // Both pipes drained as they fill, so a long view never blocks the child.
+    let drain = |mut from: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut all = Vec::new();
+            let _ = from.read_to_end(&mut all);
+            all
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
         if started.elapsed() > limit {
             let _ = child.kill();
-            break;
+            break child.wait().unwrap();
         }
         std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().unwrap();
-    (out, started.elapsed())
+    };
+    let took = started.elapsed();
+    let out = Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    };
+    (out, took)
 }
 
 #[test]
@@ -274,5 +292,86 @@ fn conformance_client_reconnects_in_the_sse_retry_scenario() {
     assert!(out.status.success(), "{view}\n{err}");
     assert!(view.contains("\"name\": \"test_reconnection\""), "{view}");
     let resumed = view.find(">>> last-event-id: e1").expect("reconnected");
-    assert!(view[resumed..].contains("delivered on the resumed stream"), "{view}");
+    assert!(
+        view[resumed..].contains("delivered on the resumed stream"),
+        "{view}"
+    );
+}
+
+#[test]
+fn a_response_body_over_its_limit_is_refused() {
+    for (flag, seen) in [
+        ("--huge-list", "its Content-Length says 4194"),
+        ("--huge-stream", "more than that came"),
+    ] {
+        let server = python("resuming_http.py", &[flag]);
+        let url = format!("http://127.0.0.1:{}/mcp", server.port);
+        let (out, _) = run_within(
+            &[
+                "client",
+                "--era",
+                "legacy",
+                "--max-response-bytes",
+                "1000000",
+                &url,
+            ],
+            Duration::from_secs(30),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{flag}: {err}");
+        assert!(
+            err.contains("response body from 127.0.0.1:")
+                && err.contains("is larger than 1000000 bytes")
+                && err.contains(seen),
+            "{flag}: {err}"
+        );
+    }
+    // The default (16 MiB) reads the same 4 MB whole.
+    let server = python("resuming_http.py", &["--huge-list"]);
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let (out, _) = run_within(
+        &["client", "--era", "legacy", "--json", &url],
+        Duration::from_secs(30),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn an_oauth_document_over_its_limit_is_refused() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/servers/oauth_refresh.py"
+    );
+    let mut child = Command::new("python3")
+        .arg(script)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let url = common::listening_url(child.stdout.take().unwrap());
+    let (out, _) = run_within(
+        &[
+            "client",
+            "--era",
+            "legacy",
+            &url,
+            "--grant",
+            "client-credentials",
+            "--client-id",
+            "test-client",
+            "--client-secret",
+            "test-secret",
+            "--max-oauth-bytes",
+            "40",
+        ],
+        Duration::from_secs(30),
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("is larger than 40 bytes"), "{err}");
 }

@@ -400,6 +400,15 @@ pub struct ClientArgs {
     /// Modern: the most input_required rounds one request may take.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub max_input_rounds: usize,
+    /// HTTP: the largest response body read whole (a JSON response, one request's
+    /// event stream), and the largest single event of a long-lived stream; a bigger
+    /// one ends the run with exit status 3.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw::client::http_link::DEFAULT_MAX_BODY)]
+    pub max_response_bytes: usize,
+    /// OAuth: the largest body of a metadata document, registration or token response
+    /// (read whole, then parsed); a bigger one ends the run with exit status 3.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw::client::http_link::DEFAULT_MAX_DOCUMENT)]
+    pub max_oauth_bytes: usize,
     /// An environment variable for the stdio server, NAME=VALUE (repeatable).
     #[arg(long = "env", value_name = "NAME=VALUE")]
     pub env: Vec<String>,

@@ -240,6 +240,8 @@ pub fn open_link(target: &Target, args: &ClientArgs, printer: &Printer) -> anyho
         Target::Http(url) => {
             let mut http = HttpLink::new(url, printer).map_err(|e| usage(format!("{e:#}")))?;
             http.timeout = args.timeout;
+            http.max_body = args.max_response_bytes;
+            http.max_document = args.max_oauth_bytes;
             for header in &args.headers {
                 let (name, value) = header
                     .split_once(':')

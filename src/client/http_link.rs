@@ -20,6 +20,16 @@ use std::time::Duration;
 /// Default of `--timeout`: how long to wait for the server's next bytes.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Default of `--max-response-bytes`: the largest response body the client reads
+/// whole (a JSON response, the event stream of one request), and the largest single
+/// event of a long-lived stream.
+pub const DEFAULT_MAX_BODY: usize = 16 << 20;
+
+/// Default of `--max-oauth-bytes`: the largest body of an OAuth document or answer
+/// (resource and authorization server metadata, registration, token): small JSON
+/// objects, read whole before they are parsed.
+pub const DEFAULT_MAX_DOCUMENT: usize = 1 << 20;
+
 /// What to do with a request the server sends on a response stream (legacy
 /// `sampling/createMessage`, `ping`…): the headers and body of the POST that carries
 /// the client's response back, or `None` to leave it unanswered.
@@ -30,6 +40,23 @@ pub type Answering = dyn FnMut(&jsonrpc::Request) -> Option<Posted> + Send;
 
 /// A POST to send: its headers and its body.
 pub type Posted = (Vec<(String, String)>, Vec<u8>);
+
+/// How a response body is read.
+struct Reading<'a> {
+    /// The longest wait for the body's next bytes; `None`: a stream read until it
+    /// ends or is stopped, keeping no body.
+    between: Option<Duration>,
+    /// The request whose response ends the read (see [`HttpLink::exchange_awaiting`]).
+    awaited: Option<&'a jsonrpc::RequestId>,
+}
+
+/// The error of a body over its limit: whose, how big it is allowed to be, and what
+/// showed it was bigger.
+fn too_big(authority: &str, status: &StatusCode, limit: usize, seen: &str) -> String {
+    format!(
+        "the HTTP {status} response body from {authority} is larger than {limit} bytes ({seen}): not read further (--max-response-bytes, --max-oauth-bytes for OAuth documents)"
+    )
+}
 
 /// An HTTP connection to an MCP endpoint (or an OAuth URL), opened lazily and
 /// recorded: every byte both ways becomes events on the printer's recorder.
@@ -58,6 +85,15 @@ pub struct HttpLink {
     /// How long a response may keep the client waiting for its next bytes (its head,
     /// or the next piece of its body): a long stream lives as long as it moves.
     pub timeout: Duration,
+    /// The largest body read whole (`--max-response-bytes`), and the largest event
+    /// of a stream read as it goes: a server cannot make the client hold an
+    /// unbounded body in memory. Past it, the exchange fails and the connection is
+    /// dropped.
+    pub max_body: usize,
+    /// What [`HttpLink::elsewhere`] links get as their `max_body`
+    /// (`--max-oauth-bytes`): the OAuth documents and answers fetched there are
+    /// small, so a tighter bound.
+    pub max_document: usize,
 }
 
 /// One response, read to its end.
@@ -158,7 +194,10 @@ impl HttpLink {
     /// like this one, each connection a lane of its own; none of this link's extra
     /// headers go there.
     pub fn elsewhere(&self, url: &str) -> anyhow::Result<HttpLink> {
-        HttpLink::open(url, self.recorder.clone(), self.timeout)
+        let mut there = HttpLink::open(url, self.recorder.clone(), self.timeout)?;
+        there.max_body = self.max_document;
+        there.max_document = self.max_document;
+        Ok(there)
     }
 
     /// `http://host:port/path`: the URL this link talks to.
@@ -219,6 +258,8 @@ impl HttpLink {
             credential: None,
             head_signal: None,
             timeout,
+            max_body: DEFAULT_MAX_BODY,
+            max_document: DEFAULT_MAX_DOCUMENT,
         })
     }
 
@@ -251,9 +292,11 @@ impl HttpLink {
                 method,
                 headers,
                 body,
-                between,
+                Reading {
+                    between,
+                    awaited: None,
+                },
                 std::future::pending(),
-                None,
                 on_request,
             )
             .await?;
@@ -280,9 +323,11 @@ impl HttpLink {
                 method,
                 headers,
                 body,
-                between,
+                Reading {
+                    between,
+                    awaited: Some(awaited),
+                },
                 std::future::pending(),
-                Some(awaited),
                 on_request,
             )
             .await?;
@@ -300,7 +345,11 @@ impl HttpLink {
         stop: impl std::future::Future<Output = ()>,
         on_request: OnRequest<'_>,
     ) -> anyhow::Result<(HttpReply, bool)> {
-        self.send(method, headers, body, None, stop, None, on_request)
+        let read = Reading {
+            between: None,
+            awaited: None,
+        };
+        self.send(method, headers, body, read, stop, on_request)
             .await
     }
 
@@ -309,11 +358,11 @@ impl HttpLink {
         method: Method,
         headers: &[(String, String)],
         body: Vec<u8>,
-        between: Option<Duration>,
+        read: Reading<'_>,
         stop: impl std::future::Future<Output = ()>,
-        awaited: Option<&jsonrpc::RequestId>,
         on_request: OnRequest<'_>,
     ) -> anyhow::Result<(HttpReply, bool)> {
+        let Reading { between, awaited } = read;
         let mut builder = Request::builder()
             .method(method.clone())
             .uri(self.path.as_str())
@@ -337,6 +386,26 @@ impl HttpLink {
         if let Some(signal) = self.head_signal.take() {
             let _ = signal.send(head.status);
         }
+        let limit = self.max_body;
+        let declared = head
+            .headers
+            .get(hyper::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if let Some(length) = declared
+            && length > limit as u64
+        {
+            self.sender = None;
+            bail!(too_big(
+                &self.authority,
+                &head.status,
+                limit,
+                &format!("its Content-Length says {length}")
+            ));
+        }
+        // A stream read until it ends or is stopped (`between` is None) keeps no
+        // body: its events are acted on as they come, and it may go on for hours.
+        let keep = between.is_some();
         let mut body = Vec::new();
         // An event stream is read event by event, so a request in it is answered
         // while the stream goes on (the server waits for the answer to go on).
@@ -379,9 +448,28 @@ impl HttpLink {
                 }
                 Some(frame) => {
                     if let Ok(data) = frame?.into_data() {
-                        body.extend_from_slice(&data);
+                        if keep {
+                            if body.len() + data.len() > limit {
+                                self.sender = None;
+                                bail!(too_big(
+                                    &self.authority,
+                                    &head.status,
+                                    limit,
+                                    "more than that came"
+                                ));
+                            }
+                            body.extend_from_slice(&data);
+                        }
                         let Some(decoder) = &mut events else { continue };
-                        for event in decoder.feed(&data) {
+                        let fed = decoder.feed(&data);
+                        if decoder.pending().len() > limit {
+                            self.sender = None;
+                            bail!(
+                                "an event of the event stream from {} is longer than {limit} bytes (--max-response-bytes) and still not ended: reading stopped",
+                                self.authority
+                            );
+                        }
+                        for event in fed {
                             match jsonrpc::parse(event.data.as_bytes()) {
                                 Ok(jsonrpc::Parsed::One(jsonrpc::Message::Request(r))) => {
                                     if let Some((headers, answer)) = on_request(&r) {
@@ -447,6 +535,8 @@ impl HttpLink {
             credential: self.credential.clone(),
             head_signal: Some(signal),
             timeout: self.timeout,
+            max_body: self.max_body,
+            max_document: self.max_document,
         };
         let task = tokio::spawn(async move {
             // What went wrong here is on the wire already; the session goes on.

@@ -8,6 +8,9 @@ session's stream: a priming event, then nothing, never closed (2025-11-25
 basic/transports "Resumability and Redelivery", "Listening for Messages from the
 Server"). --keep-alive sends a comment line on open streams every second.
 
+--huge-list answers tools/list with a 4 MB JSON body (Content-Length given);
+--huge-stream with an event stream of 4 MB of events, chunked, no length given.
+
 --empty-discover answers `server/discover` with `{"result": {}}` (as some legacy
 servers answer any method they do not know), not with a method-not-found error.
 
@@ -22,6 +25,8 @@ import time
 SESSION = "resume-session-1"
 EMPTY_DISCOVER = "--empty-discover" in sys.argv[1:]
 KEEP_ALIVE = "--keep-alive" in sys.argv[1:]
+HUGE_LIST = "--huge-list" in sys.argv[1:]
+HUGE_STREAM = "--huge-stream" in sys.argv[1:]
 pending = {"id": None}
 
 
@@ -106,6 +111,22 @@ def serve(conn):
                           "serverInfo": {"name": "resuming", "version": "1"}}
                 respond(conn, "200 OK", [("content-type", "application/json"), ("mcp-session-id", SESSION)],
                         json.dumps({"jsonrpc": "2.0", "id": mid, "result": result}).encode())
+            elif m == "tools/list" and HUGE_LIST:
+                pad = "x" * (4 << 20)
+                result = {"tools": [{"name": "big", "description": pad, "inputSchema": {"type": "object"}}]}
+                respond(conn, "200 OK", [("content-type", "application/json")],
+                        json.dumps({"jsonrpc": "2.0", "id": mid, "result": result}).encode())
+            elif m == "tools/list" and HUGE_STREAM:
+                note = {"jsonrpc": "2.0", "method": "notifications/message",
+                        "params": {"level": "info", "data": "y" * 65536}}
+                event = b"data: " + json.dumps(note).encode() + b"\n\n"
+                try:
+                    conn.sendall(SSE_HEAD)
+                    for _ in range(64):
+                        conn.sendall(chunk(event))
+                except OSError:
+                    return
+                return
             elif m == "tools/list":
                 result = {"tools": [{"name": "test_reconnection", "inputSchema": {"type": "object"}}]}
                 respond(conn, "200 OK", [("content-type", "application/json")],
