@@ -375,3 +375,90 @@ fn an_oauth_document_over_its_limit_is_refused() {
     assert_eq!(out.status.code(), Some(3), "{err}");
     assert!(err.contains("is larger than 40 bytes"), "{err}");
 }
+
+#[test]
+fn keep_alive_comments_do_not_hold_a_wait_open() {
+    // The call's stream carries a keep-alive comment every second, and nothing else.
+    let server = python("side_question.py", &["--never"]);
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let (out, took) = run_within(
+        &[
+            "client",
+            "--color",
+            "never",
+            "--timeout",
+            "3",
+            &url,
+            "--call",
+            "ask",
+        ],
+        Duration::from_secs(30),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{took:?} {err}");
+    assert!(
+        err.contains(
+            "the response body stalled: nothing but keep-alive comments for 3s (--timeout)"
+        ),
+        "{err}"
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
+
+#[test]
+fn replay_follows_the_get_stream_where_the_server_asks() {
+    let dir = common::scratch("client_streams", "side");
+    let (orig, again) = (dir.join("orig.jsonl"), dir.join("again.jsonl"));
+    // Recorded once: the question came on the GET stream, the client answered it.
+    let first = python("side_question.py", &[]);
+    let url = format!("http://127.0.0.1:{}/mcp", first.port);
+    let orig_arg = orig.to_string_lossy().into_owned();
+    let (out, _) = run_within(
+        &[
+            "client",
+            "--era",
+            "legacy",
+            "--answer",
+            r#"elicitation={"action":"accept","content":{"name":"Ada"}}"#,
+            "--call",
+            "ask",
+            "--record",
+            &orig_arg,
+            &url,
+        ],
+        Duration::from_secs(30),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    drop(first);
+    // Replayed against a fresh server: the GET stream is followed, the question
+    // answered from the recording, the call's answer comes.
+    let second = python("side_question.py", &[]);
+    let url = format!("http://127.0.0.1:{}/mcp", second.port);
+    let again_arg = again.to_string_lossy().into_owned();
+    let (out, took) = run_within(
+        &[
+            "replay",
+            &orig_arg,
+            "--color",
+            "never",
+            "--timeout",
+            "5",
+            "--record",
+            &again_arg,
+            "--against",
+            &url,
+        ],
+        Duration::from_secs(30),
+    );
+    let view = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{took:?}\n{view}\n{err}");
+    assert!(err.contains("1 GET stream(s) followed"), "{err}");
+    assert!(view.contains("elicitation/create"), "{view}");
+    assert!(view.contains("hello Ada"), "{view}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}

@@ -223,7 +223,8 @@ pub enum Command {
         /// The stdio server's program and arguments, after `--`.
         #[arg(last = true, value_name = "CMD")]
         command: Vec<String>,
-        /// Seconds to wait for the server's next bytes of an answer.
+        /// Seconds to wait for the server's next bytes of an answer (SSE keep-alive
+        /// comments do not count: they cannot hold a wait open).
         #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs)]
         timeout: Duration,
         /// Serving (no --against): over Streamable HTTP even when the recording was
@@ -379,7 +380,7 @@ pub struct ClientArgs {
     pub calls: Vec<String>,
     /// Seconds to wait for the server's next bytes of an answer (a response head,
     /// the next piece of its body, a stdio reply); a stream lives as long as it
-    /// moves.
+    /// moves, and SSE keep-alive comments do not count as moving.
     #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs)]
     pub timeout: Duration,
     /// Seconds a server may take to give its first answer: to initialize, or (stdio)

@@ -386,20 +386,20 @@ impl HttpLink {
         if let Some(signal) = self.head_signal.take() {
             let _ = signal.send(head.status);
         }
-        let limit = self.max_body;
+        let max_body = self.max_body;
         let declared = head
             .headers
             .get(hyper::header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<u64>().ok());
         if let Some(length) = declared
-            && length > limit as u64
+            && length > max_body as u64
         {
             self.sender = None;
             bail!(too_big(
                 &self.authority,
                 &head.status,
-                limit,
+                max_body,
                 &format!("its Content-Length says {length}")
             ));
         }
@@ -419,14 +419,30 @@ impl HttpLink {
         let mut cut = None;
         // The awaited response came: the rest of the stream is not read.
         let mut answered = false;
+        // When the body last moved. An SSE comment line (`: keep-alive`) does not
+        // move it: it keeps proxies from closing an idle stream (WHATWG HTML
+        // "Server-sent events", "Authoring notes") and says nothing of the answer,
+        // so a server that sends only those cannot hold a wait open for ever.
+        let mut moved = tokio::time::Instant::now();
+        let mut kept_alive = false;
         while !answered {
             let next = async {
                 match between {
-                    Some(limit) => tokio::time::timeout(limit, incoming.frame())
-                        .await
-                        .with_context(|| {
-                            format!("the response body stalled: nothing for {limit:?} (--timeout)")
-                        }),
+                    Some(limit) => {
+                        let left = limit.saturating_sub(moved.elapsed());
+                        tokio::time::timeout(left, incoming.frame())
+                            .await
+                            .with_context(|| {
+                                let what = if kept_alive {
+                                    "nothing but keep-alive comments"
+                                } else {
+                                    "nothing"
+                                };
+                                format!(
+                                    "the response body stalled: {what} for {limit:?} (--timeout)"
+                                )
+                            })
+                    }
                     None => Ok(incoming.frame().await),
                 }
             };
@@ -449,23 +465,38 @@ impl HttpLink {
                 Some(frame) => {
                     if let Ok(data) = frame?.into_data() {
                         if keep {
-                            if body.len() + data.len() > limit {
+                            if body.len() + data.len() > max_body {
                                 self.sender = None;
                                 bail!(too_big(
                                     &self.authority,
                                     &head.status,
-                                    limit,
+                                    max_body,
                                     "more than that came"
                                 ));
                             }
                             body.extend_from_slice(&data);
                         }
-                        let Some(decoder) = &mut events else { continue };
+                        let Some(decoder) = &mut events else {
+                            moved = tokio::time::Instant::now();
+                            continue;
+                        };
                         let fed = decoder.feed(&data);
-                        if decoder.pending().len() > limit {
+                        // An event with a field, or one begun with a field line.
+                        let pending = decoder.pending();
+                        if fed.iter().any(crate::wire::sse::Event::has_fields)
+                            || pending
+                                .first()
+                                .is_some_and(|b| !matches!(b, b':' | b'\r' | b'\n'))
+                        {
+                            moved = tokio::time::Instant::now();
+                            kept_alive = false;
+                        } else {
+                            kept_alive = true;
+                        }
+                        if decoder.pending().len() > max_body {
                             self.sender = None;
                             bail!(
-                                "an event of the event stream from {} is longer than {limit} bytes (--max-response-bytes) and still not ended: reading stopped",
+                                "an event of the event stream from {} is longer than {max_body} bytes (--max-response-bytes) and still not ended: reading stopped",
                                 self.authority
                             );
                         }
