@@ -462,3 +462,20 @@ fn replay_follows_the_get_stream_where_the_server_asks() {
     assert!(view.contains("hello Ada"), "{view}");
     assert!(took < Duration::from_secs(5), "{took:?}");
 }
+
+#[test]
+fn an_http_answer_without_a_response_is_said_as_such() {
+    let server = python("modern_quirks.py", &[]);
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let (out, took) = run_within(
+        &["client", &url, "--method", "broken/method"],
+        Duration::from_secs(30),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("broken/method: the server answered HTTP 500 Internal Server Error with no JSON-RPC response in its body"),
+        "{err}"
+    );
+    assert!(!err.contains("within"), "{took:?} {err}");
+}

@@ -505,9 +505,20 @@ impl McpClient {
             let answer = self
                 .send(method, params.clone(), version.as_deref(), timeout)
                 .await?;
-            let response = answer
-                .response
-                .with_context(|| format!("no response to {method} within {timeout:?}"))?;
+            let Some(response) = answer.response else {
+                bail!(match answer.status {
+                    // stdio: the wait ran out.
+                    None => format!("no response to {method} within {timeout:?}"),
+                    // HTTP: the answer came, without the response in it.
+                    Some(status) if !status.is_success() => format!(
+                        "{method}: the server answered HTTP {status} with no JSON-RPC response in its body"
+                    ),
+                    Some(status) => format!(
+                        "{method}: the server's HTTP {status} answer holds no JSON-RPC response to it (id {})",
+                        answer.id
+                    ),
+                });
+            };
             if let Ok(result) = response.outcome {
                 // 2026-07-28 `basic/patterns/mrtr`: the server needs input first. The
                 // same request goes again, with the answers and the opaque state.

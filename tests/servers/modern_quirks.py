@@ -10,6 +10,7 @@ with care:
                without input_required support does
   add          an ordinary tool
 
+The method `broken/method` gets HTTP 500 with an empty body (no JSON-RPC response).
 Every request must carry _meta's protocol version. Standard library only; binds
 127.0.0.1 on a free port and prints the port.
 """
@@ -59,6 +60,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if method == "server/discover":
             result = {"supportedVersions": [VERSION], "capabilities": {"tools": {}},
                       "serverInfo": {"name": "modern-quirks", "version": "1"}}
+        elif method == "broken/method":
+            return self.send(500)
         elif method == "tools/list":
             result = {"tools": TOOLS}
         elif method == "tools/call":
