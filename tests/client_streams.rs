@@ -479,3 +479,30 @@ fn an_http_answer_without_a_response_is_said_as_such() {
     );
     assert!(!err.contains("within"), "{took:?} {err}");
 }
+
+#[test]
+fn a_response_on_the_session_stream_ends_the_wait_too() {
+    // The call's stream ends with nothing to resume; the response comes on the
+    // session's GET stream 0.3 s later.
+    let server = python("resuming_http.py", &["--on-session-stream"]);
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let (out, took) = run_within(
+        &[
+            "client",
+            "--color",
+            "never",
+            "--timeout",
+            "5",
+            &url,
+            "--call",
+            "test_reconnection",
+        ],
+        Duration::from_secs(30),
+    );
+    let view = unstamped(&String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{took:?}\n{view}\n{err}");
+    assert!(view.contains("delivered on the session stream"), "{view}");
+    assert!(view.contains("# test_reconnection: ok"), "{view}");
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+}

@@ -41,6 +41,70 @@ pub type Answering = dyn FnMut(&jsonrpc::Request) -> Option<Posted> + Send;
 /// A POST to send: its headers and its body.
 pub type Posted = (Vec<(String, String)>, Vec<u8>);
 
+/// The responses a client awaits, shared by the streams of one session: a response
+/// read on a stream other than its request's own (the session's `GET` stream) is
+/// handed over here, so the wait for it ends wherever it arrives.
+#[derive(Debug, Default)]
+pub struct Delivered {
+    /// Each awaited id, with its response once one arrived elsewhere.
+    awaited:
+        std::sync::Mutex<std::collections::HashMap<jsonrpc::RequestId, Option<jsonrpc::Response>>>,
+    /// Woken when a response is handed over.
+    arrival: tokio::sync::Notify,
+}
+
+impl Delivered {
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<
+        '_,
+        std::collections::HashMap<jsonrpc::RequestId, Option<jsonrpc::Response>>,
+    > {
+        self.awaited
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// From now on a response to `id` is awaited.
+    pub fn expect(&self, id: &jsonrpc::RequestId) {
+        self.lock().insert(id.clone(), None);
+    }
+
+    /// The response to `id` if it arrived elsewhere; `id` is no longer awaited.
+    pub fn take(&self, id: &jsonrpc::RequestId) -> Option<jsonrpc::Response> {
+        self.lock().remove(id).flatten()
+    }
+
+    /// Has the response to `id` arrived elsewhere?
+    pub fn has(&self, id: &jsonrpc::RequestId) -> bool {
+        matches!(self.lock().get(id), Some(Some(_)))
+    }
+
+    /// Keeps `response` if its id is awaited (a response nobody awaits is not kept:
+    /// a server cannot fill memory with them).
+    fn offer(&self, response: &jsonrpc::Response) {
+        let Some(id) = &response.id else { return };
+        let mut awaited = self.lock();
+        if let Some(slot @ None) = awaited.get_mut(id) {
+            *slot = Some(response.clone());
+            drop(awaited);
+            self.arrival.notify_waiters();
+        }
+    }
+
+    /// Completes once a response to `id` has arrived elsewhere.
+    pub async fn arrived(&self, id: &jsonrpc::RequestId) {
+        loop {
+            // Created before the check: a hand-over between the two still wakes it.
+            let woken = self.arrival.notified();
+            if self.has(id) {
+                return;
+            }
+            woken.await;
+        }
+    }
+}
+
 /// How a response body is read.
 struct Reading<'a> {
     /// The longest wait for the body's next bytes; `None`: a stream read until it
@@ -90,6 +154,9 @@ pub struct HttpLink {
     /// unbounded body in memory. Past it, the exchange fails and the connection is
     /// dropped.
     pub max_body: usize,
+    /// The responses awaited in this session: one read on any of this link's
+    /// streams (the background `GET` included) is handed over there.
+    pub delivered: Option<std::sync::Arc<Delivered>>,
     /// What [`HttpLink::elsewhere`] links get as their `max_body`
     /// (`--max-oauth-bytes`): the OAuth documents and answers fetched there are
     /// small, so a tighter bound.
@@ -260,6 +327,7 @@ impl HttpLink {
             timeout,
             max_body: DEFAULT_MAX_BODY,
             max_document: DEFAULT_MAX_DOCUMENT,
+            delivered: None,
         })
     }
 
@@ -308,7 +376,9 @@ impl HttpLink {
     /// to `awaited`, and no further. A server may keep the stream open after it (a
     /// resumed `GET` is also the session's stream, 2025-11-25 `basic/transports`
     /// "Resumability and Redelivery"); the answer is what was waited for, so the
-    /// wait ends there, and the unfinished connection is dropped.
+    /// wait ends there, and the unfinished connection is dropped. With
+    /// [`HttpLink::delivered`], the wait also ends when the response arrives on
+    /// another stream (then it is there, not in the reply).
     pub async fn exchange_awaiting(
         &mut self,
         method: Method,
@@ -318,6 +388,14 @@ impl HttpLink {
         on_request: OnRequest<'_>,
     ) -> anyhow::Result<HttpReply> {
         let between = Some(self.timeout);
+        // The response may come on another of the session's streams instead.
+        let delivered = self.delivered.clone();
+        let elsewhere = async move {
+            match &delivered {
+                Some(d) => d.arrived(awaited).await,
+                None => std::future::pending().await,
+            }
+        };
         let (reply, _) = self
             .send(
                 method,
@@ -327,7 +405,7 @@ impl HttpLink {
                     between,
                     awaited: Some(awaited),
                 },
-                std::future::pending(),
+                elsewhere,
                 on_request,
             )
             .await?;
@@ -507,10 +585,12 @@ impl HttpLink {
                                         self.post_aside(&headers, answer).await?;
                                     }
                                 }
-                                Ok(jsonrpc::Parsed::One(jsonrpc::Message::Response(r)))
-                                    if awaited.is_some() && r.id.as_ref() == awaited =>
-                                {
-                                    answered = true;
+                                Ok(jsonrpc::Parsed::One(jsonrpc::Message::Response(r))) => {
+                                    if awaited.is_some() && r.id.as_ref() == awaited {
+                                        answered = true;
+                                    } else if let Some(delivered) = &self.delivered {
+                                        delivered.offer(&r);
+                                    }
                                 }
                                 _ => {}
                             }
@@ -568,6 +648,7 @@ impl HttpLink {
             timeout: self.timeout,
             max_body: self.max_body,
             max_document: self.max_document,
+            delivered: self.delivered.clone(),
         };
         let task = tokio::spawn(async move {
             // What went wrong here is on the wire already; the session goes on.

@@ -223,6 +223,10 @@ impl McpClient {
         options: Options,
         cache: &mut EraCache,
     ) -> anyhow::Result<McpClient> {
+        let mut link = link;
+        if let Link::Http(http) = &mut link {
+            http.delivered = Some(std::sync::Arc::default());
+        }
         let mut client = McpClient {
             authorizer: Authorizer::new(options.auth.clone()),
             link,
@@ -881,22 +885,67 @@ impl McpClient {
                     Some(version) => self.modern_headers(version, method, &message["params"]),
                     None => self.legacy_headers(),
                 };
-                let reply = self.post(&headers, bytes, Some(id)).await?;
-                if method == "initialize"
-                    && let Some(sid) = reply
-                        .headers
-                        .get("mcp-session-id")
-                        .and_then(|v| v.to_str().ok())
-                {
-                    self.session = Some(sid.to_owned());
+                let delivered = match &self.link {
+                    Link::Http(http) => http.delivered.clone(),
+                    Link::Stdio(_) => None,
+                };
+                let awaited = RequestId::from(id);
+                if let Some(d) = &delivered {
+                    d.expect(&awaited);
                 }
-                let answer = answer_for(&reply, id);
-                if answer.response.is_none() && modern.is_none() {
-                    return self.resume(&reply, id, answer).await;
+                let outcome = self
+                    .post_and_resume(&headers, bytes, id, method, modern)
+                    .await;
+                let Some(d) = delivered else { return outcome };
+                let mut answer = match outcome {
+                    Ok(answer) => answer,
+                    Err(e) => {
+                        d.take(&awaited);
+                        return Err(e);
+                    }
+                };
+                // The response may have come on the session's GET stream instead, or
+                // may still come there after this stream ended without it.
+                if answer.response.is_none()
+                    && answer.status.is_some_and(|s| s.is_success())
+                    && self.background.is_some()
+                {
+                    let _ = tokio::time::timeout(timeout, d.arrived(&awaited)).await;
+                }
+                if let Some(response) = d.take(&awaited)
+                    && answer.response.is_none()
+                {
+                    answer.response = Some(response);
                 }
                 Ok(answer)
             }
         }
+    }
+
+    /// HTTP: POSTs a request and reads its answer; a legacy stream that ends without
+    /// the response is resumed ([`McpClient::resume`]).
+    async fn post_and_resume(
+        &mut self,
+        headers: &[(String, String)],
+        bytes: Vec<u8>,
+        id: i64,
+        method: &str,
+        modern: Option<&str>,
+    ) -> anyhow::Result<Answer> {
+        let reply = self.post(headers, bytes, Some(id)).await?;
+        if method == "initialize"
+            && let Some(sid) = reply
+                .headers
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+        {
+            self.session = Some(sid.to_owned());
+        }
+        let answer = answer_for(&reply, id);
+        if answer.response.is_none() && modern.is_none() {
+            return self.resume(&reply, id, answer).await;
+        }
+        Ok(answer)
     }
 
     /// Legacy HTTP: the request's event stream ended without its response. When the
@@ -911,8 +960,18 @@ impl McpClient {
         mut answer: Answer,
     ) -> anyhow::Result<Answer> {
         let (mut last, mut retry) = (reply.last_event_id(), reply.retry());
+        let arrived = |link: &Link| match link {
+            Link::Http(http) => http
+                .delivered
+                .as_ref()
+                .is_some_and(|d| d.has(&RequestId::from(id))),
+            Link::Stdio(_) => false,
+        };
         for _ in 0..self.options.max_resumes {
             let Some(event_id) = last.clone() else { break };
+            if arrived(&self.link) {
+                break;
+            }
             let wait = retry.unwrap_or(Duration::from_millis(500));
             tokio::time::sleep(wait.min(self.options.max_retry_wait)).await;
             let mut headers = self.get_headers();

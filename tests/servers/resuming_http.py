@@ -11,6 +11,10 @@ Server"). --keep-alive sends a comment line on open streams every second.
 --huge-list answers tools/list with a 4 MB JSON body (Content-Length given);
 --huge-stream with an event stream of 4 MB of events, chunked, no length given.
 
+--on-session-stream: the tools/call stream closes with no event id (nothing to
+resume), and 0.3 s later the response comes on the session's GET stream instead
+(which 2025-11-25 forbids; a client should still take it).
+
 --empty-discover answers `server/discover` with `{"result": {}}` (as some legacy
 servers answer any method they do not know), not with a method-not-found error.
 
@@ -27,6 +31,8 @@ EMPTY_DISCOVER = "--empty-discover" in sys.argv[1:]
 KEEP_ALIVE = "--keep-alive" in sys.argv[1:]
 HUGE_LIST = "--huge-list" in sys.argv[1:]
 HUGE_STREAM = "--huge-stream" in sys.argv[1:]
+ON_SESSION = "--on-session-stream" in sys.argv[1:]
+session_stream = {"conn": None}
 pending = {"id": None}
 
 
@@ -63,6 +69,9 @@ def chunk(data):
 
 SSE_HEAD = (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
             b"transfer-encoding: chunked\r\n\r\n")
+# The same, for a stream after which the server closes the connection.
+SSE_HEAD_CLOSE = (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                  b"connection: close\r\ntransfer-encoding: chunked\r\n\r\n")
 
 
 def keep_open(conn):
@@ -94,6 +103,7 @@ def serve(conn):
                     conn.sendall(chunk(b"id: e2\ndata: " + json.dumps(result).encode() + b"\n\n"))
                 else:
                     conn.sendall(chunk(b"id: g1\nretry: 300\ndata: \n\n"))
+                    session_stream["conn"] = conn
                 keep_open(conn)
                 return
             if method == "DELETE":
@@ -131,11 +141,18 @@ def serve(conn):
                 result = {"tools": [{"name": "test_reconnection", "inputSchema": {"type": "object"}}]}
                 respond(conn, "200 OK", [("content-type", "application/json")],
                         json.dumps({"jsonrpc": "2.0", "id": mid, "result": result}).encode())
+            elif m == "tools/call" and ON_SESSION:
+                conn.sendall(SSE_HEAD_CLOSE + chunk(b": working on it\n\n") + b"0\r\n\r\n")
+                result = {"jsonrpc": "2.0", "id": mid,
+                          "result": {"content": [{"type": "text", "text": "delivered on the session stream"}]}}
+                time.sleep(0.3)
+                session_stream["conn"].sendall(chunk(b"data: " + json.dumps(result).encode() + b"\n\n"))
+                return
             elif m == "tools/call":
                 pending["id"] = mid
                 # The priming event, then a clean close: the last chunk, and the
                 # connection shut.
-                conn.sendall(SSE_HEAD + chunk(b"id: e1\nretry: 300\ndata: \n\n") + b"0\r\n\r\n")
+                conn.sendall(SSE_HEAD_CLOSE + chunk(b"id: e1\nretry: 300\ndata: \n\n") + b"0\r\n\r\n")
                 return
             else:
                 err = {"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Method not found: %s" % m}}
