@@ -369,7 +369,8 @@ pub enum Command {
         /// The stdio server's program and arguments, after `--`.
         #[arg(last = true, value_name = "CMD")]
         command: Vec<String>,
-        /// Seconds to wait for the server's next bytes of an answer.
+        /// Seconds to wait for the server's next bytes of an answer (SSE keep-alive
+        /// comments do not count: they cannot hold a wait open).
         #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs)]
         timeout: Duration,
         /// Serving (no --against): over Streamable HTTP even when the recording was
@@ -529,7 +530,7 @@ pub struct ClientArgs {
     pub calls: Vec<String>,
     /// Seconds to wait for the server's next bytes of an answer (a response head,
     /// the next piece of its body, a stdio reply); a stream lives as long as it
-    /// moves.
+    /// moves, and SSE keep-alive comments do not count as moving.
     #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs)]
     pub timeout: Duration,
     /// Seconds a server may take to give its first answer: to initialize, or (stdio)
@@ -550,6 +551,15 @@ pub struct ClientArgs {
     /// Modern: the most input_required rounds one request may take.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub max_input_rounds: usize,
+    /// HTTP: the largest response body read whole (a JSON response, one request's
+    /// event stream), and the largest single event of a long-lived stream; a bigger
+    /// one ends the run with exit status 3.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw::client::http_link::DEFAULT_MAX_BODY)]
+    pub max_response_bytes: usize,
+    /// OAuth: the largest body of a metadata document, registration or token response
+    /// (read whole, then parsed); a bigger one ends the run with exit status 3.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw::client::http_link::DEFAULT_MAX_DOCUMENT)]
+    pub max_oauth_bytes: usize,
     /// An environment variable for the stdio server, NAME=VALUE (repeatable).
     #[arg(long = "env", value_name = "NAME=VALUE")]
     pub env: Vec<String>,

@@ -9,10 +9,11 @@ use mcp_raw::client::auth::assertion::ClientKey;
 use mcp_raw::client::auth::extension::{Enterprise, Given};
 use mcp_raw::client::auth::{AuthConfig, Grant};
 use mcp_raw::client::http_link::HttpLink;
-use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options};
+use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options, Spoken};
 use mcp_raw::client::stdio_link::{Spawn, StdioLink};
 use mcp_raw::client::task_store::TaskStore;
 use mcp_raw::client::wire_print::Printer;
+use mcp_raw::protocol::Eras;
 use serde_json::{Value, json};
 use std::io::IsTerminal;
 
@@ -239,6 +240,8 @@ pub fn open_link(target: &Target, args: &ClientArgs, printer: &Printer) -> anyho
         Target::Http(url) => {
             let mut http = HttpLink::new(url, printer).map_err(|e| usage(format!("{e:#}")))?;
             http.timeout = args.timeout;
+            http.max_body = args.max_response_bytes;
+            http.max_document = args.max_oauth_bytes;
             for header in &args.headers {
                 let (name, value) = header
                     .split_once(':')
@@ -345,7 +348,7 @@ pub async fn run(
     };
     let answers = answers(args)?;
     let link = open_link(&target, args, &printer)?;
-    let eras = args.era.into();
+    let eras: Eras = args.era.into();
     let options = Options {
         eras,
         timeout: args.timeout,
@@ -363,22 +366,50 @@ pub async fn run(
     };
     printer.caption(&format!("Connecting to {shown} (client eras: {eras:?})"));
     let mut client = McpClient::connect(link, &shown, options, &mut EraCache::default()).await?;
+    if let Some(note) = client.era_note() {
+        printer.caption(note);
+    }
     printer.caption(&format!("The server speaks {}", client.spoken()));
     let tools = client.list_tools().await?;
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     printer.caption(&format!("{} tools: {}", names.len(), names.join(", ")));
+    // A tool the listing excluded is not called: a usage error, before any call.
+    for (name, _) in &calls {
+        if let Some(why) = client.excluded(name) {
+            let refused = usage(format!(
+                "--call {name}: tools/list excluded this tool, so it is not called: {why}"
+            ));
+            client.close().await?;
+            return Err(refused);
+        }
+    }
     let mut failed = 0;
+    let modern = matches!(client.spoken(), Spoken::Modern { .. });
     for (name, arguments) in calls {
-        match client.call_tool(&name, arguments).await? {
+        let failure = match client.call_tool(&name, arguments).await? {
             Ok(result) if result["isError"] == json!(true) => {
                 failed += 1;
                 printer.caption(&format!("{name}: the tool failed (isError: true)"));
+                Some(result)
             }
-            Ok(_) => printer.caption(&format!("{name}: ok")),
+            Ok(_) => {
+                printer.caption(&format!("{name}: ok"));
+                None
+            }
             Err(e) => {
                 failed += 1;
                 printer.caption(&format!("{name}: JSON-RPC error {e}"));
+                Some(json!({ "message": e.message, "data": e.data }))
             }
+        };
+        if let Some(failure) = failure
+            && modern
+            && eras == Eras::Both
+            && wanted_back_channel(&failure)
+        {
+            printer.caption(&format!(
+                "{name}: the server wanted to ask this client something (elicitation, sampling or roots) while the tool ran, and a 2026-07-28 request has no back-channel for that unless the server uses input_required; this client chose the modern era (--era both). With --era legacy the server can ask on the session's streams, and this client answers (--answer, --ask, --root)"
+            ));
         }
     }
     for (method, params) in methods {
@@ -406,6 +437,33 @@ pub async fn run(
         return Err(CallsFailed(failed).into());
     }
     Ok(())
+}
+
+/// Does this failure (a tool result, or a JSON-RPC error's message and data) say
+/// that the server could not ask the client? MCP has no error code for it: a server
+/// that asks its client only through a legacy session's streams (2025-11-25
+/// `client/elicitation`, `client/sampling`, `client/roots`) and not through 2026-07-28
+/// `input_required` fails such a tool in words, which SDKs write as "back-channel".
+fn wanted_back_channel(failure: &Value) -> bool {
+    let mut text = String::new();
+    collect_text(failure, &mut text);
+    let text = text.to_ascii_lowercase();
+    ["back-channel", "back channel", "backchannel"]
+        .iter()
+        .any(|w| text.contains(w))
+}
+
+/// Every string inside `value`, appended to `out`.
+fn collect_text(value: &Value, out: &mut String) {
+    match value {
+        Value::String(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_text(v, out)),
+        Value::Object(map) => map.values().for_each(|v| collect_text(v, out)),
+        _ => {}
+    }
 }
 
 /// The OAuth flags, checked together: each grant says what it needs (a usage error

@@ -86,7 +86,11 @@ pub async fn run(url: &str, printer: Printer) -> anyhow::Result<()> {
             let schema = focal["inputSchema"].clone();
             call(&mut client, "json_schema_echo", json!({ "schema": schema })).await?;
         }
-        "http-invalid-tool-headers" => {
+        // The suite's test_reconnection closes the call's stream after a priming
+        // event with `retry:`; the response comes on the GET that resumes it with
+        // Last-Event-ID (2025-11-25 `basic/transports` "Resumability and
+        // Redelivery"), so calling it is what makes the client reconnect.
+        "http-invalid-tool-headers" | "sse-retry" => {
             for tool in &tools {
                 let name = tool["name"].as_str().unwrap_or_default();
                 call(&mut client, name, example_arguments(&tool["inputSchema"])).await?;

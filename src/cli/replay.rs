@@ -37,10 +37,15 @@ pub fn main(file: &std::path::Path, mode: Mode, view: &View) -> u8 {
     match result {
         Ok(Some(outcome)) => {
             eprintln!(
-                "[mcp-raw replay] {} client message(s) sent again{}",
+                "[mcp-raw replay] {} client message(s) sent again{}{}",
                 outcome.sent,
+                if outcome.followed > 0 {
+                    format!(", {} GET stream(s) followed", outcome.followed)
+                } else {
+                    String::new()
+                },
                 if outcome.skipped > 0 {
-                    format!(", {} GET stream(s) skipped", outcome.skipped)
+                    format!(", {} resuming GET(s) skipped", outcome.skipped)
                 } else {
                     String::new()
                 }

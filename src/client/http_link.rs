@@ -20,6 +20,16 @@ use std::time::Duration;
 /// Default of `--timeout`: how long to wait for the server's next bytes.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Default of `--max-response-bytes`: the largest response body the client reads
+/// whole (a JSON response, the event stream of one request), and the largest single
+/// event of a long-lived stream.
+pub const DEFAULT_MAX_BODY: usize = 16 << 20;
+
+/// Default of `--max-oauth-bytes`: the largest body of an OAuth document or answer
+/// (resource and authorization server metadata, registration, token): small JSON
+/// objects, read whole before they are parsed.
+pub const DEFAULT_MAX_DOCUMENT: usize = 1 << 20;
+
 /// What to do with a request the server sends on a response stream (legacy
 /// `sampling/createMessage`, `ping`…): the headers and body of the POST that carries
 /// the client's response back, or `None` to leave it unanswered.
@@ -30,6 +40,87 @@ pub type Answering = dyn FnMut(&jsonrpc::Request) -> Option<Posted> + Send;
 
 /// A POST to send: its headers and its body.
 pub type Posted = (Vec<(String, String)>, Vec<u8>);
+
+/// The responses a client awaits, shared by the streams of one session: a response
+/// read on a stream other than its request's own (the session's `GET` stream) is
+/// handed over here, so the wait for it ends wherever it arrives.
+#[derive(Debug, Default)]
+pub struct Delivered {
+    /// Each awaited id, with its response once one arrived elsewhere.
+    awaited:
+        std::sync::Mutex<std::collections::HashMap<jsonrpc::RequestId, Option<jsonrpc::Response>>>,
+    /// Woken when a response is handed over.
+    arrival: tokio::sync::Notify,
+}
+
+impl Delivered {
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<
+        '_,
+        std::collections::HashMap<jsonrpc::RequestId, Option<jsonrpc::Response>>,
+    > {
+        self.awaited
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// From now on a response to `id` is awaited.
+    pub fn expect(&self, id: &jsonrpc::RequestId) {
+        self.lock().insert(id.clone(), None);
+    }
+
+    /// The response to `id` if it arrived elsewhere; `id` is no longer awaited.
+    pub fn take(&self, id: &jsonrpc::RequestId) -> Option<jsonrpc::Response> {
+        self.lock().remove(id).flatten()
+    }
+
+    /// Has the response to `id` arrived elsewhere?
+    pub fn has(&self, id: &jsonrpc::RequestId) -> bool {
+        matches!(self.lock().get(id), Some(Some(_)))
+    }
+
+    /// Keeps `response` if its id is awaited (a response nobody awaits is not kept:
+    /// a server cannot fill memory with them).
+    fn offer(&self, response: &jsonrpc::Response) {
+        let Some(id) = &response.id else { return };
+        let mut awaited = self.lock();
+        if let Some(slot @ None) = awaited.get_mut(id) {
+            *slot = Some(response.clone());
+            drop(awaited);
+            self.arrival.notify_waiters();
+        }
+    }
+
+    /// Completes once a response to `id` has arrived elsewhere.
+    pub async fn arrived(&self, id: &jsonrpc::RequestId) {
+        loop {
+            // Created before the check: a hand-over between the two still wakes it.
+            let woken = self.arrival.notified();
+            if self.has(id) {
+                return;
+            }
+            woken.await;
+        }
+    }
+}
+
+/// How a response body is read.
+struct Reading<'a> {
+    /// The longest wait for the body's next bytes; `None`: a stream read until it
+    /// ends or is stopped, keeping no body.
+    between: Option<Duration>,
+    /// The request whose response ends the read (see [`HttpLink::exchange_awaiting`]).
+    awaited: Option<&'a jsonrpc::RequestId>,
+}
+
+/// The error of a body over its limit: whose, how big it is allowed to be, and what
+/// showed it was bigger.
+fn too_big(authority: &str, status: &StatusCode, limit: usize, seen: &str) -> String {
+    format!(
+        "the HTTP {status} response body from {authority} is larger than {limit} bytes ({seen}): not read further (--max-response-bytes, --max-oauth-bytes for OAuth documents)"
+    )
+}
 
 /// An HTTP connection to an MCP endpoint (or an OAuth URL), opened lazily and
 /// recorded: every byte both ways becomes events on the printer's recorder.
@@ -58,6 +149,18 @@ pub struct HttpLink {
     /// How long a response may keep the client waiting for its next bytes (its head,
     /// or the next piece of its body): a long stream lives as long as it moves.
     pub timeout: Duration,
+    /// The largest body read whole (`--max-response-bytes`), and the largest event
+    /// of a stream read as it goes: a server cannot make the client hold an
+    /// unbounded body in memory. Past it, the exchange fails and the connection is
+    /// dropped.
+    pub max_body: usize,
+    /// The responses awaited in this session: one read on any of this link's
+    /// streams (the background `GET` included) is handed over there.
+    pub delivered: Option<std::sync::Arc<Delivered>>,
+    /// What [`HttpLink::elsewhere`] links get as their `max_body`
+    /// (`--max-oauth-bytes`): the OAuth documents and answers fetched there are
+    /// small, so a tighter bound.
+    pub max_document: usize,
 }
 
 /// One response, read to its end.
@@ -158,7 +261,10 @@ impl HttpLink {
     /// like this one, each connection a lane of its own; none of this link's extra
     /// headers go there.
     pub fn elsewhere(&self, url: &str) -> anyhow::Result<HttpLink> {
-        HttpLink::open(url, self.recorder.clone(), self.timeout)
+        let mut there = HttpLink::open(url, self.recorder.clone(), self.timeout)?;
+        there.max_body = self.max_document;
+        there.max_document = self.max_document;
+        Ok(there)
     }
 
     /// `http://host:port/path`: the URL this link talks to.
@@ -219,6 +325,9 @@ impl HttpLink {
             credential: None,
             head_signal: None,
             timeout,
+            max_body: DEFAULT_MAX_BODY,
+            max_document: DEFAULT_MAX_DOCUMENT,
+            delivered: None,
         })
     }
 
@@ -251,8 +360,52 @@ impl HttpLink {
                 method,
                 headers,
                 body,
-                between,
+                Reading {
+                    between,
+                    awaited: None,
+                },
                 std::future::pending(),
+                on_request,
+            )
+            .await?;
+        Ok(reply)
+    }
+
+    /// Like [`HttpLink::exchange_answering`], for a request whose response is
+    /// awaited: an event stream is read until the event that carries the response
+    /// to `awaited`, and no further. A server may keep the stream open after it (a
+    /// resumed `GET` is also the session's stream, 2025-11-25 `basic/transports`
+    /// "Resumability and Redelivery"); the answer is what was waited for, so the
+    /// wait ends there, and the unfinished connection is dropped. With
+    /// [`HttpLink::delivered`], the wait also ends when the response arrives on
+    /// another stream (then it is there, not in the reply).
+    pub async fn exchange_awaiting(
+        &mut self,
+        method: Method,
+        headers: &[(String, String)],
+        body: Vec<u8>,
+        awaited: &jsonrpc::RequestId,
+        on_request: OnRequest<'_>,
+    ) -> anyhow::Result<HttpReply> {
+        let between = Some(self.timeout);
+        // The response may come on another of the session's streams instead.
+        let delivered = self.delivered.clone();
+        let elsewhere = async move {
+            match &delivered {
+                Some(d) => d.arrived(awaited).await,
+                None => std::future::pending().await,
+            }
+        };
+        let (reply, _) = self
+            .send(
+                method,
+                headers,
+                body,
+                Reading {
+                    between,
+                    awaited: Some(awaited),
+                },
+                elsewhere,
                 on_request,
             )
             .await?;
@@ -270,7 +423,11 @@ impl HttpLink {
         stop: impl std::future::Future<Output = ()>,
         on_request: OnRequest<'_>,
     ) -> anyhow::Result<(HttpReply, bool)> {
-        self.send(method, headers, body, None, stop, on_request)
+        let read = Reading {
+            between: None,
+            awaited: None,
+        };
+        self.send(method, headers, body, read, stop, on_request)
             .await
     }
 
@@ -279,10 +436,11 @@ impl HttpLink {
         method: Method,
         headers: &[(String, String)],
         body: Vec<u8>,
-        between: Option<Duration>,
+        read: Reading<'_>,
         stop: impl std::future::Future<Output = ()>,
         on_request: OnRequest<'_>,
     ) -> anyhow::Result<(HttpReply, bool)> {
+        let Reading { between, awaited } = read;
         let mut builder = Request::builder()
             .method(method.clone())
             .uri(self.path.as_str())
@@ -306,6 +464,26 @@ impl HttpLink {
         if let Some(signal) = self.head_signal.take() {
             let _ = signal.send(head.status);
         }
+        let max_body = self.max_body;
+        let declared = head
+            .headers
+            .get(hyper::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if let Some(length) = declared
+            && length > max_body as u64
+        {
+            self.sender = None;
+            bail!(too_big(
+                &self.authority,
+                &head.status,
+                max_body,
+                &format!("its Content-Length says {length}")
+            ));
+        }
+        // A stream read until it ends or is stopped (`between` is None) keeps no
+        // body: its events are acted on as they come, and it may go on for hours.
+        let keep = between.is_some();
         let mut body = Vec::new();
         // An event stream is read event by event, so a request in it is answered
         // while the stream goes on (the server waits for the answer to go on).
@@ -317,14 +495,32 @@ impl HttpLink {
         tokio::pin!(stop);
         let mut stopped = false;
         let mut cut = None;
-        loop {
+        // The awaited response came: the rest of the stream is not read.
+        let mut answered = false;
+        // When the body last moved. An SSE comment line (`: keep-alive`) does not
+        // move it: it keeps proxies from closing an idle stream (WHATWG HTML
+        // "Server-sent events", "Authoring notes") and says nothing of the answer,
+        // so a server that sends only those cannot hold a wait open for ever.
+        let mut moved = tokio::time::Instant::now();
+        let mut kept_alive = false;
+        while !answered {
             let next = async {
                 match between {
-                    Some(limit) => tokio::time::timeout(limit, incoming.frame())
-                        .await
-                        .with_context(|| {
-                            format!("the response body stalled: nothing for {limit:?} (--timeout)")
-                        }),
+                    Some(limit) => {
+                        let left = limit.saturating_sub(moved.elapsed());
+                        tokio::time::timeout(left, incoming.frame())
+                            .await
+                            .with_context(|| {
+                                let what = if kept_alive {
+                                    "nothing but keep-alive comments"
+                                } else {
+                                    "nothing"
+                                };
+                                format!(
+                                    "the response body stalled: {what} for {limit:?} (--timeout)"
+                                )
+                            })
+                    }
                     None => Ok(incoming.frame().await),
                 }
             };
@@ -346,21 +542,74 @@ impl HttpLink {
                 }
                 Some(frame) => {
                     if let Ok(data) = frame?.into_data() {
-                        body.extend_from_slice(&data);
-                        let Some(decoder) = &mut events else { continue };
-                        for event in decoder.feed(&data) {
-                            if let Ok(jsonrpc::Parsed::One(jsonrpc::Message::Request(r))) =
-                                jsonrpc::parse(event.data.as_bytes())
-                                && let Some((headers, answer)) = on_request(&r)
-                            {
-                                self.post_aside(&headers, answer).await?;
+                        if keep {
+                            if body.len() + data.len() > max_body {
+                                self.sender = None;
+                                bail!(too_big(
+                                    &self.authority,
+                                    &head.status,
+                                    max_body,
+                                    "more than that came"
+                                ));
+                            }
+                            body.extend_from_slice(&data);
+                        }
+                        let Some(decoder) = &mut events else {
+                            moved = tokio::time::Instant::now();
+                            continue;
+                        };
+                        let fed = decoder.feed(&data);
+                        // An event with a field, or one begun with a field line.
+                        let pending = decoder.pending();
+                        if fed.iter().any(crate::wire::sse::Event::has_fields)
+                            || pending
+                                .first()
+                                .is_some_and(|b| !matches!(b, b':' | b'\r' | b'\n'))
+                        {
+                            moved = tokio::time::Instant::now();
+                            kept_alive = false;
+                        } else {
+                            kept_alive = true;
+                        }
+                        if decoder.pending().len() > max_body {
+                            self.sender = None;
+                            bail!(
+                                "an event of the event stream from {} is longer than {max_body} bytes (--max-response-bytes) and still not ended: reading stopped",
+                                self.authority
+                            );
+                        }
+                        for event in fed {
+                            match jsonrpc::parse(event.data.as_bytes()) {
+                                Ok(jsonrpc::Parsed::One(jsonrpc::Message::Request(r))) => {
+                                    if let Some((headers, answer)) = on_request(&r) {
+                                        self.post_aside(&headers, answer).await?;
+                                    }
+                                }
+                                Ok(jsonrpc::Parsed::One(jsonrpc::Message::Response(r))) => {
+                                    if awaited.is_some() && r.id.as_ref() == awaited {
+                                        answered = true;
+                                    } else if let Some(delivered) = &self.delivered {
+                                        delivered.offer(&r);
+                                    }
+                                }
+                                _ => {}
                             }
                         }
                     }
                 }
             }
         }
-        if stopped || cut.is_some() {
+        // A stream that ends right after the answer (its last chunk already here)
+        // leaves the connection fit for the next request; one that goes on does not.
+        if answered
+            && matches!(
+                tokio::time::timeout(Duration::ZERO, incoming.frame()).await,
+                Ok(None)
+            )
+        {
+            answered = false;
+        }
+        if stopped || answered || cut.is_some() {
             // The response is unfinished: this connection cannot carry another.
             self.sender = None;
         }
@@ -397,6 +646,9 @@ impl HttpLink {
             credential: self.credential.clone(),
             head_signal: Some(signal),
             timeout: self.timeout,
+            max_body: self.max_body,
+            max_document: self.max_document,
+            delivered: self.delivered.clone(),
         };
         let task = tokio::spawn(async move {
             // What went wrong here is on the wire already; the session goes on.

@@ -177,6 +177,10 @@ pub struct McpClient {
     session: Option<String>,
     /// Modern HTTP: the `x-mcp-header` arguments of each listed tool.
     header_params: HashMap<String, Vec<HeaderParam>>,
+    /// Modern HTTP: the tools `tools/list` dropped for an invalid `x-mcp-header`,
+    /// each with why: such a tool must not be called (its headers cannot be made),
+    /// so a call to it is refused rather than sent.
+    excluded: HashMap<String, String>,
     /// Each listed tool's `execution.taskSupport` (legacy task augmentation).
     task_support: HashMap<String, Value>,
     /// Legacy: the `capabilities` the server answered `initialize` with (whether it
@@ -190,6 +194,10 @@ pub struct McpClient {
     /// one of ours (2025-11-25 `basic/transports` "Listening for Messages from the
     /// Server"); its requests are answered as they come.
     background: Option<tokio::task::JoinHandle<()>>,
+    /// Why the era probe decided as it did, when that is not plain from the wire
+    /// (a result to `server/discover` that is no discover result): the program
+    /// shows it, since the bytes alone look like a modern answer.
+    era_note: Option<String>,
 }
 
 /// The modern versions this client speaks, newest first.
@@ -215,6 +223,10 @@ impl McpClient {
         options: Options,
         cache: &mut EraCache,
     ) -> anyhow::Result<McpClient> {
+        let mut link = link;
+        if let Link::Http(http) = &mut link {
+            http.delivered = Some(std::sync::Arc::default());
+        }
         let mut client = McpClient {
             authorizer: Authorizer::new(options.auth.clone()),
             link,
@@ -225,9 +237,11 @@ impl McpClient {
             next_id: 1,
             session: None,
             header_params: HashMap::new(),
+            excluded: HashMap::new(),
             task_support: HashMap::new(),
             server_capabilities: Value::Null,
             background: None,
+            era_note: None,
         };
         // Only a dual-era client has anything to learn, so only it uses the cache.
         let eras = client.options.eras;
@@ -267,10 +281,16 @@ impl McpClient {
         match self.probe().await? {
             Probe::Modern(version) => Ok(Spoken::Modern { version }),
             Probe::Legacy | Probe::Silent { .. } if self.options.eras == Eras::Modern => bail!(
-                "the server does not speak {} (no modern answer to server/discover); this client was told to speak only the modern era",
-                MODERN.join(", ")
+                "the server does not speak {} ({}); this client was told to speak only the modern era",
+                MODERN.join(", "),
+                self.era_note
+                    .as_deref()
+                    .unwrap_or("no modern answer to server/discover")
             ),
-            Probe::Legacy => self.initialize().await,
+            Probe::Legacy => match (self.initialize().await, &self.era_note) {
+                (Err(e), Some(note)) => Err(e.context(note.clone())),
+                (outcome, _) => outcome,
+            },
             Probe::Silent { id, version } => self.initialize_or_late_answer(id, version).await,
         }
     }
@@ -316,6 +336,12 @@ impl McpClient {
         &self.spoken
     }
 
+    /// Why the era was decided as it was, when the wire alone does not say (a
+    /// `server/discover` result that was not a discover result).
+    pub fn era_note(&self) -> Option<&str> {
+        self.era_note.as_deref()
+    }
+
     /// Sends `server/discover` in the preferred modern version. `Some(version)` when
     /// the server is modern; `None` when it is legacy: any other error, a non-modern
     /// HTTP refusal, or (stdio) silence. The fallback is never keyed to one error
@@ -333,8 +359,20 @@ impl McpClient {
                     version,
                 });
             };
-            if response.outcome.is_ok() {
-                return Ok(Probe::Modern(version));
+            if let Ok(result) = &response.outcome {
+                // Only a discover result is a modern answer: any server can answer
+                // an unknown method with some result (`{}`), and a legacy one that
+                // does is not thereby modern (2026-07-28 `server/discover`
+                // "DiscoverResult": supportedVersions, capabilities).
+                return Ok(match discover_result(result, &version) {
+                    Ok(version) => Probe::Modern(version),
+                    Err(why) => {
+                        self.era_note = Some(format!(
+                            "server/discover was answered, but not with a discover result ({why}): taken for a legacy server, so initialize follows"
+                        ));
+                        Probe::Legacy
+                    }
+                });
             }
             let error = rpc_error(&response, answer.status);
             match (error.code, &self.link) {
@@ -471,9 +509,20 @@ impl McpClient {
             let answer = self
                 .send(method, params.clone(), version.as_deref(), timeout)
                 .await?;
-            let response = answer
-                .response
-                .with_context(|| format!("no response to {method} within {timeout:?}"))?;
+            let Some(response) = answer.response else {
+                bail!(match answer.status {
+                    // stdio: the wait ran out.
+                    None => format!("no response to {method} within {timeout:?}"),
+                    // HTTP: the answer came, without the response in it.
+                    Some(status) if !status.is_success() => format!(
+                        "{method}: the server answered HTTP {status} with no JSON-RPC response in its body"
+                    ),
+                    Some(status) => format!(
+                        "{method}: the server's HTTP {status} answer holds no JSON-RPC response to it (id {})",
+                        answer.id
+                    ),
+                });
+            };
             if let Ok(result) = response.outcome {
                 // 2026-07-28 `basic/patterns/mrtr`: the server needs input first. The
                 // same request goes again, with the answers and the opaque state.
@@ -577,6 +626,7 @@ impl McpClient {
                     }
                     Err(why) => {
                         eprintln!("[mcp-raw client] warning: dropping tool {name:?}: {why}");
+                        self.excluded.insert(name, why);
                         false
                     }
                 }
@@ -585,13 +635,26 @@ impl McpClient {
         Ok(tools)
     }
 
+    /// Why `tools/list` dropped the tool `name` (an invalid `x-mcp-header`), if it
+    /// did: such a tool is not called.
+    pub fn excluded(&self, name: &str) -> Option<&str> {
+        self.excluded.get(name).map(String::as_str)
+    }
+
     /// `tools/call` with these arguments. A call the server runs as a task is
-    /// followed to its end ([`super::tasks`]): the result is the tool's.
+    /// followed to its end ([`super::tasks`]): the result is the tool's. A tool
+    /// [`excluded`](Self::excluded) by the listing is refused, not called.
     pub async fn call_tool(
         &mut self,
         name: &str,
         arguments: Value,
     ) -> anyhow::Result<Result<Value, RpcError>> {
+        // 2026-07-28 `server/tools` "x-mcp-header": a tool with an invalid
+        // annotation is dropped from the list (its headers cannot be made right);
+        // a dropped tool is not called either.
+        if let Some(why) = self.excluded(name) {
+            bail!("tool {name:?} was excluded by tools/list and is not called: {why}");
+        }
         let mut params = json!({ "name": name, "arguments": arguments });
         let legacy = matches!(self.spoken, Spoken::Legacy { .. });
         let support = self
@@ -742,7 +805,7 @@ impl McpClient {
             Link::Stdio(stdio) => stdio.send(&bytes).await,
             Link::Http(_) => {
                 let headers = self.legacy_headers();
-                let reply = self.post(&headers, bytes).await?;
+                let reply = self.post(&headers, bytes, None).await?;
                 if !reply.status.is_success() {
                     bail!("{method}: HTTP {}", reply.status);
                 }
@@ -822,22 +885,67 @@ impl McpClient {
                     Some(version) => self.modern_headers(version, method, &message["params"]),
                     None => self.legacy_headers(),
                 };
-                let reply = self.post(&headers, bytes).await?;
-                if method == "initialize"
-                    && let Some(sid) = reply
-                        .headers
-                        .get("mcp-session-id")
-                        .and_then(|v| v.to_str().ok())
-                {
-                    self.session = Some(sid.to_owned());
+                let delivered = match &self.link {
+                    Link::Http(http) => http.delivered.clone(),
+                    Link::Stdio(_) => None,
+                };
+                let awaited = RequestId::from(id);
+                if let Some(d) = &delivered {
+                    d.expect(&awaited);
                 }
-                let answer = answer_for(&reply, id);
-                if answer.response.is_none() && modern.is_none() {
-                    return self.resume(&reply, id, answer).await;
+                let outcome = self
+                    .post_and_resume(&headers, bytes, id, method, modern)
+                    .await;
+                let Some(d) = delivered else { return outcome };
+                let mut answer = match outcome {
+                    Ok(answer) => answer,
+                    Err(e) => {
+                        d.take(&awaited);
+                        return Err(e);
+                    }
+                };
+                // The response may have come on the session's GET stream instead, or
+                // may still come there after this stream ended without it.
+                if answer.response.is_none()
+                    && answer.status.is_some_and(|s| s.is_success())
+                    && self.background.is_some()
+                {
+                    let _ = tokio::time::timeout(timeout, d.arrived(&awaited)).await;
+                }
+                if let Some(response) = d.take(&awaited)
+                    && answer.response.is_none()
+                {
+                    answer.response = Some(response);
                 }
                 Ok(answer)
             }
         }
+    }
+
+    /// HTTP: POSTs a request and reads its answer; a legacy stream that ends without
+    /// the response is resumed ([`McpClient::resume`]).
+    async fn post_and_resume(
+        &mut self,
+        headers: &[(String, String)],
+        bytes: Vec<u8>,
+        id: i64,
+        method: &str,
+        modern: Option<&str>,
+    ) -> anyhow::Result<Answer> {
+        let reply = self.post(headers, bytes, Some(id)).await?;
+        if method == "initialize"
+            && let Some(sid) = reply
+                .headers
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+        {
+            self.session = Some(sid.to_owned());
+        }
+        let answer = answer_for(&reply, id);
+        if answer.response.is_none() && modern.is_none() {
+            return self.resume(&reply, id, answer).await;
+        }
+        Ok(answer)
     }
 
     /// Legacy HTTP: the request's event stream ended without its response. When the
@@ -852,8 +960,18 @@ impl McpClient {
         mut answer: Answer,
     ) -> anyhow::Result<Answer> {
         let (mut last, mut retry) = (reply.last_event_id(), reply.retry());
+        let arrived = |link: &Link| match link {
+            Link::Http(http) => http
+                .delivered
+                .as_ref()
+                .is_some_and(|d| d.has(&RequestId::from(id))),
+            Link::Stdio(_) => false,
+        };
         for _ in 0..self.options.max_resumes {
             let Some(event_id) = last.clone() else { break };
+            if arrived(&self.link) {
+                break;
+            }
             let wait = retry.unwrap_or(Duration::from_millis(500));
             tokio::time::sleep(wait.min(self.options.max_retry_wait)).await;
             let mut headers = self.get_headers();
@@ -862,8 +980,16 @@ impl McpClient {
             let Link::Http(http) = &mut self.link else {
                 break;
             };
+            // The resumed stream is read up to the response and no further: the
+            // server may keep it open as the session's stream.
             let resumed = http
-                .exchange_answering(Method::GET, &headers, Vec::new(), &mut answering)
+                .exchange_awaiting(
+                    Method::GET,
+                    &headers,
+                    Vec::new(),
+                    &RequestId::from(id),
+                    &mut answering,
+                )
                 .await?;
             if !resumed.status.is_success() || !resumed.is_sse() {
                 break;
@@ -882,11 +1008,15 @@ impl McpClient {
     /// `403 insufficient_scope`) runs the OAuth flow and sends the message again with
     /// `Authorization: Bearer` (2025-11-25 `basic/authorization` "Access Token
     /// Usage"), at most `max_rounds` times for one message.
+    /// `awaited`: the id of the request the body carries, whose response ends the
+    /// read of an event stream (see [`HttpLink::exchange_awaiting`]).
     async fn post(
         &mut self,
         headers: &[(String, String)],
         body: Vec<u8>,
+        awaited: Option<i64>,
     ) -> anyhow::Result<HttpReply> {
+        let awaited = awaited.map(RequestId::from);
         let mut rounds = 0;
         let mut nonce_retried = false;
         loop {
@@ -894,9 +1024,16 @@ impl McpClient {
             let Link::Http(http) = &mut self.link else {
                 bail!("not an HTTP link")
             };
-            let reply = http
-                .exchange_answering(Method::POST, headers, body.clone(), &mut answer)
-                .await?;
+            let reply = match &awaited {
+                Some(id) => {
+                    http.exchange_awaiting(Method::POST, headers, body.clone(), id, &mut answer)
+                        .await?
+                }
+                None => {
+                    http.exchange_answering(Method::POST, headers, body.clone(), &mut answer)
+                        .await?
+                }
+            };
             // RFC 9449 §9: a resource server that wants a nonce in the proof says
             // so with a 401; the same request goes again, its proof carrying the
             // nonce (once: a fresh nonce refused again is a real refusal).
@@ -907,10 +1044,13 @@ impl McpClient {
                 nonce_retried = true;
                 continue;
             }
-            if !Authorizer::is_challenge(reply.status, &reply.headers)
-                || rounds >= self.authorizer.max_rounds()
-            {
+            if !Authorizer::is_challenge(reply.status, &reply.headers) {
                 return Ok(reply);
+            }
+            if rounds >= self.authorizer.max_rounds() {
+                // The flow ran its rounds and the server still refuses: that is
+                // the answer, said as such (not a missing response, not an era).
+                bail!(give_up(reply.status, &reply.headers, rounds));
             }
             rounds += 1;
             let credential = self
@@ -954,6 +1094,41 @@ impl McpClient {
             h.extend(x_mcp_header::headers_for(annotated, &params["arguments"]));
         }
         h
+    }
+}
+
+/// What to say when the authorization rounds for one request are spent and the
+/// server still answers with a challenge: `403 insufficient_scope` means the
+/// authorization server kept issuing tokens without the scope the resource asks
+/// for (2025-11-25 `basic/authorization` "Scope Challenge Handling"), a `401` that
+/// the tokens it issued were refused.
+fn give_up(status: StatusCode, headers: &hyper::HeaderMap, rounds: usize) -> String {
+    let challenge = headers
+        .get_all(hyper::header::WWW_AUTHENTICATE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(super::auth::challenge::parse)
+        .next();
+    let param = |name: &str| {
+        challenge
+            .as_ref()
+            .and_then(|c| c.param(name))
+            .map(str::to_owned)
+    };
+    let tries = if rounds == 1 { "try" } else { "tries" };
+    if status == StatusCode::FORBIDDEN {
+        let scope = param("scope").map_or_else(
+            || "the scope it asks for (the challenge names none)".to_owned(),
+            |s| format!("scope {s:?}"),
+        );
+        format!(
+            "the server still refuses with HTTP 403 insufficient_scope after {rounds} authorization {tries} (--max-auth-rounds): the authorization server kept issuing tokens without {scope}"
+        )
+    } else {
+        let error = param("error").map_or_else(String::new, |e| format!(" {e}"));
+        format!(
+            "the server still refuses with HTTP {status}{error} after {rounds} authorization {tries} (--max-auth-rounds): it does not accept the tokens the authorization server issues"
+        )
     }
 }
 
@@ -1053,6 +1228,46 @@ fn rpc_error(response: &Response, status: Option<StatusCode>) -> RpcError {
             status,
         },
     }
+}
+
+/// Is this `server/discover` result a discover result (2026-07-28 `server/discover`
+/// "DiscoverResult")? It must list `supportedVersions` (strings) and carry a
+/// `capabilities` object; `serverInfo` is not required here, as a server may send it
+/// in `_meta`. The version to speak is `asked` when listed, else the newest listed
+/// that this client speaks. `Err` says what is missing.
+fn discover_result(result: &Value, asked: &str) -> Result<String, String> {
+    let Some(object) = result.as_object() else {
+        return Err(format!("the result is {result}, not an object"));
+    };
+    let versions = match object.get("supportedVersions") {
+        None => return Err("it has no supportedVersions".into()),
+        Some(Value::Array(v)) if !v.is_empty() && v.iter().all(Value::is_string) => v,
+        Some(other) => {
+            return Err(format!(
+                "supportedVersions is {other}, not a non-empty array of version strings"
+            ));
+        }
+    };
+    match object.get("capabilities") {
+        Some(Value::Object(_)) => {}
+        None => return Err("it has no capabilities".into()),
+        Some(other) => return Err(format!("capabilities is {other}, not an object")),
+    }
+    let listed = |v: &str| versions.iter().any(|s| s.as_str() == Some(v));
+    if listed(asked) {
+        return Ok(asked.to_owned());
+    }
+    MODERN
+        .iter()
+        .find(|v| listed(v))
+        .map(|v| (*v).to_owned())
+        .ok_or_else(|| {
+            format!(
+                "its supportedVersions {} hold none of the modern versions this client speaks ({})",
+                Value::Array(versions.clone()),
+                MODERN.join(", ")
+            )
+        })
 }
 
 /// From a `-32022` error's `data.supported`, the newest version this client speaks.

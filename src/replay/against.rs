@@ -6,11 +6,13 @@
 //! own; MCP 2025-11-25 `basic/transports` "Session Management": the client sends the
 //! one it was given); the client's answers to server requests, which are sent when the
 //! live server asks, with the live request's id; and a GET that opened a stream,
-//! which waits for what a server pushes unprompted and would not end (a GET the
-//! server refused is sent again).
+//! which waits for what a server pushes and would not end: it is opened again and
+//! followed in the background for the rest of the replay, where the server's
+//! questions on it are answered from the recording (a GET the server refused is sent
+//! again as it was).
 
 use super::script::{Script, Step};
-use crate::client::http_link::{HttpLink, Posted};
+use crate::client::http_link::{Answering, HttpLink, Posted};
 use crate::client::stdio_link::{Output, Spawn, StdioLink};
 use crate::client::wire_print::Printer;
 use crate::jsonrpc::{self, Message};
@@ -18,6 +20,7 @@ use crate::wire::http::SESSION_ID;
 use anyhow::{Context, bail};
 use hyper::Method;
 use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What the replay talks to.
@@ -33,7 +36,10 @@ pub enum Target {
 pub struct Outcome {
     /// Client messages sent (answers included).
     pub sent: usize,
-    /// Requests skipped (GET streams).
+    /// GET streams opened again and followed in the background.
+    pub followed: usize,
+    /// GETs not sent: those that resumed a stream with `Last-Event-ID`, whose ids
+    /// were the recorded server's (the live one numbers its own events).
     pub skipped: usize,
 }
 
@@ -108,33 +114,99 @@ async fn http(
     let mut outcome = Outcome::default();
     let mut session: Option<String> = None;
     let steps = std::mem::take(&mut script.steps);
-    for step in &steps {
-        let method = step.method.as_deref().unwrap_or("POST");
-        if method == "GET" && step.streamed {
-            outcome.skipped += 1;
-            continue;
-        }
-        if step.is_answer() {
-            continue;
-        }
-        let headers = live_headers(step, session.as_deref());
-        let answer_headers = headers.clone();
-        let method = Method::from_bytes(method.as_bytes()).context("a recorded HTTP method")?;
-        let body = step.body.clone().map(|b| b.to_vec()).unwrap_or_default();
-        let mut answering = |r: &jsonrpc::Request| -> Option<Posted> {
-            let answer = answer_for(script, r);
-            Some((answer_headers.clone(), serde_json::to_vec(&answer).ok()?))
-        };
-        let reply = link
-            .exchange_answering(method, &headers, body, &mut answering)
-            .await
+    // The recorded answers, shared with the streams followed in the background.
+    let answers = Arc::new(Mutex::new(std::mem::take(script)));
+    let mut background = Vec::new();
+    let result = async {
+        for step in &steps {
+            let method = step.method.as_deref().unwrap_or("POST");
+            if step.is_answer() {
+                continue;
+            }
+            let headers = live_headers(step, session.as_deref());
+            let resuming = headers
+                .iter()
+                .any(|(n, _)| n.eq_ignore_ascii_case("last-event-id"));
+            if method == "GET" && step.streamed && resuming {
+                outcome.skipped += 1;
+                continue;
+            }
+            if method == "GET" && step.streamed {
+                // 2025-11-25 `basic/transports` "Listening for Messages from the
+                // Server": the server may send its requests on this stream, and
+                // waits for their answers before it answers ours.
+                let answering = answering(&answers, answer_headers(&headers));
+                background.push(link.listen_in_background(headers, answering).await);
+                outcome.followed += 1;
+                continue;
+            }
+            let method = Method::from_bytes(method.as_bytes()).context("a recorded HTTP method")?;
+            let body = step.body.clone().map(|b| b.to_vec()).unwrap_or_default();
+            let mut answer = answering(&answers, headers.clone());
+            let awaited = step
+                .message
+                .as_ref()
+                .filter(|_| step.request_id().is_some())
+                .and_then(|m| jsonrpc::RequestId::from_value(&m["id"]));
+            let reply = match &awaited {
+                Some(id) => {
+                    link.exchange_awaiting(method, &headers, body, id, &mut *answer)
+                        .await
+                }
+                None => {
+                    link.exchange_answering(method, &headers, body, &mut *answer)
+                        .await
+                }
+            }
             .with_context(|| format!("replaying {}", what(step)))?;
-        outcome.sent += 1;
-        if let Some(id) = reply.headers.get(SESSION_ID).and_then(|v| v.to_str().ok()) {
-            session = Some(id.to_owned());
+            outcome.sent += 1;
+            if let Some(id) = reply.headers.get(SESSION_ID).and_then(|v| v.to_str().ok()) {
+                session = Some(id.to_owned());
+            }
         }
+        anyhow::Ok(())
     }
-    Ok(outcome)
+    .await;
+    for task in background {
+        task.abort();
+    }
+    result.map(|()| outcome)
+}
+
+/// How a server request on an HTTP stream is answered: with the recording's answer,
+/// POSTed with `headers`.
+fn answering(answers: &Arc<Mutex<Script>>, headers: Vec<(String, String)>) -> Box<Answering> {
+    let answers = Arc::clone(answers);
+    Box::new(move |r: &jsonrpc::Request| -> Option<Posted> {
+        let answer = {
+            let mut script = answers
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            answer_for(&mut script, r)
+        };
+        Some((headers.clone(), serde_json::to_vec(&answer).ok()?))
+    })
+}
+
+/// The headers of a POST that carries an answer, from those of a stream's GET: the
+/// session's own (id, version) kept, the body declared JSON, both response kinds
+/// accepted (2025-11-25 `basic/transports` "Sending Messages to the Server").
+fn answer_headers(get: &[(String, String)]) -> Vec<(String, String)> {
+    let mut headers: Vec<(String, String)> = get
+        .iter()
+        .filter(|(n, _)| {
+            !n.eq_ignore_ascii_case("accept")
+                && !n.eq_ignore_ascii_case("last-event-id")
+                && !n.eq_ignore_ascii_case("content-type")
+        })
+        .cloned()
+        .collect();
+    headers.push(("content-type".into(), "application/json".into()));
+    headers.push((
+        "accept".into(),
+        "application/json, text/event-stream".into(),
+    ));
+    headers
 }
 
 /// The recorded headers, with the live session id in place of the recorded one.

@@ -19,7 +19,9 @@ refresh token works once and is replaced (rotation, OAuth 2.1 §4.3.1).
 after a move to another authorization server). --dpop makes the
 resource challenge with the DPoP scheme and the token endpoint issue DPoP tokens when
 a proof comes with the request; --dpop-nonce also asks for a nonce at both (RFC 9449
-§8, §9). Signatures are not checked here (the conformance suite does that): the
+§8, §9). --scope-refused METHOD answers every METHOD request with 403
+insufficient_scope, whatever token comes (a scope the authorization server never
+grants). Signatures are not checked here (the conformance suite does that): the
 shape of each request is, and anything missing is refused with the reason.
 """
 import base64
@@ -35,6 +37,7 @@ REFUSE_REFRESH = "--refuse-refresh" in ARGS
 REFRESHED_REFUSED = "--refreshed-tokens-refused" in ARGS
 DPOP = "--dpop" in ARGS or "--dpop-nonce" in ARGS
 NONCE = "server-nonce-1" if "--dpop-nonce" in ARGS else None
+SCOPE_REFUSED = ARGS[ARGS.index("--scope-refused") + 1] if "--scope-refused" in ARGS else None
 CLIENT = ("test-client", "test-secret")
 state = {"n": 0, "access": {}, "refresh": set()}
 
@@ -199,6 +202,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         method, rid = message.get("method"), message.get("id")
         if rid is None:
             return self.send(202)
+        if method == SCOPE_REFUSED:
+            meta = self.origin() + "/.well-known/oauth-protected-resource/mcp"
+            value = 'Bearer error="insufficient_scope", scope="tools:admin", resource_metadata="%s"' % meta
+            return self.send(403, {"error": "insufficient_scope"}, [("www-authenticate", value)])
         if method == "initialize":
             result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                       "serverInfo": {"name": "oauth-refresh", "version": "0"}}
