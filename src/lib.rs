@@ -72,6 +72,7 @@
 //!   decode.rs           per lane: bytes → heads, chunks, SSE events, payloads
 //!   classify.rs         what a payload is: JSON-RPC shape, method, id, era
 //!   transcript.rs       the JSONL transcript, version 1: write, read back, pretty JSON
+//!   term.rs             a peer's text made safe for a terminal: control bytes escaped
 //!   text.rs             the >>> / <<< text view: raw (every byte) or readable
 //!   select.rs           show --method/--id/--era: the messages a view keeps
 //!   explain.rs          show --explain: each message's shape, era, method and section

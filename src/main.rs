@@ -112,7 +112,10 @@ fn main() -> ExitCode {
             let code = match apart(move || cli::client::main(args)) {
                 Ok(()) => 0,
                 Err(e) => {
-                    eprintln!("mcp-raw: {e:#}");
+                    eprintln!(
+                        "mcp-raw: {}",
+                        mcp_raw::wire::term::escape(&format!("{e:#}"))
+                    );
                     cli::client::exit_code(&e)
                 }
             };
@@ -212,28 +215,30 @@ fn main() -> ExitCode {
             method,
             id,
             era,
-        } => apart(move || {
-            cli::show::show(
-                &file,
-                cli::show::Options {
-                    raw,
-                    pretty,
-                    json,
-                    explain,
-                    follow,
-                    html,
-                    color: color.enabled(),
-                    max: max_message_bytes,
-                    only: cli::show::Only {
-                        lanes: lane,
-                        dir: dir
-                            .as_deref()
-                            .and_then(mcp_raw::wire::event::Dir::from_name),
+        } => {
+            return ExitCode::from(apart(move || {
+                cli::show::main(
+                    &file,
+                    cli::show::Options {
+                        raw,
+                        pretty,
+                        json,
+                        explain,
+                        follow,
+                        html,
+                        color: color.enabled(),
+                        max: max_message_bytes,
+                        only: cli::show::Only {
+                            lanes: lane,
+                            dir: dir
+                                .as_deref()
+                                .and_then(mcp_raw::wire::event::Dir::from_name),
+                        },
+                        select: mcp_raw::wire::select::Select::new(method, id, era),
                     },
-                    select: mcp_raw::wire::select::Select::new(method, id, era),
-                },
-            )
-        }),
+                )
+            }));
+        }
         Command::Demo { era, view } => apart(move || {
             let printer = view.printer("stdio")?;
             runtime()?.block_on(cli::demo_stdio::run(era.into(), printer))
@@ -257,8 +262,11 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("mcp-raw: {e:#}");
-            ExitCode::FAILURE
+            eprintln!(
+                "mcp-raw: {}",
+                mcp_raw::wire::term::escape(&format!("{e:#}"))
+            );
+            ExitCode::from(cli::exit::code(&e))
         }
     }
 }

@@ -32,6 +32,7 @@ pub struct Cli {
 pub enum Command {
     /// Run the MCP server: stdio by default (one JSON-RPC message per line on
     /// stdin/stdout, logs on stderr), or Streamable HTTP on /mcp with --http.
+    #[command(after_help = super::exit::SERVE)]
     Serve {
         /// Serve Streamable HTTP instead of stdio.
         #[arg(long)]
@@ -163,15 +164,18 @@ pub enum Command {
     /// Serve a stdio MCP server as Streamable HTTP on /mcp: `bridge --port PORT --
     /// SERVER_CMD ARG…`. Each legacy session gets its own child process (spawned at
     /// initialize, killed when the session ends); modern requests share one.
+    #[command(after_help = super::exit::BRIDGE)]
     Bridge(BridgeArgs),
     /// A small OAuth 2.1 authorization server on loopback, for trying `serve
     /// --auth-server` and the client's authorization: metadata, key set, dynamic
     /// registration, code + PKCE, refresh tokens, client_credentials. It approves
     /// every request without asking anyone: for demos and tests only.
+    #[command(after_help = super::exit::AUTH_SERVER)]
     AuthServer(AuthServerArgs),
     /// Print a completion script for your shell: `mcp-raw completions bash >
     /// ~/.local/share/bash-completion/completions/mcp-raw` (zsh: a file `_mcp-raw` on
     /// your $fpath; fish: ~/.config/fish/completions/mcp-raw.fish).
+    #[command(after_help = super::exit::COMPLETIONS)]
     Completions {
         /// The shell to complete in.
         #[arg(value_enum)]
@@ -267,6 +271,7 @@ pub enum Command {
     },
     /// Render a recorded transcript (from --record) again: the text view (readable, or
     /// --raw for every byte), or --pretty for one indented JSON document.
+    #[command(after_help = super::exit::SHOW)]
     Show {
         /// A JSON Lines transcript written by --record.
         file: PathBuf,
@@ -320,6 +325,7 @@ pub enum Command {
     },
     /// Spawn `mcp-raw serve` as a child and drive one whole session over stdio,
     /// printing every message sent (>>>) and received (<<<).
+    #[command(after_help = super::exit::DEMO)]
     Demo {
         /// The wire to show: legacy (the original project's session), modern
         /// (stateless 2026-07-28), or both: the same call in each era, one after the other, against one dual-era server.
@@ -330,6 +336,7 @@ pub enum Command {
     },
     /// Spawn `mcp-raw serve --http` and drive the same session with real HTTP
     /// requests, printing each request and response in full.
+    #[command(after_help = super::exit::DEMO)]
     DemoHttp {
         /// Port the spawned server listens on (0 picks a free one).
         #[arg(short, long, default_value_t = 3100)]

@@ -63,9 +63,8 @@ pub fn main(
 }
 
 fn read(file: &std::path::Path) -> Result<Vec<Event>, String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    transcript::read(&text)
+    let text = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    transcript::read_bytes(&text)
         .map(|(_, events)| events)
         .map_err(|e| {
             format!(

@@ -87,9 +87,8 @@ pub fn rules(given: &[String]) -> Result<Vec<Ignore>, String> {
 }
 
 fn read(file: &std::path::Path) -> Result<Vec<mcp_raw::wire::event::Event>, String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    transcript::read(&text)
+    let text = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    transcript::read_bytes(&text)
         .map(|(_, events)| events)
         .map_err(|e| {
             format!(

@@ -101,9 +101,9 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
 }
 
 fn read(file: &std::path::Path) -> anyhow::Result<Vec<mcp_raw::wire::event::Event>> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| Usage(format!("cannot read {}: {e}", file.display())))?;
-    let (_, events) = transcript::read(&text).map_err(|e| {
+    let text =
+        std::fs::read(file).map_err(|e| Usage(format!("cannot read {}: {e}", file.display())))?;
+    let (_, events) = transcript::read_bytes(&text).map_err(|e| {
         Usage(format!(
             "{} is not a transcript mcp-raw can read: {e}",
             file.display()

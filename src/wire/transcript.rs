@@ -206,8 +206,8 @@ pub fn read(text: &str) -> Result<(Header, Vec<Event>), String> {
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty());
-    let (_, first) = lines.next().ok_or("an empty file is not a transcript")?;
-    let header = header_of_line(first)?;
+    let (n, first) = lines.next().ok_or("an empty file is not a transcript")?;
+    let header = header_of_line(first).map_err(|why| format!("line {}: {why}", n + 1))?;
     let mut events = Vec::new();
     for (n, line) in lines {
         if let Some(e) = event_of_line(line).map_err(|why| format!("line {}: {why}", n + 1))? {
@@ -217,13 +217,40 @@ pub fn read(text: &str) -> Result<(Header, Vec<Event>), String> {
     Ok((header, events))
 }
 
-/// The first line: the header, or why it is not one this reader reads.
+/// A transcript file's bytes, as [`read`] reads text. JSON text is UTF-8 (RFC 8259
+/// §8.1) and so is every line of a transcript (bytes that are not UTF-8 are in
+/// `base64`): a line that is not is refused by its number, with the byte and column.
+pub fn read_bytes(bytes: &[u8]) -> Result<(Header, Vec<Event>), String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| not_utf8(bytes, e.valid_up_to(), 1))?;
+    read(text)
+}
+
+/// `line N: not UTF-8 …` for the first bad byte at offset `at` of `bytes`, whose
+/// first line is line `first_line` of the file.
+pub fn not_utf8(bytes: &[u8], at: usize, first_line: usize) -> String {
+    let before = &bytes[..at.min(bytes.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + first_line;
+    let column = at
+        - before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1)
+        + 1;
+    let byte = bytes
+        .get(at)
+        .map_or(String::new(), |b| format!(" (byte 0x{b:02x})"));
+    format!(
+        "line {line}: not UTF-8 at column {column}{byte}: a transcript is JSON text, which is UTF-8 (RFC 8259 §8.1)"
+    )
+}
+
+/// The first line: the header, or why it is not one this reader reads (the caller
+/// says which line it was).
 pub fn header_of_line(first: &str) -> Result<Header, String> {
-    let first: Value =
-        serde_json::from_str(first).map_err(|e| format!("line 1 is not JSON: {e}"))?;
+    let first: Value = serde_json::from_str(first).map_err(|e| format!("not JSON: {e}"))?;
     if first["transcript"] != "mcp-raw" {
         return Err(format!(
-            "line 1 is not an mcp-raw transcript header: {}",
+            "not an mcp-raw transcript header: {}",
             truncate(&first.to_string())
         ));
     }

@@ -1,0 +1,252 @@
+//! The transcript tools against hostile or broken input, through the real binary:
+//! a peer's control bytes are shown escaped in every text view, never sent to the
+//! terminal; an unreadable or broken transcript is refused with exit status 2 and
+//! the line it broke on; files the tools write are private and never followed
+//! through a symlink.
+
+mod common;
+
+use common::BIN;
+use serde_json::json;
+use std::process::{Command, Output};
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    common::scratch("hostile", name)
+}
+
+fn write_transcript(file: &std::path::Path, lines: &[serde_json::Value]) {
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(file, text).unwrap();
+}
+
+fn header(transport: &str) -> serde_json::Value {
+    json!({"transcript":"mcp-raw","version":1,"role":"client","transport":transport,"started":"2026-12-04T00:00:00Z"})
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+/// stdout and stderr together, as a terminal would get them.
+fn both(out: &Output) -> Vec<u8> {
+    let mut all = out.stdout.clone();
+    all.extend_from_slice(&out.stderr);
+    all
+}
+
+/// What a terminal would obey: ESC, BEL, CR, DEL, or a C1 control (U+0080–U+009F,
+/// two bytes in UTF-8: C2 80–C2 9F).
+fn obeyed(bytes: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(bytes);
+    text.chars()
+        .find(|&c| c != '\n' && c != '\t' && c.is_control())
+        .map(|c| format!("U+{:04X}", c as u32))
+}
+
+#[test]
+fn control_bytes_from_a_peer_are_shown_escaped_in_every_view() {
+    let dir = scratch("controls");
+    // An HTTP exchange: the request's tool name holds a C1 CSI (U+009B); the
+    // response head retitles the window (OSC 0 … BEL), its SSE comment and event
+    // field clear the screen, its result text holds CSI and DEL, its close reason ESC.
+    let body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\u{9b}2J\"}}";
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let response = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nX-Title: \x1b]0;pwned\x07\r\n\r\n: \x1b[2J comment\n\nevent: message\x1b[2J\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"\u{9b}31mred\x7f\"}]}}\n\n";
+    let http = dir.join("http.jsonl");
+    write_transcript(
+        &http,
+        &[
+            header("http"),
+            json!({"t":0.001,"lane":"c1","dir":"c2s","open":"connected to 127.0.0.1:1"}),
+            json!({"t":0.002,"lane":"c1","dir":"c2s","text":request}),
+            json!({"t":0.003,"lane":"c1","dir":"s2c","text":response}),
+            json!({"t":0.004,"lane":"c1","dir":"s2c","close":"eof \x1b[2J"}),
+        ],
+    );
+    // A stdio server whose stderr retitles the window and fakes a verdict after a
+    // CR, and whose stdout pollution clears the screen.
+    let stdio = dir.join("stdio.jsonl");
+    write_transcript(
+        &stdio,
+        &[
+            header("stdio"),
+            json!({"t":0.001,"lane":"stderr","dir":"s2c","text":"log \x1b]0;title\x07 \x1b[2J\rall checks passed\n"}),
+            json!({"t":0.002,"lane":"stdio","dir":"s2c","text":"pollution \x1b[2J\n"}),
+        ],
+    );
+    for file in [&http, &stdio] {
+        let f = file.to_str().unwrap();
+        for args in [
+            vec!["show", f, "--color", "never"],
+            vec!["show", f, "--color", "always"],
+            vec!["show", f, "--raw", "--color", "never"],
+            vec!["show", f, "--explain", "--color", "never"],
+            vec!["check", f],
+        ] {
+            let out = run(&args);
+            let mut shown = both(&out);
+            if args.contains(&"always") {
+                // Our own colours are the only escapes allowed: drop them, then look.
+                let text = String::from_utf8_lossy(&shown).into_owned();
+                let text = regex_free_strip_sgr(&text);
+                shown = text.into_bytes();
+            }
+            assert_eq!(
+                obeyed(&shown),
+                None,
+                "{args:?} sent a control to the terminal:\n{}",
+                String::from_utf8_lossy(&shown)
+            );
+        }
+    }
+    let readable =
+        String::from_utf8(run(&["show", http.to_str().unwrap(), "--color", "never"]).stdout)
+            .unwrap();
+    for shown in [
+        "X-Title: \\x1b]0;pwned\\x07",
+        ": \\x1b[2J comment",
+        "event: message\\x1b[2J",
+        "\"x\\u{9b}2J\"",
+        "\\u{9b}31mred\\x7f",
+        "eof \\x1b[2J",
+    ] {
+        assert!(readable.contains(shown), "{shown:?} not in:\n{readable}");
+    }
+    let log = String::from_utf8(run(&["show", stdio.to_str().unwrap(), "--color", "never"]).stdout)
+        .unwrap();
+    assert!(
+        log.contains("[server stderr] log \\x1b]0;title\\x07 \\x1b[2J\\rall checks passed"),
+        "{log}"
+    );
+}
+
+/// `text` without the SGR sequences (`ESC [ digits ; … m`) mcp-raw's own colours are.
+fn regex_free_strip_sgr(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("\x1b[") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let end = after
+            .find(|c: char| !(c.is_ascii_digit() || c == ';'))
+            .unwrap_or(after.len());
+        if after[end..].starts_with('m') {
+            rest = &after[end + 1..];
+        } else {
+            // Not a colour of ours: keep it, so the check finds it.
+            out.push_str("\x1b[");
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn an_unreadable_or_broken_transcript_is_exit_status_2_and_names_its_line() {
+    let dir = scratch("broken");
+    let missing = dir.join("missing.jsonl");
+    let missing = missing.to_str().unwrap();
+    // Line 3 holds a byte that is not UTF-8 (0xff) at column 9.
+    let bad_utf8 = dir.join("bad-utf8.jsonl");
+    let mut bytes = format!(
+        "{}\n{}\n",
+        header("stdio"),
+        json!({"t":0.001,"lane":"stdio","dir":"c2s","text":"{}\n"})
+    )
+    .into_bytes();
+    bytes.extend_from_slice(b"{\"t\":0.0\xff}\n");
+    std::fs::write(&bad_utf8, &bytes).unwrap();
+    // A header after two blank lines that is not one: its line is 3, not 1.
+    let bad_header = dir.join("bad-header.jsonl");
+    std::fs::write(&bad_header, "\n\n{\"transcript\":\"other\"}\n").unwrap();
+    let good = dir.join("good.jsonl");
+    write_transcript(&good, &[header("stdio")]);
+    let (bad_utf8, bad_header, good) = (
+        bad_utf8.to_str().unwrap(),
+        bad_header.to_str().unwrap(),
+        good.to_str().unwrap(),
+    );
+    for args in [
+        vec!["show", missing],
+        vec!["check", missing],
+        vec!["diff", missing, good],
+        vec!["replay", missing, "--", "true"],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("cannot read"),
+            "{args:?}: {out:?}"
+        );
+    }
+    for args in [
+        vec!["show", bad_utf8],
+        vec!["show", bad_utf8, "--follow"],
+        vec!["check", bad_utf8],
+        vec!["diff", good, bad_utf8],
+        vec!["replay", bad_utf8, "--", "true"],
+    ] {
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("line 3: not UTF-8 at column 9 (byte 0xff)"),
+            "{args:?}: {err}"
+        );
+    }
+    for args in [vec!["show", bad_header], vec!["check", bad_header]] {
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("line 3: not an mcp-raw transcript header"),
+            "{args:?}: {err}"
+        );
+    }
+    // A --lane the recording lacks is a usage mistake too.
+    let out = run(&["show", good, "--lane", "c9"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
+
+#[test]
+fn every_subcommand_states_its_exit_status_in_help() {
+    let out = run(&["--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 10, "{help}");
+    for c in commands {
+        let out = run(&[c, "--help"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("Exit status"),
+            "`{c} --help` says no exit status:\n{text}"
+        );
+        assert!(
+            text.contains("2 "),
+            "`{c} --help` does not give the usage status 2:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn an_unreadable_key_file_is_usage_not_failure() {
+    let dir = scratch("key");
+    let out = Command::new(BIN)
+        .args(["serve", "--state-key-file"])
+        .arg(dir.join("no-such-key"))
+        .env_remove("MCP_RAW_STATE_KEY_FILE")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
