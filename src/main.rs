@@ -25,6 +25,7 @@ fn main() -> ExitCode {
             record,
             max_message_bytes,
             show_secrets,
+            redact_headers,
             ..
         } => apart(move || {
             cli::serve::install_state_key(state_key_file.as_deref())?;
@@ -33,7 +34,10 @@ fn main() -> ExitCode {
                 trace,
                 record.as_deref(),
                 max_message_bytes,
-                show_secrets,
+                cli::record::Secrets {
+                    show: show_secrets,
+                    headers: &redact_headers,
+                },
             )
             .and_then(|recorder| {
                 cli::serve::serve_stdio(
@@ -68,6 +72,7 @@ fn main() -> ExitCode {
             record,
             max_message_bytes,
             show_secrets,
+            redact_headers,
             ..
         } => apart(move || {
             cli::serve::install_state_key(state_key_file.as_deref())?;
@@ -76,7 +81,10 @@ fn main() -> ExitCode {
                 trace,
                 record.as_deref(),
                 max_message_bytes,
-                show_secrets,
+                cli::record::Secrets {
+                    show: show_secrets,
+                    headers: &redact_headers,
+                },
             )
             .and_then(|recorder| {
                 cli::serve::serve_http(

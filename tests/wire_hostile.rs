@@ -250,3 +250,147 @@ fn an_unreadable_key_file_is_usage_not_failure() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+/// The tap, over HTTP, on port 0 in front of `target`, recording to `record`; killed
+/// on drop.
+struct Tap(std::process::Child, String);
+
+impl Drop for Tap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn http_tap(target: &str, extra: &[&str]) -> Tap {
+    let mut child = Command::new(BIN)
+        .args([
+            "tap",
+            "--http",
+            "--listen",
+            "127.0.0.1:0",
+            "--target",
+            target,
+        ])
+        .args(extra)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let url = common::listening_url(child.stderr.take().unwrap());
+    let addr = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    Tap(child, addr)
+}
+
+/// A target that reads one request (head and Content-Length body) per connection
+/// and answers `reply`, then closes.
+fn one_shot_target(reply: &'static [u8]) -> std::net::SocketAddr {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { return };
+            let mut got = Vec::new();
+            let mut buf = [0u8; 4096];
+            loop {
+                let Ok(n) = conn.read(&mut buf) else { break };
+                if n == 0 {
+                    break;
+                }
+                got.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&got);
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let len = text[..end]
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                        })
+                        .unwrap_or(0);
+                    if got.len() >= end + 4 + len {
+                        break;
+                    }
+                }
+            }
+            let _ = conn.write_all(reply);
+        }
+    });
+    addr
+}
+
+fn exchange(addr: &str, request: &[u8]) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    s.write_all(request).unwrap();
+    let mut reply = Vec::new();
+    let _ = s.read_to_end(&mut reply);
+    String::from_utf8_lossy(&reply).into_owned()
+}
+
+#[test]
+fn cookies_api_keys_introspected_tokens_and_passwords_are_masked_in_the_record() {
+    let dir = scratch("redact");
+    let record = dir.join("tap.jsonl");
+    let target = one_shot_target(
+        b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nSet-Cookie: sid=SECRETSID4; Path=/; HttpOnly\r\nConnection: close\r\nContent-Length: 60\r\n\r\n{\"client_id\":\"c1\",\"registration_access_token\":\"SECRETREG3\"}",
+    );
+    let tap = http_tap(
+        &format!("http://{target}/introspect"),
+        &[
+            "--record",
+            record.to_str().unwrap(),
+            "--redact-header",
+            "X-Mine",
+        ],
+    );
+    let body = "token=SECRETTOKEN1&token_type_hint=access_token&password=SECRETPASS2";
+    let request = format!(
+        "POST /introspect HTTP/1.1\r\nHost: x\r\nCookie: a=SECRETCOOKIE5; b=SECRETCOOKIE6\r\nX-Api-Key: SECRETKEY7\r\nX-Mine: SECRETMINE8\r\nX-Plain: visible\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let reply = exchange(&tap.1, request.as_bytes());
+    // What the tap passes on is never changed.
+    assert!(
+        reply.contains("SECRETREG3") && reply.contains("SECRETSID4"),
+        "{reply}"
+    );
+    drop(tap);
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    assert!(recorded.contains("X-Plain: visible"), "{recorded}");
+    assert!(
+        recorded.contains("token_type_hint=access_token"),
+        "{recorded}"
+    );
+    assert!(
+        !recorded.contains("SECRET"),
+        "a secret recorded in clear: {recorded}"
+    );
+    // The same lengths, each byte a `*`.
+    let stars = |secret: &str| "*".repeat(secret.len());
+    for masked in [
+        format!(
+            "Cookie: a={}; b={}",
+            stars("SECRETCOOKIE5"),
+            stars("SECRETCOOKIE6")
+        ),
+        format!("Set-Cookie: sid={}; Path=/; HttpOnly", stars("SECRETSID4")),
+        format!("X-Api-Key: {}", stars("SECRETKEY7")),
+        format!("X-Mine: {}", stars("SECRETMINE8")),
+        format!("token={}&", stars("SECRETTOKEN1")),
+        format!("password={}", stars("SECRETPASS2")),
+        format!(
+            "\\\"registration_access_token\\\":\\\"{}\\\"",
+            stars("SECRETREG3")
+        ),
+    ] {
+        assert!(recorded.contains(&masked), "{masked:?} not in {recorded}");
+    }
+}

@@ -144,9 +144,15 @@ pub enum Command {
         #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
         max_message_bytes: usize,
         /// With --trace or --record: show tokens and secrets (Authorization headers,
-        /// OAuth token fields) as they are; by default they are masked with '*'.
+        /// OAuth token fields) as they are; by default they are masked with '*' on
+        /// HTTP (stdio recordings are never masked).
         #[arg(long)]
         show_secrets: bool,
+        /// With --trace or --record: also mask the value of this header (any case;
+        /// repeatable), as Authorization, Cookie and X-Api-Key always are. HTTP only:
+        /// stdio recordings are never masked.
+        #[arg(long = "redact-header", value_name = "NAME")]
+        redact_headers: Vec<String>,
     },
     /// Connect to any MCP server (an http:// URL, or a stdio server's command line),
     /// detect its era, list its tools, call some, and print the whole wire.
@@ -659,9 +665,15 @@ pub struct TapArgs {
     /// With --trace, --record or --check: show tokens and secrets (Authorization and
     /// DPoP values, OAuth token fields, codes and secrets in forms) as they crossed;
     /// by default the views and the record mask them with '*', same length. What is
-    /// passed on is never changed either way.
+    /// passed on is never changed either way. Only HTTP is masked: a stdio tap's
+    /// record holds the bytes as they crossed.
     #[arg(long)]
     pub show_secrets: bool,
+    /// With --trace or --record: also mask the value of this header (any case;
+    /// repeatable), as Authorization, Cookie and X-Api-Key always are, for an API key
+    /// under a name of its own. HTTP lanes only: stdio recordings are never masked.
+    #[arg(long = "redact-header", value_name = "NAME")]
+    pub redact_headers: Vec<String>,
 }
 
 // `mcp-raw bridge`'s arguments. `mut_args` is here, on the struct, so that it runs
@@ -716,9 +728,15 @@ pub struct BridgeArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
     pub max_message_bytes: usize,
     /// With --trace or --record: show tokens and secrets as they crossed; by default
-    /// they are masked with '*'.
+    /// they are masked with '*' on the HTTP connections (the children's stdio lanes
+    /// are never masked).
     #[arg(long)]
     pub show_secrets: bool,
+    /// With --trace or --record: also mask the value of this header (any case;
+    /// repeatable), as Authorization, Cookie and X-Api-Key always are, for an API key
+    /// under a name of its own. HTTP lanes only: stdio recordings are never masked.
+    #[arg(long = "redact-header", value_name = "NAME")]
+    pub redact_headers: Vec<String>,
 }
 
 /// The HTTP limits are serve's flags, which there need `--http`; HTTP is all the
@@ -778,6 +796,11 @@ pub struct AuthServerArgs {
     /// With --trace or --record: show tokens, codes and secrets as they are.
     #[arg(long)]
     pub show_secrets: bool,
+    /// With --trace or --record: also mask the value of this header (any case;
+    /// repeatable), as Authorization, Cookie and X-Api-Key always are, for an API key
+    /// under a name of its own. HTTP lanes only: stdio recordings are never masked.
+    #[arg(long = "redact-header", value_name = "NAME")]
+    pub redact_headers: Vec<String>,
 }
 
 // `serve --http --auth-server URL`: the server as an OAuth protected resource
@@ -994,9 +1017,15 @@ pub struct View {
     color: ColorChoice,
     /// Show tokens and secrets as they crossed. By default the view and the record
     /// mask them, same length, with `*`: Authorization/DPoP header values, token
-    /// fields of OAuth JSON, and codes, verifiers and secrets in forms and URLs.
+    /// fields of OAuth JSON, and codes, verifiers and secrets in forms and URLs. Only
+    /// HTTP is masked: a stdio server's wire is recorded as it crossed.
     #[arg(long)]
     pub show_secrets: bool,
+    /// With --trace or --record: also mask the value of this header (any case;
+    /// repeatable), as Authorization, Cookie and X-Api-Key always are, for an API key
+    /// under a name of its own. HTTP lanes only: stdio recordings are never masked.
+    #[arg(long = "redact-header", value_name = "NAME")]
+    pub redact_headers: Vec<String>,
 }
 
 impl View {
@@ -1005,6 +1034,7 @@ impl View {
     pub fn printer(&self, transport: &str) -> anyhow::Result<Printer> {
         let printer = self.printer_unmasked(transport)?;
         printer.recorder().set_redaction(!self.show_secrets);
+        printer.recorder().redact_headers(&self.redact_headers);
         Ok(printer)
     }
 

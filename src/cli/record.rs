@@ -5,6 +5,16 @@ use mcp_raw::wire::recorder::{Recorder, Sink};
 use mcp_raw::wire::transcript;
 use std::io::IsTerminal;
 
+/// `--show-secrets` and `--redact-header`: what a recording masks (HTTP lanes only;
+/// stdio is recorded as it crossed).
+#[derive(Clone, Copy)]
+pub struct Secrets<'a> {
+    /// `--show-secrets`: mask nothing.
+    pub show: bool,
+    /// `--redact-header NAME…`: headers masked whole besides the known ones.
+    pub headers: &'a [String],
+}
+
 /// `serve --trace`: which text view goes to stderr.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TraceView {
@@ -19,28 +29,21 @@ pub fn recorder(
     trace: Option<TraceView>,
     record: Option<&std::path::Path>,
     max_message: usize,
-    show_secrets: bool,
+    secrets: Secrets<'_>,
 ) -> anyhow::Result<Option<Recorder>> {
-    recorder_for(
-        "server",
-        transport,
-        trace,
-        record,
-        max_message,
-        show_secrets,
-    )
+    recorder_for("server", transport, trace, record, max_message, secrets)
 }
 
 /// A recorder for `role` (`server` or `tap`, the transcript header says which), if
 /// `--trace` or `--record` asks for one; tokens and secrets masked unless
-/// `show_secrets`.
+/// `secrets.show`.
 pub fn recorder_for(
     role: &str,
     transport: &str,
     trace: Option<TraceView>,
     record: Option<&std::path::Path>,
     max_message: usize,
-    show_secrets: bool,
+    secrets: Secrets<'_>,
 ) -> anyhow::Result<Option<Recorder>> {
     recorder_with(
         role,
@@ -49,7 +52,7 @@ pub fn recorder_for(
         record,
         max_message,
         Vec::new(),
-        show_secrets,
+        secrets,
     )
 }
 
@@ -61,7 +64,7 @@ pub fn recorder_with(
     record: Option<&std::path::Path>,
     max_message: usize,
     extra: Vec<Box<dyn Sink>>,
-    show_secrets: bool,
+    secrets: Secrets<'_>,
 ) -> anyhow::Result<Option<Recorder>> {
     let mut sinks: Vec<Box<dyn Sink>> = extra;
     if let Some(view) = trace {
@@ -82,7 +85,8 @@ pub fn recorder_with(
     }
     Ok((!sinks.is_empty()).then(|| {
         let recorder = Recorder::new(sinks);
-        recorder.set_redaction(!show_secrets);
+        recorder.set_redaction(!secrets.show);
+        recorder.redact_headers(secrets.headers);
         recorder
     }))
 }

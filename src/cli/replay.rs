@@ -73,7 +73,10 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
         None,
         view.record.as_deref(),
         view.max_message_bytes,
-        view.show_secrets,
+        super::record::Secrets {
+            show: view.show_secrets,
+            headers: &view.redact_headers,
+        },
     )?
     .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
     let n = mock.exchanges.len();

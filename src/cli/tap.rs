@@ -47,7 +47,10 @@ fn run_stdio(args: TapArgs) -> anyhow::Result<i32> {
         args.record.as_deref(),
         args.max_message_bytes,
         live.iter().map(super::check::Live::sink).collect(),
-        args.show_secrets,
+        super::record::Secrets {
+            show: args.show_secrets,
+            headers: &args.redact_headers,
+        },
     )?
     .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
     let status = stdio::run(stdio::Config {
@@ -83,7 +86,10 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
         args.record.as_deref(),
         args.max_message_bytes,
         live.iter().map(super::check::Live::sink).collect(),
-        args.show_secrets,
+        super::record::Secrets {
+            show: args.show_secrets,
+            headers: &args.redact_headers,
+        },
     )?
     .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
     super::runtime()?.block_on(async {
