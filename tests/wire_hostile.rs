@@ -297,8 +297,7 @@ fn one_shot_target(reply: &'static [u8]) -> std::net::SocketAddr {
             let Ok(mut conn) = conn else { return };
             let mut got = Vec::new();
             let mut buf = [0u8; 4096];
-            loop {
-                let Ok(n) = conn.read(&mut buf) else { break };
+            while let Ok(n) = conn.read(&mut buf) {
                 if n == 0 {
                     break;
                 }
