@@ -393,3 +393,107 @@ fn cookies_api_keys_introspected_tokens_and_passwords_are_masked_in_the_record()
         assert!(recorded.contains(&masked), "{masked:?} not in {recorded}");
     }
 }
+
+/// Reads until the peer closes (or 15 s pass); returns what came and how long after
+/// `started` it closed.
+fn read_until_closed(
+    s: &mut std::net::TcpStream,
+    started: std::time::Instant,
+) -> (String, std::time::Duration) {
+    use std::io::Read;
+    s.set_read_timeout(Some(std::time::Duration::from_secs(15)))
+        .unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = s.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+    }
+    (
+        String::from_utf8_lossy(&got).into_owned(),
+        started.elapsed(),
+    )
+}
+
+#[test]
+fn the_http_tap_closes_half_sent_heads_and_idle_connections() {
+    use std::io::Write;
+    use std::time::Duration;
+    let server = common::HttpServer::start(&[]);
+    let tap = http_tap(
+        &format!("http://{}/mcp", server.addr),
+        &["--header-timeout", "1", "--idle-timeout", "2"],
+    );
+    let started = std::time::Instant::now();
+    // Half a request line, then nothing: closed after --header-timeout (serve's own
+    // header timeout is 30 s, so the close is the tap's).
+    let mut half = std::net::TcpStream::connect(&tap.1).unwrap();
+    half.write_all(b"POST /mcp HTT").unwrap();
+    // A connection that never sends a byte: the same clock.
+    let mut silent = std::net::TcpStream::connect(&tap.1).unwrap();
+    // A whole request, answered; then idle on a kept-alive connection.
+    let mut idle = std::net::TcpStream::connect(&tap.1).unwrap();
+    idle.write_all(b"GET /nothing-here HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .unwrap();
+    let (got, took) = read_until_closed(&mut half, started);
+    assert_eq!(got, "", "nothing is answered to half a head");
+    assert!(
+        took >= Duration::from_millis(800) && took < Duration::from_secs(10),
+        "half a head closed after {took:?}"
+    );
+    let (_, took) = read_until_closed(&mut silent, started);
+    assert!(
+        took < Duration::from_secs(10),
+        "a silent connection closed after {took:?}"
+    );
+    let (got, took) = read_until_closed(&mut idle, started);
+    assert!(got.starts_with("HTTP/1.1 404"), "{got}");
+    assert!(
+        took >= Duration::from_millis(1500) && took < Duration::from_secs(12),
+        "an idle connection closed after {took:?}"
+    );
+}
+
+/// A target that answers each connection with `reply` at once, whatever was asked,
+/// then closes.
+fn babbling_target(reply: &'static [u8]) -> std::net::SocketAddr {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { return };
+            let mut buf = [0u8; 1024];
+            let _ = conn.read(&mut buf);
+            let _ = conn.write_all(reply);
+        }
+    });
+    addr
+}
+
+#[test]
+fn a_target_that_is_not_http_gets_the_client_a_502() {
+    let dir = scratch("not-http");
+    let record = dir.join("tap.jsonl");
+    for (reply, says) in [
+        (&b"SSH-2.0-OpenSSH_9.6\r\n"[..], "not HTTP"),
+        (&b"\x1b[2Jgarbage"[..], "not HTTP"),
+        (&b""[..], "closed the connection without answering"),
+    ] {
+        let target = babbling_target(reply);
+        let tap = http_tap(
+            &format!("http://{target}/mcp"),
+            &["--record", record.to_str().unwrap()],
+        );
+        let got = exchange(
+            &tap.1,
+            b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+        );
+        assert!(got.starts_with("HTTP/1.1 502 Bad Gateway\r\n"), "{got}");
+        assert!(got.contains(says), "{got}");
+        let body = got.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        assert_eq!(obeyed(body.as_bytes()), None, "{got:?}");
+    }
+}

@@ -641,6 +641,16 @@ pub struct TapArgs {
     /// kernel's listen queue until one ends.
     #[arg(long, value_name = "N", default_value_t = mcp_raw::tap::http::limits::MAX_CONNECTIONS, requires = "http")]
     pub max_connections: usize,
+    /// With --http: seconds a request head may take once begun (and a new connection
+    /// before its first byte); then the connection is closed, as `serve --http`
+    /// does; 0 turns the clock off.
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs, requires = "http")]
+    pub header_timeout: Duration,
+    /// With --http: seconds a connection may sit with no request in flight (a long
+    /// SSE stream is in flight); then it is closed, as `serve --http` does; 0 turns
+    /// the clock off.
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "http")]
+    pub idle_timeout: Duration,
     /// Stdio: seconds the server's pipes may stay open after it exits (a child of its
     /// own holding them) before the tap exits anyway.
     #[arg(long, value_name = "SECS", default_value = "2", value_parser = secs, conflicts_with = "http")]

@@ -117,6 +117,8 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
             rewrite_host: args.rewrite_host,
             connect_timeout: args.connect_timeout,
             max_connections: args.max_connections,
+            header_timeout: super::args::off_if_zero(args.header_timeout),
+            idle_timeout: super::args::off_if_zero(args.idle_timeout),
         };
         http::run(listener, config, shutdown).await?;
         if let Some(live) = live {
