@@ -438,7 +438,7 @@ fn unwritable_records_and_foreign_files_are_refused_clearly() {
             .stdin(Stdio::null())
             .output()
             .unwrap();
-        assert!(!out.status.success(), "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
             err.contains(

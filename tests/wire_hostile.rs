@@ -497,3 +497,45 @@ fn a_target_that_is_not_http_gets_the_client_a_502() {
         assert_eq!(obeyed(body.as_bytes()), None, "{got:?}");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn records_and_pages_are_private_and_never_written_through_a_symlink() {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let dir = scratch("private");
+    let record = dir.join("serve.jsonl");
+    // An existing file, readable by all, is emptied and made private.
+    std::fs::write(&record, "old").unwrap();
+    std::fs::set_permissions(&record, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = Command::new(BIN)
+        .args(["serve", "--record"])
+        .arg(&record)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&record), 0o600);
+    let page = dir.join("page.html");
+    let out = run(&["show", record.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(mode(&page), 0o600);
+    // A symlink where the recording goes: refused, and its target untouched.
+    let victim = dir.join("victim.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    let link = dir.join("link.jsonl");
+    symlink(&victim, &link).unwrap();
+    let out = Command::new(BIN)
+        .args(["serve", "--record"])
+        .arg(&link)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    let out = run(&["show", record.to_str().unwrap(), "--html", link.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("symbolic link"), "{err}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+}

@@ -97,5 +97,8 @@ pub fn record_file(
     max_message: usize,
 ) -> anyhow::Result<Box<dyn Sink>> {
     transcript::create(path, header, max_message)
-        .map_err(|e| anyhow::anyhow!("--record {}: cannot write it: {e}", path.display()))
+        // A path the recording cannot go to is the caller's to fix: exit status 2.
+        .map_err(|e| {
+            super::client::usage(format!("--record {}: cannot write it: {e}", path.display()))
+        })
 }

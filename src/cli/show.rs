@@ -111,7 +111,8 @@ pub fn show(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
     let events = opts.only.apply(events)?;
     if let Some(out) = &opts.html {
         let page = mcp_raw::wire::html::page(&header, &events, opts.max);
-        std::fs::write(out, page)
+        transcript::create_private(out)
+            .and_then(|mut f| f.write_all(page.as_bytes()))
             .map_err(|e| anyhow::anyhow!("--html {}: cannot write it: {e}", out.display()))?;
         return Ok(());
     }

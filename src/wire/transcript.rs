@@ -195,9 +195,56 @@ pub fn create(
     header: &Header,
     max: usize,
 ) -> std::io::Result<Box<dyn Sink>> {
-    let file = std::fs::File::create(path)?;
+    let file = create_private(path)?;
     Ok(Box::new(Writer::new(file, header, max)?))
 }
+
+/// Opens `path` to write a recording (`--record`, `show --html`): a new file is made
+/// `0600`, and an existing one is emptied and made `0600` too, since a recording
+/// holds what crossed (tokens when `--show-secrets`, a session's data always). A
+/// symbolic link is refused, not followed (`O_NOFOLLOW`): a link planted where a
+/// recording goes would otherwise aim it at any file the user can write.
+pub fn create_private(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(O_NOFOLLOW);
+    }
+    let file = options.open(path).map_err(|e| {
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "it is a symbolic link: a recording is never written through one (give the file's own path)",
+            )
+        } else {
+            e
+        }
+    })?;
+    #[cfg(unix)]
+    if file.metadata()?.is_file() {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(file)
+}
+
+/// `O_NOFOLLOW`: libc's where the crate links it (Linux with glibc).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const O_NOFOLLOW: i32 = libc::O_NOFOLLOW;
+/// `O_NOFOLLOW` elsewhere on Unix, where libc is not a dependency: its value is
+/// the kernel's (Linux: by architecture; the BSDs and macOS: 0x100).
+#[cfg(all(unix, not(all(target_os = "linux", target_env = "gnu"))))]
+const O_NOFOLLOW: i32 = if cfg!(any(target_os = "linux", target_os = "android")) {
+    if cfg!(any(target_arch = "aarch64", target_arch = "arm")) {
+        0o100000
+    } else {
+        0o400000
+    }
+} else {
+    0x0100
+};
 
 /// Reads a transcript back: its header and its events (fact lines are skipped; they
 /// follow from the events). Errors name the line and what is wrong with it.
