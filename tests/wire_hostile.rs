@@ -517,7 +517,12 @@ fn records_and_pages_are_private_and_never_written_through_a_symlink() {
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&record), 0o600);
     let page = dir.join("page.html");
-    let out = run(&["show", record.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    let out = run(&[
+        "show",
+        record.to_str().unwrap(),
+        "--html",
+        page.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{out:?}");
     assert_eq!(mode(&page), 0o600);
     // A symlink where the recording goes: refused, and its target untouched.
@@ -534,8 +539,128 @@ fn records_and_pages_are_private_and_never_written_through_a_symlink() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("symbolic link"), "{err}");
-    let out = run(&["show", record.to_str().unwrap(), "--html", link.to_str().unwrap()]);
+    let out = run(&[
+        "show",
+        record.to_str().unwrap(),
+        "--html",
+        link.to_str().unwrap(),
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("symbolic link"), "{err}");
+    assert!(
+        !out.status.success() && err.contains("symbolic link"),
+        "{err}"
+    );
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+}
+
+/// `replay --http` of a stdio recording in which the server asked the client
+/// (sampling/createMessage) before it answered tools/call: the question goes out on
+/// an event stream, the answer comes back on its own POST, then the response follows
+/// on the first stream, and the client gets its result. `check` on the mock's own
+/// recording finds nothing; on one where the question came back as the POST's JSON
+/// reply, it reports an error.
+#[test]
+fn a_server_request_replayed_over_http_goes_on_an_event_stream() {
+    let dir = scratch("replay-question");
+    let sampled = r#"sampling={"role":"assistant","content":{"type":"text","text":"sampled!"},"model":"m","stopReason":"endTurn"}"#;
+    let call = r#"test_sampling={"prompt":"hi"}"#;
+    let (orig, mocked, again) = (
+        dir.join("stdio.jsonl"),
+        dir.join("mock.jsonl"),
+        dir.join("again.jsonl"),
+    );
+    let out = Command::new(BIN)
+        .args([
+            "client", "--era", "legacy", "--answer", sampled, "--call", call, "--record",
+        ])
+        .arg(&orig)
+        .args([
+            "--",
+            BIN,
+            "serve",
+            "--fixture",
+            "conformance",
+            "--era",
+            "legacy",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let mut mock = Command::new(BIN)
+        .arg("replay")
+        .arg(&orig)
+        .args(["--http", "--port", "0", "--record"])
+        .arg(&mocked)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let url = common::listening_url(mock.stderr.take().unwrap());
+    let out = Command::new(BIN)
+        .args([
+            "client", "--era", "legacy", "--answer", sampled, "--call", call,
+        ])
+        .args(["--timeout", "10", "--color", "never", "--record"])
+        .arg(&again)
+        .arg(&url)
+        .output()
+        .unwrap();
+    let _ = mock.kill();
+    let _ = mock.wait();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{shown}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(shown.contains("LLM response: sampled!"), "{shown}");
+    assert!(shown.contains("# test_sampling: ok"), "{shown}");
+    let out = run(&["check", mocked.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = run(&["diff", orig.to_str().unwrap(), again.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    // What the mock used to serve: the question as the POST's JSON reply.
+    let post = |id: u32, body: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .replace("{id}", &id.to_string())
+    };
+    let answer = |body: &str| {
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let broken = dir.join("broken.jsonl");
+    write_transcript(
+        &broken,
+        &[
+            json!({"transcript":"mcp-raw","version":1,"role":"replay","transport":"http","started":"2026-12-04T00:00:00Z"}),
+            json!({"t":0.001,"lane":"c1","dir":"c2s","text":post(1, r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}}"#)}),
+            json!({"t":0.002,"lane":"c1","dir":"s2c","text":answer(r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}"#)}),
+            json!({"t":0.003,"lane":"c1","dir":"c2s","text":post(0, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)}),
+            json!({"t":0.004,"lane":"c1","dir":"s2c","text":"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"}),
+            json!({"t":0.005,"lane":"c1","dir":"c2s","text":post(2, r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}"#)}),
+            json!({"t":0.006,"lane":"c1","dir":"s2c","text":answer(r#"{"jsonrpc":"2.0","id":"r1","method":"roots/list"}"#)}),
+        ],
+    );
+    let out = run(&["check", broken.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("error http/json-not-the-response: the application/json answer to a POST of request 2 is request roots/list #\"r1\", not its response"),
+        "{text}"
+    );
 }
