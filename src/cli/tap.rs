@@ -5,7 +5,9 @@
 use super::args::TapArgs;
 // A mistake on the command line: exit status 2, as for clap's own.
 use super::client::{Usage, usage};
-use mcp_raw::tap::{http, stdio};
+use mcp_raw::tap::http;
+#[cfg(unix)]
+use mcp_raw::tap::stdio;
 use std::net::SocketAddr;
 
 /// Runs the tap; returns the process's exit status.
@@ -19,6 +21,7 @@ pub fn main(args: TapArgs) -> u8 {
         Ok(code) => u8::try_from(code).unwrap_or(1),
         Err(e) => {
             eprintln!("mcp-raw tap: {e:#}");
+            #[cfg(unix)]
             if let Some(spawn) = e.downcast_ref::<stdio::SpawnError>() {
                 return spawn.exit_code() as u8;
             }
@@ -31,6 +34,15 @@ pub fn main(args: TapArgs) -> u8 {
     }
 }
 
+/// Elsewhere only the HTTP tap runs: the stdio one is built on Unix pipes and signals.
+#[cfg(not(unix))]
+fn run_stdio(_args: TapArgs) -> anyhow::Result<i32> {
+    Err(usage(
+        "the stdio tap runs on Unix only (pipes, exit statuses and signals as Unix has them); use --http",
+    ))
+}
+
+#[cfg(unix)]
 fn run_stdio(args: TapArgs) -> anyhow::Result<i32> {
     if args.command.is_empty() {
         return Err(usage(
