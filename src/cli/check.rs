@@ -39,7 +39,7 @@ pub fn main(
     let events = match read(file) {
         Ok(events) => events,
         Err(e) => {
-            eprintln!("mcp-raw check: {e}");
+            eprintln!("mcp-raw check: {}", mcp_raw::wire::term::escape(&e));
             return 2;
         }
     };

@@ -17,14 +17,14 @@ pub fn main(
     let ignore = match rules(ignore) {
         Ok(i) => i,
         Err(e) => {
-            eprintln!("mcp-raw diff: {e}");
+            eprintln!("mcp-raw diff: {}", mcp_raw::wire::term::escape(&e));
             return 2;
         }
     };
     let (ea, eb) = match (read(a), read(b)) {
         (Ok(x), Ok(y)) => (x, y),
         (Err(e), _) | (_, Err(e)) => {
-            eprintln!("mcp-raw diff: {e}");
+            eprintln!("mcp-raw diff: {}", mcp_raw::wire::term::escape(&e));
             return 2;
         }
     };
@@ -50,8 +50,9 @@ pub fn main(
                 "{} message {} ({}): {}\n",
                 d.dir.name(),
                 d.n,
-                d.what,
-                d.detail
+                // Both quote the recordings: shown, not obeyed by the terminal.
+                mcp_raw::wire::term::escape_line(&d.what),
+                mcp_raw::wire::term::escape_line(&d.detail)
             ));
         }
         if found.len() > max_shown {

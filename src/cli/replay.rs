@@ -49,7 +49,10 @@ pub fn main(file: &std::path::Path, mode: Mode, view: &View) -> u8 {
         }
         Ok(None) => 0,
         Err(e) => {
-            eprintln!("mcp-raw replay: {e:#}");
+            eprintln!(
+                "mcp-raw replay: {}",
+                mcp_raw::wire::term::escape(&format!("{e:#}"))
+            );
             if e.downcast_ref::<Usage>().is_some() {
                 2
             } else {

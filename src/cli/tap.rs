@@ -20,7 +20,10 @@ pub fn main(args: TapArgs) -> u8 {
     match result {
         Ok(code) => u8::try_from(code).unwrap_or(1),
         Err(e) => {
-            eprintln!("mcp-raw tap: {e:#}");
+            eprintln!(
+                "mcp-raw tap: {}",
+                mcp_raw::wire::term::escape(&format!("{e:#}"))
+            );
             #[cfg(unix)]
             if let Some(spawn) = e.downcast_ref::<stdio::SpawnError>() {
                 return spawn.exit_code() as u8;
