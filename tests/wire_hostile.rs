@@ -118,7 +118,12 @@ fn control_bytes_from_a_peer_are_shown_escaped_in_every_view() {
     // diff quotes the messages it compares.
     let out = run(&["diff", http.to_str().unwrap(), stdio.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert_eq!(obeyed(&both(&out)), None, "{}", String::from_utf8_lossy(&both(&out)));
+    assert_eq!(
+        obeyed(&both(&out)),
+        None,
+        "{}",
+        String::from_utf8_lossy(&both(&out))
+    );
     // The client's live view of a server that writes controls to stderr and stdout.
     let script = format!(
         "printf '\\033]0;pwned\\007 log \\033[2J\\r\\n' >&2; printf 'junk \\033[2J\\n'; exec {BIN} serve"
@@ -130,7 +135,10 @@ fn control_bytes_from_a_peer_are_shown_escaped_in_every_view() {
     let shown = String::from_utf8_lossy(&both(&out)).into_owned();
     assert_eq!(obeyed(&both(&out)), None, "{shown}");
     assert!(shown.contains("\\x1b]0;pwned\\x07 log \\x1b[2J"), "{shown}");
-    assert!(shown.contains("junk ⟨1b⟩[2J") || shown.contains("junk \\x1b[2J"), "{shown}");
+    assert!(
+        shown.contains("junk ⟨1b⟩[2J") || shown.contains("junk \\x1b[2J"),
+        "{shown}"
+    );
     let log = String::from_utf8(run(&["show", stdio.to_str().unwrap(), "--color", "never"]).stdout)
         .unwrap();
     assert!(

@@ -205,6 +205,18 @@ pub fn create(
 /// symbolic link is refused, not followed (`O_NOFOLLOW`): a link planted where a
 /// recording goes would otherwise aim it at any file the user can write.
 pub fn create_private(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let is_link = |p: &std::path::Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_symlink());
+    let refused = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "it is a symbolic link: a recording is never written through one (give the file's own path)",
+        )
+    };
+    // Looked at first for the clear error everywhere; `O_NOFOLLOW` then closes the
+    // window between the look and the open where the platform has it.
+    if is_link(path) {
+        return Err(refused());
+    }
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]
@@ -212,16 +224,9 @@ pub fn create_private(path: &std::path::Path) -> std::io::Result<std::fs::File> 
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600).custom_flags(O_NOFOLLOW);
     }
-    let file = options.open(path).map_err(|e| {
-        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "it is a symbolic link: a recording is never written through one (give the file's own path)",
-            )
-        } else {
-            e
-        }
-    })?;
+    let file = options
+        .open(path)
+        .map_err(|e| if is_link(path) { refused() } else { e })?;
     #[cfg(unix)]
     if file.metadata()?.is_file() {
         use std::os::unix::fs::PermissionsExt;
@@ -233,17 +238,40 @@ pub fn create_private(path: &std::path::Path) -> std::io::Result<std::fs::File> 
 /// `O_NOFOLLOW`: libc's where the crate links it (Linux with glibc).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const O_NOFOLLOW: i32 = libc::O_NOFOLLOW;
-/// `O_NOFOLLOW` elsewhere on Unix, where libc is not a dependency: its value is
-/// the kernel's (Linux: by architecture; the BSDs and macOS: 0x100).
+/// `O_NOFOLLOW` on other Unix systems, where libc is not a dependency: the kernel's
+/// value (Linux by architecture; 0x100 on macOS and the BSDs), or no flag where it is
+/// not known here (the look before the open still refuses a link).
 #[cfg(all(unix, not(all(target_os = "linux", target_env = "gnu"))))]
 const O_NOFOLLOW: i32 = if cfg!(any(target_os = "linux", target_os = "android")) {
-    if cfg!(any(target_arch = "aarch64", target_arch = "arm")) {
+    if cfg!(any(
+        target_arch = "aarch64",
+        target_arch = "arm",
+        target_arch = "powerpc",
+        target_arch = "powerpc64"
+    )) {
         0o100000
-    } else {
+    } else if cfg!(any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        target_arch = "riscv64",
+        target_arch = "loongarch64",
+        target_arch = "s390x"
+    )) {
         0o400000
+    } else {
+        0
     }
-} else {
+} else if cfg!(any(
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "openbsd",
+    target_os = "netbsd",
+    target_os = "dragonfly"
+)) {
     0x0100
+} else {
+    0
 };
 
 /// Reads a transcript back: its header and its events (fact lines are skipped; they
