@@ -636,7 +636,11 @@ fn a_server_request_replayed_over_http_goes_on_an_event_stream() {
         "{shown}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(shown.contains("LLM response: sampled!"), "{shown}");
+    // The question reached the client, on the POST's event stream, before the result.
+    let asked = shown.find("\"method\": \"sampling/createMessage\"");
+    let result = shown.find("LLM response: sampled!");
+    assert!(asked.is_some() && asked < result, "{shown}");
+    assert!(shown.contains("content-type: text/event-stream"), "{shown}");
     assert!(shown.contains("# test_sampling: ok"), "{shown}");
     let out = run(&["check", mocked.to_str().unwrap()]);
     assert_eq!(
@@ -686,5 +690,41 @@ fn a_server_request_replayed_over_http_goes_on_an_event_stream() {
     assert!(
         text.contains("error http/json-not-the-response: the application/json answer to a POST of request 2 is request roots/list #\"r1\", not its response"),
         "{text}"
+    );
+}
+
+/// A response in flight is never idle: a stream that stays quiet longer than
+/// --idle-timeout passes whole.
+#[test]
+fn the_http_tap_leaves_a_quiet_stream_alone() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let target = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let Ok((mut conn, _)) = listener.accept() else {
+            return;
+        };
+        let mut buf = [0u8; 1024];
+        let _ = conn.read(&mut buf);
+        let _ = conn.write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n",
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2500));
+        let event = b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
+        let _ = conn.write_all(format!("{:x}\r\n", event.len()).as_bytes());
+        let _ = conn.write_all(event);
+        let _ = conn.write_all(b"\r\n0\r\n\r\n");
+    });
+    let tap = http_tap(
+        &format!("http://{target}/mcp"),
+        &["--idle-timeout", "1", "--header-timeout", "1"],
+    );
+    let got = exchange(
+        &tap.1,
+        b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+    );
+    assert!(
+        got.contains("\"result\":{}") && got.ends_with("0\r\n\r\n"),
+        "{got:?}"
     );
 }
