@@ -85,6 +85,10 @@ fn control_bytes_from_a_peer_are_shown_escaped_in_every_view() {
             vec!["show", f, "--raw", "--color", "never"],
             vec!["show", f, "--explain", "--color", "never"],
             vec!["check", f],
+            // JSON on a terminal: the same values, DEL and C1 written as \u escapes.
+            vec!["show", f, "--json"],
+            vec!["show", f, "--pretty"],
+            vec!["show", f, "--json", "--method", "tools/call"],
         ] {
             let out = run(&args);
             let mut shown = both(&out);

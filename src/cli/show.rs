@@ -118,7 +118,8 @@ pub fn show(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
     }
     if opts.pretty {
         let out = transcript::pretty(&header, &events, opts.max) + "\n";
-        let _ = std::io::stdout().lock().write_all(out.as_bytes());
+        let out = mcp_raw::wire::term::json_safe(out.as_bytes());
+        let _ = std::io::stdout().lock().write_all(&out);
         return Ok(());
     }
     let mut sink = sink(&header, opts)?;
@@ -164,7 +165,8 @@ impl Sink for Messages {
                 && self.select.keep(class)
             {
                 let line = transcript::fact_json(event, &fact).to_string();
-                let _ = writeln!(out, "{line}");
+                let line = mcp_raw::wire::term::json_safe(line.as_bytes());
+                let _ = out.write_all(&line).and_then(|()| out.write_all(b"\n"));
             }
         }
         let _ = out.flush();

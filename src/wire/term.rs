@@ -32,6 +32,35 @@ pub fn escape_bytes(bytes: &[u8]) -> String {
     escape(&String::from_utf8_lossy(bytes)).into_owned()
 }
 
+/// Serialized JSON made safe for a terminal without changing what it means:
+/// serde_json escapes C0 in strings (RFC 8259 §7) but writes DEL and the C1
+/// controls as they are; here they become `\u007f`, `\u009b`, the same string to
+/// any JSON reader. (Outside strings JSON text is ASCII without them, so every one
+/// found is inside a string.)
+pub fn json_safe(json: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let is_c1 =
+        |i: usize| json[i] == 0xC2 && json.get(i + 1).is_some_and(|b| (0x80..=0x9F).contains(b));
+    if !memchr::memchr2_iter(0x7F, 0xC2, json).any(|i| json[i] == 0x7F || is_c1(i)) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = Vec::with_capacity(json.len() + 16);
+    let mut i = 0;
+    while i < json.len() {
+        if json[i] == 0x7F {
+            out.extend_from_slice(b"\\u007f");
+            i += 1;
+        } else if is_c1(i) {
+            // UTF-8 writes U+0080–U+009F as C2 80–C2 9F: the second byte is the code point.
+            out.extend_from_slice(format!("\\u{:04x}", json[i + 1]).as_bytes());
+            i += 2;
+        } else {
+            out.push(json[i]);
+            i += 1;
+        }
+    }
+    Cow::Owned(out)
+}
+
 fn escape_with(text: &str, keep_newline: bool) -> Cow<'_, str> {
     let unsafe_char = |c: char| is_control(c) && !(keep_newline && c == '\n');
     if !text.chars().any(unsafe_char) {
@@ -68,5 +97,18 @@ mod tests {
         assert_eq!(escape_bytes(b"\xff\x1b"), "\u{fffd}\\x1b");
         // U+00A0 and beyond are text, not controls.
         assert_eq!(escape("\u{a0}é"), "\u{a0}é");
+        let json =
+            serde_json::to_vec(&serde_json::json!({"t": "a\u{9b}b\u{7f}c\u{80}é\u{1b}"})).unwrap();
+        let safe = json_safe(&json);
+        assert_eq!(
+            std::str::from_utf8(&safe).unwrap(),
+            r#"{"t":"a\u009bb\u007fc\u0080é\u001b"}"#
+        );
+        let back: serde_json::Value = serde_json::from_slice(&safe).unwrap();
+        assert_eq!(back["t"], "a\u{9b}b\u{7f}c\u{80}é\u{1b}");
+        assert!(matches!(
+            json_safe(b"{\"a\":\"\xc3\xa9\"}"),
+            Cow::Borrowed(_)
+        ));
     }
 }

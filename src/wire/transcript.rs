@@ -174,6 +174,15 @@ impl<W: Write + Send> Writer<W> {
 
 fn write_line(out: &mut impl Write, v: &Value) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(v).unwrap_or_default();
+    // The same JSON, with DEL and C1 escaped: a transcript on a terminal (`--json`,
+    // `cat`, `tail -f`) shows them, never obeys them. (Copied only when there is one.)
+    let safe = match super::term::json_safe(&line) {
+        std::borrow::Cow::Owned(safe) => Some(safe),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    if let Some(safe) = safe {
+        line = safe;
+    }
     line.push(b'\n');
     out.write_all(&line)?;
     out.flush()
