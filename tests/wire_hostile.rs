@@ -732,3 +732,33 @@ fn the_http_tap_leaves_a_quiet_stream_alone() {
         "{got:?}"
     );
 }
+
+/// Bytes that break HTTP framing, to a target that says nothing: the tap cannot tell
+/// requests from responses any more, so it measures silence, and closes.
+#[test]
+fn the_http_tap_closes_a_silent_connection_that_is_not_http() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let target = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let Ok((mut conn, _)) = listener.accept() else {
+            return;
+        };
+        let mut buf = [0u8; 1024];
+        // Reads and never answers, until the tap closes.
+        while matches!(conn.read(&mut buf), Ok(n) if n > 0) {}
+    });
+    let tap = http_tap(
+        &format!("http://{target}/mcp"),
+        &["--idle-timeout", "1", "--header-timeout", "60"],
+    );
+    let started = std::time::Instant::now();
+    let mut garbage = std::net::TcpStream::connect(&tap.1).unwrap();
+    // A "head" longer than any the tap reads (64 KiB): the framing is lost.
+    garbage.write_all(&vec![b'a'; 70_000]).unwrap();
+    let (_, took) = read_until_closed(&mut garbage, started);
+    assert!(
+        took >= std::time::Duration::from_millis(800) && took < std::time::Duration::from_secs(10),
+        "closed after {took:?}"
+    );
+}

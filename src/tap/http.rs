@@ -269,7 +269,12 @@ async fn relay(client: TcpStream, peer: SocketAddr, config: &Config) {
             // A head began or ended, a response ended: the clock is set again.
             () = sides.changed.notified() => false,
             () = clock => {
-                let Some((_, why)) = deadline else { continue };
+                // The deadline may have moved since it was set (bytes on an opaque
+                // connection): only one still past ends the connection.
+                let Some((at, why)) = sides.watch().deadline(config) else { continue };
+                if at > std::time::Instant::now() {
+                    continue;
+                }
                 // Dropping both halves closes both sockets: the target sees the
                 // connection end as the client's would.
                 if !c2s_done {
@@ -522,9 +527,12 @@ struct Watch {
     idle_since: std::time::Instant,
     /// A response head was final (not 1xx), so its end counts as an answer.
     final_head: bool,
-    /// The framing broke, or the connection switched protocols (101): no clock can
-    /// read it, so none runs but the target's and the client's own.
+    /// The framing broke, or the connection switched protocols (101): requests and
+    /// responses cannot be told apart any more, so only silence is measured.
     opaque: bool,
+    /// The last read, either way: an opaque connection silent for the idle timeout
+    /// is closed, so bytes that are not HTTP cannot hold a relay slot forever.
+    last_activity: std::time::Instant,
 }
 
 impl Watch {
@@ -541,12 +549,14 @@ impl Watch {
             idle_since: now,
             final_head: false,
             opaque: false,
+            last_activity: now,
         }
     }
 
     /// The client sent `bytes`; whether a clock moved.
     fn requested(&mut self, bytes: &[u8]) -> bool {
-        let before = (self.head_started, self.asked);
+        self.last_activity = std::time::Instant::now();
+        let before = (self.head_started, self.asked, self.opaque);
         for part in self.requests.feed(bytes) {
             match part {
                 http1::Part::Head(_) => {
@@ -560,12 +570,13 @@ impl Watch {
         if self.head_started.is_none() && self.requests.head_in_progress() > 0 {
             self.head_started = Some(std::time::Instant::now());
         }
-        (self.head_started, self.asked) != before
+        (self.head_started, self.asked, self.opaque) != before
     }
 
     /// The target sent `bytes`; whether a clock moved.
     fn answered(&mut self, bytes: &[u8]) -> bool {
-        let before = self.answered;
+        self.last_activity = std::time::Instant::now();
+        let before = (self.answered, self.opaque);
         for part in self.responses.feed(bytes) {
             match part {
                 http1::Part::Head(head) => {
@@ -585,7 +596,7 @@ impl Watch {
                 _ => {}
             }
         }
-        self.answered != before
+        (self.answered, self.opaque) != before
     }
 
     /// A request is waiting for its answer.
@@ -597,7 +608,13 @@ impl Watch {
     /// flight and no head is arriving.
     fn deadline(&self, config: &Config) -> Option<(std::time::Instant, String)> {
         if self.opaque {
-            return None;
+            return Some((
+                self.last_activity.checked_add(config.idle_timeout)?,
+                format!(
+                    "no bytes either way for {} s on a connection that is no longer HTTP (tap --idle-timeout): closed",
+                    config.idle_timeout.as_secs_f64()
+                ),
+            ));
         }
         if let Some(t) = self.head_started {
             return Some((
