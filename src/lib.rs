@@ -96,6 +96,7 @@
 //!   decode.rs           per lane: bytes → heads, chunks, SSE events, payloads
 //!   classify.rs         what a payload is: JSON-RPC shape, method, id, era
 //!   transcript.rs       the JSONL transcript, version 1: write, read back, pretty JSON
+//!   term.rs             a peer's text made safe for a terminal: control bytes escaped
 //!   text.rs             the >>> / <<< text view: raw (every byte) or readable
 //!   oneline.rs          --oneline: a line per message (shape, method, tool, id, status, size)
 //!   select.rs           show --method/--id/--era: the messages a view keeps

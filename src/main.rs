@@ -26,6 +26,7 @@ fn main() -> ExitCode {
             max_message_bytes,
             show_secrets,
             color,
+            redact_headers,
             ..
         } => apart(move || {
             cli::serve::install_state_key(state_key_file.as_deref())?;
@@ -35,7 +36,10 @@ fn main() -> ExitCode {
                 color,
                 record.as_deref(),
                 max_message_bytes,
-                show_secrets,
+                cli::record::Secrets {
+                    show: show_secrets,
+                    headers: &redact_headers,
+                },
             )
             .and_then(|recorder| {
                 cli::serve::serve_stdio(
@@ -71,6 +75,7 @@ fn main() -> ExitCode {
             max_message_bytes,
             show_secrets,
             color,
+            redact_headers,
             ..
         } => apart(move || {
             cli::serve::install_state_key(state_key_file.as_deref())?;
@@ -80,7 +85,10 @@ fn main() -> ExitCode {
                 color,
                 record.as_deref(),
                 max_message_bytes,
-                show_secrets,
+                cli::record::Secrets {
+                    show: show_secrets,
+                    headers: &redact_headers,
+                },
             )
             .and_then(|recorder| {
                 cli::serve::serve_http(
@@ -116,7 +124,10 @@ fn main() -> ExitCode {
             let code = match apart(move || cli::client::main(args)) {
                 Ok(()) => 0,
                 Err(e) => {
-                    eprintln!("mcp-raw: {e:#}");
+                    eprintln!(
+                        "mcp-raw: {}",
+                        mcp_raw::wire::term::escape(&format!("{e:#}"))
+                    );
                     cli::client::exit_code(&e)
                 }
             };
@@ -226,7 +237,7 @@ fn main() -> ExitCode {
             method,
             id,
             era,
-        } => apart(move || {
+        } => {
             // `--format json|pretty` is `--json` or `--pretty`, and refused beside a
             // text view's flags the way those are.
             use cli::args::ShowFormat;
@@ -248,28 +259,30 @@ fn main() -> ExitCode {
                         .exit();
                 }
             }
-            cli::show::show(
-                &file,
-                cli::show::Options {
-                    raw,
-                    pretty,
-                    oneline,
-                    json,
-                    explain,
-                    follow,
-                    html,
-                    color: color.enabled(),
-                    max: max_message_bytes,
-                    only: cli::show::Only {
-                        lanes: lane,
-                        dir: dir
-                            .as_deref()
-                            .and_then(mcp_raw::wire::event::Dir::from_name),
+            return ExitCode::from(apart(move || {
+                cli::show::main(
+                    &file,
+                    cli::show::Options {
+                        raw,
+                        pretty,
+                        oneline,
+                        json,
+                        explain,
+                        follow,
+                        html,
+                        color: color.enabled(),
+                        max: max_message_bytes,
+                        only: cli::show::Only {
+                            lanes: lane,
+                            dir: dir
+                                .as_deref()
+                                .and_then(mcp_raw::wire::event::Dir::from_name),
+                        },
+                        select: mcp_raw::wire::select::Select::new(method, id, era),
                     },
-                    select: mcp_raw::wire::select::Select::new(method, id, era),
-                },
-            )
-        }),
+                )
+            }));
+        }
         Command::Demo { era, view } => apart(move || {
             let printer = view.printer("stdio")?;
             runtime()?.block_on(cli::demo_stdio::run(era.into(), printer))
@@ -293,8 +306,11 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("mcp-raw: {e:#}");
-            ExitCode::FAILURE
+            eprintln!(
+                "mcp-raw: {}",
+                mcp_raw::wire::term::escape(&format!("{e:#}"))
+            );
+            ExitCode::from(cli::exit::code(&e))
         }
     }
 }

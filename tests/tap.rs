@@ -85,7 +85,11 @@ fn stdio_tap_passes_every_byte_and_records_them() {
         .args(["--lane", "c7"])
         .output()
         .unwrap();
-    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(
+        bad.status.code(),
+        Some(2),
+        "a --lane the recording lacks is usage"
+    );
     assert!(
         String::from_utf8_lossy(&bad.stderr).contains("no such lane (it has: stdio, stderr)"),
         "{}",

@@ -438,7 +438,7 @@ fn unwritable_records_and_foreign_files_are_refused_clearly() {
             .stdin(Stdio::null())
             .output()
             .unwrap();
-        assert!(!out.status.success(), "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
             err.contains(
@@ -451,10 +451,10 @@ fn unwritable_records_and_foreign_files_are_refused_clearly() {
         .args(["show", "Cargo.toml"])
         .output()
         .unwrap();
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&out.stderr)
-            .contains("Cargo.toml is not a transcript mcp-raw can read: line 1 is not JSON"),
+            .contains("Cargo.toml is not a transcript mcp-raw can read: line 1: not JSON"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

@@ -325,6 +325,25 @@ impl State {
                         ),
                     ));
                 }
+                // A plain JSON body answering requests can carry one thing only: their
+                // response. A request or notification there leaves the POST unanswered
+                // (a replayed stdio recording did this: its roots/list came back as the
+                // tools/call's JSON reply, and the client hung).
+                if *source == Source::Body
+                    && ex.method() == "POST"
+                    && !ex.requests.is_empty()
+                    && ex.status.is_some_and(|s| (200..300).contains(&s))
+                    && matches!(class.shape, "request" | "notification")
+                {
+                    out.push(at.finding(
+                        rules::HTTP_JSON_NOT_THE_RESPONSE,
+                        format!(
+                            "the application/json answer to a POST of request {} is {}, not its response",
+                            ex.requests.join(", "),
+                            class.summary()
+                        ),
+                    ));
+                }
                 let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
                     return;
                 };

@@ -31,7 +31,8 @@ pub fn line(f: &Finding) -> String {
         f.at,
         f.rule.severity.name(),
         f.rule.id,
-        f.message,
+        // A message may quote the wire (a method, a header): shown, not obeyed.
+        crate::wire::term::escape_line(&f.message),
         f.rule.spec
     )
 }

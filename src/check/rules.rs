@@ -136,6 +136,9 @@ rules! {
     HTTP_CONTENT_TYPE = "http/content-type", Error,
         "MCP 2025-11-25 basic/transports \"Sending Messages to the Server\" 5",
         "for a request, the server MUST return Content-Type text/event-stream or application/json";
+    HTTP_JSON_NOT_THE_RESPONSE = "http/json-not-the-response", Error,
+        "MCP 2025-11-25 basic/transports \"Sending Messages to the Server\" 5, \"Multiple Connections\"",
+        "an application/json answer to a POST of requests is the response to them: a message the server sends before its response (a request of its own, a notification) needs an event stream, or the client waits forever";
     HTTP_RESPONSE_ON_GET = "http/response-on-get-stream", Error,
         "MCP 2025-11-25 basic/transports \"Listening for Messages from the Server\" 4",
         "the server MUST NOT send a JSON-RPC response on a GET stream unless resuming a request's stream";

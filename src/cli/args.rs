@@ -165,7 +165,7 @@ pub struct Cli {
 pub enum Command {
     /// Run the MCP server: stdio by default (one JSON-RPC message per line on
     /// stdin/stdout, logs on stderr), or Streamable HTTP on /mcp with --http.
-    #[command(after_help = serve_examples!())]
+    #[command(after_help = concat!(serve_examples!(), "\n\n", super::exit::serve_exit!()))]
     Serve {
         /// Serve Streamable HTTP instead of stdio.
         #[arg(long)]
@@ -278,13 +278,19 @@ pub enum Command {
         #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
         max_message_bytes: usize,
         /// With --trace or --record: show tokens and secrets (Authorization headers,
-        /// OAuth token fields) as they are; by default they are masked with '*'.
+        /// OAuth token fields) as they are; by default they are masked with '*' on
+        /// HTTP (stdio recordings are never masked).
         #[arg(long)]
         show_secrets: bool,
         /// Colour --trace: auto (only when stderr is a terminal and NO_COLOR is unset),
         /// always, or never [default: auto]
         #[arg(long, value_enum, value_name = "WHEN")]
         color: Option<ColorChoice>,
+        /// With --trace or --record: also mask the value of this header (any case;
+        /// repeatable), as Authorization, Cookie and X-Api-Key always are. HTTP only:
+        /// stdio recordings are never masked.
+        #[arg(long = "redact-header", value_name = "NAME")]
+        redact_headers: Vec<String>,
     },
     /// Connect to any MCP server (an http:// URL, or a stdio server's command line),
     /// detect its era, list its tools, call some, and print the whole wire.
@@ -302,18 +308,18 @@ pub enum Command {
     /// Serve a stdio MCP server as Streamable HTTP on /mcp: `bridge --port PORT --
     /// SERVER_CMD ARG…`. Each legacy session gets its own child process (spawned at
     /// initialize, killed when the session ends); modern requests share one.
-    #[command(after_help = bridge_examples!())]
+    #[command(after_help = concat!(bridge_examples!(), "\n\n", super::exit::bridge_exit!()))]
     Bridge(BridgeArgs),
     /// A small OAuth 2.1 authorization server on loopback, for trying `serve
     /// --auth-server` and the client's authorization: metadata, key set, dynamic
     /// registration, code + PKCE, refresh tokens, client_credentials. It approves
     /// every request without asking anyone: for demos and tests only.
-    #[command(after_help = auth_server_examples!())]
+    #[command(after_help = concat!(auth_server_examples!(), "\n\n", super::exit::auth_server_exit!()))]
     AuthServer(AuthServerArgs),
     /// Print a completion script for your shell: `mcp-raw completions bash >
     /// ~/.local/share/bash-completion/completions/mcp-raw` (zsh: a file `_mcp-raw` on
     /// your $fpath; fish: ~/.config/fish/completions/mcp-raw.fish).
-    #[command(after_help = completions_examples!())]
+    #[command(after_help = concat!(completions_examples!(), "\n\n", super::exit::completions_exit!()))]
     Completions {
         /// The shell to complete in.
         #[arg(value_enum)]
@@ -357,7 +363,7 @@ pub enum Command {
     /// server again, in order and with the recorded bytes, and show (and --record)
     /// what comes back; compare the two with `mcp-raw diff`.
     #[command(
-        after_help = concat!(replay_examples!(), "\n\n", "Serving: a live request gets the reply recorded for the first unused recorded request with the same method and params (--ignore left out), its ids rewritten; one the recording does not hold gets -32601 or -32602 naming what it expected next. --against: the live server's session id replaces the recorded one; the recording's answers to server requests are sent when the live server asks (with its ids); GET streams are skipped. Exit status: 0 replayed, 1 the server failed or fell silent, 2 usage.")
+        after_help = concat!(replay_examples!(), "\n\n", "Serving: a live request gets the reply recorded for the first unused recorded request with the same method and params (--ignore left out), its ids rewritten; one the recording does not hold gets -32601 or -32602 naming what it expected next. --against: the live server's session id replaces the recorded one; the recording's answers to server requests are sent when the live server asks (with its ids); its GET streams are followed, those resuming a recorded stream (Last-Event-ID) skipped. Exit status: 0 replayed, 1 the server failed or fell silent, 2 usage.")
     )]
     Replay {
         /// A JSON Lines transcript written by --record.
@@ -418,7 +424,7 @@ pub enum Command {
     },
     /// Render a recorded transcript (from --record) again: the text view (readable, or
     /// --raw for every byte), or --pretty for one indented JSON document.
-    #[command(after_help = show_examples!())]
+    #[command(after_help = concat!(show_examples!(), "\n\n", super::exit::show_exit!()))]
     Show {
         /// A JSON Lines transcript written by --record.
         file: PathBuf,
@@ -480,7 +486,7 @@ pub enum Command {
     },
     /// Spawn `mcp-raw serve` as a child and drive one whole session over stdio,
     /// printing every message sent (>>>) and received (<<<).
-    #[command(after_help = demo_examples!())]
+    #[command(after_help = concat!(demo_examples!(), "\n\n", super::exit::demo_exit!()))]
     Demo {
         /// The wire to show: legacy (the original project's session), modern
         /// (stateless 2026-07-28), or both: the same call in each era, one after the other, against one dual-era server.
@@ -491,7 +497,7 @@ pub enum Command {
     },
     /// Spawn `mcp-raw serve --http` and drive the same session with real HTTP
     /// requests, printing each request and response in full.
-    #[command(after_help = demo_http_examples!())]
+    #[command(after_help = concat!(demo_http_examples!(), "\n\n", super::exit::demo_exit!()))]
     DemoHttp {
         /// Port the spawned server listens on (0 picks a free one).
         #[arg(short, long, default_value_t = 3100)]
@@ -804,6 +810,16 @@ pub struct TapArgs {
     /// kernel's listen queue until one ends.
     #[arg(long, value_name = "N", default_value_t = mcp_raw::tap::http::limits::MAX_CONNECTIONS, requires = "http")]
     pub max_connections: usize,
+    /// With --http: seconds a request head may take once begun (and a new connection
+    /// before its first byte); then the connection is closed, as `serve --http`
+    /// does; 0 turns the clock off.
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs, requires = "http")]
+    pub header_timeout: Duration,
+    /// With --http: seconds a connection may sit with no request in flight (a long
+    /// SSE stream is in flight); then it is closed, as `serve --http` does; 0 turns
+    /// the clock off.
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "http")]
+    pub idle_timeout: Duration,
     /// Stdio: seconds the server's pipes may stay open after it exits (a child of its
     /// own holding them) before the tap exits anyway.
     #[arg(long, value_name = "SECS", default_value = "2", value_parser = secs, conflicts_with = "http")]
@@ -828,13 +844,19 @@ pub struct TapArgs {
     /// With --trace, --record or --check: show tokens and secrets (Authorization and
     /// DPoP values, OAuth token fields, codes and secrets in forms) as they crossed;
     /// by default the views and the record mask them with '*', same length. What is
-    /// passed on is never changed either way.
+    /// passed on is never changed either way. Only HTTP is masked: a stdio tap's
+    /// record holds the bytes as they crossed.
     #[arg(long)]
     pub show_secrets: bool,
     /// Colour --trace: auto (only when stderr is a terminal and NO_COLOR is unset),
     /// always, or never [default: auto]
     #[arg(long, value_enum, value_name = "WHEN")]
     pub color: Option<ColorChoice>,
+    /// With --trace or --record: also mask the value of this header (any case;
+    /// repeatable), as Authorization, Cookie and X-Api-Key always are, for an API key
+    /// under a name of its own. HTTP lanes only: stdio recordings are never masked.
+    #[arg(long = "redact-header", value_name = "NAME")]
+    pub redact_headers: Vec<String>,
 }
 
 // `mcp-raw bridge`'s arguments. `mut_args` is here, on the struct, so that it runs
@@ -890,13 +912,19 @@ pub struct BridgeArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
     pub max_message_bytes: usize,
     /// With --trace or --record: show tokens and secrets as they crossed; by default
-    /// they are masked with '*'.
+    /// they are masked with '*' on the HTTP connections (the children's stdio lanes
+    /// are never masked).
     #[arg(long)]
     pub show_secrets: bool,
     /// Colour --trace: auto (only when stderr is a terminal and NO_COLOR is unset),
     /// always, or never [default: auto]
     #[arg(long, value_enum, value_name = "WHEN")]
     pub color: Option<ColorChoice>,
+    /// With --trace or --record: also mask the value of this header (any case;
+    /// repeatable), as Authorization, Cookie and X-Api-Key always are, for an API key
+    /// under a name of its own. HTTP lanes only: stdio recordings are never masked.
+    #[arg(long = "redact-header", value_name = "NAME")]
+    pub redact_headers: Vec<String>,
 }
 
 /// The HTTP limits are serve's flags, which there need `--http`; HTTP is all the
@@ -960,6 +988,11 @@ pub struct AuthServerArgs {
     /// always, or never [default: auto]
     #[arg(long, value_enum, value_name = "WHEN")]
     pub color: Option<ColorChoice>,
+    /// With --trace or --record: also mask the value of this header (any case;
+    /// repeatable), as Authorization, Cookie and X-Api-Key always are, for an API key
+    /// under a name of its own. HTTP lanes only: stdio recordings are never masked.
+    #[arg(long = "redact-header", value_name = "NAME")]
+    pub redact_headers: Vec<String>,
 }
 
 // `serve --http --auth-server URL`: the server as an OAuth protected resource
@@ -1185,9 +1218,15 @@ pub struct View {
     color: ColorChoice,
     /// Show tokens and secrets as they crossed. By default the view and the record
     /// mask them, same length, with `*`: Authorization/DPoP header values, token
-    /// fields of OAuth JSON, and codes, verifiers and secrets in forms and URLs.
+    /// fields of OAuth JSON, and codes, verifiers and secrets in forms and URLs. Only
+    /// HTTP is masked: a stdio server's wire is recorded as it crossed.
     #[arg(long)]
     pub show_secrets: bool,
+    /// With --trace or --record: also mask the value of this header (any case;
+    /// repeatable), as Authorization, Cookie and X-Api-Key always are, for an API key
+    /// under a name of its own. HTTP lanes only: stdio recordings are never masked.
+    #[arg(long = "redact-header", value_name = "NAME")]
+    pub redact_headers: Vec<String>,
 }
 
 impl View {
@@ -1201,6 +1240,7 @@ impl View {
     pub fn printer(&self, transport: &str) -> anyhow::Result<Printer> {
         let printer = self.printer_unmasked(transport)?;
         printer.recorder().set_redaction(!self.show_secrets);
+        printer.recorder().redact_headers(&self.redact_headers);
         Ok(printer)
     }
 

@@ -24,7 +24,10 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
         args.color,
         args.record.as_deref(),
         mcp_raw::wire::decode::DEFAULT_MAX_MESSAGE,
-        args.show_secrets,
+        super::record::Secrets {
+            show: args.show_secrets,
+            headers: &args.redact_headers,
+        },
     )?;
     let mut config = Config {
         clients: args.clients,

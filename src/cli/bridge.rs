@@ -14,7 +14,10 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         args.color,
         args.record.as_deref(),
         args.max_message_bytes,
-        args.show_secrets,
+        super::record::Secrets {
+            show: args.show_secrets,
+            headers: &args.redact_headers,
+        },
     )?;
     let spawn = Spawn {
         command: args.command.clone(),

@@ -40,7 +40,7 @@ pub fn main(
     let events = match read(file) {
         Ok(events) => events,
         Err(e) => {
-            eprintln!("mcp-raw check: {e}");
+            eprintln!("mcp-raw check: {}", mcp_raw::wire::term::escape(&e));
             return 2;
         }
     };
@@ -90,9 +90,8 @@ fn colored(findings: &[Finding], totals: Totals) -> String {
 }
 
 fn read(file: &std::path::Path) -> Result<Vec<Event>, String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    transcript::read(&text)
+    let text = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    transcript::read_bytes(&text)
         .map(|(_, events)| events)
         .map_err(|e| {
             format!(

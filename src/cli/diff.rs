@@ -18,14 +18,14 @@ pub fn main(
     let ignore = match rules(ignore) {
         Ok(i) => i,
         Err(e) => {
-            eprintln!("mcp-raw diff: {e}");
+            eprintln!("mcp-raw diff: {}", mcp_raw::wire::term::escape(&e));
             return 2;
         }
     };
     let (ea, eb) = match (read(a), read(b)) {
         (Ok(x), Ok(y)) => (x, y),
         (Err(e), _) | (_, Err(e)) => {
-            eprintln!("mcp-raw diff: {e}");
+            eprintln!("mcp-raw diff: {}", mcp_raw::wire::term::escape(&e));
             return 2;
         }
     };
@@ -57,9 +57,10 @@ pub fn main(
                 s.caption,
                 d.dir.name(),
                 d.n,
-                d.what,
+                // Both quote the recordings: shown, not obeyed by the terminal.
+                mcp_raw::wire::term::escape_line(&d.what),
                 s.reset,
-                d.detail
+                mcp_raw::wire::term::escape_line(&d.detail)
             ));
         }
         if found.len() > max_shown {
@@ -95,9 +96,8 @@ pub fn rules(given: &[String]) -> Result<Vec<Ignore>, String> {
 }
 
 fn read(file: &std::path::Path) -> Result<Vec<mcp_raw::wire::event::Event>, String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    transcript::read(&text)
+    let text = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    transcript::read_bytes(&text)
         .map(|(_, events)| events)
         .map_err(|e| {
             format!(

@@ -7,6 +7,7 @@
 //! show.rs               `show FILE`: a transcript rendered again
 //! check.rs              `check FILE`, `tap --check`: the spec's rules, reported
 //! diff.rs               `diff A B`: two recordings, message by message
+//! exit.rs               the one exit-status rule, and each subcommand's line of it
 //! replay.rs             `replay FILE --against TARGET`: the client side sent again
 //! record.rs             `--trace` and `--record`: the sinks a recorder feeds
 //! client.rs             `client TARGET`: any server's wire
@@ -30,6 +31,7 @@ pub mod demo_auth;
 pub mod demo_http;
 pub mod demo_stdio;
 pub mod diff;
+pub mod exit;
 pub mod record;
 pub mod replay;
 pub mod script;

@@ -5,6 +5,16 @@ use mcp_raw::client::wire_print::ColorChoice;
 use mcp_raw::wire::recorder::{Recorder, Sink};
 use mcp_raw::wire::transcript;
 
+/// `--show-secrets` and `--redact-header`: what a recording masks (HTTP lanes only;
+/// stdio is recorded as it crossed).
+#[derive(Clone, Copy)]
+pub struct Secrets<'a> {
+    /// `--show-secrets`: mask nothing.
+    pub show: bool,
+    /// `--redact-header NAME…`: headers masked whole besides the known ones.
+    pub headers: &'a [String],
+}
+
 /// `serve --trace`: which text view goes to stderr.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TraceView {
@@ -22,7 +32,7 @@ pub fn recorder(
     color: Option<ColorChoice>,
     record: Option<&std::path::Path>,
     max_message: usize,
-    show_secrets: bool,
+    secrets: Secrets<'_>,
 ) -> anyhow::Result<Option<Recorder>> {
     recorder_for(
         "server",
@@ -31,13 +41,13 @@ pub fn recorder(
         color,
         record,
         max_message,
-        show_secrets,
+        secrets,
     )
 }
 
 /// A recorder for `role` (`server` or `tap`, the transcript header says which), if
 /// `--trace` or `--record` asks for one; tokens and secrets masked unless
-/// `show_secrets`.
+/// `secrets.show`.
 pub fn recorder_for(
     role: &str,
     transport: &str,
@@ -45,7 +55,7 @@ pub fn recorder_for(
     color: Option<ColorChoice>,
     record: Option<&std::path::Path>,
     max_message: usize,
-    show_secrets: bool,
+    secrets: Secrets<'_>,
 ) -> anyhow::Result<Option<Recorder>> {
     recorder_with(
         role,
@@ -55,7 +65,7 @@ pub fn recorder_for(
         record,
         max_message,
         Vec::new(),
-        show_secrets,
+        secrets,
     )
 }
 
@@ -70,7 +80,7 @@ pub fn recorder_with(
     record: Option<&std::path::Path>,
     max_message: usize,
     extra: Vec<Box<dyn Sink>>,
-    show_secrets: bool,
+    secrets: Secrets<'_>,
 ) -> anyhow::Result<Option<Recorder>> {
     let mut sinks: Vec<Box<dyn Sink>> = extra;
     if let Some(view) = trace {
@@ -98,7 +108,8 @@ pub fn recorder_with(
     }
     Ok((!sinks.is_empty()).then(|| {
         let recorder = Recorder::new(sinks);
-        recorder.set_redaction(!show_secrets);
+        recorder.set_redaction(!secrets.show);
+        recorder.redact_headers(secrets.headers);
         recorder
     }))
 }
@@ -109,5 +120,8 @@ pub fn record_file(
     max_message: usize,
 ) -> anyhow::Result<Box<dyn Sink>> {
     transcript::create(path, header, max_message)
-        .map_err(|e| anyhow::anyhow!("--record {}: cannot write it: {e}", path.display()))
+        // A path the recording cannot go to is the caller's to fix: exit status 2.
+        .map_err(|e| {
+            super::client::usage(format!("--record {}: cannot write it: {e}", path.display()))
+        })
 }

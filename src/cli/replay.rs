@@ -54,7 +54,10 @@ pub fn main(file: &std::path::Path, mode: Mode, view: &View) -> u8 {
         }
         Ok(None) => 0,
         Err(e) => {
-            eprintln!("mcp-raw replay: {e:#}");
+            eprintln!(
+                "mcp-raw replay: {}",
+                mcp_raw::wire::term::escape(&format!("{e:#}"))
+            );
             if e.downcast_ref::<Usage>().is_some() {
                 2
             } else {
@@ -79,7 +82,10 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
         None,
         view.record.as_deref(),
         view.max_message_bytes,
-        view.show_secrets,
+        super::record::Secrets {
+            show: view.show_secrets,
+            headers: &view.redact_headers,
+        },
     )?
     .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
     let n = mock.exchanges.len();
@@ -107,9 +113,9 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
 }
 
 fn read(file: &std::path::Path) -> anyhow::Result<Vec<mcp_raw::wire::event::Event>> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| Usage(format!("cannot read {}: {e}", file.display())))?;
-    let (_, events) = transcript::read(&text).map_err(|e| {
+    let text =
+        std::fs::read(file).map_err(|e| Usage(format!("cannot read {}: {e}", file.display())))?;
+    let (_, events) = transcript::read_bytes(&text).map_err(|e| {
         Usage(format!(
             "{} is not a transcript mcp-raw can read: {e}",
             file.display()

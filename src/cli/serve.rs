@@ -13,7 +13,9 @@ use std::time::Duration;
 /// installed before anything is sealed; without it each process draws its own.
 pub fn install_state_key(path: Option<&std::path::Path>) -> anyhow::Result<()> {
     let Some(path) = path else { return Ok(()) };
-    let key = state_key::StateKey::from_file(path)?;
+    // An unreadable or malformed key file is the caller's mistake: exit status 2.
+    let key =
+        state_key::StateKey::from_file(path).map_err(|e| super::client::usage(format!("{e:#}")))?;
     state_key::install(key)?;
     eprintln!(
         "[mcp-raw] requestState sealed with the key in {} (replicas given the same file open each other's)",

@@ -11,6 +11,17 @@ use mcp_raw::wire::transcript;
 use std::io::{Read, Write};
 use std::time::Duration;
 
+/// An unreadable FILE, a file that is not a transcript, or flags that do not fit it:
+/// exit status 2, as `check`, `diff` and `replay` (the README's exit-status rule).
+macro_rules! usage {
+    ($($t:tt)*) => { super::client::usage(format!($($t)*)) };
+}
+
+/// `return Err(usage!(…))`.
+macro_rules! bail_usage {
+    ($($t:tt)*) => { return Err(usage!($($t)*)) };
+}
+
 /// `--lane` and `--dir`: which events are rendered. Whole lanes and directions are
 /// kept or dropped, never parts of one, so each kept direction is framed as it was.
 pub struct Only {
@@ -37,7 +48,7 @@ impl Only {
             }
         }
         if let Some(missing) = self.lanes.iter().find(|l| !present.contains(l)) {
-            anyhow::bail!(
+            bail_usage!(
                 "--lane {missing:?}: this recording has no such lane (it has: {})",
                 present.join(", ")
             );
@@ -71,15 +82,30 @@ pub struct Options {
     pub select: Select,
 }
 
+/// Runs `show`; returns the exit status: 0 shown, 1 the output could not be
+/// written (`--html`), 2 the file is unreadable or not a transcript, or a flag
+/// does not fit it.
+pub fn main(file: &std::path::Path, opts: Options) -> u8 {
+    match show(file, opts) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!(
+                "mcp-raw show: {}",
+                mcp_raw::wire::term::escape(&format!("{e:#}"))
+            );
+            super::exit::code(&e)
+        }
+    }
+}
+
 /// `mcp-raw show FILE`.
 pub fn show(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
     if opts.follow {
         return follow(file, opts);
     }
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
-    let (header, events) = transcript::read(&text).map_err(|e| {
-        anyhow::anyhow!(
+    let text = std::fs::read(file).map_err(|e| usage!("cannot read {}: {e}", file.display()))?;
+    let (header, events) = transcript::read_bytes(&text).map_err(|e| {
+        usage!(
             "{} is not a transcript mcp-raw can read: {e}",
             file.display()
         )
@@ -87,13 +113,15 @@ pub fn show(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
     let events = opts.only.apply(events)?;
     if let Some(out) = &opts.html {
         let page = mcp_raw::wire::html::page(&header, &events, opts.max);
-        std::fs::write(out, page)
+        transcript::create_private(out)
+            .and_then(|mut f| f.write_all(page.as_bytes()))
             .map_err(|e| anyhow::anyhow!("--html {}: cannot write it: {e}", out.display()))?;
         return Ok(());
     }
     if opts.pretty {
         let out = transcript::pretty(&header, &events, opts.max) + "\n";
-        let _ = std::io::stdout().lock().write_all(out.as_bytes());
+        let out = mcp_raw::wire::term::json_safe(out.as_bytes());
+        let _ = std::io::stdout().lock().write_all(&out);
         return Ok(());
     }
     let mut sink = sink(&header, opts)?;
@@ -145,7 +173,8 @@ impl Sink for Messages {
                 && self.select.keep(class)
             {
                 let line = transcript::fact_json(event, &fact).to_string();
-                let _ = writeln!(out, "{line}");
+                let line = mcp_raw::wire::term::json_safe(line.as_bytes());
+                let _ = out.write_all(&line).and_then(|()| out.write_all(b"\n"));
             }
         }
         let _ = out.flush();
@@ -159,13 +188,13 @@ const FOLLOW_POLL: Duration = Duration::from_millis(100);
 /// interrupted (like `tail -f`). A file that does not exist yet is waited for.
 fn follow(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
     if opts.pretty {
-        anyhow::bail!("--follow renders as the file grows; --pretty needs the whole file");
+        bail_usage!("--follow renders as the file grows; --pretty needs the whole file");
     }
     let mut f = loop {
         match std::fs::File::open(file) {
             Ok(f) => break f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::thread::sleep(FOLLOW_POLL),
-            Err(e) => anyhow::bail!("cannot read {}: {e}", file.display()),
+            Err(e) => bail_usage!("cannot read {}: {e}", file.display()),
         }
     };
     let mut pending: Vec<u8> = Vec::new();
@@ -177,7 +206,7 @@ fn follow(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
     loop {
         let n = f
             .read(&mut buf)
-            .map_err(|e| anyhow::anyhow!("reading {}: {e}", file.display()))?;
+            .map_err(|e| usage!("reading {}: {e}", file.display()))?;
         if n == 0 {
             std::thread::sleep(FOLLOW_POLL);
             continue;
@@ -187,14 +216,20 @@ fn follow(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
         while let Some(end) = pending.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = pending.drain(..=end).collect();
             line_no += 1;
-            let text = String::from_utf8_lossy(&line);
+            let text = std::str::from_utf8(&line).map_err(|e| {
+                usage!(
+                    "{}: {}",
+                    file.display(),
+                    transcript::not_utf8(&line, e.valid_up_to(), line_no)
+                )
+            })?;
             let text = text.trim_end();
             if text.is_empty() {
                 continue;
             }
             if let Some(s) = sink.as_mut() {
                 let event = transcript::event_of_line(text)
-                    .map_err(|e| anyhow::anyhow!("{} line {line_no}: {e}", file.display()))?;
+                    .map_err(|e| usage!("{} line {line_no}: {e}", file.display()))?;
                 if let Some(e) = event
                     && keep.as_ref().is_none_or(|k| k.keeps(&e))
                 {
@@ -203,8 +238,8 @@ fn follow(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
             } else if let Some(o) = opts.take() {
                 // The first line: the header, then the sink it names.
                 let header = transcript::header_of_line(text).map_err(|e| {
-                    anyhow::anyhow!(
-                        "{} is not a transcript mcp-raw can read: {e}",
+                    usage!(
+                        "{} is not a transcript mcp-raw can read: line {line_no}: {e}",
                         file.display()
                     )
                 })?;

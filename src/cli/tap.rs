@@ -5,7 +5,9 @@
 use super::args::TapArgs;
 // A mistake on the command line: exit status 2, as for clap's own.
 use super::client::{Usage, usage};
-use mcp_raw::tap::{http, stdio};
+use mcp_raw::tap::http;
+#[cfg(unix)]
+use mcp_raw::tap::stdio;
 use std::net::SocketAddr;
 
 /// Runs the tap; returns the process's exit status.
@@ -18,7 +20,11 @@ pub fn main(args: TapArgs) -> u8 {
     match result {
         Ok(code) => u8::try_from(code).unwrap_or(1),
         Err(e) => {
-            eprintln!("mcp-raw tap: {e:#}");
+            eprintln!(
+                "mcp-raw tap: {}",
+                mcp_raw::wire::term::escape(&format!("{e:#}"))
+            );
+            #[cfg(unix)]
             if let Some(spawn) = e.downcast_ref::<stdio::SpawnError>() {
                 return spawn.exit_code() as u8;
             }
@@ -31,6 +37,15 @@ pub fn main(args: TapArgs) -> u8 {
     }
 }
 
+/// Elsewhere only the HTTP tap runs: the stdio one is built on Unix pipes and signals.
+#[cfg(not(unix))]
+fn run_stdio(_args: TapArgs) -> anyhow::Result<i32> {
+    Err(usage(
+        "the stdio tap runs on Unix only (pipes, exit statuses and signals as Unix has them); use --http",
+    ))
+}
+
+#[cfg(unix)]
 fn run_stdio(args: TapArgs) -> anyhow::Result<i32> {
     if args.command.is_empty() {
         return Err(usage(
@@ -48,7 +63,10 @@ fn run_stdio(args: TapArgs) -> anyhow::Result<i32> {
         args.record.as_deref(),
         args.max_message_bytes,
         live.iter().map(super::check::Live::sink).collect(),
-        args.show_secrets,
+        super::record::Secrets {
+            show: args.show_secrets,
+            headers: &args.redact_headers,
+        },
     )?
     .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
     let status = stdio::run(stdio::Config {
@@ -85,7 +103,10 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
         args.record.as_deref(),
         args.max_message_bytes,
         live.iter().map(super::check::Live::sink).collect(),
-        args.show_secrets,
+        super::record::Secrets {
+            show: args.show_secrets,
+            headers: &args.redact_headers,
+        },
     )?
     .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
     super::runtime()?.block_on(async {
@@ -113,6 +134,8 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
             rewrite_host: args.rewrite_host,
             connect_timeout: args.connect_timeout,
             max_connections: args.max_connections,
+            header_timeout: super::args::off_if_zero(args.header_timeout),
+            idle_timeout: super::args::off_if_zero(args.idle_timeout),
         };
         http::run(listener, config, shutdown).await?;
         if let Some(live) = live {

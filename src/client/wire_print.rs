@@ -125,12 +125,15 @@ impl Printer {
     /// A one-line caption saying what the reader is about to see.
     pub fn caption(&self, text: &str) {
         let s = self.style;
+        // A caption may quote the server (a tool's name, an error's message).
+        let text = crate::wire::term::escape(text);
         self.out(&format!("\n{}# {text}{}\n", s.caption, s.reset));
     }
 
     /// A remark inside a step (what did not happen, what to notice).
     pub fn note(&self, text: &str) {
         let s = self.style;
+        let text = crate::wire::term::escape(text);
         self.out(&format!("{}    ({text}){}\n", s.dim, s.reset));
     }
 
@@ -138,6 +141,7 @@ impl Printer {
     /// child): logs, never protocol.
     pub fn server_stderr(&self, line: &str) {
         let s = self.style;
+        let line = crate::wire::term::escape_line(line);
         self.out(&format!(
             "{}    [server stderr] {line}{}\n",
             s.stderr, s.reset

@@ -10,6 +10,7 @@ use crate::wire::event::{Dir, LaneKind};
 use crate::wire::recorded::Recorded;
 use crate::wire::recorder::Recorder;
 use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::header::HeaderValue;
 use hyper::{Method, Request, Response, StatusCode};
@@ -116,6 +117,56 @@ fn error(c: i64, message: String) -> Value {
     json!({"jsonrpc": "2.0", "id": null, "error": {"code": c, "message": message}})
 }
 
+/// A response body: written whole, or an event stream fed as the exchange goes on.
+type Body = BoxBody<Bytes, std::convert::Infallible>;
+
+/// An event stream's body: each event as it is sent on the channel; the stream ends
+/// when the last sender is dropped.
+struct Pushed(tokio::sync::mpsc::UnboundedReceiver<Bytes>);
+
+impl hyper::body::Body for Pushed {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+        self.0
+            .poll_recv(cx)
+            .map(|event| event.map(|b| Ok(hyper::body::Frame::data(b))))
+    }
+}
+
+/// Streams waiting for a client's answer: by the id (as JSON text) of the server
+/// request it answers, the rest of the reply and the stream it goes on.
+type Waiting =
+    std::collections::HashMap<String, (Vec<Value>, tokio::sync::mpsc::UnboundedSender<Bytes>)>;
+
+/// Sends `messages` on `stream` as SSE events up to and including the first server
+/// request; the rest waits in `waiting` for the client's answer to it, on the same
+/// stream (MCP 2025-11-25 `basic/transports` "Sending Messages to the Server" 6: the
+/// server MAY send requests and notifications before the response, on the stream
+/// it opened for the POST). Once all is sent, the stream's sender is dropped: it ends.
+fn push(
+    messages: Vec<Value>,
+    stream: tokio::sync::mpsc::UnboundedSender<Bytes>,
+    waiting: &Mutex<Waiting>,
+) {
+    let mut held = Default::default();
+    let now = hold_after_question(messages, &mut held);
+    for m in &now {
+        let event = crate::wire::sse::encode_event(m.to_string().as_bytes());
+        let _ = stream.send(Bytes::from(event));
+    }
+    if let Some((id, rest)) = held.into_iter().next() {
+        waiting
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id, (rest, stream));
+    }
+}
+
 /// Serves `mock` over Streamable HTTP on `listener` until the task is dropped; a
 /// body over `max` bytes is refused with 413.
 pub async fn http(
@@ -130,6 +181,7 @@ pub async fn http(
         .iter()
         .any(|x| x.request["method"] == "initialize");
     let mock = Arc::new(Mutex::new(mock));
+    let waiting: Arc<Mutex<Waiting>> = Default::default();
     loop {
         let (stream, peer) = listener.accept().await?;
         let _ = stream.set_nodelay(true);
@@ -142,10 +194,16 @@ pub async fn http(
             Some(format!("accepted from {peer}")),
         );
         let mock = mock.clone();
+        let waiting = waiting.clone();
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |req| {
                 let mock = mock.clone();
-                async move { Ok::<_, std::convert::Infallible>(answer(&mock, req, sessions, max).await) }
+                let waiting = waiting.clone();
+                async move {
+                    Ok::<_, std::convert::Infallible>(
+                        answer(&mock, &waiting, req, sessions, max).await,
+                    )
+                }
             });
             let _ = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(io), service)
@@ -156,10 +214,11 @@ pub async fn http(
 
 async fn answer(
     mock: &Mutex<Mock>,
+    waiting: &Mutex<Waiting>,
     req: Request<hyper::body::Incoming>,
     sessions: bool,
     max: usize,
-) -> Response<Full<Bytes>> {
+) -> Response<Body> {
     match *req.method() {
         Method::POST => {}
         Method::GET | Method::DELETE => {
@@ -194,15 +253,31 @@ async fn answer(
         }
     };
     let served = mock.lock().unwrap_or_else(|p| p.into_inner()).serve(&live);
+    if served.is_none()
+        && let Some(id) = live.get("id")
+    {
+        // The client's answer to a recorded server request: the rest of the reply
+        // goes on the stream that asked; the answer itself gets 202.
+        let held = waiting
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id.to_string());
+        if let Some((rest, stream)) = held {
+            push(rest, stream, waiting);
+        }
+    }
     let Some(served) = served.filter(|s| !s.messages.is_empty()) else {
         return status(StatusCode::ACCEPTED, "");
     };
-    let mut r = if served.streamed {
-        let mut body = Vec::new();
-        for m in &served.messages {
-            body.extend_from_slice(&crate::wire::sse::encode_event(m.to_string().as_bytes()));
-        }
-        let mut r = Response::new(Full::new(Bytes::from(body)));
+    // A plain JSON reply holds one message, the response; anything the server sent
+    // before it (a request of its own, a notification), recorded over stdio or not,
+    // needs an event stream.
+    let only_the_response =
+        served.messages.len() == 1 && served.messages[0].get("method").is_none();
+    let mut r = if served.streamed || !only_the_response {
+        let (stream, events) = tokio::sync::mpsc::unbounded_channel();
+        push(served.messages, stream, waiting);
+        let mut r = Response::new(Pushed(events).boxed());
         r.headers_mut().insert(
             hyper::header::CONTENT_TYPE,
             HeaderValue::from_static("text/event-stream"),
@@ -223,7 +298,7 @@ async fn answer(
     r
 }
 
-fn not_allowed() -> Response<Full<Bytes>> {
+fn not_allowed() -> Response<Body> {
     let mut r = status(
         StatusCode::METHOD_NOT_ALLOWED,
         "replay: the recording holds no more answers to this method",
@@ -237,7 +312,7 @@ fn not_allowed() -> Response<Full<Bytes>> {
 
 /// A GET or DELETE answered as recorded: its status, type and body, or the messages
 /// a GET stream pushed, as a stream that then ends.
-fn bodiless(b: super::mock::Bodiless) -> Response<Full<Bytes>> {
+fn bodiless(b: super::mock::Bodiless) -> Response<Body> {
     let body = if b.pushed.is_empty() {
         b.body
     } else {
@@ -247,7 +322,7 @@ fn bodiless(b: super::mock::Bodiless) -> Response<Full<Bytes>> {
         }
         body
     };
-    let mut r = Response::new(Full::new(Bytes::from(body)));
+    let mut r = Response::new(Full::new(Bytes::from(body)).boxed());
     *r.status_mut() = StatusCode::from_u16(b.status).unwrap_or(StatusCode::OK);
     if let Some(v) = b.content_type.and_then(|c| HeaderValue::from_str(&c).ok()) {
         r.headers_mut().insert(hyper::header::CONTENT_TYPE, v);
@@ -261,14 +336,14 @@ fn bodiless(b: super::mock::Bodiless) -> Response<Full<Bytes>> {
     r
 }
 
-fn status(s: StatusCode, text: &str) -> Response<Full<Bytes>> {
-    let mut r = Response::new(Full::new(Bytes::from(text.to_owned())));
+fn status(s: StatusCode, text: &str) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::from(text.to_owned())).boxed());
     *r.status_mut() = s;
     r
 }
 
-fn json_response(s: StatusCode, v: &Value) -> Response<Full<Bytes>> {
-    let mut r = Response::new(Full::new(Bytes::from(v.to_string())));
+fn json_response(s: StatusCode, v: &Value) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::from(v.to_string())).boxed());
     *r.status_mut() = s;
     r.headers_mut().insert(
         hyper::header::CONTENT_TYPE,

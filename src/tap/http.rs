@@ -20,6 +20,7 @@
 use super::CHUNK;
 use super::rewrite::HostRewriter;
 use crate::wire::event::{Dir, Lane, LaneKind, What};
+use crate::wire::http1;
 use crate::wire::recorder::Recorder;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -41,6 +42,12 @@ pub mod limits {
     /// After a 502, how long the tap keeps reading what the client still sends, so it
     /// reads the answer instead of a reset.
     pub const LINGER: Duration = Duration::from_secs(2);
+    /// How long a request head may take once begun, and a new connection before its
+    /// first byte (`--header-timeout`, as `serve --header-timeout`).
+    pub const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+    /// How long a connection may sit with no request in flight (`--idle-timeout`, as
+    /// `serve --idle-timeout`): a long SSE stream is in flight, never idle.
+    pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 }
 
 /// Where the tap forwards to: `http://HOST:PORT/PATH`.
@@ -121,6 +128,13 @@ pub struct Config {
     pub connect_timeout: Duration,
     /// `--max-connections`.
     pub max_connections: usize,
+    /// `--header-timeout`: a request head begun (or a new connection silent) this
+    /// long is closed (a flag of 0 makes it years: off). Without it, half-sent heads
+    /// would hold every relay slot (`--max-connections`) forever.
+    pub header_timeout: Duration,
+    /// `--idle-timeout`: a connection with no request in flight this long is closed
+    /// (a flag of 0 makes it years: off).
+    pub idle_timeout: Duration,
 }
 
 /// Accepts connections until `shutdown` resolves, relaying each on its own task.
@@ -225,6 +239,8 @@ async fn relay(client: TcpStream, peer: SocketAddr, config: &Config) {
         recorder,
         client: lane,
         target: target_lane,
+        watch: std::sync::Mutex::new(Watch::new()),
+        changed: tokio::sync::Notify::new(),
     };
     let (client_r, client_w) = client.into_split();
     let (upstream_r, upstream_w) = upstream.into_split();
@@ -232,16 +248,43 @@ async fn relay(client: TcpStream, peer: SocketAddr, config: &Config) {
         .rewrite_host
         .then(|| HostRewriter::new(&target, limits::MAX_HEAD_BYTES));
     let c2s = to_target(client_r, upstream_w, &sides, rewriter);
-    let s2c = to_client(upstream_r, client_w, &sides);
+    let url = config.target.url();
+    let s2c = to_client(upstream_r, client_w, &sides, &url);
     tokio::pin!(c2s, s2c);
     // A direction that ends cleanly (EOF, passed on as a half close) lets the other
     // go on — a client may close its sending side and still read its answer. One that
     // fails (a reset, a write nobody reads) ends the connection on both sides.
     let (mut c2s_done, mut s2c_done) = (false, false);
     while !(c2s_done && s2c_done) {
+        let deadline = sides.watch().deadline(config);
+        let clock = async {
+            match deadline {
+                Some((at, _)) => tokio::time::sleep_until(at.into()).await,
+                None => std::future::pending().await,
+            }
+        };
         let failed = tokio::select! {
             r = &mut c2s, if !c2s_done => { c2s_done = true; r.is_err() }
             r = &mut s2c, if !s2c_done => { s2c_done = true; r.is_err() }
+            // A head began or ended, a response ended: the clock is set again.
+            () = sides.changed.notified() => false,
+            () = clock => {
+                // The deadline may have moved since it was set (bytes on an opaque
+                // connection): only one still past ends the connection.
+                let Some((at, why)) = sides.watch().deadline(config) else { continue };
+                if at > std::time::Instant::now() {
+                    continue;
+                }
+                // Dropping both halves closes both sockets: the target sees the
+                // connection end as the client's would.
+                if !c2s_done {
+                    sides.close(Dir::ToServer, &why);
+                }
+                if !s2c_done {
+                    sides.close(Dir::ToClient, &why);
+                }
+                return;
+            }
         };
         if failed {
             let why = "dropped: the other direction failed";
@@ -264,9 +307,17 @@ struct Sides<'a> {
     client: Lane,
     /// The target's side, when it differs (`--rewrite-host`).
     target: Option<Lane>,
+    /// Where each direction is in its HTTP messages, for the header and idle clocks.
+    watch: std::sync::Mutex<Watch>,
+    /// Woken when `watch` moves a clock.
+    changed: tokio::sync::Notify,
 }
 
 impl Sides<'_> {
+    fn watch(&self) -> std::sync::MutexGuard<'_, Watch> {
+        self.watch.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn close(&self, dir: Dir, why: &str) {
         for lane in std::iter::once(self.client).chain(self.target) {
             self.recorder.emit(lane, dir, What::Close(why.to_owned()));
@@ -292,6 +343,9 @@ async fn to_target(
             }
         };
         let read = &buf[..n];
+        if n > 0 && sides.watch().requested(read) {
+            sides.changed.notify_one();
+        }
         let send = match (&mut rewriter, n) {
             (None, _) => None,
             (Some(rw), 0) => Some(rw.finish()),
@@ -337,16 +391,33 @@ async fn to_target(
 }
 
 /// Target → client: each read recorded, then written on at once (on both sides' lanes
-/// when there are two; the bytes are the same).
+/// when there are two; the bytes are the same). Until the target's first bytes show
+/// a status line (`HTTP/`, RFC 9112 §4) they are held back: a target that answers
+/// with something else, or closes without a word while a request waits, gets the
+/// client a `502` instead of bytes it cannot read or a bare close.
 async fn to_client(
     mut from: OwnedReadHalf,
     mut to: OwnedWriteHalf,
     sides: &Sides<'_>,
+    target: &str,
 ) -> Result<(), ()> {
     let mut buf = vec![0u8; CHUNK];
+    // The first bytes, held until they show whether they are HTTP.
+    let mut first: Option<Vec<u8>> = Some(Vec::new());
     loop {
         let n = match from.read(&mut buf).await {
             Ok(0) => {
+                if let Some(held) = first.take() {
+                    let waiting = sides.watch().in_flight();
+                    if !held.is_empty() || waiting {
+                        let why = if held.is_empty() {
+                            "it closed the connection without answering".to_owned()
+                        } else {
+                            not_http(&held)
+                        };
+                        return gateway_error(&mut to, sides, target, &why, &held).await;
+                    }
+                }
                 let _ = to.shutdown().await;
                 sides.close(
                     Dir::ToClient,
@@ -360,16 +431,210 @@ async fn to_client(
                 return Err(());
             }
         };
-        for lane in sides.target.into_iter().chain([sides.client]) {
-            sides.recorder.bytes(lane, Dir::ToClient, &buf[..n]);
+        let mut read = &buf[..n];
+        let joined;
+        if let Some(held) = first.as_mut() {
+            held.extend_from_slice(read);
+            let prefix = held.len().min(5);
+            if held[..prefix] != b"HTTP/"[..prefix] {
+                let held = first.take().unwrap_or_default();
+                return gateway_error(&mut to, sides, target, &not_http(&held), &held).await;
+            }
+            if held.len() < 5 {
+                continue;
+            }
+            joined = first.take().unwrap_or_default();
+            read = &joined;
         }
-        if let Err(e) = to.write_all(&buf[..n]).await {
+        if sides.watch().answered(read) {
+            sides.changed.notify_one();
+        }
+        for lane in sides.target.into_iter().chain([sides.client]) {
+            sides.recorder.bytes(lane, Dir::ToClient, read);
+        }
+        if let Err(e) = to.write_all(read).await {
             sides.close(
                 Dir::ToClient,
-                &format!("writing the client failed: {e} (the last {n} bytes recorded were not passed on)"),
+                &format!(
+                    "writing the client failed: {e} (the last {} bytes recorded were not passed on)",
+                    read.len()
+                ),
             );
             return Err(());
         }
+    }
+}
+
+/// Why `held` is not an HTTP response, quoting its start.
+fn not_http(held: &[u8]) -> String {
+    let start = &held[..held.len().min(40)];
+    format!(
+        "its answer is not HTTP (a response starts with a status line, \"HTTP/1.1 200 OK\"; it sent {:?}{})",
+        String::from_utf8_lossy(start),
+        if held.len() > start.len() { "…" } else { "" }
+    )
+}
+
+/// The target answered with something that is not HTTP (or nothing): the client gets
+/// a `502` saying so (RFC 9110 §15.6.3: an invalid response from the server a
+/// gateway needed), and the connection ends. The target's bytes are recorded on its
+/// side when there are two lanes; on one lane, the client's `502` is what is
+/// recorded and the close says what the target sent.
+async fn gateway_error(
+    to: &mut OwnedWriteHalf,
+    sides: &Sides<'_>,
+    target: &str,
+    why: &str,
+    held: &[u8],
+) -> Result<(), ()> {
+    if let Some(lane) = sides.target
+        && !held.is_empty()
+    {
+        sides.recorder.bytes(lane, Dir::ToClient, held);
+    }
+    let body = format!("mcp-raw tap: the target {target} gave no valid HTTP response: {why}\n");
+    let response = format!(
+        "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    sides
+        .recorder
+        .bytes(sides.client, Dir::ToClient, response.as_bytes());
+    let _ = to.write_all(response.as_bytes()).await;
+    let _ = to.shutdown().await;
+    sides.close(Dir::ToClient, &format!("502 sent: {why}"));
+    // Err: the client's side ends too (its connection is closed after the 502).
+    Err(())
+}
+
+/// Where one connection's two directions are in their HTTP messages (read with the
+/// wire view's framer, never to change a byte): what the header and idle clocks of
+/// `serve --http` need (`transport/http/conn.rs`), kept for a relay that does not
+/// parse HTTP to pass it on.
+struct Watch {
+    /// The client's requests.
+    requests: http1::Framer,
+    /// The target's responses.
+    responses: http1::Framer,
+    /// Request heads complete.
+    asked: u64,
+    /// Final responses (not 1xx) complete.
+    answered: u64,
+    /// Since when a request head has been arriving (or, on a new connection, since
+    /// it was accepted): the header clock runs from here.
+    head_started: Option<std::time::Instant>,
+    /// Since when nothing has been in flight: the idle clock runs from here.
+    idle_since: std::time::Instant,
+    /// A response head was final (not 1xx), so its end counts as an answer.
+    final_head: bool,
+    /// The framing broke, or the connection switched protocols (101): requests and
+    /// responses cannot be told apart any more, so only silence is measured.
+    opaque: bool,
+    /// The last read, either way: an opaque connection silent for the idle timeout
+    /// is closed, so bytes that are not HTTP cannot hold a relay slot forever.
+    last_activity: std::time::Instant,
+}
+
+impl Watch {
+    fn new() -> Watch {
+        let now = std::time::Instant::now();
+        Watch {
+            requests: http1::Framer::new(http1::Side::Request, limits::MAX_HEAD_BYTES),
+            responses: http1::Framer::new(http1::Side::Response, limits::MAX_HEAD_BYTES),
+            asked: 0,
+            answered: 0,
+            // RFC 9112 §9.3 lets a server close a connection that sends nothing; as
+            // `serve` does, a new connection counts as a head begun.
+            head_started: Some(now),
+            idle_since: now,
+            final_head: false,
+            opaque: false,
+            last_activity: now,
+        }
+    }
+
+    /// The client sent `bytes`; whether a clock moved.
+    fn requested(&mut self, bytes: &[u8]) -> bool {
+        self.last_activity = std::time::Instant::now();
+        let before = (self.head_started, self.asked, self.opaque);
+        for part in self.requests.feed(bytes) {
+            match part {
+                http1::Part::Head(_) => {
+                    self.asked += 1;
+                    self.head_started = None;
+                }
+                http1::Part::Invalid(_) => self.opaque = true,
+                _ => {}
+            }
+        }
+        if self.head_started.is_none() && self.requests.head_in_progress() > 0 {
+            self.head_started = Some(std::time::Instant::now());
+        }
+        (self.head_started, self.asked, self.opaque) != before
+    }
+
+    /// The target sent `bytes`; whether a clock moved.
+    fn answered(&mut self, bytes: &[u8]) -> bool {
+        self.last_activity = std::time::Instant::now();
+        let before = (self.answered, self.opaque);
+        for part in self.responses.feed(bytes) {
+            match part {
+                http1::Part::Head(head) => {
+                    let status = head.status().unwrap_or(0);
+                    // 101: what follows is another protocol (RFC 9110 §15.2.2).
+                    self.opaque |= status == 101;
+                    self.final_head = status >= 200;
+                }
+                http1::Part::End if self.final_head => {
+                    self.answered += 1;
+                    self.final_head = false;
+                    if self.answered >= self.asked {
+                        self.idle_since = std::time::Instant::now();
+                    }
+                }
+                http1::Part::Invalid(_) => self.opaque = true,
+                _ => {}
+            }
+        }
+        (self.answered, self.opaque) != before
+    }
+
+    /// A request is waiting for its answer.
+    fn in_flight(&self) -> bool {
+        self.asked > self.answered
+    }
+
+    /// When the connection is to be closed, and why; `None` while a request is in
+    /// flight and no head is arriving.
+    fn deadline(&self, config: &Config) -> Option<(std::time::Instant, String)> {
+        if self.opaque {
+            return Some((
+                self.last_activity.checked_add(config.idle_timeout)?,
+                format!(
+                    "no bytes either way for {} s on a connection that is no longer HTTP (tap --idle-timeout): closed",
+                    config.idle_timeout.as_secs_f64()
+                ),
+            ));
+        }
+        if let Some(t) = self.head_started {
+            return Some((
+                t.checked_add(config.header_timeout)?,
+                format!(
+                    "no complete request head within {} s (tap --header-timeout): closed",
+                    config.header_timeout.as_secs_f64()
+                ),
+            ));
+        }
+        if self.in_flight() {
+            return None;
+        }
+        Some((
+            self.idle_since.checked_add(config.idle_timeout)?,
+            format!(
+                "idle for {} s between requests (tap --idle-timeout): closed",
+                config.idle_timeout.as_secs_f64()
+            ),
+        ))
     }
 }
 

@@ -25,6 +25,8 @@
 
 pub mod http;
 pub mod rewrite;
+// Pipes as file descriptors, exit statuses with signals, signals passed on: Unix.
+#[cfg(unix)]
 pub mod stdio;
 
 /// How many bytes one read takes at most: a whole typical message, so a message is

@@ -18,7 +18,11 @@
 //! so a server that writes half a line, or a line that is not JSON, is passed on as it
 //! is. The end of a pipe is passed on too: the client closing our stdin closes the
 //! server's (which is how a stdio session ends, `basic/lifecycle` "Shutdown"); the
-//! server closing its stdout closes ours, once the last bytes are written.
+//! server's end is ours: once it exits and its last bytes are written, the tap exits,
+//! and the client sees our stdout close. (The tap writes through a duplicate of its
+//! stdout, never taking fd 1 from the standard library: closing fd 1 under it would
+//! let the next file opened take that number, and any later write to "stdout" land
+//! in that file.)
 //!
 //! The tap exits with the server's status (128 + the signal, as shells say it, when a
 //! signal killed it), and SIGTERM or SIGINT sent to the tap are sent on to the server,
@@ -30,7 +34,7 @@ use crate::wire::recorder::Recorder;
 use anyhow::Context;
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
-use std::os::fd::{AsFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -89,11 +93,10 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
     let (program, args) = command
         .split_first()
         .context("no server command after `--`")?;
-    // Our own stdout is taken over as an owned file, so that the server's EOF can be
-    // passed on by closing it (a dup would leave fd 1 open and the client waiting).
-    // SAFETY: fd 1 is open for the life of the process, and from here on the tap
-    // writes its stdout only through this handle (it never prints there).
-    let our_stdout = File::from(unsafe { OwnedFd::from_raw_fd(1) });
+    // Duplicates, written and read with no buffer of std's in between; fd 1 itself
+    // stays open (and std's) until the process exits, which is when the client sees
+    // our stdout end.
+    let our_stdout = dup(std::io::stdout().as_fd(), "stdout")?;
     let our_stdin = dup(std::io::stdin().as_fd(), "stdin")?;
     let our_stderr = dup(std::io::stderr().as_fd(), "stderr")?;
 

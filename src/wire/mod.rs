@@ -30,5 +30,6 @@ pub mod recorder;
 pub mod redact;
 pub mod select;
 pub mod sse;
+pub mod term;
 pub mod text;
 pub mod transcript;

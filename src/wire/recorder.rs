@@ -33,6 +33,9 @@ struct Shared {
     /// Mask secrets on HTTP lanes before the sinks see them ([`super::redact`]): the
     /// client's default, off with `--show-secrets`.
     redact: std::sync::atomic::AtomicBool,
+    /// Headers masked whole besides the known ones (`--redact-header NAME`, lower
+    /// case): a deployment's own API-key header that no list can guess.
+    more_headers: std::sync::OnceLock<Vec<Vec<u8>>>,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -51,6 +54,7 @@ impl Recorder {
             idle: sinks.is_empty(),
             sinks: Mutex::new(sinks),
             redact: std::sync::atomic::AtomicBool::new(false),
+            more_headers: std::sync::OnceLock::new(),
         }))
     }
 
@@ -60,12 +64,24 @@ impl Recorder {
         self.0.redact.store(on, Ordering::Relaxed);
     }
 
+    /// Also masks the values of these headers (any case) whenever masking is on;
+    /// the first call's names stay.
+    pub fn redact_headers(&self, names: &[String]) {
+        if !names.is_empty() {
+            let names = names
+                .iter()
+                .map(|n| n.trim().to_ascii_lowercase().into_bytes());
+            let _ = self.0.more_headers.set(names.collect());
+        }
+    }
+
     /// The bytes a sink may see: masked when redacting an HTTP lane.
     fn shown(&self, lane: Lane, bytes: bytes::Bytes) -> bytes::Bytes {
         if lane.kind != LaneKind::Http || !self.0.redact.load(Ordering::Relaxed) {
             return bytes;
         }
-        match super::redact::mask(&bytes) {
+        let more = self.0.more_headers.get().map_or(&[][..], |v| v.as_slice());
+        match super::redact::mask_with(&bytes, more) {
             Some(masked) => bytes::Bytes::from(masked),
             None => bytes,
         }

@@ -149,6 +149,8 @@ impl<W: Write + Send> TextView<W> {
     }
 
     fn explain_line(&self, text: &str) -> String {
+        // An explanation quotes the message (its method, a key): shown, not obeyed.
+        let text = super::term::escape(text);
         format!("{}    ▸ {text}{}\n", self.style.caption, self.style.reset)
     }
 
@@ -219,11 +221,14 @@ impl<W: Write + Send> TextView<W> {
     }
 
     fn note(&self, text: &str) -> String {
+        // A note may quote the peer (a parse error, a close reason).
+        let text = super::term::escape(text);
         format!("{}    ({text}){}\n", self.style.dim, self.style.reset)
     }
 
     fn lane_note(&self, e: &Event, what: &str) -> String {
         let s = self.style;
+        let what = super::term::escape_line(what);
         format!(
             "{}··· [{} +{:.3}s] {what}{}\n",
             s.dim,
@@ -297,10 +302,14 @@ impl<W: Write + Send> TextView<W> {
                 Fact::Head(head) => {
                     self.body_seen.insert(key, false);
                     let text = String::from_utf8_lossy(&head.raw);
-                    let lines: Vec<&str> = text
+                    // A header value is the peer's text: its control bytes are
+                    // shown escaped (`\x1b`), never sent to the terminal.
+                    let lines: Vec<String> = text
                         .trim_end_matches(['\r', '\n'])
                         .split('\n')
-                        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+                        .map(|l| {
+                            super::term::escape_line(l.strip_suffix('\r').unwrap_or(l)).into_owned()
+                        })
                         .collect();
                     out.push_str(&self.group(e, &format!("{}\n", lines.join("\n"))));
                     if self.explain {
@@ -348,7 +357,11 @@ impl<W: Write + Send> TextView<W> {
                     )));
                 }
                 Fact::Stderr(line) => {
-                    out.push_str(&self.stderr_line(&String::from_utf8_lossy(&line)));
+                    out.push_str(
+                        &self.stderr_line(&super::term::escape_line(&String::from_utf8_lossy(
+                            &line,
+                        ))),
+                    );
                 }
                 Fact::End => {
                     if self.body_seen.remove(&key) == Some(false) {
@@ -375,7 +388,9 @@ impl<W: Write + Send> TextView<W> {
         let mut data_shown = false;
         for line in &event.lines {
             match line {
-                super::sse::Line::Comment(c) => out.push_str(&format!(":{c}\n")),
+                super::sse::Line::Comment(c) => {
+                    out.push_str(&format!(":{}\n", super::term::escape_line(c)))
+                }
                 super::sse::Line::Field { name, .. } if name == "data" => {
                     if data_shown {
                         continue;
@@ -393,11 +408,13 @@ impl<W: Write + Send> TextView<W> {
                     }
                 }
                 super::sse::Line::Field { name, value } if value.is_empty() => {
-                    out.push_str(&format!("{name}\n"))
+                    out.push_str(&format!("{}\n", super::term::escape_line(name)))
                 }
-                super::sse::Line::Field { name, value } => {
-                    out.push_str(&format!("{name}: {value}\n"))
-                }
+                super::sse::Line::Field { name, value } => out.push_str(&format!(
+                    "{}: {}\n",
+                    super::term::escape_line(name),
+                    super::term::escape_line(value)
+                )),
             }
         }
         out
@@ -463,7 +480,7 @@ pub fn mark(bytes: &[u8], s: &Style) -> String {
             match c {
                 '\r' => out.push_str(&format!("{}␍{}", s.dim, s.reset)),
                 '\t' => out.push('\t'),
-                c if c.is_control() => {
+                c if super::term::is_control(c) => {
                     out.push_str(&format!("{}⟨{:02x}⟩{}", s.dim, c as u32, s.reset))
                 }
                 c => out.push(c),
@@ -506,12 +523,7 @@ pub fn pretty(v: &Value, depth: usize, s: &Style, out: &mut String) {
             out.push_str("{\n");
             for (i, (k, v)) in map.iter().enumerate() {
                 out.push_str(&pad(depth + 1));
-                out.push_str(&format!(
-                    "{}{}{}: ",
-                    s.key,
-                    Value::String(k.clone()),
-                    s.reset
-                ));
+                out.push_str(&format!("{}{}{}: ", s.key, json_string(k), s.reset));
                 pretty(v, depth + 1, s, out);
                 out.push_str(if i + 1 < map.len() { ",\n" } else { "\n" });
             }
@@ -530,6 +542,14 @@ pub fn pretty(v: &Value, depth: usize, s: &Style, out: &mut String) {
         }
         _ => inline(v, s, out),
     }
+}
+
+/// A JSON string as written (quoted, escaped), safe for a terminal: JSON escapes
+/// C0 (RFC 8259 §7) but lets DEL and the C1 controls through, which
+/// [`super::term::escape`] then writes out (`\x7f`, `\u{9b}`).
+fn json_string(text: &str) -> String {
+    let quoted = Value::String(text.to_owned()).to_string();
+    super::term::escape(&quoted).into_owned()
 }
 
 /// The length of `v` on one line, as [`inline`] writes it (without colours).
@@ -559,12 +579,7 @@ fn inline(v: &Value, s: &Style, out: &mut String) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                out.push_str(&format!(
-                    "{}{}{}: ",
-                    s.key,
-                    Value::String(k.clone()),
-                    s.reset
-                ));
+                out.push_str(&format!("{}{}{}: ", s.key, json_string(k), s.reset));
                 inline(v, s, out);
             }
             out.push('}');
@@ -579,7 +594,9 @@ fn inline(v: &Value, s: &Style, out: &mut String) {
             }
             out.push(']');
         }
-        Value::String(_) => out.push_str(&format!("{}{v}{}", s.string, s.reset)),
+        Value::String(text) => {
+            out.push_str(&format!("{}{}{}", s.string, json_string(text), s.reset))
+        }
         Value::Number(_) => out.push_str(&format!("{}{v}{}", s.number, s.reset)),
         Value::Bool(_) | Value::Null => out.push_str(&format!("{}{v}{}", s.literal, s.reset)),
         _ => out.push_str(&format!("{}{v}{}", s.dim, s.reset)),

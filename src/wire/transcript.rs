@@ -174,6 +174,15 @@ impl<W: Write + Send> Writer<W> {
 
 fn write_line(out: &mut impl Write, v: &Value) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(v).unwrap_or_default();
+    // The same JSON, with DEL and C1 escaped: a transcript on a terminal (`--json`,
+    // `cat`, `tail -f`) shows them, never obeys them. (Copied only when there is one.)
+    let safe = match super::term::json_safe(&line) {
+        std::borrow::Cow::Owned(safe) => Some(safe),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    if let Some(safe) = safe {
+        line = safe;
+    }
     line.push(b'\n');
     out.write_all(&line)?;
     out.flush()
@@ -195,9 +204,84 @@ pub fn create(
     header: &Header,
     max: usize,
 ) -> std::io::Result<Box<dyn Sink>> {
-    let file = std::fs::File::create(path)?;
+    let file = create_private(path)?;
     Ok(Box::new(Writer::new(file, header, max)?))
 }
+
+/// Opens `path` to write a recording (`--record`, `show --html`): a new file is made
+/// `0600`, and an existing one is emptied and made `0600` too, since a recording
+/// holds what crossed (tokens when `--show-secrets`, a session's data always). A
+/// symbolic link is refused, not followed (`O_NOFOLLOW`): a link planted where a
+/// recording goes would otherwise aim it at any file the user can write.
+pub fn create_private(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let is_link = |p: &std::path::Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_symlink());
+    let refused = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "it is a symbolic link: a recording is never written through one (give the file's own path)",
+        )
+    };
+    // Looked at first for the clear error everywhere; `O_NOFOLLOW` then closes the
+    // window between the look and the open where the platform has it.
+    if is_link(path) {
+        return Err(refused());
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(O_NOFOLLOW);
+    }
+    let file = options
+        .open(path)
+        .map_err(|e| if is_link(path) { refused() } else { e })?;
+    #[cfg(unix)]
+    if file.metadata()?.is_file() {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(file)
+}
+
+/// `O_NOFOLLOW`: libc's where the crate links it (Linux with glibc).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const O_NOFOLLOW: i32 = libc::O_NOFOLLOW;
+/// `O_NOFOLLOW` on other Unix systems, where libc is not a dependency: the kernel's
+/// value (Linux by architecture; 0x100 on macOS and the BSDs), or no flag where it is
+/// not known here (the look before the open still refuses a link).
+#[cfg(all(unix, not(all(target_os = "linux", target_env = "gnu"))))]
+const O_NOFOLLOW: i32 = if cfg!(any(target_os = "linux", target_os = "android")) {
+    if cfg!(any(
+        target_arch = "aarch64",
+        target_arch = "arm",
+        target_arch = "powerpc",
+        target_arch = "powerpc64"
+    )) {
+        0o100000
+    } else if cfg!(any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        target_arch = "riscv64",
+        target_arch = "loongarch64",
+        target_arch = "s390x"
+    )) {
+        0o400000
+    } else {
+        0
+    }
+} else if cfg!(any(
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "openbsd",
+    target_os = "netbsd",
+    target_os = "dragonfly"
+)) {
+    0x0100
+} else {
+    0
+};
 
 /// Reads a transcript back: its header and its events (fact lines are skipped; they
 /// follow from the events). Errors name the line and what is wrong with it.
@@ -206,8 +290,8 @@ pub fn read(text: &str) -> Result<(Header, Vec<Event>), String> {
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty());
-    let (_, first) = lines.next().ok_or("an empty file is not a transcript")?;
-    let header = header_of_line(first)?;
+    let (n, first) = lines.next().ok_or("an empty file is not a transcript")?;
+    let header = header_of_line(first).map_err(|why| format!("line {}: {why}", n + 1))?;
     let mut events = Vec::new();
     for (n, line) in lines {
         if let Some(e) = event_of_line(line).map_err(|why| format!("line {}: {why}", n + 1))? {
@@ -217,13 +301,40 @@ pub fn read(text: &str) -> Result<(Header, Vec<Event>), String> {
     Ok((header, events))
 }
 
-/// The first line: the header, or why it is not one this reader reads.
+/// A transcript file's bytes, as [`read`] reads text. JSON text is UTF-8 (RFC 8259
+/// §8.1) and so is every line of a transcript (bytes that are not UTF-8 are in
+/// `base64`): a line that is not is refused by its number, with the byte and column.
+pub fn read_bytes(bytes: &[u8]) -> Result<(Header, Vec<Event>), String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| not_utf8(bytes, e.valid_up_to(), 1))?;
+    read(text)
+}
+
+/// `line N: not UTF-8 …` for the first bad byte at offset `at` of `bytes`, whose
+/// first line is line `first_line` of the file.
+pub fn not_utf8(bytes: &[u8], at: usize, first_line: usize) -> String {
+    let before = &bytes[..at.min(bytes.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + first_line;
+    let column = at
+        - before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1)
+        + 1;
+    let byte = bytes
+        .get(at)
+        .map_or(String::new(), |b| format!(" (byte 0x{b:02x})"));
+    format!(
+        "line {line}: not UTF-8 at column {column}{byte}: a transcript is JSON text, which is UTF-8 (RFC 8259 §8.1)"
+    )
+}
+
+/// The first line: the header, or why it is not one this reader reads (the caller
+/// says which line it was).
 pub fn header_of_line(first: &str) -> Result<Header, String> {
-    let first: Value =
-        serde_json::from_str(first).map_err(|e| format!("line 1 is not JSON: {e}"))?;
+    let first: Value = serde_json::from_str(first).map_err(|e| format!("not JSON: {e}"))?;
     if first["transcript"] != "mcp-raw" {
         return Err(format!(
-            "line 1 is not an mcp-raw transcript header: {}",
+            "not an mcp-raw transcript header: {}",
             truncate(&first.to_string())
         ));
     }
