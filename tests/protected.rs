@@ -271,11 +271,10 @@ fn an_authorization_server_out_of_reach_is_503_not_a_verdict_on_the_token() {
     // without a fetch of its own.
     let r = post_mcp(&server.addr, Some(jwt));
     assert_eq!(r.status, 503, "{}", r.text());
-    assert!(
-        r.text().contains("tried again after --auth-retry"),
-        "{}",
-        r.text()
-    );
+    logged(&server, "tried again after --auth-retry");
+    // Issue 30 §14: the reason (the fetch's error) goes to stderr, not to the caller.
+    assert!(!r.text().contains("127.0.0.1:1/"), "{}", r.text());
+    assert!(!r.text().contains("--auth-retry"), "{}", r.text());
     // And the server goes on: no token is still a 401.
     assert_eq!(post_mcp(&server.addr, None).status, 401);
 }
@@ -474,4 +473,143 @@ fn auth_server_closes_a_connection_that_sends_no_head() {
         waited < std::time::Duration::from_secs(4),
         "closed after {waited:?}"
     );
+}
+
+#[test]
+fn serve_and_bridge_refuse_an_authorization_server_in_clear_elsewhere() {
+    // Issue 30 §7: the client's rule (HTTPS or loopback), by the same function,
+    // before anything listens; the scheme's case changes nothing.
+    for issuer in ["http://auth.example.com", "HTTP://10.0.0.1:9000"] {
+        for sub in [&["serve", "--http"][..], &["bridge"][..]] {
+            let mut command = Command::new(BIN);
+            command
+                .args(sub)
+                .args(["--port", "0", "--auth-server", issuer]);
+            if sub[0] == "bridge" {
+                command.args(["--", BIN, "serve"]);
+            }
+            let out = command.output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{sub:?} {issuer}: {err}");
+            assert!(
+                err.contains("--auth-server") && err.contains(issuer) && err.contains("HTTPS"),
+                "{sub:?} {issuer}: {err}"
+            );
+            assert!(!err.contains("listening"), "{err}");
+        }
+    }
+}
+
+/// The server's stderr once it holds `text` (it is read by another thread), or
+/// after 5 s whatever it holds.
+fn logged(server: &HttpServer, text: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let log = server.log.lock().unwrap().clone();
+        if log.contains(text) || std::time::Instant::now() > deadline {
+            assert!(log.contains(text), "no {text:?} in:\n{log}");
+            return log;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// An authorization server of canned answers on a loopback port: each request gets
+/// `answer(issuer, request head)`, a status and its JSON; it keeps the heads it saw.
+struct Canned {
+    issuer: String,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+fn canned(answer: impl Fn(&str, &str) -> (u16, String) + Send + 'static) -> Canned {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let issuer = format!("http://{}", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (me, log) = (issuer.clone(), seen.clone());
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().map_while(Result::ok) {
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                head.push(byte[0]);
+            }
+            let head = String::from_utf8_lossy(&head).into_owned();
+            let (status, body) = answer(&me, &head);
+            log.lock().unwrap().push(head);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    Canned { issuer, seen }
+}
+
+#[test]
+fn the_key_set_and_introspection_must_be_on_the_issuers_origin() {
+    // Issue 30 §7: a metadata document naming another origin (here another loopback
+    // address, so only the origin rule can refuse it) sends the server nowhere.
+    let elsewhere = canned(|_, _| (200, r#"{"keys":[],"active":true}"#.to_owned()));
+    let port = elsewhere.issuer.rsplit(':').next().unwrap().to_owned();
+    // The canned metadata names 127.0.0.2:PORT (the other server's port) for both.
+    let issuer = canned(move |me, _| {
+        (
+            200,
+            format!(
+                r#"{{"issuer":"{me}","jwks_uri":"http://127.0.0.2:{port}/jwks","introspection_endpoint":"http://127.0.0.2:{port}/introspect"}}"#
+            ),
+        )
+    });
+    let jwt = "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6ImsifQ.e30.c2ln";
+    for extra in [
+        &[][..],
+        &[
+            "--introspection-client-id",
+            "rs",
+            "--introspection-client-secret",
+            "rs-secret",
+        ][..],
+    ] {
+        let server = protected(&issuer.issuer, extra);
+        let r = post_mcp(&server.addr, Some(jwt));
+        assert_eq!(r.status, 503, "{}", r.text());
+        let log = logged(&server, "not on the issuer's origin");
+        assert!(log.contains("127.0.0.2"), "{log}");
+    }
+    assert!(elsewhere.seen.lock().unwrap().is_empty());
+    assert!(!issuer.seen.lock().unwrap().is_empty());
+}
+
+#[test]
+fn a_503_never_echoes_the_authorization_servers_error_body() {
+    // Issue 30 §14: what the authorization server said goes to stderr only.
+    let issuer = canned(|me, head| {
+        if head.starts_with("POST /introspect") {
+            (
+                500,
+                r#"{"error":"database at 10.9.8.7 is down"}"#.to_owned(),
+            )
+        } else {
+            (
+                200,
+                format!(r#"{{"issuer":"{me}","introspection_endpoint":"{me}/introspect"}}"#),
+            )
+        }
+    });
+    let server = protected(
+        &issuer.issuer,
+        &[
+            "--introspection-client-id",
+            "rs",
+            "--introspection-client-secret",
+            "s",
+        ],
+    );
+    let r = post_mcp(&server.addr, Some("opaque-token"));
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(!r.text().contains("10.9.8.7"), "{}", r.text());
+    assert!(r.text().contains("this server's log"), "{}", r.text());
+    logged(&server, "database at 10.9.8.7 is down");
 }

@@ -31,6 +31,7 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         auth: args.protect.into_settings(),
         session_id_prefix: Default::default(),
     };
+    super::serve::check_protection(&config)?;
     let (host, port) = (args.host.as_str(), args.port);
     super::runtime()?.block_on(async {
         let listener = http::listen::bind(host, port, config.limits.backlog)

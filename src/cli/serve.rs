@@ -199,6 +199,7 @@ pub fn serve_http(
     port: u16,
     mut config: http::Config,
 ) -> anyhow::Result<()> {
+    check_protection(&config)?;
     super::runtime()?.block_on(async {
         let server = spec.build().await?;
         let listener = http::listen::bind(host, port, config.limits.backlog)
@@ -217,6 +218,15 @@ pub fn serve_http(
         http::run(listener, server, config, shutdown).await?;
         Ok(())
     })
+}
+
+/// `--auth-server`'s URL, refused before anything listens when the server must not
+/// talk to it ([`http::auth::Settings::check`]).
+pub fn check_protection(config: &http::Config) -> anyhow::Result<()> {
+    match &config.auth {
+        Some(auth) => auth.check().map_err(anyhow::Error::msg),
+        None => Ok(()),
+    }
 }
 
 /// Fills in a protected server's resource URI from the address bound, unless

@@ -115,14 +115,17 @@ impl Issuer {
         )
     }
 
-    /// An endpoint of the metadata (`jwks_uri`, `introspection_endpoint`).
+    /// An endpoint of the metadata (`jwks_uri`, `introspection_endpoint`), on the
+    /// issuer's own origin.
     pub async fn endpoint(&self, name: &str) -> anyhow::Result<String> {
         let metadata = self.metadata().await?;
-        metadata
+        let url = metadata
             .get(name)
             .and_then(Value::as_str)
             .map(str::to_owned)
-            .with_context(|| format!("the metadata of {} has no {name}", self.url))
+            .with_context(|| format!("the metadata of {} has no {name}", self.url))?;
+        same_origin(&self.url, name, &url)?;
+        Ok(url)
     }
 
     /// The key a token's header names (`kid`; with no `kid`, the one key that can
@@ -175,6 +178,24 @@ impl Issuer {
         serde_json::from_value(answer.json)
             .with_context(|| format!("{uri} is not a JWK Set (RFC 7517 §5)"))
     }
+}
+
+/// mcp-raw's rule for the URLs a metadata document hands the resource server: the
+/// key set and the introspection endpoint are on the issuer's origin (RFC 6454 §4:
+/// scheme, host, port, compared parsed), or refused with the reason. RFC 8414 allows
+/// them anywhere, but then whoever serves the metadata chooses where the server's
+/// requests go (the introspection secret and every token with them): server-side
+/// request forgery, which MCP 2025-11-25 "Security Best Practices" warns of. Being on
+/// the issuer's origin, they pass the issuer's HTTPS-or-loopback check too.
+fn same_origin(issuer: &str, name: &str, url: &str) -> anyhow::Result<()> {
+    let at = crate::wire::oauth::https_or_loopback(name, url).map_err(anyhow::Error::msg)?;
+    let home = crate::wire::oauth::parse(issuer).map_err(anyhow::Error::msg)?;
+    if !at.same_origin(&home) {
+        bail!(
+            "the metadata of {issuer} puts its {name} at {url:?}, not on the issuer's origin: refused (mcp-raw fetches keys and introspects only on the issuer's own scheme, host and port)"
+        );
+    }
+    Ok(())
 }
 
 /// The key of `set` a header asks for.

@@ -63,6 +63,15 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// Refuses an issuer the server must not talk to: MCP 2025-11-25
+    /// `basic/authorization` "Communication Security" (all authorization server
+    /// endpoints MUST be HTTPS), the same rule as the client's, by the same function:
+    /// plain `http://` on a loopback address only, or every token and the
+    /// introspection secret would cross the network in clear.
+    pub fn check(&self) -> Result<(), String> {
+        crate::wire::oauth::https_or_loopback("--auth-server", &self.issuer).map(drop)
+    }
+
     /// The defaults for `issuer`, before the resource is known.
     pub fn new(issuer: &str) -> Settings {
         Settings {
@@ -191,12 +200,15 @@ impl Protection {
             Ok(granted) => granted,
             Err(Refusal::Invalid(why)) => return Err(refuse(Problem::InvalidToken, &why)),
             Err(Refusal::Unverifiable(e)) => {
+                // The reason (which may quote the authorization server's own error
+                // body, or where its metadata points) is for the operator, on
+                // stderr; the caller learns only that the check could not be made.
                 eprintln!("[mcp-raw] cannot check a token: {e:#}");
                 return Err(reply::error(
                     StatusCode::SERVICE_UNAVAILABLE,
                     crate::jsonrpc::code::INTERNAL_ERROR,
                     format!(
-                        "Service Unavailable: the token cannot be checked now, the authorization server {} is out of reach ({e:#})",
+                        "Service Unavailable: the token cannot be checked now, the authorization server {} is out of reach or its answer unusable (the reason is in this server's log)",
                         self.issuer.url
                     ),
                 ));
