@@ -613,3 +613,81 @@ fn a_503_never_echoes_the_authorization_servers_error_body() {
     assert!(r.text().contains("this server's log"), "{}", r.text());
     logged(&server, "database at 10.9.8.7 is down");
 }
+
+#[test]
+fn a_session_belongs_to_the_principal_whose_token_made_it() {
+    // Issue 30 §9 (MCP 2025-11-25 Security Best Practices, Session Hijacking): a
+    // session made with alice's token does not exist for bob's, not even to DELETE.
+    let auth = auth_server(&["--client", "alice:sa", "--client", "bob:sb"]);
+    let issuer = format!("http://{}", auth.addr);
+    for sub in ["serve", "bridge"] {
+        let server = if sub == "serve" {
+            protected(&issuer, &[])
+        } else {
+            let mut command = Command::new(BIN);
+            command
+                .args(["bridge", "--port", "0", "--auth-server", &issuer, "--"])
+                .args([BIN, "serve"]);
+            HttpServer::spawn(command)
+        };
+        let resource = format!("http://{}/mcp", server.addr);
+        let token_of = |id: &str, secret: &str| {
+            let r = token(
+                &auth.addr,
+                &format!(
+                    "grant_type=client_credentials&client_id={id}&client_secret={secret}&resource={}",
+                    enc(&resource)
+                ),
+            );
+            assert_eq!(r.status, 200, "{}", r.text());
+            format!("Bearer {}", json(&r)["access_token"].as_str().unwrap())
+        };
+        let (alice, bob) = (token_of("alice", "sa"), token_of("bob", "sb"));
+        let r = call(
+            &server.addr,
+            "POST",
+            "/mcp",
+            &[
+                ("Content-Type", "application/json"),
+                ("Accept", "application/json, text/event-stream"),
+                ("Authorization", &alice),
+            ],
+            INIT,
+        );
+        assert_eq!(r.status, 200, "{sub}: {}", r.text());
+        let sid = r.header("mcp-session-id").expect("a session").to_owned();
+        let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+        let post_as = |who: &str| {
+            call(
+                &server.addr,
+                "POST",
+                "/mcp",
+                &[
+                    ("Content-Type", "application/json"),
+                    ("Accept", "application/json, text/event-stream"),
+                    ("Authorization", who),
+                    ("Mcp-Session-Id", &sid),
+                    ("MCP-Protocol-Version", "2025-11-25"),
+                ],
+                list,
+            )
+        };
+        let delete_as = |who: &str| {
+            call(
+                &server.addr,
+                "DELETE",
+                "/mcp",
+                &[("Authorization", who), ("Mcp-Session-Id", &sid)],
+                "",
+            )
+        };
+        let r = post_as(&bob);
+        assert_eq!(r.status, 404, "{sub}: {}", r.text());
+        assert_eq!(delete_as(&bob).status, 404, "{sub}");
+        // Still alice's, untouched by bob's attempts.
+        let r = post_as(&alice);
+        assert_eq!(r.status, 200, "{sub}: {}", r.text());
+        assert_eq!(delete_as(&alice).status, 204, "{sub}");
+        assert_eq!(post_as(&alice).status, 404, "{sub}");
+    }
+}

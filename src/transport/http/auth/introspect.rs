@@ -84,5 +84,6 @@ pub async fn introspect(
     }
     Ok(Granted {
         scopes: split_scopes(info.get("scope").and_then(Value::as_str)),
+        principal: super::Principal::of(&info),
     })
 }

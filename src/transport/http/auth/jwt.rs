@@ -101,10 +101,12 @@ pub async fn verify(
             other => format!("the token does not verify: {other:?}"),
         })
     })?;
+    let principal = super::Principal::of(&data.claims);
     let claims: Claims = serde_json::from_value(data.claims)
         .map_err(|e| Refusal::Invalid(format!("the token's claims are malformed: {e}")))?;
     Ok(Granted {
         scopes: split_scopes(claims.scope.as_deref()),
+        principal,
     })
 }
 

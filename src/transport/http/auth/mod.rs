@@ -93,6 +93,38 @@ impl Settings {
 pub struct Granted {
     /// Its scopes (RFC 6749 §3.3).
     pub scopes: Vec<String>,
+    /// Whom it was issued to: a legacy session made with it is bound to this.
+    pub principal: Principal,
+}
+
+/// Whom a token speaks for: its subject (`sub`) and the client it was issued to
+/// (`client_id`), RFC 9068 §2.2 (both required in a JWT access token) and RFC 7662
+/// §2.2 (both optional in an introspection answer). MCP 2025-11-25 "Security Best
+/// Practices", Session Hijacking: a server MUST NOT use sessions for authentication,
+/// and binds a session to user-specific information: a session made with one
+/// principal's token does not exist for a request carrying another's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Principal {
+    /// The token's `sub`, when it names one.
+    pub subject: Option<String>,
+    /// The token's `client_id`, when it names one.
+    pub client: Option<String>,
+}
+
+impl Principal {
+    /// The principal a verified token's claims (or an introspection answer) name.
+    pub fn of(claims: &serde_json::Value) -> Principal {
+        let text = |name: &str| {
+            claims
+                .get(name)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        };
+        Principal {
+            subject: text("sub"),
+            client: text("client_id"),
+        }
+    }
 }
 
 /// The protection of one server: its settings, what it knows of the authorization
