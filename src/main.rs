@@ -52,6 +52,7 @@ fn main() -> ExitCode {
             era,
             fixture,
             allow_hosts,
+            allow_remote,
             limits,
             protect,
             max_tasks,
@@ -96,6 +97,7 @@ fn main() -> ExitCode {
                     },
                     &host,
                     port,
+                    allow_remote,
                     mcp_raw::transport::http::Config {
                         limits: limits.into_limits(max_body_bytes),
                         allowed_hosts: mcp_raw::transport::http::guard::AllowedHosts::new(

@@ -58,6 +58,10 @@ pub enum Command {
         /// DNS rebinding).
         #[arg(long = "allow-host", value_name = "NAME", requires = "http")]
         allow_hosts: Vec<String>,
+        /// With --http, listen on a --host that is not loopback even without
+        /// --auth-server (anyone who can reach it can use the server).
+        #[arg(long, requires = "http")]
+        allow_remote: bool,
         /// With --http, start every legacy session id with PREFIX (visible ASCII, at
         /// most 64 bytes), so a load balancer routes a session's requests to the replica
         /// that holds it by the id alone (deploy/nginx gives each replica its own).
@@ -684,6 +688,19 @@ pub struct BridgeArgs {
     pub limits: HttpLimits,
     #[command(flatten)]
     pub protect: ProtectArgs,
+    /// Listen on a --host that is not loopback even without --auth-server (anyone
+    /// who can reach it can run the server command's tools).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Most stdio servers running at once (a legacy session is one; modern requests
+    /// share one); an initialize beyond gets a JSON-RPC error saying so.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw::bridge::child::MAX_CHILDREN)]
+    pub max_children: usize,
+    /// Seconds a forwarded request waits for the stdio server's answer; then the
+    /// caller gets a -32603 error saying so and the server notifications/cancelled
+    /// (subscriptions/listen is exempt).
+    #[arg(long, value_name = "SECS", default_value = "300", value_parser = secs)]
+    pub request_timeout: Duration,
     /// Seconds to wait, once a child closed its stdout, for its exit status (quoted
     /// in the errors of the requests it left unanswered).
     #[arg(long, value_name = "SECS", default_value = "1", value_parser = secs)]

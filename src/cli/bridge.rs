@@ -23,6 +23,9 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         max_line: args.max_body_bytes,
         exit_wait: args.exit_wait,
         echo_stderr: args.trace.is_none(),
+        max_children: args.max_children.max(1),
+        request_timeout: args.request_timeout,
+        alive: Default::default(),
     };
     let mut config = http::Config {
         limits: args.limits.into_limits(args.max_body_bytes),
@@ -38,6 +41,7 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {host}:{port}: {e}"))?;
         let addr = listener.local_addr()?;
+        super::serve::check_remote(addr, args.allow_remote, &config)?;
         super::serve::protect_at(&mut config, addr);
         eprintln!(
             "[mcp-raw] bridge listening on http://{addr}{}, serving {}",
