@@ -691,3 +691,47 @@ fn a_session_belongs_to_the_principal_whose_token_made_it() {
         assert_eq!(post_as(&alice).status, 404, "{sub}");
     }
 }
+
+#[test]
+fn auth_server_guards_host_and_origin_and_registers_json_only() {
+    // Issue 30 §10: the guard of `serve --http` (DNS rebinding), and RFC 7591 §3.1's
+    // application/json for /register (415 otherwise).
+    let auth = auth_server(&[]);
+    let meta = "/.well-known/oauth-authorization-server";
+    let r = call(&auth.addr, "GET", meta, &[], "");
+    assert_eq!(r.status, 200, "{}", r.text());
+    let req = format!("GET {meta} HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n");
+    let r = exchange(&auth.addr, req.as_bytes());
+    assert_eq!(r.status, 403, "{}", r.text());
+    assert!(r.text().contains("DNS-rebinding"), "{}", r.text());
+    let r = call(
+        &auth.addr,
+        "GET",
+        meta,
+        &[("Origin", "http://evil.example")],
+        "",
+    );
+    assert_eq!(r.status, 403, "{}", r.text());
+    let body = r#"{"redirect_uris":["http://127.0.0.1:9/cb"]}"#;
+    for ct in ["text/plain", "application/x-www-form-urlencoded"] {
+        let r = call(
+            &auth.addr,
+            "POST",
+            "/register",
+            &[("Content-Type", ct)],
+            body,
+        );
+        assert_eq!(r.status, 415, "{ct}: {}", r.text());
+        assert!(r.text().contains(ct), "{}", r.text());
+    }
+    let r = call(&auth.addr, "POST", "/register", &[], body);
+    assert_eq!(r.status, 415, "{}", r.text());
+    let r = call(
+        &auth.addr,
+        "POST",
+        "/register",
+        &[("Content-Type", "application/json; charset=utf-8")],
+        body,
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+}

@@ -129,6 +129,15 @@ impl AuthServer {
 
     /// One request: its path and method pick the endpoint.
     async fn answer(&self, req: Request<hyper::body::Incoming>) -> Answer {
+        // DNS rebinding: the same guard as `serve --http` (MCP 2025-11-25
+        // `basic/transports` "Security Warning"); this server binds loopback only,
+        // so only the loopback names are its own.
+        if let Some(why) = crate::transport::http::guard::foreign_host(
+            req.headers(),
+            &crate::transport::http::guard::AllowedHosts::default(),
+        ) {
+            return oauth_error(StatusCode::FORBIDDEN, "invalid_request", &why);
+        }
         let method = req.method().clone();
         let path = req.uri().path().to_owned();
         let query = req.uri().query().unwrap_or("").to_owned();
@@ -155,7 +164,7 @@ impl AuthServer {
                 "/.well-known/oauth-authorization-server" | "/.well-known/openid-configuration",
             ) => Answer::Json(StatusCode::OK, metadata::document(self)),
             (Method::GET, "/jwks") => Answer::Json(StatusCode::OK, self.jwks()),
-            (Method::POST, "/register") => register::register(self, &body),
+            (Method::POST, "/register") => register::register(self, &headers, &body),
             (Method::GET, "/authorize") => authorize::authorize(self, &query),
             (Method::POST, "/token") => token::token(self, &headers, &body),
             (m, p) => oauth_error(
