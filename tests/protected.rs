@@ -735,3 +735,98 @@ fn auth_server_guards_host_and_origin_and_registers_json_only() {
     );
     assert_eq!(r.status, 201, "{}", r.text());
 }
+
+/// A JWT access token for `resource` from `issuer`, signed ES256 with `key`, its
+/// header naming `kid`, with `extra` claims.
+fn signed(
+    key: &mcp_raw::keys::Es256Key,
+    kid: &str,
+    issuer: &str,
+    resource: &str,
+    extra: Value,
+) -> String {
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+    header.typ = Some("at+jwt".into());
+    header.kid = Some(kid.into());
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let mut claims = serde_json::json!({
+        "iss": issuer, "aud": resource, "sub": "alice", "client_id": "c",
+        "scope": "mcp:tools", "iat": now, "exp": now + 600,
+    });
+    if let (Some(c), Some(e)) = (claims.as_object_mut(), extra.as_object()) {
+        c.extend(e.clone());
+    }
+    jsonwebtoken::encode(&header, &claims, &key.encoding).unwrap()
+}
+
+#[test]
+fn a_key_verifies_only_tokens_of_its_alg_and_use_and_no_bound_token_passes() {
+    // Issue 30 §17: one public key published three ways: for ES256 signatures, for
+    // ES384 only, for encryption. Only the first verifies an ES256 token.
+    let key = mcp_raw::keys::Es256Key::generate().unwrap();
+    let jwk = key.public_jwk.clone();
+    let jwks_fetches = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let fetches = jwks_fetches.clone();
+    let issuer = canned(move |me, head| {
+        if head.starts_with("GET /jwks") {
+            // The fourth fetch of the key set (the unknown kid's, below) takes 3 s.
+            if fetches.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 3 {
+                std::thread::sleep(std::time::Duration::from_secs(3));
+            }
+            let variant = |kid: &str, alg: &str, use_: &str| {
+                let mut k = jwk.clone();
+                k["kid"] = kid.into();
+                k["alg"] = alg.into();
+                k["use"] = use_.into();
+                k
+            };
+            let keys = serde_json::json!({"keys": [
+                variant("good", "ES256", "sig"),
+                variant("es384", "ES384", "sig"),
+                variant("enc", "ES256", "enc"),
+            ]});
+            (200, keys.to_string())
+        } else {
+            (
+                200,
+                format!(r#"{{"issuer":"{me}","jwks_uri":"{me}/jwks"}}"#),
+            )
+        }
+    });
+    let server = protected(&issuer.issuer, &["--jwks-refresh", "0"]);
+    let resource = format!("http://{}/mcp", server.addr);
+    let token = |kid: &str, extra: Value| signed(&key, kid, &issuer.issuer, &resource, extra);
+    let good = token("good", serde_json::json!({}));
+    assert_eq!(post_mcp(&server.addr, Some(&good)).status, 200);
+    for kid in ["es384", "enc"] {
+        let r = post_mcp(&server.addr, Some(&token(kid, serde_json::json!({}))));
+        assert_eq!(r.status, 401, "{kid}: {}", r.text());
+        let challenge = r.header("www-authenticate").unwrap_or("").to_owned();
+        assert!(challenge.contains("RFC 7517"), "{kid}: {challenge}");
+    }
+    // A DPoP-bound token (cnf.jkt) is refused even with a good signature.
+    let bound = token("good", serde_json::json!({"cnf": {"jkt": "abc"}}));
+    let r = post_mcp(&server.addr, Some(&bound));
+    assert_eq!(r.status, 401, "{}", r.text());
+    assert!(
+        r.header("www-authenticate").unwrap_or("").contains("cnf"),
+        "{:?}",
+        r.header("www-authenticate")
+    );
+    // The key set is fetched outside the lock token checks take: while a token
+    // naming an unknown key waits 3 s on a fetch, one with a known key passes at once.
+    let addr = server.addr.clone();
+    let unknown = token("unknown", serde_json::json!({}));
+    let slow = std::thread::spawn(move || post_mcp(&addr, Some(&unknown)).status);
+    while jwks_fetches.load(std::sync::atomic::Ordering::SeqCst) < 4 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let started = std::time::Instant::now();
+    assert_eq!(post_mcp(&server.addr, Some(&good)).status, 200);
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(1), "{took:?}");
+    assert_eq!(slow.join().unwrap(), 401);
+}
