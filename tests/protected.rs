@@ -830,3 +830,150 @@ fn a_key_verifies_only_tokens_of_its_alg_and_use_and_no_bound_token_passes() {
     assert!(took < std::time::Duration::from_secs(1), "{took:?}");
     assert_eq!(slow.join().unwrap(), 401);
 }
+
+/// One code from `auth` for the client `id` (registered with the redirect
+/// http://127.0.0.1:9/cb), for the PKCE `verifier`: the `/authorize` reply.
+fn authorize_for(auth: &HttpServer, id: &str, verifier: &str) -> HttpReply {
+    call(
+        &auth.addr,
+        "GET",
+        &format!(
+            "/authorize?response_type=code&client_id={}&redirect_uri={}&code_challenge={}&code_challenge_method=S256&resource=http%3A%2F%2Fr%2Fmcp",
+            enc(id),
+            enc("http://127.0.0.1:9/cb"),
+            mcp_raw::keys::s256(verifier)
+        ),
+        &[],
+        "",
+    )
+}
+
+/// The `code` of a redirect's Location.
+fn code_of(r: &HttpReply) -> String {
+    let location = r.header("location").expect("a redirect");
+    let query = mcp_raw::wire::form::decode(location.split_once('?').unwrap().1);
+    query
+        .into_iter()
+        .find(|(n, _)| n == "code")
+        .unwrap_or_else(|| panic!("no code in {location}"))
+        .1
+}
+
+#[test]
+fn auth_server_bounds_codes_checks_verifiers_and_revokes_a_replayed_family() {
+    // Issue 30 §18.
+    let auth = auth_server(&["--max-codes", "2"]);
+    let (id, secret) = register(&auth.addr);
+    let verifier = "a-verifier-of-at-least-43-characters-xxxxxxxxxxxxxxxx";
+    let first = code_of(&authorize_for(&auth, &id, verifier));
+    let _second = code_of(&authorize_for(&auth, &id, verifier));
+    // A third waiting code is one too many: back on the redirect, RFC 6749 §4.1.2.1.
+    let r = authorize_for(&auth, &id, verifier);
+    let location = r.header("location").unwrap_or("");
+    assert!(
+        location.contains("error=temporarily_unavailable") && location.contains("max-codes"),
+        "{location}"
+    );
+    let form = |grant: &str| {
+        format!(
+            "{grant}&client_id={}&client_secret={}",
+            enc(&id),
+            enc(&secret)
+        )
+    };
+    let exchange_with = |v: &str| {
+        token(
+            &auth.addr,
+            &form(&format!(
+                "grant_type=authorization_code&code={}&redirect_uri={}&code_verifier={}",
+                enc(&first),
+                enc("http://127.0.0.1:9/cb"),
+                enc(v)
+            )),
+        )
+    };
+    // RFC 7636 §4.1: 43 to 128 characters of [A-Za-z0-9-._~]; a malformed verifier
+    // is a bad request, and does not spend the code.
+    for (bad, says) in [
+        ("short", "5 characters"),
+        (&*"x".repeat(129), "129 characters"),
+        (
+            "a-verifier-of-at-least-43-characters-xxxxxxxxxxxxxxx!",
+            "'!'",
+        ),
+    ] {
+        let r = exchange_with(bad);
+        assert_eq!(r.status, 400, "{}", r.text());
+        let j = json(&r);
+        assert_eq!(j["error"], "invalid_request", "{j}");
+        assert!(
+            j["error_description"].as_str().unwrap().contains(says),
+            "{says}: {j}"
+        );
+    }
+    let r = exchange_with(verifier);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let rt1 = json(&r)["refresh_token"].as_str().unwrap().to_owned();
+    let refresh = |rt: &str| {
+        token(
+            &auth.addr,
+            &form(&format!(
+                "grant_type=refresh_token&refresh_token={}",
+                enc(rt)
+            )),
+        )
+    };
+    let r = refresh(&rt1);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let rt2 = json(&r)["refresh_token"].as_str().unwrap().to_owned();
+    // rt1 again: a replay. The whole family goes, rt2 included.
+    let r = refresh(&rt1);
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.text().contains("revoked"), "{}", r.text());
+    let r = refresh(&rt2);
+    assert_eq!(
+        (r.status, json(&r)["error"].as_str()),
+        (400, Some("invalid_grant")),
+        "{}",
+        r.text()
+    );
+}
+
+#[test]
+fn auth_server_refresh_tokens_expire_and_are_bounded() {
+    // Issue 30 §18.
+    let auth = auth_server(&["--refresh-ttl", "1", "--max-refresh-tokens", "1"]);
+    let (id, secret) = register(&auth.addr);
+    let verifier = "a-verifier-of-at-least-43-characters-xxxxxxxxxxxxxxxx";
+    let exchange = || {
+        let code = code_of(&authorize_for(&auth, &id, verifier));
+        token(
+            &auth.addr,
+            &format!(
+                "grant_type=authorization_code&code={}&redirect_uri={}&code_verifier={verifier}&client_id={}&client_secret={}",
+                enc(&code),
+                enc("http://127.0.0.1:9/cb"),
+                enc(&id),
+                enc(&secret)
+            ),
+        )
+    };
+    let r = exchange();
+    assert_eq!(r.status, 200, "{}", r.text());
+    let rt = json(&r)["refresh_token"].as_str().unwrap().to_owned();
+    let r = exchange();
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(r.text().contains("--max-refresh-tokens"), "{}", r.text());
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let r = token(
+        &auth.addr,
+        &format!(
+            "grant_type=refresh_token&refresh_token={}&client_id={}&client_secret={}",
+            enc(&rt),
+            enc(&id),
+            enc(&secret)
+        ),
+    );
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.text().contains("expired"), "{}", r.text());
+}

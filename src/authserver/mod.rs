@@ -54,7 +54,22 @@ pub struct Config {
     pub max_body: usize,
     /// How long a request head may take to arrive (`--header-timeout`).
     pub header_timeout: Duration,
+    /// Most authorization codes waiting for their exchange (`--max-codes`): each
+    /// `/authorize` stores one, so without a bound a loop of them grows the map
+    /// until memory runs out.
+    pub max_codes: usize,
+    /// Most refresh tokens kept, spent ones included (`--max-refresh-tokens`).
+    pub max_refresh: usize,
+    /// How long a refresh token lasts (`--refresh-ttl`).
+    pub refresh_ttl: Duration,
 }
+
+/// The defaults of `--max-codes`, `--max-refresh-tokens` and `--refresh-ttl`.
+pub const MAX_CODES: usize = 1000;
+/// See [`MAX_CODES`].
+pub const MAX_REFRESH: usize = 10_000;
+/// See [`MAX_CODES`]: one day.
+pub const REFRESH_TTL: Duration = Duration::from_secs(24 * 3600);
 
 impl Default for Config {
     fn default() -> Self {
@@ -66,6 +81,9 @@ impl Default for Config {
             max_clients: 1000,
             max_body: 64 * 1024,
             header_timeout: Duration::from_secs(30),
+            max_codes: MAX_CODES,
+            max_refresh: MAX_REFRESH,
+            refresh_ttl: REFRESH_TTL,
         }
     }
 }

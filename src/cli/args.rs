@@ -773,6 +773,18 @@ pub struct AuthServerArgs {
     /// Most clients registered at once; one more registration gets 503.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub max_clients: usize,
+    /// Most authorization codes waiting for their exchange; one more /authorize is
+    /// redirected back with error=temporarily_unavailable.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw::authserver::MAX_CODES)]
+    pub max_codes: usize,
+    /// Most refresh tokens kept (used ones included, until they expire, to catch a
+    /// replay); a grant that would issue one more gets 503 temporarily_unavailable.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw::authserver::MAX_REFRESH)]
+    pub max_refresh_tokens: usize,
+    /// Seconds a refresh token lasts. Each is used once (rotated); one used twice
+    /// revokes every refresh token of its family.
+    #[arg(long, value_name = "SECS", default_value = "86400", value_parser = secs)]
+    pub refresh_ttl: Duration,
     /// Largest request body in bytes; larger gets 413.
     #[arg(long, value_name = "N", default_value_t = 64 * 1024)]
     pub max_body_bytes: usize,

@@ -30,6 +30,9 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
         token_ttl: args.token_ttl,
         code_ttl: args.code_ttl,
         max_clients: args.max_clients,
+        max_codes: args.max_codes.max(1),
+        max_refresh: args.max_refresh_tokens.max(1),
+        refresh_ttl: args.refresh_ttl,
         max_body: args.max_body_bytes,
         header_timeout: args.header_timeout,
         ..Config::default()
