@@ -104,7 +104,7 @@ fn main() -> ExitCode {
                             &allow_hosts,
                         ),
                         recorder,
-                        auth: protect.into_settings(),
+                        auth: protect.into_settings()?,
                         session_id_prefix,
                     },
                 )

@@ -446,3 +446,55 @@ fn a_resource_that_is_not_a_url_or_not_this_server_is_refused() {
         assert!(!view.contains("POST /token"), "{view}");
     }
 }
+
+#[test]
+fn a_client_secret_can_come_from_a_file_and_never_from_both() {
+    // Issue 30 §12: --client-secret-file, one trailing newline dropped.
+    let dir = common::scratch("client_oauth", "secret-file");
+    let file = dir.join("secret");
+    std::fs::write(&file, "test-secret\n").unwrap();
+    let s = server(&["--token-uses", "10"]);
+    let path = file.to_str().unwrap();
+    let args = [
+        "--client-id",
+        "test-client",
+        "--client-secret-file",
+        path,
+        "--grant",
+        "client-credentials",
+        "--show-secrets",
+    ];
+    let (code, view, err) = client(&s.url, &args);
+    assert_eq!(code, 0, "{view}{err}");
+    // RFC 6749 §2.3.1: base64("test-client:test-secret"), the same as inline.
+    assert!(view.contains(">>> authorization: Basic dGVzdC1jbGllbnQ6dGVzdC1zZWNyZXQ=\n"));
+    // Both forms at once, an empty file, a missing one: usage errors (exit 2).
+    let both = [
+        "--client-id",
+        "test-client",
+        "--client-secret",
+        "x",
+        "--client-secret-file",
+        path,
+    ];
+    let (code, _, err) = client(&s.url, &both);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot be used with"), "{err}");
+    let empty = dir.join("empty");
+    std::fs::write(&empty, "").unwrap();
+    let missing = dir.join("missing");
+    for (file, says) in [(&empty, "is empty"), (&missing, "cannot read it")] {
+        let args = [
+            "--client-id",
+            "test-client",
+            "--client-secret-file",
+            file.to_str().unwrap(),
+        ];
+        let (code, _, err) = client(&s.url, &args);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("--client-secret-file") && err.contains(says),
+            "{err}"
+        );
+    }
+}

@@ -977,3 +977,63 @@ fn auth_server_refresh_tokens_expire_and_are_bounded() {
     assert_eq!(r.status, 400, "{}", r.text());
     assert!(r.text().contains("expired"), "{}", r.text());
 }
+
+#[test]
+fn secrets_of_serve_and_auth_server_can_come_from_files() {
+    // Issue 30 §12: --introspection-client-secret-file and auth-server --clients-file.
+    let dir = scratch("protected", "secret-files");
+    let secret = dir.join("introspection");
+    std::fs::write(&secret, "rs-secret\r\n").unwrap();
+    let issuer = canned(|me, head| {
+        if head.starts_with("POST /introspect") {
+            (200, r#"{"active":false}"#.to_owned())
+        } else {
+            (
+                200,
+                format!(r#"{{"issuer":"{me}","introspection_endpoint":"{me}/introspect"}}"#),
+            )
+        }
+    });
+    let server = protected(
+        &issuer.issuer,
+        &[
+            "--introspection-client-id",
+            "rs",
+            "--introspection-client-secret-file",
+            secret.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(post_mcp(&server.addr, Some("opaque")).status, 401);
+    let seen = issuer.seen.lock().unwrap().clone();
+    let introspection = seen
+        .iter()
+        .find(|h| h.starts_with("POST /introspect"))
+        .expect("an introspection");
+    // base64("rs:rs-secret"): the file's secret, its CRLF dropped.
+    assert!(
+        introspection
+            .to_ascii_lowercase()
+            .contains("authorization: basic cnm6cnmtc2vjcmv0"),
+        "{introspection}"
+    );
+
+    let clients = dir.join("clients");
+    std::fs::write(&clients, "# who may ask\nalice:sa\n\nbob\n").unwrap();
+    let auth = auth_server(&["--clients-file", clients.to_str().unwrap()]);
+    let r = token(
+        &auth.addr,
+        "grant_type=client_credentials&client_id=alice&client_secret=sa&resource=http%3A%2F%2Fr%2Fmcp",
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let out = Command::new(BIN)
+        .args(["auth-server", "--port", "0", "--clients-file"])
+        .arg(dir.join("nothing-here"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--clients-file") && err.contains("cannot read it"),
+        "{err}"
+    );
+}

@@ -449,6 +449,15 @@ pub struct ClientArgs {
     /// OAuth: the secret of --client-id, for a confidential client.
     #[arg(long, value_name = "SECRET", requires = "client_id")]
     pub client_secret: Option<String>,
+    /// OAuth: --client-secret read from FILE instead (kept out of `ps` and the shell's
+    /// history; one trailing newline is dropped).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "client_id",
+        conflicts_with = "client_secret"
+    )]
+    pub client_secret_file: Option<PathBuf>,
     /// OAuth: an https URL of this client's metadata document, used as its client id
     /// where the authorization server supports client ID metadata documents.
     #[arg(long, value_name = "URL")]
@@ -507,6 +516,14 @@ pub struct ClientArgs {
     /// OAuth, --grant id-jag: its secret there (client_secret_basic).
     #[arg(long, value_name = "SECRET", requires = "idp_client_id")]
     pub idp_client_secret: Option<String>,
+    /// OAuth, --grant id-jag: --idp-client-secret read from FILE instead.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "idp_client_id",
+        conflicts_with = "idp_client_secret"
+    )]
+    pub idp_client_secret_file: Option<PathBuf>,
     /// OAuth: bind tokens to a key the client holds (DPoP, RFC 9449): a proof with
     /// the token request and with every request to the server. auto: when the
     /// server asks (a DPoP challenge, or dpop_bound_access_tokens_required).
@@ -764,6 +781,11 @@ pub struct AuthServerArgs {
     /// client_credentials); repeatable. Others register with POST /register.
     #[arg(long = "client", value_name = "ID[:SECRET]")]
     pub clients: Vec<String>,
+    /// Pre-registered clients read from FILE, one ID or ID:SECRET a line (blank lines
+    /// and lines starting with # skipped), so secrets stay out of `ps`; instead of
+    /// --client.
+    #[arg(long, value_name = "FILE", conflicts_with = "clients")]
+    pub clients_file: Option<PathBuf>,
     /// Seconds an access token lasts.
     #[arg(long, value_name = "SECS", default_value = "3600", value_parser = secs)]
     pub token_ttl: Duration,
@@ -827,11 +849,25 @@ pub struct ProtectArgs {
     /// With --auth-server: check tokens by RFC 7662 introspection at the
     /// authorization server, as this client, instead of verifying them as JWTs
     /// against its key set.
-    #[arg(long, value_name = "ID", requires_all = ["auth_server", "introspection_client_secret"])]
+    #[arg(long, value_name = "ID", requires_all = ["auth_server", "introspection_secret"])]
     pub introspection_client_id: Option<String>,
     /// With --introspection-client-id: its secret.
-    #[arg(long, value_name = "SECRET", requires = "introspection_client_id")]
+    #[arg(
+        long,
+        value_name = "SECRET",
+        requires = "introspection_client_id",
+        group = "introspection_secret"
+    )]
     pub introspection_client_secret: Option<String>,
+    /// With --introspection-client-id: its secret, read from FILE (kept out of `ps`;
+    /// one trailing newline is dropped).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "introspection_client_id",
+        group = "introspection_secret"
+    )]
+    pub introspection_client_secret_file: Option<PathBuf>,
     /// With --auth-server: seconds each request to the authorization server may take
     /// (metadata, key set, introspection) [default: 10]
     #[arg(long, value_name = "SECS", value_parser = secs)]
@@ -857,21 +893,29 @@ pub struct ProtectArgs {
 impl ProtectArgs {
     /// The settings, when the server is to be protected (the resource is filled in
     /// once the address is bound, unless --resource gave it). A flag not given keeps
-    /// the default of [`http::auth::Settings::new`].
-    pub fn into_settings(self) -> Option<http::auth::Settings> {
-        let issuer = self.auth_server?;
+    /// the default of [`http::auth::Settings::new`]. An unreadable secret file is
+    /// an error.
+    pub fn into_settings(self) -> anyhow::Result<Option<http::auth::Settings>> {
+        let Some(issuer) = self.auth_server else {
+            return Ok(None);
+        };
         let mut settings = http::auth::Settings::new(&issuer);
         settings.resource = self.resource.unwrap_or_default();
         settings.required_scopes = self.required_scopes;
-        settings.introspection = self
-            .introspection_client_id
-            .zip(self.introspection_client_secret)
-            .map(
-                |(client_id, client_secret)| http::auth::introspect::Credentials {
-                    client_id,
-                    client_secret,
-                },
-            );
+        let secret = super::secret(
+            self.introspection_client_secret.as_ref(),
+            "--introspection-client-secret-file",
+            self.introspection_client_secret_file.as_deref(),
+        )?;
+        settings.introspection =
+            self.introspection_client_id
+                .zip(secret)
+                .map(
+                    |(client_id, client_secret)| http::auth::introspect::Credentials {
+                        client_id,
+                        client_secret,
+                    },
+                );
         let given = |flag: Option<Duration>, default: Duration| flag.unwrap_or(default);
         settings.fetch_timeout = given(self.auth_fetch_timeout, settings.fetch_timeout);
         settings.fetch_max_bytes = self
@@ -880,7 +924,7 @@ impl ProtectArgs {
         settings.jwks_refresh = given(self.jwks_refresh, settings.jwks_refresh);
         settings.retry = given(self.auth_retry, settings.retry);
         settings.leeway = self.token_leeway.unwrap_or(settings.leeway);
-        Some(settings)
+        Ok(Some(settings))
     }
 }
 
@@ -1165,7 +1209,7 @@ mod tests {
             ..http::Limits::default()
         };
         assert_eq!(format!("{:?}", limits.into_limits(7)), format!("{want:?}"));
-        assert!(protect.into_settings().is_none());
+        assert!(protect.into_settings().unwrap().is_none());
 
         let (limits, protect) = serve(&[
             "--idle-timeout",
@@ -1184,7 +1228,7 @@ mod tests {
         assert_eq!(limits.header_timeout, off_if_zero(Duration::ZERO));
         assert_eq!(limits.max_sessions, 3);
         assert_eq!(limits.body_timeout, http::Limits::default().body_timeout);
-        let settings = protect.into_settings().expect("protected");
+        let settings = protect.into_settings().unwrap().expect("protected");
         let mut want = http::auth::Settings::new("https://issuer.example");
         want.leeway = 4;
         assert_eq!(format!("{settings:?}"), format!("{want:?}"));

@@ -31,7 +31,7 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         limits: args.limits.into_limits(args.max_body_bytes),
         allowed_hosts: http::guard::AllowedHosts::new(&args.allow_hosts),
         recorder,
-        auth: args.protect.into_settings(),
+        auth: args.protect.into_settings()?,
         session_id_prefix: Default::default(),
     };
     super::serve::check_protection(&config)?;
