@@ -684,6 +684,21 @@ fn a_session_belongs_to_the_principal_whose_token_made_it() {
         let r = post_as(&bob);
         assert_eq!(r.status, 404, "{sub}: {}", r.text());
         assert_eq!(delete_as(&bob).status, 404, "{sub}");
+        if sub == "bridge" {
+            // The bridge pushes, so it serves a GET stream: not alice's to bob.
+            let r = call(
+                &server.addr,
+                "GET",
+                "/mcp",
+                &[
+                    ("Accept", "text/event-stream"),
+                    ("Authorization", &bob),
+                    ("Mcp-Session-Id", &sid),
+                ],
+                "",
+            );
+            assert_eq!(r.status, 404, "{}", r.text());
+        }
         // Still alice's, untouched by bob's attempts.
         let r = post_as(&alice);
         assert_eq!(r.status, 200, "{sub}: {}", r.text());
