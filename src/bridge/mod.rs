@@ -107,6 +107,9 @@ impl Bridge {
         {
             return Ok(linked.clone());
         }
+        // The dead child's place among --max-children goes back before a new one
+        // takes one.
+        *shared = None;
         let linked = Linked::spawn(&self.spawn, true, "modern (2026-07-28) requests")?;
         *shared = Some(linked.clone());
         Ok(linked)
