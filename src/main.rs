@@ -58,6 +58,7 @@ fn main() -> ExitCode {
             era,
             fixture,
             allow_hosts,
+            allow_remote,
             limits,
             protect,
             max_tasks,
@@ -108,13 +109,14 @@ fn main() -> ExitCode {
                     },
                     &host,
                     port,
+                    allow_remote,
                     mcp_raw::transport::http::Config {
                         limits: limits.into_limits(max_body_bytes),
                         allowed_hosts: mcp_raw::transport::http::guard::AllowedHosts::new(
                             &allow_hosts,
                         ),
                         recorder,
-                        auth: protect.into_settings(),
+                        auth: protect.into_settings()?,
                         session_id_prefix,
                     },
                 )

@@ -328,3 +328,102 @@ fn a_closed_modern_request_is_cancelled_at_the_child() {
     drop(sock);
     assert!(logs(&b, "cancelled request \"bridge-"), "{}", b.logged());
 }
+
+/// Issue 30 §16: the bridge's own cap on children; a place comes back when its
+/// session ends.
+#[test]
+fn the_bridge_runs_at_most_max_children() {
+    let b = bridge(
+        &["--probe-timeout", "0", "--max-children", "1"],
+        &[BIN, "serve"],
+    );
+    let r = post(&b, &[], &initialize("2025-11-25"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let sid = r.header("mcp-session-id").expect("a session id").to_owned();
+    let r = post(&b, &[], &initialize("2025-11-25"));
+    assert!(r.header("mcp-session-id").is_none(), "{}", r.text());
+    let e = &response(&r)["error"];
+    assert_eq!(e["code"], -32603, "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("--max-children 1"),
+        "{e}"
+    );
+    let r = exchange(
+        &b.addr,
+        &request_bytes(&b.addr, "DELETE", &[("Mcp-Session-Id", &sid)], ""),
+    );
+    assert_eq!(r.status, 204, "{}", r.text());
+    let r = post(&b, &[], &initialize("2025-11-25"));
+    assert!(r.header("mcp-session-id").is_some(), "{}", r.text());
+}
+
+/// Issue 30 §16: a child that never answers costs the caller --request-timeout, then
+/// a JSON-RPC error that says so; the child hears notifications/cancelled.
+#[test]
+fn a_child_that_never_answers_times_out() {
+    let dir = common::scratch("bridge", "silent");
+    let heard = dir.join("heard");
+    let script = format!("cat > {}", heard.display());
+    let b = bridge(
+        &["--probe-timeout", "0", "--request-timeout", "1"],
+        &["sh", "-c", &script],
+    );
+    let started = Instant::now();
+    let r = post(&b, &[], &initialize("2025-11-25"));
+    let waited = started.elapsed();
+    assert!(r.header("mcp-session-id").is_none(), "{}", r.text());
+    let e = &response(&r)["error"];
+    assert_eq!(e["code"], -32603, "{e}");
+    let message = e["message"].as_str().unwrap();
+    assert!(
+        message.contains("did not answer initialize within 1 s")
+            && message.contains("--request-timeout"),
+        "{message}"
+    );
+    assert!(waited >= Duration::from_millis(900), "{waited:?}");
+    assert!(waited < Duration::from_secs(10), "{waited:?}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let said = loop {
+        let said = std::fs::read_to_string(&heard).unwrap_or_default();
+        if said.contains("notifications/cancelled") || Instant::now() > deadline {
+            break said;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(said.contains("notifications/cancelled"), "{said}");
+}
+
+/// Issue 30 §16: like `tap`, beyond loopback only with --allow-remote, unless
+/// --auth-server protects it; `serve --http` the same.
+#[test]
+fn a_bridge_or_server_beyond_loopback_needs_allow_remote() {
+    for sub in [&["bridge"][..], &["serve", "--http"][..]] {
+        let mut command = Command::new(BIN);
+        command.args(sub).args(["--host", "0.0.0.0", "--port", "0"]);
+        if sub[0] == "bridge" {
+            command.args(["--probe-timeout", "0", "--", BIN, "serve"]);
+        }
+        let out = command.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{sub:?}: {err}");
+        assert!(
+            err.contains("--host 0.0.0.0") && err.contains("--allow-remote"),
+            "{sub:?}: {err}"
+        );
+        for allowed in [
+            &["--allow-remote"][..],
+            &["--auth-server", "http://127.0.0.1:1"][..],
+        ] {
+            let mut command = Command::new(BIN);
+            command
+                .args(sub)
+                .args(["--host", "0.0.0.0", "--port", "0"])
+                .args(allowed);
+            if sub[0] == "bridge" {
+                command.args(["--probe-timeout", "0", "--", BIN, "serve"]);
+            }
+            let server = HttpServer::spawn(command);
+            assert!(server.addr.starts_with("0.0.0.0:"), "{}", server.addr);
+        }
+    }
+}

@@ -410,3 +410,91 @@ fn a_token_in_hand_replaces_a_header_authorization() {
     }
     assert!(view.contains("\"text\": \"token at-1\""), "{view}");
 }
+
+#[test]
+fn a_token_endpoint_written_upper_case_http_elsewhere_gets_no_secret() {
+    // Issue 30 §6: `HTTP://` is `http://` (RFC 3986 §3.1, the scheme is
+    // case-insensitive); a host that is not loopback gets nothing, whatever its case.
+    for endpoint in ["HTTP://0.0.0.0:1/token", "Http://Example.INVALID/token"] {
+        let s = server(&["--token-endpoint", endpoint]);
+        let mut args = CLIENT.to_vec();
+        args.extend(["--grant", "client-credentials"]);
+        let (code, view, err) = client(&s.url, &args);
+        assert_ne!(code, 0, "{view}{err}");
+        assert!(
+            err.contains("MUST be served over HTTPS") && err.contains(endpoint),
+            "{endpoint}: {err}"
+        );
+        assert!(!view.contains("POST /token"), "{view}");
+    }
+}
+
+#[test]
+fn a_resource_that_is_not_a_url_or_not_this_server_is_refused() {
+    // Issue 30 §15: the metadata's resource is compared parsed (RFC 9728 §3.3).
+    for (resource, why) in [
+        ("http://", "not a URL"),
+        ("http://127.0.0.1:1/mcp", "not this server"),
+    ] {
+        let s = server(&["--resource", resource]);
+        let (code, view, err) = client(&s.url, &CLIENT);
+        assert_ne!(code, 0, "{view}{err}");
+        assert!(
+            err.contains(why) && err.contains("RFC 9728"),
+            "{resource}: {err}"
+        );
+        assert!(!view.contains("POST /token"), "{view}");
+    }
+}
+
+#[test]
+fn a_client_secret_can_come_from_a_file_and_never_from_both() {
+    // Issue 30 §12: --client-secret-file, one trailing newline dropped.
+    let dir = common::scratch("client_oauth", "secret-file");
+    let file = dir.join("secret");
+    std::fs::write(&file, "test-secret\n").unwrap();
+    let s = server(&["--token-uses", "10"]);
+    let path = file.to_str().unwrap();
+    let args = [
+        "--client-id",
+        "test-client",
+        "--client-secret-file",
+        path,
+        "--grant",
+        "client-credentials",
+        "--show-secrets",
+    ];
+    let (code, view, err) = client(&s.url, &args);
+    assert_eq!(code, 0, "{view}{err}");
+    // RFC 6749 §2.3.1: base64("test-client:test-secret"), the same as inline.
+    assert!(view.contains(">>> authorization: Basic dGVzdC1jbGllbnQ6dGVzdC1zZWNyZXQ=\n"));
+    // Both forms at once, an empty file, a missing one: usage errors (exit 2).
+    let both = [
+        "--client-id",
+        "test-client",
+        "--client-secret",
+        "x",
+        "--client-secret-file",
+        path,
+    ];
+    let (code, _, err) = client(&s.url, &both);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot be used with"), "{err}");
+    let empty = dir.join("empty");
+    std::fs::write(&empty, "").unwrap();
+    let missing = dir.join("missing");
+    for (file, says) in [(&empty, "is empty"), (&missing, "cannot read it")] {
+        let args = [
+            "--client-id",
+            "test-client",
+            "--client-secret-file",
+            file.to_str().unwrap(),
+        ];
+        let (code, _, err) = client(&s.url, &args);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("--client-secret-file") && err.contains(says),
+            "{err}"
+        );
+    }
+}

@@ -573,7 +573,10 @@ fn a_resumed_reader_that_hangs_up_takes_its_waker_along() {
     // A request whose stream is still running: it waits for the client's answer.
     let (sid, first) = waiting_sampling(&addr, "hello");
     let stream = stream_number(&reply_of(&first));
-    let waiting = || app.sessions.with(&sid, |e| e.streams.waiting_readers());
+    let waiting = || {
+        app.sessions
+            .with(&sid, None, |e| e.streams.waiting_readers())
+    };
     for _ in 0..200 {
         let mut c = Conn::open(&addr);
         c.send(

@@ -271,11 +271,10 @@ fn an_authorization_server_out_of_reach_is_503_not_a_verdict_on_the_token() {
     // without a fetch of its own.
     let r = post_mcp(&server.addr, Some(jwt));
     assert_eq!(r.status, 503, "{}", r.text());
-    assert!(
-        r.text().contains("tried again after --auth-retry"),
-        "{}",
-        r.text()
-    );
+    logged(&server, "tried again after --auth-retry");
+    // Issue 30 §14: the reason (the fetch's error) goes to stderr, not to the caller.
+    assert!(!r.text().contains("127.0.0.1:1/"), "{}", r.text());
+    assert!(!r.text().contains("--auth-retry"), "{}", r.text());
     // And the server goes on: no token is still a 401.
     assert_eq!(post_mcp(&server.addr, None).status, 401);
 }
@@ -473,5 +472,583 @@ fn auth_server_closes_a_connection_that_sends_no_head() {
     assert!(
         waited < std::time::Duration::from_secs(4),
         "closed after {waited:?}"
+    );
+}
+
+#[test]
+fn serve_and_bridge_refuse_an_authorization_server_in_clear_elsewhere() {
+    // Issue 30 §7: the client's rule (HTTPS or loopback), by the same function,
+    // before anything listens; the scheme's case changes nothing.
+    for issuer in ["http://auth.example.com", "HTTP://10.0.0.1:9000"] {
+        for sub in [&["serve", "--http"][..], &["bridge"][..]] {
+            let mut command = Command::new(BIN);
+            command
+                .args(sub)
+                .args(["--port", "0", "--auth-server", issuer]);
+            if sub[0] == "bridge" {
+                command.args(["--", BIN, "serve"]);
+            }
+            let out = command.output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{sub:?} {issuer}: {err}");
+            assert!(
+                err.contains("--auth-server") && err.contains(issuer) && err.contains("HTTPS"),
+                "{sub:?} {issuer}: {err}"
+            );
+            assert!(!err.contains("listening"), "{err}");
+        }
+    }
+}
+
+/// The server's stderr once it holds `text` (it is read by another thread), or
+/// after 5 s whatever it holds.
+fn logged(server: &HttpServer, text: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let log = server.log.lock().unwrap().clone();
+        if log.contains(text) || std::time::Instant::now() > deadline {
+            assert!(log.contains(text), "no {text:?} in:\n{log}");
+            return log;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// An authorization server of canned answers on a loopback port: each request gets
+/// `answer(issuer, request head)`, a status and its JSON; it keeps the heads it saw.
+struct Canned {
+    issuer: String,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+fn canned(answer: impl Fn(&str, &str) -> (u16, String) + Send + 'static) -> Canned {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let issuer = format!("http://{}", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (me, log) = (issuer.clone(), seen.clone());
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().map_while(Result::ok) {
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                head.push(byte[0]);
+            }
+            let head = String::from_utf8_lossy(&head).into_owned();
+            let (status, body) = answer(&me, &head);
+            log.lock().unwrap().push(head);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    Canned { issuer, seen }
+}
+
+#[test]
+fn the_key_set_and_introspection_must_be_on_the_issuers_origin() {
+    // Issue 30 §7: a metadata document naming another origin (here another loopback
+    // address, so only the origin rule can refuse it) sends the server nowhere.
+    let elsewhere = canned(|_, _| (200, r#"{"keys":[],"active":true}"#.to_owned()));
+    let port = elsewhere.issuer.rsplit(':').next().unwrap().to_owned();
+    // The canned metadata names 127.0.0.2:PORT (the other server's port) for both.
+    let issuer = canned(move |me, _| {
+        (
+            200,
+            format!(
+                r#"{{"issuer":"{me}","jwks_uri":"http://127.0.0.2:{port}/jwks","introspection_endpoint":"http://127.0.0.2:{port}/introspect"}}"#
+            ),
+        )
+    });
+    let jwt = "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6ImsifQ.e30.c2ln";
+    for extra in [
+        &[][..],
+        &[
+            "--introspection-client-id",
+            "rs",
+            "--introspection-client-secret",
+            "rs-secret",
+        ][..],
+    ] {
+        let server = protected(&issuer.issuer, extra);
+        let r = post_mcp(&server.addr, Some(jwt));
+        assert_eq!(r.status, 503, "{}", r.text());
+        let log = logged(&server, "not on the issuer's origin");
+        assert!(log.contains("127.0.0.2"), "{log}");
+    }
+    assert!(elsewhere.seen.lock().unwrap().is_empty());
+    assert!(!issuer.seen.lock().unwrap().is_empty());
+}
+
+#[test]
+fn a_503_never_echoes_the_authorization_servers_error_body() {
+    // Issue 30 §14: what the authorization server said goes to stderr only.
+    let issuer = canned(|me, head| {
+        if head.starts_with("POST /introspect") {
+            (
+                500,
+                r#"{"error":"database at 10.9.8.7 is down"}"#.to_owned(),
+            )
+        } else {
+            (
+                200,
+                format!(r#"{{"issuer":"{me}","introspection_endpoint":"{me}/introspect"}}"#),
+            )
+        }
+    });
+    let server = protected(
+        &issuer.issuer,
+        &[
+            "--introspection-client-id",
+            "rs",
+            "--introspection-client-secret",
+            "s",
+        ],
+    );
+    let r = post_mcp(&server.addr, Some("opaque-token"));
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(!r.text().contains("10.9.8.7"), "{}", r.text());
+    assert!(r.text().contains("this server's log"), "{}", r.text());
+    logged(&server, "database at 10.9.8.7 is down");
+}
+
+#[test]
+fn a_session_belongs_to_the_principal_whose_token_made_it() {
+    // Issue 30 §9 (MCP 2025-11-25 Security Best Practices, Session Hijacking): a
+    // session made with alice's token does not exist for bob's, not even to DELETE.
+    let auth = auth_server(&["--client", "alice:sa", "--client", "bob:sb"]);
+    let issuer = format!("http://{}", auth.addr);
+    for sub in ["serve", "bridge"] {
+        let server = if sub == "serve" {
+            protected(&issuer, &[])
+        } else {
+            let mut command = Command::new(BIN);
+            command
+                .args(["bridge", "--port", "0", "--auth-server", &issuer, "--"])
+                .args([BIN, "serve"]);
+            HttpServer::spawn(command)
+        };
+        let resource = format!("http://{}/mcp", server.addr);
+        let token_of = |id: &str, secret: &str| {
+            let r = token(
+                &auth.addr,
+                &format!(
+                    "grant_type=client_credentials&client_id={id}&client_secret={secret}&resource={}",
+                    enc(&resource)
+                ),
+            );
+            assert_eq!(r.status, 200, "{}", r.text());
+            format!("Bearer {}", json(&r)["access_token"].as_str().unwrap())
+        };
+        let (alice, bob) = (token_of("alice", "sa"), token_of("bob", "sb"));
+        let r = call(
+            &server.addr,
+            "POST",
+            "/mcp",
+            &[
+                ("Content-Type", "application/json"),
+                ("Accept", "application/json, text/event-stream"),
+                ("Authorization", &alice),
+            ],
+            INIT,
+        );
+        assert_eq!(r.status, 200, "{sub}: {}", r.text());
+        let sid = r.header("mcp-session-id").expect("a session").to_owned();
+        let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+        let post_as = |who: &str| {
+            call(
+                &server.addr,
+                "POST",
+                "/mcp",
+                &[
+                    ("Content-Type", "application/json"),
+                    ("Accept", "application/json, text/event-stream"),
+                    ("Authorization", who),
+                    ("Mcp-Session-Id", &sid),
+                    ("MCP-Protocol-Version", "2025-11-25"),
+                ],
+                list,
+            )
+        };
+        let delete_as = |who: &str| {
+            call(
+                &server.addr,
+                "DELETE",
+                "/mcp",
+                &[("Authorization", who), ("Mcp-Session-Id", &sid)],
+                "",
+            )
+        };
+        let r = post_as(&bob);
+        assert_eq!(r.status, 404, "{sub}: {}", r.text());
+        assert_eq!(delete_as(&bob).status, 404, "{sub}");
+        if sub == "bridge" {
+            // The bridge pushes, so it serves a GET stream: not alice's to bob.
+            let r = call(
+                &server.addr,
+                "GET",
+                "/mcp",
+                &[
+                    ("Accept", "text/event-stream"),
+                    ("Authorization", &bob),
+                    ("Mcp-Session-Id", &sid),
+                ],
+                "",
+            );
+            assert_eq!(r.status, 404, "{}", r.text());
+        }
+        // Still alice's, untouched by bob's attempts.
+        let r = post_as(&alice);
+        assert_eq!(r.status, 200, "{sub}: {}", r.text());
+        assert_eq!(delete_as(&alice).status, 204, "{sub}");
+        assert_eq!(post_as(&alice).status, 404, "{sub}");
+    }
+}
+
+#[test]
+fn auth_server_guards_host_and_origin_and_registers_json_only() {
+    // Issue 30 §10: the guard of `serve --http` (DNS rebinding), and RFC 7591 §3.1's
+    // application/json for /register (415 otherwise).
+    let auth = auth_server(&[]);
+    let meta = "/.well-known/oauth-authorization-server";
+    let r = call(&auth.addr, "GET", meta, &[], "");
+    assert_eq!(r.status, 200, "{}", r.text());
+    let req = format!("GET {meta} HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n");
+    let r = exchange(&auth.addr, req.as_bytes());
+    assert_eq!(r.status, 403, "{}", r.text());
+    assert!(r.text().contains("DNS-rebinding"), "{}", r.text());
+    let r = call(
+        &auth.addr,
+        "GET",
+        meta,
+        &[("Origin", "http://evil.example")],
+        "",
+    );
+    assert_eq!(r.status, 403, "{}", r.text());
+    let body = r#"{"redirect_uris":["http://127.0.0.1:9/cb"]}"#;
+    for ct in ["text/plain", "application/x-www-form-urlencoded"] {
+        let r = call(
+            &auth.addr,
+            "POST",
+            "/register",
+            &[("Content-Type", ct)],
+            body,
+        );
+        assert_eq!(r.status, 415, "{ct}: {}", r.text());
+        assert!(r.text().contains(ct), "{}", r.text());
+    }
+    let r = call(&auth.addr, "POST", "/register", &[], body);
+    assert_eq!(r.status, 415, "{}", r.text());
+    let r = call(
+        &auth.addr,
+        "POST",
+        "/register",
+        &[("Content-Type", "application/json; charset=utf-8")],
+        body,
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+}
+
+/// A JWT access token for `resource` from `issuer`, signed ES256 with `key`, its
+/// header naming `kid`, with `extra` claims.
+fn signed(
+    key: &mcp_raw::keys::Es256Key,
+    kid: &str,
+    issuer: &str,
+    resource: &str,
+    extra: Value,
+) -> String {
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+    header.typ = Some("at+jwt".into());
+    header.kid = Some(kid.into());
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let mut claims = serde_json::json!({
+        "iss": issuer, "aud": resource, "sub": "alice", "client_id": "c",
+        "scope": "mcp:tools", "iat": now, "exp": now + 600,
+    });
+    if let (Some(c), Some(e)) = (claims.as_object_mut(), extra.as_object()) {
+        c.extend(e.clone());
+    }
+    jsonwebtoken::encode(&header, &claims, &key.encoding).unwrap()
+}
+
+#[test]
+fn a_key_verifies_only_tokens_of_its_alg_and_use_and_no_bound_token_passes() {
+    // Issue 30 §17: one public key published three ways: for ES256 signatures, for
+    // ES384 only, for encryption. Only the first verifies an ES256 token.
+    let key = mcp_raw::keys::Es256Key::generate().unwrap();
+    let jwk = key.public_jwk.clone();
+    let jwks_fetches = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let fetches = jwks_fetches.clone();
+    let issuer = canned(move |me, head| {
+        if head.starts_with("GET /jwks") {
+            // The fourth fetch of the key set (the unknown kid's, below) takes 3 s.
+            if fetches.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 3 {
+                std::thread::sleep(std::time::Duration::from_secs(3));
+            }
+            let variant = |kid: &str, alg: &str, use_: &str| {
+                let mut k = jwk.clone();
+                k["kid"] = kid.into();
+                k["alg"] = alg.into();
+                k["use"] = use_.into();
+                k
+            };
+            let keys = serde_json::json!({"keys": [
+                variant("good", "ES256", "sig"),
+                variant("es384", "ES384", "sig"),
+                variant("enc", "ES256", "enc"),
+            ]});
+            (200, keys.to_string())
+        } else {
+            (
+                200,
+                format!(r#"{{"issuer":"{me}","jwks_uri":"{me}/jwks"}}"#),
+            )
+        }
+    });
+    let server = protected(&issuer.issuer, &["--jwks-refresh", "0"]);
+    let resource = format!("http://{}/mcp", server.addr);
+    let token = |kid: &str, extra: Value| signed(&key, kid, &issuer.issuer, &resource, extra);
+    let good = token("good", serde_json::json!({}));
+    assert_eq!(post_mcp(&server.addr, Some(&good)).status, 200);
+    for kid in ["es384", "enc"] {
+        let r = post_mcp(&server.addr, Some(&token(kid, serde_json::json!({}))));
+        assert_eq!(r.status, 401, "{kid}: {}", r.text());
+        let challenge = r.header("www-authenticate").unwrap_or("").to_owned();
+        assert!(challenge.contains("RFC 7517"), "{kid}: {challenge}");
+    }
+    // A DPoP-bound token (cnf.jkt) is refused even with a good signature.
+    let bound = token("good", serde_json::json!({"cnf": {"jkt": "abc"}}));
+    let r = post_mcp(&server.addr, Some(&bound));
+    assert_eq!(r.status, 401, "{}", r.text());
+    assert!(
+        r.header("www-authenticate").unwrap_or("").contains("cnf"),
+        "{:?}",
+        r.header("www-authenticate")
+    );
+    // The key set is fetched outside the lock token checks take: while a token
+    // naming an unknown key waits 3 s on a fetch, one with a known key passes at once.
+    let addr = server.addr.clone();
+    let unknown = token("unknown", serde_json::json!({}));
+    let slow = std::thread::spawn(move || post_mcp(&addr, Some(&unknown)).status);
+    while jwks_fetches.load(std::sync::atomic::Ordering::SeqCst) < 4 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let started = std::time::Instant::now();
+    assert_eq!(post_mcp(&server.addr, Some(&good)).status, 200);
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(1), "{took:?}");
+    assert_eq!(slow.join().unwrap(), 401);
+}
+
+/// One code from `auth` for the client `id` (registered with the redirect
+/// http://127.0.0.1:9/cb), for the PKCE `verifier`: the `/authorize` reply.
+fn authorize_for(auth: &HttpServer, id: &str, verifier: &str) -> HttpReply {
+    call(
+        &auth.addr,
+        "GET",
+        &format!(
+            "/authorize?response_type=code&client_id={}&redirect_uri={}&code_challenge={}&code_challenge_method=S256&resource=http%3A%2F%2Fr%2Fmcp",
+            enc(id),
+            enc("http://127.0.0.1:9/cb"),
+            mcp_raw::keys::s256(verifier)
+        ),
+        &[],
+        "",
+    )
+}
+
+/// The `code` of a redirect's Location.
+fn code_of(r: &HttpReply) -> String {
+    let location = r.header("location").expect("a redirect");
+    let query = mcp_raw::wire::form::decode(location.split_once('?').unwrap().1);
+    query
+        .into_iter()
+        .find(|(n, _)| n == "code")
+        .unwrap_or_else(|| panic!("no code in {location}"))
+        .1
+}
+
+#[test]
+fn auth_server_bounds_codes_checks_verifiers_and_revokes_a_replayed_family() {
+    // Issue 30 §18.
+    let auth = auth_server(&["--max-codes", "2"]);
+    let (id, secret) = register(&auth.addr);
+    let verifier = "a-verifier-of-at-least-43-characters-xxxxxxxxxxxxxxxx";
+    let first = code_of(&authorize_for(&auth, &id, verifier));
+    let _second = code_of(&authorize_for(&auth, &id, verifier));
+    // A third waiting code is one too many: back on the redirect, RFC 6749 §4.1.2.1.
+    let r = authorize_for(&auth, &id, verifier);
+    let location = r.header("location").unwrap_or("");
+    assert!(
+        location.contains("error=temporarily_unavailable") && location.contains("max-codes"),
+        "{location}"
+    );
+    let form = |grant: &str| {
+        format!(
+            "{grant}&client_id={}&client_secret={}",
+            enc(&id),
+            enc(&secret)
+        )
+    };
+    let exchange_with = |v: &str| {
+        token(
+            &auth.addr,
+            &form(&format!(
+                "grant_type=authorization_code&code={}&redirect_uri={}&code_verifier={}",
+                enc(&first),
+                enc("http://127.0.0.1:9/cb"),
+                enc(v)
+            )),
+        )
+    };
+    // RFC 7636 §4.1: 43 to 128 characters of [A-Za-z0-9-._~]; a malformed verifier
+    // is a bad request, and does not spend the code.
+    for (bad, says) in [
+        ("short", "5 characters"),
+        (&*"x".repeat(129), "129 characters"),
+        (
+            "a-verifier-of-at-least-43-characters-xxxxxxxxxxxxxxx!",
+            "'!'",
+        ),
+    ] {
+        let r = exchange_with(bad);
+        assert_eq!(r.status, 400, "{}", r.text());
+        let j = json(&r);
+        assert_eq!(j["error"], "invalid_request", "{j}");
+        assert!(
+            j["error_description"].as_str().unwrap().contains(says),
+            "{says}: {j}"
+        );
+    }
+    let r = exchange_with(verifier);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let rt1 = json(&r)["refresh_token"].as_str().unwrap().to_owned();
+    let refresh = |rt: &str| {
+        token(
+            &auth.addr,
+            &form(&format!(
+                "grant_type=refresh_token&refresh_token={}",
+                enc(rt)
+            )),
+        )
+    };
+    let r = refresh(&rt1);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let rt2 = json(&r)["refresh_token"].as_str().unwrap().to_owned();
+    // rt1 again: a replay. The whole family goes, rt2 included.
+    let r = refresh(&rt1);
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.text().contains("revoked"), "{}", r.text());
+    let r = refresh(&rt2);
+    assert_eq!(
+        (r.status, json(&r)["error"].as_str()),
+        (400, Some("invalid_grant")),
+        "{}",
+        r.text()
+    );
+}
+
+#[test]
+fn auth_server_refresh_tokens_expire_and_are_bounded() {
+    // Issue 30 §18.
+    let auth = auth_server(&["--refresh-ttl", "1", "--max-refresh-tokens", "1"]);
+    let (id, secret) = register(&auth.addr);
+    let verifier = "a-verifier-of-at-least-43-characters-xxxxxxxxxxxxxxxx";
+    let exchange = || {
+        let code = code_of(&authorize_for(&auth, &id, verifier));
+        token(
+            &auth.addr,
+            &format!(
+                "grant_type=authorization_code&code={}&redirect_uri={}&code_verifier={verifier}&client_id={}&client_secret={}",
+                enc(&code),
+                enc("http://127.0.0.1:9/cb"),
+                enc(&id),
+                enc(&secret)
+            ),
+        )
+    };
+    let r = exchange();
+    assert_eq!(r.status, 200, "{}", r.text());
+    let rt = json(&r)["refresh_token"].as_str().unwrap().to_owned();
+    let r = exchange();
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(r.text().contains("--max-refresh-tokens"), "{}", r.text());
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let r = token(
+        &auth.addr,
+        &format!(
+            "grant_type=refresh_token&refresh_token={}&client_id={}&client_secret={}",
+            enc(&rt),
+            enc(&id),
+            enc(&secret)
+        ),
+    );
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.text().contains("expired"), "{}", r.text());
+}
+
+#[test]
+fn secrets_of_serve_and_auth_server_can_come_from_files() {
+    // Issue 30 §12: --introspection-client-secret-file and auth-server --clients-file.
+    let dir = scratch("protected", "secret-files");
+    let secret = dir.join("introspection");
+    std::fs::write(&secret, "rs-secret\r\n").unwrap();
+    let issuer = canned(|me, head| {
+        if head.starts_with("POST /introspect") {
+            (200, r#"{"active":false}"#.to_owned())
+        } else {
+            (
+                200,
+                format!(r#"{{"issuer":"{me}","introspection_endpoint":"{me}/introspect"}}"#),
+            )
+        }
+    });
+    let server = protected(
+        &issuer.issuer,
+        &[
+            "--introspection-client-id",
+            "rs",
+            "--introspection-client-secret-file",
+            secret.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(post_mcp(&server.addr, Some("opaque")).status, 401);
+    let seen = issuer.seen.lock().unwrap().clone();
+    let introspection = seen
+        .iter()
+        .find(|h| h.starts_with("POST /introspect"))
+        .expect("an introspection");
+    // base64("rs:rs-secret"): the file's secret, its CRLF dropped.
+    assert!(
+        introspection
+            .to_ascii_lowercase()
+            .contains("authorization: basic cnm6cnmtc2vjcmv0"),
+        "{introspection}"
+    );
+
+    let clients = dir.join("clients");
+    std::fs::write(&clients, "# who may ask\nalice:sa\n\nbob\n").unwrap();
+    let auth = auth_server(&["--clients-file", clients.to_str().unwrap()]);
+    let r = token(
+        &auth.addr,
+        "grant_type=client_credentials&client_id=alice&client_secret=sa&resource=http%3A%2F%2Fr%2Fmcp",
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let out = Command::new(BIN)
+        .args(["auth-server", "--port", "0", "--clients-file"])
+        .arg(dir.join("nothing-here"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--clients-file") && err.contains("cannot read it"),
+        "{err}"
     );
 }

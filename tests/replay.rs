@@ -352,3 +352,49 @@ fn a_stdio_recording_served_over_http() {
     let (code, text) = diff(&orig, &again, &[]);
     assert_eq!(code, 0, "{text}");
 }
+
+/// Issue 30 §10: the mock answers only its own (loopback) names in Host and Origin,
+/// as `serve --http` does (DNS rebinding).
+#[test]
+fn the_http_mock_refuses_a_foreign_host_or_origin() {
+    let dir = scratch("rebinding");
+    let orig = dir.join("stdio.jsonl");
+    run(Command::new(BIN)
+        .args(["client", "--era", "legacy", "--record"])
+        .arg(&orig)
+        .args(["--", BIN, "serve"]));
+    let mut mock = Command::new(BIN)
+        .arg("replay")
+        .arg(&orig)
+        .args(["--http", "--port", "0"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let url = common::listening_url(mock.stderr.take().unwrap());
+    let addr = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let init = common::initialize("2025-11-25");
+    let send = |host: &str, origin: Option<&str>| {
+        let mut req = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nConnection: close\r\n"
+        );
+        if let Some(o) = origin {
+            req.push_str(&format!("Origin: {o}\r\n"));
+        }
+        req.push_str(&format!("Content-Length: {}\r\n\r\n{init}", init.len()));
+        common::http_client::exchange(&addr, req.as_bytes())
+    };
+    let evil = send("evil.example", None);
+    let evil_origin = send(&addr, Some("http://evil.example"));
+    let own = send(&addr, Some(&format!("http://{addr}")));
+    let _ = mock.kill();
+    let _ = mock.wait();
+    assert_eq!(evil.status, 403, "{}", evil.text());
+    assert!(evil.text().contains("DNS-rebinding"), "{}", evil.text());
+    assert_eq!(evil_origin.status, 403, "{}", evil_origin.text());
+    assert_eq!(own.status, 200, "{}", own.text());
+}

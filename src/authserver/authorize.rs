@@ -88,6 +88,17 @@ pub fn authorize(server: &AuthServer, query: &str) -> Answer {
     {
         let mut st = server.state();
         st.sweep();
+        // RFC 6749 §4.1.2.1: temporarily_unavailable, "due to a temporary
+        // overloading": codes are exchanged or expire within --code-ttl.
+        if st.codes.len() >= server.config.max_codes {
+            return refuse(
+                "temporarily_unavailable",
+                &format!(
+                    "{} authorization codes are waiting for their exchange, the most this server keeps (auth-server --max-codes); retry once some are exchanged or expired",
+                    st.codes.len()
+                ),
+            );
+        }
         st.codes.insert(
             code.clone(),
             Code {

@@ -54,7 +54,22 @@ pub struct Config {
     pub max_body: usize,
     /// How long a request head may take to arrive (`--header-timeout`).
     pub header_timeout: Duration,
+    /// Most authorization codes waiting for their exchange (`--max-codes`): each
+    /// `/authorize` stores one, so without a bound a loop of them grows the map
+    /// until memory runs out.
+    pub max_codes: usize,
+    /// Most refresh tokens kept, spent ones included (`--max-refresh-tokens`).
+    pub max_refresh: usize,
+    /// How long a refresh token lasts (`--refresh-ttl`).
+    pub refresh_ttl: Duration,
 }
+
+/// The defaults of `--max-codes`, `--max-refresh-tokens` and `--refresh-ttl`.
+pub const MAX_CODES: usize = 1000;
+/// See [`MAX_CODES`].
+pub const MAX_REFRESH: usize = 10_000;
+/// See [`MAX_CODES`]: one day.
+pub const REFRESH_TTL: Duration = Duration::from_secs(24 * 3600);
 
 impl Default for Config {
     fn default() -> Self {
@@ -66,6 +81,9 @@ impl Default for Config {
             max_clients: 1000,
             max_body: 64 * 1024,
             header_timeout: Duration::from_secs(30),
+            max_codes: MAX_CODES,
+            max_refresh: MAX_REFRESH,
+            refresh_ttl: REFRESH_TTL,
         }
     }
 }
@@ -129,6 +147,15 @@ impl AuthServer {
 
     /// One request: its path and method pick the endpoint.
     async fn answer(&self, req: Request<hyper::body::Incoming>) -> Answer {
+        // DNS rebinding: the same guard as `serve --http` (MCP 2025-11-25
+        // `basic/transports` "Security Warning"); this server binds loopback only,
+        // so only the loopback names are its own.
+        if let Some(why) = crate::transport::http::guard::foreign_host(
+            req.headers(),
+            &crate::transport::http::guard::AllowedHosts::default(),
+        ) {
+            return oauth_error(StatusCode::FORBIDDEN, "invalid_request", &why);
+        }
         let method = req.method().clone();
         let path = req.uri().path().to_owned();
         let query = req.uri().query().unwrap_or("").to_owned();
@@ -155,7 +182,7 @@ impl AuthServer {
                 "/.well-known/oauth-authorization-server" | "/.well-known/openid-configuration",
             ) => Answer::Json(StatusCode::OK, metadata::document(self)),
             (Method::GET, "/jwks") => Answer::Json(StatusCode::OK, self.jwks()),
-            (Method::POST, "/register") => register::register(self, &body),
+            (Method::POST, "/register") => register::register(self, &headers, &body),
             (Method::GET, "/authorize") => authorize::authorize(self, &query),
             (Method::POST, "/token") => token::token(self, &headers, &body),
             (m, p) => oauth_error(

@@ -8,7 +8,27 @@ use hyper::StatusCode;
 use serde_json::{Value, json};
 
 /// `POST /register` with a JSON body: the new client, or why not.
-pub fn register(server: &AuthServer, body: &[u8]) -> Answer {
+pub fn register(server: &AuthServer, headers: &hyper::HeaderMap, body: &[u8]) -> Answer {
+    // RFC 7591 §3.1: the client metadata is sent "using the application/json format";
+    // anything else is not a registration request (and a form post from a web page,
+    // which needs no CORS preflight, cannot make one).
+    let ct = headers
+        .get(hyper::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if !ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .eq_ignore_ascii_case("application/json")
+    {
+        return oauth_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "invalid_request",
+            &format!("Content-Type must be application/json (RFC 7591 §3.1), got {ct:?}"),
+        );
+    }
     let Ok(Value::Object(mut meta)) = serde_json::from_slice::<Value>(body) else {
         return oauth_error(
             StatusCode::BAD_REQUEST,

@@ -43,15 +43,33 @@ pub struct Grant {
     pub scope: String,
 }
 
+/// A refresh token issued: what it renews, its family, its life.
+#[derive(Debug, Clone)]
+pub struct Refresh {
+    /// What it renews.
+    pub grant: Grant,
+    /// The grant it descends from (the code exchange that issued the first token):
+    /// a token used twice revokes every token of its family.
+    pub family: u64,
+    /// After this it is refused (`--refresh-ttl`), and forgotten at the next sweep.
+    pub expires: Instant,
+    /// It was used once and replaced (rotation): kept until it expires only so a
+    /// second use is recognised as a replay (OAuth 2.1 §4.3.1, RFC 9700 §4.14.2).
+    pub spent: bool,
+}
+
 #[derive(Default)]
 /// Everything the authorization server holds between requests.
 pub struct State {
     /// By client id.
     pub clients: HashMap<String, Client>,
-    /// Codes handed out and not yet exchanged, by code.
+    /// Codes handed out and not yet exchanged, by code (at most `--max-codes`).
     pub codes: HashMap<String, Code>,
-    /// Refresh tokens alive, by token.
-    pub refresh: HashMap<String, Grant>,
+    /// Refresh tokens issued and not expired, spent ones included, by token (at most
+    /// `--max-refresh-tokens`).
+    pub refresh: HashMap<String, Refresh>,
+    /// The number of the next refresh token family.
+    pub next_family: u64,
 }
 
 impl State {
@@ -66,9 +84,18 @@ impl State {
         );
     }
 
-    /// Drops the codes past their time, so unexchanged ones do not pile up.
+    /// Drops the codes and refresh tokens past their time, so unexchanged codes and
+    /// unused tokens do not pile up.
     pub fn sweep(&mut self) {
         let now = Instant::now();
         self.codes.retain(|_, c| c.expires > now);
+        self.refresh.retain(|_, r| r.expires > now);
+    }
+
+    /// Revokes every refresh token of `family`; returns how many were alive.
+    pub fn revoke_family(&mut self, family: u64) -> usize {
+        let before = self.refresh.len();
+        self.refresh.retain(|_, r| r.family != family);
+        before - self.refresh.len()
     }
 }

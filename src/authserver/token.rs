@@ -1,11 +1,12 @@
 //! The token endpoint (OAuth 2.1 §3.2): it authenticates the client (Basic,
 //! `client_secret_post`, or none for a public client), then grants by
 //! `grant_type`: `authorization_code` (with the PKCE verifier, §4.1.3),
-//! `refresh_token` (§4.3, rotated on each use), `client_credentials` (§4.2,
+//! `refresh_token` (§4.3, rotated on each use, expiring after `--refresh-ttl`; a
+//! spent one used again revokes its whole family, §4.3.1), `client_credentials` (§4.2,
 //! confidential clients only). Each issues an RFC 9068 JWT access token for the
 //! `resource` asked for.
 
-use super::state::Grant;
+use super::state::{Grant, Refresh};
 use super::{Answer, AuthServer, oauth_error};
 use crate::wire::form;
 use base64::Engine;
@@ -53,11 +54,17 @@ pub fn token(server: &AuthServer, headers: &HeaderMap, body: &[u8]) -> Answer {
         .get(&client_id)
         .is_some_and(|c| c.secret.is_some());
     let with_refresh = get("grant_type") != Some("client_credentials");
-    let grant = match get("grant_type") {
+    let (grant, family) = match get("grant_type") {
         Some("authorization_code") => {
             let (Some(code), Some(verifier)) = (get("code"), get("code_verifier")) else {
                 return bad("invalid_request", "code and code_verifier are required");
             };
+            // RFC 7636 §4.1: code-verifier = 43*128unreserved, unreserved = ALPHA /
+            // DIGIT / "-" / "." / "_" / "~". Checked before the code is spent: a
+            // malformed request does not use it up.
+            if let Err(why) = verifier_format(verifier) {
+                return bad("invalid_request", &why);
+            }
             let Some(issued) = server.state().codes.remove(code) else {
                 return bad("invalid_grant", "the code is unknown or was used already");
             };
@@ -91,29 +98,66 @@ pub fn token(server: &AuthServer, headers: &HeaderMap, body: &[u8]) -> Answer {
                     "resource differs from the authorization request's",
                 );
             }
-            Grant {
-                client_id,
-                resource: issued.resource,
-                scope: issued.scope,
-            }
+            (
+                Grant {
+                    client_id,
+                    resource: issued.resource,
+                    scope: issued.scope,
+                },
+                None,
+            )
         }
         Some("refresh_token") => {
             let Some(refresh) = get("refresh_token") else {
                 return bad("invalid_request", "refresh_token is required");
             };
-            let Some(old) = server.state().refresh.remove(refresh) else {
+            let mut st = server.state();
+            let Some(old) = st.refresh.get(refresh).cloned() else {
                 return bad(
                     "invalid_grant",
-                    "the refresh token is unknown or was used already",
+                    "the refresh token is unknown, expired or revoked",
                 );
             };
-            if old.client_id != client_id {
+            if old.grant.client_id != client_id {
                 return bad(
                     "invalid_grant",
                     "the refresh token was issued to another client",
                 );
             }
-            Grant { client_id, ..old }
+            if old.expires <= Instant::now() {
+                st.refresh.remove(refresh);
+                return bad(
+                    "invalid_grant",
+                    "the refresh token has expired (auth-server --refresh-ttl)",
+                );
+            }
+            // OAuth 2.1 §4.3.1 (RFC 9700 §4.14.2): a rotated refresh token used
+            // again means two parties hold it, and the server cannot tell which is
+            // the client: every token of the family is revoked.
+            if old.spent {
+                let revoked = st.revoke_family(old.family);
+                return bad(
+                    "invalid_grant",
+                    &format!(
+                        "the refresh token was used already: its family ({revoked} refresh token(s), the one issued in its place included) is revoked (OAuth 2.1 section 4.3.1)"
+                    ),
+                );
+            }
+            // Its successor needs a place: refused now, the token stays usable.
+            st.sweep();
+            if st.refresh.len() >= server.config.max_refresh {
+                return full(st.refresh.len());
+            }
+            if let Some(r) = st.refresh.get_mut(refresh) {
+                r.spent = true;
+            }
+            (
+                Grant {
+                    client_id,
+                    ..old.grant
+                },
+                Some(old.family),
+            )
         }
         Some("client_credentials") => {
             if !confidential {
@@ -132,11 +176,14 @@ pub fn token(server: &AuthServer, headers: &HeaderMap, body: &[u8]) -> Answer {
                 Ok(s) => s,
                 Err(why) => return bad("invalid_scope", &why),
             };
-            Grant {
-                client_id,
-                resource: resource.to_owned(),
-                scope,
-            }
+            (
+                Grant {
+                    client_id,
+                    resource: resource.to_owned(),
+                    scope,
+                },
+                None,
+            )
         }
         Some(other) => {
             return bad(
@@ -146,12 +193,33 @@ pub fn token(server: &AuthServer, headers: &HeaderMap, body: &[u8]) -> Answer {
         }
         None => return bad("invalid_request", "grant_type is required"),
     };
-    issue(server, grant, with_refresh)
+    issue(server, grant, with_refresh.then_some(family))
 }
 
-/// An access token for `grant`, and a new refresh token (not for client_credentials,
-/// which can simply ask again, RFC 6749 §4.4.3).
-fn issue(server: &AuthServer, grant: Grant, with_refresh: bool) -> Answer {
+/// RFC 7636 §4.1: 43 to 128 characters of `[A-Za-z0-9-._~]`. The refusal gives the
+/// length and the first character out of place, not the verifier.
+pub fn verifier_format(verifier: &str) -> Result<(), String> {
+    let len = verifier.chars().count();
+    if !(43..=128).contains(&len) {
+        return Err(format!(
+            "the code_verifier has {len} characters; RFC 7636 section 4.1 wants 43 to 128"
+        ));
+    }
+    if let Some(c) = verifier
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || "-._~".contains(*c)))
+    {
+        return Err(format!(
+            "the code_verifier holds {c:?}; RFC 7636 section 4.1 allows only A-Z a-z 0-9 - . _ ~"
+        ));
+    }
+    Ok(())
+}
+
+/// An access token for `grant`, and a new refresh token when `refresh` says so (not
+/// for client_credentials, which can simply ask again, RFC 6749 §4.4.3): in the
+/// family given (a rotation), or a new one (a code exchange).
+fn issue(server: &AuthServer, grant: Grant, refresh: Option<Option<u64>>) -> Answer {
     let now = now_secs();
     let ttl = server.config.token_ttl.as_secs();
     let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
@@ -181,11 +249,42 @@ fn issue(server: &AuthServer, grant: Grant, with_refresh: bool) -> Answer {
         "expires_in": ttl,
         "scope": grant.scope,
     });
-    if with_refresh && let Ok(refresh) = crate::keys::random_token() {
-        body["refresh_token"] = json!(refresh);
-        server.state().refresh.insert(refresh, grant);
+    if let Some(family) = refresh {
+        let Ok(token) = crate::keys::random_token() else {
+            return bad("server_error", "no randomness");
+        };
+        let mut st = server.state();
+        st.sweep();
+        if st.refresh.len() >= server.config.max_refresh {
+            return full(st.refresh.len());
+        }
+        let family = family.unwrap_or_else(|| {
+            st.next_family += 1;
+            st.next_family
+        });
+        st.refresh.insert(
+            token.clone(),
+            Refresh {
+                grant,
+                family,
+                expires: Instant::now() + server.config.refresh_ttl,
+                spent: false,
+            },
+        );
+        body["refresh_token"] = json!(token);
     }
     Answer::Json(StatusCode::OK, body)
+}
+
+/// `503 temporarily_unavailable`: `alive` refresh tokens fill `--max-refresh-tokens`.
+fn full(alive: usize) -> Answer {
+    oauth_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "temporarily_unavailable",
+        &format!(
+            "{alive} refresh tokens are alive, the most this server keeps (auth-server --max-refresh-tokens); retry once some expire"
+        ),
+    )
 }
 
 fn bad(error: &str, why: &str) -> Answer {

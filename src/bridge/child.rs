@@ -42,6 +42,50 @@ pub struct Spawn {
     /// Copy each child's stderr lines to the bridge's stderr (`[child N] …`); off
     /// under `--trace`, whose view shows them already.
     pub echo_stderr: bool,
+    /// The most children alive at once (`--max-children`): each legacy session is a
+    /// process, so without a cap of its own the bridge would fork as many as
+    /// `--max-sessions` allows.
+    pub max_children: usize,
+    /// How long a forwarded request waits for the child's answer
+    /// (`--request-timeout`): a child that never answers must not hold the HTTP
+    /// caller (and its stream) forever. `subscriptions/listen` is exempt: it is
+    /// answered only when the client ends it.
+    pub request_timeout: Duration,
+    /// The children alive now, shared by every clone of this `Spawn`.
+    pub alive: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// The defaults of `--max-children` and `--request-timeout`.
+pub const MAX_CHILDREN: usize = 100;
+/// See [`MAX_CHILDREN`].
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// One of the `--max-children` places, held while its child's [`super::Linked`] lives.
+pub struct Place(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Place {
+    /// A place for one more child, or why there is none.
+    pub fn take(spawn: &Spawn) -> Result<Place, String> {
+        use std::sync::atomic::Ordering;
+        let taken = spawn
+            .alive
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < spawn.max_children).then_some(n + 1)
+            });
+        match taken {
+            Ok(_) => Ok(Place(spawn.alive.clone())),
+            Err(n) => Err(format!(
+                "the bridge runs {n} stdio servers already, the most it keeps (bridge --max-children {}): end a session with DELETE, or retry later",
+                spawn.max_children
+            )),
+        }
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
 }
 
 /// A running child process.

@@ -54,16 +54,26 @@ pub struct Linked {
     pub child: Child,
     /// Its waiting requests; shared with the task reading its stdout.
     pub routes: Arc<Mutex<Routes>>,
+    /// How long a request to it waits for its answer (`--request-timeout`).
+    pub request_timeout: std::time::Duration,
+    /// Its place among the `--max-children`, given back when this is dropped.
+    _place: child::Place,
 }
 
 impl Linked {
     /// Spawns a child whose stdout feeds a new routing table.
     pub fn spawn(spawn: &Spawn, rewrite: bool, why: &str) -> Result<Arc<Linked>, String> {
+        let place = child::Place::take(spawn)?;
         let routes = Arc::new(Mutex::new(Routes::new(rewrite, "child ?".into())));
         let feed = routes.clone();
         let child = Child::spawn(spawn, why, move |what| lock(&feed).from_child(what))?;
         lock(&routes).rename(format!("child {}", child.number));
-        Ok(Arc::new(Linked { child, routes }))
+        Ok(Arc::new(Linked {
+            child,
+            routes,
+            request_timeout: spawn.request_timeout,
+            _place: place,
+        }))
     }
 
     /// Which child serves which request and session, locked.
@@ -97,6 +107,9 @@ impl Bridge {
         {
             return Ok(linked.clone());
         }
+        // The dead child's place among --max-children goes back before a new one
+        // takes one.
+        *shared = None;
         let linked = Linked::spawn(&self.spawn, true, "modern (2026-07-28) requests")?;
         *shared = Some(linked.clone());
         Ok(linked)

@@ -166,10 +166,34 @@ fn forward(linked: &Arc<Linked>, mut request: Request) -> Reply {
     };
     let answer = started.answer;
     let id = client_id.clone();
+    // A `subscriptions/listen` is answered when the client ends it (2026-07-28
+    // `basic/patterns/subscriptions`): no deadline for it.
+    let limit = (request.method != "subscriptions/listen").then_some(linked.request_timeout);
+    let (number, method) = (linked.child.number, request.method.clone());
     let response = Box::pin(async move {
         // The whole guard moves into the future: dropping the future drops it.
         let mut guard = guard;
-        let response = answer.await;
+        let response = match limit {
+            Some(limit) => match tokio::time::timeout(limit, answer).await {
+                Ok(response) => response,
+                // The guard is dropped unanswered: the child hears
+                // notifications/cancelled for it (2025-11-25
+                // `basic/utilities/cancellation`), and the caller an error.
+                Err(_) => {
+                    return Response::error(
+                        Some(id),
+                        ErrorObject::new(
+                            code::INTERNAL_ERROR,
+                            format!(
+                                "the stdio server (child {number}) did not answer {method} within {} s (bridge --request-timeout); the request was cancelled at the server",
+                                limit.as_secs_f64()
+                            ),
+                        ),
+                    );
+                }
+            },
+            None => answer.await,
+        };
         guard.answered();
         response.unwrap_or_else(|_| {
             Response::error(

@@ -192,6 +192,10 @@ pub enum Command {
         /// DNS rebinding).
         #[arg(long = "allow-host", value_name = "NAME", requires = "http")]
         allow_hosts: Vec<String>,
+        /// With --http, listen on a --host that is not loopback even without
+        /// --auth-server (anyone who can reach it can use the server).
+        #[arg(long, requires = "http")]
+        allow_remote: bool,
         /// With --http, start every legacy session id with PREFIX (visible ASCII, at
         /// most 64 bytes), so a load balancer routes a session's requests to the replica
         /// that holds it by the id alone (deploy/nginx gives each replica its own).
@@ -612,6 +616,15 @@ pub struct ClientArgs {
     /// OAuth: the secret of --client-id, for a confidential client.
     #[arg(long, value_name = "SECRET", requires = "client_id")]
     pub client_secret: Option<String>,
+    /// OAuth: --client-secret read from FILE instead (kept out of `ps` and the shell's
+    /// history; one trailing newline is dropped).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "client_id",
+        conflicts_with = "client_secret"
+    )]
+    pub client_secret_file: Option<PathBuf>,
     /// OAuth: an https URL of this client's metadata document, used as its client id
     /// where the authorization server supports client ID metadata documents.
     #[arg(long, value_name = "URL")]
@@ -670,6 +683,14 @@ pub struct ClientArgs {
     /// OAuth, --grant id-jag: its secret there (client_secret_basic).
     #[arg(long, value_name = "SECRET", requires = "idp_client_id")]
     pub idp_client_secret: Option<String>,
+    /// OAuth, --grant id-jag: --idp-client-secret read from FILE instead.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "idp_client_id",
+        conflicts_with = "idp_client_secret"
+    )]
+    pub idp_client_secret_file: Option<PathBuf>,
     /// OAuth: bind tokens to a key the client holds (DPoP, RFC 9449): a proof with
     /// the token request and with every request to the server. auto: when the
     /// server asks (a DPoP challenge, or dpop_bound_access_tokens_required).
@@ -886,6 +907,19 @@ pub struct BridgeArgs {
     pub limits: HttpLimits,
     #[command(flatten)]
     pub protect: ProtectArgs,
+    /// Listen on a --host that is not loopback even without --auth-server (anyone
+    /// who can reach it can run the server command's tools).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Most stdio servers running at once (a legacy session is one; modern requests
+    /// share one); an initialize beyond gets a JSON-RPC error saying so.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw::bridge::child::MAX_CHILDREN)]
+    pub max_children: usize,
+    /// Seconds a forwarded request waits for the stdio server's answer; then the
+    /// caller gets a -32603 error saying so and the server notifications/cancelled
+    /// (subscriptions/listen is exempt).
+    #[arg(long, value_name = "SECS", default_value = "300", value_parser = secs)]
+    pub request_timeout: Duration,
     /// Seconds to wait, once a child closed its stdout, for its exit status (quoted
     /// in the errors of the requests it left unanswered).
     #[arg(long, value_name = "SECS", default_value = "1", value_parser = secs)]
@@ -960,6 +994,11 @@ pub struct AuthServerArgs {
     /// client_credentials); repeatable. Others register with POST /register.
     #[arg(long = "client", value_name = "ID[:SECRET]")]
     pub clients: Vec<String>,
+    /// Pre-registered clients read from FILE, one ID or ID:SECRET a line (blank lines
+    /// and lines starting with # skipped), so secrets stay out of `ps`; instead of
+    /// --client.
+    #[arg(long, value_name = "FILE", conflicts_with = "clients")]
+    pub clients_file: Option<PathBuf>,
     /// Seconds an access token lasts.
     #[arg(long, value_name = "SECS", default_value = "3600", value_parser = secs)]
     pub token_ttl: Duration,
@@ -969,6 +1008,18 @@ pub struct AuthServerArgs {
     /// Most clients registered at once; one more registration gets 503.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub max_clients: usize,
+    /// Most authorization codes waiting for their exchange; one more /authorize is
+    /// redirected back with error=temporarily_unavailable.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw::authserver::MAX_CODES)]
+    pub max_codes: usize,
+    /// Most refresh tokens kept (used ones included, until they expire, to catch a
+    /// replay); a grant that would issue one more gets 503 temporarily_unavailable.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw::authserver::MAX_REFRESH)]
+    pub max_refresh_tokens: usize,
+    /// Seconds a refresh token lasts. Each is used once (rotated); one used twice
+    /// revokes every refresh token of its family.
+    #[arg(long, value_name = "SECS", default_value = "86400", value_parser = secs)]
+    pub refresh_ttl: Duration,
     /// Largest request body in bytes; larger gets 413.
     #[arg(long, value_name = "N", default_value_t = 64 * 1024)]
     pub max_body_bytes: usize,
@@ -1020,11 +1071,25 @@ pub struct ProtectArgs {
     /// With --auth-server: check tokens by RFC 7662 introspection at the
     /// authorization server, as this client, instead of verifying them as JWTs
     /// against its key set.
-    #[arg(long, value_name = "ID", requires_all = ["auth_server", "introspection_client_secret"])]
+    #[arg(long, value_name = "ID", requires_all = ["auth_server", "introspection_secret"])]
     pub introspection_client_id: Option<String>,
     /// With --introspection-client-id: its secret.
-    #[arg(long, value_name = "SECRET", requires = "introspection_client_id")]
+    #[arg(
+        long,
+        value_name = "SECRET",
+        requires = "introspection_client_id",
+        group = "introspection_secret"
+    )]
     pub introspection_client_secret: Option<String>,
+    /// With --introspection-client-id: its secret, read from FILE (kept out of `ps`;
+    /// one trailing newline is dropped).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "introspection_client_id",
+        group = "introspection_secret"
+    )]
+    pub introspection_client_secret_file: Option<PathBuf>,
     /// With --auth-server: seconds each request to the authorization server may take
     /// (metadata, key set, introspection) [default: 10]
     #[arg(long, value_name = "SECS", value_parser = secs)]
@@ -1050,21 +1115,29 @@ pub struct ProtectArgs {
 impl ProtectArgs {
     /// The settings, when the server is to be protected (the resource is filled in
     /// once the address is bound, unless --resource gave it). A flag not given keeps
-    /// the default of [`http::auth::Settings::new`].
-    pub fn into_settings(self) -> Option<http::auth::Settings> {
-        let issuer = self.auth_server?;
+    /// the default of [`http::auth::Settings::new`]. An unreadable secret file is
+    /// an error.
+    pub fn into_settings(self) -> anyhow::Result<Option<http::auth::Settings>> {
+        let Some(issuer) = self.auth_server else {
+            return Ok(None);
+        };
         let mut settings = http::auth::Settings::new(&issuer);
         settings.resource = self.resource.unwrap_or_default();
         settings.required_scopes = self.required_scopes;
-        settings.introspection = self
-            .introspection_client_id
-            .zip(self.introspection_client_secret)
-            .map(
-                |(client_id, client_secret)| http::auth::introspect::Credentials {
-                    client_id,
-                    client_secret,
-                },
-            );
+        let secret = super::secret(
+            self.introspection_client_secret.as_ref(),
+            "--introspection-client-secret-file",
+            self.introspection_client_secret_file.as_deref(),
+        )?;
+        settings.introspection =
+            self.introspection_client_id
+                .zip(secret)
+                .map(
+                    |(client_id, client_secret)| http::auth::introspect::Credentials {
+                        client_id,
+                        client_secret,
+                    },
+                );
         let given = |flag: Option<Duration>, default: Duration| flag.unwrap_or(default);
         settings.fetch_timeout = given(self.auth_fetch_timeout, settings.fetch_timeout);
         settings.fetch_max_bytes = self
@@ -1073,7 +1146,7 @@ impl ProtectArgs {
         settings.jwks_refresh = given(self.jwks_refresh, settings.jwks_refresh);
         settings.retry = given(self.auth_retry, settings.retry);
         settings.leeway = self.token_leeway.unwrap_or(settings.leeway);
-        Some(settings)
+        Ok(Some(settings))
     }
 }
 
@@ -1390,7 +1463,7 @@ mod tests {
             ..http::Limits::default()
         };
         assert_eq!(format!("{:?}", limits.into_limits(7)), format!("{want:?}"));
-        assert!(protect.into_settings().is_none());
+        assert!(protect.into_settings().unwrap().is_none());
 
         let (limits, protect) = serve(&[
             "--idle-timeout",
@@ -1409,7 +1482,7 @@ mod tests {
         assert_eq!(limits.header_timeout, off_if_zero(Duration::ZERO));
         assert_eq!(limits.max_sessions, 3);
         assert_eq!(limits.body_timeout, http::Limits::default().body_timeout);
-        let settings = protect.into_settings().expect("protected");
+        let settings = protect.into_settings().unwrap().expect("protected");
         let mut want = http::auth::Settings::new("https://issuer.example");
         want.leeway = 4;
         assert_eq!(format!("{settings:?}"), format!("{want:?}"));

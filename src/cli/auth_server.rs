@@ -29,11 +29,18 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
             headers: &args.redact_headers,
         },
     )?;
+    let clients = match &args.clients_file {
+        None => args.clients,
+        Some(path) => clients_from(path)?,
+    };
     let mut config = Config {
-        clients: args.clients,
+        clients,
         token_ttl: args.token_ttl,
         code_ttl: args.code_ttl,
         max_clients: args.max_clients,
+        max_codes: args.max_codes.max(1),
+        max_refresh: args.max_refresh_tokens.max(1),
+        refresh_ttl: args.refresh_ttl,
         max_body: args.max_body_bytes,
         header_timeout: args.header_timeout,
         ..Config::default()
@@ -56,4 +63,34 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
         }
         Ok(())
     })
+}
+
+/// `--clients-file`: one `ID` or `ID:SECRET` a line; blank lines and `#` comments
+/// skipped. Read through [`super::secret`], so the same refusals hold (unreadable,
+/// empty, oversized).
+fn clients_from(path: &std::path::Path) -> anyhow::Result<Vec<String>> {
+    let text = super::secret(None, "--clients-file", Some(path))?.unwrap_or_default();
+    let clients: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect();
+    if let Some(bad) = clients.iter().find(|c| c.starts_with(':')) {
+        let line = text
+            .lines()
+            .position(|l| l.trim() == bad)
+            .map_or(0, |i| i + 1);
+        anyhow::bail!(
+            "--clients-file {} line {line}: a client is ID or ID:SECRET; this line has no ID",
+            path.display()
+        );
+    }
+    if clients.is_empty() {
+        anyhow::bail!(
+            "--clients-file {}: no client in it (one ID or ID:SECRET a line)",
+            path.display()
+        );
+    }
+    Ok(clients)
 }

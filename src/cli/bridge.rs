@@ -27,20 +27,25 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         max_line: args.max_body_bytes,
         exit_wait: args.exit_wait,
         echo_stderr: args.trace.is_none(),
+        max_children: args.max_children.max(1),
+        request_timeout: args.request_timeout,
+        alive: Default::default(),
     };
     let mut config = http::Config {
         limits: args.limits.into_limits(args.max_body_bytes),
         allowed_hosts: http::guard::AllowedHosts::new(&args.allow_hosts),
         recorder,
-        auth: args.protect.into_settings(),
+        auth: args.protect.into_settings()?,
         session_id_prefix: Default::default(),
     };
+    super::serve::check_protection(&config)?;
     let (host, port) = (args.host.as_str(), args.port);
     super::runtime()?.block_on(async {
         let listener = http::listen::bind(host, port, config.limits.backlog)
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {host}:{port}: {e}"))?;
         let addr = listener.local_addr()?;
+        super::serve::check_remote(addr, args.allow_remote, &config)?;
         super::serve::protect_at(&mut config, addr);
         eprintln!(
             "[mcp-raw] bridge listening on http://{addr}{}, serving {}",

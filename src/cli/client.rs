@@ -481,10 +481,22 @@ fn auth_config(args: &ClientArgs) -> anyhow::Result<AuthConfig> {
         }
         None => None,
     };
+    let client_secret = super::secret(
+        args.client_secret.as_ref(),
+        "--client-secret-file",
+        args.client_secret_file.as_deref(),
+    )
+    .map_err(|e| usage(format!("{e:#}")))?;
+    let idp_client_secret = super::secret(
+        args.idp_client_secret.as_ref(),
+        "--idp-client-secret-file",
+        args.idp_client_secret_file.as_deref(),
+    )
+    .map_err(|e| usage(format!("{e:#}")))?;
     let need = |missing: bool, text: &str| if missing { Err(usage(text)) } else { Ok(()) };
     match grant {
         Grant::ClientCredentials => need(
-            args.client_id.is_none() || (args.client_secret.is_none() && client_key.is_none()),
+            args.client_id.is_none() || (client_secret.is_none() && client_key.is_none()),
             "--grant client-credentials needs --client-id with --client-secret or --client-key",
         )?,
         Grant::JwtBearer => need(
@@ -503,7 +515,7 @@ fn auth_config(args: &ClientArgs) -> anyhow::Result<AuthConfig> {
         (Some(endpoint), Some(id_token)) => Some(Enterprise {
             token_endpoint: endpoint.clone(),
             client_id: args.idp_client_id.clone(),
-            client_secret: args.idp_client_secret.clone(),
+            client_secret: idp_client_secret,
             id_token: Given::File(id_token.clone()),
         }),
         _ => None,
@@ -511,7 +523,7 @@ fn auth_config(args: &ClientArgs) -> anyhow::Result<AuthConfig> {
     Ok(AuthConfig {
         grant,
         client_id: args.client_id.clone(),
-        client_secret: args.client_secret.clone(),
+        client_secret,
         client_key,
         client_metadata_url: args.client_metadata_url.clone(),
         assertion: args.assertion.clone().map(Given::File),

@@ -39,6 +39,45 @@ pub mod serve;
 pub mod show;
 pub mod tap;
 
+/// The largest file a secret is read from: a secret, not a document.
+pub const MAX_SECRET_FILE: u64 = 64 * 1024;
+
+/// A secret given inline (`--client-secret S`) or in a file (`--client-secret-file
+/// PATH`, so it stays out of `ps` and the shell's history); clap keeps the two
+/// apart. The file holds the secret, one trailing newline (`\n` or `\r\n`) dropped;
+/// an unreadable, empty, oversized or non-UTF-8 file is an error naming the flag and
+/// the path (never the contents).
+pub fn secret(
+    inline: Option<&String>,
+    file_flag: &str,
+    file: Option<&std::path::Path>,
+) -> anyhow::Result<Option<String>> {
+    let Some(path) = file else {
+        return Ok(inline.cloned());
+    };
+    let at = || format!("{file_flag} {}", path.display());
+    let len = std::fs::metadata(path)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read it: {e}", at()))?
+        .len();
+    if len > MAX_SECRET_FILE {
+        anyhow::bail!(
+            "{}: {len} bytes; a secret file holds the secret alone (at most {MAX_SECRET_FILE} bytes)",
+            at()
+        );
+    }
+    let bytes =
+        std::fs::read(path).map_err(|e| anyhow::anyhow!("{}: cannot read it: {e}", at()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("{}: the secret is not UTF-8 text", at()))?;
+    let text = text
+        .strip_suffix('\n')
+        .map_or(text.as_str(), |t| t.strip_suffix('\r').unwrap_or(t));
+    if text.is_empty() {
+        anyhow::bail!("{}: the file is empty; it should hold the secret", at());
+    }
+    Ok(Some(text.to_owned()))
+}
+
 /// A runtime for the async programs.
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()

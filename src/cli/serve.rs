@@ -195,18 +195,22 @@ pub fn serve_stdio(
     Ok(())
 }
 
+/// `allow_remote`: `--allow-remote`, listening beyond loopback without a token check.
 pub fn serve_http(
     spec: Spec,
     host: &str,
     port: u16,
+    allow_remote: bool,
     mut config: http::Config,
 ) -> anyhow::Result<()> {
+    check_protection(&config)?;
     super::runtime()?.block_on(async {
         let server = spec.build().await?;
         let listener = http::listen::bind(host, port, config.limits.backlog)
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {host}:{port}: {e}"))?;
         let addr = listener.local_addr()?;
+        check_remote(addr, allow_remote, &config)?;
         protect_at(&mut config, addr);
         eprintln!(
             "[mcp-raw] Streamable HTTP server listening on http://{addr}{}",
@@ -219,6 +223,32 @@ pub fn serve_http(
         http::run(listener, server, config, shutdown).await?;
         Ok(())
     })
+}
+
+/// A server bound beyond loopback is open to anyone who can reach the address: it
+/// needs `--allow-remote` (as `tap` does), unless `--auth-server` protects it. Checked
+/// on the address bound, so a host name that resolves to one counts as what it is.
+pub fn check_remote(
+    addr: std::net::SocketAddr,
+    allow_remote: bool,
+    config: &http::Config,
+) -> anyhow::Result<()> {
+    if addr.ip().is_loopback() || allow_remote || config.auth.is_some() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "--host {}: not a loopback address, and no --auth-server protects it (anyone who can reach it could use it); add --allow-remote to listen there anyway",
+        addr.ip()
+    )
+}
+
+/// `--auth-server`'s URL, refused before anything listens when the server must not
+/// talk to it ([`http::auth::Settings::check`]).
+pub fn check_protection(config: &http::Config) -> anyhow::Result<()> {
+    match &config.auth {
+        Some(auth) => auth.check().map_err(anyhow::Error::msg),
+        None => Ok(()),
+    }
 }
 
 /// Fills in a protected server's resource URI from the address bound, unless

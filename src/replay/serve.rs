@@ -219,6 +219,14 @@ async fn answer(
     sessions: bool,
     max: usize,
 ) -> Response<Body> {
+    // DNS rebinding: the guard of `serve --http` (MCP 2025-11-25 `basic/transports`
+    // "Security Warning"); the mock listens on 127.0.0.1 only.
+    if let Some(why) = crate::transport::http::guard::foreign_host(
+        req.headers(),
+        &crate::transport::http::guard::AllowedHosts::default(),
+    ) {
+        return status(StatusCode::FORBIDDEN, &why);
+    }
     match *req.method() {
         Method::POST => {}
         Method::GET | Method::DELETE => {

@@ -38,6 +38,11 @@ REFRESHED_REFUSED = "--refreshed-tokens-refused" in ARGS
 DPOP = "--dpop" in ARGS or "--dpop-nonce" in ARGS
 NONCE = "server-nonce-1" if "--dpop-nonce" in ARGS else None
 SCOPE_REFUSED = ARGS[ARGS.index("--scope-refused") + 1] if "--scope-refused" in ARGS else None
+# --token-endpoint URL names another token endpoint in the metadata, --resource URL
+# another resource in the protected resource metadata (the client must refuse both
+# when they are not what the rules allow).
+TOKEN_ENDPOINT = ARGS[ARGS.index("--token-endpoint") + 1] if "--token-endpoint" in ARGS else None
+RESOURCE = ARGS[ARGS.index("--resource") + 1] if "--resource" in ARGS else None
 CLIENT = ("test-client", "test-secret")
 state = {"n": 0, "access": {}, "refresh": set()}
 
@@ -75,12 +80,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         o = self.origin()
         if url.path == "/.well-known/oauth-protected-resource/mcp":
-            self.send(200, {"resource": o + "/mcp", "authorization_servers": [o]})
+            self.send(200, {"resource": RESOURCE or o + "/mcp", "authorization_servers": [o]})
         elif url.path == "/.well-known/oauth-authorization-server":
             meta = {
                 "issuer": o,
                 "authorization_endpoint": o + "/authorize",
-                "token_endpoint": o + "/token",
+                "token_endpoint": TOKEN_ENDPOINT or o + "/token",
                 "response_types_supported": ["code"],
                 "grant_types_supported": ["authorization_code", "refresh_token",
                                           "client_credentials",

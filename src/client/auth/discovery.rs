@@ -63,14 +63,17 @@ pub async fn resource_metadata(
 
 /// RFC 9728 §3.3: the metadata's `resource` names this server: the server's URL, or
 /// a prefix of it ending at a path boundary (a resource that covers several
-/// endpoints). Anything else could send the token somewhere else.
+/// endpoints), compared parsed ([`oauth::resource_covers`]). Anything else could send
+/// the token somewhere else.
 pub fn check_resource(doc: &Value, server: &str) -> anyhow::Result<()> {
     let resource = doc["resource"]
         .as_str()
         .context("the protected resource metadata has no \"resource\"")?;
-    let r = resource.trim_end_matches('/');
-    let s = server.trim_end_matches('/');
-    let covers = s == r || (s.starts_with(r) && s[r.len()..].starts_with('/'));
+    let covers = oauth::resource_covers(resource, server).map_err(|e| {
+        anyhow::anyhow!(
+            "the protected resource metadata's resource is not a URL: {e} (RFC 9728 §2)"
+        )
+    })?;
     if !covers {
         bail!(
             "the protected resource metadata names resource {resource:?}, not this server ({server}): refusing to authorize for it (RFC 9728 §3.3)"
@@ -106,27 +109,13 @@ pub async fn server_metadata(link: &HttpLink, issuer: &str) -> anyhow::Result<Va
     bail!("no authorization server metadata for {issuer} at any well-known URL")
 }
 
-/// MCP 2025-11-25 `basic/authorization` "Communication Security": all authorization
-/// server endpoints MUST be served over HTTPS. mcp-raw has no TLS, so it talks to an
-/// authorization server on a loopback address only (where the spec's HTTPS rules
-/// allow `http://`: nothing leaves the machine); any other `http://` endpoint is
-/// refused before a secret is sent to it.
+/// MCP 2025-11-25 `basic/authorization` "Communication Security": every
+/// authorization server URL the client uses is HTTPS or loopback, checked by the one
+/// function that parses it ([`oauth::https_or_loopback`]) before anything is sent.
 pub fn secure(what: &str, url: &str) -> anyhow::Result<()> {
-    let Some(rest) = url.strip_prefix("http://") else {
-        return Ok(()); // https:// (or not a URL): the link says what it can do with it
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = crate::wire::http::authority_host(authority).unwrap_or("");
-    let loopback = host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback());
-    if !loopback {
-        bail!(
-            "{what} is {url:?}: authorization endpoints MUST be served over HTTPS (MCP basic/authorization \"Communication Security\"); plain http:// is accepted on a loopback address only, and mcp-raw has no TLS"
-        );
-    }
-    Ok(())
+    oauth::https_or_loopback(what, url)
+        .map(drop)
+        .map_err(anyhow::Error::msg)
 }
 
 #[cfg(test)]
@@ -149,6 +138,7 @@ mod tests {
             "http://auth.example.com",
             "http://10.0.0.1/token",
             "http://localhost.evil.example",
+            "HTTP://auth.example.com/token",
         ] {
             let e = secure("token_endpoint", bad).unwrap_err().to_string();
             assert!(e.contains("HTTPS") && e.contains(bad), "{e}");
@@ -177,5 +167,6 @@ mod tests {
         assert!(check_resource(&doc("http://h:1"), "http://h:1/mcp").is_ok());
         assert!(check_resource(&doc("http://h:1/m"), "http://h:1/mcp").is_err());
         assert!(check_resource(&doc("http://evil:1/mcp"), "http://h:1/mcp").is_err());
+        assert!(check_resource(&doc("http://"), "http://h:1/mcp").is_err());
     }
 }

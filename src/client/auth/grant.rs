@@ -29,6 +29,7 @@ pub async fn register(
         // SEP-837: a desktop program with a loopback redirect is a native client.
         "application_type": "native",
     });
+    super::discovery::secure("the registration_endpoint", endpoint)?;
     let mut there = link.elsewhere(endpoint)?;
     let reply = there
         .exchange(
@@ -105,6 +106,7 @@ pub async fn authorize(
     if let Some(scope) = r.scope {
         query.push(("scope", scope));
     }
+    super::discovery::secure("the authorization_endpoint", endpoint)?;
     let sep = if endpoint.contains('?') { '&' } else { '?' };
     let url = format!("{endpoint}{sep}{}", form::encode(&query));
     let mut there = link.elsewhere(&url)?;

@@ -91,6 +91,9 @@ pub async fn request_at(
     params: &[(&str, &str)],
     what: &str,
 ) -> anyhow::Result<Tokens> {
+    // The client's secret or assertion goes in this request: HTTPS or loopback only
+    // (the one check every OAuth URL passes).
+    super::discovery::secure(&format!("the endpoint of the {what}"), endpoint)?;
     let mut there = link.elsewhere(endpoint)?;
     let mut retried = false;
     loop {

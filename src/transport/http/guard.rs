@@ -48,13 +48,21 @@ pub fn check_host_and_origin(
     headers: &HeaderMap,
     allowed: &AllowedHosts,
 ) -> Result<(), HttpResponse> {
-    let refuse = |what: &str, value: &hyper::header::HeaderValue| {
+    foreign_host(headers, allowed).map_or(Ok(()), |why| {
         Err(reply::error(
             StatusCode::FORBIDDEN,
             code::INVALID_REQUEST,
-            format!(
-                "Forbidden: {what} {value:?} is not a host this server answers to (localhost, 127.0.0.1, [::1], or one given with --allow-host); DNS-rebinding protection"
-            ),
+            why,
+        ))
+    })
+}
+
+/// The rule of [`check_host_and_origin`] for a server with responses of its own
+/// (`auth-server`, `replay`'s mock): why the request is refused with `403`, if it is.
+pub fn foreign_host(headers: &HeaderMap, allowed: &AllowedHosts) -> Option<String> {
+    let refuse = |what: &str, value: &hyper::header::HeaderValue| {
+        Some(format!(
+            "Forbidden: {what} {value:?} is not a host this server answers to (localhost, 127.0.0.1, [::1], or one given with --allow-host); DNS-rebinding protection"
         ))
     };
     if let Some(host) = headers.get(HOST)
@@ -75,7 +83,7 @@ pub fn check_host_and_origin(
     {
         return refuse("Origin", origin);
     }
-    Ok(())
+    None
 }
 
 /// `http://localhost:3000` → `localhost`; `null`, a path, another scheme → `None`.

@@ -4,6 +4,7 @@
 //! `MCP-Protocol-Version`. JSON-RPC errors travel inside `200` responses here.
 
 use super::App;
+use super::auth::Principal;
 use super::reply::{self, HttpResponse};
 use super::sessions::Entry;
 use crate::jsonrpc::{Message, code};
@@ -18,9 +19,12 @@ use hyper::{HeaderMap, StatusCode};
 pub const ASSUMED_VERSION: &str = "2025-03-26";
 
 /// A legacy POST: the session checks, then the core.
+/// `who`: the principal of the request's token on a protected server; a session is
+/// bound to the one that initialized it.
 pub async fn post(
     app: &App,
     headers: &HeaderMap,
+    who: Option<&Principal>,
     body: Incoming<'_>,
 ) -> Result<HttpResponse, HttpResponse> {
     let session_id = session_id(headers)?;
@@ -33,7 +37,7 @@ pub async fn post(
                     "initialize must be sent without Mcp-Session-Id: it starts a new session",
                 ));
             }
-            return Ok(initialize(app, envelope).await);
+            return Ok(initialize(app, envelope, who.cloned()).await);
         }
         other => other,
     };
@@ -45,7 +49,7 @@ pub async fn post(
     };
     check_protocol_version(headers)?;
     app.sessions
-        .with(id, |entry| answer(entry, body))
+        .with(id, who, |entry| answer(entry, body))
         .ok_or_else(|| session_not_found(id))
 }
 
@@ -58,7 +62,7 @@ fn is_initialize(message: &Message) -> bool {
 /// answers later (a bridge waits for its stdio server) is awaited: the result of
 /// `initialize` is one JSON response either way; anything sent before it is dropped,
 /// as there is no session yet to send it in (2025-11-25 `basic/lifecycle`).
-async fn initialize(app: &App, envelope: Envelope<'_>) -> HttpResponse {
+async fn initialize(app: &App, envelope: Envelope<'_>, owner: Option<Principal>) -> HttpResponse {
     let mut session = app.core.clone().open();
     let response = match session.handle(envelope) {
         Reply::Now(response) | Reply::Streamed(response) => response,
@@ -67,7 +71,7 @@ async fn initialize(app: &App, envelope: Envelope<'_>) -> HttpResponse {
     };
     let mut http = reply::json(response.to_bytes());
     if response.outcome.is_ok() {
-        let Some(id) = app.sessions.insert(session) else {
+        let Some(id) = app.sessions.insert(session, owner) else {
             return reply::error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 code::INTERNAL_ERROR,

@@ -154,24 +154,30 @@ pub async fn serve(
 
 /// Routes by path and method, after the `Host` / `Origin` check that guards every
 /// request and, on a protected server, the token check that guards `/mcp`.
-pub(crate) async fn route(app: &App, req: Request<hyper::body::Incoming>) -> HttpResponse {
-    let headers = req.headers();
-    // Which era's error a refusal here speaks: asked only when there is one to give.
-    let looks_modern = || app.era(headers, Door::Headers) == Era::Modern;
-    if let Err(refused) = guard::check_singletons(headers, looks_modern) {
-        return refused;
-    }
-    if let Err(refused) = guard::check_host_and_origin(headers, &app.allowed_hosts) {
-        return refused;
+pub(crate) async fn route(app: &App, mut req: Request<hyper::body::Incoming>) -> HttpResponse {
+    {
+        let headers = req.headers();
+        // Which era's error a refusal here speaks: asked only when there is one to give.
+        let looks_modern = || app.era(headers, Door::Headers) == Era::Modern;
+        if let Err(refused) = guard::check_singletons(headers, looks_modern) {
+            return refused;
+        }
+        if let Err(refused) = guard::check_host_and_origin(headers, &app.allowed_hosts) {
+            return refused;
+        }
     }
     if let Some(protection) = &app.protection {
         if let Some(document) = protection.metadata(req.method(), req.uri().path()) {
             return document;
         }
-        if req.uri().path() == ENDPOINT
-            && let Err(refused) = protection.check(headers).await
-        {
-            return refused;
+        if req.uri().path() == ENDPOINT {
+            match protection.check(req.headers()).await {
+                // Whose token this is travels with the request, to the session check.
+                Ok(granted) => {
+                    req.extensions_mut().insert(granted.principal);
+                }
+                Err(refused) => return refused,
+            }
         }
     }
     if req.uri().path() != ENDPOINT {
@@ -200,7 +206,7 @@ pub(crate) async fn route(app: &App, req: Request<hyper::body::Incoming>) -> Htt
         ),
         ref other => not_allowed(
             app,
-            if looks_modern() {
+            if app.era(req.headers(), Door::Headers) == Era::Modern {
                 Era::Modern
             } else {
                 Era::Legacy
@@ -251,7 +257,10 @@ fn get_stream(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
     // Resuming a request's stream after a dropped connection.
     if let Some(last) = resuming {
         let last = last.to_str().unwrap_or("");
-        return match app.sessions.with(id, |entry| entry.streams.resume(last)) {
+        return match app
+            .sessions
+            .with(id, principal(req), |entry| entry.streams.resume(last))
+        {
             None => legacy::session_not_found(id),
             Some(None) => legacy::bad_request(format!(
                 "Last-Event-ID {last:?} names no stream of this session (expected <stream>-<n>, as sent in an id: line)"
@@ -260,7 +269,7 @@ fn get_stream(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
         };
     }
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let opened = app.sessions.with(id, |entry| {
+    let opened = app.sessions.with(id, principal(req), |entry| {
         entry.session.set_push(Arc::new(move |m| {
             tx.send(crate::protocol::context::Out::Message(m)).is_ok()
         }))
@@ -276,7 +285,7 @@ fn delete(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
     match legacy::session_id(req.headers()) {
         Err(bad) => bad,
         Ok(None) => legacy::bad_request("DELETE needs the Mcp-Session-Id of the session to end"),
-        Ok(Some(id)) => match app.sessions.remove(id) {
+        Ok(Some(id)) => match app.sessions.remove(id, principal(req)) {
             Some(running) => {
                 eprintln!(
                     "[mcp-raw] session {id} terminated by DELETE: {running} running request(s) cancelled ({} live)",
@@ -287,6 +296,11 @@ fn delete(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
             None => legacy::session_not_found(id),
         },
     }
+}
+
+/// Whose token the request carries, on a protected server (put there by [`route`]).
+fn principal<B>(req: &Request<B>) -> Option<&auth::Principal> {
+    req.extensions().get::<auth::Principal>()
 }
 
 /// `405` with `Allow`, as RFC 9110 §15.5.6 requires: the methods the endpoint allows

@@ -40,6 +40,9 @@ async fn handle_inner(
     };
     match era {
         Era::Modern => Ok(modern::post(app, headers, body).await),
-        Era::Legacy => legacy::post(app, headers, body).await,
+        Era::Legacy => {
+            let who = parts.extensions.get::<super::auth::Principal>();
+            legacy::post(app, headers, who, body).await
+        }
     }
 }

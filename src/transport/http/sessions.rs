@@ -2,6 +2,7 @@
 //! mints an id in the response to `initialize`; the client sends it on every later
 //! request; `DELETE` ends it. Each id maps to its own protocol-core [`Session`](crate::protocol::Session).
 
+use super::auth::Principal;
 use super::limits::Limits;
 use crate::jsonrpc::RequestId;
 use crate::protocol::Conversation;
@@ -23,6 +24,10 @@ pub struct Entry {
     in_flight: HashMap<RequestId, oneshot::Sender<()>>,
     /// When a request last named this session.
     last_used: Instant,
+    /// On a protected server, whose token made it (at `initialize`): a request
+    /// with another principal's token finds no such session (MCP 2025-11-25
+    /// "Security Best Practices", Session Hijacking). `None` when unprotected.
+    owner: Option<Principal>,
 }
 
 impl Entry {
@@ -156,13 +161,19 @@ impl Sessions {
     /// Stores a freshly initialized session under a new id and returns the id: the
     /// prefix, then a UUID v4 from the OS CSPRNG, visible ASCII only, as the spec
     /// requires. `None` when the limit is reached (after ending expired sessions).
-    pub fn insert(&self, session: Box<dyn Conversation>) -> Option<String> {
+    /// `owner`: whose token initialized it, on a protected server.
+    pub fn insert(
+        &self,
+        session: Box<dyn Conversation>,
+        owner: Option<Principal>,
+    ) -> Option<String> {
         let id = format!("{}{}", self.id_prefix.as_str(), uuid::Uuid::new_v4());
         let entry = Entry {
             session,
             streams: super::resume::Streams::new(self.resume_events, self.resume_streams),
             in_flight: HashMap::new(),
             last_used: Instant::now(),
+            owner,
         };
         let mut live = self.lock();
         if live.len() >= self.limit {
@@ -178,20 +189,35 @@ impl Sessions {
         Some(id)
     }
 
-    /// Runs `f` on the session `id`, or returns `None` when no such session lives.
-    pub fn with<R>(&self, id: &str, f: impl FnOnce(&mut Entry) -> R) -> Option<R> {
-        self.lock().get_mut(id).map(|entry| {
-            entry.last_used = Instant::now();
-            f(entry)
-        })
+    /// Runs `f` on the session `id` as `who` (the request's principal on a protected
+    /// server), or returns `None` when no such session lives for `who`: another
+    /// principal's session is as absent as an unknown one (a `404`, which tells the
+    /// caller nothing about whether the id exists).
+    pub fn with<R>(
+        &self,
+        id: &str,
+        who: Option<&Principal>,
+        f: impl FnOnce(&mut Entry) -> R,
+    ) -> Option<R> {
+        self.lock()
+            .get_mut(id)
+            .filter(|entry| entry.owner.as_ref() == who)
+            .map(|entry| {
+                entry.last_used = Instant::now();
+                f(entry)
+            })
     }
 
-    /// Ends a session; later requests with its id get `404`. Dropping its entry stops
-    /// every request of it still running (their streams end, their memory is freed).
-    /// Returns how many were running, or `None` when no such session lived.
-    pub fn remove(&self, id: &str) -> Option<usize> {
+    /// Ends a session `who` owns; later requests with its id get `404`. Dropping its
+    /// entry stops every request of it still running (their streams end, their
+    /// memory is freed). Returns how many were running, or `None` when no such
+    /// session lived for `who`.
+    pub fn remove(&self, id: &str, who: Option<&Principal>) -> Option<usize> {
         let entry = {
             let mut live = self.lock();
+            if live.get(id)?.owner.as_ref() != who {
+                return None;
+            }
             let entry = live.remove(id)?;
             shrink(&mut live);
             entry
@@ -306,13 +332,32 @@ mod tests {
             max_sessions: 2,
             ..Limits::default()
         });
-        let a = sessions.insert(session()).unwrap();
-        let b = sessions.insert(session()).unwrap();
+        let a = sessions.insert(session(), None).unwrap();
+        let b = sessions.insert(session(), None).unwrap();
         assert_ne!(a, b);
-        assert!(sessions.insert(session()).is_none());
-        assert_eq!(sessions.remove(&a), Some(0));
-        assert!(sessions.insert(session()).is_some());
-        assert!(sessions.with(&b, |_| ()).is_some());
-        assert!(sessions.with(&a, |_| ()).is_none());
+        assert!(sessions.insert(session(), None).is_none());
+        assert_eq!(sessions.remove(&a, None), Some(0));
+        assert!(sessions.insert(session(), None).is_some());
+        assert!(sessions.with(&b, None, |_| ()).is_some());
+        assert!(sessions.with(&a, None, |_| ()).is_none());
+    }
+
+    #[test]
+    fn a_session_exists_only_for_the_principal_that_made_it() {
+        let sessions = Sessions::new(&Limits::default());
+        let alice = Principal {
+            subject: Some("alice".into()),
+            client: Some("c".into()),
+        };
+        let mallory = Principal {
+            subject: Some("mallory".into()),
+            ..alice.clone()
+        };
+        let id = sessions.insert(session(), Some(alice.clone())).unwrap();
+        assert!(sessions.with(&id, Some(&mallory), |_| ()).is_none());
+        assert!(sessions.with(&id, None, |_| ()).is_none());
+        assert_eq!(sessions.remove(&id, Some(&mallory)), None);
+        assert!(sessions.with(&id, Some(&alice), |_| ()).is_some());
+        assert_eq!(sessions.remove(&id, Some(&alice)), Some(0));
     }
 }

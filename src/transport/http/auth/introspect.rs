@@ -74,6 +74,8 @@ pub async fn introspect(
             info.get("aud").map_or("absent".into(), Value::to_string)
         )));
     }
+    // RFC 9449 §6.2: an introspection answer says a token is DPoP-bound with cnf.
+    super::jwt::refuse_bound(&info)?;
     if let Some(iss) = info.get("iss").and_then(Value::as_str)
         && iss != issuer.url
     {
@@ -84,5 +86,6 @@ pub async fn introspect(
     }
     Ok(Granted {
         scopes: split_scopes(info.get("scope").and_then(Value::as_str)),
+        principal: super::Principal::of(&info),
     })
 }

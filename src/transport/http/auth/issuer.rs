@@ -8,8 +8,8 @@ use super::fetch::Fetcher;
 use anyhow::{Context, bail};
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use serde_json::Value;
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-use tokio::sync::Mutex;
 
 /// One authorization server, as this resource server sees it.
 pub struct Issuer {
@@ -21,9 +21,13 @@ pub struct Issuer {
     /// How long a failed fetch is remembered (`--auth-retry`): requests meanwhile get
     /// its error at once instead of each waiting out a fetch of their own.
     retry: Duration,
-    /// The metadata and keys fetched so far; one fetch at a time, the others wait
-    /// for its result instead of fetching the same thing again.
+    /// The metadata and keys fetched so far. Held only to read or store them, never
+    /// across a fetch: a token whose key is known is checked at once, however slow
+    /// the authorization server is to answer someone else's fetch.
     state: Mutex<State>,
+    /// One fetch at a time: the others that need one wait for it and then find its
+    /// result, instead of fetching the same thing again.
+    fetching: tokio::sync::Mutex<()>,
 }
 
 #[derive(Default)]
@@ -61,7 +65,14 @@ impl Issuer {
             refresh,
             retry,
             state: Mutex::new(State::default()),
+            fetching: tokio::sync::Mutex::new(()),
         }
+    }
+
+    /// The state, locked for a moment (never across an `await`). A panic while it
+    /// was held cannot leave it half-updated (each update is one assignment).
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// How this server reaches the authorization server.
@@ -71,14 +82,21 @@ impl Issuer {
 
     /// The metadata document, fetched on first use.
     pub async fn metadata(&self) -> anyhow::Result<Value> {
-        let mut state = self.state.lock().await;
-        if let Some(m) = &state.metadata {
+        if let Some(m) = &self.state().metadata {
             return Ok(m.clone());
         }
-        if let Some(e) = state.recent_failure(self.retry) {
-            return Err(e);
+        let _one = self.fetching.lock().await;
+        {
+            let state = self.state();
+            if let Some(m) = &state.metadata {
+                return Ok(m.clone());
+            }
+            if let Some(e) = state.recent_failure(self.retry) {
+                return Err(e);
+            }
         }
         let result = self.fetch_metadata().await;
+        let mut state = self.state();
         match &result {
             Ok(m) => state.metadata = Some(m.clone()),
             Err(e) => state.failed = Some((format!("{e:#}"), Instant::now())),
@@ -115,14 +133,17 @@ impl Issuer {
         )
     }
 
-    /// An endpoint of the metadata (`jwks_uri`, `introspection_endpoint`).
+    /// An endpoint of the metadata (`jwks_uri`, `introspection_endpoint`), on the
+    /// issuer's own origin.
     pub async fn endpoint(&self, name: &str) -> anyhow::Result<String> {
         let metadata = self.metadata().await?;
-        metadata
+        let url = metadata
             .get(name)
             .and_then(Value::as_str)
             .map(str::to_owned)
-            .with_context(|| format!("the metadata of {} has no {name}", self.url))
+            .with_context(|| format!("the metadata of {} has no {name}", self.url))?;
+        same_origin(&self.url, name, &url)?;
+        Ok(url)
     }
 
     /// The key a token's header names (`kid`; with no `kid`, the one key that can
@@ -134,23 +155,36 @@ impl Issuer {
         alg: jsonwebtoken::Algorithm,
     ) -> anyhow::Result<Option<Jwk>> {
         let uri = self.endpoint("jwks_uri").await?;
-        let mut state = self.state.lock().await;
-        if let Some((set, _)) = &state.keys
-            && let Some(found) = pick(set, kid, alg)
+        // What the keys at hand say, without waiting for anybody's fetch: the key,
+        // or `None` (no such key, and too soon to fetch again), or a fetch is needed.
+        let known = |state: &State| -> Option<Option<Jwk>> {
+            if let Some((set, _)) = &state.keys
+                && let Some(found) = pick(set, kid, alg)
+            {
+                return Some(Some(found));
+            }
+            let stale = state
+                .keys
+                .as_ref()
+                .is_none_or(|(_, at)| at.elapsed() >= self.refresh);
+            (!stale).then_some(None)
+        };
+        if let Some(answer) = known(&self.state()) {
+            return Ok(answer);
+        }
+        let _one = self.fetching.lock().await;
         {
-            return Ok(Some(found));
+            let state = self.state();
+            if let Some(answer) = known(&state) {
+                return Ok(answer);
+            }
+            if let Some(e) = state.recent_failure(self.retry) {
+                return Err(e);
+            }
         }
-        let stale = state
-            .keys
-            .as_ref()
-            .is_none_or(|(_, at)| at.elapsed() >= self.refresh);
-        if !stale {
-            return Ok(None);
-        }
-        if let Some(e) = state.recent_failure(self.retry) {
-            return Err(e);
-        }
-        match self.fetch_keys(&uri).await {
+        let fetched = self.fetch_keys(&uri).await;
+        let mut state = self.state();
+        match fetched {
             Ok(set) => {
                 let found = pick(&set, kid, alg);
                 state.keys = Some((set, Instant::now()));
@@ -177,17 +211,44 @@ impl Issuer {
     }
 }
 
-/// The key of `set` a header asks for.
+/// mcp-raw's rule for the URLs a metadata document hands the resource server: the
+/// key set and the introspection endpoint are on the issuer's origin (RFC 6454 §4:
+/// scheme, host, port, compared parsed), or refused with the reason. RFC 8414 allows
+/// them anywhere, but then whoever serves the metadata chooses where the server's
+/// requests go (the introspection secret and every token with them): server-side
+/// request forgery, which MCP 2025-11-25 "Security Best Practices" warns of. Being on
+/// the issuer's origin, they pass the issuer's HTTPS-or-loopback check too.
+fn same_origin(issuer: &str, name: &str, url: &str) -> anyhow::Result<()> {
+    let at = crate::wire::oauth::https_or_loopback(name, url).map_err(anyhow::Error::msg)?;
+    let home = crate::wire::oauth::parse(issuer).map_err(anyhow::Error::msg)?;
+    if !at.same_origin(&home) {
+        bail!(
+            "the metadata of {issuer} puts its {name} at {url:?}, not on the issuer's origin: refused (mcp-raw fetches keys and introspects only on the issuer's own scheme, host and port)"
+        );
+    }
+    Ok(())
+}
+
+/// The key of `set` a header asks for: by `kid`, or with no `kid` the one key that
+/// can verify `alg`. Either way only a key fit for it: RFC 7517 §4.4, a key's `alg`,
+/// when present, is the one algorithm it is for, so it must be the header's (a key
+/// published for RS256 does not verify a PS256 token); §4.2, a key whose `use` is not
+/// `sig` (an encryption key) verifies no signature.
 fn pick(set: &JwkSet, kid: Option<&str>, alg: jsonwebtoken::Algorithm) -> Option<Jwk> {
+    let fits = |k: &&Jwk| {
+        k.common
+            .key_algorithm
+            .is_none_or(|a| a.to_string() == format!("{alg:?}"))
+            && k.common
+                .public_key_use
+                .as_ref()
+                .is_none_or(|u| *u == jsonwebtoken::jwk::PublicKeyUse::Signature)
+    };
     match kid {
-        Some(kid) => set.find(kid).cloned(),
+        Some(kid) => set.find(kid).filter(fits).cloned(),
         None => {
-            let mut fitting = set.keys.iter().filter(|k| {
-                k.common
-                    .key_algorithm
-                    .is_none_or(|a| a.to_string() == format!("{alg:?}"))
-                    && jsonwebtoken::DecodingKey::from_jwk(k)
-                        .is_ok_and(|d| d.family() == alg.family())
+            let mut fitting = set.keys.iter().filter(fits).filter(|k| {
+                jsonwebtoken::DecodingKey::from_jwk(k).is_ok_and(|d| d.family() == alg.family())
             });
             match (fitting.next(), fitting.next()) {
                 (Some(only), None) => Some(only.clone()),

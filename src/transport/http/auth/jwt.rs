@@ -73,8 +73,9 @@ pub async fn verify(
         .map_err(Refusal::Unverifiable)?
         .ok_or_else(|| {
             Refusal::Invalid(format!(
-                "no key {:?} in the authorization server's key set",
-                header.kid.as_deref().unwrap_or("(no kid)")
+                "no key {:?} for {:?} signatures in the authorization server's key set (a key's alg, when given, must be the token's, and its use sig or absent: RFC 7517 §4.2, §4.4)",
+                header.kid.as_deref().unwrap_or("(no kid)"),
+                header.alg
             ))
         })?;
     let key = DecodingKey::from_jwk(&jwk).map_err(|e| {
@@ -101,11 +102,28 @@ pub async fn verify(
             other => format!("the token does not verify: {other:?}"),
         })
     })?;
+    refuse_bound(&data.claims)?;
+    let principal = super::Principal::of(&data.claims);
     let claims: Claims = serde_json::from_value(data.claims)
         .map_err(|e| Refusal::Invalid(format!("the token's claims are malformed: {e}")))?;
     Ok(Granted {
         scopes: split_scopes(claims.scope.as_deref()),
+        principal,
     })
+}
+
+/// A token bound to a key (`cnf`, RFC 7800 §3.1; a DPoP-bound one carries
+/// `cnf.jkt`, RFC 9449 §6) may be used only with a proof of possession of that key.
+/// This server does not verify DPoP proofs yet, so it accepts no bound token: taking
+/// one as a plain bearer token would let anyone who copied it use it, the very thing
+/// binding prevents (RFC 9449 §7.1: a bound token presented as Bearer is refused).
+pub fn refuse_bound(claims: &Value) -> Result<(), Refusal> {
+    match claims.get("cnf") {
+        Some(cnf) => Err(Refusal::Invalid(format!(
+            "the token is bound to a key (cnf {cnf}); this server does not verify DPoP proofs, so it accepts no sender-constrained token (RFC 9449 §7.1)"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// `"a b  c"` → `[a, b, c]` (RFC 6749 §3.3: space-delimited, case-sensitive).

@@ -63,6 +63,15 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// Refuses an issuer the server must not talk to: MCP 2025-11-25
+    /// `basic/authorization` "Communication Security" (all authorization server
+    /// endpoints MUST be HTTPS), the same rule as the client's, by the same function:
+    /// plain `http://` on a loopback address only, or every token and the
+    /// introspection secret would cross the network in clear.
+    pub fn check(&self) -> Result<(), String> {
+        crate::wire::oauth::https_or_loopback("--auth-server", &self.issuer).map(drop)
+    }
+
     /// The defaults for `issuer`, before the resource is known.
     pub fn new(issuer: &str) -> Settings {
         Settings {
@@ -84,6 +93,38 @@ impl Settings {
 pub struct Granted {
     /// Its scopes (RFC 6749 §3.3).
     pub scopes: Vec<String>,
+    /// Whom it was issued to: a legacy session made with it is bound to this.
+    pub principal: Principal,
+}
+
+/// Whom a token speaks for: its subject (`sub`) and the client it was issued to
+/// (`client_id`), RFC 9068 §2.2 (both required in a JWT access token) and RFC 7662
+/// §2.2 (both optional in an introspection answer). MCP 2025-11-25 "Security Best
+/// Practices", Session Hijacking: a server MUST NOT use sessions for authentication,
+/// and binds a session to user-specific information: a session made with one
+/// principal's token does not exist for a request carrying another's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Principal {
+    /// The token's `sub`, when it names one.
+    pub subject: Option<String>,
+    /// The token's `client_id`, when it names one.
+    pub client: Option<String>,
+}
+
+impl Principal {
+    /// The principal a verified token's claims (or an introspection answer) name.
+    pub fn of(claims: &serde_json::Value) -> Principal {
+        let text = |name: &str| {
+            claims
+                .get(name)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        };
+        Principal {
+            subject: text("sub"),
+            client: text("client_id"),
+        }
+    }
 }
 
 /// The protection of one server: its settings, what it knows of the authorization
@@ -191,12 +232,15 @@ impl Protection {
             Ok(granted) => granted,
             Err(Refusal::Invalid(why)) => return Err(refuse(Problem::InvalidToken, &why)),
             Err(Refusal::Unverifiable(e)) => {
+                // The reason (which may quote the authorization server's own error
+                // body, or where its metadata points) is for the operator, on
+                // stderr; the caller learns only that the check could not be made.
                 eprintln!("[mcp-raw] cannot check a token: {e:#}");
                 return Err(reply::error(
                     StatusCode::SERVICE_UNAVAILABLE,
                     crate::jsonrpc::code::INTERNAL_ERROR,
                     format!(
-                        "Service Unavailable: the token cannot be checked now, the authorization server {} is out of reach ({e:#})",
+                        "Service Unavailable: the token cannot be checked now, the authorization server {} is out of reach or its answer unusable (the reason is in this server's log)",
                         self.issuer.url
                     ),
                 ));
