@@ -100,6 +100,7 @@
 //!   text.rs             the >>> / <<< text view: raw (every byte) or readable
 //!   oneline.rs          --oneline: a line per message (shape, method, tool, id, status, size)
 //!   select.rs           show --method/--id/--era: the messages a view keeps
+//!   asked.rs            the requests a view saw unanswered, by id, bounded
 //!   explain.rs          show --explain: each message's shape, era, method and section
 //!   html.rs             show --html: one self-contained page, a column per lane
 //!   form.rs             application/x-www-form-urlencoded both ways (OAuth bodies, queries)

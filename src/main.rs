@@ -11,6 +11,9 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     mcp_raw::memory::return_large_blocks_promptly();
     let cli = Cli::parse_from(without_alias_separator(std::env::args_os().collect()));
+    if let Some(n) = cli.max_unanswered {
+        mcp_raw::wire::asked::set_max_unanswered(n);
+    }
     let result = match cli.command {
         Command::Serve {
             http: false,

@@ -329,3 +329,52 @@ fn over_http_the_lines_carry_the_http_status() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// `--max-unanswered N` bounds what a view remembers of requests still unanswered:
+/// three requests then their three answers, shown with room for two, leave the first
+/// answer without the method it answers (its request was forgotten); with the default,
+/// each answer names its method.
+#[test]
+fn max_unanswered_bounds_what_a_view_remembers() {
+    let dir = std::env::temp_dir().join(format!("mcp-raw-unanswered-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("three.jsonl");
+    let mut text = String::from(
+        "{\"transcript\":\"mcp-raw\",\"version\":1,\"role\":\"server\",\"transport\":\"stdio\",\"started\":\"2026-12-04T00:00:00.000Z\"}\n",
+    );
+    let requests: String = (1..=3)
+        .map(|n| format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"method\":\"ping\"}}\n"))
+        .collect();
+    let answers: String = (1..=3)
+        .map(|n| format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"result\":{{}}}}\n"))
+        .collect();
+    for (t, dir, bytes) in [(0.1, "c2s", &requests), (0.2, "s2c", &answers)] {
+        let event = serde_json::json!({"t": t, "lane": "stdio", "dir": dir, "text": bytes});
+        text.push_str(&format!("{event}\n"));
+    }
+    std::fs::write(&file, text).unwrap();
+    let show = |extra: &[&str]| {
+        let out = Command::new(BIN)
+            .args(extra)
+            .args(["show", "--oneline", "--color", "never"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        message_lines(&String::from_utf8_lossy(&out.stdout))
+    };
+    let answers_of = |lines: &[String]| -> Vec<bool> {
+        lines
+            .iter()
+            .filter(|l| l.starts_with("<<< "))
+            .map(|l| l.contains("ping"))
+            .collect()
+    };
+    let whole = show(&[]);
+    assert_eq!(whole.len(), 6, "{whole:?}");
+    assert_eq!(answers_of(&whole), [true, true, true], "{whole:?}");
+    let bounded = show(&["--max-unanswered", "2"]);
+    assert_eq!(bounded.len(), 6, "{bounded:?}");
+    assert_eq!(answers_of(&bounded), [false, true, true], "{bounded:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -150,6 +150,11 @@ macro_rules! demo_http_examples {
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Requests a view (--trace, the client's, show's) remembers unanswered, so that
+    /// a response's line names what it answers; past it the older half is forgotten
+    /// [default: 4096]
+    #[arg(long, global = true, value_name = "N")]
+    pub max_unanswered: Option<usize>,
 }
 
 // Parsed once per process: the size of the `serve` variant (all its limits) costs

@@ -9,9 +9,9 @@ use crate::jsonrpc::code;
 use serde_json::Value;
 
 /// The method of each request seen, by id, so that a response can say what it
-/// answers.
+/// answers (bounded: `wire::asked`).
 #[derive(Debug, Default)]
-pub struct Asked(std::collections::HashMap<String, String>);
+pub struct Asked(super::asked::Asked<String>);
 
 impl Asked {
     /// Remembers a request's method; for a response, the method of the request it
@@ -21,11 +21,11 @@ impl Asked {
         match class.shape {
             "request" => {
                 if let Some(m) = &class.method {
-                    self.0.insert(id, m.clone());
+                    self.0.ask(id, m.clone());
                 }
                 None
             }
-            "response" | "error" => self.0.remove(&id),
+            "response" | "error" => self.0.answer(&id),
             _ => None,
         }
     }

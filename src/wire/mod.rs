@@ -14,6 +14,7 @@
 //!   format, `application/x-www-form-urlencoded`: [`form`]; its well-known URLs:
 //!   [`oauth`].
 
+pub mod asked;
 pub mod classify;
 pub mod decode;
 pub mod event;

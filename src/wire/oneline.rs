@@ -23,6 +23,7 @@
 //! it quotes from the wire has its invisible bytes marked ([`mark`]), so a server
 //! cannot write control sequences to the terminal through it.
 
+use super::asked::Asked;
 use super::decode::{Decoder, Fact};
 use super::event::{Dir, Event, Lane};
 use super::recorder::Sink;
@@ -36,10 +37,6 @@ use std::io::Write;
 const WHAT_WIDTH: usize = 40;
 /// The widest a quoted result line gets before it is cut.
 const RESULT_WIDTH: usize = 80;
-/// Unanswered requests remembered for their responses; past it the oldest half is
-/// forgotten (a late response then shows no method), so a long session against a
-/// peer that leaves requests unanswered holds bounded memory.
-const MAX_ASKED: usize = 4096;
 
 /// What the view knows of the HTTP message being read on one lane and direction.
 #[derive(Default)]
@@ -67,11 +64,9 @@ pub struct OnelineView<W: Write + Send> {
     /// request it answers.
     requests: HashMap<Lane, std::collections::VecDeque<String>>,
     /// Requests seen and not yet answered, by id (its JSON text): method and tool
-    /// name, so that the line of a response says what it answers; each with the
-    /// order it came in, so the oldest go first past `MAX_ASKED`.
-    asked: HashMap<String, (u64, String, Option<String>)>,
-    /// How many requests `asked` has taken: the next one's order.
-    seq: u64,
+    /// name, so that the line of a response says what it answers (bounded:
+    /// `--max-unanswered`).
+    asked: Asked<(String, Option<String>)>,
     /// `show --method/--id/--era`: only the messages kept (no `http` lines).
     select: Option<Select>,
 }
@@ -86,8 +81,7 @@ impl<W: Write + Send> OnelineView<W> {
             decoder: Decoder::with_max(max),
             current: HashMap::new(),
             requests: HashMap::new(),
-            asked: HashMap::new(),
-            seq: 0,
+            asked: Asked::default(),
             select: None,
         }
     }
@@ -207,20 +201,12 @@ impl<W: Write + Send> OnelineView<W> {
                     .flatten()
                     .and_then(|v| v["params"]["name"].as_str().map(str::to_owned));
                 if let Some(id) = &id_key {
-                    if self.asked.len() >= MAX_ASKED {
-                        self.forget_oldest();
-                    }
-                    self.seq += 1;
-                    self.asked
-                        .insert(id.clone(), (self.seq, method.clone(), tool.clone()));
+                    self.asked.ask(id.clone(), (method.clone(), tool.clone()));
                 }
                 join(&method, tool.as_deref())
             }
             "response" | "error" => {
-                let asked = id_key
-                    .as_ref()
-                    .and_then(|id| self.asked.remove(id))
-                    .map(|(_, method, tool)| (method, tool));
+                let asked = id_key.as_ref().and_then(|id| self.asked.answer(id));
                 let parsed = value();
                 if class.shape == "error" {
                     status.push(format!("error {}", class.code.unwrap_or_default()));
@@ -262,15 +248,6 @@ impl<W: Write + Send> OnelineView<W> {
             bytes.len(),
             &result_line,
         )
-    }
-
-    /// Forgets the older half of the requests still unanswered (a peer that never
-    /// answers must not grow the view without end).
-    fn forget_oldest(&mut self) {
-        let mut order: Vec<u64> = self.asked.values().map(|(n, ..)| *n).collect();
-        order.sort_unstable();
-        let keep_from = order[order.len() / 2];
-        self.asked.retain(|_, (n, ..)| *n >= keep_from);
     }
 
     /// One line, its columns padded so that a session reads as a table.
@@ -426,28 +403,6 @@ mod tests {
         // The first line of the text only, its escape byte marked, never raw.
         assert!(lines[1].ends_with("\"Echo: hi⟨1b⟩[2J\""), "{out}");
         assert!(!out.contains('\x1b'));
-    }
-
-    #[test]
-    fn unanswered_requests_are_forgotten_oldest_first() {
-        let mut view = OnelineView::new(Vec::new(), false, 1024);
-        let stdio = Lane {
-            id: 0,
-            kind: LaneKind::Stdio,
-        };
-        for n in 0..=MAX_ASKED {
-            let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"method\":\"ping\"}}\n");
-            view.event(&Event {
-                t: Duration::ZERO,
-                lane: stdio,
-                dir: Dir::ToServer,
-                what: What::Bytes(Bytes::from(line)),
-            });
-        }
-        assert_eq!(view.asked.len(), MAX_ASKED / 2 + 1);
-        assert!(!view.asked.contains_key("0"));
-        assert!(view.asked.contains_key(&MAX_ASKED.to_string()));
-        assert!(view.asked.contains_key(&(MAX_ASKED / 2).to_string()));
     }
 
     #[test]
