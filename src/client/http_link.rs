@@ -1,11 +1,12 @@
 //! The client side of Streamable HTTP: one keep-alive HTTP/1.1 connection (reopened if
-//! the server closes it), every request and response printed in full. Plain `http://`
-//! only: TLS would hide the bytes this tool exists to show.
+//! the server closes it), every request and response printed in full. Over `http://`
+//! or `https://`: TLS sits below the recording (plaintext in, plaintext out), each
+//! connection's handshake recorded as its facts ([`super::tls`]).
 
 use super::auth::credential::Credential;
 use super::wire_print::Printer;
 use crate::jsonrpc;
-use crate::wire::event::{Dir, LaneKind};
+use crate::wire::event::{Dir, LaneKind, What};
 use crate::wire::recorded::Recorded;
 use crate::wire::recorder::Recorder;
 use anyhow::{Context, bail};
@@ -129,8 +130,18 @@ pub struct HttpLink {
     /// A second connection for the client's answers to requests that arrive while a
     /// response is still streaming on the first (HTTP/1.1 carries one at a time).
     aside: Option<SendRequest<Full<Bytes>>>,
-    /// `host:port`, for connecting and for the `Host` header.
+    /// `host:port`, for connecting (and the `Host` header of an `http://` link).
     authority: String,
+    /// The `Host` header (RFC 9110 §7.2): `host:port`, or over `https://` the
+    /// authority as the URL gave it (443 left out when it was).
+    host_header: String,
+    /// The host alone: the name TLS checks the certificate against.
+    host: String,
+    /// An `https://` URL: each connection runs a TLS handshake first.
+    https: bool,
+    /// The TLS setup (`--cacert`, `--insecure`, `--cert`…), shared with the links
+    /// made from this one: used only by `https://` connections.
+    pub tls: std::sync::Arc<super::tls::Tls>,
     /// The MCP endpoint's path, e.g. `/mcp`.
     path: String,
     /// The URL as given, without its query: what a DPoP proof's `htu` names (RFC
@@ -262,14 +273,16 @@ impl HttpLink {
     /// headers go there.
     pub fn elsewhere(&self, url: &str) -> anyhow::Result<HttpLink> {
         let mut there = HttpLink::open(url, self.recorder.clone(), self.timeout)?;
+        there.tls = self.tls.clone();
         there.max_body = self.max_document;
         there.max_document = self.max_document;
         Ok(there)
     }
 
-    /// `http://host:port/path`: the URL this link talks to.
+    /// `http://host:port/path` (or `https://…`): the URL this link talks to.
     pub fn url(&self) -> String {
-        format!("http://{}{}", self.authority, self.path)
+        let scheme = if self.https { "https" } else { "http" };
+        format!("{scheme}://{}{}", self.authority, self.path)
     }
 
     /// A request's headers: the protocol's, then `--header`'s, then the
@@ -300,15 +313,19 @@ impl HttpLink {
 
     fn open(url: &str, recorder: Recorder, timeout: Duration) -> anyhow::Result<HttpLink> {
         let uri: Uri = url.parse().with_context(|| format!("not a URL: {url:?}"))?;
-        match uri.scheme_str() {
-            Some("http") => {}
-            Some(other) => bail!(
-                "{other}:// is not supported: mcp-raw speaks plain http:// so every byte can be shown"
-            ),
+        let https = match uri.scheme_str() {
+            Some("http") => false,
+            Some("https") => true,
+            Some(other) => bail!("{other}:// is not supported: give an http:// or https:// URL"),
             None => bail!("{url:?} has no scheme; expected http://host:port/path"),
-        }
+        };
         let host = uri.host().context("URL without host")?;
-        let authority = format!("{host}:{}", uri.port_u16().unwrap_or(80));
+        let default_port = if https { 443 } else { 80 };
+        let authority = format!("{host}:{}", uri.port_u16().unwrap_or(default_port));
+        let host_header = match (https, uri.authority()) {
+            (true, Some(given)) => given.as_str().rsplit('@').next().unwrap_or(host).to_owned(),
+            _ => authority.clone(),
+        };
         let path = match uri.path() {
             "" => "/".to_owned(),
             p => uri.path_and_query().map_or(p, |pq| pq.as_str()).to_owned(),
@@ -317,7 +334,11 @@ impl HttpLink {
         Ok(HttpLink {
             sender: None,
             aside: None,
+            host: host.to_owned(),
             authority,
+            host_header,
+            https,
+            tls: std::sync::Arc::default(),
             path,
             target,
             recorder,
@@ -444,7 +465,7 @@ impl HttpLink {
         let mut builder = Request::builder()
             .method(method.clone())
             .uri(self.path.as_str())
-            .header("host", &self.authority);
+            .header("host", &self.host_header);
         for (name, value) in self.all_headers(&method, headers)? {
             builder = builder.header(name.as_str(), value.as_str());
         }
@@ -453,10 +474,18 @@ impl HttpLink {
         }
         let request = builder.body(Full::new(Bytes::from(body)))?;
         let timeout = self.timeout;
+        // Over https only, a failure is checked for a TLS cause (its words need the authority).
+        let tls_authority = self.https.then(|| self.authority.clone());
         let sender = self.ready_sender().await?;
         let response = tokio::time::timeout(timeout, sender.send_request(request))
             .await
-            .with_context(|| format!("no response head within {timeout:?} (--timeout)"))??;
+            .with_context(|| format!("no response head within {timeout:?} (--timeout)"))?
+            .map_err(
+                |e| match tls_authority.and_then(|a| super::tls::after_handshake(&e, &a)) {
+                    Some(said) => anyhow::anyhow!(said),
+                    None => anyhow::Error::new(e),
+                },
+            )?;
         let (head, mut incoming) = response.into_parts();
         if let Some(credential) = &self.credential {
             credential.note_nonce(&head.headers);
@@ -639,6 +668,10 @@ impl HttpLink {
             sender: None,
             aside: None,
             authority: self.authority.clone(),
+            host_header: self.host_header.clone(),
+            host: self.host.clone(),
+            https: self.https,
+            tls: self.tls.clone(),
             path: self.path.clone(),
             target: self.target.clone(),
             recorder: self.recorder.clone(),
@@ -696,7 +729,7 @@ impl HttpLink {
         let mut builder = Request::builder()
             .method(Method::POST)
             .uri(self.path.as_str())
-            .header("host", &self.authority);
+            .header("host", &self.host_header);
         for (name, value) in self.all_headers(&Method::POST, headers)? {
             builder = builder.header(name.as_str(), value.as_str());
         }
@@ -712,8 +745,10 @@ impl HttpLink {
         Ok(())
     }
 
-    /// A new recorded connection: its own lane.
+    /// A new recorded connection: its own lane. Over `https://` the TLS handshake
+    /// comes first, then its facts are recorded, then the plaintext as it crosses.
     async fn connect(&mut self) -> anyhow::Result<SendRequest<Full<Bytes>>> {
+        let started = std::time::Instant::now();
         let stream = tokio::time::timeout(
             self.timeout,
             tokio::net::TcpStream::connect(&self.authority),
@@ -722,6 +757,34 @@ impl HttpLink {
         .context("connecting timed out")?
         .with_context(|| format!("cannot connect to {}", self.authority))?;
         stream.set_nodelay(true)?;
+        if self.https {
+            let (stream, facts) = tokio::time::timeout(
+                self.timeout,
+                self.tls
+                    .connect(stream, &self.host, &self.authority, started),
+            )
+            .await
+            .with_context(|| {
+                format!(
+                    "the TLS handshake with {} did not finish within {:?} (--timeout)",
+                    self.authority, self.timeout
+                )
+            })??;
+            let lane = self.recorder.lane(LaneKind::Http);
+            let stream = Recorded::new(
+                stream,
+                self.recorder.clone(),
+                lane,
+                Dir::ToClient,
+                Some(format!("connected to {} (TLS)", self.authority)),
+            );
+            self.recorder
+                .emit(lane, Dir::ToClient, What::Tls(Box::new(facts)));
+            let (sender, connection) =
+                hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+            tokio::spawn(connection);
+            return Ok(sender);
+        }
         let lane = self.recorder.lane(LaneKind::Http);
         let stream = Recorded::new(
             stream,

@@ -31,4 +31,5 @@ pub mod redact;
 pub mod select;
 pub mod sse;
 pub mod text;
+pub mod tls;
 pub mod transcript;

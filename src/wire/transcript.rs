@@ -1,4 +1,4 @@
-//! The transcript: one recording as JSON Lines, version 1 (the README's "Transcript
+//! The transcript: one recording as JSON Lines, version 2 (the README's "Transcript
 //! format" section shows one). The first line says what it is; then every wire event
 //! is a line, in order, followed by the facts it completed:
 //!
@@ -14,6 +14,10 @@
 //! otherwise, and the bytes of one lane's direction, concatenated, are exactly what
 //! crossed. Fact lines (`"fact": …`) are derived from them, for readers such as `jq`;
 //! [`read`] ignores them and derives them again.
+//!
+//! Version 2 added the `"tls"` event: the facts of a TLS handshake on an HTTPS lane
+//! (version, cipher suite, ALPN, SNI, the peer's chain). A version 1 file is read as
+//! it always was: it has none.
 
 use super::decode::{Decoder, Fact, Source};
 use super::event::{Dir, Event, Lane, What};
@@ -24,7 +28,10 @@ use std::io::Write;
 use std::time::Duration;
 
 /// The format's version: bumped when a reader of the old one would misread the new.
-pub const VERSION: u64 = 1;
+pub const VERSION: u64 = 2;
+
+/// The versions this reader reads: 1 is 2 without `"tls"` events.
+pub const READS: [u64; 2] = [1, 2];
 
 /// What the first line says.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,6 +72,7 @@ pub fn event_json(e: &Event) -> Value {
     match &e.what {
         What::Open(peer) => line.insert("open".into(), json!(peer)),
         What::Close(why) => line.insert("close".into(), json!(why)),
+        What::Tls(facts) => line.insert("tls".into(), facts.to_json()),
         What::Bytes(b) => match std::str::from_utf8(b) {
             Ok(text) => line.insert("text".into(), json!(text)),
             Err(_) => line.insert(
@@ -227,9 +235,12 @@ pub fn header_of_line(first: &str) -> Result<Header, String> {
             truncate(&first.to_string())
         ));
     }
-    if first["version"] != VERSION {
+    if !first["version"]
+        .as_u64()
+        .is_some_and(|v| READS.contains(&v))
+    {
         return Err(format!(
-            "transcript version {} is not one this mcp-raw reads (it reads {VERSION})",
+            "transcript version {} is not one this mcp-raw reads (it reads {READS:?})",
             first["version"]
         ));
     }
@@ -281,8 +292,10 @@ fn parse_event(v: &Value) -> Result<Event, String> {
         What::Open(peer.to_owned())
     } else if let Some(why) = v["close"].as_str() {
         What::Close(why.to_owned())
+    } else if v["tls"].is_object() {
+        What::Tls(Box::new(super::tls::TlsFacts::from_json(&v["tls"])?))
     } else {
-        return Err("an event needs \"text\", \"base64\", \"open\" or \"close\"".into());
+        return Err("an event needs \"text\", \"base64\", \"open\", \"close\" or \"tls\"".into());
     };
     Ok(Event {
         t: Duration::from_secs_f64(t),
