@@ -84,7 +84,8 @@ impl Pki {
 struct Front {
     child: Child,
     port: String,
-    _server: HttpServer,
+    /// The plain server behind it, when it is `mcp-raw serve --http`.
+    _server: Option<HttpServer>,
     /// What the relay logged (each handshake), read once it is gone.
     log: PathBuf,
 }
@@ -99,6 +100,14 @@ impl Drop for Front {
 impl Front {
     fn start(pki: &Pki, leaf: &str, client_ca: bool) -> Front {
         let server = HttpServer::start(&[]);
+        let target = server.addr.clone();
+        let mut front = Front::before(pki, leaf, client_ca, &target);
+        front._server = Some(server);
+        front
+    }
+
+    /// The relay in front of the plain HTTP server at `target`.
+    fn before(pki: &Pki, leaf: &str, client_ca: bool, target: &str) -> Front {
         let log = pki.dir.join(format!("relay-{leaf}.log"));
         let mut cmd = Command::new("python3");
         cmd.arg(format!(
@@ -107,7 +116,7 @@ impl Front {
         ))
         .args(["--cert", &pki.path(&format!("{leaf}.pem"))])
         .args(["--key", &pki.path(&format!("{leaf}.key"))])
-        .args(["--target", &server.addr]);
+        .args(["--target", target]);
         if client_ca {
             cmd.args(["--client-ca", &pki.path("ca.pem")]);
         }
@@ -125,7 +134,7 @@ impl Front {
         Front {
             child,
             port: port.trim().to_owned(),
-            _server: server,
+            _server: None,
             log,
         }
     }
@@ -484,4 +493,75 @@ fn a_version_1_transcript_is_still_read() {
         said.contains("\"method\":\"ping\"") || said.contains("ping"),
         "{said}"
     );
+}
+
+#[test]
+fn oauth_documents_and_tokens_are_fetched_over_tls_too() {
+    let pki = Pki::new("oauth");
+    pki.good();
+    // The protected server and its authorization server, every URL they hand out
+    // https://, behind the TLS front.
+    let mut python = Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/servers/oauth_refresh.py"
+        ))
+        .arg("--https")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let url = common::listening_url(python.stdout.take().unwrap());
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let front = Front::before(&pki, "good", false, &addr);
+    let record = pki.dir.join("t.jsonl");
+    let out = client(&[
+        "--era",
+        "legacy",
+        &front.url("localhost"),
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--client-id",
+        "test-client",
+        "--client-secret",
+        "test-secret",
+        "--call",
+        "whoami",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    let _ = python.kill();
+    let _ = python.wait();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    for path in [
+        "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1",
+        "GET /.well-known/oauth-authorization-server HTTP/1.1",
+        "POST /token HTTP/1.1",
+    ] {
+        assert!(said.contains(path), "{path}: {said}");
+    }
+    // Every connection of the recording is a TLS lane: each opened lane has its facts.
+    let text = std::fs::read_to_string(&record).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let opened: Vec<&Value> = lines
+        .iter()
+        .filter(|v| v.get("open").is_some())
+        .map(|v| &v["lane"])
+        .collect();
+    assert!(opened.len() >= 3, "{opened:?}");
+    for lane in opened {
+        assert!(
+            lines
+                .iter()
+                .any(|v| &v["lane"] == lane && v.get("tls").is_some()),
+            "lane {lane} has no TLS facts"
+        );
+    }
 }

@@ -142,6 +142,9 @@ pub struct HttpLink {
     /// The TLS setup (`--cacert`, `--insecure`, `--cert`…), shared with the links
     /// made from this one: used only by `https://` connections.
     pub tls: std::sync::Arc<super::tls::Tls>,
+    /// Why the last `https://` connection's task ended, when TLS ended it (an alert
+    /// after the handshake): hyper reports such a connection only as "canceled".
+    tls_failure: std::sync::Arc<std::sync::Mutex<Option<String>>>,
     /// The MCP endpoint's path, e.g. `/mcp`.
     path: String,
     /// The URL as given, without its query: what a DPoP proof's `htu` names (RFC
@@ -339,6 +342,7 @@ impl HttpLink {
             host_header,
             https,
             tls: std::sync::Arc::default(),
+            tls_failure: std::sync::Arc::default(),
             path,
             target,
             recorder,
@@ -479,13 +483,24 @@ impl HttpLink {
         let sender = self.ready_sender().await?;
         let response = tokio::time::timeout(timeout, sender.send_request(request))
             .await
-            .with_context(|| format!("no response head within {timeout:?} (--timeout)"))?
-            .map_err(
-                |e| match tls_authority.and_then(|a| super::tls::after_handshake(&e, &a)) {
-                    Some(said) => anyhow::anyhow!(said),
-                    None => anyhow::Error::new(e),
-                },
-            )?;
+            .with_context(|| format!("no response head within {timeout:?} (--timeout)"))?;
+        let response = match (response, tls_authority) {
+            (Ok(response), _) => response,
+            (Err(e), None) => return Err(e.into()),
+            (Err(e), Some(authority)) => {
+                if let Some(said) = super::tls::after_handshake(&e, &authority) {
+                    bail!(said);
+                }
+                // The connection's task may have ended on a TLS alert: its words.
+                for _ in 0..20 {
+                    if let Some(said) = self.tls_failure.lock().ok().and_then(|mut f| f.take()) {
+                        bail!(said);
+                    }
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                return Err(e.into());
+            }
+        };
         let (head, mut incoming) = response.into_parts();
         if let Some(credential) = &self.credential {
             credential.note_nonce(&head.headers);
@@ -672,6 +687,7 @@ impl HttpLink {
             host: self.host.clone(),
             https: self.https,
             tls: self.tls.clone(),
+            tls_failure: std::sync::Arc::default(),
             path: self.path.clone(),
             target: self.target.clone(),
             recorder: self.recorder.clone(),
@@ -782,7 +798,16 @@ impl HttpLink {
                 .emit(lane, Dir::ToClient, What::Tls(Box::new(facts)));
             let (sender, connection) =
                 hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-            tokio::spawn(connection);
+            let failure = self.tls_failure.clone();
+            let authority = self.authority.clone();
+            tokio::spawn(async move {
+                if let Err(e) = connection.await
+                    && let Some(said) = super::tls::after_handshake(&e, &authority)
+                    && let Ok(mut slot) = failure.lock()
+                {
+                    *slot = Some(said);
+                }
+            });
             return Ok(sender);
         }
         let lane = self.recorder.lane(LaneKind::Http);

@@ -65,15 +65,14 @@ struct Files {
     keylog: Option<Arc<KeyLogTo>>,
 }
 
-/// The configuration every connection's own is cloned from.
+/// The configuration every connection uses: one, so that a later connection can
+/// resume an earlier session (rustls resumes only under the same verifier).
 struct Built {
     /// Protocol versions, roots, client certificate, key log, resumption store.
-    config: ClientConfig,
+    connector: tokio_rustls::TlsConnector,
     /// The chain check against the roots; `None` when there are none (only with
     /// `--insecure`).
     webpki: Option<Arc<WebPkiServerVerifier>>,
-    /// ring's signature algorithms, for the handshake signatures.
-    provider: Arc<CryptoProvider>,
 }
 
 impl std::fmt::Debug for Tls {
@@ -183,7 +182,6 @@ impl Tls {
             webpki: webpki.clone(),
             provider: provider.clone(),
             insecure: self.options.insecure,
-            seen: Mutex::default(),
         });
         // TLS 1.3 (RFC 8446) first, 1.2 (RFC 5246) for servers that have no 1.3;
         // nothing older: RFC 8996 deprecates TLS 1.0 and 1.1.
@@ -204,9 +202,8 @@ impl Tls {
             config.key_log = keylog.clone();
         }
         Ok(Built {
-            config,
+            connector: tokio_rustls::TlsConnector::from(Arc::new(config)),
             webpki,
-            provider,
         })
     }
 
@@ -222,16 +219,6 @@ impl Tls {
         started: Instant,
     ) -> anyhow::Result<(TlsStream<TcpStream>, TlsFacts)> {
         let built = self.built()?;
-        // A verifier of this connection's own, to remember the chain it saw (for the
-        // facts, and for naming the certificate an error is about).
-        let watch = Arc::new(Watch {
-            webpki: built.webpki.clone(),
-            provider: built.provider.clone(),
-            insecure: self.options.insecure,
-            seen: Mutex::default(),
-        });
-        let mut config = built.config.clone();
-        config.dangerous().set_certificate_verifier(watch.clone());
         let bare = host.trim_start_matches('[').trim_end_matches(']');
         let name = ServerName::try_from(bare.to_owned())
             .map_err(|e| anyhow::anyhow!("{host:?} is not a host name TLS can check: {e}"))?;
@@ -239,14 +226,30 @@ impl Tls {
             ServerName::DnsName(d) => Some(d.as_ref().to_owned()),
             _ => None,
         };
-        let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
-        let stream = match connector.connect(name, tcp).await {
+        let stream = match built.connector.connect(name.clone(), tcp).await {
             Ok(stream) => stream,
-            Err(e) => return Err(anyhow::anyhow!(refused(&e, authority, &watch))),
+            Err(e) => return Err(anyhow::anyhow!(refused(&e, authority))),
         };
         let handshake_us = started.elapsed().as_micros() as u64;
         let (_, conn) = stream.get_ref();
-        let seen = watch.seen.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let peer = conn.peer_certificates().unwrap_or_default();
+        // With --insecure the verifier let the chain through: say what it would have
+        // found (checked again here; the verifier keeps no state per connection).
+        let unverified = match (self.options.insecure, peer.split_first()) {
+            (false, _) => None,
+            (true, None) => Some("the server sent no certificate".to_owned()),
+            (true, Some((leaf, rest))) => {
+                let verdict = match &built.webpki {
+                    Some(webpki) => webpki
+                        .verify_server_cert(leaf, rest, &name, &[], UnixTime::now())
+                        .map(|_| ()),
+                    None => Err(rustls::Error::InvalidCertificate(
+                        CertificateError::UnknownIssuer,
+                    )),
+                };
+                verdict.err().map(|e| reason(&e))
+            }
+        };
         let chain = conn
             .peer_certificates()
             .map(|c| c.iter().map(|d| describe(d)).collect())
@@ -270,7 +273,7 @@ impl Tls {
             resumed: matches!(conn.handshake_kind(), Some(rustls::HandshakeKind::Resumed)),
             handshake_us,
             insecure: self.options.insecure,
-            unverified: seen.and_then(|s| s.error).map(|e| reason(&e)),
+            unverified,
             client_cert: self.files.identity.is_some(),
             chain,
         };
@@ -290,21 +293,33 @@ fn read_certs(path: &Path) -> anyhow::Result<Vec<CertificateDer<'static>>> {
     Ok(certs)
 }
 
-/// What the verifier of one connection saw.
-#[derive(Default)]
-struct Seen {
-    /// The leaf the server presented, DER.
-    leaf: Option<CertificateDer<'static>>,
-    /// Why the chain did not verify (kept, not returned, with `--insecure`).
-    error: Option<rustls::Error>,
+/// A refused chain: why, and the leaf it was about (so the error can name it).
+#[derive(Debug)]
+struct Refusal {
+    /// webpki's verdict.
+    error: rustls::Error,
+    /// The certificate the server presented.
+    leaf: CertificateDer<'static>,
 }
 
-/// The chain check: webpki against the roots, the chain remembered either way.
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&reason(&self.error))
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// The chain check: webpki against the roots; a refusal carries the leaf it refused.
+/// One for the whole run, stateless: rustls resumes a session only under the
+/// verifier that checked it.
 struct Watch {
+    /// The check against the roots (`None`: no roots, only with `--insecure`).
     webpki: Option<Arc<WebPkiServerVerifier>>,
+    /// ring's signature algorithms.
     provider: Arc<CryptoProvider>,
+    /// `--insecure`: a refused chain is let through.
     insecure: bool,
-    seen: Mutex<Option<Seen>>,
 }
 
 impl std::fmt::Debug for Watch {
@@ -344,13 +359,18 @@ impl ServerCertVerifier for Watch {
             }
             Ok(ok)
         });
-        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
-        *seen = Some(Seen {
-            leaf: Some(end_entity.clone().into_owned()),
-            error: verdict.as_ref().err().cloned(),
-        });
         match verdict {
             Err(_) if self.insecure => Ok(ServerCertVerified::assertion()),
+            // The alert sent is bad_certificate (RFC 8446 §6.2) whatever the reason:
+            // the reason and the certificate stay here, for the error to say.
+            Err(error @ rustls::Error::InvalidCertificate(_)) => {
+                Err(rustls::Error::InvalidCertificate(CertificateError::Other(
+                    rustls::OtherError(Arc::new(Refusal {
+                        error,
+                        leaf: end_entity.clone().into_owned(),
+                    })),
+                )))
+            }
             other => other,
         }
     }
@@ -394,28 +414,31 @@ impl ServerCertVerifier for Watch {
 
 /// Why a handshake failed, in words, naming the server's certificate when the
 /// failure is about it.
-fn refused(e: &std::io::Error, authority: &str, watch: &Watch) -> String {
-    let leaf = watch
-        .seen
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .as_ref()
-        .and_then(|s| s.leaf.clone());
-    let named = leaf
-        .map(|der| {
-            let c = describe(&der);
+fn refused(e: &std::io::Error, authority: &str) -> String {
+    let tls = e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<rustls::Error>());
+    let refusal = match tls {
+        Some(rustls::Error::InvalidCertificate(CertificateError::Other(other))) => {
+            other.0.downcast_ref::<Refusal>()
+        }
+        _ => None,
+    };
+    let named = refusal
+        .map(|r| {
+            let c = describe(&r.leaf);
             format!(
                 " (certificate subject {}, issuer {}, valid {} to {}, SHA-256 {})",
                 c.subject, c.issuer, c.not_before, c.not_after, c.sha256
             )
         })
         .unwrap_or_default();
-    let tls = e
-        .get_ref()
-        .and_then(|inner| inner.downcast_ref::<rustls::Error>());
     match tls {
         Some(rustls::Error::InvalidCertificate(_)) => {
-            let why = tls.map(reason).unwrap_or_default();
+            let why = match refusal {
+                Some(r) => reason(&r.error),
+                None => tls.map(reason).unwrap_or_default(),
+            };
             format!(
                 "TLS: the certificate of {authority} was refused: {why}{named} (--cacert FILE trusts another root; --insecure skips the check)"
             )
