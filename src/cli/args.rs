@@ -513,9 +513,9 @@ pub enum Command {
 // `mcp-raw client`'s arguments.
 #[derive(clap::Args)]
 pub struct ClientArgs {
-    /// `http://host:port/path`, or the command line of a stdio server, split like a
-    /// shell would (quotes and backslashes), e.g. "mcp-raw serve". Or leave it out and
-    /// give the command after `--`.
+    /// `http://host:port/path` or `https://host/path`, or the command line of a
+    /// stdio server, split like a shell would (quotes and backslashes), e.g.
+    /// "mcp-raw serve". Or leave it out and give the command after `--`.
     #[arg(required_unless_present = "command", conflicts_with = "command")]
     pub target: Option<String>,
     /// The stdio server's program and arguments, taken as they are: `-- CMD ARG…`.

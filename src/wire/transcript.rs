@@ -407,4 +407,47 @@ mod tests {
                 .starts_with("line 2")
         );
     }
+
+    #[test]
+    fn a_tls_event_round_trips_and_version_1_is_still_read() {
+        let facts = crate::wire::tls::TlsFacts {
+            version: "TLSv1.3".into(),
+            cipher: "TLS13_AES_128_GCM_SHA256".into(),
+            alpn: Some("http/1.1".into()),
+            sni: Some("example.com".into()),
+            server_name: "example.com".into(),
+            resumed: true,
+            handshake_us: 1234,
+            insecure: true,
+            unverified: Some("it has expired".into()),
+            client_cert: false,
+            chain: vec![crate::wire::tls::Cert {
+                subject: "CN=example.com".into(),
+                issuer: "CN=CA".into(),
+                not_before: "2020-01-01T00:00:00.000Z".into(),
+                not_after: "2021-01-01T00:00:00.000Z".into(),
+                sha256: "AB:CD".into(),
+            }],
+        };
+        let event = Event {
+            t: Duration::from_micros(5),
+            lane: Lane {
+                id: 1,
+                kind: LaneKind::Http,
+            },
+            dir: Dir::ToClient,
+            what: What::Tls(Box::new(facts)),
+        };
+        let header = Header::new("client", "http");
+        let text = format!("{}\n{}\n", header.to_json(), event_json(&event));
+        assert!(text.contains("\"version\":2"), "{text}");
+        let (_, events) = read(&text).unwrap();
+        assert_eq!(events, vec![event]);
+        // A version 1 file (no "tls" events) reads as it did.
+        let old = "{\"transcript\":\"mcp-raw\",\"version\":1,\"role\":\"client\",\"transport\":\"stdio\"}\n{\"t\":0.1,\"lane\":\"stdio\",\"dir\":\"c2s\",\"text\":\"x\\n\"}\n";
+        let (header, events) = read(old).unwrap();
+        assert_eq!(header.role, "client");
+        assert_eq!(events.len(), 1);
+        assert!(read("{\"transcript\":\"mcp-raw\",\"version\":3}").is_err());
+    }
 }
