@@ -565,3 +565,20 @@ fn oauth_documents_and_tokens_are_fetched_over_tls_too() {
         );
     }
 }
+
+#[test]
+fn http_to_a_tls_server_says_to_use_https() {
+    let pki = Pki::new("plain");
+    pki.good();
+    let front = Front::start(&pki, "good", false);
+    let out = client(&[&format!("http://127.0.0.1:{}/mcp", front.port)]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(
+        said.contains(&format!(
+            "if it is a TLS server, use https://127.0.0.1:{}/mcp",
+            front.port
+        )),
+        "{said}"
+    );
+}

@@ -123,6 +123,14 @@ fn too_big(authority: &str, status: &StatusCode, limit: usize, seen: &str) -> St
     )
 }
 
+/// Did the peer reset the connection (a TLS server that read a plaintext request
+/// closes with it unread, and the kernel answers with a reset)?
+fn reset(e: &hyper::Error) -> bool {
+    std::error::Error::source(e)
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionReset)
+}
+
 /// An HTTP connection to an MCP endpoint (or an OAuth URL), opened lazily and
 /// recorded: every byte both ways becomes events on the printer's recorder.
 pub struct HttpLink {
@@ -486,6 +494,14 @@ impl HttpLink {
             .with_context(|| format!("no response head within {timeout:?} (--timeout)"))?;
         let response = match (response, tls_authority) {
             (Ok(response), _) => response,
+            // A TLS server spoken to in plaintext closes the connection or answers
+            // with a TLS alert record, which is no HTTP response (RFC 8446 §5.1).
+            (Err(e), None) if e.is_parse() || e.is_incomplete_message() || reset(&e) => bail!(
+                "{e}: no HTTP response from {}; if it is a TLS server, use https://{}{}",
+                self.authority,
+                self.host_header,
+                self.path
+            ),
             (Err(e), None) => return Err(e.into()),
             (Err(e), Some(authority)) => {
                 if let Some(said) = super::tls::after_handshake(&e, &authority) {
