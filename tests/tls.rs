@@ -99,7 +99,12 @@ impl Drop for Front {
 
 impl Front {
     fn start(pki: &Pki, leaf: &str, client_ca: bool) -> Front {
-        let server = HttpServer::start(&[]);
+        Front::serving(pki, leaf, client_ca, &[])
+    }
+
+    /// The relay in front of `mcp-raw serve --http SERVE_ARGS`.
+    fn serving(pki: &Pki, leaf: &str, client_ca: bool, serve_args: &[&str]) -> Front {
+        let server = HttpServer::start(serve_args);
         let target = server.addr.clone();
         let mut front = Front::before(pki, leaf, client_ca, &target);
         front._server = Some(server);
@@ -581,4 +586,66 @@ fn http_to_a_tls_server_says_to_use_https() {
         )),
         "{said}"
     );
+}
+
+/// `--follow` and `--raw` over TLS: the listening client's GET stream (a lane of its
+/// own, a TLS connection of its own) shows the notification another client's call
+/// causes, bytes as they crossed.
+#[test]
+fn follow_and_raw_work_over_tls() {
+    use std::io::BufRead;
+    let pki = Pki::new("follow");
+    pki.good();
+    let front = Front::serving(
+        &pki,
+        "good",
+        false,
+        &["--fixture", "conformance", "--era", "legacy"],
+    );
+    let url = front.url("localhost");
+    let ca = pki.path("ca.pem");
+    let mut listener = Command::new(BIN)
+        .args([
+            "client", &url, "--cacert", &ca, "--follow", "--raw", "--color", "never",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = listener.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = String::new();
+    let mut wait_for = |needle: &str| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !seen.contains(needle) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) => {
+                    seen.push_str(&line);
+                    seen.push('\n');
+                }
+                Err(_) => panic!("no {needle:?} in:\n{seen}"),
+            }
+        }
+        seen.clone()
+    };
+    wait_for("text/event-stream");
+    let out = client(&[&url, "--cacert", &ca, "--call", "test_trigger_tool_change"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let seen = wait_for("notifications/tools/list_changed");
+    let _ = listener.kill();
+    let _ = listener.wait();
+    // Raw: the head as sent, its CRLF shown; every lane a TLS one.
+    assert!(seen.contains("GET /mcp HTTP/1.1"), "{seen}");
+    let lanes = seen.matches("connected to localhost").count();
+    assert!(lanes >= 2, "{seen}");
+    assert_eq!(seen.matches("TLS: TLSv1.3").count(), lanes, "{seen}");
 }
