@@ -290,10 +290,15 @@ impl HttpLink {
         Ok(there)
     }
 
-    /// `http://host:port/path` (or `https://…`): the URL this link talks to.
+    /// `http://host:port/path`, or `https://host/path` with the authority as given
+    /// (a port 443 not written stays unwritten, as the server's resource metadata
+    /// names it, RFC 9728 §3.3): the URL this link talks to.
     pub fn url(&self) -> String {
-        let scheme = if self.https { "https" } else { "http" };
-        format!("{scheme}://{}{}", self.authority, self.path)
+        if self.https {
+            format!("https://{}{}", self.host_header, self.path)
+        } else {
+            format!("http://{}{}", self.authority, self.path)
+        }
     }
 
     /// A request's headers: the protocol's, then `--header`'s, then the
@@ -838,5 +843,42 @@ impl HttpLink {
             hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
         tokio::spawn(connection);
         Ok(sender)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_https_url_keeps_its_authority_as_given_and_connects_to_443() {
+        let link = HttpLink::open(
+            "https://mcp.example.com/mcp",
+            Recorder::none(),
+            DEFAULT_TIMEOUT,
+        )
+        .unwrap();
+        assert_eq!(link.url(), "https://mcp.example.com/mcp");
+        assert_eq!(link.authority, "mcp.example.com:443");
+        assert_eq!(link.host_header, "mcp.example.com");
+        assert!(link.https);
+        let link =
+            HttpLink::open("https://[::1]:8443/mcp", Recorder::none(), DEFAULT_TIMEOUT).unwrap();
+        assert_eq!(link.url(), "https://[::1]:8443/mcp");
+        assert_eq!(link.authority, "[::1]:8443");
+        // Plain http is as it was.
+        let link = HttpLink::open(
+            "http://127.0.0.1:3000/mcp",
+            Recorder::none(),
+            DEFAULT_TIMEOUT,
+        )
+        .unwrap();
+        assert_eq!(link.url(), "http://127.0.0.1:3000/mcp");
+        assert_eq!(link.host_header, "127.0.0.1:3000");
+        assert!(
+            HttpLink::open("ftp://x/mcp", Recorder::none(), DEFAULT_TIMEOUT)
+                .err()
+                .is_some_and(|e| e.to_string().contains("http:// or https://"))
+        );
     }
 }
