@@ -252,6 +252,14 @@ fn a_session_over_tls_works_and_its_transcript_has_the_tls_facts() {
         front.logged()
     );
 
+    // A verified chain over TLS 1.3 breaks no TLS rule.
+    let checked = Command::new(BIN)
+        .args(["check", record.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&checked.stdout);
+    assert!(!report.contains("tls/"), "{report}");
+
     // `show` renders them; `--explain` says what they mean.
     let shown = Command::new(BIN)
         .args(["show", "--color", "never", record.to_str().unwrap()])
@@ -368,6 +376,17 @@ fn insecure_lets_a_self_signed_server_through_warns_and_is_recorded() {
     assert!(raw(&out).contains("NOT VERIFIED (--insecure)"), "{said}");
     let facts = tls_events(&record);
     assert_eq!(facts[0]["insecure"], true, "{}", facts[0]);
+    // `check` flags the chain that went through unverified.
+    let checked = Command::new(BIN)
+        .args(["check", record.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&checked.stdout);
+    assert_eq!(checked.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("error tls/not-verified") && report.contains("CN=self.test"),
+        "{report}"
+    );
     assert!(
         facts[0]["unverified"]
             .as_str()
@@ -648,4 +667,29 @@ fn follow_and_raw_work_over_tls() {
     let lanes = seen.matches("connected to localhost").count();
     assert!(lanes >= 2, "{seen}");
     assert_eq!(seen.matches("TLS: TLSv1.3").count(), lanes, "{seen}");
+}
+
+/// `check` on a recording whose TLS lane spoke TLS 1.1: RFC 8996 forbids it.
+#[test]
+fn check_flags_a_tls_version_below_1_2() {
+    let dir = scratch("tls", "old");
+    let file = dir.join("old-tls.jsonl");
+    std::fs::write(
+        &file,
+        concat!(
+            "{\"transcript\":\"mcp-raw\",\"version\":2,\"role\":\"client\",\"transport\":\"http\",\"started\":\"2026-12-01T00:00:00.000Z\"}\n",
+            "{\"t\":0.001,\"lane\":\"c1\",\"dir\":\"s2c\",\"open\":\"connected to old.test:443 (TLS)\"}\n",
+            "{\"t\":0.001,\"lane\":\"c1\",\"dir\":\"s2c\",\"tls\":{\"version\":\"TLSv1.1\",\"cipher\":\"TLS_RSA_WITH_AES_128_CBC_SHA\",\"server_name\":\"old.test\",\"sni\":\"old.test\",\"chain\":[]}}\n",
+        ),
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["check", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert!(report.contains("error tls/old-version"), "{report}");
+    assert!(report.contains("used TLSv1.1"), "{report}");
+    assert!(!report.contains("tls/not-verified"), "{report}");
 }
