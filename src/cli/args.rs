@@ -286,7 +286,7 @@ pub enum Command {
         #[arg(long, value_enum, value_name = "WHEN")]
         color: Option<ColorChoice>,
     },
-    /// Connect to any MCP server (an http:// URL, or a stdio server's command line),
+    /// Connect to any MCP server (an http:// or https:// URL, or a stdio server's command line),
     /// detect its era, list its tools, call some, and print the whole wire.
     #[command(after_help = concat!(client_examples!(), "\n\n", client_exit!()))]
     Client(ClientArgs),
