@@ -439,9 +439,18 @@ fn refused(e: &std::io::Error, authority: &str) -> String {
                 Some(r) => reason(&r.error),
                 None => tls.map(reason).unwrap_or_default(),
             };
-            format!(
-                "TLS: the certificate of {authority} was refused: {why}{named} (--cacert FILE trusts another root; --insecure skips the check)"
-            )
+            let unknown_issuer = matches!(
+                refusal.map(|r| &r.error),
+                Some(rustls::Error::InvalidCertificate(
+                    CertificateError::UnknownIssuer
+                ))
+            );
+            let hint = if unknown_issuer {
+                "--cacert FILE trusts another root; --insecure skips the check"
+            } else {
+                "--insecure skips the check"
+            };
+            format!("TLS: the certificate of {authority} was refused: {why}{named} ({hint})")
         }
         Some(rustls::Error::InvalidMessage(_))
         | Some(rustls::Error::InappropriateMessage { .. }) => {
@@ -527,12 +536,24 @@ fn reason(e: &rustls::Error) -> String {
             if presented.is_empty() {
                 "no host".to_owned()
             } else {
-                presented.join(", ")
+                presented
+                    .iter()
+                    .map(|p| name_of(p))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             }
         ),
         CertificateError::BadSignature => "its signature does not verify".to_owned(),
         CertificateError::Revoked => "it has been revoked".to_owned(),
         other => format!("{other:?}"),
+    }
+}
+
+/// `DnsName("a.test")` (how rustls lists a certificate's names) as `a.test`.
+fn name_of(presented: &str) -> &str {
+    match presented.split_once('(') {
+        Some((_, inner)) => inner.trim_end_matches(')').trim_matches('"'),
+        None => presented,
     }
 }
 
@@ -625,5 +646,18 @@ impl rustls::KeyLog for KeyLogTo {
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
         // A full disk loses key log lines, not the session.
         let _ = file.write_all(line.as_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_certificates_names_are_shown_bare() {
+        assert_eq!(name_of("DnsName(\"other.test\")"), "other.test");
+        assert_eq!(name_of("IpAddress(10.0.0.1)"), "10.0.0.1");
+        assert_eq!(name_of("plain"), "plain");
+        assert_eq!(printable("CN=a\u{1b}[31m"), "CN=a\\u{1b}[31m");
     }
 }

@@ -44,7 +44,8 @@ pub struct TlsFacts {
     pub insecure: bool,
     /// With `--insecure`, why verification would have failed (or `None`: it passed).
     pub unverified: Option<String>,
-    /// Did this client present a certificate of its own (`--cert`, mTLS)?
+    /// Had this client a certificate of its own to present (`--cert`, mTLS), sent if
+    /// the server asked for one (RFC 8446 §4.3.2)?
     pub client_cert: bool,
     /// The peer's chain as sent, leaf first.
     pub chain: Vec<Cert>,
@@ -144,7 +145,7 @@ impl TlsFacts {
         });
         s.push_str(&format!(" in {:.1} ms", self.handshake_us as f64 / 1000.0));
         if self.client_cert {
-            s.push_str(", client certificate sent");
+            s.push_str(", client certificate ready (--cert)");
         }
         if self.insecure {
             match &self.unverified {
