@@ -331,7 +331,7 @@ fn bad_certificates_are_refused_with_the_reason_and_the_subject() {
         ("expired", "it has expired", "CN=expired.test"),
         (
             "elsewhere",
-            "it is not valid for localhost",
+            "it is not valid for localhost (it names other.test)",
             "CN=other.test",
         ),
         ("selfsigned", "not signed by a trusted CA", "CN=self.test"),
@@ -642,9 +642,13 @@ fn follow_and_raw_work_over_tls() {
         }
     });
     let mut seen = String::new();
-    let mut wait_for = |needle: &str| {
+    // Waits until `needle` shows after `after` (the GET's own head, not the POSTs').
+    let mut wait_for = |after: &str, needle: &str| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while !seen.contains(needle) {
+        while !seen
+            .find(after)
+            .is_some_and(|at| seen[at..].contains(needle))
+        {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             match rx.recv_timeout(left) {
                 Ok(line) => {
@@ -656,10 +660,10 @@ fn follow_and_raw_work_over_tls() {
         }
         seen.clone()
     };
-    wait_for("text/event-stream");
+    wait_for("GET /mcp HTTP/1.1", "content-type: text/event-stream");
     let out = client(&[&url, "--cacert", &ca, "--call", "test_trigger_tool_change"]);
     assert!(out.status.success(), "{}", text(&out));
-    let seen = wait_for("notifications/tools/list_changed");
+    let seen = wait_for("GET /mcp HTTP/1.1", "notifications/tools/list_changed");
     let _ = listener.kill();
     let _ = listener.wait();
     // Raw: the head as sent, its CRLF shown; every lane a TLS one.
