@@ -25,11 +25,14 @@ struct Pki {
 
 impl Pki {
     fn new(name: &str) -> Pki {
+        Pki::named(name, "mcp-raw test CA")
+    }
+
+    /// A CA whose common name is `cn`.
+    fn named(name: &str, cn: &str) -> Pki {
         let dir = scratch("tls", name);
         let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params
-            .distinguished_name
-            .push(DnType::CommonName, "mcp-raw test CA");
+        params.distinguished_name.push(DnType::CommonName, cn);
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         let key = KeyPair::generate().unwrap();
         let cert = params.self_signed(&key).unwrap();
@@ -327,8 +330,31 @@ fn bad_certificates_are_refused_with_the_reason_and_the_subject() {
         (2020, 2090),
         true,
     );
+    // Leaves for the right host, signed by a CA the client does not trust: one of
+    // another name, and an impostor with the trusted CA's name.
+    for (leaf, ca) in [("wrongca", "another CA"), ("impostor", "mcp-raw test CA")] {
+        let other = Pki::named(&format!("bad-{leaf}"), ca);
+        other.leaf(leaf, "localhost", &["localhost"], (2020, 2090), false);
+        for ext in ["pem", "key"] {
+            std::fs::copy(
+                other.dir.join(format!("{leaf}.{ext}")),
+                pki.dir.join(format!("{leaf}.{ext}")),
+            )
+            .unwrap();
+        }
+    }
     for (leaf, reason, subject) in [
         ("expired", "it has expired", "CN=expired.test"),
+        (
+            "wrongca",
+            "not signed by a trusted CA",
+            "issuer CN=another CA",
+        ),
+        (
+            "impostor",
+            "its signature does not verify",
+            "issuer CN=mcp-raw test CA",
+        ),
         (
             "elsewhere",
             "it is not valid for localhost (it names other.test)",
