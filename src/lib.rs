@@ -95,7 +95,8 @@
 //!   sse.rs              Server-Sent Events: encode; decode incrementally, every byte kept
 //!   decode.rs           per lane: bytes → heads, chunks, SSE events, payloads
 //!   classify.rs         what a payload is: JSON-RPC shape, method, id, era
-//!   transcript.rs       the JSONL transcript, version 1: write, read back, pretty JSON
+//!   tls.rs              a TLS handshake's facts: version, cipher, ALPN, SNI, the peer's chain
+//!   transcript.rs       the JSONL transcript, version 2: write, read back, pretty JSON
 //!   term.rs             a peer's text made safe for a terminal: control bytes escaped
 //!   text.rs             the >>> / <<< text view: raw (every byte) or readable
 //!   oneline.rs          --oneline: a line per message (shape, method, tool, id, status, size)
@@ -115,6 +116,7 @@
 //!   wire_print.rs       captions and notes; the recorder whose sinks show the wire
 //!   stdio_link.rs       a child process's stdio, lines of bytes, stderr on its own lane
 //!   http_link.rs        one keep-alive HTTP/1.1 connection, recorded under hyper
+//!   tls.rs              https://: rustls, trust roots, --insecure, mTLS, key log, the facts
 //!   mcp_client.rs       era detection, _meta, mirrored headers, retries, MRTR rounds
 //!   answers.rs          what the client answers when a server asks
 //!   ask_user.rs         --ask: sampling and elicitation answered at a terminal

@@ -15,7 +15,7 @@ pub mod scope;
 pub mod stdio;
 
 use crate::wire::decode::{Decoder, Fact};
-use crate::wire::event::{Dir, Event, LaneKind};
+use crate::wire::event::{Dir, Event, LaneKind, What};
 pub use rules::{Rule, Severity};
 use std::time::Duration;
 
@@ -115,6 +115,9 @@ impl Checker {
             event: self.events,
         };
         let mut out = Vec::new();
+        if let What::Tls(facts) = &event.what {
+            tls(facts, &at, &mut out);
+        }
         for fact in self.decoder.feed(event) {
             if let Fact::Payload { class, .. } = &fact
                 && (class.is_message() || class.shape == "invalid")
@@ -150,6 +153,34 @@ impl Checker {
     /// Payloads seen so far that were (or tried to be) JSON-RPC messages.
     pub fn messages(&self) -> usize {
         self.messages
+    }
+}
+
+/// What a TLS handshake's facts break: a chain let through unverified (`--insecure`),
+/// a protocol older than TLS 1.2.
+fn tls(facts: &crate::wire::tls::TlsFacts, at: &Spot, out: &mut Vec<Finding>) {
+    if let Some(why) = &facts.unverified {
+        let leaf = facts
+            .chain
+            .first()
+            .map(|c| format!(" (certificate {}, SHA-256 {})", c.subject, c.sha256))
+            .unwrap_or_default();
+        out.push(at.finding(
+            rules::TLS_NOT_VERIFIED,
+            format!(
+                "the certificate of {} was not verified: {why}{leaf}; the connection went on (--insecure)",
+                facts.server_name
+            ),
+        ));
+    }
+    if !matches!(facts.version.as_str(), "TLSv1.2" | "TLSv1.3") {
+        out.push(at.finding(
+            rules::TLS_OLD_VERSION,
+            format!(
+                "the connection to {} used {}: TLS 1.2 at least",
+                facts.server_name, facts.version
+            ),
+        ));
     }
 }
 

@@ -169,6 +169,12 @@ rules! {
     SSE_DUPLICATE_ID = "sse/duplicate-event-id", Error,
         "MCP 2025-11-25 basic/transports \"Resumability and Redelivery\" 1",
         "an event ID MUST be globally unique across all streams within that session";
+    TLS_NOT_VERIFIED = "tls/not-verified", Error,
+        "RFC 9110 §4.3.4",
+        "for an https resource the client MUST verify that the service's identity is an acceptable match for the URI's origin server; this chain did not verify and the exchange went on";
+    TLS_OLD_VERSION = "tls/old-version", Error,
+        "RFC 8996 §2, §3",
+        "TLS 1.0 and TLS 1.1 MUST NOT be used";
 }
 
 #[cfg(test)]

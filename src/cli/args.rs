@@ -301,7 +301,7 @@ pub enum Command {
         #[arg(long = "redact-header", value_name = "NAME")]
         redact_headers: Vec<String>,
     },
-    /// Connect to any MCP server (an http:// URL, or a stdio server's command line),
+    /// Connect to any MCP server (an http:// or https:// URL, or a stdio server's command line),
     /// detect its era, list its tools, call some, and print the whole wire.
     #[command(after_help = concat!(client_examples!(), "\n\n", client_exit!()))]
     Client(ClientArgs),
@@ -528,9 +528,9 @@ pub enum Command {
 // `mcp-raw client`'s arguments.
 #[derive(clap::Args)]
 pub struct ClientArgs {
-    /// `http://host:port/path`, or the command line of a stdio server, split like a
-    /// shell would (quotes and backslashes), e.g. "mcp-raw serve". Or leave it out and
-    /// give the command after `--`.
+    /// `http://host:port/path` or `https://host/path`, or the command line of a
+    /// stdio server, split like a shell would (quotes and backslashes), e.g.
+    /// "mcp-raw serve". Or leave it out and give the command after `--`.
     #[arg(required_unless_present = "command", conflicts_with = "command")]
     pub target: Option<String>,
     /// The stdio server's program and arguments, taken as they are: `-- CMD ARG…`.
@@ -584,6 +584,25 @@ pub struct ClientArgs {
     /// An HTTP header sent with every request, 'Name: value' (repeatable).
     #[arg(long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
+    /// https: trust the CA certificates in this PEM file too, besides the system's
+    /// trust store (repeatable).
+    #[arg(long = "cacert", value_name = "FILE")]
+    pub cacert: Vec<PathBuf>,
+    /// https: connect even when the server's certificate does not verify (expired,
+    /// self-signed, another host's). Warns on every run; the transcript records it.
+    #[arg(long)]
+    pub insecure: bool,
+    /// https: a client certificate (PEM, leaf first) for servers that require one
+    /// (mTLS); needs --key.
+    #[arg(long, value_name = "FILE", requires = "key")]
+    pub cert: Option<PathBuf>,
+    /// https: the private key of --cert (PEM).
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    pub key: Option<PathBuf>,
+    /// https: append each TLS session's secrets to FILE (NSS key log format, created
+    /// 0600), so Wireshark can decrypt a capture of the same session. Off by default.
+    #[arg(long, value_name = "FILE", env = "SSLKEYLOGFILE")]
+    pub keylog: Option<PathBuf>,
     /// After the calls, keep reading what the server sends unprompted (list changes,
     /// resource updates) until the stream ends or Ctrl-C: GET /mcp in a legacy
     /// session, a subscriptions/listen request in the modern era. (Formerly

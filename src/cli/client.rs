@@ -1,5 +1,5 @@
 //! `mcp-raw client TARGET`: connect to any MCP server, learn its era, list its tools,
-//! call some, and print every byte of it. TARGET is an `http://` URL, or the command
+//! call some, and print every byte of it. TARGET is an `http://` or `https://` URL, or the command
 //! line of a stdio server (or the command after `--`, taken as it is).
 
 use super::args::{AskWhen, ClientArgs};
@@ -12,6 +12,7 @@ use mcp_raw::client::http_link::HttpLink;
 use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options, Spoken};
 use mcp_raw::client::stdio_link::{Spawn, StdioLink};
 use mcp_raw::client::task_store::TaskStore;
+use mcp_raw::client::tls::{Tls, TlsOptions};
 use mcp_raw::client::wire_print::Printer;
 use mcp_raw::protocol::Eras;
 use serde_json::{Value, json};
@@ -135,17 +136,12 @@ pub enum Target {
 }
 
 impl Target {
-    /// `http://…` is Streamable HTTP; anything else is a command line, split as a
+    /// `http://…` or `https://…` is Streamable HTTP; anything else is a command line, split as a
     /// shell splits words (no variables, no globbing). What looks like a URL without
     /// its scheme is refused with the likely fix.
     pub fn parse(target: &str) -> anyhow::Result<Target> {
-        if target.starts_with("http://") {
+        if target.starts_with("http://") || target.starts_with("https://") {
             return Ok(Target::Http(target.to_owned()));
-        }
-        if let Some(rest) = target.strip_prefix("https://") {
-            return Err(usage(format!(
-                "https:// is not supported: mcp-raw speaks plain http:// so every byte can be shown (did you mean http://{rest}?)"
-            )));
         }
         let words = split_words(target).map_err(usage)?;
         if words.is_empty() {
@@ -239,6 +235,22 @@ pub fn open_link(target: &Target, args: &ClientArgs, printer: &Printer) -> anyho
     match target {
         Target::Http(url) => {
             let mut http = HttpLink::new(url, printer).map_err(|e| usage(format!("{e:#}")))?;
+            http.tls = std::sync::Arc::new(
+                Tls::new(TlsOptions {
+                    cacert: args.cacert.clone(),
+                    insecure: args.insecure,
+                    cert: args.cert.clone(),
+                    key: args.key.clone(),
+                    keylog: args.keylog.clone(),
+                })
+                .map_err(|e| usage(format!("{e:#}")))?,
+            );
+            if args.insecure {
+                // Said on every run, whatever the view: an unverified server may be anyone.
+                eprintln!(
+                    "mcp-raw: WARNING: --insecure: https server certificates are NOT verified; whoever answers is trusted (the transcript records \"insecure\":true)"
+                );
+            }
             http.timeout = args.timeout;
             http.max_body = args.max_response_bytes;
             http.max_document = args.max_oauth_bytes;
@@ -260,6 +272,11 @@ pub fn open_link(target: &Target, args: &ClientArgs, printer: &Printer) -> anyho
         Target::Stdio(words) => {
             if !args.headers.is_empty() {
                 return Err(usage("--header applies to http:// targets only"));
+            }
+            if !args.cacert.is_empty() || args.insecure || args.cert.is_some() {
+                return Err(usage(
+                    "--cacert, --insecure, --cert and --key apply to http(s):// targets only",
+                ));
             }
             let mut env = Vec::new();
             for pair in &args.env {

@@ -1,11 +1,12 @@
 //! The client side of Streamable HTTP: one keep-alive HTTP/1.1 connection (reopened if
-//! the server closes it), every request and response printed in full. Plain `http://`
-//! only: TLS would hide the bytes this tool exists to show.
+//! the server closes it), every request and response printed in full. Over `http://`
+//! or `https://`: TLS sits below the recording (plaintext in, plaintext out), each
+//! connection's handshake recorded as its facts ([`super::tls`]).
 
 use super::auth::credential::Credential;
 use super::wire_print::Printer;
 use crate::jsonrpc;
-use crate::wire::event::{Dir, LaneKind};
+use crate::wire::event::{Dir, LaneKind, What};
 use crate::wire::recorded::Recorded;
 use crate::wire::recorder::Recorder;
 use anyhow::{Context, bail};
@@ -122,6 +123,14 @@ fn too_big(authority: &str, status: &StatusCode, limit: usize, seen: &str) -> St
     )
 }
 
+/// Did the peer reset the connection (a TLS server that read a plaintext request
+/// closes with it unread, and the kernel answers with a reset)?
+fn reset(e: &hyper::Error) -> bool {
+    std::error::Error::source(e)
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionReset)
+}
+
 /// An HTTP connection to an MCP endpoint (or an OAuth URL), opened lazily and
 /// recorded: every byte both ways becomes events on the printer's recorder.
 pub struct HttpLink {
@@ -129,8 +138,21 @@ pub struct HttpLink {
     /// A second connection for the client's answers to requests that arrive while a
     /// response is still streaming on the first (HTTP/1.1 carries one at a time).
     aside: Option<SendRequest<Full<Bytes>>>,
-    /// `host:port`, for connecting and for the `Host` header.
+    /// `host:port`, for connecting (and the `Host` header of an `http://` link).
     authority: String,
+    /// The `Host` header (RFC 9110 §7.2): `host:port`, or over `https://` the
+    /// authority as the URL gave it (443 left out when it was).
+    host_header: String,
+    /// The host alone: the name TLS checks the certificate against.
+    host: String,
+    /// An `https://` URL: each connection runs a TLS handshake first.
+    https: bool,
+    /// The TLS setup (`--cacert`, `--insecure`, `--cert`…), shared with the links
+    /// made from this one: used only by `https://` connections.
+    pub tls: std::sync::Arc<super::tls::Tls>,
+    /// Why the last `https://` connection's task ended, when TLS ended it (an alert
+    /// after the handshake): hyper reports such a connection only as "canceled".
+    tls_failure: std::sync::Arc<std::sync::Mutex<Option<String>>>,
     /// The MCP endpoint's path, e.g. `/mcp`.
     path: String,
     /// The URL as given, without its query: what a DPoP proof's `htu` names (RFC
@@ -262,14 +284,21 @@ impl HttpLink {
     /// headers go there.
     pub fn elsewhere(&self, url: &str) -> anyhow::Result<HttpLink> {
         let mut there = HttpLink::open(url, self.recorder.clone(), self.timeout)?;
+        there.tls = self.tls.clone();
         there.max_body = self.max_document;
         there.max_document = self.max_document;
         Ok(there)
     }
 
-    /// `http://host:port/path`: the URL this link talks to.
+    /// `http://host:port/path`, or `https://host/path` with the authority as given
+    /// (a port 443 not written stays unwritten, as the server's resource metadata
+    /// names it, RFC 9728 §3.3): the URL this link talks to.
     pub fn url(&self) -> String {
-        format!("http://{}{}", self.authority, self.path)
+        if self.https {
+            format!("https://{}{}", self.host_header, self.path)
+        } else {
+            format!("http://{}{}", self.authority, self.path)
+        }
     }
 
     /// A request's headers: the protocol's, then `--header`'s, then the
@@ -300,15 +329,19 @@ impl HttpLink {
 
     fn open(url: &str, recorder: Recorder, timeout: Duration) -> anyhow::Result<HttpLink> {
         let uri: Uri = url.parse().with_context(|| format!("not a URL: {url:?}"))?;
-        match uri.scheme_str() {
-            Some("http") => {}
-            Some(other) => bail!(
-                "{other}:// is not supported: mcp-raw speaks plain http:// so every byte can be shown"
-            ),
+        let https = match uri.scheme_str() {
+            Some("http") => false,
+            Some("https") => true,
+            Some(other) => bail!("{other}:// is not supported: give an http:// or https:// URL"),
             None => bail!("{url:?} has no scheme; expected http://host:port/path"),
-        }
+        };
         let host = uri.host().context("URL without host")?;
-        let authority = format!("{host}:{}", uri.port_u16().unwrap_or(80));
+        let default_port = if https { 443 } else { 80 };
+        let authority = format!("{host}:{}", uri.port_u16().unwrap_or(default_port));
+        let host_header = match (https, uri.authority()) {
+            (true, Some(given)) => given.as_str().rsplit('@').next().unwrap_or(host).to_owned(),
+            _ => authority.clone(),
+        };
         let path = match uri.path() {
             "" => "/".to_owned(),
             p => uri.path_and_query().map_or(p, |pq| pq.as_str()).to_owned(),
@@ -317,7 +350,12 @@ impl HttpLink {
         Ok(HttpLink {
             sender: None,
             aside: None,
+            host: host.to_owned(),
             authority,
+            host_header,
+            https,
+            tls: std::sync::Arc::default(),
+            tls_failure: std::sync::Arc::default(),
             path,
             target,
             recorder,
@@ -444,7 +482,7 @@ impl HttpLink {
         let mut builder = Request::builder()
             .method(method.clone())
             .uri(self.path.as_str())
-            .header("host", &self.authority);
+            .header("host", &self.host_header);
         for (name, value) in self.all_headers(&method, headers)? {
             builder = builder.header(name.as_str(), value.as_str());
         }
@@ -453,10 +491,37 @@ impl HttpLink {
         }
         let request = builder.body(Full::new(Bytes::from(body)))?;
         let timeout = self.timeout;
+        // Over https only, a failure is checked for a TLS cause (its words need the authority).
+        let tls_authority = self.https.then(|| self.authority.clone());
         let sender = self.ready_sender().await?;
         let response = tokio::time::timeout(timeout, sender.send_request(request))
             .await
-            .with_context(|| format!("no response head within {timeout:?} (--timeout)"))??;
+            .with_context(|| format!("no response head within {timeout:?} (--timeout)"))?;
+        let response = match (response, tls_authority) {
+            (Ok(response), _) => response,
+            // A TLS server spoken to in plaintext closes the connection or answers
+            // with a TLS alert record, which is no HTTP response (RFC 8446 §5.1).
+            (Err(e), None) if e.is_parse() || e.is_incomplete_message() || reset(&e) => bail!(
+                "{e}: no HTTP response from {}; if it is a TLS server, use https://{}{}",
+                self.authority,
+                self.host_header,
+                self.path
+            ),
+            (Err(e), None) => return Err(e.into()),
+            (Err(e), Some(authority)) => {
+                if let Some(said) = super::tls::after_handshake(&e, &authority) {
+                    bail!(said);
+                }
+                // The connection's task may have ended on a TLS alert: its words.
+                for _ in 0..20 {
+                    if let Some(said) = self.tls_failure.lock().ok().and_then(|mut f| f.take()) {
+                        bail!(said);
+                    }
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                return Err(e.into());
+            }
+        };
         let (head, mut incoming) = response.into_parts();
         if let Some(credential) = &self.credential {
             credential.note_nonce(&head.headers);
@@ -639,6 +704,11 @@ impl HttpLink {
             sender: None,
             aside: None,
             authority: self.authority.clone(),
+            host_header: self.host_header.clone(),
+            host: self.host.clone(),
+            https: self.https,
+            tls: self.tls.clone(),
+            tls_failure: std::sync::Arc::default(),
             path: self.path.clone(),
             target: self.target.clone(),
             recorder: self.recorder.clone(),
@@ -696,7 +766,7 @@ impl HttpLink {
         let mut builder = Request::builder()
             .method(Method::POST)
             .uri(self.path.as_str())
-            .header("host", &self.authority);
+            .header("host", &self.host_header);
         for (name, value) in self.all_headers(&Method::POST, headers)? {
             builder = builder.header(name.as_str(), value.as_str());
         }
@@ -712,8 +782,10 @@ impl HttpLink {
         Ok(())
     }
 
-    /// A new recorded connection: its own lane.
+    /// A new recorded connection: its own lane. Over `https://` the TLS handshake
+    /// comes first, then its facts are recorded, then the plaintext as it crosses.
     async fn connect(&mut self) -> anyhow::Result<SendRequest<Full<Bytes>>> {
+        let started = std::time::Instant::now();
         let stream = tokio::time::timeout(
             self.timeout,
             tokio::net::TcpStream::connect(&self.authority),
@@ -722,6 +794,43 @@ impl HttpLink {
         .context("connecting timed out")?
         .with_context(|| format!("cannot connect to {}", self.authority))?;
         stream.set_nodelay(true)?;
+        if self.https {
+            let (stream, facts) = tokio::time::timeout(
+                self.timeout,
+                self.tls
+                    .connect(stream, &self.host, &self.authority, started),
+            )
+            .await
+            .with_context(|| {
+                format!(
+                    "the TLS handshake with {} did not finish within {:?} (--timeout)",
+                    self.authority, self.timeout
+                )
+            })??;
+            let lane = self.recorder.lane(LaneKind::Http);
+            let stream = Recorded::new(
+                stream,
+                self.recorder.clone(),
+                lane,
+                Dir::ToClient,
+                Some(format!("connected to {} (TLS)", self.authority)),
+            );
+            self.recorder
+                .emit(lane, Dir::ToClient, What::Tls(Box::new(facts)));
+            let (sender, connection) =
+                hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+            let failure = self.tls_failure.clone();
+            let authority = self.authority.clone();
+            tokio::spawn(async move {
+                if let Err(e) = connection.await
+                    && let Some(said) = super::tls::after_handshake(&e, &authority)
+                    && let Ok(mut slot) = failure.lock()
+                {
+                    *slot = Some(said);
+                }
+            });
+            return Ok(sender);
+        }
         let lane = self.recorder.lane(LaneKind::Http);
         let stream = Recorded::new(
             stream,
@@ -734,5 +843,42 @@ impl HttpLink {
             hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
         tokio::spawn(connection);
         Ok(sender)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_https_url_keeps_its_authority_as_given_and_connects_to_443() {
+        let link = HttpLink::open(
+            "https://mcp.example.com/mcp",
+            Recorder::none(),
+            DEFAULT_TIMEOUT,
+        )
+        .unwrap();
+        assert_eq!(link.url(), "https://mcp.example.com/mcp");
+        assert_eq!(link.authority, "mcp.example.com:443");
+        assert_eq!(link.host_header, "mcp.example.com");
+        assert!(link.https);
+        let link =
+            HttpLink::open("https://[::1]:8443/mcp", Recorder::none(), DEFAULT_TIMEOUT).unwrap();
+        assert_eq!(link.url(), "https://[::1]:8443/mcp");
+        assert_eq!(link.authority, "[::1]:8443");
+        // Plain http is as it was.
+        let link = HttpLink::open(
+            "http://127.0.0.1:3000/mcp",
+            Recorder::none(),
+            DEFAULT_TIMEOUT,
+        )
+        .unwrap();
+        assert_eq!(link.url(), "http://127.0.0.1:3000/mcp");
+        assert_eq!(link.host_header, "127.0.0.1:3000");
+        assert!(
+            HttpLink::open("ftp://x/mcp", Recorder::none(), DEFAULT_TIMEOUT)
+                .err()
+                .is_some_and(|e| e.to_string().contains("http:// or https://"))
+        );
     }
 }

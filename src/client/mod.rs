@@ -59,4 +59,5 @@ pub mod stdio_link;
 pub mod task_handle;
 pub mod task_store;
 pub mod tasks;
+pub mod tls;
 pub mod wire_print;

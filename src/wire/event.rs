@@ -118,6 +118,9 @@ pub enum What {
     Bytes(Bytes),
     /// The lane's direction closed: EOF, a reset, a timeout (why, in words).
     Close(String),
+    /// A TLS handshake ended on this lane (its bytes above are the plaintext inside):
+    /// what was negotiated and the peer's certificates. Boxed: it is rare and big.
+    Tls(Box<super::tls::TlsFacts>),
 }
 
 /// One wire event.

@@ -42,6 +42,14 @@ pub fn page(header: &Header, events: &[Event], max: usize) -> String {
                 "",
                 &[],
             )),
+            What::Tls(facts) => rows.push_str(&row(
+                e,
+                col,
+                "lane",
+                &format!("{} {}", e.lane.label(), facts.summary()),
+                "",
+                &[facts.chain_lines(), facts.explain()].concat(),
+            )),
             What::Bytes(_) => {}
         }
         for fact in decoder.feed(e) {

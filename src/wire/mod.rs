@@ -33,4 +33,5 @@ pub mod select;
 pub mod sse;
 pub mod term;
 pub mod text;
+pub mod tls;
 pub mod transcript;

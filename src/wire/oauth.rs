@@ -120,16 +120,15 @@ pub fn parse(url: &str) -> Result<Parsed, String> {
 }
 
 /// MCP 2025-11-25 `basic/authorization` "Communication Security": all authorization
-/// server endpoints MUST be served over HTTPS. mcp-raw has no TLS, so it talks to
-/// an authorization server on a loopback address only (where the HTTPS rule allows
-/// `http://`: nothing leaves the machine); any other `http://` URL is refused before
-/// a token or a secret is sent to it. The one check for every OAuth URL, the
+/// server endpoints MUST be served over HTTPS. `http://` is allowed on a loopback
+/// address only (nothing leaves the machine); any other `http://` URL is refused
+/// before a token or a secret is sent to it. The one check for every OAuth URL, the
 /// client's and the protected resource's: `what` names the URL in the refusal.
 pub fn https_or_loopback(what: &str, url: &str) -> Result<Parsed, String> {
     let parsed = parse(url).map_err(|e| format!("{what}: {e}"))?;
     if parsed.scheme == "http" && !parsed.is_loopback() {
         return Err(format!(
-            "{what} is {url:?}: authorization endpoints MUST be served over HTTPS (MCP basic/authorization \"Communication Security\"); plain http:// is accepted on a loopback address only, and mcp-raw has no TLS"
+            "{what} is {url:?}: authorization endpoints MUST be served over HTTPS (MCP basic/authorization \"Communication Security\"); plain http:// is accepted on a loopback address only"
         ));
     }
     Ok(parsed)

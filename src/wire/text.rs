@@ -226,6 +226,16 @@ impl<W: Write + Send> TextView<W> {
         format!("{}    ({text}){}\n", self.style.dim, self.style.reset)
     }
 
+    /// A TLS handshake's facts: what was negotiated on the lane's line, then the
+    /// peer's chain, a certificate a line.
+    fn tls_notes(&self, e: &Event, facts: &super::tls::TlsFacts) -> String {
+        let mut out = self.lane_note(e, &facts.summary());
+        for line in facts.chain_lines() {
+            out.push_str(&self.note(&line));
+        }
+        out
+    }
+
     fn lane_note(&self, e: &Event, what: &str) -> String {
         let s = self.style;
         let what = super::term::escape_line(what);
@@ -242,6 +252,7 @@ impl<W: Write + Send> TextView<W> {
         let key = (e.lane, e.dir);
         match &e.what {
             What::Open(peer) => self.lane_note(e, peer),
+            What::Tls(facts) => self.tls_notes(e, facts),
             What::Close(why) => {
                 let mut out = String::new();
                 if let Some(rest) = self.partial.remove(&key).filter(|r| !r.is_empty()) {
@@ -294,6 +305,14 @@ impl<W: Write + Send> TextView<W> {
         let mut out = String::new();
         match &e.what {
             What::Open(peer) => out.push_str(&self.lane_note(e, peer)),
+            What::Tls(facts) => {
+                out.push_str(&self.tls_notes(e, facts));
+                if self.explain {
+                    for l in facts.explain() {
+                        out.push_str(&self.explain_line(&l));
+                    }
+                }
+            }
             What::Close(_) | What::Bytes(_) => {}
         }
         let key = (e.lane, e.dir);

@@ -1,4 +1,4 @@
-//! The transcript: one recording as JSON Lines, version 1 (the README's "Transcript
+//! The transcript: one recording as JSON Lines, version 2 (the README's "Transcript
 //! format" section shows one). The first line says what it is; then every wire event
 //! is a line, in order, followed by the facts it completed:
 //!
@@ -14,6 +14,10 @@
 //! otherwise, and the bytes of one lane's direction, concatenated, are exactly what
 //! crossed. Fact lines (`"fact": …`) are derived from them, for readers such as `jq`;
 //! [`read`] ignores them and derives them again.
+//!
+//! Version 2 added the `"tls"` event: the facts of a TLS handshake on an HTTPS lane
+//! (version, cipher suite, ALPN, SNI, the peer's chain). A version 1 file is read as
+//! it always was: it has none.
 
 use super::decode::{Decoder, Fact, Source};
 use super::event::{Dir, Event, Lane, What};
@@ -24,7 +28,10 @@ use std::io::Write;
 use std::time::Duration;
 
 /// The format's version: bumped when a reader of the old one would misread the new.
-pub const VERSION: u64 = 1;
+pub const VERSION: u64 = 2;
+
+/// The versions this reader reads: 1 is 2 without `"tls"` events.
+pub const READS: [u64; 2] = [1, 2];
 
 /// What the first line says.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,6 +72,7 @@ pub fn event_json(e: &Event) -> Value {
     match &e.what {
         What::Open(peer) => line.insert("open".into(), json!(peer)),
         What::Close(why) => line.insert("close".into(), json!(why)),
+        What::Tls(facts) => line.insert("tls".into(), facts.to_json()),
         What::Bytes(b) => match std::str::from_utf8(b) {
             Ok(text) => line.insert("text".into(), json!(text)),
             Err(_) => line.insert(
@@ -338,9 +346,12 @@ pub fn header_of_line(first: &str) -> Result<Header, String> {
             truncate(&first.to_string())
         ));
     }
-    if first["version"] != VERSION {
+    if !first["version"]
+        .as_u64()
+        .is_some_and(|v| READS.contains(&v))
+    {
         return Err(format!(
-            "transcript version {} is not one this mcp-raw reads (it reads {VERSION})",
+            "transcript version {} is not one this mcp-raw reads (it reads {READS:?})",
             first["version"]
         ));
     }
@@ -392,8 +403,10 @@ fn parse_event(v: &Value) -> Result<Event, String> {
         What::Open(peer.to_owned())
     } else if let Some(why) = v["close"].as_str() {
         What::Close(why.to_owned())
+    } else if v["tls"].is_object() {
+        What::Tls(Box::new(super::tls::TlsFacts::from_json(&v["tls"])?))
     } else {
-        return Err("an event needs \"text\", \"base64\", \"open\" or \"close\"".into());
+        return Err("an event needs \"text\", \"base64\", \"open\", \"close\" or \"tls\"".into());
     };
     Ok(Event {
         t: Duration::from_secs_f64(t),
@@ -504,5 +517,48 @@ mod tests {
                 .unwrap_err()
                 .starts_with("line 2")
         );
+    }
+
+    #[test]
+    fn a_tls_event_round_trips_and_version_1_is_still_read() {
+        let facts = crate::wire::tls::TlsFacts {
+            version: "TLSv1.3".into(),
+            cipher: "TLS13_AES_128_GCM_SHA256".into(),
+            alpn: Some("http/1.1".into()),
+            sni: Some("example.com".into()),
+            server_name: "example.com".into(),
+            resumed: true,
+            handshake_us: 1234,
+            insecure: true,
+            unverified: Some("it has expired".into()),
+            client_cert: false,
+            chain: vec![crate::wire::tls::Cert {
+                subject: "CN=example.com".into(),
+                issuer: "CN=CA".into(),
+                not_before: "2020-01-01T00:00:00.000Z".into(),
+                not_after: "2021-01-01T00:00:00.000Z".into(),
+                sha256: "AB:CD".into(),
+            }],
+        };
+        let event = Event {
+            t: Duration::from_micros(5),
+            lane: Lane {
+                id: 1,
+                kind: LaneKind::Http,
+            },
+            dir: Dir::ToClient,
+            what: What::Tls(Box::new(facts)),
+        };
+        let header = Header::new("client", "http");
+        let text = format!("{}\n{}\n", header.to_json(), event_json(&event));
+        assert!(text.contains("\"version\":2"), "{text}");
+        let (_, events) = read(&text).unwrap();
+        assert_eq!(events, vec![event]);
+        // A version 1 file (no "tls" events) reads as it did.
+        let old = "{\"transcript\":\"mcp-raw\",\"version\":1,\"role\":\"client\",\"transport\":\"stdio\"}\n{\"t\":0.1,\"lane\":\"stdio\",\"dir\":\"c2s\",\"text\":\"x\\n\"}\n";
+        let (header, events) = read(old).unwrap();
+        assert_eq!(header.role, "client");
+        assert_eq!(events.len(), 1);
+        assert!(read("{\"transcript\":\"mcp-raw\",\"version\":3}").is_err());
     }
 }

@@ -21,7 +21,8 @@ resource challenge with the DPoP scheme and the token endpoint issue DPoP tokens
 a proof comes with the request; --dpop-nonce also asks for a nonce at both (RFC 9449
 §8, §9). --scope-refused METHOD answers every METHOD request with 403
 insufficient_scope, whatever token comes (a scope the authorization server never
-grants). Signatures are not checked here (the conformance suite does that): the
+grants). --https names this origin https:// in every URL it hands out, for a TLS
+front (tests/servers/tls_relay.py) to stand before it. Signatures are not checked here (the conformance suite does that): the
 shape of each request is, and anything missing is refused with the reason.
 """
 import base64
@@ -43,6 +44,7 @@ SCOPE_REFUSED = ARGS[ARGS.index("--scope-refused") + 1] if "--scope-refused" in 
 # when they are not what the rules allow).
 TOKEN_ENDPOINT = ARGS[ARGS.index("--token-endpoint") + 1] if "--token-endpoint" in ARGS else None
 RESOURCE = ARGS[ARGS.index("--resource") + 1] if "--resource" in ARGS else None
+SCHEME = "https://" if "--https" in ARGS else "http://"
 CLIENT = ("test-client", "test-secret")
 state = {"n": 0, "access": {}, "refresh": set()}
 
@@ -63,7 +65,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def origin(self):
-        return "http://" + self.headers["host"]
+        return SCHEME + self.headers["host"]
 
     def send(self, status, body=None, headers=()):
         data = b"" if body is None else json.dumps(body).encode()

@@ -1,0 +1,725 @@
+//! `mcp-raw client https://…` through the real binary, against a TLS server mcp-raw
+//! did not write: Python's `ssl` (OpenSSL) terminating TLS in front of `mcp-raw serve
+//! --http` (tests/servers/tls_relay.py). The certificates are made here with rcgen: a
+//! CA, a leaf for localhost and 127.0.0.1, an expired leaf, a leaf for another host,
+//! a self-signed one, and a client certificate for mTLS.
+
+mod common;
+use common::{BIN, HttpServer, scratch, unstamped};
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+    date_time_ymd,
+};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+const ADD: &str = r#"add={"a":2,"b":40}"#;
+
+/// The certificates of one test, as PEM files in its scratch directory.
+struct Pki {
+    dir: PathBuf,
+    /// The CA's certificate and key, for signing more.
+    ca: Issuer<'static, KeyPair>,
+}
+
+impl Pki {
+    fn new(name: &str) -> Pki {
+        Pki::named(name, "mcp-raw test CA")
+    }
+
+    /// A CA whose common name is `cn`.
+    fn named(name: &str, cn: &str) -> Pki {
+        let dir = scratch("tls", name);
+        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        params.distinguished_name.push(DnType::CommonName, cn);
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let key = KeyPair::generate().unwrap();
+        let cert = params.self_signed(&key).unwrap();
+        std::fs::write(dir.join("ca.pem"), cert.pem()).unwrap();
+        Pki {
+            dir,
+            ca: Issuer::new(params, key),
+        }
+    }
+
+    fn path(&self, file: &str) -> String {
+        self.dir.join(file).to_str().unwrap().to_owned()
+    }
+
+    /// A leaf named `cn` for `names`, valid `from`..`to` (years), signed by the CA
+    /// (or by itself): writes NAME.pem and NAME.key.
+    fn leaf(&self, name: &str, cn: &str, names: &[&str], years: (i32, i32), self_signed: bool) {
+        let mut params =
+            CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>())
+                .unwrap();
+        params.distinguished_name.push(DnType::CommonName, cn);
+        params.not_before = date_time_ymd(years.0, 1, 1);
+        params.not_after = date_time_ymd(years.1, 1, 1);
+        params.extended_key_usages = vec![
+            ExtendedKeyUsagePurpose::ServerAuth,
+            ExtendedKeyUsagePurpose::ClientAuth,
+        ];
+        let key = KeyPair::generate().unwrap();
+        let cert = if self_signed {
+            params.self_signed(&key).unwrap()
+        } else {
+            params.signed_by(&key, &self.ca).unwrap()
+        };
+        std::fs::write(self.dir.join(format!("{name}.pem")), cert.pem()).unwrap();
+        std::fs::write(self.dir.join(format!("{name}.key")), key.serialize_pem()).unwrap();
+    }
+
+    /// The good leaf: localhost and 127.0.0.1, valid now.
+    fn good(&self) {
+        self.leaf(
+            "good",
+            "localhost",
+            &["localhost", "127.0.0.1"],
+            (2020, 2090),
+            false,
+        );
+    }
+}
+
+/// tests/servers/tls_relay.py in front of a plain `mcp-raw serve --http`; both killed
+/// on drop.
+struct Front {
+    child: Child,
+    port: String,
+    /// The plain server behind it, when it is `mcp-raw serve --http`.
+    _server: Option<HttpServer>,
+    /// What the relay logged (each handshake), read once it is gone.
+    log: PathBuf,
+}
+
+impl Drop for Front {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Front {
+    fn start(pki: &Pki, leaf: &str, client_ca: bool) -> Front {
+        Front::serving(pki, leaf, client_ca, &[])
+    }
+
+    /// The relay in front of `mcp-raw serve --http SERVE_ARGS`.
+    fn serving(pki: &Pki, leaf: &str, client_ca: bool, serve_args: &[&str]) -> Front {
+        let server = HttpServer::start(serve_args);
+        let target = server.addr.clone();
+        let mut front = Front::before(pki, leaf, client_ca, &target);
+        front._server = Some(server);
+        front
+    }
+
+    /// The relay in front of the plain HTTP server at `target`.
+    fn before(pki: &Pki, leaf: &str, client_ca: bool, target: &str) -> Front {
+        let log = pki.dir.join(format!("relay-{leaf}.log"));
+        let mut cmd = Command::new("python3");
+        cmd.arg(format!(
+            "{}/tests/servers/tls_relay.py",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .args(["--cert", &pki.path(&format!("{leaf}.pem"))])
+        .args(["--key", &pki.path(&format!("{leaf}.key"))])
+        .args(["--target", target]);
+        if client_ca {
+            cmd.args(["--client-ca", &pki.path("ca.pem")]);
+        }
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .expect("python3");
+        let mut port = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut port,
+        )
+        .unwrap();
+        Front {
+            child,
+            port: port.trim().to_owned(),
+            _server: None,
+            log,
+        }
+    }
+
+    fn url(&self, host: &str) -> String {
+        format!("https://{host}:{}/mcp", self.port)
+    }
+
+    fn logged(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+/// `mcp-raw client ARGS` with a time limit, the environment's key log unset.
+fn client(args: &[&str]) -> Output {
+    Command::new("timeout")
+        .args(["60", BIN, "client", "--color", "never"])
+        .args(args)
+        .env_remove("SSLKEYLOGFILE")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// Stdout and stderr as they came, lane notes and stamps kept.
+fn raw(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+fn text(out: &Output) -> String {
+    unstamped(&String::from_utf8_lossy(&out.stdout)) + &String::from_utf8_lossy(&out.stderr)
+}
+
+/// The `"tls"` objects of a transcript, in order.
+fn tls_events(record: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(record).unwrap();
+    let mut lines = text.lines();
+    let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    assert_eq!(header["version"], 2, "{header}");
+    lines
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v.get("tls").is_some())
+        .map(|v| v["tls"].clone())
+        .collect()
+}
+
+/// `openssl x509 -fingerprint -sha256` of a PEM file: `AB:CD:…`.
+fn openssl_fingerprint(pem: &str) -> String {
+    let out = Command::new("openssl")
+        .args(["x509", "-noout", "-fingerprint", "-sha256", "-in", pem])
+        .output()
+        .expect("openssl");
+    let line = String::from_utf8(out.stdout).unwrap();
+    line.trim().rsplit('=').next().unwrap().to_ascii_uppercase()
+}
+
+#[test]
+fn a_session_over_tls_works_and_its_transcript_has_the_tls_facts() {
+    let pki = Pki::new("session");
+    pki.good();
+    let front = Front::start(&pki, "good", false);
+    let record = pki.dir.join("t.jsonl");
+    let out = client(&[
+        &front.url("localhost"),
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--call",
+        ADD,
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    let view = text(&out);
+    assert!(out.status.success(), "{view}\nrelay: {}", front.logged());
+    assert!(view.contains("\"text\": \"42\""), "{view}");
+    // The live view's caption when the connection opens.
+    assert!(raw(&out).contains("TLS: TLSv1.3"), "{view}");
+    assert!(raw(&out).contains("SNI localhost"), "{view}");
+    // The plaintext is recorded as over http://.
+    assert!(view.contains("POST /mcp HTTP/1.1"), "{view}");
+
+    let facts = tls_events(&record);
+    assert!(!facts.is_empty(), "no tls event in the transcript");
+    let first = &facts[0];
+    assert_eq!(first["version"], "TLSv1.3", "{first}");
+    assert_eq!(first["sni"], "localhost", "{first}");
+    assert_eq!(first["alpn"], "http/1.1", "{first}");
+    assert_eq!(first["insecure"], false, "{first}");
+    assert!(
+        first["cipher"].as_str().unwrap().starts_with("TLS13_"),
+        "{first}"
+    );
+    let leaf = &first["chain"][0];
+    assert_eq!(leaf["subject"], "CN=localhost", "{leaf}");
+    assert_eq!(leaf["issuer"], "CN=mcp-raw test CA", "{leaf}");
+    assert_eq!(
+        leaf["sha256"].as_str().unwrap(),
+        openssl_fingerprint(&pki.path("good.pem")),
+        "{leaf}"
+    );
+    assert!(
+        leaf["not_after"]
+            .as_str()
+            .unwrap()
+            .starts_with("2090-01-01")
+    );
+    // The relay saw TLS 1.3 too: the facts are the handshake's, not made up.
+    assert!(
+        front.logged().contains("handshake: TLSv1.3"),
+        "{}",
+        front.logged()
+    );
+
+    // A verified chain over TLS 1.3 breaks no TLS rule.
+    let checked = Command::new(BIN)
+        .args(["check", record.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&checked.stdout);
+    assert!(!report.contains("tls/"), "{report}");
+
+    // `show` renders them; `--explain` says what they mean.
+    let shown = Command::new(BIN)
+        .args(["show", "--color", "never", record.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout).into_owned();
+    assert!(shown.contains("TLS: TLSv1.3"), "{shown}");
+    assert!(shown.contains(leaf["sha256"].as_str().unwrap()), "{shown}");
+    let explained = Command::new(BIN)
+        .args([
+            "show",
+            "--explain",
+            "--color",
+            "never",
+            record.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let explained = String::from_utf8_lossy(&explained.stdout).into_owned();
+    assert!(explained.contains("RFC 8446"), "{explained}");
+    assert!(explained.contains("RFC 6066"), "{explained}");
+}
+
+#[test]
+fn an_ip_address_gets_no_sni_and_the_facts_say_so() {
+    let pki = Pki::new("ip");
+    pki.good();
+    let front = Front::start(&pki, "good", false);
+    let record = pki.dir.join("t.jsonl");
+    let out = client(&[
+        &front.url("127.0.0.1"),
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let facts = tls_events(&record);
+    assert_eq!(facts[0]["sni"], Value::Null, "{}", facts[0]);
+    assert_eq!(facts[0]["server_name"], "127.0.0.1");
+    assert!(raw(&out).contains("no SNI (IP address)"), "{}", raw(&out));
+}
+
+#[test]
+fn bad_certificates_are_refused_with_the_reason_and_the_subject() {
+    let pki = Pki::new("bad");
+    pki.leaf(
+        "expired",
+        "expired.test",
+        &["localhost"],
+        (2019, 2020),
+        false,
+    );
+    pki.leaf(
+        "elsewhere",
+        "other.test",
+        &["other.test"],
+        (2020, 2090),
+        false,
+    );
+    pki.leaf(
+        "selfsigned",
+        "self.test",
+        &["localhost"],
+        (2020, 2090),
+        true,
+    );
+    // Leaves for the right host, signed by a CA the client does not trust: one of
+    // another name, and an impostor with the trusted CA's name.
+    for (leaf, ca) in [("wrongca", "another CA"), ("impostor", "mcp-raw test CA")] {
+        let other = Pki::named(&format!("bad-{leaf}"), ca);
+        other.leaf(leaf, "localhost", &["localhost"], (2020, 2090), false);
+        for ext in ["pem", "key"] {
+            std::fs::copy(
+                other.dir.join(format!("{leaf}.{ext}")),
+                pki.dir.join(format!("{leaf}.{ext}")),
+            )
+            .unwrap();
+        }
+    }
+    for (leaf, reason, subject) in [
+        ("expired", "it has expired", "CN=expired.test"),
+        (
+            "wrongca",
+            "not signed by a trusted CA",
+            "issuer CN=another CA",
+        ),
+        (
+            "impostor",
+            "its signature does not verify",
+            "issuer CN=mcp-raw test CA",
+        ),
+        (
+            "elsewhere",
+            "it is not valid for localhost (it names other.test)",
+            "CN=other.test",
+        ),
+        ("selfsigned", "not signed by a trusted CA", "CN=self.test"),
+    ] {
+        let front = Front::start(&pki, leaf, false);
+        let out = client(&[&front.url("localhost"), "--cacert", &pki.path("ca.pem")]);
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(3), "{leaf}: {said}");
+        assert!(said.contains(reason), "{leaf}: {said}");
+        assert!(said.contains(subject), "{leaf}: {said}");
+        assert!(!said.contains("panicked"), "{leaf}: {said}");
+    }
+}
+
+#[test]
+fn insecure_lets_a_self_signed_server_through_warns_and_is_recorded() {
+    let pki = Pki::new("insecure");
+    pki.leaf(
+        "selfsigned",
+        "self.test",
+        &["localhost"],
+        (2020, 2090),
+        true,
+    );
+    let front = Front::start(&pki, "selfsigned", false);
+    let record = pki.dir.join("t.jsonl");
+    let out = client(&[
+        &front.url("localhost"),
+        "--insecure",
+        "--call",
+        ADD,
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("WARNING: --insecure"),
+        "no warning on stderr: {stderr}"
+    );
+    assert!(raw(&out).contains("NOT VERIFIED (--insecure)"), "{said}");
+    let facts = tls_events(&record);
+    assert_eq!(facts[0]["insecure"], true, "{}", facts[0]);
+    // `check` flags the chain that went through unverified.
+    let checked = Command::new(BIN)
+        .args(["check", record.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&checked.stdout);
+    assert_eq!(checked.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("error tls/not-verified") && report.contains("CN=self.test"),
+        "{report}"
+    );
+    assert!(
+        facts[0]["unverified"]
+            .as_str()
+            .is_some_and(|w| w.contains("not signed by a trusted CA")),
+        "{}",
+        facts[0]
+    );
+}
+
+#[test]
+fn keylog_writes_nss_lines_to_a_private_file() {
+    let pki = Pki::new("keylog");
+    pki.good();
+    let front = Front::start(&pki, "good", false);
+    let flag = pki.dir.join("flag.keys");
+    let out = client(&[
+        &front.url("localhost"),
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--keylog",
+        flag.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    // And from the environment variable browsers and curl read.
+    let env = pki.dir.join("env.keys");
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            &front.url("localhost"),
+            "--cacert",
+            &pki.path("ca.pem"),
+        ])
+        .env("SSLKEYLOGFILE", &env)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    for file in [&flag, &env] {
+        let log = std::fs::read_to_string(file).unwrap();
+        let line = log
+            .lines()
+            .find(|l| l.starts_with("CLIENT_HANDSHAKE_TRAFFIC_SECRET "))
+            .unwrap_or_else(|| panic!("{}: {log}", file.display()));
+        let fields: Vec<&str> = line.split(' ').collect();
+        assert_eq!(fields.len(), 3, "{line}");
+        assert_eq!(
+            fields[1].len(),
+            64,
+            "the client random, 32 bytes hex: {line}"
+        );
+        assert!(fields[2].bytes().all(|b| b.is_ascii_hexdigit()), "{line}");
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}", file.display());
+    }
+}
+
+#[test]
+fn mtls_sends_the_client_certificate_and_its_absence_is_explained() {
+    let pki = Pki::new("mtls");
+    pki.good();
+    pki.leaf(
+        "me",
+        "mcp-raw test client",
+        &["client.test"],
+        (2020, 2090),
+        false,
+    );
+    let front = Front::start(&pki, "good", true);
+    let record = pki.dir.join("t.jsonl");
+    let out = client(&[
+        &front.url("localhost"),
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--cert",
+        &pki.path("me.pem"),
+        "--key",
+        &pki.path("me.key"),
+        "--call",
+        ADD,
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}\n{}", text(&out), front.logged());
+    assert!(
+        front.logged().contains("mcp-raw test client"),
+        "the server did not see our certificate: {}",
+        front.logged()
+    );
+    assert_eq!(tls_events(&record)[0]["client_cert"], true);
+
+    let out = client(&[&front.url("localhost"), "--cacert", &pki.path("ca.pem")]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(said.contains("client certificate"), "{said}");
+    assert!(!said.contains("panicked"), "{said}");
+}
+
+#[test]
+fn https_to_a_plaintext_server_says_it_is_not_tls() {
+    let server = HttpServer::start(&[]);
+    let out = client(&[&format!("https://{}/mcp", server.addr)]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(said.contains("did not answer in TLS"), "{said}");
+    assert!(said.contains("use http://"), "{said}");
+}
+
+#[test]
+fn a_version_1_transcript_is_still_read() {
+    let dir = scratch("tls", "v1");
+    let file = dir.join("old.jsonl");
+    std::fs::write(
+        &file,
+        concat!(
+            "{\"transcript\":\"mcp-raw\",\"version\":1,\"role\":\"client\",\"transport\":\"stdio\",\"started\":\"2026-12-01T00:00:00.000Z\"}\n",
+            "{\"t\":0.001,\"lane\":\"stdio\",\"dir\":\"c2s\",\"text\":\"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":1,\\\"method\\\":\\\"ping\\\"}\\n\"}\n",
+        ),
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["show", "--color", "never", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("\"method\":\"ping\"") || said.contains("ping"),
+        "{said}"
+    );
+}
+
+#[test]
+fn oauth_documents_and_tokens_are_fetched_over_tls_too() {
+    let pki = Pki::new("oauth");
+    pki.good();
+    // The protected server and its authorization server, every URL they hand out
+    // https://, behind the TLS front.
+    let mut python = Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/servers/oauth_refresh.py"
+        ))
+        .arg("--https")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let url = common::listening_url(python.stdout.take().unwrap());
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let front = Front::before(&pki, "good", false, &addr);
+    let record = pki.dir.join("t.jsonl");
+    let out = client(&[
+        "--era",
+        "legacy",
+        &front.url("localhost"),
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--client-id",
+        "test-client",
+        "--client-secret",
+        "test-secret",
+        "--call",
+        "whoami",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    let _ = python.kill();
+    let _ = python.wait();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    for path in [
+        "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1",
+        "GET /.well-known/oauth-authorization-server HTTP/1.1",
+        "POST /token HTTP/1.1",
+    ] {
+        assert!(said.contains(path), "{path}: {said}");
+    }
+    // Every connection of the recording is a TLS lane: each opened lane has its facts.
+    let text = std::fs::read_to_string(&record).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let opened: Vec<&Value> = lines
+        .iter()
+        .filter(|v| v.get("open").is_some())
+        .map(|v| &v["lane"])
+        .collect();
+    assert!(opened.len() >= 3, "{opened:?}");
+    for lane in opened {
+        assert!(
+            lines
+                .iter()
+                .any(|v| &v["lane"] == lane && v.get("tls").is_some()),
+            "lane {lane} has no TLS facts"
+        );
+    }
+}
+
+#[test]
+fn http_to_a_tls_server_says_to_use_https() {
+    let pki = Pki::new("plain");
+    pki.good();
+    let front = Front::start(&pki, "good", false);
+    let out = client(&[&format!("http://127.0.0.1:{}/mcp", front.port)]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(
+        said.contains(&format!(
+            "if it is a TLS server, use https://127.0.0.1:{}/mcp",
+            front.port
+        )),
+        "{said}"
+    );
+}
+
+/// `--follow` and `--raw` over TLS: the listening client's GET stream (a lane of its
+/// own, a TLS connection of its own) shows the notification another client's call
+/// causes, bytes as they crossed.
+#[test]
+fn follow_and_raw_work_over_tls() {
+    use std::io::BufRead;
+    let pki = Pki::new("follow");
+    pki.good();
+    let front = Front::serving(
+        &pki,
+        "good",
+        false,
+        &["--fixture", "conformance", "--era", "legacy"],
+    );
+    let url = front.url("localhost");
+    let ca = pki.path("ca.pem");
+    let mut listener = Command::new(BIN)
+        .args([
+            "client", &url, "--cacert", &ca, "--follow", "--raw", "--color", "never",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = listener.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = String::new();
+    // Waits until `needle` shows after `after` (the GET's own head, not the POSTs').
+    let mut wait_for = |after: &str, needle: &str| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !seen
+            .find(after)
+            .is_some_and(|at| seen[at..].contains(needle))
+        {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) => {
+                    seen.push_str(&line);
+                    seen.push('\n');
+                }
+                Err(_) => panic!("no {needle:?} in:\n{seen}"),
+            }
+        }
+        seen.clone()
+    };
+    wait_for("GET /mcp HTTP/1.1", "content-type: text/event-stream");
+    let out = client(&[&url, "--cacert", &ca, "--call", "test_trigger_tool_change"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let seen = wait_for("GET /mcp HTTP/1.1", "notifications/tools/list_changed");
+    let _ = listener.kill();
+    let _ = listener.wait();
+    // Raw: the head as sent, its CRLF shown; every lane a TLS one.
+    assert!(seen.contains("GET /mcp HTTP/1.1"), "{seen}");
+    let lanes = seen.matches("connected to localhost").count();
+    assert!(lanes >= 2, "{seen}");
+    assert_eq!(seen.matches("TLS: TLSv1.3").count(), lanes, "{seen}");
+}
+
+/// `check` on a recording whose TLS lane spoke TLS 1.1: RFC 8996 forbids it.
+#[test]
+fn check_flags_a_tls_version_below_1_2() {
+    let dir = scratch("tls", "old");
+    let file = dir.join("old-tls.jsonl");
+    std::fs::write(
+        &file,
+        concat!(
+            "{\"transcript\":\"mcp-raw\",\"version\":2,\"role\":\"client\",\"transport\":\"http\",\"started\":\"2026-12-01T00:00:00.000Z\"}\n",
+            "{\"t\":0.001,\"lane\":\"c1\",\"dir\":\"s2c\",\"open\":\"connected to old.test:443 (TLS)\"}\n",
+            "{\"t\":0.001,\"lane\":\"c1\",\"dir\":\"s2c\",\"tls\":{\"version\":\"TLSv1.1\",\"cipher\":\"TLS_RSA_WITH_AES_128_CBC_SHA\",\"server_name\":\"old.test\",\"sni\":\"old.test\",\"chain\":[]}}\n",
+        ),
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["check", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert!(report.contains("error tls/old-version"), "{report}");
+    assert!(report.contains("used TLSv1.1"), "{report}");
+    assert!(!report.contains("tls/not-verified"), "{report}");
+}
