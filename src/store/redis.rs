@@ -825,7 +825,7 @@ mod tests {
             (Some("app"), "pa:ss")
         );
         let a = Auth::from_file(&file("bare", "s3cret")).unwrap();
-        assert_eq!((a.user, a.password.as_str()), (None, "s3cret"));
+        assert_eq!((a.user.as_deref(), a.password.as_str()), (None, "s3cret"));
         assert!(!format!("{a:?}").contains("s3cret"));
         for (name, text, says) in [
             ("empty", "\n", "password is empty"),
