@@ -1,6 +1,9 @@
 //! The Redis backend of the shared store. Everything it sends is a RESP2 command
 //! ([`super::resp`]) on one of two connections: one for commands (serialized: one
-//! command, its reply, the next), one subscribed to the bus.
+//! command, its reply, the next), one subscribed to the bus. Each opens the same way,
+//! at start and on every reconnection: TCP, TLS for `rediss://` (the client's rustls
+//! setup, [`crate::client::tls`]), `AUTH` when `--store-auth-file` gives credentials,
+//! `SELECT` when the URL names a database.
 //!
 //! Keys, under a prefix (`--store-prefix`, default `mcp-raw`):
 //!

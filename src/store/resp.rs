@@ -8,6 +8,9 @@
 //! < +OK\r\n   -ERR …\r\n   :1\r\n   $5\r\nhello\r\n   $-1\r\n   *2\r\n…   the replies
 //! ```
 //!
+//! Below the frames, a connection is TCP or TLS over it (`rediss://`): the bytes
+//! traced are the plaintext RESP either way.
+//!
 //! "Need more bytes" is a state ([`parse`] answers `Ok(None)`), not an error; a reply
 //! larger than the limit is an error, so a broken or hostile store cannot make the
 //! server buffer without end.
