@@ -521,11 +521,21 @@ impl TlsRedis {
         .unwrap();
         std::fs::write(dir.join("redis.key"), key.serialize_pem()).unwrap();
         std::fs::write(dir.join("app.auth"), "app:app-s3cret\n").unwrap();
-        let tls_port = free_port();
+        TlsRedis::launch(name, dir, free_port(), free_port())
+    }
+
+    /// The same server again, on the same ports with the same files (after a stop).
+    fn restart(self) -> TlsRedis {
+        let (dir, port, tls_port) = (self.dir.clone(), self.redis.port, self.tls_port);
+        drop(self);
+        TlsRedis::launch("again", dir, port, tls_port).expect("redis-server again")
+    }
+
+    fn launch(name: &str, dir: std::path::PathBuf, port: u16, tls_port: u16) -> Option<TlsRedis> {
         let path = |f: &str| dir.join(f).to_str().unwrap().to_owned();
         let redis = Redis::start_with(
             name,
-            free_port(),
+            port,
             &[
                 "--tls-port",
                 &tls_port.to_string(),
@@ -652,6 +662,27 @@ fn replicas_share_tasks_over_tls_as_an_acl_user() {
     );
     assert!(trace.contains(r"[redis cmd] < +OK\r\n"), "{trace}");
     assert!(!trace.contains("app-s3cret") && !b.logged().contains("app-s3cret"));
+
+    // Redis restarts (empty): the first command meets the dropped connection (-32603
+    // quoting it); the next reconnects, over TLS, and sends AUTH again.
+    let redis = redis.restart();
+    let r = task(&a, "tasks/get", &id, json!({}));
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    let again = create(&a, "slow_compute", json!({"seconds": 0.1}));
+    assert_eq!(poll(&b, &again, "completed")["status"], "completed");
+    let trace = a.logged();
+    assert_eq!(
+        trace.matches("[redis cmd] TLS TLSv1.3").count(),
+        2,
+        "one handshake at start, one after the restart: {trace}"
+    );
+    assert_eq!(
+        trace
+            .matches(r"[redis cmd] > *3\r\n$4\r\nAUTH\r\n$3\r\napp\r\n(the password is not shown)")
+            .count(),
+        2,
+        "{trace}"
+    );
     drop(redis);
 }
 
