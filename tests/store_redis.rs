@@ -489,17 +489,25 @@ fn free_port() -> u16 {
 }
 
 /// A `redis-server` with a TLS port beside its plaintext one, its certificate made
-/// here by a CA of the test's own (rcgen), no client certificate asked for; the
-/// default user's password is `default-s3cret`, and the ACL user `app` has
-/// `app-s3cret`. Its files: `ca.pem`, `app.auth` (`app:app-s3cret`).
+/// here by a CA of the test's own (rcgen), a client certificate asked for or not
+/// (`tls-auth-clients`); the default user's password is `default-s3cret`, and the
+/// ACL user `app` has `app-s3cret`. Its files: `ca.pem`, `app.auth`
+/// (`app:app-s3cret`), and a client certificate `me.pem` with its key `me.key`.
 struct TlsRedis {
     redis: Redis,
     tls_port: u16,
     dir: std::path::PathBuf,
+    /// `tls-auth-clients`: `no`, or `yes` (a client certificate is required).
+    clients: &'static str,
 }
 
 impl TlsRedis {
     fn start(name: &str) -> Option<TlsRedis> {
+        TlsRedis::asking(name, "no")
+    }
+
+    /// With `tls-auth-clients` set to `clients` (`yes`: a certificate is required).
+    fn asking(name: &str, clients: &'static str) -> Option<TlsRedis> {
         use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
         let dir = common::scratch("store-tls", name);
         let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
@@ -520,18 +528,35 @@ impl TlsRedis {
         )
         .unwrap();
         std::fs::write(dir.join("redis.key"), key.serialize_pem()).unwrap();
+        let mut me = CertificateParams::new(Vec::<String>::new()).unwrap();
+        me.distinguished_name.push(DnType::CommonName, "replica");
+        me.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+        let key = KeyPair::generate().unwrap();
+        std::fs::write(
+            dir.join("me.pem"),
+            me.signed_by(&key, &issuer).unwrap().pem(),
+        )
+        .unwrap();
+        std::fs::write(dir.join("me.key"), key.serialize_pem()).unwrap();
         std::fs::write(dir.join("app.auth"), "app:app-s3cret\n").unwrap();
-        TlsRedis::launch(name, dir, free_port(), free_port())
+        TlsRedis::launch(name, dir, free_port(), free_port(), clients)
     }
 
     /// The same server again, on the same ports with the same files (after a stop).
     fn restart(self) -> TlsRedis {
         let (dir, port, tls_port) = (self.dir.clone(), self.redis.port, self.tls_port);
+        let clients = self.clients;
         drop(self);
-        TlsRedis::launch("again", dir, port, tls_port).expect("redis-server again")
+        TlsRedis::launch("again", dir, port, tls_port, clients).expect("redis-server again")
     }
 
-    fn launch(name: &str, dir: std::path::PathBuf, port: u16, tls_port: u16) -> Option<TlsRedis> {
+    fn launch(
+        name: &str,
+        dir: std::path::PathBuf,
+        port: u16,
+        tls_port: u16,
+        clients: &'static str,
+    ) -> Option<TlsRedis> {
         let path = |f: &str| dir.join(f).to_str().unwrap().to_owned();
         let redis = Redis::start_with(
             name,
@@ -546,7 +571,7 @@ impl TlsRedis {
                 "--tls-ca-cert-file",
                 &path("ca.pem"),
                 "--tls-auth-clients",
-                "no",
+                clients,
                 "--requirepass",
                 "default-s3cret",
                 // An ACL user (Redis 6+): any key, any channel, every command.
@@ -571,6 +596,7 @@ impl TlsRedis {
             redis,
             tls_port,
             dir,
+            clients,
         })
     }
 
@@ -785,4 +811,41 @@ fn a_wrong_password_a_missing_one_and_the_wrong_port_are_clear_errors() {
     let (code, err) = redis.serve_fails(&plain_to_tls, &["--store-cacert", &ca]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("--store-cacert is for rediss://"), "{err}");
+}
+
+#[test]
+fn a_redis_that_asks_for_a_client_certificate_gets_store_cert() {
+    let Some(redis) = TlsRedis::asking("mtls", "yes") else {
+        return;
+    };
+    let (url, ca, auth) = (redis.url(), redis.path("ca.pem"), redis.path("app.auth"));
+    let base = [
+        "--store-cacert",
+        ca.as_str(),
+        "--store-auth-file",
+        auth.as_str(),
+    ];
+    // Without one: Redis's refusal (a TLS alert, after a TLS 1.3 handshake), and the
+    // flags that present one.
+    let (code, err) = redis.serve_fails(&url, &base);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("CertificateRequired") && err.contains("--store-cert FILE --store-key FILE"),
+        "{err}"
+    );
+    // Half of it is a usage error.
+    let me = redis.path("me.pem");
+    let mut half = base.to_vec();
+    half.extend(["--store-cert", me.as_str()]);
+    let (code, err) = redis.serve_fails(&url, &half);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--store-cert needs --store-key"), "{err}");
+    // With it: served, and a task goes through Redis.
+    let key = redis.path("me.key");
+    let mut args = vec!["--fixture", "conformance", "--store", url.as_str()];
+    args.extend(base);
+    args.extend(["--store-cert", me.as_str(), "--store-key", key.as_str()]);
+    let s = HttpServer::start(&args);
+    let id = create(&s, "slow_compute", json!({"seconds": 0.1}));
+    assert_eq!(poll(&s, &id, "completed")["status"], "completed");
 }

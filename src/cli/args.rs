@@ -277,6 +277,14 @@ pub enum Command {
         /// store only.
         #[arg(long, value_name = "FILE", requires = "store")]
         store_cacert: Vec<PathBuf>,
+        /// With --store rediss://: a PEM client certificate (leaf first) presented to
+        /// Redis, which asks for one unless it runs with `tls-auth-clients no`. Needs
+        /// --store-key. Default: none.
+        #[arg(long, value_name = "FILE", requires = "store")]
+        store_cert: Option<PathBuf>,
+        /// With --store-cert: its private key, PEM.
+        #[arg(long, value_name = "FILE", requires = "store_cert")]
+        store_key: Option<PathBuf>,
         /// With --store: a file holding Redis AUTH's credentials on one line,
         /// `user:password` (an ACL user) or `password` (the default user); never on
         /// the command line, never printed. Default: no AUTH.

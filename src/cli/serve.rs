@@ -78,6 +78,10 @@ pub struct StoreSpec {
     pub cacert: Vec<std::path::PathBuf>,
     /// `--store-auth-file`: the file holding Redis AUTH's user and password.
     pub auth_file: Option<std::path::PathBuf>,
+    /// `--store-cert`: the client certificate presented to Redis over TLS.
+    pub cert: Option<std::path::PathBuf>,
+    /// `--store-key`: `--store-cert`'s private key.
+    pub key: Option<std::path::PathBuf>,
 }
 
 impl Spec {
@@ -103,11 +107,18 @@ impl Spec {
             anyhow::bail!("--store-timeout 0: every command would time out");
         }
         let target = redis::Target::parse(&store.url).map_err(anyhow::Error::msg)?;
-        if !target.tls && !store.cacert.is_empty() {
-            return Err(super::client::usage(format!(
-                "--store-cacert is for rediss:// (TLS); {} is plaintext",
-                target.url()
-            )));
+        if !target.tls {
+            let given = [
+                (!store.cacert.is_empty(), "--store-cacert"),
+                (store.cert.is_some(), "--store-cert"),
+                (store.key.is_some(), "--store-key"),
+            ];
+            if let Some((_, flag)) = given.iter().find(|(given, _)| *given) {
+                return Err(super::client::usage(format!(
+                    "{flag} is for rediss:// (TLS); {} is plaintext",
+                    target.url()
+                )));
+            }
         }
         // An unreadable auth file or CA file is the caller's mistake: exit status 2.
         let auth = match &store.auth_file {
@@ -116,7 +127,7 @@ impl Spec {
         };
         let tls = if target.tls {
             Some(std::sync::Arc::new(
-                redis::tls(store.cacert).map_err(super::client::usage)?,
+                redis::tls(store.cacert, store.cert, store.key).map_err(super::client::usage)?,
             ))
         } else {
             None

@@ -71,6 +71,8 @@ pub struct Advice {
     pub cacert: &'static str,
     /// The flag that skips the check, where there is one (`--insecure`).
     pub insecure: Option<&'static str>,
+    /// The flags that present a client certificate (`--cert FILE --key FILE`).
+    pub cert: &'static str,
 }
 
 /// `client`'s flags.
@@ -78,6 +80,7 @@ const CLIENT_ADVICE: Advice = Advice {
     plain: "http://",
     cacert: "--cacert",
     insecure: Some("--insecure"),
+    cert: "--cert FILE --key FILE",
 };
 
 /// The files the flags name, read.
@@ -507,9 +510,9 @@ fn refused(e: &std::io::Error, authority: &str, advice: &Advice) -> String {
         Some(rustls::Error::AlertReceived(alert)) => format!(
             "TLS: {authority} ended the handshake with the alert {alert:?}{}",
             if *alert == rustls::AlertDescription::CertificateRequired {
-                ": it requires a client certificate (--cert FILE --key FILE)"
+                format!(": it requires a client certificate ({})", advice.cert)
             } else {
-                ""
+                String::new()
             }
         ),
         Some(other) => format!("TLS handshake with {authority} failed: {other}{named}"),
@@ -524,6 +527,15 @@ fn refused(e: &std::io::Error, authority: &str, advice: &Advice) -> String {
 /// once the client has finished, RFC 8446 §4.4.2.4: the refusal comes with the first
 /// read) in words, when TLS is what failed.
 pub fn after_handshake(e: &(dyn std::error::Error + 'static), authority: &str) -> Option<String> {
+    after_handshake_advised(e, authority, &CLIENT_ADVICE)
+}
+
+/// [`after_handshake`], suggesting `advice`'s flags (the store's, for Redis).
+pub fn after_handshake_advised(
+    e: &(dyn std::error::Error + 'static),
+    authority: &str,
+    advice: &Advice,
+) -> Option<String> {
     let mut cause = Some(e);
     while let Some(c) = cause {
         let tls = c
@@ -535,9 +547,9 @@ pub fn after_handshake(e: &(dyn std::error::Error + 'static), authority: &str) -
             return Some(format!(
                 "TLS: {authority} ended the connection with the alert {alert:?}{}",
                 if *alert == rustls::AlertDescription::CertificateRequired {
-                    ": it requires a client certificate (--cert FILE --key FILE)"
+                    format!(": it requires a client certificate ({})", advice.cert)
                 } else {
-                    ""
+                    String::new()
                 }
             ));
         }

@@ -220,17 +220,31 @@ pub const TLS_ADVICE: Advice = Advice {
     plain: "redis://",
     cacert: "--store-cacert",
     insecure: None,
+    cert: "--store-cert FILE --store-key FILE",
 };
 
-/// The client's TLS for `rediss://`: the system's roots plus `cacert`, no ALPN
-/// (Redis negotiates none), refusals naming the store's flags.
-pub fn tls(cacert: Vec<std::path::PathBuf>) -> Result<Tls, String> {
+/// The client's TLS for `rediss://`: the system's roots plus `cacert`, the client
+/// certificate `cert` with its `key` (Redis asks for one unless `tls-auth-clients
+/// no`), no ALPN (Redis negotiates none), refusals naming the store's flags.
+pub fn tls(
+    cacert: Vec<std::path::PathBuf>,
+    cert: Option<std::path::PathBuf>,
+    key: Option<std::path::PathBuf>,
+) -> Result<Tls, String> {
     Tls::new(crate::client::tls::TlsOptions {
         cacert,
+        cert,
+        key,
         ..Default::default()
     })
     .map(|tls| tls.for_protocol(Vec::new(), TLS_ADVICE))
-    .map_err(|e| format!("{e:#}").replace("--cacert", "--store-cacert"))
+    // The setup's errors name the client's flags; these are the store's.
+    .map_err(|e| {
+        format!("{e:#}")
+            .replace("--cacert", "--store-cacert")
+            .replace("--cert", "--store-cert")
+            .replace("--key", "--store-key")
+    })
 }
 
 /// The command connection: one at a time, reconnected on the next command after a

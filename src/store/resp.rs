@@ -218,6 +218,8 @@ pub struct TlsTo<'a> {
 pub struct Connection {
     /// The socket, plain or TLS.
     stream: Stream,
+    /// The store's flags, for a TLS error to suggest.
+    advice: crate::client::tls::Advice,
     /// Has Redis answered anything yet? A plaintext command to a TLS port gets no
     /// RESP back, so the first failed read says which port it may be.
     answered: bool,
@@ -276,6 +278,7 @@ impl Connection {
         };
         Ok(Connection {
             stream,
+            advice: super::redis::TLS_ADVICE,
             answered: false,
             buffer: Vec::with_capacity(4096),
             max_reply,
@@ -358,7 +361,16 @@ impl Connection {
                 Err(e) if first && e.kind() == std::io::ErrorKind::ConnectionReset => {
                     return Err(format!("Redis reset the connection{hint}"));
                 }
-                Err(e) => return Err(format!("reading from Redis: {e}")),
+                // A TLS 1.3 server refuses a missing client certificate only after the
+                // handshake (RFC 8446 §4.4.2.4): the alert comes with the first read.
+                Err(e) => {
+                    return Err(crate::client::tls::after_handshake_advised(
+                        &e,
+                        "Redis",
+                        &self.advice,
+                    )
+                    .unwrap_or_else(|| format!("reading from Redis: {e}")));
+                }
             };
             if n == 0 {
                 return Err(format!("Redis closed the connection{hint}"));
