@@ -42,6 +42,11 @@ pub type Answering = dyn FnMut(&jsonrpc::Request) -> Option<Posted> + Send;
 /// A POST to send: its headers and its body.
 pub type Posted = (Vec<(String, String)>, Vec<u8>);
 
+/// How long, after a POST's stream brought its response, the client waits for the
+/// stream's end before it drops the connection instead (a stream that ends is one
+/// the view shows whole and a connection the next request can use).
+const STREAM_END_GRACE: Duration = Duration::from_millis(50);
+
 /// The responses a client awaits, shared by the streams of one session: a response
 /// read on a stream other than its request's own (the session's `GET` stream) is
 /// handed over here, so the wait for it ends wherever it arrives.
@@ -664,15 +669,24 @@ impl HttpLink {
                 }
             }
         }
-        // A stream that ends right after the answer (its last chunk already here)
-        // leaves the connection fit for the next request; one that goes on does not.
-        if answered
-            && matches!(
-                tokio::time::timeout(Duration::ZERO, incoming.frame()).await,
+        // A POST's stream ends right after its response: the server SHOULD close it
+        // then (2025-11-25 `basic/transports` "Sending Messages to the Server"), and
+        // its last chunk (`0\r\n\r\n`) is then at most a packet behind. Read for it a
+        // moment, so the view shows the stream's end and the connection carries the
+        // next request; a stream that goes on (a resumed GET, a server that keeps
+        // it open) is dropped.
+        if answered {
+            let grace = if method == Method::POST {
+                STREAM_END_GRACE.min(between.unwrap_or(STREAM_END_GRACE))
+            } else {
+                Duration::ZERO
+            };
+            if matches!(
+                tokio::time::timeout(grace, incoming.frame()).await,
                 Ok(None)
-            )
-        {
-            answered = false;
+            ) {
+                answered = false;
+            }
         }
         if stopped || answered || cut.is_some() {
             // The response is unfinished: this connection cannot carry another.
