@@ -304,6 +304,29 @@ fn bad_requests_and_failed_handshakes_are_answered_and_recorded() {
         relative.starts_with("HTTP/1.1 400") && relative.contains("absolute"),
         "{relative}"
     );
+    let long = format!(
+        "CONNECT localhost:1 HTTP/1.1\r\nX-Long: {}\r\n\r\n",
+        "a".repeat(17 * 1024)
+    );
+    let long = ask(&proxy.addr, long.as_bytes());
+    assert!(
+        long.starts_with("HTTP/1.1 400") && long.contains("--max-head-bytes"),
+        "{long}"
+    );
+    // An absolute-form request is relayed in plain HTTP to its host: the server's
+    // own answer comes back (405: GET without a session).
+    let relayed = ask(
+        &proxy.addr,
+        format!(
+            "GET http://{0}/mcp HTTP/1.1\r\nHost: {0}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n",
+            server.addr
+        )
+        .as_bytes(),
+    );
+    assert!(
+        relayed.starts_with("HTTP/1.1 ") && !relayed.contains("tap --proxy"),
+        "{relayed}"
+    );
     let free = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -347,6 +370,7 @@ fn bad_requests_and_failed_handshakes_are_answered_and_recorded() {
         "{said}"
     );
     assert!(said.contains("400 Bad Request sent") && said.contains("502 Bad Gateway sent"));
+    assert!(said.contains("relayed in plain HTTP"), "{said}");
 
     let remote = Command::new(BIN)
         .args(["tap", "--proxy", "--listen", "0.0.0.0:0", "--ca-dir"])

@@ -54,7 +54,20 @@ macro_rules! tap_examples {
   mcp-raw tap --record tap.jsonl -- npx -y @modelcontextprotocol/server-everything
       (give the client this command line in place of the server's)
   mcp-raw tap --http --listen 127.0.0.1:3200 --target http://127.0.0.1:3100/mcp --trace oneline
-  mcp-raw tap --check -- mcp-raw serve"
+  mcp-raw tap --check -- mcp-raw serve
+  mcp-raw tap --proxy --listen 127.0.0.1:8080 --decrypt-host '*.example.com' --record proxy.jsonl
+      (then HTTPS_PROXY=http://127.0.0.1:8080 for the client; `mcp-raw ca` first)"
+    };
+}
+
+macro_rules! ca_examples {
+    () => {
+        "Examples:
+  mcp-raw ca
+      (creates the CA in ~/.config/mcp-raw and prints how to trust it)
+  mcp-raw ca show
+  mcp-raw ca rotate --dir /tmp/mcp-raw-ca
+  mcp-raw ca delete"
     };
 }
 
@@ -318,6 +331,7 @@ pub enum Command {
     /// the user's config directory) and prints how each runtime trusts it; `ca show`,
     /// `ca rotate`, `ca delete`. Anyone holding its key can impersonate any site to the
     /// programs that trust it: delete it when done.
+    #[command(after_help = ca_examples!())]
     Ca(CaArgs),
     /// Serve a stdio MCP server as Streamable HTTP on /mcp: `bridge --port PORT --
     /// SERVER_CMD ARG…`. Each legacy session gets its own child process (spawned at
@@ -854,6 +868,10 @@ pub struct TapArgs {
     /// its lane's TLS facts say why.
     #[arg(long, requires = "proxy")]
     pub insecure: bool,
+    /// With --proxy: the longest proxy request head (`CONNECT HOST:PORT`, or a
+    /// request with an absolute http:// URL); longer gets 400.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw::tap::proxy::limits::MAX_HEAD_BYTES, requires = "proxy")]
+    pub max_head_bytes: usize,
     /// With --http or --proxy: where the tap listens, ADDRESS:PORT or a bare PORT (on
     /// 127.0.0.1); port 0 picks a free one (the first line on stderr says which).
     #[arg(
@@ -885,7 +903,7 @@ pub struct TapArgs {
     #[arg(long, value_name = "N", default_value_t = mcp_raw::tap::http::limits::MAX_CONNECTIONS, requires = "web")]
     pub max_connections: usize,
     /// With --http or --proxy: seconds a request head may take once begun (and a new connection
-    /// before its first byte); then the connection is closed, as `serve --http`
+    /// before its first byte; with --proxy, the client's TLS handshake too); then the connection is closed, as `serve --http`
     /// does; 0 turns the clock off.
     #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs, requires = "web")]
     pub header_timeout: Duration,

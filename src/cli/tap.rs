@@ -217,6 +217,7 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
             connect_timeout: args.connect_timeout,
             max_connections: args.max_connections,
             header_timeout: super::args::off_if_zero(args.header_timeout),
+            max_head_bytes: args.max_head_bytes,
             idle_timeout: super::args::off_if_zero(args.idle_timeout),
         };
         proxy::run(listener, config, shutdown).await?;

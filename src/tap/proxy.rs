@@ -30,11 +30,9 @@ use tokio::net::{TcpListener, TcpStream};
 /// The limits of the proxy and their defaults (the others are the HTTP tap's:
 /// [`super::http::limits`]).
 pub mod limits {
-    use std::time::Duration;
-    /// The longest `CONNECT` (or absolute-form) request head read; longer gets 400.
+    /// The longest proxy request head (`CONNECT`, or absolute form) read
+    /// (`--max-head-bytes`); longer gets 400.
     pub const MAX_HEAD_BYTES: usize = 16 * 1024;
-    /// How long the client's side of a TLS handshake may take.
-    pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 }
 
 /// What the proxy needs to run.
@@ -51,9 +49,12 @@ pub struct Config {
     pub connect_timeout: Duration,
     /// `--max-connections`: client connections served at once.
     pub max_connections: usize,
-    /// `--header-timeout`: how long the proxy request head, and each relayed request
-    /// head, may take.
+    /// `--header-timeout`: how long the proxy request head, the client's TLS
+    /// handshake inside a tunnel, and each relayed request head may take.
     pub header_timeout: Duration,
+    /// `--max-head-bytes`: the longest proxy request head; without it a client could
+    /// send header lines forever.
+    pub max_head_bytes: usize,
     /// `--idle-timeout`: a connection (or tunnel) with nothing in flight this long is
     /// closed.
     pub idle_timeout: Duration,
@@ -201,35 +202,50 @@ fn joined(host: &str, port: u16) -> String {
 async fn read_head(
     client: &mut TcpStream,
     timeout: Duration,
-) -> Result<(Vec<u8>, Vec<u8>), String> {
+    max: usize,
+) -> Result<(Vec<u8>, Vec<u8>), HeadError> {
     let mut seen = Vec::new();
     let mut buf = vec![0u8; 4096];
     let read = tokio::time::timeout(timeout, async {
         loop {
-            if let Some(end) = head_end(&seen) {
+            if let Some(end) = head_end(&seen)
+                && end <= max
+            {
                 let rest = seen.split_off(end);
                 return Ok((seen, rest));
             }
-            if seen.len() > limits::MAX_HEAD_BYTES {
-                return Err(format!(
-                    "the request head passed {} bytes without ending",
-                    limits::MAX_HEAD_BYTES
-                ));
+            if seen.len() > max {
+                // (a head that ended past the limit is as long)
+                return Err(HeadError::TooLong(format!(
+                    "the request head passed {max} bytes without ending (tap --max-head-bytes)"
+                )));
             }
             match client.read(&mut buf).await {
-                Ok(0) => return Err("the client closed before its request head ended".into()),
+                Ok(0) => {
+                    return Err(HeadError::Gone(
+                        "the client closed before its request head ended".into(),
+                    ));
+                }
                 Ok(n) => seen.extend_from_slice(&buf[..n]),
-                Err(e) => return Err(format!("reading the client failed: {e}")),
+                Err(e) => return Err(HeadError::Gone(format!("reading the client failed: {e}"))),
             }
         }
     })
     .await;
     read.unwrap_or_else(|_| {
-        Err(format!(
+        Err(HeadError::Gone(format!(
             "no complete request head within {} s (tap --header-timeout)",
             timeout.as_secs_f64()
-        ))
+        )))
     })
+}
+
+/// Why no proxy request head was read.
+enum HeadError {
+    /// Too long: answered with 400.
+    TooLong(String),
+    /// Closed, failed or too slow: the connection is closed.
+    Gone(String),
 }
 
 /// Where a head ends (after its blank line), if it has.
@@ -245,18 +261,28 @@ async fn serve(mut client: TcpStream, peer: SocketAddr, config: &Config) {
     let recorder = &config.recorder;
     let lane = recorder.lane(LaneKind::Http);
     let _ = client.set_nodelay(true);
-    let (head, rest) = match read_head(&mut client, config.header_timeout).await {
-        Ok(read) => read,
-        Err(why) => {
-            recorder.emit(
-                lane,
-                Dir::ToServer,
-                What::Open(format!("proxy: accepted from {peer}")),
-            );
-            recorder.emit(lane, Dir::ToServer, What::Close(format!("{why}: closed")));
-            return;
-        }
-    };
+    let (head, rest) =
+        match read_head(&mut client, config.header_timeout, config.max_head_bytes).await {
+            Ok(read) => read,
+            Err(HeadError::Gone(why)) => {
+                recorder.emit(
+                    lane,
+                    Dir::ToServer,
+                    What::Open(format!("proxy: accepted from {peer}")),
+                );
+                recorder.emit(lane, Dir::ToServer, What::Close(format!("{why}: closed")));
+                return;
+            }
+            Err(HeadError::TooLong(why)) => {
+                recorder.emit(
+                    lane,
+                    Dir::ToServer,
+                    What::Open(format!("proxy: accepted from {peer}")),
+                );
+                // RFC 9110 §15.5.1 (400); what was read is not recorded: it is no request.
+                return answer(&mut client, lane, recorder, "400 Bad Request", &why).await;
+            }
+        };
     match ask(&head) {
         Err(why) => {
             recorder.emit(
@@ -403,8 +429,9 @@ async fn decrypted(
         return;
     }
     let accepted = Instant::now();
+    // The handshake is what comes before the first request head: its clock.
     let handshake = tokio::time::timeout(
-        limits::HANDSHAKE_TIMEOUT,
+        config.header_timeout,
         tokio_rustls::TlsAcceptor::from(leaf).accept(client),
     )
     .await;
@@ -419,8 +446,8 @@ async fn decrypted(
         }
         Err(_) => {
             let why = format!(
-                "the client's TLS handshake took longer than {:?}: closed",
-                limits::HANDSHAKE_TIMEOUT
+                "the client's TLS handshake took longer than {} s (tap --header-timeout): closed",
+                config.header_timeout.as_secs_f64()
             );
             recorder.emit(lane, Dir::ToServer, What::Close(why));
             return;
