@@ -311,9 +311,9 @@ async fn serve(mut client: TcpStream, peer: SocketAddr, config: &Config) {
                 return answer(&mut client, lane, recorder, "400 Bad Request", &why).await;
             }
             if decrypts(&config.decrypt, &host) {
-                decrypted(client, peer, lane, &host, port, config).await
+                decrypted(client, peer, lane, (&host, port), &head, config).await
             } else {
-                tunnel(client, peer, lane, &host, port, rest, config).await
+                tunnel(client, peer, lane, (&host, port), (&head, rest), config).await
             }
         }
         Ok(Ask::Plain { host, port }) => {
@@ -364,8 +364,8 @@ async fn decrypted(
     mut client: TcpStream,
     peer: SocketAddr,
     lane: Lane,
-    host: &str,
-    port: u16,
+    (host, port): (&str, u16),
+    head: &[u8],
     config: &Config,
 ) {
     let recorder = &config.recorder;
@@ -399,11 +399,8 @@ async fn decrypted(
     let ((upstream, facts), local) = match upstream {
         Ok(u) => u,
         Err(why) => {
-            recorder.bytes(
-                lane,
-                Dir::ToServer,
-                format!("CONNECT {target} HTTP/1.1\r\n\r\n").as_bytes(),
-            );
+            // The CONNECT as it came, then the proxy's answer to it.
+            recorder.bytes(lane, Dir::ToServer, head);
             return answer(&mut client, lane, recorder, "502 Bad Gateway", &why).await;
         }
     };
@@ -517,9 +514,8 @@ async fn tunnel(
     mut client: TcpStream,
     peer: SocketAddr,
     lane: Lane,
-    host: &str,
-    port: u16,
-    rest: Vec<u8>,
+    (host, port): (&str, u16),
+    (head, rest): (&[u8], Vec<u8>),
     config: &Config,
 ) {
     let recorder = &config.recorder;
@@ -534,11 +530,8 @@ async fn tunnel(
     let mut upstream = match connect(host, port, config).await {
         Ok(s) => s,
         Err(why) => {
-            recorder.bytes(
-                lane,
-                Dir::ToServer,
-                format!("CONNECT {target} HTTP/1.1\r\n\r\n").as_bytes(),
-            );
+            // The CONNECT as it came, then the proxy's answer to it.
+            recorder.bytes(lane, Dir::ToServer, head);
             return answer(&mut client, lane, recorder, "502 Bad Gateway", &why).await;
         }
     };
