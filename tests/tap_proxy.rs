@@ -267,6 +267,79 @@ fn a_python_client_through_the_proxy_is_recorded_in_plaintext() {
     assert_eq!(per_lane(&read(&server_record), Dir::ToServer).len(), 6);
 }
 
+/// The official Python SDK client (`mcp`, in interop/.venv, made by interop/run.sh;
+/// or the interpreter in MCP_RAW_SDK_PYTHON) through the proxy: httpx honours
+/// HTTPS_PROXY and SSL_CERT_FILE, so only the environment changes. The recording's
+/// plaintext equals the server's own recording, lane by lane. Without the venv the
+/// test says so and passes, unless MCP_RAW_REQUIRE_SDK=1 (.ci/run sets it after
+/// interop/run.sh made the venv).
+#[test]
+fn the_python_sdk_client_through_the_proxy_is_recorded_in_plaintext() {
+    let python = std::env::var_os("MCP_RAW_SDK_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/.venv/bin/python"));
+    if !python.exists() {
+        assert!(
+            std::env::var("MCP_RAW_REQUIRE_SDK").as_deref() != Ok("1"),
+            "MCP_RAW_REQUIRE_SDK=1 but there is no {}",
+            python.display()
+        );
+        eprintln!(
+            "skipped: no {} (interop/run.sh py-http makes it)",
+            python.display()
+        );
+        return;
+    }
+    let dir = scratch("tap-proxy", "sdk");
+    assert!(ca(&dir.join("ca"), &[]).status.success());
+    server_pki(&dir);
+    let server_record = dir.join("server.jsonl");
+    let server = HttpServer::start(&["--record", server_record.to_str().unwrap()]);
+    let front = front(&dir, &server.addr);
+    let proxy = proxy(&dir, &[]);
+    // SSL_CERT_FILE is one file: mcp-raw's CA is all the client needs (the proxy
+    // checks the server's chain).
+    let out = Command::new("timeout")
+        .arg("60")
+        .arg(&python)
+        .arg(format!(
+            "{}/tests/servers/proxy_sdk_client.py",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .arg(format!("https://localhost:{}/mcp", front.port))
+        .env("HTTPS_PROXY", format!("http://{}", proxy.addr))
+        .env("SSL_CERT_FILE", dir.join("ca").join("ca.pem"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env_remove("https_proxy")
+        .env_remove("no_proxy")
+        .env_remove("NO_PROXY")
+        .env_remove("SSL_CERT_DIR")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}\n{}", proxy.logged());
+    assert!(said.contains("add,echo,get_current_time 42"), "{said}");
+    drop(proxy);
+    let tapped = read(&dir.join("proxy.jsonl"));
+    assert!(
+        tapped
+            .iter()
+            .any(|e| matches!(&e.what, What::Tls(f) if f.sni.as_deref() == Some("localhost"))),
+        "{}",
+        notes(&tapped)
+    );
+    let seen = read(&server_record);
+    for d in [Dir::ToServer, Dir::ToClient] {
+        let mine = per_lane(&tapped, d);
+        assert!(
+            !mine.is_empty(),
+            "nothing recorded {d:?}: {}",
+            notes(&tapped)
+        );
+        assert_eq!(mine, per_lane(&seen, d), "{d:?}: the plaintext differs");
+    }
+}
+
 /// Raw bytes to the proxy; what it answered.
 fn ask(proxy: &str, request: &[u8]) -> String {
     let mut sock = std::net::TcpStream::connect(proxy).unwrap();
