@@ -254,7 +254,8 @@ fn a_python_client_through_the_proxy_is_recorded_in_plaintext() {
     let tunnel = notes(&after[decrypted.len()..]);
     assert!(
         tunnel.contains("opaque tunnel, CONNECT 127.0.0.1:")
-            && tunnel.contains("bytes client → 127.0.0.1:"),
+            && tunnel.contains("bytes client → 127.0.0.1:")
+            && !tunnel.contains(" 0 bytes"),
         "{tunnel}"
     );
     assert!(

@@ -321,7 +321,8 @@ pub enum Command {
     /// Stand between a real client and a real server, pass every byte on unchanged
     /// both ways, and record it: over stdio, `tap [FLAGS] -- SERVER_CMD ARG…` (the
     /// client runs this in place of the server); over HTTP, `tap --http --listen ADDR
-    /// --target URL` (a reverse proxy).
+    /// --target URL` (a reverse proxy); or, as a client's HTTPS_PROXY, `tap --proxy
+    /// --listen ADDR` (a forward proxy that opens TLS with a local CA's leaves).
     #[command(
         after_help = concat!(tap_examples!(), "\n\n", "Exit status (stdio): the server's own, or 128 + the signal that killed it; \
 127 the server's program was not found, 126 it could not be run; 2 usage.")

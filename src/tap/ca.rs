@@ -27,6 +27,9 @@ pub const KEY_FILE: &str = "ca.key";
 pub const CA_DAYS: i64 = 365;
 /// How long a leaf made for a host is valid, in days (it lives in memory only).
 pub const LEAF_DAYS: i64 = 30;
+/// Most hosts whose leaf is kept; past it the cache starts again (a leaf costs one
+/// key generation and signature to make again, so this bounds memory, not service).
+pub const MAX_LEAVES: usize = 4096;
 
 /// `$XDG_CONFIG_HOME/mcp-raw`, else `~/.config/mcp-raw` (the XDG Base Directory
 /// specification's default for user configuration).
@@ -261,6 +264,9 @@ impl Ca {
         // too gets 1.1.
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         let config = Arc::new(config);
+        if leaves.len() >= MAX_LEAVES {
+            leaves.clear();
+        }
         leaves.insert(host.to_owned(), config.clone());
         Ok(config)
     }

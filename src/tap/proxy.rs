@@ -23,6 +23,7 @@ use crate::wire::recorder::Recorder;
 use crate::wire::tls::TlsFacts;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -544,47 +545,58 @@ async fn tunnel(
         return;
     }
     let last = std::sync::Mutex::new(Instant::now());
+    let (sent, received) = (AtomicU64::new(0), AtomicU64::new(0));
     let (cr, cw) = client.into_split();
     let (ur, uw) = upstream.into_split();
-    let up = count(cr, uw, &last);
-    let down = count(ur, cw, &last);
+    let up = count(cr, uw, &last, &sent);
+    let down = count(ur, cw, &last, &received);
     tokio::pin!(up, down);
-    let (mut sent, mut received) = (None, None);
+    let (mut up_done, mut down_done) = (false, false);
     let mut why = "both sides closed".to_owned();
-    while sent.is_none() || received.is_none() {
-        let at = *last.lock().unwrap_or_else(|p| p.into_inner()) + config.idle_timeout;
+    while !(up_done && down_done) {
+        let since = *last.lock().unwrap_or_else(|p| p.into_inner());
+        let clock = async {
+            match since.checked_add(config.idle_timeout) {
+                Some(at) => tokio::time::sleep_until(at.into()).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
-            n = &mut up, if sent.is_none() => sent = Some(n),
-            n = &mut down, if received.is_none() => received = Some(n),
-            () = tokio::time::sleep_until(at.into()) => {
-                if *last.lock().unwrap_or_else(|p| p.into_inner()) + config.idle_timeout <= Instant::now() {
-                    why = format!("no bytes either way for {} s (tap --idle-timeout): closed", config.idle_timeout.as_secs_f64());
+            () = &mut up, if !up_done => up_done = true,
+            () = &mut down, if !down_done => down_done = true,
+            () = clock => {
+                // Bytes may have moved the clock since it was set.
+                let since = *last.lock().unwrap_or_else(|p| p.into_inner());
+                if since.elapsed() >= config.idle_timeout {
+                    why = format!(
+                        "no bytes either way for {} s (tap --idle-timeout): closed",
+                        config.idle_timeout.as_secs_f64()
+                    );
                     break;
                 }
             }
         }
     }
-    let bytes = |n: Option<u64>| n.map(|n| n.to_string()).unwrap_or_else(|| "?".into());
     recorder.emit(
         lane,
         Dir::ToServer,
         What::Close(format!(
             "opaque tunnel to {target} ended ({why}): {} bytes client → {target}, {} bytes {target} → client",
-            bytes(sent),
-            bytes(received)
+            sent.load(Ordering::Relaxed),
+            received.load(Ordering::Relaxed)
         )),
     );
 }
 
-/// Copies `from` to `to` until EOF or an error (the EOF passed on as a half close);
-/// returns the bytes copied.
+/// Copies `from` to `to` until EOF or an error (the EOF passed on as a half close),
+/// adding each write to `total` and stamping `last`.
 async fn count(
     mut from: impl AsyncRead + Unpin,
     mut to: impl AsyncWrite + Unpin,
     last: &std::sync::Mutex<Instant>,
-) -> u64 {
+    total: &AtomicU64,
+) {
     let mut buf = vec![0u8; CHUNK];
-    let mut total = 0u64;
     loop {
         let n = match from.read(&mut buf).await {
             Ok(0) | Err(_) => break,
@@ -594,10 +606,9 @@ async fn count(
         if to.write_all(&buf[..n]).await.is_err() {
             break;
         }
-        total += n as u64;
+        total.fetch_add(n as u64, Ordering::Relaxed);
     }
     let _ = to.shutdown().await;
-    total
 }
 
 /// An absolute-form request (`GET http://host/…`): the connection relayed to that
