@@ -305,8 +305,9 @@ async fn serve(mut client: TcpStream, peer: SocketAddr, config: &Config) {
                         joined(&host, port)
                     )),
                 );
+                recorder.bytes(lane, Dir::ToServer, &head);
                 let why = format!(
-                    "{} bytes came after the CONNECT head before the proxy answered it",
+                    "{} bytes came after the CONNECT head before the proxy answered it (to decrypt, the proxy reads the client's TLS only after its 200)",
                     rest.len()
                 );
                 return answer(&mut client, lane, recorder, "400 Bad Request", &why).await;
