@@ -47,6 +47,11 @@ impl Redis {
 
     /// Starts one on `port` (again, after a stop).
     fn start_on(name: &str, port: u16) -> Option<Redis> {
+        Redis::start_with(name, port, &[])
+    }
+
+    /// Starts one on `port` with more `redis-server` arguments (TLS, passwords).
+    fn start_with(name: &str, port: u16, extra: &[&str]) -> Option<Redis> {
         let found = Command::new("redis-server")
             .arg("--version")
             .stdout(Stdio::null())
@@ -62,6 +67,7 @@ impl Redis {
             .args(["--save", "", "--appendonly", "no"])
             .arg("--dir")
             .arg(&dir)
+            .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -472,4 +478,374 @@ fn without_redis_server_ci_fails_and_elsewhere_the_skip_is_said() {
         "{text}"
     );
     assert!(text.contains("1 passed"), "{text}");
+}
+
+/// A free TCP port on loopback.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// A `redis-server` with a TLS port beside its plaintext one, its certificate made
+/// here by a CA of the test's own (rcgen), a client certificate asked for or not
+/// (`tls-auth-clients`); the default user's password is `default-s3cret`, and the
+/// ACL user `app` has `app-s3cret`. Its files: `ca.pem`, `app.auth`
+/// (`app:app-s3cret`), and a client certificate `me.pem` with its key `me.key`.
+struct TlsRedis {
+    redis: Redis,
+    tls_port: u16,
+    dir: std::path::PathBuf,
+    /// `tls-auth-clients`: `no`, or `yes` (a client certificate is required).
+    clients: &'static str,
+}
+
+impl TlsRedis {
+    fn start(name: &str) -> Option<TlsRedis> {
+        TlsRedis::asking(name, "no")
+    }
+
+    /// With `tls-auth-clients` set to `clients` (`yes`: a certificate is required).
+    fn asking(name: &str, clients: &'static str) -> Option<TlsRedis> {
+        use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+        let dir = common::scratch("store-tls", name);
+        let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca.distinguished_name
+            .push(DnType::CommonName, "mcp-raw store test CA");
+        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let ca_key = KeyPair::generate().unwrap();
+        std::fs::write(dir.join("ca.pem"), ca.self_signed(&ca_key).unwrap().pem()).unwrap();
+        let issuer = Issuer::new(ca, ca_key);
+        let mut leaf =
+            CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()]).unwrap();
+        leaf.distinguished_name
+            .push(DnType::CommonName, "redis.test");
+        let key = KeyPair::generate().unwrap();
+        std::fs::write(
+            dir.join("redis.pem"),
+            leaf.signed_by(&key, &issuer).unwrap().pem(),
+        )
+        .unwrap();
+        std::fs::write(dir.join("redis.key"), key.serialize_pem()).unwrap();
+        let mut me = CertificateParams::new(Vec::<String>::new()).unwrap();
+        me.distinguished_name.push(DnType::CommonName, "replica");
+        me.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+        let key = KeyPair::generate().unwrap();
+        std::fs::write(
+            dir.join("me.pem"),
+            me.signed_by(&key, &issuer).unwrap().pem(),
+        )
+        .unwrap();
+        std::fs::write(dir.join("me.key"), key.serialize_pem()).unwrap();
+        std::fs::write(dir.join("app.auth"), "app:app-s3cret\n").unwrap();
+        TlsRedis::launch(name, dir, free_port(), free_port(), clients)
+    }
+
+    /// The same server again, on the same ports with the same files (after a stop).
+    fn restart(self) -> TlsRedis {
+        let (dir, port, tls_port) = (self.dir.clone(), self.redis.port, self.tls_port);
+        let clients = self.clients;
+        drop(self);
+        TlsRedis::launch("again", dir, port, tls_port, clients).expect("redis-server again")
+    }
+
+    fn launch(
+        name: &str,
+        dir: std::path::PathBuf,
+        port: u16,
+        tls_port: u16,
+        clients: &'static str,
+    ) -> Option<TlsRedis> {
+        let path = |f: &str| dir.join(f).to_str().unwrap().to_owned();
+        let redis = Redis::start_with(
+            name,
+            port,
+            &[
+                "--tls-port",
+                &tls_port.to_string(),
+                "--tls-cert-file",
+                &path("redis.pem"),
+                "--tls-key-file",
+                &path("redis.key"),
+                "--tls-ca-cert-file",
+                &path("ca.pem"),
+                "--tls-auth-clients",
+                clients,
+                "--requirepass",
+                "default-s3cret",
+                // An ACL user (Redis 6+): any key, any channel, every command.
+                "--user",
+                "app",
+                "on",
+                ">app-s3cret",
+                "~*",
+                "&*",
+                "+@all",
+            ],
+        )?;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(("127.0.0.1", tls_port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "redis-server did not listen on its TLS port {tls_port}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(TlsRedis {
+            redis,
+            tls_port,
+            dir,
+            clients,
+        })
+    }
+
+    fn url(&self) -> String {
+        format!("rediss://127.0.0.1:{}", self.tls_port)
+    }
+
+    fn path(&self, file: &str) -> String {
+        self.dir.join(file).to_str().unwrap().to_owned()
+    }
+
+    /// `serve --http --fixture conformance --store rediss://… --store-cacert ca.pem`
+    /// and `extra`, run to its end (it is expected to refuse to start).
+    fn serve_fails(&self, url: &str, extra: &[&str]) -> (Option<i32>, String) {
+        let out = Command::new("timeout")
+            .args(["30", BIN, "serve", "--http", "--port", "0"])
+            .args(["--fixture", "conformance", "--store", url])
+            .args(["--store-timeout", "2"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!err.contains("listening"), "{err}");
+        (out.status.code(), err)
+    }
+}
+
+#[test]
+fn replicas_share_tasks_over_tls_as_an_acl_user() {
+    let Some(redis) = TlsRedis::start("share") else {
+        return;
+    };
+    let args = |trace: bool| {
+        let mut a = vec![
+            "--fixture".to_owned(),
+            "conformance".to_owned(),
+            "--store".to_owned(),
+            redis.url(),
+            "--store-cacert".to_owned(),
+            redis.path("ca.pem"),
+            "--store-auth-file".to_owned(),
+            redis.path("app.auth"),
+            "--task-lease".to_owned(),
+            "1".to_owned(),
+        ];
+        if trace {
+            a.push("--store-trace".to_owned());
+        }
+        a
+    };
+    let start = |trace: bool| {
+        let a = args(trace);
+        HttpServer::start(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let (a, b) = (start(true), start(false));
+    assert!(
+        logged(&a, &format!("shared through {}", redis.url())) && logged(&a, "AUTH as \"app\""),
+        "{}",
+        a.logged()
+    );
+    // Created on A, finished and read on B: the records crossed Redis over TLS.
+    let id = create(&a, "slow_compute", json!({"seconds": 0.2}));
+    let done = poll(&b, &id, "completed");
+    assert!(done.get("result").is_some(), "{done}");
+    // A listener on B hears a change announced on A: the bus is TLS too.
+    let mut heard = listen(&b, json!({ "toolsListChanged": true }));
+    call(&a, "test_trigger_tool_change", json!({}));
+    match heard.next_within(Duration::from_secs(10)) {
+        common::http_client::Next::Event(e) => assert_eq!(
+            common::http_client::json_of(&e)["method"],
+            "notifications/tools/list_changed"
+        ),
+        _ => panic!("B never heard A's change over the TLS bus"),
+    }
+    // The trace: the handshake's facts, then the plaintext RESP as before; AUTH's
+    // password is never shown.
+    let trace = a.logged();
+    assert!(
+        trace.contains("[redis cmd] TLS TLSv1.3") && trace.contains("[redis bus] TLS TLSv1.3"),
+        "{trace}"
+    );
+    assert!(trace.contains("CN=redis.test"), "{trace}");
+    assert!(
+        trace.contains(
+            r"[redis cmd] > *3\r\n$4\r\nAUTH\r\n$3\r\napp\r\n(the password is not shown)"
+        ),
+        "{trace}"
+    );
+    assert!(trace.contains(r"[redis cmd] < +OK\r\n"), "{trace}");
+    assert!(!trace.contains("app-s3cret") && !b.logged().contains("app-s3cret"));
+
+    // Redis restarts (empty): the first command meets the dropped connection (-32603
+    // quoting it); the next reconnects, over TLS, and sends AUTH again.
+    let redis = redis.restart();
+    let r = task(&a, "tasks/get", &id, json!({}));
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    let again = create(&a, "slow_compute", json!({"seconds": 0.1}));
+    assert_eq!(poll(&b, &again, "completed")["status"], "completed");
+    let trace = a.logged();
+    assert_eq!(
+        trace.matches("[redis cmd] TLS TLSv1.3").count(),
+        2,
+        "one handshake at start, one after the restart: {trace}"
+    );
+    assert_eq!(
+        trace
+            .matches(r"[redis cmd] > *3\r\n$4\r\nAUTH\r\n$3\r\napp\r\n(the password is not shown)")
+            .count(),
+        2,
+        "{trace}"
+    );
+    drop(redis);
+}
+
+#[test]
+fn a_wrong_password_a_missing_one_and_the_wrong_port_are_clear_errors() {
+    let Some(redis) = TlsRedis::start("errors") else {
+        return;
+    };
+    let url = redis.url();
+    let ca = redis.path("ca.pem");
+
+    // A wrong password: Redis's own refusal, the user and the file named; exit 1.
+    let wrong = redis.dir.join("wrong.auth");
+    std::fs::write(&wrong, "app:not-it\n").unwrap();
+    let (code, err) = redis.serve_fails(
+        &url,
+        &[
+            "--store-cacert",
+            &ca,
+            "--store-auth-file",
+            wrong.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("refused AUTH as user \"app\"")
+            && err.contains("WRONGPASS")
+            && err.contains(wrong.to_str().unwrap()),
+        "{err}"
+    );
+    assert!(!err.contains("not-it"), "{err}");
+
+    // No password where Redis wants one: NOAUTH, and the flag to give.
+    let (code, err) = redis.serve_fails(&url, &["--store-cacert", &ca]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("NOAUTH") && err.contains("--store-auth-file"),
+        "{err}"
+    );
+
+    // The default user's password alone (no `user:`) is AUTH's one-argument form.
+    let default = redis.dir.join("default.auth");
+    std::fs::write(&default, "default-s3cret").unwrap();
+    let ok = HttpServer::start(&[
+        "--fixture",
+        "conformance",
+        "--store",
+        &url,
+        "--store-cacert",
+        &ca,
+        "--store-auth-file",
+        default.to_str().unwrap(),
+    ]);
+    assert!(logged(&ok, "AUTH as the default user"), "{}", ok.logged());
+    drop(ok);
+
+    // Plaintext to the TLS port: said, with the scheme to use.
+    let auth = redis.path("app.auth");
+    let plain_to_tls = format!("redis://127.0.0.1:{}", redis.tls_port);
+    let (code, err) = redis.serve_fails(&plain_to_tls, &["--store-auth-file", &auth]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&plain_to_tls) && err.contains("use rediss://"),
+        "{err}"
+    );
+
+    // TLS to the plaintext port: said, with the scheme to use.
+    let tls_to_plain = format!("rediss://127.0.0.1:{}", redis.redis.port);
+    let (code, err) = redis.serve_fails(
+        &tls_to_plain,
+        &["--store-cacert", &ca, "--store-auth-file", &auth],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&tls_to_plain) && err.contains("redis://") && err.contains("TLS"),
+        "{err}"
+    );
+
+    // Without the CA: the certificate is refused, named, and the flag suggested.
+    let (code, err) = redis.serve_fails(&url, &["--store-auth-file", &auth]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("was refused")
+            && err.contains("CN=redis.test")
+            && err.contains("--store-cacert FILE"),
+        "{err}"
+    );
+
+    // Unreadable files are usage errors (exit 2), named.
+    let missing = redis.dir.join("missing.auth");
+    let (code, err) = redis.serve_fails(&url, &["--store-auth-file", missing.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--store-auth-file") && err.contains("missing.auth"),
+        "{err}"
+    );
+    let (code, err) = redis.serve_fails(&url, &["--store-cacert", &auth]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--store-cacert"), "{err}");
+    let (code, err) = redis.serve_fails(&plain_to_tls, &["--store-cacert", &ca]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--store-cacert is for rediss://"), "{err}");
+}
+
+#[test]
+fn a_redis_that_asks_for_a_client_certificate_gets_store_cert() {
+    let Some(redis) = TlsRedis::asking("mtls", "yes") else {
+        return;
+    };
+    let (url, ca, auth) = (redis.url(), redis.path("ca.pem"), redis.path("app.auth"));
+    let base = [
+        "--store-cacert",
+        ca.as_str(),
+        "--store-auth-file",
+        auth.as_str(),
+    ];
+    // Without one: Redis's refusal (a TLS alert, after a TLS 1.3 handshake), and the
+    // flags that present one.
+    let (code, err) = redis.serve_fails(&url, &base);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("CertificateRequired") && err.contains("--store-cert FILE --store-key FILE"),
+        "{err}"
+    );
+    // Half of it is a usage error.
+    let me = redis.path("me.pem");
+    let mut half = base.to_vec();
+    half.extend(["--store-cert", me.as_str()]);
+    let (code, err) = redis.serve_fails(&url, &half);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--store-cert needs --store-key"), "{err}");
+    // With it: served, and a task goes through Redis.
+    let key = redis.path("me.key");
+    let mut args = vec!["--fixture", "conformance", "--store", url.as_str()];
+    args.extend(base);
+    args.extend(["--store-cert", me.as_str(), "--store-key", key.as_str()]);
+    let s = HttpServer::start(&args);
+    let id = create(&s, "slow_compute", json!({"seconds": 0.1}));
+    assert_eq!(poll(&s, &id, "completed")["status"], "completed");
 }

@@ -241,3 +241,49 @@ fn an_unreachable_target_gets_a_502() {
     assert!(reply.starts_with("HTTP/1.1 502 Bad Gateway\r\n"), "{reply}");
     assert!(reply.contains("cannot reach the target"), "{reply}");
 }
+
+/// A server that closes its stdout and goes on running: its client (the test, reading
+/// the tap's stdout) sees the end at once, as it would without the tap, while the tap
+/// keeps fd 1 a valid descriptor (now /dev/null), never a closed number the next file
+/// opened could take (issue 30 §27).
+#[cfg(target_os = "linux")]
+#[test]
+fn the_servers_stdout_closing_closes_ours_and_fd_1_stays_valid() {
+    use std::io::Read;
+    let started = std::time::Instant::now();
+    let mut tap = Command::new(BIN)
+        .args([
+            "tap",
+            "--",
+            "sh",
+            "-c",
+            "sleep 0.3; exec 1>&-; exec sleep 20",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = Vec::new();
+    tap.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    let took = started.elapsed();
+    // The tap is still running (its server sleeps): fd 1 is /dev/null, not closed.
+    let fd1 = std::fs::read_link(format!("/proc/{}/fd/1", tap.id()));
+    let still_running = tap.try_wait().unwrap().is_none();
+    // SIGTERM, which the tap passes on to its server (a SIGKILL would leave it).
+    let _ = Command::new("kill").arg(tap.id().to_string()).status();
+    let _ = tap.wait();
+    assert!(out.is_empty(), "{out:?}");
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "the client saw the end only after {took:?}"
+    );
+    assert!(
+        still_running,
+        "the tap exited with its server still running"
+    );
+    assert_eq!(
+        fd1.expect("fd 1 of the tap is open").to_str(),
+        Some("/dev/null")
+    );
+}

@@ -723,3 +723,215 @@ fn check_flags_a_tls_version_below_1_2() {
     assert!(report.contains("used TLSv1.1"), "{report}");
     assert!(!report.contains("tls/not-verified"), "{report}");
 }
+
+/// A `tshark` run on a capture: its stdout, or a panic with its stderr.
+fn tshark(args: &[&str]) -> String {
+    let out = Command::new("tshark").args(args).output().expect("tshark");
+    assert!(
+        out.status.success(),
+        "tshark {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `tshark -z follow,tls,raw,STREAM` read back: the decrypted bytes the client sent
+/// and those the server (on `server_port`) sent, each a run of hex. Node 0's lines
+/// are flush left, node 1's indented by a tab; which node is the server is read from
+/// the `Node 0: ADDR:PORT` line (tshark 4.0 names the first sender of application
+/// data, here the server).
+fn followed(report: &str, server_port: &str) -> (Vec<u8>, Vec<u8>) {
+    let (mut client, mut server) = (Vec::new(), Vec::new());
+    let mut inside = false;
+    let mut node0_is_server = false;
+    for line in report.lines() {
+        if let Some(addr) = line.strip_prefix("Node 0: ") {
+            node0_is_server = addr.ends_with(&format!(":{server_port}"));
+            continue;
+        }
+        if line.starts_with("Node 1:") {
+            inside = true;
+            continue;
+        }
+        if !inside || line.starts_with("====") || line.trim().is_empty() {
+            continue;
+        }
+        let (node0, hex) = match line.strip_prefix('\t') {
+            Some(hex) => (false, hex),
+            None => (true, line),
+        };
+        let to = if node0 == node0_is_server {
+            &mut server
+        } else {
+            &mut client
+        };
+        let hex = hex.trim();
+        assert!(hex.len() % 2 == 0, "not hex: {line}");
+        for at in (0..hex.len()).step_by(2) {
+            to.push(u8::from_str_radix(&hex[at..at + 2], 16).expect("hex"));
+        }
+    }
+    (client, server)
+}
+
+/// `--keylog` proven the way a user would use it: `tcpdump` captures one session on
+/// loopback, `tshark -o tls.keylog_file:FILE` decrypts the capture, and each TCP
+/// connection's decrypted bytes, both ways, are exactly the bytes the transcript
+/// recorded for its lane (every request, head and body, and every response). Without
+/// the key log, the same capture decrypts to nothing. Without `tcpdump` or `tshark`
+/// it fails under CI and is skipped elsewhere; `tcpdump` needs root (CI runs as root).
+#[test]
+fn a_capture_of_a_session_decrypts_with_the_keylog_to_the_recorded_bytes() {
+    for program in ["tcpdump", "tshark"] {
+        let found = Command::new(program)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok();
+        if !found {
+            common::missing_program(
+                "tls (keylog capture)",
+                program,
+                "apt-get install tcpdump tshark",
+            );
+            return;
+        }
+    }
+    let pki = Pki::new("capture");
+    pki.good();
+    let front = Front::start(&pki, "good", false);
+    let (cap, keys, record) = (
+        pki.dir.join("session.pcap"),
+        pki.dir.join("session.keys"),
+        pki.dir.join("session.jsonl"),
+    );
+    // --immediate-mode: each packet handed over as it comes (not in blocks that a
+    // SIGINT would leave unread); -U: written at once; -s 0: whole packets.
+    let mut dump = Command::new("tcpdump")
+        .args(["-i", "lo", "--immediate-mode", "-U", "-s", "0", "-w"])
+        .arg(&cap)
+        .arg(format!("tcp port {}", front.port))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tcpdump");
+    let mut said = std::io::BufReader::new(dump.stderr.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut said, &mut line).unwrap();
+    assert!(
+        line.contains("listening on lo"),
+        "tcpdump did not start (it needs root): {line}"
+    );
+    let out = client(&[
+        &front.url("localhost"),
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--call",
+        ADD,
+        "--keylog",
+        keys.to_str().unwrap(),
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    // The last segments reach the capture, then SIGINT makes tcpdump close the file.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let _ = Command::new("kill")
+        .args(["-INT", &dump.id().to_string()])
+        .status();
+    let _ = dump.wait();
+    let mut stats = String::new();
+    let _ = std::io::Read::read_to_string(&mut said, &mut stats);
+    // A pcap file is a 24-byte header, then the packets.
+    let size = std::fs::metadata(&cap).map(|m| m.len()).unwrap_or(0);
+    assert!(size > 24, "tcpdump captured nothing: {stats}");
+
+    // What the transcript recorded, per lane and direction, in order.
+    let mut lanes: std::collections::BTreeMap<String, (Vec<u8>, Vec<u8>)> = Default::default();
+    for line in std::fs::read_to_string(&record).unwrap().lines().skip(1) {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert!(v.get("base64").is_none(), "binary bytes in {line}");
+        let (Some(lane), Some(bytes)) = (v["lane"].as_str(), v["text"].as_str()) else {
+            continue;
+        };
+        let entry = lanes.entry(lane.to_owned()).or_default();
+        match v["dir"].as_str() {
+            Some("c2s") => entry.0.extend_from_slice(bytes.as_bytes()),
+            Some("s2c") => entry.1.extend_from_slice(bytes.as_bytes()),
+            other => panic!("dir {other:?} in {line}"),
+        }
+    }
+    assert!(!lanes.is_empty(), "nothing recorded");
+
+    // The capture's TCP connections, each decrypted with the key log.
+    let cap = cap.to_str().unwrap();
+    let keylog = format!("tls.keylog_file:{}", keys.display());
+    let mut streams: Vec<String> = tshark(&["-r", cap, "-T", "fields", "-e", "tcp.stream"])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    streams.sort();
+    streams.dedup();
+    let decrypted: Vec<(Vec<u8>, Vec<u8>)> = streams
+        .iter()
+        .map(|n| {
+            followed(
+                &tshark(&[
+                    "-r",
+                    cap,
+                    "-o",
+                    &keylog,
+                    "-q",
+                    "-z",
+                    &format!("follow,tls,raw,{n}"),
+                ]),
+                &front.port,
+            )
+        })
+        .collect();
+    for (lane, (sent, received)) in &lanes {
+        let show = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let stream = decrypted
+            .iter()
+            .find(|(client, _)| client == sent)
+            .unwrap_or_else(|| {
+                panic!(
+                    "lane {lane}: no decrypted connection carries the recorded request bytes\nrecorded:\n{}\ndecrypted:\n{}",
+                    show(sent),
+                    decrypted
+                        .iter()
+                        .map(|(c, _)| show(c))
+                        .collect::<Vec<_>>()
+                        .join("\n----\n")
+                )
+            });
+        assert_eq!(
+            show(&stream.1),
+            show(received),
+            "lane {lane}: the decrypted responses differ from the recorded ones"
+        );
+    }
+    // The tool call's request body is among them, byte for byte.
+    assert!(
+        decrypted
+            .iter()
+            .any(|(c, _)| show_has(c, r#""arguments":{"a":2,"b":40}"#)),
+        "no decrypted tools/call"
+    );
+    // Without the key log, the same capture yields no plaintext.
+    for n in &streams {
+        let (c, s) = followed(
+            &tshark(&["-r", cap, "-q", "-z", &format!("follow,tls,raw,{n}")]),
+            &front.port,
+        );
+        assert!(
+            c.is_empty() && s.is_empty(),
+            "stream {n} decrypted without keys"
+        );
+    }
+}
+
+fn show_has(bytes: &[u8], needle: &str) -> bool {
+    String::from_utf8_lossy(bytes).contains(needle)
+}

@@ -251,10 +251,10 @@ pub enum Command {
         #[arg(long, value_name = "FILE", env = mcp_raw::protocol::state_key::ENV)]
         state_key_file: Option<PathBuf>,
         /// With --http and --fixture conformance: keep the tasks extension's records and
-        /// the subscription hub's events in Redis (redis://HOST:PORT or
-        /// redis://HOST:PORT/DB; no password), so replicas behind a load balancer serve
-        /// each other's tasks and listeners. Without it, one process keeps both in
-        /// memory.
+        /// the subscription hub's events in Redis (redis://HOST:PORT[/DB], or
+        /// rediss://HOST:PORT[/DB] for TLS; never a password: see --store-auth-file),
+        /// so replicas behind a load balancer serve each other's tasks and listeners.
+        /// Without it, one process keeps both in memory.
         // Read by `serve` (store::redis::Target::parse), not by clap: clap's refusal
         // would print the value whole, a password with it.
         #[arg(long, value_name = "URL", requires = "http")]
@@ -285,6 +285,24 @@ pub enum Command {
         /// connection), CR and LF escaped.
         #[arg(long, requires = "store")]
         store_trace: bool,
+        /// With --store rediss://: a PEM file of CA certificates trusted for Redis's
+        /// certificate, besides the system's store (repeatable). Default: the system's
+        /// store only.
+        #[arg(long, value_name = "FILE", requires = "store")]
+        store_cacert: Vec<PathBuf>,
+        /// With --store rediss://: a PEM client certificate (leaf first) presented to
+        /// Redis, which asks for one unless it runs with `tls-auth-clients no`. Needs
+        /// --store-key. Default: none.
+        #[arg(long, value_name = "FILE", requires = "store")]
+        store_cert: Option<PathBuf>,
+        /// With --store-cert: its private key, PEM.
+        #[arg(long, value_name = "FILE", requires = "store_cert")]
+        store_key: Option<PathBuf>,
+        /// With --store: a file holding Redis AUTH's credentials on one line,
+        /// `user:password` (an ACL user) or `password` (the default user); never on
+        /// the command line, never printed. Default: no AUTH.
+        #[arg(long, value_name = "FILE", requires = "store")]
+        store_auth_file: Option<PathBuf>,
         /// Print every byte in and out on stderr (never stdout) as it crosses, in the
         /// readable text view, or `--trace raw` for the bytes verbatim, or `--trace
         /// oneline` for a line per message.

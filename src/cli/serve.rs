@@ -74,6 +74,14 @@ pub struct StoreSpec {
     pub lease: Duration,
     /// `--store-trace`: every byte to and from Redis on stderr.
     pub trace: bool,
+    /// `--store-cacert`: roots trusted for `rediss://`, besides the system's.
+    pub cacert: Vec<std::path::PathBuf>,
+    /// `--store-auth-file`: the file holding Redis AUTH's user and password.
+    pub auth_file: Option<std::path::PathBuf>,
+    /// `--store-cert`: the client certificate presented to Redis over TLS.
+    pub cert: Option<std::path::PathBuf>,
+    /// `--store-key`: `--store-cert`'s private key.
+    pub key: Option<std::path::PathBuf>,
 }
 
 impl Spec {
@@ -98,26 +106,61 @@ impl Spec {
         if store.timeout.is_zero() {
             anyhow::bail!("--store-timeout 0: every command would time out");
         }
+        let target = redis::Target::parse(&store.url).map_err(anyhow::Error::msg)?;
+        if !target.tls {
+            let given = [
+                (!store.cacert.is_empty(), "--store-cacert"),
+                (store.cert.is_some(), "--store-cert"),
+                (store.key.is_some(), "--store-key"),
+            ];
+            if let Some((_, flag)) = given.iter().find(|(given, _)| *given) {
+                return Err(super::client::usage(format!(
+                    "{flag} is for rediss:// (TLS); {} is plaintext",
+                    target.url()
+                )));
+            }
+        }
+        // An unreadable auth file or CA file is the caller's mistake: exit status 2.
+        let auth = match &store.auth_file {
+            Some(path) => Some(redis::Auth::from_file(path).map_err(super::client::usage)?),
+            None => None,
+        };
+        let tls = if target.tls {
+            Some(std::sync::Arc::new(
+                redis::tls(store.cacert, store.cert, store.key).map_err(super::client::usage)?,
+            ))
+        } else {
+            None
+        };
         let settings = redis::Settings {
-            target: redis::Target::parse(&store.url).map_err(anyhow::Error::msg)?,
+            target,
             prefix: store.prefix,
             timeout: store.timeout,
             max_reply: store.max_reply,
             lease: store.lease,
             trace: store.trace,
+            tls,
+            auth,
         };
         if !matches!(self.fixture, FixtureArg::Conformance) {
             anyhow::bail!(
                 "--store shares task records and subscription events, which only --fixture conformance has"
             );
         }
-        let url = format!("redis://{}", settings.target.addr());
+        let url = settings.target.url();
+        let auth = match &settings.auth {
+            Some(redis::Auth {
+                user: Some(user), ..
+            }) => format!(", AUTH as {user:?}"),
+            Some(_) => ", AUTH as the default user".to_owned(),
+            None => String::new(),
+        };
         let (prefix, lease) = (settings.prefix.clone(), settings.lease);
         let shared = redis::connect(settings, limits(self.max_tasks, self.task_ttl))
             .await
             .map_err(|e| anyhow::anyhow!("--store {url}: {e}"))?;
         eprintln!(
-            "[mcp-raw] tasks and subscriptions shared through {url} (keys {prefix}:*, replica {}, task lease {lease:?})",
+            "[mcp-raw] tasks and subscriptions shared through {url} (keys {prefix}:*, replica {}, task lease {lease:?}{auth})",
             shared.replica
         );
         Ok(mcp_raw::content::conformance::server_on(

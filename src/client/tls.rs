@@ -53,7 +53,35 @@ pub struct Tls {
     /// Built on the first `https://` connection: reading the system trust store costs
     /// milliseconds a plain-HTTP run need not spend.
     built: OnceLock<Result<Built, String>>,
+    /// The ALPN protocols offered (RFC 7301 §3.1): `http/1.1` for the HTTP client,
+    /// none for Redis, whose TLS port does not negotiate one.
+    alpn: Vec<Vec<u8>>,
+    /// What a refusal tells the user to try: the flags of the command connecting.
+    advice: Advice,
 }
+
+/// What a refusal tells the user to try, in the flags of the command that connects
+/// (`client`'s by default, `serve --store`'s for Redis).
+#[derive(Debug, Clone, Copy)]
+pub struct Advice {
+    /// The plaintext scheme a server that does not answer in TLS is told to use
+    /// instead (`http://`, `redis://`).
+    pub plain: &'static str,
+    /// The flag that adds a root (`--cacert`), suggested for an unknown issuer.
+    pub cacert: &'static str,
+    /// The flag that skips the check, where there is one (`--insecure`).
+    pub insecure: Option<&'static str>,
+    /// The flags that present a client certificate (`--cert FILE --key FILE`).
+    pub cert: &'static str,
+}
+
+/// `client`'s flags.
+const CLIENT_ADVICE: Advice = Advice {
+    plain: "http://",
+    cacert: "--cacert",
+    insecure: Some("--insecure"),
+    cert: "--cert FILE --key FILE",
+};
 
 /// The files the flags name, read.
 struct Files {
@@ -94,6 +122,8 @@ impl Default for Tls {
                 keylog: None,
             },
             built: OnceLock::new(),
+            alpn: vec![b"http/1.1".to_vec()],
+            advice: CLIENT_ADVICE,
         }
     }
 }
@@ -132,7 +162,18 @@ impl Tls {
                 keylog,
             },
             built: OnceLock::new(),
+            alpn: vec![b"http/1.1".to_vec()],
+            advice: CLIENT_ADVICE,
         })
+    }
+
+    /// The same setup for another protocol over TLS (the Redis store): `alpn` offered
+    /// instead of `http/1.1` (empty: none), and refusals that suggest `advice`'s
+    /// scheme and flags.
+    pub fn for_protocol(mut self, alpn: Vec<Vec<u8>>, advice: Advice) -> Tls {
+        self.alpn = alpn;
+        self.advice = advice;
+        self
     }
 
     /// Is `--insecure` on?
@@ -196,8 +237,9 @@ impl Tls {
                 .context("--cert/--key: the key does not fit the certificate")?,
             None => builder.with_no_client_auth(),
         };
-        // This client speaks HTTP/1.1 only (RFC 7301 §3.1 ALPN, `http/1.1`).
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        // The HTTP client speaks HTTP/1.1 only (RFC 7301 §3.1 ALPN, `http/1.1`); the
+        // store offers none.
+        config.alpn_protocols = self.alpn.clone();
         if let Some(keylog) = &self.files.keylog {
             config.key_log = keylog.clone();
         }
@@ -228,7 +270,7 @@ impl Tls {
         };
         let stream = match built.connector.connect(name.clone(), tcp).await {
             Ok(stream) => stream,
-            Err(e) => return Err(anyhow::anyhow!(refused(&e, authority))),
+            Err(e) => return Err(anyhow::anyhow!(refused(&e, authority, &self.advice))),
         };
         let handshake_us = started.elapsed().as_micros() as u64;
         let (_, conn) = stream.get_ref();
@@ -414,7 +456,8 @@ impl ServerCertVerifier for Watch {
 
 /// Why a handshake failed, in words, naming the server's certificate when the
 /// failure is about it.
-fn refused(e: &std::io::Error, authority: &str) -> String {
+fn refused(e: &std::io::Error, authority: &str, advice: &Advice) -> String {
+    let plain = advice.plain;
     let tls = e
         .get_ref()
         .and_then(|inner| inner.downcast_ref::<rustls::Error>());
@@ -445,25 +488,31 @@ fn refused(e: &std::io::Error, authority: &str) -> String {
                     CertificateError::UnknownIssuer
                 ))
             );
-            let hint = if unknown_issuer {
-                "--cacert FILE trusts another root; --insecure skips the check"
-            } else {
-                "--insecure skips the check"
+            let skip = advice
+                .insecure
+                .map(|flag| format!("{flag} skips the check"));
+            let hint = match (unknown_issuer, skip) {
+                (true, Some(skip)) => {
+                    format!(" ({} FILE trusts another root; {skip})", advice.cacert)
+                }
+                (true, None) => format!(" ({} FILE trusts another root)", advice.cacert),
+                (false, Some(skip)) => format!(" ({skip})"),
+                (false, None) => String::new(),
             };
-            format!("TLS: the certificate of {authority} was refused: {why}{named} ({hint})")
+            format!("TLS: the certificate of {authority} was refused: {why}{named}{hint}")
         }
         Some(rustls::Error::InvalidMessage(_))
         | Some(rustls::Error::InappropriateMessage { .. }) => {
             format!(
-                "TLS: {authority} did not answer in TLS ({e}): is it a plain http:// server? Then use http://"
+                "TLS: {authority} did not answer in TLS ({e}): is it a plain {plain} server? Then use {plain}"
             )
         }
         Some(rustls::Error::AlertReceived(alert)) => format!(
             "TLS: {authority} ended the handshake with the alert {alert:?}{}",
             if *alert == rustls::AlertDescription::CertificateRequired {
-                ": it requires a client certificate (--cert FILE --key FILE)"
+                format!(": it requires a client certificate ({})", advice.cert)
             } else {
-                ""
+                String::new()
             }
         ),
         Some(other) => format!("TLS handshake with {authority} failed: {other}{named}"),
@@ -478,6 +527,15 @@ fn refused(e: &std::io::Error, authority: &str) -> String {
 /// once the client has finished, RFC 8446 §4.4.2.4: the refusal comes with the first
 /// read) in words, when TLS is what failed.
 pub fn after_handshake(e: &(dyn std::error::Error + 'static), authority: &str) -> Option<String> {
+    after_handshake_advised(e, authority, &CLIENT_ADVICE)
+}
+
+/// [`after_handshake`], suggesting `advice`'s flags (the store's, for Redis).
+pub fn after_handshake_advised(
+    e: &(dyn std::error::Error + 'static),
+    authority: &str,
+    advice: &Advice,
+) -> Option<String> {
     let mut cause = Some(e);
     while let Some(c) = cause {
         let tls = c
@@ -489,9 +547,9 @@ pub fn after_handshake(e: &(dyn std::error::Error + 'static), authority: &str) -
             return Some(format!(
                 "TLS: {authority} ended the connection with the alert {alert:?}{}",
                 if *alert == rustls::AlertDescription::CertificateRequired {
-                    ": it requires a client certificate (--cert FILE --key FILE)"
+                    format!(": it requires a client certificate ({})", advice.cert)
                 } else {
-                    ""
+                    String::new()
                 }
             ));
         }

@@ -64,29 +64,26 @@ impl Printer {
     /// The text view on stdout (`raw`: every byte verbatim), plus `more` sinks (a
     /// `--record` file).
     pub fn new(color: bool, raw: bool, more: Vec<Box<dyn Sink>>, max_message: usize) -> Self {
-        let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(crate::wire::text::TextView::with_max(
-            std::io::stdout(),
-            color,
-            raw,
-            max_message,
-        ))];
-        sinks.extend(more);
-        Printer {
-            style: if color { &COLOR } else { &PLAIN },
-            captions: Captions::Stdout,
-            recorder: Recorder::new(sinks),
-            max_message,
-        }
+        let view =
+            crate::wire::text::TextView::with_max(std::io::stdout(), color, raw, max_message);
+        Self::on_stdout(color, Box::new(view), more, max_message)
     }
 
     /// The one-line view on stdout (`--oneline`: a line per message), plus `more`
     /// sinks; captions stay on stdout between the lines.
     pub fn oneline(color: bool, more: Vec<Box<dyn Sink>>, max_message: usize) -> Self {
-        let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(crate::wire::oneline::OnelineView::new(
-            std::io::stdout(),
-            color,
-            max_message,
-        ))];
+        let view = crate::wire::oneline::OnelineView::new(std::io::stdout(), color, max_message);
+        Self::on_stdout(color, Box::new(view), more, max_message)
+    }
+
+    /// `view` on stdout, `more` sinks beside it, captions between its lines.
+    fn on_stdout(
+        color: bool,
+        view: Box<dyn Sink>,
+        more: Vec<Box<dyn Sink>>,
+        max_message: usize,
+    ) -> Self {
+        let mut sinks = vec![view];
         sinks.extend(more);
         Printer {
             style: if color { &COLOR } else { &PLAIN },

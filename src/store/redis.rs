@@ -1,6 +1,9 @@
 //! The Redis backend of the shared store. Everything it sends is a RESP2 command
 //! ([`super::resp`]) on one of two connections: one for commands (serialized: one
-//! command, its reply, the next), one subscribed to the bus.
+//! command, its reply, the next), one subscribed to the bus. Each opens the same way,
+//! at start and on every reconnection: TCP, TLS for `rediss://` (the client's rustls
+//! setup, [`crate::client::tls`]), `AUTH` when `--store-auth-file` gives credentials,
+//! `SELECT` when the URL names a database.
 //!
 //! Keys, under a prefix (`--store-prefix`, default `mcp-raw`):
 //!
@@ -16,7 +19,8 @@
 //! it is still the text the replica read, so two replicas changing one task cannot
 //! both win. Redis runs a script atomically (redis.io "Scripting with Lua").
 
-use super::resp::{Connection, Frame};
+use super::resp::{Connection, Frame, TlsTo};
+use crate::client::tls::{Advice, Tls};
 use crate::protocol::context::BoxFuture;
 use crate::protocol::subscriptions::{Event, Hub, Relay};
 use crate::protocol::tasks::shared::{Command, Records, Stored};
@@ -40,9 +44,12 @@ pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 /// The longest wait between two reconnection attempts of the bus.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
-/// `redis://HOST:PORT[/DB]`, read from `--store`.
+/// `redis://HOST:PORT[/DB]` or `rediss://HOST:PORT[/DB]`, read from `--store`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
+    /// `rediss://`: TLS to Redis's `tls-port` (the scheme Redis's own clients use for
+    /// it), checked against the system's roots and `--store-cacert`.
+    pub tls: bool,
     /// Host name or address.
     pub host: String,
     /// TCP port (required: no silent default).
@@ -53,17 +60,22 @@ pub struct Target {
 }
 
 impl Target {
-    /// Reads `redis://HOST:PORT[/DB]`. Refusals quote the value, except a password,
-    /// which is never printed (and not supported).
+    /// Reads `redis://HOST:PORT[/DB]` or `rediss://…`. Refusals quote the value,
+    /// except a password, which is never printed (and never read from the URL: a
+    /// command line is visible to every user of the machine; `--store-auth-file`).
     pub fn parse(value: &str) -> Result<Target, String> {
-        let Some(rest) = value.strip_prefix("redis://") else {
+        let (tls, rest) = if let Some(rest) = value.strip_prefix("redis://") {
+            (false, rest)
+        } else if let Some(rest) = value.strip_prefix("rediss://") {
+            (true, rest)
+        } else {
             return Err(format!(
-                "--store {value:?}: only redis://HOST:PORT[/DB] is supported"
+                "--store {value:?}: only redis://HOST:PORT[/DB] or rediss://HOST:PORT[/DB] (TLS) is supported"
             ));
         };
         if rest.contains('@') {
             return Err(
-                "--store redis://…@…: a user or password in the URL is not supported (the value is not printed)"
+                "--store redis://…@…: a user or password in the URL is not supported (the value is not printed); put them in a file given to --store-auth-file"
                     .into(),
             );
         }
@@ -89,6 +101,7 @@ impl Target {
             return Err(format!("--store {value:?}: the host is missing"));
         }
         Ok(Target {
+            tls,
             host: host
                 .trim_start_matches('[')
                 .trim_end_matches(']')
@@ -105,6 +118,78 @@ impl Target {
         } else {
             format!("{}:{}", self.host, self.port)
         }
+    }
+
+    /// The URL again (without a password, which it never holds), for messages.
+    pub fn url(&self) -> String {
+        let scheme = if self.tls { "rediss" } else { "redis" };
+        match self.db {
+            Some(db) => format!("{scheme}://{}/{db}", self.addr()),
+            None => format!("{scheme}://{}", self.addr()),
+        }
+    }
+}
+
+/// Redis AUTH's user and password (redis.io "AUTH": `AUTH [username] password`; a
+/// user of an ACL since Redis 6, else the `requirepass` of the `default` user), read
+/// from `--store-auth-file`. `Debug` leaves the password out.
+#[derive(Clone)]
+pub struct Auth {
+    /// The ACL user; `None` authenticates as `default` (`AUTH password`).
+    pub user: Option<String>,
+    /// The password, sent in `AUTH` only, never printed.
+    password: String,
+    /// The file it came from, to name in errors.
+    pub file: std::path::PathBuf,
+}
+
+impl std::fmt::Debug for Auth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Auth")
+            .field("user", &self.user)
+            .field("file", &self.file)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Auth {
+    /// Reads `user:password` or `password` from the one line of `path` (a trailing
+    /// newline is dropped; the user is what comes before the first `:`, so a
+    /// password holding `:` is written `default:pass:word`). Errors name the file,
+    /// never its content.
+    pub fn from_file(path: &std::path::Path) -> Result<Auth, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("--store-auth-file {}: cannot read it: {e}", path.display()))?;
+        let line = text
+            .strip_suffix("\r\n")
+            .or_else(|| text.strip_suffix('\n'))
+            .unwrap_or(&text);
+        if line.contains(['\n', '\r']) {
+            return Err(format!(
+                "--store-auth-file {}: more than one line (expected user:password or password on one line)",
+                path.display()
+            ));
+        }
+        let (user, password) = match line.split_once(':') {
+            Some((user, password)) => (Some(user.to_owned()), password.to_owned()),
+            None => (None, line.to_owned()),
+        };
+        if password.is_empty() || user.as_deref() == Some("") {
+            return Err(format!(
+                "--store-auth-file {}: the {} is empty (expected user:password or password on one line)",
+                path.display(),
+                if password.is_empty() {
+                    "password"
+                } else {
+                    "user"
+                }
+            ));
+        }
+        Ok(Auth {
+            user,
+            password,
+            file: path.to_owned(),
+        })
     }
 }
 
@@ -123,6 +208,43 @@ pub struct Settings {
     pub lease: Duration,
     /// `--store-trace`: print every byte to and from Redis on stderr.
     pub trace: bool,
+    /// With `rediss://`: the TLS setup (the system's roots and `--store-cacert`),
+    /// shared by both connections and every reconnection.
+    pub tls: Option<Arc<Tls>>,
+    /// `--store-auth-file`: `AUTH` sent first on every connection.
+    pub auth: Option<Auth>,
+}
+
+/// The flags a TLS refusal suggests for the store.
+pub const TLS_ADVICE: Advice = Advice {
+    plain: "redis://",
+    cacert: "--store-cacert",
+    insecure: None,
+    cert: "--store-cert FILE --store-key FILE",
+};
+
+/// The client's TLS for `rediss://`: the system's roots plus `cacert`, the client
+/// certificate `cert` with its `key` (Redis asks for one unless `tls-auth-clients
+/// no`), no ALPN (Redis negotiates none), refusals naming the store's flags.
+pub fn tls(
+    cacert: Vec<std::path::PathBuf>,
+    cert: Option<std::path::PathBuf>,
+    key: Option<std::path::PathBuf>,
+) -> Result<Tls, String> {
+    Tls::new(crate::client::tls::TlsOptions {
+        cacert,
+        cert,
+        key,
+        ..Default::default()
+    })
+    .map(|tls| tls.for_protocol(Vec::new(), TLS_ADVICE))
+    // The setup's errors name the client's flags; these are the store's.
+    .map_err(|e| {
+        format!("{e:#}")
+            .replace("--cacert", "--store-cacert")
+            .replace("--cert", "--store-cert")
+            .replace("--key", "--store-key")
+    })
 }
 
 /// The command connection: one at a time, reconnected on the next command after a
@@ -167,13 +289,56 @@ impl Client {
     }
 }
 
-/// A new connection, its database selected; `name` labels its trace (`cmd`, `bus`).
+/// A new connection, authenticated and its database selected; `name` labels its
+/// trace (`cmd`, `bus`).
 async fn open(settings: &Settings, name: &'static str) -> Result<Connection, String> {
     let addr = settings.target.addr();
     let trace = settings.trace.then_some(name);
-    let mut conn = Connection::connect(&addr, settings.timeout, settings.max_reply, trace)
+    let tls = match (&settings.target.tls, &settings.tls) {
+        (false, _) => None,
+        (true, Some(tls)) => Some(TlsTo {
+            tls,
+            host: &settings.target.host,
+        }),
+        (true, None) => return Err(format!("Redis at {addr}: rediss:// without a TLS setup")),
+    };
+    let mut conn = Connection::connect(&addr, tls, settings.timeout, settings.max_reply, trace)
         .await
         .map_err(|e| format!("Redis at {addr}: {e}"))?;
+    if let Some(auth) = &settings.auth {
+        // AUTH before anything else: until it succeeds, a server with a password
+        // answers every other command `-NOAUTH` (redis.io "AUTH").
+        let mut args: Vec<&[u8]> = vec![b"AUTH"];
+        if let Some(user) = &auth.user {
+            args.push(user.as_bytes());
+        }
+        args.push(auth.password.as_bytes());
+        let sent = async {
+            conn.write_secret_command(&args).await?;
+            conn.read_frame().await
+        };
+        let who = match &auth.user {
+            Some(user) => format!("user {user:?}"),
+            None => "the default user".to_owned(),
+        };
+        match tokio::time::timeout(settings.timeout, sent).await {
+            Ok(Ok(Frame::Simple(_))) => {}
+            // `-WRONGPASS invalid username-password pair or user is disabled.`: the
+            // reply never quotes the password, so it is shown whole.
+            Ok(Ok(Frame::Error(e))) => {
+                return Err(format!(
+                    "Redis at {addr} refused AUTH as {who} with the password in --store-auth-file {}: {:?}",
+                    auth.file.display(),
+                    format!("-{e}")
+                ));
+            }
+            Ok(Ok(other)) => {
+                return Err(format!("Redis at {addr}: AUTH answered {other:?}"));
+            }
+            Ok(Err(e)) => return Err(format!("Redis at {addr}: {e}")),
+            Err(_) => return Err(format!("Redis at {addr}: AUTH timed out")),
+        }
+    }
     if let Some(db) = settings.target.db {
         let db = db.to_string();
         match tokio::time::timeout(settings.timeout, conn.call(&[b"SELECT", db.as_bytes()])).await {
@@ -379,9 +544,16 @@ pub async fn connect(settings: Settings, limits: TaskLimits) -> Result<Shared, S
         settings: settings.clone(),
         conn: tokio::sync::Mutex::new(None),
     });
-    match client.call(&[b"PING"]).await? {
-        Frame::Simple(pong) if pong == "PONG" => {}
-        other => return Err(format!("Redis at {addr} answered PING with {other:?}")),
+    match client.call(&[b"PING"]).await {
+        Ok(Frame::Simple(pong)) if pong == "PONG" => {}
+        Ok(other) => return Err(format!("Redis at {addr} answered PING with {other:?}")),
+        // `-NOAUTH Authentication required.`: Redis has a password and none was given.
+        Err(e) if e.contains("NOAUTH") => {
+            return Err(format!(
+                "{e}: Redis requires a password; put user:password (or password) in a file and give it to --store-auth-file"
+            ));
+        }
+        Err(e) => return Err(e),
     }
     let replica = format!(
         "{}-{}",
@@ -582,6 +754,8 @@ mod tests {
             max_reply: DEFAULT_MAX_REPLY,
             lease: DEFAULT_LEASE,
             trace: false,
+            tls: None,
+            auth: None,
         }
     }
 
@@ -620,12 +794,15 @@ mod tests {
         assert_eq!(
             Target::parse("redis://127.0.0.1:6379").unwrap(),
             Target {
+                tls: false,
                 host: "127.0.0.1".into(),
                 port: 6379,
                 db: None
             }
         );
         assert_eq!(Target::parse("redis://h:1/3").unwrap().db, Some(3));
+        let tls = Target::parse("rediss://h:6380/2").unwrap();
+        assert!(tls.tls && tls.port == 6380 && tls.url() == "rediss://h:6380/2");
         assert_eq!(
             Target::parse("redis://[::1]:7000").unwrap().addr(),
             "[::1]:7000"
@@ -643,5 +820,43 @@ mod tests {
         }
         let e = Target::parse("redis://user:s3cret@h:1").unwrap_err();
         assert!(!e.contains("s3cret"), "{e}");
+        let e = Target::parse("rediss://user:s3cret@h:1").unwrap_err();
+        assert!(
+            !e.contains("s3cret") && e.contains("--store-auth-file"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn auth_files_hold_one_line_and_errors_never_quote_it() {
+        let dir = std::env::temp_dir().join(format!("mcp-raw-auth-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = |name: &str, text: &str| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let a = Auth::from_file(&file("user", "app:pa:ss\n")).unwrap();
+        assert_eq!(
+            (a.user.as_deref(), a.password.as_str()),
+            (Some("app"), "pa:ss")
+        );
+        let a = Auth::from_file(&file("bare", "s3cret")).unwrap();
+        assert_eq!((a.user.as_deref(), a.password.as_str()), (None, "s3cret"));
+        assert!(!format!("{a:?}").contains("s3cret"));
+        for (name, text, says) in [
+            ("empty", "\n", "password is empty"),
+            ("nouser", ":s3cret\n", "user is empty"),
+            ("two", "s3cret\nmore\n", "more than one line"),
+        ] {
+            let e = Auth::from_file(&file(name, text)).unwrap_err();
+            assert!(
+                e.contains(says) && e.contains(name) && !e.contains("s3cret"),
+                "{e}"
+            );
+        }
+        let e = Auth::from_file(&dir.join("missing")).unwrap_err();
+        assert!(e.contains("cannot read"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -8,10 +8,14 @@
 //! < +OK\r\n   -ERR …\r\n   :1\r\n   $5\r\nhello\r\n   $-1\r\n   *2\r\n…   the replies
 //! ```
 //!
+//! Below the frames, a connection is TCP or TLS over it (`rediss://`): the bytes
+//! traced are the plaintext RESP either way.
+//!
 //! "Need more bytes" is a state ([`parse`] answers `Ok(None)`), not an error; a reply
 //! larger than the limit is an error, so a broken or hostile store cannot make the
 //! server buffer without end.
 
+use crate::client::tls::Tls;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -174,9 +178,51 @@ pub fn escaped(bytes: &[u8]) -> String {
     out
 }
 
-/// One TCP connection to Redis: commands written whole, replies read frame by frame.
+/// TCP, or TLS over it (`rediss://`): the bytes above are RESP2 either way.
+enum Stream {
+    /// `redis://`.
+    Plain(TcpStream),
+    /// `rediss://`: boxed, the TLS state is large.
+    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+}
+
+impl Stream {
+    async fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        match self {
+            Stream::Plain(s) => s.write_all(bytes).await,
+            Stream::Tls(s) => {
+                // rustls buffers the record; flush sends it.
+                s.write_all(bytes).await?;
+                s.flush().await
+            }
+        }
+    }
+
+    async fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Plain(s) => s.read(buf).await,
+            Stream::Tls(s) => s.read(buf).await,
+        }
+    }
+}
+
+/// How to reach Redis over TLS: the client's setup, and the host name to verify.
+pub struct TlsTo<'a> {
+    /// Roots (the system's and `--store-cacert`), shared by every connection.
+    pub tls: &'a Tls,
+    /// The host of the URL: sent as SNI and checked against the certificate.
+    pub host: &'a str,
+}
+
+/// One connection to Redis: commands written whole, replies read frame by frame.
 pub struct Connection {
-    stream: TcpStream,
+    /// The socket, plain or TLS.
+    stream: Stream,
+    /// The store's flags, for a TLS error to suggest.
+    advice: crate::client::tls::Advice,
+    /// Has Redis answered anything yet? A plaintext command to a TLS port gets no
+    /// RESP back, so the first failed read says which port it may be.
+    answered: bool,
     /// Bytes read and not yet parsed (a reply may arrive in pieces).
     buffer: Vec<u8>,
     /// The largest reply accepted (`serve --store-max-reply-bytes`).
@@ -187,21 +233,53 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// Connects to `addr` (`host:port`) within `timeout`.
+    /// Connects to `addr` (`host:port`) within `timeout`, and runs the TLS handshake
+    /// when `tls` says so (within the same timeout).
     pub async fn connect(
         addr: &str,
+        tls: Option<TlsTo<'_>>,
         timeout: Duration,
         max_reply: usize,
         trace: Option<&'static str>,
     ) -> Result<Connection, String> {
-        let stream = tokio::time::timeout(timeout, TcpStream::connect(addr))
+        let started = std::time::Instant::now();
+        let tcp = tokio::time::timeout(timeout, TcpStream::connect(addr))
             .await
             .map_err(|_| format!("no connection to {addr} within {timeout:?}"))?
             .map_err(|e| format!("cannot connect to {addr}: {e}"))?;
         // Small commands, answered one by one: no Nagle delay.
-        let _ = stream.set_nodelay(true);
+        let _ = tcp.set_nodelay(true);
+        let stream = match tls {
+            None => Stream::Plain(tcp),
+            Some(to) => {
+                let left = timeout.saturating_sub(started.elapsed());
+                let (stream, facts) =
+                    tokio::time::timeout(left, to.tls.connect(tcp, to.host, addr, started))
+                        .await
+                        .map_err(|_| {
+                            format!(
+                                "no TLS handshake with {addr} within {timeout:?}: is it a plaintext port? Then use redis://"
+                            )
+                        })?
+                        .map_err(|e| format!("{e:#}"))?;
+                if let Some(name) = trace {
+                    let leaf = facts.chain.first();
+                    eprintln!(
+                        "[redis {name}] TLS {} {}, certificate {} (issuer {}, SHA-256 {})",
+                        facts.version,
+                        facts.cipher,
+                        leaf.map_or("(none)", |c| c.subject.as_str()),
+                        leaf.map_or("(none)", |c| c.issuer.as_str()),
+                        leaf.map_or("(none)", |c| c.sha256.as_str()),
+                    );
+                }
+                Stream::Tls(Box::new(stream))
+            }
+        };
         Ok(Connection {
             stream,
+            advice: super::redis::TLS_ADVICE,
+            answered: false,
             buffer: Vec::with_capacity(4096),
             max_reply,
             trace,
@@ -212,8 +290,33 @@ impl Connection {
     pub async fn write_command(&mut self, args: &[&[u8]]) -> Result<(), String> {
         let bytes = encode(args);
         self.show('>', &bytes);
+        self.send(&bytes).await
+    }
+
+    /// Writes one command whose last argument is a secret (`AUTH`'s password): the
+    /// trace shows the bytes before it, then says it is not shown.
+    pub async fn write_secret_command(&mut self, args: &[&[u8]]) -> Result<(), String> {
+        let bytes = encode(args);
+        if let Some(name) = self.trace {
+            let shown = encode(&args[..args.len().saturating_sub(1)]);
+            // The count in front (`*N`) is the real one; the secret's `$len` and
+            // bytes are left out.
+            let head = escaped(format!("*{}\r\n", args.len()).as_bytes());
+            let rest = shown
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(&shown[..], |at| &shown[at + 1..]);
+            eprintln!(
+                "[redis {name}] > {head}{}(the password is not shown)",
+                escaped(rest)
+            );
+        }
+        self.send(&bytes).await
+    }
+
+    async fn send(&mut self, bytes: &[u8]) -> Result<(), String> {
         self.stream
-            .write_all(&bytes)
+            .write_all(bytes)
             .await
             .map_err(|e| format!("writing to Redis: {e}"))
     }
@@ -221,9 +324,21 @@ impl Connection {
     /// Reads the next reply (or pub/sub message).
     pub async fn read_frame(&mut self) -> Result<Frame, String> {
         loop {
+            // A TLS record where RESP was expected (RFC 8446 §5.1: content type 21 is
+            // an alert, 22 a handshake): the port speaks TLS.
+            if !self.answered
+                && matches!(self.stream, Stream::Plain(_))
+                && matches!(self.buffer.first(), Some(0x15 | 0x16))
+            {
+                return Err(format!(
+                    "Redis answered with a TLS record (first byte 0x{:02x}), not RESP: this port speaks TLS; use rediss://",
+                    self.buffer[0]
+                ));
+            }
             if let Some((frame, used)) = parse(&self.buffer, self.max_reply)? {
                 let bytes: Vec<u8> = self.buffer.drain(..used).collect();
                 self.show('<', &bytes);
+                self.answered = true;
                 return Ok(frame);
             }
             if self.buffer.len() > self.max_reply.saturating_add(64) {
@@ -233,13 +348,32 @@ impl Connection {
                 ));
             }
             let mut chunk = [0u8; 8192];
-            let n = self
-                .stream
-                .read(&mut chunk)
-                .await
-                .map_err(|e| format!("reading from Redis: {e}"))?;
+            // A TLS port closes (or resets) a connection whose first bytes are not a
+            // ClientHello, often without a word.
+            let first = !self.answered && matches!(self.stream, Stream::Plain(_));
+            let hint = if first {
+                " before its first reply: is it a TLS port? Then use rediss://"
+            } else {
+                ""
+            };
+            let n = match self.stream.read(&mut chunk).await {
+                Ok(n) => n,
+                Err(e) if first && e.kind() == std::io::ErrorKind::ConnectionReset => {
+                    return Err(format!("Redis reset the connection{hint}"));
+                }
+                // A TLS 1.3 server refuses a missing client certificate only after the
+                // handshake (RFC 8446 §4.4.2.4): the alert comes with the first read.
+                Err(e) => {
+                    return Err(crate::client::tls::after_handshake_advised(
+                        &e,
+                        "Redis",
+                        &self.advice,
+                    )
+                    .unwrap_or_else(|| format!("reading from Redis: {e}")));
+                }
+            };
             if n == 0 {
-                return Err("Redis closed the connection".into());
+                return Err(format!("Redis closed the connection{hint}"));
             }
             self.buffer.extend_from_slice(&chunk[..n]);
         }

@@ -18,11 +18,11 @@
 //! so a server that writes half a line, or a line that is not JSON, is passed on as it
 //! is. The end of a pipe is passed on too: the client closing our stdin closes the
 //! server's (which is how a stdio session ends, `basic/lifecycle` "Shutdown"); the
-//! server's end is ours: once it exits and its last bytes are written, the tap exits,
-//! and the client sees our stdout close. (The tap writes through a duplicate of its
-//! stdout, never taking fd 1 from the standard library: closing fd 1 under it would
-//! let the next file opened take that number, and any later write to "stdout" land
-//! in that file.)
+//! server closing its stdout closes ours: the client sees the end the moment the
+//! server's comes. (The tap writes through a duplicate of its stdout and never closes
+//! fd 1 under the standard library, which would let the next file opened take that
+//! number and any later write to "stdout" land in that file: once the server's stdout
+//! ends, the duplicate is dropped and fd 1 pointed at /dev/null.)
 //!
 //! The tap exits with the server's status (128 + the signal, as shells say it, when a
 //! signal killed it), and SIGTERM or SIGINT sent to the tap are sent on to the server,
@@ -94,8 +94,7 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
         .split_first()
         .context("no server command after `--`")?;
     // Duplicates, written and read with no buffer of std's in between; fd 1 itself
-    // stays open (and std's) until the process exits, which is when the client sees
-    // our stdout end.
+    // stays std's (pointed at /dev/null once the server's stdout ends).
     let our_stdout = dup(std::io::stdout().as_fd(), "stdout")?;
     let our_stdin = dup(std::io::stdin().as_fd(), "stdin")?;
     let our_stderr = dup(std::io::stderr().as_fd(), "stderr")?;
@@ -135,6 +134,23 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
         let (rec, done) = (recorder.clone(), done.clone());
         std::thread::spawn(move || {
             copy(from, to, &rec, lane, Dir::ToClient);
+            if lane.kind == LaneKind::Stdio {
+                // The server closed its stdout: so must we, at once, as a real
+                // server's closing is what its client sees. Our duplicate is gone
+                // (dropped by `copy`); fd 1 is the last copy of the client's pipe, so
+                // it is pointed at /dev/null: the client reads its end, and std's
+                // stdout stays a valid descriptor (never a number the next open
+                // file could take).
+                if let Err(e) = stdout_to_null() {
+                    rec.emit(
+                        lane,
+                        Dir::ToClient,
+                        What::Close(format!(
+                            "could not close our stdout ({e}): the client sees its end when the tap exits"
+                        )),
+                    );
+                }
+            }
             let _ = done.send(());
         });
     }
@@ -157,6 +173,14 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
         }
     }
     Ok(exit_code(status))
+}
+
+/// Points fd 1 at /dev/null (dup2: the client's pipe is closed in this process, fd 1
+/// stays open for whatever std still writes to it).
+fn stdout_to_null() -> std::io::Result<()> {
+    let null = File::options().write(true).open("/dev/null")?;
+    rustix::stdio::dup2_stdout(&null)?;
+    Ok(())
 }
 
 /// A duplicate of one of our standard streams, as a plain file: reads and writes go

@@ -52,11 +52,15 @@ impl HttpServer {
             .spawn()
             .expect("spawn mcp-raw serve --http");
         let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        // What came before the listening line is kept too (what it connected to).
+        let mut early = String::new();
         let addr = loop {
             let line = lines
                 .next()
                 .expect("server exited before listening")
                 .unwrap();
+            early.push_str(&line);
+            early.push('\n');
             if let Some(rest) = line.split("listening on http://").nth(1) {
                 // `…/mcp` ends serve's line; the bridge's goes on (`/mcp, serving …`),
                 // the authorization server's too (`ADDR (metadata at …)`).
@@ -68,7 +72,7 @@ impl HttpServer {
             }
         };
         // Keep draining stderr so the server never blocks on a full pipe.
-        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let log = std::sync::Arc::new(std::sync::Mutex::new(early));
         let keep = log.clone();
         std::thread::spawn(move || {
             for line in lines.map_while(Result::ok) {

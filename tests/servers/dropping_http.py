@@ -9,38 +9,9 @@ import json
 import socket
 import threading
 
+from rawhttp import read_request, respond, chunk
+
 SESSION = "drop-session-1"
-
-
-def read_request(conn):
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return None
-        data += chunk
-    head, rest = data.split(b"\r\n\r\n", 1)
-    lines = head.decode().split("\r\n")
-    method, path, _ = lines[0].split(" ", 2)
-    headers = {}
-    for line in lines[1:]:
-        name, value = line.split(":", 1)
-        headers[name.strip().lower()] = value.strip()
-    length = int(headers.get("content-length", "0"))
-    while len(rest) < length:
-        rest += conn.recv(65536)
-    return method, headers, rest[:length]
-
-
-def respond(conn, status, headers, body=b""):
-    head = "HTTP/1.1 %s\r\n" % status
-    for name, value in headers + [("content-length", str(len(body)))]:
-        head += "%s: %s\r\n" % (name, value)
-    conn.sendall(head.encode() + b"\r\n" + body)
-
-
-def chunk(data):
-    return b"%x\r\n%s\r\n" % (len(data), data)
 
 
 def serve(conn):

@@ -26,6 +26,8 @@ import sys
 import threading
 import time
 
+from rawhttp import read_request, respond, chunk, SSE_HEAD
+
 SESSION = "resume-session-1"
 EMPTY_DISCOVER = "--empty-discover" in sys.argv[1:]
 KEEP_ALIVE = "--keep-alive" in sys.argv[1:]
@@ -36,39 +38,6 @@ session_stream = {"conn": None}
 pending = {"id": None}
 
 
-def read_request(conn):
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return None
-        data += chunk
-    head, rest = data.split(b"\r\n\r\n", 1)
-    lines = head.decode().split("\r\n")
-    method, _path, _ = lines[0].split(" ", 2)
-    headers = {}
-    for line in lines[1:]:
-        name, value = line.split(":", 1)
-        headers[name.strip().lower()] = value.strip()
-    length = int(headers.get("content-length", "0"))
-    while len(rest) < length:
-        rest += conn.recv(65536)
-    return method, headers, rest[:length]
-
-
-def respond(conn, status, headers, body=b""):
-    head = "HTTP/1.1 %s\r\n" % status
-    for name, value in headers + [("content-length", str(len(body)))]:
-        head += "%s: %s\r\n" % (name, value)
-    conn.sendall(head.encode() + b"\r\n" + body)
-
-
-def chunk(data):
-    return b"%x\r\n%s\r\n" % (len(data), data)
-
-
-SSE_HEAD = (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-            b"transfer-encoding: chunked\r\n\r\n")
 # The same, for a stream after which the server closes the connection.
 SSE_HEAD_CLOSE = (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
                   b"connection: close\r\ntransfer-encoding: chunked\r\n\r\n")

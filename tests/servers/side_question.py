@@ -16,45 +16,12 @@ import sys
 import threading
 import time
 
+from rawhttp import read_request, respond, chunk, SSE_HEAD
+
 SESSION = "side-session-1"
 NEVER = "--never" in sys.argv[1:]
 lock = threading.Condition()
 state = {"side": None, "answer": None}
-
-
-def read_request(conn):
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return None
-        data += chunk
-    head, rest = data.split(b"\r\n\r\n", 1)
-    lines = head.decode().split("\r\n")
-    method, _path, _ = lines[0].split(" ", 2)
-    headers = {}
-    for line in lines[1:]:
-        name, value = line.split(":", 1)
-        headers[name.strip().lower()] = value.strip()
-    length = int(headers.get("content-length", "0"))
-    while len(rest) < length:
-        rest += conn.recv(65536)
-    return method, headers, rest[:length]
-
-
-def respond(conn, status, headers, body=b""):
-    head = "HTTP/1.1 %s\r\n" % status
-    for name, value in headers + [("content-length", str(len(body)))]:
-        head += "%s: %s\r\n" % (name, value)
-    conn.sendall(head.encode() + b"\r\n" + body)
-
-
-def chunk(data):
-    return b"%x\r\n%s\r\n" % (len(data), data)
-
-
-SSE_HEAD = (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-            b"transfer-encoding: chunked\r\n\r\n")
 
 
 def event(message):
