@@ -387,6 +387,11 @@ fn bad_requests_and_failed_handshakes_are_answered_and_recorded() {
         long.starts_with("HTTP/1.1 400") && long.contains("--max-head-bytes"),
         "{long}"
     );
+    let free = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     // An absolute-form request is relayed in plain HTTP to its host: the server's
     // own answer comes back (405: GET without a session).
     let relayed = ask(
@@ -401,11 +406,17 @@ fn bad_requests_and_failed_handshakes_are_answered_and_recorded() {
         relayed.starts_with("HTTP/1.1 ") && !relayed.contains("tap --proxy"),
         "{relayed}"
     );
-    let free = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // A second request on that connection, for another host, is not sent to the
+    // first: the connection ends instead.
+    let two = ask(
+        &proxy.addr,
+        format!(
+            "GET http://{0}/mcp HTTP/1.1\r\nHost: {0}\r\nAccept: text/event-stream\r\n\r\nGET http://127.0.0.1:{free}/x HTTP/1.1\r\nHost: 127.0.0.1:{free}\r\n\r\n",
+            server.addr
+        )
+        .as_bytes(),
+    );
+    assert_eq!(two.matches("HTTP/1.1 ").count(), 1, "{two}");
     let down = ask(
         &proxy.addr,
         format!("CONNECT 127.0.0.1:{free} HTTP/1.1\r\n\r\n").as_bytes(),
@@ -445,6 +456,11 @@ fn bad_requests_and_failed_handshakes_are_answered_and_recorded() {
     );
     assert!(said.contains("400 Bad Request sent") && said.contains("502 Bad Gateway sent"));
     assert!(said.contains("relayed in plain HTTP"), "{said}");
+    assert!(
+        said.contains("on a connection relayed to")
+            && said.contains("the client must open another"),
+        "{said}"
+    );
 
     let remote = Command::new(BIN)
         .args(["tap", "--proxy", "--listen", "0.0.0.0:0", "--ca-dir"])
