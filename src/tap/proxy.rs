@@ -361,7 +361,7 @@ const ESTABLISHED: &[u8] = b"HTTP/1.1 200 Connection Established\r\n\r\n";
 
 /// A host to decrypt: the real host's TLS first (so a failure there is the client's
 /// 502, RFC 9110 §15.6.3), then `200`, then the client's TLS with a leaf for `host`,
-/// then the plaintext relayed on two lanes.
+/// then the plaintext relayed, recorded once on the connection's lane.
 async fn decrypted(
     mut client: TcpStream,
     peer: SocketAddr,
@@ -409,6 +409,7 @@ async fn decrypted(
     let leaf = match config.ca.server_config(host) {
         Ok(c) => c,
         Err(why) => {
+            recorder.bytes(lane, Dir::ToServer, head);
             return answer(
                 &mut client,
                 lane,
