@@ -140,6 +140,8 @@
 //!                       signals passed on
 //!   http.rs             `tap --http`: a TCP-level reverse proxy, a lane per connection, 502
 //!   rewrite.rs          `--rewrite-host`: the Host line of each request head, nothing else
+//!   proxy.rs            `tap --proxy`: a forward proxy (CONNECT), TLS decrypted per host
+//!   ca.rs               `mcp-raw ca`: the local CA and the leaf it signs per decrypted host
 //! bridge/               `bridge -- SERVER_CMD`: a stdio server served as Streamable HTTP
 //!   mod.rs              Bridge: the forwarding core behind the HTTP transport
 //!   child.rs            one child process: its pipes recorded, kill on drop

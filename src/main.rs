@@ -147,6 +147,7 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
         Command::Tap(args) => return ExitCode::from(apart(move || cli::tap::main(args))),
+        Command::Ca(args) => apart(move || cli::ca::main(args)),
         Command::Bridge(args) => apart(move || cli::bridge::main(args)),
         Command::AuthServer(args) => apart(move || cli::auth_server::main(args)),
         Command::Completions { shell } => apart(move || {

@@ -21,8 +21,9 @@ const FORMATS: &[(&str, &[&str])] = &[
     ("show", &["text", "json", "pretty"]),
 ];
 
-/// The one subcommand that prints nothing a colour could mark (a shell script).
-const UNCOLOURED: &[&str] = &["completions"];
+/// The subcommands that print nothing a colour could mark (a shell script; a CA's
+/// paths and fingerprint).
+const UNCOLOURED: &[&str] = &["completions", "ca"];
 
 fn help(args: &[&str]) -> (bool, String) {
     let out = Command::new(BIN).args(args).output().unwrap();

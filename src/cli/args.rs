@@ -54,7 +54,20 @@ macro_rules! tap_examples {
   mcp-raw tap --record tap.jsonl -- npx -y @modelcontextprotocol/server-everything
       (give the client this command line in place of the server's)
   mcp-raw tap --http --listen 127.0.0.1:3200 --target http://127.0.0.1:3100/mcp --trace oneline
-  mcp-raw tap --check -- mcp-raw serve"
+  mcp-raw tap --check -- mcp-raw serve
+  mcp-raw tap --proxy --listen 127.0.0.1:8080 --decrypt-host '*.example.com' --record proxy.jsonl
+      (then HTTPS_PROXY=http://127.0.0.1:8080 for the client; `mcp-raw ca` first)"
+    };
+}
+
+macro_rules! ca_examples {
+    () => {
+        "Examples:
+  mcp-raw ca
+      (creates the CA in ~/.config/mcp-raw and prints how to trust it)
+  mcp-raw ca show
+  mcp-raw ca rotate --dir /tmp/mcp-raw-ca
+  mcp-raw ca delete"
     };
 }
 
@@ -326,12 +339,19 @@ pub enum Command {
     /// Stand between a real client and a real server, pass every byte on unchanged
     /// both ways, and record it: over stdio, `tap [FLAGS] -- SERVER_CMD ARG…` (the
     /// client runs this in place of the server); over HTTP, `tap --http --listen ADDR
-    /// --target URL` (a reverse proxy).
+    /// --target URL` (a reverse proxy); or, as a client's HTTPS_PROXY, `tap --proxy
+    /// --listen ADDR` (a forward proxy that opens TLS with a local CA's leaves).
     #[command(
         after_help = concat!(tap_examples!(), "\n\n", "Exit status (stdio): the server's own, or 128 + the signal that killed it; \
 127 the server's program was not found, 126 it could not be run; 2 usage.")
     )]
     Tap(TapArgs),
+    /// The local certificate authority of `tap --proxy`: `ca` creates it (key 0600 in
+    /// the user's config directory) and prints how each runtime trusts it; `ca show`,
+    /// `ca rotate`, `ca delete`. Anyone holding its key can impersonate any site to the
+    /// programs that trust it: delete it when done.
+    #[command(after_help = ca_examples!())]
+    Ca(CaArgs),
     /// Serve a stdio MCP server as Streamable HTTP on /mcp: `bridge --port PORT --
     /// SERVER_CMD ARG…`. Each legacy session gets its own child process (spawned at
     /// initialize, killed when the session ends); modern requests share one.
@@ -836,6 +856,7 @@ pub enum ShowFormat {
 
 // `mcp-raw tap`'s arguments.
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("web").args(["http", "proxy"]).multiple(false)))]
 pub struct TapArgs {
     /// The stdio server's program and arguments, after `--`, taken as they are.
     #[arg(last = true, value_name = "SERVER_CMD")]
@@ -843,49 +864,76 @@ pub struct TapArgs {
     /// Relay Streamable HTTP (a reverse proxy) instead of a stdio server.
     #[arg(long)]
     pub http: bool,
-    /// With --http: where the tap listens, ADDRESS:PORT or a bare PORT (on
+    /// Be a forward proxy (set it as the client's HTTPS_PROXY): CONNECT tunnels,
+    /// TLS opened with leaves from the local CA (`mcp-raw ca`) for the hosts
+    /// --decrypt-host matches, the plaintext recorded; absolute-form http:// requests
+    /// relayed. Uses --listen and the limits of --http.
+    #[arg(long)]
+    pub proxy: bool,
+    /// With --proxy: decrypt only hosts matching PATTERN (repeatable; a host name,
+    /// `*` for any characters: `*.example.com`); others pass as opaque tunnels.
+    /// [default: every host]
+    #[arg(long = "decrypt-host", value_name = "PATTERN", requires = "proxy")]
+    pub decrypt_hosts: Vec<String>,
+    /// With --proxy: the directory of the CA made by `mcp-raw ca` [default:
+    /// $XDG_CONFIG_HOME/mcp-raw, else ~/.config/mcp-raw]
+    #[arg(long, value_name = "DIR", requires = "proxy")]
+    pub ca_dir: Option<PathBuf>,
+    /// With --proxy: trust the CA certificates in this PEM file too, for the real
+    /// hosts, besides the system's trust store (repeatable).
+    #[arg(long = "cacert", value_name = "FILE", requires = "proxy")]
+    pub cacert: Vec<PathBuf>,
+    /// With --proxy: connect to a real host even when its certificate does not verify;
+    /// its lane's TLS facts say why.
+    #[arg(long, requires = "proxy")]
+    pub insecure: bool,
+    /// With --proxy: the longest proxy request head (`CONNECT HOST:PORT`, or a
+    /// request with an absolute http:// URL); longer gets 400.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw::tap::proxy::limits::MAX_HEAD_BYTES, requires = "proxy")]
+    pub max_head_bytes: usize,
+    /// With --http or --proxy: where the tap listens, ADDRESS:PORT or a bare PORT (on
     /// 127.0.0.1); port 0 picks a free one (the first line on stderr says which).
     #[arg(
         long,
         value_name = "ADDR",
         default_value = "127.0.0.1:3200",
-        requires = "http"
+        requires = "web"
     )]
     pub listen: String,
-    /// With --http: allow a --listen address that is not loopback (anyone who can
+    /// With --http or --proxy: allow a --listen address that is not loopback (anyone who can
     /// reach it can talk to the target through the tap).
-    #[arg(long, requires = "http")]
+    #[arg(long, requires = "web")]
     pub allow_remote: bool,
     /// With --http: the server the tap forwards to, http://HOST:PORT/PATH (the path is
     /// only shown: requests keep the path the client sent).
-    #[arg(long, value_name = "URL", requires = "http")]
+    #[arg(long, value_name = "URL", requires = "web")]
     pub target: Option<String>,
     /// With --http: rewrite the Host line of each request head to the target's
     /// HOST:PORT (nothing else changes); the recording then shows both sides, each on
     /// its own lane.
-    #[arg(long, requires = "http")]
+    #[arg(long, requires = "web")]
     pub rewrite_host: bool,
-    /// With --http: seconds connecting to the target may take; then the client gets
-    /// 502 Bad Gateway.
-    #[arg(long, value_name = "SECS", default_value = "10", value_parser = secs, requires = "http")]
+    /// With --http or --proxy: seconds connecting to the target (with --proxy, and
+    /// its TLS handshake) may take; then the client gets 502 Bad Gateway.
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = secs, requires = "web")]
     pub connect_timeout: Duration,
-    /// With --http: most client connections relayed at once; more wait in the
+    /// With --http or --proxy: most client connections relayed at once; more wait in the
     /// kernel's listen queue until one ends.
-    #[arg(long, value_name = "N", default_value_t = mcp_raw::tap::http::limits::MAX_CONNECTIONS, requires = "http")]
+    #[arg(long, value_name = "N", default_value_t = mcp_raw::tap::http::limits::MAX_CONNECTIONS, requires = "web")]
     pub max_connections: usize,
-    /// With --http: seconds a request head may take once begun (and a new connection
-    /// before its first byte); then the connection is closed, as `serve --http`
+    /// With --http or --proxy: seconds a request head may take once begun (and a new connection
+    /// before its first byte; with --proxy, the client's TLS handshake too); then the connection is closed, as `serve --http`
     /// does; 0 turns the clock off.
-    #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs, requires = "http")]
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs, requires = "web")]
     pub header_timeout: Duration,
-    /// With --http: seconds a connection may sit with no request in flight (a long
+    /// With --http or --proxy: seconds a connection (or opaque tunnel) may sit with no request in flight (a long
     /// SSE stream is in flight); then it is closed, as `serve --http` does; 0 turns
     /// the clock off.
-    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "http")]
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "web")]
     pub idle_timeout: Duration,
     /// Stdio: seconds the server's pipes may stay open after it exits (a child of its
     /// own holding them) before the tap exits anyway.
-    #[arg(long, value_name = "SECS", default_value = "2", value_parser = secs, conflicts_with = "http")]
+    #[arg(long, value_name = "SECS", default_value = "2", value_parser = secs, conflicts_with = "web")]
     pub drain_timeout: Duration,
     /// Print every byte both ways on stderr as it passes, in the readable text view,
     /// or `--trace raw` for the bytes verbatim, or `--trace oneline` for a line per
@@ -920,6 +968,31 @@ pub struct TapArgs {
     /// under a name of its own. HTTP lanes only: stdio recordings are never masked.
     #[arg(long = "redact-header", value_name = "NAME")]
     pub redact_headers: Vec<String>,
+}
+
+// `mcp-raw ca`'s arguments.
+#[derive(clap::Args)]
+pub struct CaArgs {
+    /// create (when there is none), show, rotate (a new key and certificate), or
+    /// delete.
+    #[arg(value_enum, default_value = "create")]
+    pub action: CaAction,
+    /// The CA's directory [default: $XDG_CONFIG_HOME/mcp-raw, else ~/.config/mcp-raw]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+/// What `mcp-raw ca` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CaAction {
+    /// Create the CA if there is none; print its path and how to trust it.
+    Create,
+    /// Print the certificate's subject, validity and SHA-256 fingerprint.
+    Show,
+    /// Replace the key and certificate with new ones.
+    Rotate,
+    /// Remove the key and certificate.
+    Delete,
 }
 
 // `mcp-raw bridge`'s arguments. `mut_args` is here, on the struct, so that it runs

@@ -16,7 +16,8 @@
 //! demo_http.rs          `demo-http`: spawns `mcp-raw serve --http`
 //! demo_auth.rs          `demo-http --auth`: spawns `auth-server` and a protected `serve --http`
 //! bridge.rs             `bridge -- SERVER_CMD`: the flags → a forwarding core behind the HTTP transport
-//! tap.rs                `tap`: the flags → a stdio tap or an HTTP tap, and its exit status
+//! tap.rs                `tap`: the flags → a stdio tap, an HTTP tap or a proxy, and its exit status
+//! ca.rs                 `ca`: the local CA of `tap --proxy`: create, show, rotate, delete
 //! auth_server.rs        `auth-server`: the flags → the loopback authorization server
 //! script.rs             the sessions the demos drive, and what each reply must be
 //! ```
@@ -24,6 +25,7 @@
 pub mod args;
 pub mod auth_server;
 pub mod bridge;
+pub mod ca;
 pub mod check;
 pub mod client;
 pub mod conformance_client;

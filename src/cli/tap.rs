@@ -5,14 +5,16 @@
 use super::args::TapArgs;
 // A mistake on the command line: exit status 2, as for clap's own.
 use super::client::{Usage, usage};
-use mcp_raw::tap::http;
 #[cfg(unix)]
 use mcp_raw::tap::stdio;
+use mcp_raw::tap::{http, proxy};
 use std::net::SocketAddr;
 
 /// Runs the tap; returns the process's exit status.
 pub fn main(args: TapArgs) -> u8 {
-    let result = if args.http {
+    let result = if args.proxy {
+        run_proxy(args)
+    } else if args.http {
         run_http(args)
     } else {
         run_stdio(args)
@@ -138,6 +140,87 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
             idle_timeout: super::args::off_if_zero(args.idle_timeout),
         };
         http::run(listener, config, shutdown).await?;
+        if let Some(live) = live {
+            live.finish();
+        }
+        Ok(0)
+    })
+}
+
+fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
+    if !args.command.is_empty() {
+        return Err(usage(
+            "--proxy relays what clients ask for: a server command after `--` is for the stdio tap",
+        ));
+    }
+    if args.target.is_some() || args.rewrite_host {
+        return Err(usage(
+            "--proxy takes its targets from each CONNECT (or absolute URL): --target and --rewrite-host are for --http",
+        ));
+    }
+    let listen = listen_addr(&args.listen, args.allow_remote).map_err(usage)?;
+    let dir = match &args.ca_dir {
+        Some(dir) => dir.clone(),
+        None => mcp_raw::tap::ca::default_dir()?,
+    };
+    let ca = mcp_raw::tap::ca::Ca::load(&dir)?;
+    if args.insecure {
+        eprintln!(
+            "[mcp-raw] WARNING: --insecure: the real hosts' certificates are not verified; each lane's TLS facts say why one would have failed"
+        );
+    }
+    let tls = mcp_raw::client::tls::Tls::new(mcp_raw::client::tls::TlsOptions {
+        cacert: args.cacert.clone(),
+        insecure: args.insecure,
+        ..Default::default()
+    })?;
+    let live = args
+        .check
+        .then(|| super::check::Live::new(args.max_message_bytes));
+    let recorder = super::record::recorder_with(
+        "tap",
+        "http",
+        args.trace,
+        args.color,
+        args.record.as_deref(),
+        args.max_message_bytes,
+        live.iter().map(super::check::Live::sink).collect(),
+        super::record::Secrets {
+            show: args.show_secrets,
+            headers: &args.redact_headers,
+        },
+    )?
+    .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
+    super::runtime()?.block_on(async {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
+        let addr = listener.local_addr()?;
+        eprintln!(
+            "[mcp-raw] tap proxy listening on http://{addr} (HTTPS_PROXY=http://{addr}), decrypting {} with the CA in {}",
+            if args.decrypt_hosts.is_empty() {
+                "every host".to_owned()
+            } else {
+                args.decrypt_hosts.join(", ")
+            },
+            dir.display()
+        );
+        let shutdown = async {
+            let _ = tokio::signal::ctrl_c().await;
+            eprintln!("[mcp-raw] tap interrupted: shutting down");
+        };
+        let config = proxy::Config {
+            recorder,
+            ca,
+            decrypt: args.decrypt_hosts,
+            tls,
+            connect_timeout: args.connect_timeout,
+            max_connections: args.max_connections,
+            header_timeout: super::args::off_if_zero(args.header_timeout),
+            max_head_bytes: args.max_head_bytes,
+            idle_timeout: super::args::off_if_zero(args.idle_timeout),
+        };
+        proxy::run(listener, config, shutdown).await?;
         if let Some(live) = live {
             live.finish();
         }

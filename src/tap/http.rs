@@ -25,8 +25,7 @@ use crate::wire::recorder::Recorder;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 /// The limits of the HTTP tap and their defaults.
@@ -235,28 +234,61 @@ async fn relay(client: TcpStream, peer: SocketAddr, config: &Config) {
         );
         None
     };
-    let sides = Sides {
-        recorder,
-        client: lane,
-        target: target_lane,
-        watch: std::sync::Mutex::new(Watch::new()),
-        changed: tokio::sync::Notify::new(),
-    };
+    let sides = Sides::new(recorder, lane, target_lane);
     let (client_r, client_w) = client.into_split();
     let (upstream_r, upstream_w) = upstream.into_split();
     let rewriter = config
         .rewrite_host
         .then(|| HostRewriter::new(&target, limits::MAX_HEAD_BYTES));
-    let c2s = to_target(client_r, upstream_w, &sides, rewriter);
-    let url = config.target.url();
-    let s2c = to_client(upstream_r, client_w, &sides, &url);
+    let clocks = Clocks {
+        header_timeout: config.header_timeout,
+        idle_timeout: config.idle_timeout,
+    };
+    pipe(
+        (client_r, client_w),
+        (upstream_r, upstream_w),
+        &sides,
+        rewriter,
+        &config.target.url(),
+        clocks,
+    )
+    .await;
+}
+
+/// The header and idle clocks of one relayed connection.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Clocks {
+    /// `--header-timeout`.
+    pub header_timeout: Duration,
+    /// `--idle-timeout`.
+    pub idle_timeout: Duration,
+}
+
+/// Copies both ways between the client's halves and the target's, recording on
+/// `sides`, until both directions end, one fails, or a clock runs out. Any byte
+/// stream: TCP for `tap --http`, TLS for the proxy's decrypted connections.
+pub(super) async fn pipe<CR, CW, UR, UW>(
+    (client_r, client_w): (CR, CW),
+    (upstream_r, upstream_w): (UR, UW),
+    sides: &Sides<'_>,
+    rewriter: Option<HostRewriter>,
+    url: &str,
+    config: Clocks,
+) where
+    CR: AsyncRead + Unpin,
+    CW: AsyncWrite + Unpin,
+    UR: AsyncRead + Unpin,
+    UW: AsyncWrite + Unpin,
+{
+    let c2s = to_target(client_r, upstream_w, sides, rewriter);
+    let s2c = to_client(upstream_r, client_w, sides, url);
     tokio::pin!(c2s, s2c);
     // A direction that ends cleanly (EOF, passed on as a half close) lets the other
     // go on — a client may close its sending side and still read its answer. One that
     // fails (a reset, a write nobody reads) ends the connection on both sides.
     let (mut c2s_done, mut s2c_done) = (false, false);
     while !(c2s_done && s2c_done) {
-        let deadline = sides.watch().deadline(config);
+        let deadline = sides.watch().deadline(&config);
         let clock = async {
             match deadline {
                 Some((at, _)) => tokio::time::sleep_until(at.into()).await,
@@ -271,7 +303,7 @@ async fn relay(client: TcpStream, peer: SocketAddr, config: &Config) {
             () = clock => {
                 // The deadline may have moved since it was set (bytes on an opaque
                 // connection): only one still past ends the connection.
-                let Some((at, why)) = sides.watch().deadline(config) else { continue };
+                let Some((at, why)) = sides.watch().deadline(&config) else { continue };
                 if at > std::time::Instant::now() {
                     continue;
                 }
@@ -300,7 +332,7 @@ async fn relay(client: TcpStream, peer: SocketAddr, config: &Config) {
 }
 
 /// The lanes one connection is recorded on.
-struct Sides<'a> {
+pub(super) struct Sides<'a> {
     /// Where the events go.
     recorder: &'a Recorder,
     /// The client's side (the only lane without `--rewrite-host`).
@@ -313,7 +345,25 @@ struct Sides<'a> {
     changed: tokio::sync::Notify,
 }
 
-impl Sides<'_> {
+impl<'a> Sides<'a> {
+    /// The lanes of one connection: the client's, and the target's when it differs.
+    pub(super) fn new(recorder: &'a Recorder, client: Lane, target: Option<Lane>) -> Sides<'a> {
+        Sides {
+            recorder,
+            client,
+            target,
+            watch: std::sync::Mutex::new(Watch::new()),
+            changed: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// Bytes the client sent before the relay began (the proxy read the first head to
+    /// learn the target): recorded, and counted by the header and idle clocks.
+    pub(super) fn client_sent(&self, bytes: &[u8]) {
+        self.recorder.bytes(self.client, Dir::ToServer, bytes);
+        self.watch().requested(bytes);
+    }
+
     fn watch(&self) -> std::sync::MutexGuard<'_, Watch> {
         self.watch.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -328,8 +378,8 @@ impl Sides<'_> {
 /// Client → target: each read recorded, then written on at once. With a rewriter,
 /// the client's side records what was read and the target's side what was sent.
 async fn to_target(
-    mut from: OwnedReadHalf,
-    mut to: OwnedWriteHalf,
+    mut from: impl AsyncRead + Unpin,
+    mut to: impl AsyncWrite + Unpin,
     sides: &Sides<'_>,
     mut rewriter: Option<HostRewriter>,
 ) -> Result<(), ()> {
@@ -396,8 +446,8 @@ async fn to_target(
 /// with something else, or closes without a word while a request waits, gets the
 /// client a `502` instead of bytes it cannot read or a bare close.
 async fn to_client(
-    mut from: OwnedReadHalf,
-    mut to: OwnedWriteHalf,
+    mut from: impl AsyncRead + Unpin,
+    mut to: impl AsyncWrite + Unpin,
     sides: &Sides<'_>,
     target: &str,
 ) -> Result<(), ()> {
@@ -481,7 +531,7 @@ fn not_http(held: &[u8]) -> String {
 /// side when there are two lanes; on one lane, the client's `502` is what is
 /// recorded and the close says what the target sent.
 async fn gateway_error(
-    to: &mut OwnedWriteHalf,
+    to: &mut (impl AsyncWrite + Unpin),
     sides: &Sides<'_>,
     target: &str,
     why: &str,
@@ -606,7 +656,7 @@ impl Watch {
 
     /// When the connection is to be closed, and why; `None` while a request is in
     /// flight and no head is arriving.
-    fn deadline(&self, config: &Config) -> Option<(std::time::Instant, String)> {
+    fn deadline(&self, config: &Clocks) -> Option<(std::time::Instant, String)> {
         if self.opaque {
             return Some((
                 self.last_activity.checked_add(config.idle_timeout)?,

@@ -8,6 +8,8 @@
 //! http.rs       `tap --http`: a reverse proxy at the TCP level, one lane per connection;
 //!               the one response it writes itself is a 502 for a target it cannot reach
 //! rewrite.rs    `--rewrite-host`: the Host line of each request head, and nothing else
+//! proxy.rs      `tap --proxy`: a forward proxy (CONNECT), decrypting chosen hosts' TLS
+//! ca.rs         `mcp-raw ca`: the local CA, and the leaf it signs for each decrypted host
 //! ```
 //!
 //! Both halves keep one rule: a chunk read on one side is written to the other side at
@@ -23,7 +25,9 @@
 //! may be stamped a hair before the end of what it answers. Within one direction the
 //! order is exact, and the bytes of each direction, concatenated, are what crossed.
 
+pub mod ca;
 pub mod http;
+pub mod proxy;
 pub mod rewrite;
 // Pipes as file descriptors, exit statuses with signals, signals passed on: Unix.
 #[cfg(unix)]

@@ -1,0 +1,81 @@
+//! `mcp-raw ca`: the local CA of `tap --proxy` made, shown, rotated or deleted, and
+//! what each runtime needs to trust it.
+
+use super::args::{CaAction, CaArgs};
+use mcp_raw::tap::ca;
+use rustls::pki_types::pem::PemObject;
+
+/// Runs `mcp-raw ca ACTION`.
+pub fn main(args: CaArgs) -> anyhow::Result<()> {
+    let dir = match args.dir {
+        Some(dir) => dir,
+        None => ca::default_dir()?,
+    };
+    // Absolute paths: the lines printed for NODE_EXTRA_CA_CERTS and the rest must
+    // work from any directory.
+    let absolute = |dir: std::path::PathBuf| std::fs::canonicalize(&dir).unwrap_or(dir);
+    let dir = absolute(dir);
+    let (cert, key) = ca::paths(&dir);
+    match args.action {
+        CaAction::Create if ca::exists(&dir) => {
+            println!("a CA already exists: {}", cert.display());
+            trust(&cert, &key);
+        }
+        CaAction::Create => {
+            ca::create(&dir)?;
+            let (cert, key) = ca::paths(&absolute(dir.clone()));
+            println!("created a CA: {}", cert.display());
+            trust(&cert, &key);
+        }
+        CaAction::Rotate => {
+            ca::delete(&dir)?;
+            ca::create(&dir)?;
+            let (cert, key) = ca::paths(&absolute(dir.clone()));
+            println!(
+                "a new CA replaces the old one: {} (programs that trusted the old one must trust this one now)",
+                cert.display()
+            );
+            trust(&cert, &key);
+        }
+        CaAction::Delete => {
+            let gone = ca::delete(&dir)?;
+            if gone.is_empty() {
+                println!("no CA in {}", dir.display());
+            }
+            for path in gone {
+                println!("removed {}", path.display());
+            }
+            println!(
+                "if you added it to the system store: sudo rm /usr/local/share/ca-certificates/mcp-raw.crt && sudo update-ca-certificates --fresh"
+            );
+        }
+        CaAction::Show => {
+            let der = rustls::pki_types::CertificateDer::pem_file_iter(&cert)
+                .map_err(|e| {
+                    anyhow::anyhow!("{}: {e} (create the CA with `mcp-raw ca`)", cert.display())
+                })?
+                .next()
+                .ok_or_else(|| anyhow::anyhow!("{}: no certificate in it", cert.display()))?
+                .map_err(|e| anyhow::anyhow!("{}: {e}", cert.display()))?;
+            let facts = mcp_raw::client::tls::describe(&der);
+            println!("certificate: {}", cert.display());
+            println!("key:         {}", key.display());
+            println!("subject:     {}", facts.subject);
+            println!("valid:       {} to {}", facts.not_before, facts.not_after);
+            println!("SHA-256:     {}", facts.sha256);
+        }
+    }
+    Ok(())
+}
+
+/// The lines that make each runtime trust the CA, and what trusting it means.
+fn trust(cert: &std::path::Path, key: &std::path::Path) {
+    println!("key (0600, keep it private): {}", key.display());
+    println!("to trust it:");
+    for line in ca::trust_lines(cert) {
+        println!("  {line}");
+    }
+    println!(
+        "whoever holds the key can impersonate any site to a program that trusts this CA: `mcp-raw ca delete` when done"
+    );
+}

@@ -1,0 +1,547 @@
+//! `mcp-raw ca` and `mcp-raw tap --proxy` through the real binary: a CA made in a
+//! scratch directory, an HTTPS MCP server mcp-raw did not terminate TLS for (Python's
+//! `ssl` in front of `mcp-raw serve --http`, tests/servers/tls_relay.py, with a leaf
+//! from a test CA), and a client mcp-raw did not write: Python's urllib, through the
+//! proxy in `https_proxy` (tests/servers/proxy_client.py). What the proxy recorded in
+//! plaintext is compared with the server's own recording, lane by lane.
+
+mod common;
+use common::{BIN, HttpServer, scratch};
+use mcp_raw::wire::event::{Dir, Event, What};
+use mcp_raw::wire::recorder::concat;
+use mcp_raw::wire::transcript;
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+fn ca(dir: &Path, action: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("ca")
+        .args(action)
+        .arg("--dir")
+        .arg(dir)
+        .output()
+        .unwrap()
+}
+
+/// A test CA and a leaf for localhost and 127.0.0.1 (the real server's), as PEM files.
+fn server_pki(dir: &Path) {
+    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "tap_proxy test server CA");
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let key = KeyPair::generate().unwrap();
+    let cert = params.self_signed(&key).unwrap();
+    std::fs::write(dir.join("server-ca.pem"), cert.pem()).unwrap();
+    let issuer = Issuer::new(params, key);
+    let mut leaf =
+        CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()]).unwrap();
+    leaf.distinguished_name
+        .push(DnType::CommonName, "localhost");
+    leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    leaf.use_authority_key_identifier_extension = true;
+    let key = KeyPair::generate().unwrap();
+    let cert = leaf.signed_by(&key, &issuer).unwrap();
+    std::fs::write(dir.join("server.pem"), cert.pem()).unwrap();
+    std::fs::write(dir.join("server.key"), key.serialize_pem()).unwrap();
+}
+
+/// tests/servers/tls_relay.py in front of `target`; killed on drop.
+struct Front {
+    child: Child,
+    port: String,
+}
+
+impl Drop for Front {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn front(dir: &Path, target: &str) -> Front {
+    let mut child = Command::new("python3")
+        .arg(format!(
+            "{}/tests/servers/tls_relay.py",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .arg("--cert")
+        .arg(dir.join("server.pem"))
+        .arg("--key")
+        .arg(dir.join("server.key"))
+        .args(["--target", target])
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(dir.join("relay.log")).unwrap())
+        .spawn()
+        .expect("python3");
+    let mut port = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut port,
+    )
+    .unwrap();
+    Front {
+        child,
+        port: port.trim().to_owned(),
+    }
+}
+
+/// `mcp-raw tap --proxy --listen 127.0.0.1:0 ARGS`, killed on drop; its address.
+fn proxy(dir: &Path, args: &[&str]) -> HttpServer {
+    let mut command = Command::new(BIN);
+    command
+        .args(["tap", "--proxy", "--listen", "127.0.0.1:0", "--ca-dir"])
+        .arg(dir.join("ca"))
+        .arg("--cacert")
+        .arg(dir.join("server-ca.pem"))
+        .arg("--record")
+        .arg(dir.join("proxy.jsonl"))
+        .args(args);
+    HttpServer::spawn(command)
+}
+
+/// The Python client through the proxy at `proxy`, trusting `cafiles`.
+fn python(url: &str, proxy: &str, cafiles: &[PathBuf]) -> Output {
+    Command::new("timeout")
+        .arg("60")
+        .arg("python3")
+        .arg(format!(
+            "{}/tests/servers/proxy_client.py",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .arg(url)
+        .args(cafiles)
+        .env("https_proxy", format!("http://{proxy}"))
+        .env_remove("HTTPS_PROXY")
+        .env_remove("no_proxy")
+        .env_remove("NO_PROXY")
+        .output()
+        .unwrap()
+}
+
+fn read(path: &Path) -> Vec<Event> {
+    let text = std::fs::read_to_string(path).expect("the recording exists");
+    transcript::read(&text)
+        .expect("a transcript mcp-raw reads")
+        .1
+}
+
+/// Each lane's bytes one way, concatenated, hashed: the set of them.
+fn per_lane(events: &[Event], dir: Dir) -> BTreeSet<String> {
+    use sha2::Digest;
+    let lanes: BTreeSet<String> = events.iter().map(|e| e.lane.label()).collect();
+    lanes
+        .iter()
+        .map(|l| concat(events, |e| &e.lane.label() == l && e.dir == dir))
+        .filter(|b| !b.is_empty())
+        .map(|b| {
+            sha2::Sha256::digest(&b)
+                .iter()
+                .map(|x| format!("{x:02x}"))
+                .collect()
+        })
+        .collect()
+}
+
+/// The notes (opens and closes) of a recording, one string.
+fn notes(events: &[Event]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match &e.what {
+            What::Open(s) | What::Close(s) => Some(format!("[{}] {s}\n", e.lane.label())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The whole path: `mcp-raw ca` makes the CA; urllib, trusting it, talks MCP over
+/// HTTPS through the proxy to localhost (decrypted: the recording holds the
+/// plaintext, the same bytes each way as the server's own recording, lane by lane,
+/// and both sides' TLS facts), and to 127.0.0.1 (not matched by --decrypt-host: an
+/// opaque tunnel, its bytes counted and not recorded).
+#[test]
+fn a_python_client_through_the_proxy_is_recorded_in_plaintext() {
+    let dir = scratch("tap-proxy", "python");
+    let made = ca(&dir.join("ca"), &[]);
+    assert!(made.status.success(), "{made:?}");
+    let said = String::from_utf8_lossy(&made.stdout);
+    let cert = dir.join("ca").canonicalize().unwrap().join("ca.pem");
+    assert!(
+        said.contains(&format!("NODE_EXTRA_CA_CERTS={}", cert.display())),
+        "{said}"
+    );
+    assert!(said.contains("SSL_CERT_FILE=") && said.contains("update-ca-certificates"));
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |f: &str| {
+            std::fs::metadata(dir.join("ca").join(f))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777
+        };
+        assert_eq!(mode("ca.key"), 0o600);
+        assert_eq!(mode("ca.pem"), 0o644);
+    }
+    server_pki(&dir);
+    let server_record = dir.join("server.jsonl");
+    let server = HttpServer::start(&["--record", server_record.to_str().unwrap()]);
+    let front = front(&dir, &server.addr);
+    let proxy = proxy(&dir, &["--decrypt-host", "localhost"]);
+    let trust = [cert.clone(), dir.join("server-ca.pem")];
+
+    // Decrypted: localhost.
+    let out = python(
+        &format!("https://localhost:{}/mcp", front.port),
+        &proxy.addr,
+        &trust,
+    );
+    assert!(out.status.success(), "{out:?}\n{}", proxy.logged());
+    let answers: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answers["initialize"][0], 200, "{answers}");
+    assert_eq!(answers["initialized"][0], 202, "{answers}");
+    assert!(
+        answers["call"][1].as_str().unwrap().contains("42"),
+        "{answers}"
+    );
+    let decrypted = read(&dir.join("proxy.jsonl"));
+    let seen = read(&server_record);
+    for d in [Dir::ToServer, Dir::ToClient] {
+        let mine = per_lane(&decrypted, d);
+        assert_eq!(
+            mine.len(),
+            3,
+            "three connections {d:?}: {}",
+            notes(&decrypted)
+        );
+        assert_eq!(mine, per_lane(&seen, d), "{d:?}: the plaintext differs");
+    }
+    let tls: Vec<_> = decrypted
+        .iter()
+        .filter_map(|e| match &e.what {
+            What::Tls(f) => Some(f),
+            _ => None,
+        })
+        .collect();
+    // Two handshakes per connection: the client's with the proxy, the proxy's with
+    // the server (whose chain is the test CA's leaf).
+    assert_eq!(tls.len(), 6);
+    assert!(
+        tls.iter()
+            .any(|f| f.sni.as_deref() == Some("localhost") && f.chain.is_empty())
+    );
+    assert!(tls.iter().any(|f| {
+        f.chain
+            .first()
+            .is_some_and(|c| c.issuer.contains("tap_proxy test server CA"))
+    }));
+    assert!(notes(&decrypted).contains("decrypted"));
+
+    // Not decrypted: 127.0.0.1 is not "localhost".
+    let out = python(
+        &format!("https://127.0.0.1:{}/mcp", front.port),
+        &proxy.addr,
+        &trust,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let after = read(&dir.join("proxy.jsonl"));
+    let tunnel = notes(&after[decrypted.len()..]);
+    assert!(
+        tunnel.contains("opaque tunnel, CONNECT 127.0.0.1:")
+            && tunnel.contains("bytes client → 127.0.0.1:")
+            && !tunnel.contains(" 0 bytes"),
+        "{tunnel}"
+    );
+    assert!(
+        !after[decrypted.len()..]
+            .iter()
+            .any(|e| matches!(e.what, What::Bytes(_) | What::Tls(_))),
+        "an opaque tunnel's payload is not recorded"
+    );
+    // The tunnel's connections reached the server all the same.
+    assert_eq!(per_lane(&read(&server_record), Dir::ToServer).len(), 6);
+}
+
+/// The official Python SDK client (`mcp`, in interop/.venv, made by interop/run.sh;
+/// or the interpreter in MCP_RAW_SDK_PYTHON) through the proxy: httpx honours
+/// HTTPS_PROXY and SSL_CERT_FILE, so only the environment changes. The recording's
+/// plaintext equals the server's own recording, lane by lane. Without the venv the
+/// test says so and passes, unless MCP_RAW_REQUIRE_SDK=1 (.ci/run sets it after
+/// interop/run.sh made the venv).
+#[test]
+fn the_python_sdk_client_through_the_proxy_is_recorded_in_plaintext() {
+    let python = std::env::var_os("MCP_RAW_SDK_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/.venv/bin/python"));
+    if !python.exists() {
+        assert!(
+            std::env::var("MCP_RAW_REQUIRE_SDK").as_deref() != Ok("1"),
+            "MCP_RAW_REQUIRE_SDK=1 but there is no {}",
+            python.display()
+        );
+        eprintln!(
+            "skipped: no {} (interop/run.sh py-http makes it)",
+            python.display()
+        );
+        return;
+    }
+    let dir = scratch("tap-proxy", "sdk");
+    assert!(ca(&dir.join("ca"), &[]).status.success());
+    server_pki(&dir);
+    let server_record = dir.join("server.jsonl");
+    let server = HttpServer::start(&["--record", server_record.to_str().unwrap()]);
+    let front = front(&dir, &server.addr);
+    let proxy = proxy(&dir, &[]);
+    // SSL_CERT_FILE is one file: mcp-raw's CA is all the client needs (the proxy
+    // checks the server's chain).
+    let out = Command::new("timeout")
+        .arg("60")
+        .arg(&python)
+        .arg(format!(
+            "{}/tests/servers/proxy_sdk_client.py",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .arg(format!("https://localhost:{}/mcp", front.port))
+        .env("HTTPS_PROXY", format!("http://{}", proxy.addr))
+        .env("SSL_CERT_FILE", dir.join("ca").join("ca.pem"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env_remove("https_proxy")
+        .env_remove("no_proxy")
+        .env_remove("NO_PROXY")
+        .env_remove("SSL_CERT_DIR")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}\n{}", proxy.logged());
+    assert!(said.contains("add,echo,get_current_time 42"), "{said}");
+    drop(proxy);
+    let tapped = read(&dir.join("proxy.jsonl"));
+    assert!(
+        tapped
+            .iter()
+            .any(|e| matches!(&e.what, What::Tls(f) if f.sni.as_deref() == Some("localhost"))),
+        "{}",
+        notes(&tapped)
+    );
+    let seen = read(&server_record);
+    for d in [Dir::ToServer, Dir::ToClient] {
+        let mine = per_lane(&tapped, d);
+        assert!(
+            !mine.is_empty(),
+            "nothing recorded {d:?}: {}",
+            notes(&tapped)
+        );
+        assert_eq!(mine, per_lane(&seen, d), "{d:?}: the plaintext differs");
+    }
+}
+
+/// Raw bytes to the proxy; what it answered.
+fn ask(proxy: &str, request: &[u8]) -> String {
+    let mut sock = std::net::TcpStream::connect(proxy).unwrap();
+    sock.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    sock.write_all(request).unwrap();
+    let mut answer = Vec::new();
+    let _ = sock.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// Bad input: a malformed CONNECT gets 400 with the reason; a target that is down,
+/// or does not speak TLS, gets 502 with the reason; a client that does not trust the
+/// CA fails its handshake, recorded with a note; the proxy serves the next client;
+/// its own listener is loopback-only without --allow-remote.
+#[test]
+fn bad_requests_and_failed_handshakes_are_answered_and_recorded() {
+    let dir = scratch("tap-proxy", "bad");
+    assert!(ca(&dir.join("ca"), &[]).status.success());
+    server_pki(&dir);
+    let server = HttpServer::start(&[]);
+    let front = front(&dir, &server.addr);
+    let proxy = proxy(&dir, &[]);
+
+    let no_port = ask(
+        &proxy.addr,
+        b"CONNECT localhost HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    );
+    assert!(
+        no_port.starts_with("HTTP/1.1 400") && no_port.contains("\"localhost\": no port"),
+        "{no_port}"
+    );
+    let relative = ask(&proxy.addr, b"GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert!(
+        relative.starts_with("HTTP/1.1 400") && relative.contains("absolute"),
+        "{relative}"
+    );
+    let long = format!(
+        "CONNECT localhost:1 HTTP/1.1\r\nX-Long: {}\r\n\r\n",
+        "a".repeat(17 * 1024)
+    );
+    let long = ask(&proxy.addr, long.as_bytes());
+    assert!(
+        long.starts_with("HTTP/1.1 400") && long.contains("--max-head-bytes"),
+        "{long}"
+    );
+    let free = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    // An absolute-form request is relayed in plain HTTP to its host: the server's
+    // own answer comes back (405: GET without a session).
+    let relayed = ask(
+        &proxy.addr,
+        format!(
+            "GET http://{0}/mcp HTTP/1.1\r\nHost: {0}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n",
+            server.addr
+        )
+        .as_bytes(),
+    );
+    assert!(
+        relayed.starts_with("HTTP/1.1 ") && !relayed.contains("tap --proxy"),
+        "{relayed}"
+    );
+    // A second request on that connection, for another host, is not sent to the
+    // first: the connection ends instead.
+    let two = ask(
+        &proxy.addr,
+        format!(
+            "GET http://{0}/mcp HTTP/1.1\r\nHost: {0}\r\nAccept: text/event-stream\r\n\r\nGET http://127.0.0.1:{free}/x HTTP/1.1\r\nHost: 127.0.0.1:{free}\r\n\r\n",
+            server.addr
+        )
+        .as_bytes(),
+    );
+    assert_eq!(two.matches("HTTP/1.1 ").count(), 1, "{two}");
+    let down = ask(
+        &proxy.addr,
+        format!("CONNECT 127.0.0.1:{free} HTTP/1.1\r\n\r\n").as_bytes(),
+    );
+    assert!(
+        down.starts_with("HTTP/1.1 502")
+            && down.contains(&format!("connecting to 127.0.0.1:{free} failed")),
+        "{down}"
+    );
+    // The plain HTTP server behind the relay does not speak TLS.
+    let plain = ask(
+        &proxy.addr,
+        format!("CONNECT {} HTTP/1.1\r\n\r\n", server.addr).as_bytes(),
+    );
+    assert!(
+        plain.starts_with("HTTP/1.1 502") && plain.contains("TLS"),
+        "{plain}"
+    );
+
+    // urllib trusting only the server's CA, not mcp-raw's: its handshake fails.
+    let url = format!("https://localhost:{}/mcp", front.port);
+    let refused = python(&url, &proxy.addr, &[dir.join("server-ca.pem")]);
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("CERTIFICATE_VERIFY_FAILED"),
+        "{refused:?}"
+    );
+    // And the next client, trusting it, is served.
+    let cert = dir.join("ca").join("ca.pem");
+    let served = python(&url, &proxy.addr, &[cert, dir.join("server-ca.pem")]);
+    assert!(served.status.success(), "{served:?}");
+    let said = notes(&read(&dir.join("proxy.jsonl")));
+    assert!(
+        said.contains("the client's TLS handshake failed")
+            && said.contains("does not trust the mcp-raw CA"),
+        "{said}"
+    );
+    assert!(said.contains("400 Bad Request sent") && said.contains("502 Bad Gateway sent"));
+    assert!(said.contains("relayed in plain HTTP"), "{said}");
+    assert!(
+        said.contains("on a connection relayed to")
+            && said.contains("the client must open another"),
+        "{said}"
+    );
+
+    let remote = Command::new(BIN)
+        .args(["tap", "--proxy", "--listen", "0.0.0.0:0", "--ca-dir"])
+        .arg(dir.join("ca"))
+        .output()
+        .unwrap();
+    assert_eq!(remote.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&remote.stderr).contains("--allow-remote"));
+}
+
+/// `ca show` prints the fingerprint of the certificate on disk; `rotate` makes a new
+/// one; a key others can read, or a symbolic link in its place, is refused by the
+/// proxy; `delete` removes a link, never what it points to.
+#[test]
+fn the_ca_shows_rotates_refuses_a_loose_key_and_deletes() {
+    use sha2::Digest;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("tap-proxy", "ca");
+    let ca_dir = dir.join("ca");
+    assert!(ca(&ca_dir, &[]).status.success());
+    let fingerprint = || {
+        let pem = std::fs::read_to_string(ca_dir.join("ca.pem")).unwrap();
+        let b64: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+        use base64::Engine;
+        let der = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap();
+        sha2::Sha256::digest(&der)
+            .iter()
+            .map(|b| format!("{b:02X}"))
+            .collect::<Vec<_>>()
+            .join(":")
+    };
+    let first = fingerprint();
+    let shown = String::from_utf8_lossy(&ca(&ca_dir, &["show"]).stdout).into_owned();
+    assert!(shown.contains(&first), "{shown}");
+    assert!(
+        shown.contains("subject:     CN=mcp-raw local CA ("),
+        "{shown}"
+    );
+    let again = ca(&ca_dir, &[]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already exists"));
+    assert_eq!(fingerprint(), first, "a second `ca` keeps the CA");
+    assert!(ca(&ca_dir, &["rotate"]).status.success());
+    assert_ne!(fingerprint(), first, "rotate makes a new certificate");
+
+    let start = |ca_dir: &Path| {
+        Command::new("timeout")
+            .args([
+                "10",
+                BIN,
+                "tap",
+                "--proxy",
+                "--listen",
+                "127.0.0.1:0",
+                "--ca-dir",
+            ])
+            .arg(ca_dir)
+            .output()
+            .unwrap()
+    };
+    let key = ca_dir.join("ca.key");
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let loose = start(&ca_dir);
+    assert!(
+        String::from_utf8_lossy(&loose.stderr).contains("mode 0644: others can read the CA's key"),
+        "{loose:?}"
+    );
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let elsewhere = dir.join("elsewhere.key");
+    std::fs::rename(&key, &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &key).unwrap();
+    let linked = start(&ca_dir);
+    assert!(
+        String::from_utf8_lossy(&linked.stderr).contains("is a symbolic link"),
+        "{linked:?}"
+    );
+    assert!(ca(&ca_dir, &["delete"]).status.success());
+    assert!(!ca_dir.join("ca.pem").exists() && key.symlink_metadata().is_err());
+    assert!(
+        elsewhere.exists(),
+        "delete removed the link, not its target"
+    );
+}
