@@ -30,8 +30,15 @@ fn main() -> ExitCode {
             show_secrets,
             color,
             redact_headers,
+            tls,
             ..
         } => apart(move || {
+            if tls.tls_cert.is_some() {
+                return Err(cli::client::Usage(
+                    "--tls-cert and --tls-key need --http (stdio has no TLS)".into(),
+                )
+                .into());
+            }
             cli::serve::install_state_key(state_key_file.as_deref())?;
             cli::record::recorder(
                 "stdio",
@@ -80,8 +87,10 @@ fn main() -> ExitCode {
             show_secrets,
             color,
             redact_headers,
+            tls,
             ..
         } => apart(move || {
+            let tls = cli::serve::tls_listen(&tls)?;
             cli::serve::install_state_key(state_key_file.as_deref())?;
             cli::record::recorder(
                 "http",
@@ -121,6 +130,7 @@ fn main() -> ExitCode {
                         recorder,
                         auth: protect.into_settings()?,
                         session_id_prefix,
+                        tls,
                     },
                 )
             })
@@ -190,6 +200,7 @@ fn main() -> ExitCode {
             timeout,
             http,
             port,
+            tls,
             ignore,
             view,
         } => {
@@ -202,6 +213,7 @@ fn main() -> ExitCode {
                         timeout,
                         http,
                         port,
+                        tls,
                         ignore,
                     },
                     &view,

@@ -211,6 +211,8 @@ pub enum Command {
         limits: HttpLimits,
         #[command(flatten)]
         protect: ProtectArgs,
+        #[command(flatten)]
+        tls: TlsListen,
         /// Protocol eras to serve: legacy (initialize handshake, 2024-11-05 to
         /// 2025-11-25), modern (stateless 2026-07-28, per-request _meta), or both,
         /// chosen per request.
@@ -396,6 +398,8 @@ pub enum Command {
         /// says which).
         #[arg(short, long, value_name = "PORT", default_value_t = 3000)]
         port: u16,
+        #[command(flatten)]
+        tls: TlsListen,
         /// Serving: what to leave out when matching a live request to a recorded one
         /// (as for `diff --ignore`: id, time, uuid, or a path such as params._meta).
         /// Default: id, time, uuid.
@@ -931,6 +935,8 @@ pub struct BridgeArgs {
     pub limits: HttpLimits,
     #[command(flatten)]
     pub protect: ProtectArgs,
+    #[command(flatten)]
+    pub tls: TlsListen,
     /// Listen on a --host that is not loopback even without --auth-server (anyone
     /// who can reach it can run the server command's tools).
     #[arg(long)]
@@ -1068,6 +1074,22 @@ pub struct AuthServerArgs {
     /// under a name of its own. HTTP lanes only: stdio recordings are never masked.
     #[arg(long = "redact-header", value_name = "NAME")]
     pub redact_headers: Vec<String>,
+    #[command(flatten)]
+    pub tls: TlsListen,
+}
+
+// `--tls-cert FILE --tls-key FILE`: the listener speaks https:// (every listener that
+// serves HTTP takes them).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct TlsListen {
+    /// Listen with TLS (https://): this PEM certificate chain, leaf first, is presented
+    /// to clients; needs --tls-key. The handshake must end within --header-timeout.
+    /// Default: plain http://.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert, PEM (PKCS#8, PKCS#1 or SEC1); needs --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 }
 
 // `serve --http --auth-server URL`: the server as an OAuth protected resource
