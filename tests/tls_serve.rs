@@ -560,3 +560,109 @@ fn auth_server_listens_over_tls_and_names_itself_https() {
         "{metadata}"
     );
 }
+
+/// The OAuth flow with both hops over TLS: `serve --http --tls-cert` protected by an
+/// `auth-server --tls-cert` it reaches at `https://` (trusting the test CA by
+/// `--auth-cacert`), and the client fetching everything over `https://`.
+#[test]
+fn a_protected_server_fetches_from_an_https_authorization_server() {
+    let pki = Pki::new("oauth");
+    let mut args = strings(&["auth-server", "--port", "0"]);
+    args.extend(pki.flags());
+    let auth = Listener::start(&args);
+    let issuer = format!("https://127.0.0.1:{}", auth.port());
+    let server_record = pki.dir.join("server.jsonl");
+    let mut args = strings(&["serve", "--http", "--port", "0", "--auth-server", &issuer]);
+    args.extend(strings(&["--required-scope", "mcp:tools", "--auth-cacert"]));
+    args.push(pki.path("ca.pem"));
+    args.push("--record".into());
+    args.push(server_record.to_str().unwrap().into());
+    args.extend(pki.flags());
+    let server = Listener::start(&args);
+    assert!(server.url.starts_with("https://"), "{}", server.url);
+    let record = pki.dir.join("client.jsonl");
+    let out = client(&[
+        &format!("https://127.0.0.1:{}/mcp", server.port()),
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--call",
+        ADD,
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("42"), "{text}");
+    assert!(text.contains("POST /token"), "{text}");
+    // The client crossed TLS to both: the MCP server and the authorization server.
+    let opened = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        opened.contains(&format!("connected to 127.0.0.1:{} (TLS)", server.port())),
+        "{opened}"
+    );
+    assert!(
+        opened.contains(&format!("127.0.0.1:{}", auth.port())),
+        "{opened}"
+    );
+    // The server's own fetches (metadata, key set) went over TLS, each lane with its
+    // facts: the authorization server's certificate, checked against --auth-cacert.
+    let facts = tls_events(&server_record);
+    let fetched: Vec<&Value> = facts.iter().filter(|f| f["accepted"] == false).collect();
+    assert!(!fetched.is_empty(), "{facts:?}");
+    assert_eq!(
+        fetched[0]["chain"][0]["sha256"],
+        fingerprint(&pki.path("good.pem")),
+        "{}",
+        fetched[0]
+    );
+    assert!(facts.iter().any(|f| f["accepted"] == true), "{facts:?}");
+    let shown = Command::new(BIN)
+        .args(["show", "--color", "never"])
+        .arg(&server_record)
+        .output()
+        .unwrap();
+    let shown = said(&shown);
+    assert!(shown.contains("GET /jwks HTTP/1.1"), "{shown}");
+    assert!(shown.contains("(the authorization server, TLS)"), "{shown}");
+}
+
+/// Without `--auth-cacert` the private CA is not trusted: the request that needs the
+/// authorization server gets 503 and the log says why, naming the certificate.
+#[test]
+fn an_https_authorization_server_outside_the_trust_store_is_503_and_logged() {
+    let pki = Pki::new("oauth-untrusted");
+    let mut args = strings(&["auth-server", "--port", "0"]);
+    args.extend(pki.flags());
+    let auth = Listener::start(&args);
+    let issuer = format!("https://127.0.0.1:{}", auth.port());
+    let server = Listener::start(&strings(&[
+        "serve",
+        "--http",
+        "--port",
+        "0",
+        "--auth-server",
+        &issuer,
+    ]));
+    // The client trusts the CA and gets a token; the server cannot check it.
+    let out = client(&[
+        &format!("http://127.0.0.1:{}/mcp", server.port()),
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--call",
+        ADD,
+    ]);
+    let text = said(&out);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("503"), "{text}");
+    let log = server.logged("not signed by a trusted CA");
+    assert!(log.contains("not signed by a trusted CA"), "{log}");
+    // An unreadable --auth-cacert stops the server at start, naming it.
+    let out = Command::new(BIN)
+        .args(["serve", "--http", "--port", "0", "--auth-server", &issuer])
+        .args(["--auth-cacert", "/nonexistent/ca.pem"])
+        .output()
+        .unwrap();
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("--auth-cacert /nonexistent/ca.pem"), "{text}");
+}

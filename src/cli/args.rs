@@ -1156,6 +1156,10 @@ pub struct ProtectArgs {
     /// With --auth-server: seconds of clock skew allowed on a token's exp and nbf [default: 30]
     #[arg(long, value_name = "SECS")]
     pub token_leeway: Option<u64>,
+    /// With an https:// --auth-server: also trust the CA certificates in this PEM
+    /// FILE (repeatable), besides the system's store [default: the system's only]
+    #[arg(long, value_name = "FILE", requires = "auth_server")]
+    pub auth_cacert: Vec<PathBuf>,
 }
 
 impl ProtectArgs {
@@ -1192,6 +1196,17 @@ impl ProtectArgs {
         settings.jwks_refresh = given(self.jwks_refresh, settings.jwks_refresh);
         settings.retry = given(self.auth_retry, settings.retry);
         settings.leeway = self.token_leeway.unwrap_or(settings.leeway);
+        if !self.auth_cacert.is_empty() {
+            // Read now, so an unreadable file stops the server at start (exit 2).
+            let tls = mcp_raw::client::tls::Tls::new(mcp_raw::client::tls::TlsOptions {
+                cacert: self.auth_cacert,
+                ..Default::default()
+            })
+            .map_err(|e| {
+                super::client::Usage(format!("{e:#}").replacen("--cacert", "--auth-cacert", 1))
+            })?;
+            settings.tls = std::sync::Arc::new(tls);
+        }
         Ok(Some(settings))
     }
 }
