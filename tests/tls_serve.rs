@@ -666,3 +666,103 @@ fn an_https_authorization_server_outside_the_trust_store_is_503_and_logged() {
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(text.contains("--auth-cacert /nonexistent/ca.pem"), "{text}");
 }
+
+/// `tap --http --target https://…`: a plaintext client on one side, a TLS server on
+/// the other; the tap's recording is the plaintext both ways and the target lane's
+/// TLS facts. With `--tls-cert` the tap's own listener speaks TLS too.
+#[test]
+fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
+    let pki = Pki::new("tap");
+    let mut args = strings(&["serve", "--http", "--port", "0"]);
+    args.extend(pki.flags());
+    let server = Listener::start(&args);
+    let target = format!("https://localhost:{}/mcp", server.port());
+    // Plain on the client's side.
+    let record = pki.dir.join("tap.jsonl");
+    let tap = Listener::start(&strings(&[
+        "tap",
+        "--http",
+        "--listen",
+        "127.0.0.1:0",
+        "--target",
+        &target,
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--record",
+        record.to_str().unwrap(),
+    ]));
+    assert!(tap.url.starts_with("http://"), "{}", tap.url);
+    let out = client(&[&format!("http://{}/mcp", tap.addr), "--call", ADD]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("42"), "{text}");
+    let facts = tls_events(&record);
+    assert!(!facts.is_empty(), "no tls event in the tap's record");
+    for f in &facts {
+        assert_eq!(f["accepted"], false, "{f}");
+        assert_eq!(f["sni"], "localhost", "{f}");
+        assert_eq!(
+            f["chain"][0]["sha256"],
+            fingerprint(&pki.path("good.pem")),
+            "{f}"
+        );
+    }
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    assert!(recorded.contains("POST /mcp HTTP/1.1"), "{recorded}");
+    assert!(recorded.contains("\\\"result\\\""), "{recorded}");
+    drop(tap);
+    // TLS on both sides.
+    let record = pki.dir.join("tap-both.jsonl");
+    let mut args = strings(&[
+        "tap",
+        "--http",
+        "--listen",
+        "127.0.0.1:0",
+        "--target",
+        &target,
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    args.extend(pki.flags());
+    let tap = Listener::start(&args);
+    assert!(tap.url.starts_with("https://"), "{}", tap.url);
+    let out = client(&[
+        &format!("https://localhost:{}/mcp", tap.port()),
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--call",
+        ADD,
+    ]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("42"), "{text}");
+    let facts = tls_events(&record);
+    assert!(facts.iter().any(|f| f["accepted"] == true), "{facts:?}");
+    assert!(facts.iter().any(|f| f["accepted"] == false), "{facts:?}");
+    drop(tap);
+    // A target whose certificate does not verify: 502, the reason and the
+    // certificate named.
+    let tap = Listener::start(&strings(&[
+        "tap",
+        "--http",
+        "--listen",
+        "127.0.0.1:0",
+        "--target",
+        &target,
+    ]));
+    let out = client(&[&format!("http://{}/mcp", tap.addr), "--call", ADD]);
+    let text = said(&out);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("502"), "{text}");
+    assert!(text.contains("not signed by a trusted CA"), "{text}");
+    // --insecure and --cacert are for an https:// target.
+    let out = Command::new(BIN)
+        .args(["tap", "--http", "--listen", "127.0.0.1:0", "--insecure"])
+        .args(["--target", "http://127.0.0.1:1/mcp"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("https:// --target"), "{}", said(&out));
+}

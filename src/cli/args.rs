@@ -842,8 +842,8 @@ pub struct TapArgs {
     /// reach it can talk to the target through the tap).
     #[arg(long, requires = "http")]
     pub allow_remote: bool,
-    /// With --http: the server the tap forwards to, http://HOST:PORT/PATH (the path is
-    /// only shown: requests keep the path the client sent).
+    /// With --http: the server the tap forwards to, http://HOST:PORT/PATH or
+    /// https://… (the path is only shown: requests keep the path the client sent).
     #[arg(long, value_name = "URL", requires = "http")]
     pub target: Option<String>,
     /// With --http: rewrite the Host line of each request head to the target's
@@ -851,6 +851,17 @@ pub struct TapArgs {
     /// its own lane.
     #[arg(long, requires = "http")]
     pub rewrite_host: bool,
+    /// With --http and an https:// --target: also trust the CA certificates in this
+    /// PEM FILE (repeatable) for the target's certificate, besides the system's store.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub cacert: Vec<PathBuf>,
+    /// With --http and an https:// --target: relay even when the target's certificate
+    /// does not verify (warned on every run; recorded in each lane's tls event)
+    /// [default: off].
+    #[arg(long, requires = "http")]
+    pub insecure: bool,
+    #[command(flatten)]
+    pub tls: TlsListen,
     /// With --http: seconds connecting to the target may take; then the client gets
     /// 502 Bad Gateway.
     #[arg(long, value_name = "SECS", default_value = "10", value_parser = secs, requires = "http")]
