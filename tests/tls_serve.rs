@@ -766,3 +766,119 @@ fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
     assert_eq!(out.status.code(), Some(2), "{}", said(&out));
     assert!(said(&out).contains("https:// --target"), "{}", said(&out));
 }
+
+/// Where nginx is: on PATH, or Debian's /usr/sbin (not on a user's PATH).
+fn nginx() -> Option<String> {
+    if Command::new("nginx").arg("-v").output().is_ok() {
+        return Some("nginx".into());
+    }
+    Path::new("/usr/sbin/nginx")
+        .exists()
+        .then(|| "/usr/sbin/nginx".into())
+}
+
+/// nginx, killed on drop.
+struct Nginx(Child);
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// deploy/nginx rendered with `--tls`: Debian's nginx terminates TLS in front of two
+/// plain replicas, and `mcp-raw client https://` goes through it in both eras (the
+/// legacy session stays on its replica, by its id's prefix).
+#[test]
+fn nginx_terminates_tls_in_front_of_the_replicas() {
+    let Some(nginx) = nginx() else {
+        return missing_program(
+            "nginx_terminates_tls_in_front_of_the_replicas",
+            "nginx",
+            "apt-get install -y nginx",
+        );
+    };
+    let pki = Pki::new("nginx");
+    let replicas: Vec<Listener> = (1..=2)
+        .map(|i| {
+            Listener::start(&strings(&[
+                "serve",
+                "--http",
+                "--port",
+                "0",
+                "--session-id-prefix",
+                &format!("r{i}."),
+            ]))
+        })
+        .collect();
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().port().to_string()
+    };
+    let prefix = pki.dir.join("lb");
+    std::fs::create_dir_all(prefix.join("logs")).unwrap();
+    std::fs::create_dir_all(prefix.join("tmp")).unwrap();
+    let mut render = Command::new(format!(
+        "{}/deploy/nginx/render.sh",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    render
+        .args(["--tls", &pki.path("good.pem"), &pki.path("good.key")])
+        .args(["sticky", &port]);
+    for r in &replicas {
+        render.arg(r.port());
+    }
+    let rendered = render.output().unwrap();
+    assert!(rendered.status.success(), "{}", said(&rendered));
+    let conf = prefix.join("nginx.conf");
+    std::fs::write(&conf, &rendered.stdout).unwrap();
+    let _nginx = Nginx(
+        Command::new(&nginx)
+            .arg("-p")
+            .arg(&prefix)
+            .arg("-c")
+            .arg(&conf)
+            .args(["-e", "logs/error.log", "-g", "daemon off;"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let until = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(format!("127.0.0.1:{port}")).is_err() {
+        assert!(
+            Instant::now() < until,
+            "nginx did not listen: {}",
+            std::fs::read_to_string(prefix.join("logs/error.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for era in ["legacy", "modern"] {
+        let record = pki.dir.join(format!("through-nginx-{era}.jsonl"));
+        let out = client(&[
+            &format!("https://localhost:{port}/mcp"),
+            "--era",
+            era,
+            "--cacert",
+            &pki.path("ca.pem"),
+            "--call",
+            ADD,
+            "--record",
+            record.to_str().unwrap(),
+        ]);
+        let text = said(&out);
+        assert_eq!(out.status.code(), Some(0), "{era}: {text}");
+        assert!(text.contains("42"), "{era}: {text}");
+        let facts = tls_events(&record);
+        assert!(!facts.is_empty(), "{era}");
+        let version = facts[0]["version"].as_str().unwrap();
+        assert!(version == "TLSv1.3" || version == "TLSv1.2", "{}", facts[0]);
+        assert_eq!(
+            facts[0]["chain"][0]["sha256"],
+            fingerprint(&pki.path("good.pem")),
+            "{era}"
+        );
+    }
+}
