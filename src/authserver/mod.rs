@@ -258,7 +258,12 @@ pub async fn serve(
             // The handshake under the head's clock: a half-sent ClientHello holds the
             // connection no longer than a half-sent head.
             match tls
-                .accept(stream, header_timeout, std::time::Instant::now())
+                .accept(
+                    stream,
+                    header_timeout,
+                    "--header-timeout",
+                    std::time::Instant::now(),
+                )
                 .await
             {
                 Ok((stream, facts)) => {

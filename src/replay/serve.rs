@@ -216,7 +216,10 @@ pub async fn http(
                 return;
             };
             let started = std::time::Instant::now();
-            match tls.accept(stream, HANDSHAKE_TIMEOUT, started).await {
+            match tls
+                .accept(stream, HANDSHAKE_TIMEOUT, "replay's fixed 30 s", started)
+                .await
+            {
                 Ok((stream, facts)) => {
                     let lane = recorder.lane(LaneKind::Http);
                     let io = Recorded::new(

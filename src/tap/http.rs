@@ -242,8 +242,11 @@ async fn relay(client: TcpStream, peer: SocketAddr, config: &Config) {
         return relay_from(client, peer, config, None).await;
     };
     let started = std::time::Instant::now();
-    match tls.accept(client, config.header_timeout, started).await {
-        Ok((client, facts)) => relay_from(client, peer, config, Some(facts)).await,
+    match tls
+        .accept(client, config.header_timeout, "--header-timeout", started)
+        .await
+    {
+        Ok((client, facts)) => relay_from(client, peer, config, Some(Box::new(facts))).await,
         Err(why) => eprintln!("[mcp-raw] tap: TLS connection from {peer} refused: {why}"),
     }
 }
@@ -254,7 +257,7 @@ async fn relay_from<C: Halves>(
     client: C,
     peer: SocketAddr,
     config: &Config,
-    accepted: Option<crate::wire::tls::TlsFacts>,
+    accepted: Option<Box<crate::wire::tls::TlsFacts>>,
 ) {
     let recorder = &config.recorder;
     let lane = recorder.lane(LaneKind::Http);
@@ -309,7 +312,7 @@ async fn relay_from<C: Halves>(
                 lane,
                 local,
                 accepted,
-                reached: Some(facts),
+                reached: Some(Box::new(facts)),
             };
             pump(client, upstream, ends, config).await
         }
@@ -333,9 +336,9 @@ struct Ends {
     /// The tap's address on the target connection.
     local: String,
     /// The client's TLS handshake with the tap (`--tls-cert`).
-    accepted: Option<crate::wire::tls::TlsFacts>,
+    accepted: Option<Box<crate::wire::tls::TlsFacts>>,
     /// The tap's TLS handshake with an `https://` target.
-    reached: Option<crate::wire::tls::TlsFacts>,
+    reached: Option<Box<crate::wire::tls::TlsFacts>>,
 }
 
 /// Copies both directions of one connection until both end, recording each read.
@@ -379,14 +382,10 @@ async fn pump<C: Halves, U: Halves>(client: C, upstream: U, ends: Ends, config: 
         None
     };
     if let Some(facts) = accepted {
-        recorder.emit(lane, Dir::ToServer, What::Tls(Box::new(facts)));
+        recorder.emit(lane, Dir::ToServer, What::Tls(facts));
     }
     if let Some(facts) = reached {
-        recorder.emit(
-            target_lane.unwrap_or(lane),
-            Dir::ToClient,
-            What::Tls(Box::new(facts)),
-        );
+        recorder.emit(target_lane.unwrap_or(lane), Dir::ToClient, What::Tls(facts));
     }
     let sides = Sides {
         recorder,

@@ -93,13 +93,15 @@ impl Acceptor {
     /// Runs the server side of the handshake on a connection accepted at `started`,
     /// within `deadline` (the listener's header timeout: a client that opens a
     /// connection and sends half a ClientHello holds a slot no longer than one that
-    /// sends half a request head). A client that speaks plain HTTP to this port gets
-    /// a plaintext `400` saying to use `https://` before the close. The error says
-    /// what went wrong, for the listener's log line.
+    /// sends half a request head); `clock` names it in the error (`--header-timeout`).
+    /// A client that speaks plain HTTP to this port gets a plaintext `400` saying to
+    /// use `https://` before the close. The error says what went wrong, for the
+    /// listener's log line.
     pub async fn accept(
         &self,
         tcp: TcpStream,
         deadline: Duration,
+        clock: &str,
         started: Instant,
     ) -> Result<(TlsStream<TcpStream>, TlsFacts), String> {
         let handshake = async {
@@ -122,7 +124,7 @@ impl Acceptor {
             Ok(Err(why)) => return Err(why),
             Err(_) => {
                 return Err(format!(
-                    "no complete TLS handshake within {} s (--header-timeout)",
+                    "no complete TLS handshake within {} s ({clock})",
                     deadline.as_secs_f64()
                 ));
             }

@@ -50,7 +50,7 @@ pub async fn serve<I: Io>(
     io: I,
     permit: Option<OwnedSemaphorePermit>,
     peer: String,
-    tls: Option<crate::wire::tls::TlsFacts>,
+    tls: Option<Box<crate::wire::tls::TlsFacts>>,
 ) {
     match app.recorder.clone() {
         None => serve_io(app, io, permit).await,
@@ -67,7 +67,7 @@ pub async fn serve<I: Io>(
                 )),
             );
             if let Some(facts) = tls {
-                recorder.emit(lane, Dir::ToServer, What::Tls(Box::new(facts)));
+                recorder.emit(lane, Dir::ToServer, What::Tls(facts));
             }
             serve_io(app, io, permit).await
         }

@@ -105,9 +105,24 @@ async fn serve_tls(
     peer: std::net::SocketAddr,
 ) {
     let started = std::time::Instant::now();
-    match tls.accept(stream, app.limits.header_timeout, started).await {
+    match tls
+        .accept(
+            stream,
+            app.limits.header_timeout,
+            "--header-timeout",
+            started,
+        )
+        .await
+    {
         Ok((stream, facts)) => {
-            conn::serve(app, stream, Some(permit), peer.to_string(), Some(facts)).await
+            conn::serve(
+                app,
+                stream,
+                Some(permit),
+                peer.to_string(),
+                Some(Box::new(facts)),
+            )
+            .await
         }
         Err(why) => eprintln!("[mcp-raw] TLS connection from {peer} refused: {why}"),
     }
