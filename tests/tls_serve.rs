@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 const ADD: &str = r#"add={"a":2,"b":40}"#;
 
 /// A CA and one leaf it signed (localhost and 127.0.0.1), as PEM files: ca.pem,
-/// good.pem, good.key; and a second key that fits nothing, other.key.
+/// good.pem, good.key; a client certificate it signed, me.pem and me.key; and a key
+/// that fits nothing, other.key.
 struct Pki {
     dir: PathBuf,
 }
@@ -49,6 +50,17 @@ impl Pki {
         std::fs::write(dir.join("good.key"), key.serialize_pem()).unwrap();
         let other = KeyPair::generate().unwrap();
         std::fs::write(dir.join("other.key"), other.serialize_pem()).unwrap();
+        // A client's certificate (mTLS), signed by the same CA.
+        let mut me = CertificateParams::new(Vec::<String>::new()).unwrap();
+        me.distinguished_name
+            .push(DnType::CommonName, "mcp-raw test client");
+        me.not_before = date_time_ymd(2020, 1, 1);
+        me.not_after = date_time_ymd(2090, 1, 1);
+        me.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        let key = KeyPair::generate().unwrap();
+        let cert = me.signed_by(&key, &ca).unwrap();
+        std::fs::write(dir.join("me.pem"), cert.pem()).unwrap();
+        std::fs::write(dir.join("me.key"), key.serialize_pem()).unwrap();
         Pki { dir }
     }
 
@@ -881,4 +893,65 @@ fn nginx_terminates_tls_in_front_of_the_replicas() {
             "{era}"
         );
     }
+}
+
+/// `--tls-client-ca`: the listener asks for a client certificate and requires one
+/// from that CA; the server's recording holds the client's chain.
+#[test]
+fn a_listener_with_a_client_ca_requires_and_records_the_clients_certificate() {
+    let pki = Pki::new("mtls");
+    let record = pki.dir.join("server.jsonl");
+    let mut args = strings(&["serve", "--http", "--port", "0", "--record"]);
+    args.push(record.to_str().unwrap().into());
+    args.extend(pki.flags());
+    args.extend(["--tls-client-ca".into(), pki.path("ca.pem")]);
+    let server = Listener::start(&args);
+    let url = format!("https://localhost:{}/mcp", server.port());
+    let out = client(&[
+        &url,
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--cert",
+        &pki.path("me.pem"),
+        "--key",
+        &pki.path("me.key"),
+        "--call",
+        ADD,
+    ]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("42"), "{text}");
+    let facts = tls_events(&record);
+    assert!(!facts.is_empty());
+    for f in &facts {
+        assert_eq!(f["accepted"], true, "{f}");
+        assert_eq!(f["client_cert"], true, "{f}");
+        assert_eq!(
+            f["chain"][0]["sha256"],
+            fingerprint(&pki.path("me.pem")),
+            "{f}"
+        );
+        assert!(
+            f["chain"][0]["subject"]
+                .as_str()
+                .unwrap()
+                .contains("mcp-raw test client"),
+            "{f}"
+        );
+    }
+    // Without a certificate: refused, said on both sides.
+    let out = client(&[&url, "--cacert", &pki.path("ca.pem"), "--call", ADD]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("client certificate"), "{text}");
+    let log = server.logged("refused");
+    assert!(log.contains("TLS connection from 127.0.0.1:"), "{log}");
+    // The flag needs a listener with TLS.
+    let out = Command::new(BIN)
+        .args(["serve", "--http", "--port", "0", "--tls-client-ca"])
+        .arg(pki.path("ca.pem"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("--tls-cert"), "{}", said(&out));
 }

@@ -1101,6 +1101,11 @@ pub struct TlsListen {
     /// The private key of --tls-cert, PEM (PKCS#8, PKCS#1 or SEC1); needs --tls-cert.
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+    /// With --tls-cert: require a client certificate signed by a CA in this PEM FILE
+    /// (mTLS); each lane's tls event then holds the client's chain. Default: none
+    /// asked for.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_client_ca: Option<PathBuf>,
 }
 
 // `serve --http --auth-server URL`: the server as an OAuth protected resource

@@ -268,9 +268,13 @@ pub fn scheme(config: &http::Config) -> &'static str {
 pub fn tls_listen(
     tls: &super::args::TlsListen,
 ) -> anyhow::Result<Option<std::sync::Arc<mcp_raw::transport::tls::Acceptor>>> {
-    mcp_raw::transport::tls::Acceptor::from_flags(tls.tls_cert.as_deref(), tls.tls_key.as_deref())
-        .map(|a| a.map(std::sync::Arc::new))
-        .map_err(|e| super::client::Usage(format!("{e:#}")).into())
+    mcp_raw::transport::tls::Acceptor::from_flags(
+        tls.tls_cert.as_deref(),
+        tls.tls_key.as_deref(),
+        tls.tls_client_ca.as_deref(),
+    )
+    .map(|a| a.map(std::sync::Arc::new))
+    .map_err(|e| super::client::Usage(format!("{e:#}")).into())
 }
 
 pub fn protect_at(config: &mut http::Config, addr: std::net::SocketAddr) {

@@ -36,18 +36,28 @@ impl std::fmt::Debug for Acceptor {
 impl Acceptor {
     /// The acceptor the flags ask for: none without them; both are needed, and each
     /// file must hold what its flag says (the error names the flag and the path).
-    pub fn from_flags(cert: Option<&Path>, key: Option<&Path>) -> anyhow::Result<Option<Acceptor>> {
+    /// `client_ca` (`--tls-client-ca`): require each client's certificate, signed by
+    /// one of its CAs (mTLS).
+    pub fn from_flags(
+        cert: Option<&Path>,
+        key: Option<&Path>,
+        client_ca: Option<&Path>,
+    ) -> anyhow::Result<Option<Acceptor>> {
         match (cert, key) {
-            (None, None) => Ok(None),
-            (Some(cert), Some(key)) => Acceptor::load(cert, key).map(Some),
+            (None, None) => match client_ca {
+                Some(_) => bail!("--tls-client-ca needs --tls-cert and --tls-key"),
+                None => Ok(None),
+            },
+            (Some(cert), Some(key)) => Acceptor::load(cert, key, client_ca).map(Some),
             (Some(_), None) => bail!("--tls-cert needs --tls-key (the certificate's private key)"),
             (None, Some(_)) => bail!("--tls-key needs --tls-cert (the certificate it belongs to)"),
         }
     }
 
     /// Reads a PEM certificate chain (leaf first) and its private key (PKCS#8,
-    /// PKCS#1 or SEC1) and checks that the key is the certificate's.
-    pub fn load(cert: &Path, key: &Path) -> anyhow::Result<Acceptor> {
+    /// PKCS#1 or SEC1) and checks that the key is the certificate's; with
+    /// `client_ca`, the roots a client's certificate must chain to.
+    pub fn load(cert: &Path, key: &Path, client_ca: Option<&Path>) -> anyhow::Result<Acceptor> {
         let text = std::fs::read(cert)
             .with_context(|| format!("--tls-cert {}: cannot read it", cert.display()))?;
         let chain = CertificateDer::pem_slice_iter(&text)
@@ -69,18 +79,54 @@ impl Acceptor {
         #[allow(deprecated)]
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         // TLS 1.3 (RFC 8446) and 1.2 (RFC 5246); RFC 8996 retired 1.0 and 1.1.
-        let mut config = ServerConfig::builder_with_provider(provider)
+        let builder = ServerConfig::builder_with_provider(provider.clone())
             .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
-            .context("TLS protocol versions")?
-            .with_no_client_auth()
-            .with_single_cert(chain, private)
-            .map_err(|e| {
-                anyhow::anyhow!(
-                    "--tls-key {} does not fit --tls-cert {}: {e}",
-                    key.display(),
-                    cert.display()
+            .context("TLS protocol versions")?;
+        let builder = match client_ca {
+            None => builder.with_no_client_auth(),
+            Some(path) => {
+                // RFC 8446 §4.3.2 CertificateRequest: the client must answer with a
+                // chain to one of these roots, or the handshake fails.
+                let text = std::fs::read(path).with_context(|| {
+                    format!("--tls-client-ca {}: cannot read it", path.display())
+                })?;
+                let mut roots = rustls::RootCertStore::empty();
+                for der in CertificateDer::pem_slice_iter(&text) {
+                    let der = der.map_err(|e| {
+                        anyhow::anyhow!(
+                            "--tls-client-ca {}: not PEM certificates: {e}",
+                            path.display()
+                        )
+                    })?;
+                    roots.add(der).with_context(|| {
+                        format!(
+                            "--tls-client-ca {}: a certificate is not usable as a trust anchor",
+                            path.display()
+                        )
+                    })?;
+                }
+                if roots.is_empty() {
+                    bail!(
+                        "--tls-client-ca {}: no \"-----BEGIN CERTIFICATE-----\" in it",
+                        path.display()
+                    );
+                }
+                let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                    Arc::new(roots),
+                    provider,
                 )
-            })?;
+                .build()
+                .context("--tls-client-ca")?;
+                builder.with_client_cert_verifier(verifier)
+            }
+        };
+        let mut config = builder.with_single_cert(chain, private).map_err(|e| {
+            anyhow::anyhow!(
+                "--tls-key {} does not fit --tls-cert {}: {e}",
+                key.display(),
+                cert.display()
+            )
+        })?;
         // The HTTP under this TLS is HTTP/1.1 only (RFC 7301 §3.1 ALPN `http/1.1`): a
         // client that offers only h2 gets no_application_protocol, not a stream it
         // cannot read.
