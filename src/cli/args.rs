@@ -871,8 +871,8 @@ pub struct TapArgs {
     #[arg(long, value_name = "N", default_value_t = mcp_raw::tap::http::limits::MAX_CONNECTIONS, requires = "http")]
     pub max_connections: usize,
     /// With --http: seconds a request head may take once begun (and a new connection
-    /// before its first byte); then the connection is closed, as `serve --http`
-    /// does; 0 turns the clock off.
+    /// before its first byte, or its TLS handshake with --tls-cert); then the
+    /// connection is closed, as `serve --http` does; 0 turns the clock off.
     #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs, requires = "http")]
     pub header_timeout: Duration,
     /// With --http: seconds a connection may sit with no request in flight (a long
@@ -1064,7 +1064,8 @@ pub struct AuthServerArgs {
     /// Largest request body in bytes; larger gets 413.
     #[arg(long, value_name = "N", default_value_t = 64 * 1024)]
     pub max_body_bytes: usize,
-    /// Seconds a request head may take to arrive; then the connection is closed.
+    /// Seconds a request head (or, with --tls-cert, the TLS handshake) may take to
+    /// arrive; then the connection is closed.
     #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs)]
     pub header_timeout: Duration,
     /// Print every byte in and out on stderr, as `serve --trace` does.
@@ -1233,7 +1234,8 @@ impl ProtectArgs {
 #[derive(clap::Args)]
 pub struct HttpLimits {
     /// With --http: seconds a request head may take once begun (and a new connection
-    /// before its first byte); then the connection is closed [default: 30]
+    /// before its first byte, or its TLS handshake with --tls-cert); then the
+    /// connection is closed [default: 30]
     #[arg(long, value_name = "SECS", value_parser = secs, requires = "http")]
     header_timeout: Option<Duration>,
     /// With --http: largest request head (request line and headers) in bytes; larger
