@@ -3,7 +3,7 @@
 # each over stdio and over Streamable HTTP.
 #
 #   interop/run.sh                   all eighteen: ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http
-#                                    everything-stdio everything-http pyserver-stdio pyserver-http
+#                                    everything-stdio everything-http pyserver-stdio pyserver-http pyserver-https
 #                                    tap-ts-stdio tap-ts-http tap-ts2-stdio tap-ts2-http
 #                                    tap-everything-stdio tap-everything-http
 #                                    replay-everything-stdio replay-everything-http
@@ -13,7 +13,8 @@
 # ts-* (TypeScript SDK v1), ts2-* (v2, @modelcontextprotocol/client) and py-* run an
 # SDK client against `mcp-raw serve`; everything-* run
 # `mcp-raw client` against @modelcontextprotocol/server-everything (interop/everything.sh);
-# pyserver-* run `mcp-raw client` against a Python-SDK server in both eras
+# pyserver-* run `mcp-raw client` against a Python-SDK server in both eras (-https:
+# under uvicorn with --ssl-certfile, the client over https:// with --cacert)
 # (interop/pyserver.sh, interop/py/server.py); tap-* run the ts, ts2 and everything
 # combinations with `mcp-raw tap` between client and server, compare the tap's recording
 # with the other end's own hash for hash, and `mcp-raw check` it (interop/tap.sh);
@@ -33,7 +34,7 @@ start_s=$SECONDS
 
 timeout_s=${INTEROP_TIMEOUT:-60}
 combos=("$@")
-all=(ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http everything-stdio everything-http pyserver-stdio pyserver-http
+all=(ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http everything-stdio everything-http pyserver-stdio pyserver-http pyserver-https
   tap-ts-stdio tap-ts-http tap-ts2-stdio tap-ts2-http tap-everything-stdio tap-everything-http
   replay-everything-stdio replay-everything-http oauth-http)
 [ ${#combos[@]} -gt 0 ] || combos=("${all[@]}")

@@ -62,6 +62,7 @@
 //!   mod.rs              describe: a message in a few words, for the server's log
 //!   stdio.rs            one JSON message per line on stdin/stdout, logs on stderr
 //!   log.rs              the stdio log: lines written to stderr by a thread, off the answer path
+//!   tls.rs              a listener's TLS (--tls-cert/--tls-key): accept, deadline, the facts
 //!   http/               Streamable HTTP on one endpoint, /mcp
 //!     mod.rs            routing by path and method, GET and DELETE
 //!     listen.rs         accept loop: TCP_NODELAY, --max-connections, backoff out of fds

@@ -30,8 +30,15 @@ fn main() -> ExitCode {
             show_secrets,
             color,
             redact_headers,
+            tls,
             ..
         } => apart(move || {
+            if tls.tls_cert.is_some() {
+                return Err(cli::client::Usage(
+                    "--tls-cert and --tls-key need --http (stdio has no TLS)".into(),
+                )
+                .into());
+            }
             cli::serve::install_state_key(state_key_file.as_deref())?;
             cli::record::recorder(
                 "stdio",
@@ -84,8 +91,10 @@ fn main() -> ExitCode {
             show_secrets,
             color,
             redact_headers,
+            tls,
             ..
         } => apart(move || {
+            let tls = cli::serve::tls_listen(&tls)?;
             cli::serve::install_state_key(state_key_file.as_deref())?;
             cli::record::recorder(
                 "http",
@@ -129,6 +138,7 @@ fn main() -> ExitCode {
                         recorder,
                         auth: protect.into_settings()?,
                         session_id_prefix,
+                        tls,
                     },
                 )
             })
@@ -199,6 +209,7 @@ fn main() -> ExitCode {
             timeout,
             http,
             port,
+            tls,
             ignore,
             view,
         } => {
@@ -211,6 +222,7 @@ fn main() -> ExitCode {
                         timeout,
                         http,
                         port,
+                        tls,
                         ignore,
                     },
                     &view,

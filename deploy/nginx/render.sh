@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Renders mcp-raw.conf.template into a runnable nginx.conf for N replicas.
 #
-#   deploy/nginx/render.sh sticky|round-robin LISTEN_PORT REPLICA_PORT... > PREFIX/nginx.conf
+#   deploy/nginx/render.sh [--tls CERT KEY] sticky|round-robin LISTEN_PORT REPLICA_PORT... > PREFIX/nginx.conf
+#
+# --tls CERT KEY: nginx terminates TLS on LISTEN_PORT (https://) with this PEM
+# certificate chain and key (absolute paths); the replicas behind it stay plain HTTP on
+# loopback. Without it, plain http:// (the default).
 #
 # sticky: modern requests and `initialize` round-robin; a legacy request to the replica
 # its Mcp-Session-Id names: the i-th REPLICA_PORT must run with `--session-id-prefix ri.`
@@ -11,9 +15,20 @@
 #   nginx -p PREFIX -c PREFIX/nginx.conf -e logs/error.log -g 'daemon off;'
 set -euo pipefail
 usage() {
-  echo "usage: $0 sticky|round-robin LISTEN_PORT REPLICA_PORT..." >&2
+  echo "usage: $0 [--tls CERT KEY] sticky|round-robin LISTEN_PORT REPLICA_PORT..." >&2
   exit 2
 }
+ssl= tls=
+if [[ ${1:-} == --tls ]]; then
+  (( $# >= 3 )) || usage
+  for f in "$2" "$3"; do
+    [[ $f == /* ]] || { echo "$0: --tls ${f@Q}: give an absolute path (nginx reads it relative to its prefix otherwise)" >&2; exit 2; }
+    [[ -r $f ]] || { echo "$0: --tls ${f@Q}: cannot read it" >&2; exit 2; }
+  done
+  ssl=" ssl"
+  tls="        ssl_certificate $2;"$'\n'"        ssl_certificate_key $3;"$'\n'"        ssl_protocols TLSv1.2 TLSv1.3;"
+  shift 3
+fi
 (( $# >= 3 )) || usage
 case $1 in
   sticky | round-robin) mode=$1 ;;
@@ -40,6 +55,10 @@ while IFS= read -r line || [[ -n $line ]]; do
     @SERVERS@) printf '%s\n' "$servers" ;;
     @SESSION_ROUTES@) [[ -z $routes ]] || printf '%s\n' "$routes" ;;
     @REPLICA_UPSTREAMS@) printf '%s\n' "$upstreams" ;;
-    *) printf '%s\n' "${line//@LISTEN@/$listen}" ;;
+    @TLS@) [[ -z $tls ]] || printf '%s\n' "$tls" ;;
+    *)
+      line=${line//@LISTEN@/$listen}
+      printf '%s\n' "${line//@SSL@/$ssl}"
+      ;;
   esac
 done < "$template"

@@ -3,6 +3,8 @@
 
     python server.py stdio
     python server.py http PORT        (Streamable HTTP on 127.0.0.1:PORT/mcp)
+    python server.py https PORT CERT KEY
+                                      (the same under uvicorn's own TLS, --ssl-certfile)
 
 Its tools log, report progress, and ask the client (elicitation, sampling, roots)
 through the SDK's resolvers, which ask mid-call in a 2025-11-25 session and answer
@@ -77,5 +79,18 @@ def roots(listed: Annotated[object, Resolve(ask_roots)]) -> str:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["http"]:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    elif sys.argv[1:2] == ["https"]:
+        # The SDK's app under uvicorn with TLS (uvicorn's --ssl-certfile/--ssl-keyfile,
+        # Python's ssl module on OpenSSL): a TLS server mcp-raw did not write.
+        import uvicorn
+
+        uvicorn.run(
+            server.streamable_http_app(host="127.0.0.1"),
+            host="127.0.0.1",
+            port=int(sys.argv[2]),
+            ssl_certfile=sys.argv[3],
+            ssl_keyfile=sys.argv[4],
+            log_level="warning",
+        )
     else:
         server.run("stdio")

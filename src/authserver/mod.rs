@@ -234,31 +234,75 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     server: Arc<AuthServer>,
     recorder: Option<Recorder>,
+    tls: Option<Arc<crate::transport::tls::Acceptor>>,
 ) -> std::io::Result<()> {
     loop {
         let (stream, peer) = listener.accept().await?;
         let _ = stream.set_nodelay(true);
         let server = server.clone();
         let recorder = recorder.clone().unwrap_or_else(Recorder::none);
-        let header_timeout = server.config.header_timeout;
+        let tls = tls.clone();
         tokio::spawn(async move {
-            let lane = recorder.lane(LaneKind::Http);
-            let io = Recorded::new(
-                stream,
-                recorder,
-                lane,
-                Dir::ToServer,
-                Some(peer.to_string()),
-            );
-            let service = hyper::service::service_fn(move |req| {
-                let server = server.clone();
-                async move { Ok::<_, std::convert::Infallible>(response(server.answer(req).await)) }
-            });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(header_timeout)
-                .serve_connection(TokioIo::new(io), service)
-                .await;
+            let header_timeout = server.config.header_timeout;
+            let Some(tls) = tls else {
+                let lane = recorder.lane(LaneKind::Http);
+                let io = Recorded::new(
+                    stream,
+                    recorder,
+                    lane,
+                    Dir::ToServer,
+                    Some(peer.to_string()),
+                );
+                return connection(io, server).await;
+            };
+            // The handshake under the head's clock: a half-sent ClientHello holds the
+            // connection no longer than a half-sent head.
+            match tls
+                .accept(
+                    stream,
+                    header_timeout,
+                    "--header-timeout",
+                    std::time::Instant::now(),
+                )
+                .await
+            {
+                Ok((stream, facts)) => {
+                    let lane = recorder.lane(LaneKind::Http);
+                    let io = Recorded::new(
+                        stream,
+                        recorder.clone(),
+                        lane,
+                        Dir::ToServer,
+                        Some(format!("{peer} (TLS)")),
+                    );
+                    recorder.emit(
+                        lane,
+                        Dir::ToServer,
+                        crate::wire::event::What::Tls(Box::new(facts)),
+                    );
+                    connection(io, server).await
+                }
+                Err(why) => {
+                    eprintln!("[mcp-raw] auth-server: TLS connection from {peer} refused: {why}")
+                }
+            }
         });
     }
+}
+
+/// One connection's HTTP/1.1, plaintext or inside TLS.
+async fn connection<I>(io: I, server: Arc<AuthServer>)
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let header_timeout = server.config.header_timeout;
+    let service = hyper::service::service_fn(move |req| {
+        let server = server.clone();
+        async move { Ok::<_, std::convert::Infallible>(response(server.answer(req).await)) }
+    });
+    let _ = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(header_timeout)
+        .serve_connection(TokioIo::new(io), service)
+        .await;
 }

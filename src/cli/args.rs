@@ -224,6 +224,8 @@ pub enum Command {
         limits: HttpLimits,
         #[command(flatten)]
         protect: ProtectArgs,
+        #[command(flatten)]
+        tls: TlsListen,
         /// Protocol eras to serve: legacy (initialize handshake, 2024-11-05 to
         /// 2025-11-25), modern (stateless 2026-07-28, per-request _meta), or both,
         /// chosen per request.
@@ -350,7 +352,7 @@ pub enum Command {
     /// the user's config directory) and prints how each runtime trusts it; `ca show`,
     /// `ca rotate`, `ca delete`. Anyone holding its key can impersonate any site to the
     /// programs that trust it: delete it when done.
-    #[command(after_help = ca_examples!())]
+    #[command(after_help = concat!(ca_examples!(), "\n\n", super::exit::ca_exit!()))]
     Ca(CaArgs),
     /// Serve a stdio MCP server as Streamable HTTP on /mcp: `bridge --port PORT --
     /// SERVER_CMD ARG…`. Each legacy session gets its own child process (spawned at
@@ -434,6 +436,8 @@ pub enum Command {
         /// says which).
         #[arg(short, long, value_name = "PORT", default_value_t = 3000)]
         port: u16,
+        #[command(flatten)]
+        tls: TlsListen,
         /// Serving: what to leave out when matching a live request to a recorded one
         /// (as for `diff --ignore`: id, time, uuid, or a path such as params._meta).
         /// Default: id, time, uuid.
@@ -879,14 +883,18 @@ pub struct TapArgs {
     /// $XDG_CONFIG_HOME/mcp-raw, else ~/.config/mcp-raw]
     #[arg(long, value_name = "DIR", requires = "proxy")]
     pub ca_dir: Option<PathBuf>,
-    /// With --proxy: trust the CA certificates in this PEM file too, for the real
-    /// hosts, besides the system's trust store (repeatable).
-    #[arg(long = "cacert", value_name = "FILE", requires = "proxy")]
+    /// With --proxy, or --http and an https:// --target: also trust the CA
+    /// certificates in this PEM FILE (repeatable) for the real host's certificate,
+    /// besides the system's trust store.
+    #[arg(long = "cacert", value_name = "FILE", requires = "web")]
     pub cacert: Vec<PathBuf>,
-    /// With --proxy: connect to a real host even when its certificate does not verify;
-    /// its lane's TLS facts say why.
-    #[arg(long, requires = "proxy")]
+    /// With --proxy, or --http and an https:// --target: relay even when the real
+    /// host's certificate does not verify (warned on every run; each lane's tls event
+    /// says why) [default: off].
+    #[arg(long, requires = "web")]
     pub insecure: bool,
+    #[command(flatten)]
+    pub tls: TlsListen,
     /// With --proxy: the longest proxy request head (`CONNECT HOST:PORT`, or a
     /// request with an absolute http:// URL); longer gets 400.
     #[arg(long, value_name = "N", default_value_t = mcp_raw::tap::proxy::limits::MAX_HEAD_BYTES, requires = "proxy")]
@@ -904,26 +912,28 @@ pub struct TapArgs {
     /// reach it can talk to the target through the tap).
     #[arg(long, requires = "web")]
     pub allow_remote: bool,
-    /// With --http: the server the tap forwards to, http://HOST:PORT/PATH (the path is
-    /// only shown: requests keep the path the client sent).
-    #[arg(long, value_name = "URL", requires = "web")]
+    /// With --http: the server the tap forwards to, http://HOST:PORT/PATH or
+    /// https://… (the path is only shown: requests keep the path the client sent).
+    #[arg(long, value_name = "URL", requires = "http")]
     pub target: Option<String>,
     /// With --http: rewrite the Host line of each request head to the target's
     /// HOST:PORT (nothing else changes); the recording then shows both sides, each on
     /// its own lane.
     #[arg(long, requires = "web")]
     pub rewrite_host: bool,
-    /// With --http or --proxy: seconds connecting to the target (with --proxy, and
-    /// its TLS handshake) may take; then the client gets 502 Bad Gateway.
+    /// With --http or --proxy: seconds connecting to the target may take, its TLS
+    /// handshake included (an https:// --target, a decrypted host); then the client
+    /// gets 502 Bad Gateway.
     #[arg(long, value_name = "SECS", default_value = "10", value_parser = secs, requires = "web")]
     pub connect_timeout: Duration,
     /// With --http or --proxy: most client connections relayed at once; more wait in the
     /// kernel's listen queue until one ends.
     #[arg(long, value_name = "N", default_value_t = mcp_raw::tap::http::limits::MAX_CONNECTIONS, requires = "web")]
     pub max_connections: usize,
-    /// With --http or --proxy: seconds a request head may take once begun (and a new connection
-    /// before its first byte; with --proxy, the client's TLS handshake too); then the connection is closed, as `serve --http`
-    /// does; 0 turns the clock off.
+    /// With --http or --proxy: seconds a request head may take once begun (and a new
+    /// connection before its first byte, or the client's TLS handshake with --proxy or
+    /// --tls-cert); then the connection is closed, as `serve --http` does; 0 turns the
+    /// clock off.
     #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs, requires = "web")]
     pub header_timeout: Duration,
     /// With --http or --proxy: seconds a connection (or opaque tunnel) may sit with no request in flight (a long
@@ -1022,6 +1032,8 @@ pub struct BridgeArgs {
     pub limits: HttpLimits,
     #[command(flatten)]
     pub protect: ProtectArgs,
+    #[command(flatten)]
+    pub tls: TlsListen,
     /// Listen on a --host that is not loopback even without --auth-server (anyone
     /// who can reach it can run the server command's tools).
     #[arg(long)]
@@ -1138,7 +1150,8 @@ pub struct AuthServerArgs {
     /// Largest request body in bytes; larger gets 413.
     #[arg(long, value_name = "N", default_value_t = 64 * 1024)]
     pub max_body_bytes: usize,
-    /// Seconds a request head may take to arrive; then the connection is closed.
+    /// Seconds a request head (or, with --tls-cert, the TLS handshake) may take to
+    /// arrive; then the connection is closed.
     #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs)]
     pub header_timeout: Duration,
     /// Print every byte in and out on stderr, as `serve --trace` does.
@@ -1159,6 +1172,27 @@ pub struct AuthServerArgs {
     /// under a name of its own. HTTP lanes only: stdio recordings are never masked.
     #[arg(long = "redact-header", value_name = "NAME")]
     pub redact_headers: Vec<String>,
+    #[command(flatten)]
+    pub tls: TlsListen,
+}
+
+// `--tls-cert FILE --tls-key FILE`: the listener speaks https:// (every listener that
+// serves HTTP takes them).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct TlsListen {
+    /// Listen with TLS (https://): this PEM certificate chain, leaf first, is presented
+    /// to clients; needs --tls-key. The handshake must end within --header-timeout.
+    /// Default: plain http://.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert, PEM (PKCS#8, PKCS#1 or SEC1); needs --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// With --tls-cert: require a client certificate signed by a CA in this PEM FILE
+    /// (mTLS); each lane's tls event then holds the client's chain. Default: none
+    /// asked for.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_client_ca: Option<PathBuf>,
 }
 
 // `serve --http --auth-server URL`: the server as an OAuth protected resource
@@ -1225,6 +1259,10 @@ pub struct ProtectArgs {
     /// With --auth-server: seconds of clock skew allowed on a token's exp and nbf [default: 30]
     #[arg(long, value_name = "SECS")]
     pub token_leeway: Option<u64>,
+    /// With an https:// --auth-server: also trust the CA certificates in this PEM
+    /// FILE (repeatable), besides the system's store [default: the system's only]
+    #[arg(long, value_name = "FILE", requires = "auth_server")]
+    pub auth_cacert: Vec<PathBuf>,
 }
 
 impl ProtectArgs {
@@ -1261,6 +1299,17 @@ impl ProtectArgs {
         settings.jwks_refresh = given(self.jwks_refresh, settings.jwks_refresh);
         settings.retry = given(self.auth_retry, settings.retry);
         settings.leeway = self.token_leeway.unwrap_or(settings.leeway);
+        if !self.auth_cacert.is_empty() {
+            // Read now, so an unreadable file stops the server at start (exit 2).
+            let tls = mcp_raw::client::tls::Tls::new(mcp_raw::client::tls::TlsOptions {
+                cacert: self.auth_cacert,
+                ..Default::default()
+            })
+            .map_err(|e| {
+                super::client::Usage(format!("{e:#}").replacen("--cacert", "--auth-cacert", 1))
+            })?;
+            settings.tls = std::sync::Arc::new(tls);
+        }
         Ok(Some(settings))
     }
 }
@@ -1271,7 +1320,8 @@ impl ProtectArgs {
 #[derive(clap::Args)]
 pub struct HttpLimits {
     /// With --http: seconds a request head may take once begun (and a new connection
-    /// before its first byte); then the connection is closed [default: 30]
+    /// before its first byte, or its TLS handshake with --tls-cert); then the
+    /// connection is closed [default: 30]
     #[arg(long, value_name = "SECS", value_parser = secs, requires = "http")]
     header_timeout: Option<Duration>,
     /// With --http: largest request head (request line and headers) in bytes; larger

@@ -48,17 +48,19 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
     if !args.scopes.is_empty() {
         config.scopes = args.scopes;
     }
+    let tls = super::serve::tls_listen(&args.tls)?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
     super::runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {}:{}: {e}", args.host, args.port))?;
         let addr = listener.local_addr()?;
-        let server = Arc::new(AuthServer::new(format!("http://{addr}"), config)?);
+        let server = Arc::new(AuthServer::new(format!("{scheme}://{addr}"), config)?);
         eprintln!(
-            "[mcp-raw] authorization server listening on http://{addr} (metadata at http://{addr}/.well-known/oauth-authorization-server; it approves every request: demos and tests only)"
+            "[mcp-raw] authorization server listening on {scheme}://{addr} (metadata at {scheme}://{addr}/.well-known/oauth-authorization-server; it approves every request: demos and tests only)"
         );
         tokio::select! {
-            r = serve(listener, server, recorder) => r?,
+            r = serve(listener, server, recorder, tls) => r?,
             _ = tokio::signal::ctrl_c() => eprintln!("[mcp-raw] interrupted: shutting down"),
         }
         Ok(())

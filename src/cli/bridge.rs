@@ -37,6 +37,7 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         recorder,
         auth: args.protect.into_settings()?,
         session_id_prefix: Default::default(),
+        tls: super::serve::tls_listen(&args.tls)?,
     };
     super::serve::check_protection(&config)?;
     let (host, port) = (args.host.as_str(), args.port);
@@ -48,7 +49,8 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         super::serve::check_remote(addr, args.allow_remote, &config)?;
         super::serve::protect_at(&mut config, addr);
         eprintln!(
-            "[mcp-raw] bridge listening on http://{addr}{}, serving {}",
+            "[mcp-raw] bridge listening on {}://{addr}{}, serving {}",
+            super::serve::scheme(&config),
             mcp_raw::wire::http::ENDPOINT,
             args.command.join(" ")
         );

@@ -57,6 +57,14 @@ macro_rules! demo_exit {
 }
 pub(crate) use demo_exit;
 
+/// `ca`'s closing line.
+macro_rules! ca_exit {
+    () => {
+        "Exit status: 0 done; 1 the CA could not be made, read or removed (a file in the way, a key others can read, a symbolic link refused); 2 usage (a bad flag or action)."
+    };
+}
+pub(crate) use ca_exit;
+
 /// Whether an error is the caller's mistake (exit status 2) rather than a failure
 /// while running (1).
 pub fn code(e: &anyhow::Error) -> u8 {

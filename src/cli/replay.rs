@@ -22,6 +22,8 @@ pub struct Mode {
     pub http: bool,
     /// Serving over HTTP: the port.
     pub port: u16,
+    /// Serving over HTTP: `--tls-cert`/`--tls-key`, https:// instead.
+    pub tls: super::args::TlsListen,
     /// Serving: what matching leaves out.
     pub ignore: Vec<String>,
 }
@@ -90,23 +92,31 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
     .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
     let n = mock.exchanges.len();
     if !http {
+        if mode.tls.tls_cert.is_some() {
+            return Err(Usage(
+                "--tls-cert and --tls-key need HTTP (--http, or a recording made over HTTP)".into(),
+            )
+            .into());
+        }
         eprintln!(
             "[mcp-raw] replay serving {} over stdio ({n} recorded client messages)",
             file.display()
         );
         return serve::stdio(mock, recorder, view.max_message_bytes);
     }
+    let tls = super::serve::tls_listen(&mode.tls)?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
     super::runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", mode.port))
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", mode.port))?;
         eprintln!(
-            "[mcp-raw] replay listening on http://{}/mcp, serving {} ({n} recorded client messages)",
+            "[mcp-raw] replay listening on {scheme}://{}/mcp, serving {} ({n} recorded client messages)",
             listener.local_addr()?,
             file.display()
         );
         tokio::select! {
-            r = serve::http(mock, listener, recorder, view.max_message_bytes) => r,
+            r = serve::http(mock, listener, recorder, view.max_message_bytes, tls) => r,
             _ = tokio::signal::ctrl_c() => Ok(()),
         }
     })

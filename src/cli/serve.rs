@@ -256,7 +256,8 @@ pub fn serve_http(
         check_remote(addr, allow_remote, &config)?;
         protect_at(&mut config, addr);
         eprintln!(
-            "[mcp-raw] Streamable HTTP server listening on http://{addr}{}",
+            "[mcp-raw] Streamable HTTP server listening on {}://{addr}{}",
+            scheme(&config),
             mcp_raw::wire::http::ENDPOINT
         );
         let shutdown = async {
@@ -296,10 +297,41 @@ pub fn check_protection(config: &http::Config) -> anyhow::Result<()> {
 
 /// Fills in a protected server's resource URI from the address bound, unless
 /// `--resource` gave it, and says on stderr where its metadata is.
+/// `https` on a TLS listener, else `http`: what the log line and the resource URL say.
+pub fn scheme(config: &http::Config) -> &'static str {
+    if config.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    }
+}
+
+/// `--tls-cert`/`--tls-key` read into the listener's TLS (none without them); a file
+/// that cannot be used is the caller's mistake, exit status 2.
+pub fn tls_listen(
+    tls: &super::args::TlsListen,
+) -> anyhow::Result<Option<std::sync::Arc<mcp_raw::transport::tls::Acceptor>>> {
+    mcp_raw::transport::tls::Acceptor::from_flags(
+        tls.tls_cert.as_deref(),
+        tls.tls_key.as_deref(),
+        tls.tls_client_ca.as_deref(),
+    )
+    .map(|a| a.map(std::sync::Arc::new))
+    .map_err(|e| super::client::Usage(format!("{e:#}")).into())
+}
+
 pub fn protect_at(config: &mut http::Config, addr: std::net::SocketAddr) {
     if let Some(auth) = config.auth.as_mut() {
         if auth.resource.is_empty() {
-            auth.resource = format!("http://{addr}{}", mcp_raw::wire::http::ENDPOINT);
+            auth.resource = format!(
+                "{}://{addr}{}",
+                if config.tls.is_some() {
+                    "https"
+                } else {
+                    "http"
+                },
+                mcp_raw::wire::http::ENDPOINT
+            );
         }
         eprintln!(
             "[mcp-raw] protected resource {}: tokens from {} ({}), metadata at {}",

@@ -111,13 +111,36 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
         },
     )?
     .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
+    let listen_tls = super::serve::tls_listen(&args.tls)?;
+    if !target.tls && (args.insecure || !args.cacert.is_empty()) {
+        return Err(usage(
+            "--cacert and --insecure are for an https:// --target",
+        ));
+    }
+    let target_tls = mcp_raw::client::tls::Tls::new(mcp_raw::client::tls::TlsOptions {
+        cacert: args.cacert.clone(),
+        insecure: args.insecure,
+        ..Default::default()
+    })
+    .map_err(|e| usage(format!("{e:#}")))?;
+    if target.tls && args.insecure {
+        eprintln!(
+            "[mcp-raw] tap: WARNING --insecure: the target's certificate is not required to verify; anyone on the path could be {}",
+            target.url()
+        );
+    }
     super::runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
         let addr = listener.local_addr()?;
         eprintln!(
-            "[mcp-raw] tap listening on http://{addr}{}, forwarding to {}{}",
+            "[mcp-raw] tap listening on {}://{addr}{}, forwarding to {}{}",
+            if listen_tls.is_some() {
+                "https"
+            } else {
+                "http"
+            },
             target.path,
             target.url(),
             if args.rewrite_host {
@@ -138,6 +161,8 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
             max_connections: args.max_connections,
             header_timeout: super::args::off_if_zero(args.header_timeout),
             idle_timeout: super::args::off_if_zero(args.idle_timeout),
+            target_tls: std::sync::Arc::new(target_tls),
+            listen_tls,
         };
         http::run(listener, config, shutdown).await?;
         if let Some(live) = live {

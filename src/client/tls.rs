@@ -292,33 +292,12 @@ impl Tls {
                 verdict.err().map(|e| reason(&e))
             }
         };
-        let chain = conn
-            .peer_certificates()
-            .map(|c| c.iter().map(|d| describe(d)).collect())
-            .unwrap_or_default();
-        let facts = TlsFacts {
-            version: match conn.protocol_version() {
-                Some(rustls::ProtocolVersion::TLSv1_3) => "TLSv1.3".to_owned(),
-                Some(rustls::ProtocolVersion::TLSv1_2) => "TLSv1.2".to_owned(),
-                Some(other) => format!("{other:?}"),
-                None => "unknown".to_owned(),
-            },
-            cipher: conn
-                .negotiated_cipher_suite()
-                .map(|s| format!("{:?}", s.suite()))
-                .unwrap_or_default(),
-            alpn: conn
-                .alpn_protocol()
-                .map(|p| String::from_utf8_lossy(p).into_owned()),
-            sni,
-            server_name: bare.to_owned(),
-            resumed: matches!(conn.handshake_kind(), Some(rustls::HandshakeKind::Resumed)),
-            handshake_us,
-            insecure: self.options.insecure,
-            unverified,
-            client_cert: self.files.identity.is_some(),
-            chain,
-        };
+        let mut facts = crate::transport::tls::settled(conn, handshake_us);
+        facts.sni = sni;
+        facts.server_name = bare.to_owned();
+        facts.insecure = self.options.insecure;
+        facts.unverified = unverified;
+        facts.client_cert = self.files.identity.is_some();
         Ok((stream, facts))
     }
 }

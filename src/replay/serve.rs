@@ -6,7 +6,7 @@
 
 use super::mock::Mock;
 use crate::jsonrpc::code;
-use crate::wire::event::{Dir, LaneKind};
+use crate::wire::event::{Dir, LaneKind, What};
 use crate::wire::recorded::Recorded;
 use crate::wire::recorder::Recorder;
 use bytes::Bytes;
@@ -168,12 +168,14 @@ fn push(
 }
 
 /// Serves `mock` over Streamable HTTP on `listener` until the task is dropped; a
-/// body over `max` bytes is refused with 413.
+/// body over `max` bytes is refused with 413. With `tls`, each connection's TLS
+/// handshake comes first (its facts the lane's first event).
 pub async fn http(
     mock: Mock,
     listener: tokio::net::TcpListener,
     recorder: Recorder,
     max: usize,
+    tls: Option<Arc<crate::transport::tls::Acceptor>>,
 ) -> anyhow::Result<()> {
     // A recording with initialize is a legacy session: the client expects an id.
     let sessions = mock
@@ -185,16 +187,10 @@ pub async fn http(
     loop {
         let (stream, peer) = listener.accept().await?;
         let _ = stream.set_nodelay(true);
-        let lane = recorder.lane(LaneKind::Http);
-        let io = Recorded::new(
-            stream,
-            recorder.clone(),
-            lane,
-            Dir::ToServer,
-            Some(format!("accepted from {peer}")),
-        );
         let mock = mock.clone();
         let waiting = waiting.clone();
+        let recorder = recorder.clone();
+        let tls = tls.clone();
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |req| {
                 let mock = mock.clone();
@@ -205,12 +201,49 @@ pub async fn http(
                     )
                 }
             });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(io), service)
-                .await;
+            let Some(tls) = tls else {
+                let lane = recorder.lane(LaneKind::Http);
+                let io = Recorded::new(
+                    stream,
+                    recorder,
+                    lane,
+                    Dir::ToServer,
+                    Some(format!("accepted from {peer}")),
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(io), service)
+                    .await;
+                return;
+            };
+            let started = std::time::Instant::now();
+            match tls
+                .accept(stream, HANDSHAKE_TIMEOUT, "replay's fixed 30 s", started)
+                .await
+            {
+                Ok((stream, facts)) => {
+                    let lane = recorder.lane(LaneKind::Http);
+                    let io = Recorded::new(
+                        stream,
+                        recorder.clone(),
+                        lane,
+                        Dir::ToServer,
+                        Some(format!("accepted from {peer} (TLS)")),
+                    );
+                    recorder.emit(lane, Dir::ToServer, What::Tls(Box::new(facts)));
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(io), service)
+                        .await;
+                }
+                Err(why) => {
+                    eprintln!("[mcp-raw] replay: TLS connection from {peer} refused: {why}")
+                }
+            }
         });
     }
 }
+
+/// How long a client may take over its TLS handshake with the mock.
+const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 async fn answer(
     mock: &Mutex<Mock>,

@@ -16,6 +16,13 @@
 //! own lane: the client's side (what the client sent, what it was sent back) and, on
 //! the next lane number, the target's side (what the tap sent the target, what the
 //! target answered); the lane's opening says which is which.
+//!
+//! TLS on either side sits below the recording, as in the client and the server: an
+//! `https://` target is reached with the client's connector (`client::tls`, with the
+//! tap's `--cacert`/`--insecure`), and `--tls-cert`/`--tls-key` make the tap's own
+//! listener speak TLS (`transport::tls`). The bytes recorded are the plaintext HTTP
+//! both ways; each handshake is a `tls` event on its lane. A plain relay takes none
+//! of those paths.
 
 use super::CHUNK;
 use super::rewrite::HostRewriter;
@@ -26,6 +33,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
 
 /// The limits of the HTTP tap and their defaults.
@@ -49,24 +57,31 @@ pub mod limits {
     pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 }
 
-/// Where the tap forwards to: `http://HOST:PORT/PATH`.
+/// Where the tap forwards to: `http://HOST:PORT/PATH` or `https://…`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
+    /// `https://`: the tap opens TLS to the target (and checks its certificate).
+    pub tls: bool,
     /// The host to connect to, a name or an address.
     pub host: String,
-    /// Its port (80 when the URL has none).
+    /// Its port (80 when the URL has none, 443 for `https://`).
     pub port: u16,
     /// The path, only shown: requests keep the path the client sent.
     pub path: String,
 }
 
 impl Target {
-    /// Reads `http://HOST[:PORT][/PATH]`; https is refused (the tap relays bytes, it
-    /// does not speak TLS).
+    /// Reads `http://HOST[:PORT][/PATH]` or `https://…`.
     pub fn parse(url: &str) -> Result<Target, String> {
-        let rest = url.strip_prefix("http://").ok_or_else(|| {
-            format!("--target {url:?}: must start with http:// (the tap does not speak TLS)")
-        })?;
+        let (tls, rest) = match (url.strip_prefix("http://"), url.strip_prefix("https://")) {
+            (Some(rest), _) => (false, rest),
+            (_, Some(rest)) => (true, rest),
+            _ => {
+                return Err(format!(
+                    "--target {url:?}: must start with http:// or https://"
+                ));
+            }
+        };
         let (authority, path) = match rest.find('/') {
             Some(i) => (&rest[..i], &rest[i..]),
             None => (rest, "/"),
@@ -88,12 +103,14 @@ impl Target {
             Some(p) => p
                 .parse::<u16>()
                 .map_err(|_| format!("--target {url:?}: bad port {p:?}"))?,
+            None if tls => 443,
             None => 80,
         };
         if host.is_empty() {
             return Err(format!("--target {url:?}: no host"));
         }
         Ok(Target {
+            tls,
             host: host.to_owned(),
             port,
             path: path.to_owned(),
@@ -111,7 +128,12 @@ impl Target {
 
     /// The URL, for messages.
     pub fn url(&self) -> String {
-        format!("http://{}{}", self.authority(), self.path)
+        format!(
+            "{}://{}{}",
+            if self.tls { "https" } else { "http" },
+            self.authority(),
+            self.path
+        )
     }
 }
 
@@ -134,6 +156,46 @@ pub struct Config {
     /// `--idle-timeout`: a connection with no request in flight this long is closed
     /// (a flag of 0 makes it years: off).
     pub idle_timeout: Duration,
+    /// The TLS an `https://` target is reached with (`--cacert`, `--insecure`); unused
+    /// for `http://`.
+    pub target_tls: Arc<crate::client::tls::Tls>,
+    /// `--tls-cert`/`--tls-key`: the tap's own listener speaks TLS; none: plain.
+    pub listen_tls: Option<Arc<crate::transport::tls::Acceptor>>,
+}
+
+/// A stream the relay can cut in two halves, each direction on its own: a TCP
+/// socket's own halves (no lock), or a TLS stream's (tokio's split, which locks:
+/// TLS records carry both directions' state).
+trait Halves: AsyncRead + AsyncWrite + Unpin + Send + 'static {
+    /// The reading half.
+    type R: AsyncRead + Unpin + Send;
+    /// The writing half.
+    type W: AsyncWrite + Unpin + Send;
+    fn halves(self) -> (Self::R, Self::W);
+}
+
+impl Halves for TcpStream {
+    type R = OwnedReadHalf;
+    type W = OwnedWriteHalf;
+    fn halves(self) -> (OwnedReadHalf, OwnedWriteHalf) {
+        self.into_split()
+    }
+}
+
+impl Halves for tokio_rustls::server::TlsStream<TcpStream> {
+    type R = tokio::io::ReadHalf<Self>;
+    type W = tokio::io::WriteHalf<Self>;
+    fn halves(self) -> (Self::R, Self::W) {
+        tokio::io::split(self)
+    }
+}
+
+impl Halves for tokio_rustls::client::TlsStream<TcpStream> {
+    type R = tokio::io::ReadHalf<Self>;
+    type W = tokio::io::WriteHalf<Self>;
+    fn halves(self) -> (Self::R, Self::W) {
+        tokio::io::split(self)
+    }
 }
 
 /// Accepts connections until `shutdown` resolves, relaying each on its own task.
@@ -157,6 +219,7 @@ pub async fn run(
         };
         match accepted {
             Ok((client, peer)) => {
+                let _ = client.set_nodelay(true);
                 let config = config.clone();
                 tokio::spawn(async move {
                     relay(client, peer, &config).await;
@@ -172,12 +235,34 @@ pub async fn run(
     }
 }
 
-/// One client connection, relayed to its own target connection until both directions
-/// end.
+/// One client connection: on a TLS listener its handshake first (under the header
+/// clock, a failure one log line), then relayed.
 async fn relay(client: TcpStream, peer: SocketAddr, config: &Config) {
+    let Some(tls) = &config.listen_tls else {
+        return relay_from(client, peer, config, None).await;
+    };
+    let started = std::time::Instant::now();
+    match tls
+        .accept(client, config.header_timeout, "--header-timeout", started)
+        .await
+    {
+        Ok((client, facts)) => relay_from(client, peer, config, Some(Box::new(facts))).await,
+        Err(why) => eprintln!("[mcp-raw] tap: TLS connection from {peer} refused: {why}"),
+    }
+}
+
+/// One client connection (`accepted`: its TLS handshake's facts, on a TLS listener),
+/// relayed to its own target connection until both directions end.
+async fn relay_from<C: Halves>(
+    client: C,
+    peer: SocketAddr,
+    config: &Config,
+    accepted: Option<Box<crate::wire::tls::TlsFacts>>,
+) {
     let recorder = &config.recorder;
     let lane = recorder.lane(LaneKind::Http);
     let target = config.target.authority();
+    let started = std::time::Instant::now();
     let connected = tokio::time::timeout(
         config.connect_timeout,
         TcpStream::connect((config.target.host.as_str(), config.target.port)),
@@ -198,13 +283,75 @@ async fn relay(client: TcpStream, peer: SocketAddr, config: &Config) {
         }
     };
     // Nagle's algorithm would hold a small write (an SSE event) back waiting for an
-    // ACK: each chunk must leave as soon as it is written.
-    let _ = client.set_nodelay(true);
+    // ACK: each chunk must leave as soon as it is written. (The client's socket was
+    // set so at accept.)
     let _ = upstream.set_nodelay(true);
     let local = upstream
         .local_addr()
         .map(|a| a.to_string())
         .unwrap_or_default();
+    if !config.target.tls {
+        let ends = Ends {
+            peer,
+            lane,
+            local,
+            accepted,
+            reached: None,
+        };
+        return pump(client, upstream, ends, config).await;
+    }
+    // The handshake counts against --connect-timeout, with the TCP connect.
+    let left = config.connect_timeout.saturating_sub(started.elapsed());
+    let handshake = config
+        .target_tls
+        .connect(upstream, &config.target.host, &target, started);
+    match tokio::time::timeout(left, handshake).await {
+        Ok(Ok((upstream, facts))) => {
+            let ends = Ends {
+                peer,
+                lane,
+                local,
+                accepted,
+                reached: Some(Box::new(facts)),
+            };
+            pump(client, upstream, ends, config).await
+        }
+        Ok(Err(e)) => bad_gateway(client, peer, lane, config, &format!("{e:#}")).await,
+        Err(_) => {
+            let why = format!(
+                "the TLS handshake with {target} took longer than {:?} (--connect-timeout)",
+                config.connect_timeout
+            );
+            bad_gateway(client, peer, lane, config, &why).await
+        }
+    }
+}
+
+/// What one relayed connection knows of its two ends before the first byte.
+struct Ends {
+    /// The client's address.
+    peer: SocketAddr,
+    /// The client's lane.
+    lane: Lane,
+    /// The tap's address on the target connection.
+    local: String,
+    /// The client's TLS handshake with the tap (`--tls-cert`).
+    accepted: Option<Box<crate::wire::tls::TlsFacts>>,
+    /// The tap's TLS handshake with an `https://` target.
+    reached: Option<Box<crate::wire::tls::TlsFacts>>,
+}
+
+/// Copies both directions of one connection until both end, recording each read.
+async fn pump<C: Halves, U: Halves>(client: C, upstream: U, ends: Ends, config: &Config) {
+    let recorder = &config.recorder;
+    let target = config.target.authority();
+    let Ends {
+        peer,
+        lane,
+        local,
+        accepted,
+        reached,
+    } = ends;
     let target_lane = if config.rewrite_host {
         let theirs = recorder.lane(LaneKind::Http);
         recorder.emit(
@@ -234,9 +381,15 @@ async fn relay(client: TcpStream, peer: SocketAddr, config: &Config) {
         );
         None
     };
+    if let Some(facts) = accepted {
+        recorder.emit(lane, Dir::ToServer, What::Tls(facts));
+    }
+    if let Some(facts) = reached {
+        recorder.emit(target_lane.unwrap_or(lane), Dir::ToClient, What::Tls(facts));
+    }
     let sides = Sides::new(recorder, lane, target_lane);
-    let (client_r, client_w) = client.into_split();
-    let (upstream_r, upstream_w) = upstream.into_split();
+    let (client_r, client_w) = client.halves();
+    let (upstream_r, upstream_w) = upstream.halves();
     let rewriter = config
         .rewrite_host
         .then(|| HostRewriter::new(&target, limits::MAX_HEAD_BYTES));
@@ -691,7 +844,7 @@ impl Watch {
 /// The target cannot be reached: the client gets the one response the tap writes
 /// itself, after its request head is read (so the recording shows what was answered).
 async fn bad_gateway(
-    mut client: TcpStream,
+    mut client: impl AsyncRead + AsyncWrite + Unpin,
     peer: SocketAddr,
     lane: Lane,
     config: &Config,
@@ -781,7 +934,15 @@ mod tests {
         );
         assert_eq!(t.authority(), "[::1]:8080");
         assert_eq!(Target::parse("http://localhost/x").unwrap().port, 80);
-        assert!(Target::parse("https://a:1/").unwrap_err().contains("TLS"));
+        let t = Target::parse("https://example.com/mcp").unwrap();
+        assert!(t.tls);
+        assert_eq!(t.port, 443);
+        assert_eq!(t.url(), "https://example.com:443/mcp");
+        assert!(
+            Target::parse("ftp://a:1/")
+                .unwrap_err()
+                .contains("http:// or https://")
+        );
         assert!(
             Target::parse("http://a:x/")
                 .unwrap_err()

@@ -485,31 +485,14 @@ async fn decrypted(
 }
 
 /// The facts of the client's side of a decrypted connection: what it negotiated with
-/// the proxy (no peer chain: a client sends none; the leaf is the proxy's own).
+/// the proxy, which accepted it (no peer chain: a client sends none; the leaf is the
+/// proxy's own), through the one reading of a handshake both sides share.
 fn server_facts(conn: &rustls::ServerConnection, host: &str, started: Instant) -> TlsFacts {
-    TlsFacts {
-        version: match conn.protocol_version() {
-            Some(rustls::ProtocolVersion::TLSv1_3) => "TLSv1.3".to_owned(),
-            Some(rustls::ProtocolVersion::TLSv1_2) => "TLSv1.2".to_owned(),
-            Some(other) => format!("{other:?}"),
-            None => "unknown".to_owned(),
-        },
-        cipher: conn
-            .negotiated_cipher_suite()
-            .map(|s| format!("{:?}", s.suite()))
-            .unwrap_or_default(),
-        alpn: conn
-            .alpn_protocol()
-            .map(|p| String::from_utf8_lossy(p).into_owned()),
-        sni: conn.server_name().map(str::to_owned),
-        server_name: host.to_owned(),
-        resumed: matches!(conn.handshake_kind(), Some(rustls::HandshakeKind::Resumed)),
-        handshake_us: started.elapsed().as_micros() as u64,
-        insecure: false,
-        unverified: None,
-        client_cert: false,
-        chain: Vec::new(),
-    }
+    let mut facts = crate::transport::tls::settled(conn, started.elapsed().as_micros() as u64);
+    facts.sni = conn.server_name().map(str::to_owned);
+    facts.server_name = host.to_owned();
+    facts.accepted = true;
+    facts
 }
 
 /// A host not decrypted: `200`, then bytes copied both ways, counted, not recorded.

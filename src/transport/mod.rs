@@ -3,6 +3,7 @@
 pub mod http;
 pub mod log;
 pub mod stdio;
+pub mod tls;
 
 /// Writes a one-line summary of an incoming message into the server's stderr log:
 /// `request tools/call (id 7)`, `notification notifications/initialized`, `response to

@@ -47,6 +47,10 @@ pub struct TlsFacts {
     /// Had this client a certificate of its own to present (`--cert`, mTLS), sent if
     /// the server asked for one (RFC 8446 §4.3.2)?
     pub client_cert: bool,
+    /// Facts of a connection this side accepted (a TLS listener, `--tls-cert`): the
+    /// peer is the client, so `chain` is its certificate chain (empty unless it sent
+    /// one) and `sni` the name it asked for. `false`: this side connected.
+    pub accepted: bool,
     /// The peer's chain as sent, leaf first.
     pub chain: Vec<Cert>,
 }
@@ -93,6 +97,7 @@ impl TlsFacts {
             "insecure": self.insecure,
             "unverified": self.unverified,
             "client_cert": self.client_cert,
+            "accepted": self.accepted,
             "chain": self.chain.iter().map(Cert::to_json).collect::<Vec<_>>(),
         })
     }
@@ -124,18 +129,27 @@ impl TlsFacts {
             insecure: v["insecure"].as_bool().unwrap_or(false),
             unverified: optional("unverified"),
             client_cert: v["client_cert"].as_bool().unwrap_or(false),
+            accepted: v["accepted"].as_bool().unwrap_or(false),
             chain,
         })
     }
 
     /// One line: what was negotiated, as a view's caption when the lane opens.
     pub fn summary(&self) -> String {
-        let mut s = format!("TLS: {} {}", self.version, self.cipher);
+        let mut s = format!(
+            "TLS{}: {} {}",
+            if self.accepted { " (accepted)" } else { "" },
+            self.version,
+            self.cipher
+        );
         if let Some(alpn) = &self.alpn {
             s.push_str(&format!(", ALPN {alpn}"));
         }
         match &self.sni {
             Some(sni) => s.push_str(&format!(", SNI {sni}")),
+            None if self.accepted => {
+                s.push_str(&format!(", no SNI (reached at {})", self.server_name))
+            }
             None => s.push_str(", no SNI (IP address)"),
         }
         s.push_str(if self.resumed {
@@ -144,7 +158,9 @@ impl TlsFacts {
             ", full handshake"
         });
         s.push_str(&format!(" in {:.1} ms", self.handshake_us as f64 / 1000.0));
-        if self.client_cert {
+        if self.client_cert && self.accepted {
+            s.push_str(", the client sent a certificate");
+        } else if self.client_cert {
             s.push_str(", client certificate ready (--cert)");
         }
         if self.insecure {
@@ -163,8 +179,13 @@ impl TlsFacts {
             .enumerate()
             .map(|(n, c)| {
                 format!(
-                    "cert {n}: {} (issuer {}), valid {} to {}, SHA-256 {}",
-                    c.subject, c.issuer, c.not_before, c.not_after, c.sha256
+                    "{}cert {n}: {} (issuer {}), valid {} to {}, SHA-256 {}",
+                    if self.accepted { "client " } else { "" },
+                    c.subject,
+                    c.issuer,
+                    c.not_before,
+                    c.not_after,
+                    c.sha256
                 )
             })
             .collect()

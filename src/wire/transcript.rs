@@ -532,6 +532,7 @@ mod tests {
             insecure: true,
             unverified: Some("it has expired".into()),
             client_cert: false,
+            accepted: true,
             chain: vec![crate::wire::tls::Cert {
                 subject: "CN=example.com".into(),
                 issuer: "CN=CA".into(),

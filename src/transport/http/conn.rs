@@ -24,7 +24,7 @@
 use super::App;
 use super::limits::Limits;
 use super::reply::Body;
-use crate::wire::event::{Dir, LaneKind};
+use crate::wire::event::{Dir, LaneKind, What};
 use crate::wire::recorded::Recorded;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -42,12 +42,15 @@ use tokio::time::{Instant, Sleep};
 /// `--max-connections`, held until the socket is really gone (lingering included).
 /// With a recorder (`serve --trace`, `--record`), the connection is a lane and every
 /// byte hyper reads or writes on it is an event: recorded below hyper, so what is
-/// shown is what crossed the socket, not what hyper made of it.
+/// shown is what crossed the socket, not what hyper made of it. On a TLS listener
+/// `io` is the plaintext inside TLS and `tls` the handshake's facts, the lane's
+/// first event.
 pub async fn serve<I: Io>(
     app: Arc<App>,
     io: I,
     permit: Option<OwnedSemaphorePermit>,
     peer: String,
+    tls: Option<Box<crate::wire::tls::TlsFacts>>,
 ) {
     match app.recorder.clone() {
         None => serve_io(app, io, permit).await,
@@ -55,11 +58,17 @@ pub async fn serve<I: Io>(
             let lane = recorder.lane(LaneKind::Http);
             let io = Recorded::new(
                 io,
-                recorder,
+                recorder.clone(),
                 lane,
                 Dir::ToServer,
-                Some(format!("accepted from {peer}")),
+                Some(format!(
+                    "accepted from {peer}{}",
+                    if tls.is_some() { " (TLS)" } else { "" }
+                )),
             );
+            if let Some(facts) = tls {
+                recorder.emit(lane, Dir::ToServer, What::Tls(facts));
+            }
             serve_io(app, io, permit).await
         }
     }

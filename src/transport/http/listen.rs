@@ -75,12 +75,56 @@ pub async fn accept_loop(
             tokio::spawn(refuse(stream, app.limits.max_connections));
             continue;
         };
-        tokio::spawn(conn::serve(
-            app.clone(),
+        match &app.tls {
+            None => {
+                tokio::spawn(conn::serve(
+                    app.clone(),
+                    stream,
+                    Some(permit),
+                    peer.to_string(),
+                    None,
+                ));
+            }
+            Some(tls) => {
+                tokio::spawn(serve_tls(app.clone(), tls.clone(), stream, permit, peer));
+            }
+        }
+    }
+}
+
+/// A connection on a TLS listener: the handshake first, under the header timeout and
+/// holding the connection's slot (a half-done handshake counts against
+/// `--max-connections` as a half-sent head does), then the plaintext served as on a
+/// plain listener, with the handshake's facts on the lane. A failed handshake is one
+/// log line; the listener goes on.
+async fn serve_tls(
+    app: Arc<App>,
+    tls: Arc<crate::transport::tls::Acceptor>,
+    stream: TcpStream,
+    permit: tokio::sync::OwnedSemaphorePermit,
+    peer: std::net::SocketAddr,
+) {
+    let started = std::time::Instant::now();
+    match tls
+        .accept(
             stream,
-            Some(permit),
-            peer.to_string(),
-        ));
+            app.limits.header_timeout,
+            "--header-timeout",
+            started,
+        )
+        .await
+    {
+        Ok((stream, facts)) => {
+            conn::serve(
+                app,
+                stream,
+                Some(permit),
+                peer.to_string(),
+                Some(Box::new(facts)),
+            )
+            .await
+        }
+        Err(why) => eprintln!("[mcp-raw] TLS connection from {peer} refused: {why}"),
     }
 }
 

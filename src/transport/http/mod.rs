@@ -49,6 +49,9 @@ pub struct Config {
     /// Put before every legacy session id (`--session-id-prefix`), so a load balancer
     /// can tell from the id alone which replica holds the session; empty by default.
     pub session_id_prefix: sessions::IdPrefix,
+    /// Terminate TLS on every connection with this certificate (`--tls-cert`,
+    /// `--tls-key`); none: plain HTTP, and no TLS code on the connection's path.
+    pub tls: Option<Arc<crate::transport::tls::Acceptor>>,
 }
 
 /// What every connection task shares.
@@ -73,6 +76,8 @@ pub struct App {
     /// The token check in front of `/mcp`, and the metadata document beside it,
     /// when the server is a protected resource.
     pub protection: Option<auth::Protection>,
+    /// The listener's TLS (`--tls-cert`), when it speaks `https://`.
+    pub tls: Option<Arc<crate::transport::tls::Acceptor>>,
 }
 
 impl App {
@@ -104,6 +109,7 @@ impl App {
                 .auth
                 .map(|settings| auth::Protection::new(settings, config.recorder.clone())),
             recorder: config.recorder,
+            tls: config.tls,
         })
     }
 }

@@ -1,8 +1,9 @@
 //! The protected resource's own HTTP client: the few requests it makes to its
 //! authorization server (the metadata, the key set, an introspection). Each opens one
 //! connection on its own lane of the server's recorder, so `serve --trace` shows
-//! them beside the MCP traffic, byte for byte. Plain `http://` only, like the rest of
-//! mcp-raw: there is no TLS layer to hide bytes in.
+//! them beside the MCP traffic, byte for byte. Over `https://` the client's TLS
+//! (`client::tls`, with `--auth-cacert`) sits below the recording: the lane shows the
+//! plaintext and starts with the handshake's facts.
 
 use crate::wire::event::{Dir, LaneKind};
 use crate::wire::recorded::Recorded;
@@ -24,6 +25,9 @@ pub struct Fetcher {
     pub timeout: Duration,
     /// Largest answer body read (`--auth-fetch-max-bytes`); a bigger one is an error.
     pub max_bytes: usize,
+    /// The TLS of `https://` requests (the system's roots and `--auth-cacert`), shared
+    /// by every fetch so a later one can resume an earlier session.
+    pub tls: std::sync::Arc<crate::client::tls::Tls>,
 }
 
 /// An answer: its status and its body parsed as JSON.
@@ -73,26 +77,67 @@ impl Fetcher {
         basic: Option<String>,
     ) -> anyhow::Result<Answer> {
         let uri: Uri = url.parse().with_context(|| format!("not a URL: {url:?}"))?;
-        if uri.scheme_str() != Some("http") {
-            bail!("only http:// URLs are fetched (mcp-raw has no TLS), not {url:?}");
-        }
+        let https = match uri.scheme_str() {
+            Some("http") => false,
+            Some("https") => true,
+            _ => bail!("only http:// and https:// URLs are fetched, not {url:?}"),
+        };
         let host = uri.host().context("the URL has no host")?;
-        let authority = format!("{host}:{}", uri.port_u16().unwrap_or(80));
+        let authority = format!(
+            "{host}:{}",
+            uri.port_u16().unwrap_or(if https { 443 } else { 80 })
+        );
+        let started = std::time::Instant::now();
         let stream = tokio::net::TcpStream::connect(&authority)
             .await
             .with_context(|| format!("cannot connect to {authority}"))?;
         stream.set_nodelay(true)?;
         let recorder = self.recorder.clone().unwrap_or_else(Recorder::none);
         let lane = recorder.lane(LaneKind::Http);
+        if !https {
+            let stream = Recorded::new(
+                stream,
+                recorder,
+                lane,
+                Dir::ToClient,
+                Some(format!(
+                    "connected to {authority} (the authorization server)"
+                )),
+            );
+            return self.request(stream, method, &uri, host, form, basic).await;
+        }
+        let (stream, facts) = self.tls.connect(stream, host, &authority, started).await?;
         let stream = Recorded::new(
             stream,
-            recorder,
+            recorder.clone(),
             lane,
             Dir::ToClient,
             Some(format!(
-                "connected to {authority} (the authorization server)"
+                "connected to {authority} (the authorization server, TLS)"
             )),
         );
+        recorder.emit(
+            lane,
+            Dir::ToClient,
+            crate::wire::event::What::Tls(Box::new(facts)),
+        );
+        self.request(stream, method, &uri, host, form, basic).await
+    }
+
+    /// One request on `stream` (plaintext, or the plaintext inside TLS), its answer
+    /// read whole up to `max_bytes`.
+    async fn request<I>(
+        &self,
+        stream: I,
+        method: Method,
+        uri: &Uri,
+        host: &str,
+        form: Option<String>,
+        basic: Option<String>,
+    ) -> anyhow::Result<Answer>
+    where
+        I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
         let (mut sender, connection) =
             hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
         tokio::spawn(connection);

@@ -60,6 +60,10 @@ pub struct Settings {
     pub retry: Duration,
     /// Clock skew allowed on `exp` and `nbf`, in seconds (`--token-leeway`).
     pub leeway: u64,
+    /// The TLS of requests to an `https://` authorization server: the system's trust
+    /// store, plus `--auth-cacert`; the client's connector (read on the first
+    /// `https://` request, never for `http://`).
+    pub tls: std::sync::Arc<crate::client::tls::Tls>,
 }
 
 impl Settings {
@@ -84,6 +88,7 @@ impl Settings {
             jwks_refresh: Duration::from_secs(60),
             retry: Duration::from_secs(5),
             leeway: 30,
+            tls: Default::default(),
         }
     }
 }
@@ -148,6 +153,7 @@ impl Protection {
             recorder,
             timeout: settings.fetch_timeout,
             max_bytes: settings.fetch_max_bytes,
+            tls: settings.tls.clone(),
         };
         Protection {
             issuer: issuer::Issuer::new(

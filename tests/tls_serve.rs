@@ -1,0 +1,957 @@
+//! mcp-raw's own listeners over TLS (`--tls-cert FILE --tls-key FILE`), through the
+//! real binary: `serve --http`, `bridge`, `replay` and `auth-server` terminate TLS,
+//! everything above them sees the plaintext as before, and each side's recording
+//! has the handshake's facts. The certificates are made here with rcgen.
+
+mod common;
+use common::{BIN, missing_program, scratch};
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+    date_time_ymd,
+};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const ADD: &str = r#"add={"a":2,"b":40}"#;
+
+/// A CA and one leaf it signed (localhost and 127.0.0.1), as PEM files: ca.pem,
+/// good.pem, good.key; a client certificate it signed, me.pem and me.key; and a key
+/// that fits nothing, other.key.
+struct Pki {
+    dir: PathBuf,
+}
+
+impl Pki {
+    fn new(name: &str) -> Pki {
+        let dir = scratch("tls-serve", name);
+        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        params
+            .distinguished_name
+            .push(DnType::CommonName, "mcp-raw serve test CA");
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let ca_key = KeyPair::generate().unwrap();
+        let ca_cert = params.self_signed(&ca_key).unwrap();
+        std::fs::write(dir.join("ca.pem"), ca_cert.pem()).unwrap();
+        let ca = Issuer::new(params, ca_key);
+        let mut leaf =
+            CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()]).unwrap();
+        leaf.distinguished_name
+            .push(DnType::CommonName, "localhost");
+        leaf.not_before = date_time_ymd(2020, 1, 1);
+        leaf.not_after = date_time_ymd(2090, 1, 1);
+        leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        let key = KeyPair::generate().unwrap();
+        let cert = leaf.signed_by(&key, &ca).unwrap();
+        std::fs::write(dir.join("good.pem"), cert.pem()).unwrap();
+        std::fs::write(dir.join("good.key"), key.serialize_pem()).unwrap();
+        let other = KeyPair::generate().unwrap();
+        std::fs::write(dir.join("other.key"), other.serialize_pem()).unwrap();
+        // A client's certificate (mTLS), signed by the same CA.
+        let mut me = CertificateParams::new(Vec::<String>::new()).unwrap();
+        me.distinguished_name
+            .push(DnType::CommonName, "mcp-raw test client");
+        me.not_before = date_time_ymd(2020, 1, 1);
+        me.not_after = date_time_ymd(2090, 1, 1);
+        me.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        let key = KeyPair::generate().unwrap();
+        let cert = me.signed_by(&key, &ca).unwrap();
+        std::fs::write(dir.join("me.pem"), cert.pem()).unwrap();
+        std::fs::write(dir.join("me.key"), key.serialize_pem()).unwrap();
+        Pki { dir }
+    }
+
+    fn path(&self, file: &str) -> String {
+        self.dir.join(file).to_str().unwrap().to_owned()
+    }
+
+    /// `--tls-cert good.pem --tls-key good.key`.
+    fn flags(&self) -> Vec<String> {
+        vec![
+            "--tls-cert".into(),
+            self.path("good.pem"),
+            "--tls-key".into(),
+            self.path("good.key"),
+        ]
+    }
+}
+
+/// An mcp-raw listener (any subcommand), killed on drop; its stderr kept.
+struct Listener {
+    child: Child,
+    /// `https://ADDR…` as its first log line says.
+    url: String,
+    /// `ADDR` (host:port) of that URL.
+    addr: String,
+    log: Arc<Mutex<String>>,
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Listener {
+    fn start(args: &[String]) -> Listener {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let mut seen = String::new();
+        let url = loop {
+            let line = lines
+                .next()
+                .unwrap_or_else(|| panic!("exited before listening: {seen}"))
+                .unwrap();
+            seen.push_str(&line);
+            if let Some(rest) = line.split("listening on ").nth(1) {
+                break rest.split([',', ' ']).next().unwrap().to_owned();
+            }
+        };
+        let addr = url
+            .trim_start_matches("https://")
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .unwrap()
+            .to_owned();
+        let log = Arc::new(Mutex::new(String::new()));
+        let keep = log.clone();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                let mut log = keep.lock().unwrap();
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        Listener {
+            child,
+            url,
+            addr,
+            log,
+        }
+    }
+
+    fn port(&self) -> &str {
+        self.addr.rsplit(':').next().unwrap()
+    }
+
+    /// The log, once it holds `what` (or after five seconds).
+    fn logged(&self, what: &str) -> String {
+        let until = Instant::now() + Duration::from_secs(5);
+        loop {
+            let log = self.log.lock().unwrap().clone();
+            if log.contains(what) || Instant::now() > until {
+                return log;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+/// `mcp-raw client ARGS` with a time limit.
+fn client(args: &[&str]) -> Output {
+    Command::new("timeout")
+        .args(["60", BIN, "client", "--color", "never"])
+        .args(args)
+        .env_remove("SSLKEYLOGFILE")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn said(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+/// The `"tls"` objects of a transcript, in order.
+fn tls_events(record: &Path) -> Vec<Value> {
+    std::fs::read_to_string(record)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v.get("tls").is_some())
+        .map(|v| v["tls"].clone())
+        .collect()
+}
+
+/// The SHA-256 fingerprint rcgen's leaf has, as `openssl x509` prints it.
+fn fingerprint(pem: &str) -> String {
+    let out = Command::new("openssl")
+        .args(["x509", "-noout", "-fingerprint", "-sha256", "-in", pem])
+        .output()
+        .expect("openssl");
+    let line = String::from_utf8(out.stdout).unwrap();
+    line.trim().rsplit('=').next().unwrap().to_ascii_uppercase()
+}
+
+#[test]
+fn serve_over_tls_answers_both_eras_and_both_recordings_have_the_facts() {
+    let pki = Pki::new("serve");
+    let server_record = pki.dir.join("server.jsonl");
+    let mut args = strings(&["serve", "--http", "--port", "0", "--record"]);
+    args.push(server_record.to_str().unwrap().to_owned());
+    args.extend(pki.flags());
+    let server = Listener::start(&args);
+    assert!(
+        server.url.starts_with("https://127.0.0.1:"),
+        "{}",
+        server.url
+    );
+    assert!(server.url.ends_with("/mcp"), "{}", server.url);
+    let url = format!("https://localhost:{}/mcp", server.port());
+    for era in ["legacy", "modern"] {
+        let record = pki.dir.join(format!("client-{era}.jsonl"));
+        let out = client(&[
+            &url,
+            "--era",
+            era,
+            "--cacert",
+            &pki.path("ca.pem"),
+            "--call",
+            ADD,
+            "--record",
+            record.to_str().unwrap(),
+        ]);
+        let text = said(&out);
+        assert_eq!(out.status.code(), Some(0), "{era}: {text}");
+        assert!(text.contains("42"), "{era}: {text}");
+        // The client's side: the server's certificate, checked against the CA.
+        let facts = tls_events(&record);
+        assert!(!facts.is_empty(), "{era}");
+        assert_eq!(facts[0]["alpn"], "http/1.1", "{era}: {}", facts[0]);
+        assert_eq!(
+            facts[0]["chain"][0]["sha256"],
+            fingerprint(&pki.path("good.pem")),
+            "{era}"
+        );
+    }
+    // The server's side: one event per accepted connection, what the client asked
+    // for (SNI localhost) and what was agreed.
+    let facts = tls_events(&server_record);
+    assert!(facts.len() >= 2, "{facts:?}");
+    for f in &facts {
+        assert_eq!(f["accepted"], true, "{f}");
+        assert_eq!(f["sni"], "localhost", "{f}");
+        assert_eq!(f["version"], "TLSv1.3", "{f}");
+        assert_eq!(f["alpn"], "http/1.1", "{f}");
+        assert_eq!(f["client_cert"], false, "{f}");
+        assert!(f["cipher"].as_str().unwrap().starts_with("TLS13_"), "{f}");
+    }
+    // Above TLS the recording is the plaintext HTTP, as on a plain listener.
+    let text = std::fs::read_to_string(&server_record).unwrap();
+    assert!(text.contains("POST /mcp HTTP/1.1"), "{text}");
+    assert!(text.contains("accepted from 127.0.0.1:"), "{text}");
+    // `show` renders the server side's facts.
+    let out = Command::new(BIN)
+        .args(["show", "--color", "never"])
+        .arg(&server_record)
+        .output()
+        .unwrap();
+    let shown = said(&out);
+    assert!(shown.contains("TLS (accepted): TLSv1.3"), "{shown}");
+    assert!(shown.contains("SNI localhost"), "{shown}");
+}
+
+#[test]
+fn curl_speaks_to_serve_over_https() {
+    if Command::new("curl").arg("--version").output().is_err() {
+        return missing_program(
+            "curl_speaks_to_serve_over_https",
+            "curl",
+            "apt-get install curl",
+        );
+    }
+    let pki = Pki::new("curl");
+    let mut args = strings(&["serve", "--http", "--port", "0"]);
+    args.extend(pki.flags());
+    let server = Listener::start(&args);
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}"#;
+    let out = Command::new("curl")
+        .args([
+            "-sS",
+            "-i",
+            "--max-time",
+            "20",
+            "--cacert",
+            &pki.path("ca.pem"),
+        ])
+        .args(["-H", "content-type: application/json"])
+        .args(["-H", "accept: application/json, text/event-stream"])
+        .args(["--data", body])
+        .arg(format!("https://localhost:{}/mcp", server.port()))
+        .output()
+        .unwrap();
+    let text = said(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(
+        text.contains("\"protocolVersion\":\"2025-11-25\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_plaintext_client_on_the_tls_port_is_told_and_the_server_goes_on() {
+    let pki = Pki::new("plain-on-tls");
+    let mut args = strings(&["serve", "--http", "--port", "0"]);
+    args.extend(pki.flags());
+    let server = Listener::start(&args);
+    // Plain HTTP on the TLS port: a 400 it can read, saying to use https://.
+    let mut tcp = std::net::TcpStream::connect(&server.addr).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    tcp.write_all(b"POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-length: 2\r\n\r\n{}")
+        .unwrap();
+    let mut answer = String::new();
+    let _ = tcp.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer:?}");
+    assert!(answer.contains("use https://"), "{answer:?}");
+    let log = server.logged("plain HTTP");
+    assert!(
+        log.contains("TLS connection from 127.0.0.1:") && log.contains("spoke plain HTTP"),
+        "{log}"
+    );
+    // mcp-raw's client, told http://, says what to do.
+    let out = client(&[&format!("http://127.0.0.1:{}/mcp", server.port())]);
+    let text = said(&out);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("https://"), "{text}");
+    // And a TLS client after them is served.
+    let out = client(&[
+        &format!("https://127.0.0.1:{}/mcp", server.port()),
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--call",
+        ADD,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+}
+
+#[test]
+fn a_tls_client_on_a_plain_port_is_told_and_the_server_goes_on() {
+    let server = Listener::start(&strings(&["serve", "--http", "--port", "0"]));
+    assert!(server.url.starts_with("http://"), "{}", server.url);
+    let out = client(&[&format!("https://127.0.0.1:{}/mcp", server.port())]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("did not answer in TLS"), "{text}");
+    let out = client(&[
+        &format!("http://127.0.0.1:{}/mcp", server.port()),
+        "--call",
+        ADD,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+}
+
+#[test]
+fn a_handshake_that_never_finishes_is_closed_at_the_header_timeout() {
+    let pki = Pki::new("slow-handshake");
+    let mut args = strings(&[
+        "serve",
+        "--http",
+        "--port",
+        "0",
+        "--header-timeout",
+        "1",
+        "--max-connections",
+        "1",
+    ]);
+    args.extend(pki.flags());
+    let server = Listener::start(&args);
+    // The first byte of a handshake record, then nothing: it holds the only slot.
+    let mut tcp = std::net::TcpStream::connect(&server.addr).unwrap();
+    tcp.write_all(&[22]).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let started = Instant::now();
+    let mut rest = Vec::new();
+    let _ = tcp.read_to_end(&mut rest);
+    let waited = started.elapsed();
+    assert!(waited < Duration::from_secs(5), "held {waited:?}");
+    let log = server.logged("no complete TLS handshake");
+    assert!(
+        log.contains("no complete TLS handshake within 1 s (--header-timeout)"),
+        "{log}"
+    );
+    // The slot is free again.
+    let out = client(&[
+        &format!("https://127.0.0.1:{}/mcp", server.port()),
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--call",
+        ADD,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+}
+
+#[test]
+fn bad_tls_flags_are_usage_errors_that_name_the_file() {
+    let pki = Pki::new("bad");
+    std::fs::write(pki.dir.join("empty.pem"), "nothing here\n").unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (out.status.code(), said(&out))
+    };
+    let (cert, key, other) = (
+        pki.path("good.pem"),
+        pki.path("good.key"),
+        pki.path("other.key"),
+    );
+    let missing = pki.path("missing.pem");
+    let empty = pki.path("empty.pem");
+    // Each needs the other.
+    let (code, text) = run(&["serve", "--http", "--port", "0", "--tls-cert", &cert]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("--tls-key"), "{text}");
+    let (code, text) = run(&["bridge", "--port", "0", "--tls-key", &key, "--", "true"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("--tls-cert"), "{text}");
+    // An unreadable certificate, one with no certificate in it, a key of another.
+    for (subcommand, cert, key, says) in [
+        (
+            "serve",
+            missing.as_str(),
+            key.as_str(),
+            format!("--tls-cert {missing}: cannot read it"),
+        ),
+        (
+            "serve",
+            empty.as_str(),
+            key.as_str(),
+            format!("--tls-cert {empty}: no \"-----BEGIN CERTIFICATE-----\""),
+        ),
+        (
+            "serve",
+            cert.as_str(),
+            empty.as_str(),
+            format!("--tls-key {empty}: no private key"),
+        ),
+        (
+            "serve",
+            cert.as_str(),
+            other.as_str(),
+            format!("--tls-key {other} does not fit --tls-cert {cert}"),
+        ),
+        (
+            "auth-server",
+            missing.as_str(),
+            key.as_str(),
+            format!("--tls-cert {missing}: cannot read it"),
+        ),
+        (
+            "bridge",
+            cert.as_str(),
+            other.as_str(),
+            format!("--tls-key {other} does not fit"),
+        ),
+    ] {
+        let mut args = vec![
+            subcommand,
+            "--port",
+            "0",
+            "--tls-cert",
+            cert,
+            "--tls-key",
+            key,
+        ];
+        if subcommand == "serve" {
+            args.insert(1, "--http");
+        }
+        if subcommand == "bridge" {
+            args.extend(["--", "true"]);
+        }
+        let (code, text) = run(&args);
+        assert_eq!(code, Some(2), "{args:?}: {text}");
+        assert!(text.contains(&says), "{args:?}: {text}");
+    }
+    // stdio has no TLS.
+    let (code, text) = run(&["serve", "--tls-cert", &cert, "--tls-key", &key]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("need --http"), "{text}");
+}
+
+#[test]
+fn bridge_and_replay_listen_over_tls() {
+    let pki = Pki::new("bridge-replay");
+    let mut args = strings(&["bridge", "--port", "0"]);
+    args.extend(pki.flags());
+    args.extend(strings(&["--", BIN, "serve"]));
+    let bridge = Listener::start(&args);
+    assert!(bridge.url.starts_with("https://"), "{}", bridge.url);
+    let record = pki.dir.join("orig.jsonl");
+    let out = client(&[
+        &format!("https://localhost:{}/mcp", bridge.port()),
+        "--era",
+        "legacy",
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--call",
+        ADD,
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("42"), "{text}");
+    drop(bridge);
+    // The recording replayed by a mock that listens with TLS too.
+    let mut args = strings(&["replay", record.to_str().unwrap(), "--port", "0"]);
+    args.extend(pki.flags());
+    let mock = Listener::start(&args);
+    assert!(mock.url.starts_with("https://"), "{}", mock.url);
+    let again = pki.dir.join("again.jsonl");
+    let out = client(&[
+        &format!("https://localhost:{}/mcp", mock.port()),
+        "--era",
+        "legacy",
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--call",
+        ADD,
+        "--record",
+        again.to_str().unwrap(),
+    ]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("42"), "{text}");
+    assert!(!tls_events(&again).is_empty());
+}
+
+#[test]
+fn auth_server_listens_over_tls_and_names_itself_https() {
+    if Command::new("curl").arg("--version").output().is_err() {
+        return missing_program(
+            "auth_server_listens_over_tls_and_names_itself_https",
+            "curl",
+            "apt-get install curl",
+        );
+    }
+    let pki = Pki::new("auth-server");
+    let mut args = strings(&["auth-server", "--port", "0"]);
+    args.extend(pki.flags());
+    let auth = Listener::start(&args);
+    assert!(auth.url.starts_with("https://127.0.0.1:"), "{}", auth.url);
+    let out = Command::new("curl")
+        .args(["-sS", "--max-time", "20", "--cacert", &pki.path("ca.pem")])
+        .arg(format!(
+            "https://127.0.0.1:{}/.well-known/oauth-authorization-server",
+            auth.port()
+        ))
+        .output()
+        .unwrap();
+    let text = said(&out);
+    assert!(out.status.success(), "{text}");
+    let metadata: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        metadata["issuer"],
+        format!("https://127.0.0.1:{}", auth.port()),
+        "{metadata}"
+    );
+    assert!(
+        metadata["token_endpoint"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://"),
+        "{metadata}"
+    );
+}
+
+/// The OAuth flow with both hops over TLS: `serve --http --tls-cert` protected by an
+/// `auth-server --tls-cert` it reaches at `https://` (trusting the test CA by
+/// `--auth-cacert`), and the client fetching everything over `https://`.
+#[test]
+fn a_protected_server_fetches_from_an_https_authorization_server() {
+    let pki = Pki::new("oauth");
+    let mut args = strings(&["auth-server", "--port", "0"]);
+    args.extend(pki.flags());
+    let auth = Listener::start(&args);
+    let issuer = format!("https://127.0.0.1:{}", auth.port());
+    let server_record = pki.dir.join("server.jsonl");
+    let mut args = strings(&["serve", "--http", "--port", "0", "--auth-server", &issuer]);
+    args.extend(strings(&["--required-scope", "mcp:tools", "--auth-cacert"]));
+    args.push(pki.path("ca.pem"));
+    args.push("--record".into());
+    args.push(server_record.to_str().unwrap().into());
+    args.extend(pki.flags());
+    let server = Listener::start(&args);
+    assert!(server.url.starts_with("https://"), "{}", server.url);
+    let record = pki.dir.join("client.jsonl");
+    let out = client(&[
+        &format!("https://127.0.0.1:{}/mcp", server.port()),
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--call",
+        ADD,
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("42"), "{text}");
+    assert!(text.contains("POST /token"), "{text}");
+    // The client crossed TLS to both: the MCP server and the authorization server.
+    let opened = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        opened.contains(&format!("connected to 127.0.0.1:{} (TLS)", server.port())),
+        "{opened}"
+    );
+    assert!(
+        opened.contains(&format!("127.0.0.1:{}", auth.port())),
+        "{opened}"
+    );
+    // The server's own fetches (metadata, key set) went over TLS, each lane with its
+    // facts: the authorization server's certificate, checked against --auth-cacert.
+    let facts = tls_events(&server_record);
+    let fetched: Vec<&Value> = facts.iter().filter(|f| f["accepted"] == false).collect();
+    assert!(!fetched.is_empty(), "{facts:?}");
+    assert_eq!(
+        fetched[0]["chain"][0]["sha256"],
+        fingerprint(&pki.path("good.pem")),
+        "{}",
+        fetched[0]
+    );
+    assert!(facts.iter().any(|f| f["accepted"] == true), "{facts:?}");
+    let shown = Command::new(BIN)
+        .args(["show", "--color", "never"])
+        .arg(&server_record)
+        .output()
+        .unwrap();
+    let shown = said(&shown);
+    assert!(shown.contains("GET /jwks HTTP/1.1"), "{shown}");
+    assert!(shown.contains("(the authorization server, TLS)"), "{shown}");
+}
+
+/// Without `--auth-cacert` the private CA is not trusted: the request that needs the
+/// authorization server gets 503 and the log says why, naming the certificate.
+#[test]
+fn an_https_authorization_server_outside_the_trust_store_is_503_and_logged() {
+    let pki = Pki::new("oauth-untrusted");
+    let mut args = strings(&["auth-server", "--port", "0"]);
+    args.extend(pki.flags());
+    let auth = Listener::start(&args);
+    let issuer = format!("https://127.0.0.1:{}", auth.port());
+    let server = Listener::start(&strings(&[
+        "serve",
+        "--http",
+        "--port",
+        "0",
+        "--auth-server",
+        &issuer,
+    ]));
+    // The client trusts the CA and gets a token; the server cannot check it.
+    let out = client(&[
+        &format!("http://127.0.0.1:{}/mcp", server.port()),
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--call",
+        ADD,
+    ]);
+    let text = said(&out);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("503"), "{text}");
+    let log = server.logged("not signed by a trusted CA");
+    assert!(log.contains("not signed by a trusted CA"), "{log}");
+    // An unreadable --auth-cacert stops the server at start, naming it.
+    let out = Command::new(BIN)
+        .args(["serve", "--http", "--port", "0", "--auth-server", &issuer])
+        .args(["--auth-cacert", "/nonexistent/ca.pem"])
+        .output()
+        .unwrap();
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("--auth-cacert /nonexistent/ca.pem"), "{text}");
+}
+
+/// `tap --http --target https://…`: a plaintext client on one side, a TLS server on
+/// the other; the tap's recording is the plaintext both ways and the target lane's
+/// TLS facts. With `--tls-cert` the tap's own listener speaks TLS too.
+#[test]
+fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
+    let pki = Pki::new("tap");
+    let mut args = strings(&["serve", "--http", "--port", "0"]);
+    args.extend(pki.flags());
+    let server = Listener::start(&args);
+    let target = format!("https://localhost:{}/mcp", server.port());
+    // Plain on the client's side.
+    let record = pki.dir.join("tap.jsonl");
+    let tap = Listener::start(&strings(&[
+        "tap",
+        "--http",
+        "--listen",
+        "127.0.0.1:0",
+        "--target",
+        &target,
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--record",
+        record.to_str().unwrap(),
+    ]));
+    assert!(tap.url.starts_with("http://"), "{}", tap.url);
+    let out = client(&[&format!("http://{}/mcp", tap.addr), "--call", ADD]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("42"), "{text}");
+    let facts = tls_events(&record);
+    assert!(!facts.is_empty(), "no tls event in the tap's record");
+    for f in &facts {
+        assert_eq!(f["accepted"], false, "{f}");
+        assert_eq!(f["sni"], "localhost", "{f}");
+        assert_eq!(
+            f["chain"][0]["sha256"],
+            fingerprint(&pki.path("good.pem")),
+            "{f}"
+        );
+    }
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    assert!(recorded.contains("POST /mcp HTTP/1.1"), "{recorded}");
+    assert!(recorded.contains("\\\"result\\\""), "{recorded}");
+    drop(tap);
+    // TLS on both sides.
+    let record = pki.dir.join("tap-both.jsonl");
+    let mut args = strings(&[
+        "tap",
+        "--http",
+        "--listen",
+        "127.0.0.1:0",
+        "--target",
+        &target,
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    args.extend(pki.flags());
+    let tap = Listener::start(&args);
+    assert!(tap.url.starts_with("https://"), "{}", tap.url);
+    let out = client(&[
+        &format!("https://localhost:{}/mcp", tap.port()),
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--call",
+        ADD,
+    ]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("42"), "{text}");
+    let facts = tls_events(&record);
+    assert!(facts.iter().any(|f| f["accepted"] == true), "{facts:?}");
+    assert!(facts.iter().any(|f| f["accepted"] == false), "{facts:?}");
+    drop(tap);
+    // A target whose certificate does not verify: 502, the reason and the
+    // certificate named.
+    let tap = Listener::start(&strings(&[
+        "tap",
+        "--http",
+        "--listen",
+        "127.0.0.1:0",
+        "--target",
+        &target,
+    ]));
+    let out = client(&[&format!("http://{}/mcp", tap.addr), "--call", ADD]);
+    let text = said(&out);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("502"), "{text}");
+    assert!(text.contains("not signed by a trusted CA"), "{text}");
+    // --insecure and --cacert are for an https:// target.
+    let out = Command::new(BIN)
+        .args(["tap", "--http", "--listen", "127.0.0.1:0", "--insecure"])
+        .args(["--target", "http://127.0.0.1:1/mcp"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("https:// --target"), "{}", said(&out));
+}
+
+/// Where nginx is: on PATH, or Debian's /usr/sbin (not on a user's PATH).
+fn nginx() -> Option<String> {
+    if Command::new("nginx").arg("-v").output().is_ok() {
+        return Some("nginx".into());
+    }
+    Path::new("/usr/sbin/nginx")
+        .exists()
+        .then(|| "/usr/sbin/nginx".into())
+}
+
+/// nginx, killed on drop.
+struct Nginx(Child);
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// deploy/nginx rendered with `--tls`: Debian's nginx terminates TLS in front of two
+/// plain replicas, and `mcp-raw client https://` goes through it in both eras (the
+/// legacy session stays on its replica, by its id's prefix).
+#[test]
+fn nginx_terminates_tls_in_front_of_the_replicas() {
+    let Some(nginx) = nginx() else {
+        return missing_program(
+            "nginx_terminates_tls_in_front_of_the_replicas",
+            "nginx",
+            "apt-get install -y nginx",
+        );
+    };
+    let pki = Pki::new("nginx");
+    let replicas: Vec<Listener> = (1..=2)
+        .map(|i| {
+            Listener::start(&strings(&[
+                "serve",
+                "--http",
+                "--port",
+                "0",
+                "--session-id-prefix",
+                &format!("r{i}."),
+            ]))
+        })
+        .collect();
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().port().to_string()
+    };
+    let prefix = pki.dir.join("lb");
+    std::fs::create_dir_all(prefix.join("logs")).unwrap();
+    std::fs::create_dir_all(prefix.join("tmp")).unwrap();
+    let mut render = Command::new(format!(
+        "{}/deploy/nginx/render.sh",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    render
+        .args(["--tls", &pki.path("good.pem"), &pki.path("good.key")])
+        .args(["sticky", &port]);
+    for r in &replicas {
+        render.arg(r.port());
+    }
+    let rendered = render.output().unwrap();
+    assert!(rendered.status.success(), "{}", said(&rendered));
+    let conf = prefix.join("nginx.conf");
+    std::fs::write(&conf, &rendered.stdout).unwrap();
+    let _nginx = Nginx(
+        Command::new(&nginx)
+            .arg("-p")
+            .arg(&prefix)
+            .arg("-c")
+            .arg(&conf)
+            .args(["-e", "logs/error.log", "-g", "daemon off;"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let until = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(format!("127.0.0.1:{port}")).is_err() {
+        assert!(
+            Instant::now() < until,
+            "nginx did not listen: {}",
+            std::fs::read_to_string(prefix.join("logs/error.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for era in ["legacy", "modern"] {
+        let record = pki.dir.join(format!("through-nginx-{era}.jsonl"));
+        let out = client(&[
+            &format!("https://localhost:{port}/mcp"),
+            "--era",
+            era,
+            "--cacert",
+            &pki.path("ca.pem"),
+            "--call",
+            ADD,
+            "--record",
+            record.to_str().unwrap(),
+        ]);
+        let text = said(&out);
+        assert_eq!(out.status.code(), Some(0), "{era}: {text}");
+        assert!(text.contains("42"), "{era}: {text}");
+        let facts = tls_events(&record);
+        assert!(!facts.is_empty(), "{era}");
+        let version = facts[0]["version"].as_str().unwrap();
+        assert!(version == "TLSv1.3" || version == "TLSv1.2", "{}", facts[0]);
+        assert_eq!(
+            facts[0]["chain"][0]["sha256"],
+            fingerprint(&pki.path("good.pem")),
+            "{era}"
+        );
+    }
+}
+
+/// `--tls-client-ca`: the listener asks for a client certificate and requires one
+/// from that CA; the server's recording holds the client's chain.
+#[test]
+fn a_listener_with_a_client_ca_requires_and_records_the_clients_certificate() {
+    let pki = Pki::new("mtls");
+    let record = pki.dir.join("server.jsonl");
+    let mut args = strings(&["serve", "--http", "--port", "0", "--record"]);
+    args.push(record.to_str().unwrap().into());
+    args.extend(pki.flags());
+    args.extend(["--tls-client-ca".into(), pki.path("ca.pem")]);
+    let server = Listener::start(&args);
+    let url = format!("https://localhost:{}/mcp", server.port());
+    let out = client(&[
+        &url,
+        "--cacert",
+        &pki.path("ca.pem"),
+        "--cert",
+        &pki.path("me.pem"),
+        "--key",
+        &pki.path("me.key"),
+        "--call",
+        ADD,
+    ]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("42"), "{text}");
+    let facts = tls_events(&record);
+    assert!(!facts.is_empty());
+    for f in &facts {
+        assert_eq!(f["accepted"], true, "{f}");
+        assert_eq!(f["client_cert"], true, "{f}");
+        assert_eq!(
+            f["chain"][0]["sha256"],
+            fingerprint(&pki.path("me.pem")),
+            "{f}"
+        );
+        assert!(
+            f["chain"][0]["subject"]
+                .as_str()
+                .unwrap()
+                .contains("mcp-raw test client"),
+            "{f}"
+        );
+    }
+    // Without a certificate: refused, said on both sides.
+    let out = client(&[&url, "--cacert", &pki.path("ca.pem"), "--call", ADD]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("client certificate"), "{text}");
+    let log = server.logged("refused");
+    assert!(log.contains("TLS connection from 127.0.0.1:"), "{log}");
+    // The flag needs a listener with TLS.
+    let out = Command::new(BIN)
+        .args(["serve", "--http", "--port", "0", "--tls-client-ca"])
+        .arg(pki.path("ca.pem"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("--tls-cert"), "{}", said(&out));
+}
