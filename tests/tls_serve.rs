@@ -789,11 +789,23 @@ fn nginx() -> Option<String> {
         .then(|| "/usr/sbin/nginx".into())
 }
 
-/// nginx, killed on drop.
+/// nginx, stopped on drop: SIGTERM to the master, which stops its workers and exits
+/// (a SIGKILL would leave the workers running, orphaned); SIGKILL only if it is
+/// still there after 5 s.
 struct Nginx(Child);
 
 impl Drop for Nginx {
     fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status();
+        let until = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < until {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
