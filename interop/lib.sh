@@ -2,7 +2,7 @@
 # the pids of what it starts in the array `pids` and kills them on exit.
 
 # Starts a command in the background, its stdout to LOG.out and its stderr to LOG,
-# and waits (10 s at most) for a "listening on http://ADDR…" line there; sets $addr.
+# and waits (10 s at most) for a "listening on http(s)://ADDR…" line there; sets $addr.
 start() {
   local log=$1
   shift
@@ -13,7 +13,7 @@ start() {
   pids+=($!)
   addr=
   for _ in $(seq 100); do
-    addr=$(sed -n 's#.*listening on http://\([0-9.]*:[0-9]*\).*#\1#p' "$log" | head -n1)
+    addr=$(sed -n 's#.*listening on https\{0,1\}://\([0-9.]*:[0-9]*\).*#\1#p' "$log" | head -n1)
     [ -n "$addr" ] && return 0
     sleep 0.1
   done

@@ -2,10 +2,10 @@
 # Interop: the official MCP SDK clients (TypeScript and Python) against mcp-raw's server,
 # each over stdio and over Streamable HTTP.
 #
-#   interop/run.sh                   all twenty-two: ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http
+#   interop/run.sh                   all twenty-three: ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http
 #                                    everything-stdio everything-http everything-https
 #                                    pyserver-stdio pyserver-http pyserver-https
-#                                    tap-ts-stdio tap-ts-http tap-ts2-stdio tap-ts2-http
+#                                    tap-ts-stdio tap-ts-http tap-ts-proxy tap-ts2-stdio tap-ts2-http
 #                                    tap-everything-stdio tap-everything-http
 #                                    replay-everything-stdio replay-everything-http
 #                                    oauth-http oauth-https
@@ -19,7 +19,8 @@
 # under uvicorn with --ssl-certfile, the client over https:// with --cacert)
 # (interop/pyserver.sh, interop/py/server.py); tap-* run the ts, ts2 and everything
 # combinations with `mcp-raw tap` between client and server, compare the tap's recording
-# with the other end's own hash for hash, and `mcp-raw check` it (interop/tap.sh);
+# with the other end's own hash for hash, and `mcp-raw check` it (interop/tap.sh;
+# tap-ts-proxy: the v1 client over https:// through `tap --proxy` as its HTTPS_PROXY);
 # replay-* record the TypeScript SDK client against server-everything, then serve the
 # recording with `mcp-raw replay` to the same client, which must get the same answers
 # (interop/replay.sh); oauth-http runs `mcp-raw serve --auth-server` against a real
@@ -39,7 +40,7 @@ timeout_s=${INTEROP_TIMEOUT:-60}
 combos=("$@")
 all=(ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http everything-stdio everything-http everything-https
   pyserver-stdio pyserver-http pyserver-https
-  tap-ts-stdio tap-ts-http tap-ts2-stdio tap-ts2-http tap-everything-stdio tap-everything-http
+  tap-ts-stdio tap-ts-http tap-ts-proxy tap-ts2-stdio tap-ts2-http tap-everything-stdio tap-everything-http
   replay-everything-stdio replay-everything-http oauth-http oauth-https)
 [ ${#combos[@]} -gt 0 ] || combos=("${all[@]}")
 for c in "${combos[@]}"; do
