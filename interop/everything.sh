@@ -7,7 +7,11 @@
 # server's sampling, elicitation and roots requests are answered, progress and logs
 # are asked for, and the answers are checked.
 #
-#   interop/everything.sh stdio|http MCP_RAW_BINARY
+#   interop/everything.sh stdio|http|https MCP_RAW_BINARY
+#
+# https: Debian's nginx (deploy/nginx/render.sh --tls, a CA and a leaf made here with
+# openssl) terminates TLS in front of server-everything's Streamable HTTP, and the client
+# speaks https:// to nginx with --cacert; its --record must hold the handshake's facts.
 #
 # With TAP_RECORD=FILE (interop/tap.sh), `mcp-raw tap --record FILE` sits between the
 # client and the server, and CLIENT_RECORD=FILE is the client's own --record. With
@@ -16,6 +20,7 @@
 set -euo pipefail
 transport=$1 bin=$2
 cd "$(dirname "$0")/.."
+source interop/lib.sh
 ev=interop/ts/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 [ -f "$ev" ] || { echo "server-everything is not installed ($ev)" >&2; exit 1; }
 
@@ -58,8 +63,8 @@ calls=(
 )
 
 out=$(mktemp)
-server= tap=
-trap '[ -z "$tap" ] || kill -INT "$tap" 2>/dev/null || true; [ -z "$server" ] || kill "$server" 2>/dev/null || true; wait 2>/dev/null || true; rm -f "$out" "$out.server" "$out.tap"' EXIT
+server= tap= nginx= pki=
+trap '[ -z "$tap" ] || kill -INT "$tap" 2>/dev/null || true; [ -z "$nginx" ] || kill "$nginx" 2>/dev/null || true; [ -z "$server" ] || kill "$server" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$out" "$out.server" "$out.tap" $pki' EXIT
 # Through the tap, or straight.
 via=() record=()
 if [ -n "${TAP_RECORD:-}" ]; then
@@ -73,7 +78,7 @@ case $transport in
     "$bin" client --color never "${record[@]}" "${answers[@]}" "${calls[@]}" -- "${via[@]}" "${server_cmd[@]}" >"$out" 2>&1 || {
       cat "$out"; echo "the client failed"; exit 1; }
     ;;
-  http)
+  http | https)
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     # The loopback preload keeps the server's listener on 127.0.0.1.
     PORT=$port NODE_OPTIONS="--require $PWD/scripts/conformance/loopback-only.cjs" \
@@ -82,6 +87,23 @@ case $transport in
     for _ in $(seq 100); do grep -q "listening on port" "$out.server" && break; sleep 0.1; done
     grep -q "listening on port" "$out.server" || { cat "$out.server"; echo "server-everything did not start"; exit 1; }
     url=http://127.0.0.1:$port/mcp
+    if [ "$transport" = https ]; then
+      # nginx in front, TLS on its side only: the deployment's own configuration with
+      # server-everything as its one replica, run as this user under a scratch prefix.
+      pki=$(mktemp -d)
+      make_pki "$pki"
+      mkdir -p "$pki/nginx/logs" "$pki/nginx/tmp"
+      front=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+      deploy/nginx/render.sh --tls "$pki/leaf.pem" "$pki/leaf.key" round-robin "$front" "$port" >"$pki/nginx/nginx.conf"
+      "${NGINX:-/usr/sbin/nginx}" -p "$pki/nginx" -c "$pki/nginx/nginx.conf" -e logs/error.log -g 'daemon off;' &
+      nginx=$!
+      for _ in $(seq 100); do
+        python3 -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$front)))" && break
+        sleep 0.1
+      done
+      url=https://127.0.0.1:$front/mcp
+      record=(--cacert "$pki/ca.pem" --record "$pki/client.jsonl")
+    fi
     if [ -n "${TAP_RECORD:-}" ]; then
       "$bin" tap --http --listen 127.0.0.1:0 --target "$url" --record "$TAP_RECORD" 2>"$out.tap" &
       tap=$!
@@ -92,7 +114,7 @@ case $transport in
     "$bin" client "$url" --color never "${record[@]}" "${answers[@]}" "${calls[@]}" >"$out" 2>&1 || {
       cat "$out"; echo "the client failed"; exit 1; }
     ;;
-  *) echo "usage: $0 stdio|http BINARY" >&2; exit 2 ;;
+  *) echo "usage: $0 stdio|http|https BINARY" >&2; exit 2 ;;
 esac
 
 fail=0
@@ -112,5 +134,10 @@ expect 'User completed the URL elicitation flow'
 expect '[COMPLETED] Async sampling completed!'
 expect '[COMPLETED] User provided the requested information!'
 expect "# ${#tools[@]} tools:"
+if [ "$transport" = https ]; then
+  # The handshake with nginx (OpenSSL), as the client recorded it and showed it.
+  grep -q '"tls":{"version":"TLSv1\.[23]"' "$pki/client.jsonl" || { echo "no tls event in the client's record"; fail=1; }
+  expect 'TLS: TLSv1.'
+fi
 if [ "$fail" -ne 0 ]; then cat "$out"; exit 1; fi
 echo "server-everything over $transport: all ${#tools[@]} tools and 2 methods ok; sampling, elicitation (form and URL), roots and tasks both ways answered"

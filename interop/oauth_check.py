@@ -8,12 +8,19 @@ tokens (RFC 7662). Gets real tokens from the provider (client_credentials with a
 WWW-Authenticate, for a good token and for every way a token can be wrong. Standard
 library only.
 
-    interop/oauth_check.py MCP_RAW_BIN NODE WORKDIR
+With `https`, everything speaks TLS with a CA and leaf made here by openssl
+(interop/lib.sh): the provider serves HTTPS (node's https module), the mcp-raw servers
+listen with --tls-cert and fetch the provider's metadata, key set and introspection
+with --auth-cacert, and mcp-raw's client trusts the CA with --cacert; the same answers
+are checked, and the servers' and the client's records must hold `tls` events.
+
+    interop/oauth_check.py MCP_RAW_BIN NODE WORKDIR [https]
 """
 
 import base64
 import json
 import re
+import ssl
 import subprocess
 import sys
 import time
@@ -22,6 +29,12 @@ import urllib.parse
 import urllib.request
 
 BIN, NODE, WORK = sys.argv[1:4]
+TLS = sys.argv[4:5] == ["https"]
+CA = f"{WORK}/ca.pem"
+if TLS:
+    subprocess.run(["bash", "-c", 'source interop/lib.sh && make_pki "$1"', "-", WORK], check=True)
+# Trusts the CA made above (over https), or nothing beyond the defaults.
+CONTEXT = ssl.create_default_context(cafile=CA) if TLS else None
 SECRET = "interop-secret-not-for-production"
 procs = []
 failures = []
@@ -33,7 +46,7 @@ def start(name, argv):
     procs.append(subprocess.Popen(argv, stderr=log, stdout=subprocess.DEVNULL))
     for _ in range(150):
         log.seek(0)
-        m = re.search(r"listening on (http://127\.0\.0\.1:\d+\S*)", log.read())
+        m = re.search(r"listening on (https?://127\.0\.0\.1:\d+\S*)", log.read())
         if m:
             return m.group(1).rstrip(",")
         time.sleep(0.1)
@@ -51,7 +64,7 @@ def http(method, url, body=None, headers=None):
     """(status, headers, body) of one request; HTTP errors are answers too."""
     req = urllib.request.Request(url, data=body, method=method, headers=headers or {})
     try:
-        with urllib.request.urlopen(req, timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=10, context=CONTEXT) as r:
             return r.status, r.headers, r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.headers, e.read()
@@ -100,17 +113,22 @@ def challenge(headers):
 
 
 try:
-    issuer = start("oidc-provider", [NODE, "interop/ts/oidc_provider.mjs", "0"])
+    pem = [f"{WORK}/leaf.pem", f"{WORK}/leaf.key"] if TLS else []
+    issuer = start("oidc-provider", [NODE, "interop/ts/oidc_provider.mjs", "0", *pem])
     record = f"{WORK}/protected.jsonl"
+    # Over https: the servers listen with TLS and trust the CA for their own fetches.
+    serve_tls = ["--tls-cert", pem[0], "--tls-key", pem[1], "--auth-cacert", CA] if TLS else []
+    client_tls = ["--cacert", CA, "--record", f"{WORK}/client.jsonl"] if TLS else []
     jwt_mcp = start(
         "serve-jwt",
         [BIN, "serve", "--http", "--port", "0", "--auth-server", issuer,
-         "--required-scope", "mcp:tools", "--token-leeway", "0", "--record", record],
+         "--required-scope", "mcp:tools", "--token-leeway", "0", "--record", record, *serve_tls],
     )
     opaque_mcp = start(
         "serve-introspect",
         [BIN, "serve", "--http", "--port", "0", "--auth-server", issuer,
-         "--introspection-client-id", "resource-server", "--introspection-client-secret", SECRET],
+         "--introspection-client-id", "resource-server", "--introspection-client-secret", SECRET,
+         *serve_tls],
     )
     print(f"oidc-provider at {issuer}; mcp-raw (JWT) at {jwt_mcp}; mcp-raw (introspection) at {opaque_mcp}")
     origin = jwt_mcp.rsplit("/mcp", 1)[0]
@@ -182,7 +200,8 @@ try:
     for url, client in [(jwt_mcp, "jwt-client"), (opaque_mcp, "opaque-client")]:
         run = subprocess.run(
             [BIN, "client", url, "--grant", "client-credentials", "--client-id", client,
-             "--client-secret", SECRET, "--call", "add={\"a\": 2, \"b\": 40}", "--color", "never"],
+             "--client-secret", SECRET, "--call", "add={\"a\": 2, \"b\": 40}", "--color", "never",
+             *client_tls],
             capture_output=True, text=True, timeout=30)
         view = run.stdout + run.stderr
         hops = ["401 Unauthorized", "GET /.well-known/oauth-protected-resource/mcp",
@@ -205,6 +224,17 @@ try:
     text = open(record).read()
     check("the record shows the key-set fetch", "GET /jwks HTTP/1.1" in text, "no GET /jwks")
     check("the record masks the tokens", good not in text and "Bearer ****" in text, "a token in clear")
+    if TLS:
+        # The handshakes, as each end recorded them: the server's fetches of the provider
+        # (its client side) and the client's connections to the resource and the provider.
+        # `accepted: false`: a handshake the server made as a client, i.e. a fetch of the
+        # provider's metadata, key set or introspection endpoint.
+        check("the server's record holds the TLS facts of its fetches of the provider",
+              re.search(r'"tls":\{"version":"TLSv1\.[23]"[^}]*"accepted":false', text) is not None,
+              "no client-side tls event")
+        client_text = open(f"{WORK}/client.jsonl").read()
+        check("the client's record holds tls events",
+              re.search(r'"tls":\{"version":"TLSv1\.[23]"', client_text) is not None, "no tls event")
 finally:
     for p in procs:
         p.terminate()

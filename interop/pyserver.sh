@@ -11,6 +11,7 @@
 set -euo pipefail
 transport=$1 bin=$2 python=$3
 cd "$(dirname "$0")/.."
+source interop/lib.sh
 
 args=(
   --color never
@@ -26,14 +27,8 @@ pki=$(mktemp -d)
 trap '[ -z "$server" ] || kill "$server" 2>/dev/null || true; rm -rf "$out" "$out.server" "$pki"' EXIT
 tls=()
 if [ "$transport" = https ]; then
-  # A CA and a leaf for 127.0.0.1 it signed.
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-    -subj '/CN=mcp-raw interop CA' -keyout "$pki/ca.key" -out "$pki/ca.pem" 2>/dev/null
-  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -subj '/CN=127.0.0.1' -keyout "$pki/leaf.key" -out "$pki/leaf.csr" 2>/dev/null
-  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >"$pki/ext"
-  openssl x509 -req -in "$pki/leaf.csr" -CA "$pki/ca.pem" -CAkey "$pki/ca.key" \
-    -CAcreateserial -days 2 -extfile "$pki/ext" -out "$pki/leaf.pem" 2>/dev/null
+  # A CA and a leaf for 127.0.0.1 it signed (interop/lib.sh).
+  make_pki "$pki"
   tls=(--cacert "$pki/ca.pem" --record "$pki/client.jsonl")
 fi
 if [ "$transport" != stdio ]; then

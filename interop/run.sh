@@ -2,27 +2,31 @@
 # Interop: the official MCP SDK clients (TypeScript and Python) against mcp-raw's server,
 # each over stdio and over Streamable HTTP.
 #
-#   interop/run.sh                   all eighteen: ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http
-#                                    everything-stdio everything-http pyserver-stdio pyserver-http pyserver-https
-#                                    tap-ts-stdio tap-ts-http tap-ts2-stdio tap-ts2-http
+#   interop/run.sh                   all twenty-three: ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http
+#                                    everything-stdio everything-http everything-https
+#                                    pyserver-stdio pyserver-http pyserver-https
+#                                    tap-ts-stdio tap-ts-http tap-ts-proxy tap-ts2-stdio tap-ts2-http
 #                                    tap-everything-stdio tap-everything-http
 #                                    replay-everything-stdio replay-everything-http
-#                                    oauth-http
+#                                    oauth-http oauth-https
 #   interop/run.sh ts-http py-stdio  only those
 #
 # ts-* (TypeScript SDK v1), ts2-* (v2, @modelcontextprotocol/client) and py-* run an
 # SDK client against `mcp-raw serve`; everything-* run
-# `mcp-raw client` against @modelcontextprotocol/server-everything (interop/everything.sh);
+# `mcp-raw client` against @modelcontextprotocol/server-everything (interop/everything.sh;
+# -https: Debian's nginx terminating TLS in front of it, the client with --cacert);
 # pyserver-* run `mcp-raw client` against a Python-SDK server in both eras (-https:
 # under uvicorn with --ssl-certfile, the client over https:// with --cacert)
 # (interop/pyserver.sh, interop/py/server.py); tap-* run the ts, ts2 and everything
 # combinations with `mcp-raw tap` between client and server, compare the tap's recording
-# with the other end's own hash for hash, and `mcp-raw check` it (interop/tap.sh);
+# with the other end's own hash for hash, and `mcp-raw check` it (interop/tap.sh;
+# tap-ts-proxy: the v1 client over https:// through `tap --proxy` as its HTTPS_PROXY);
 # replay-* record the TypeScript SDK client against server-everything, then serve the
 # recording with `mcp-raw replay` to the same client, which must get the same answers
 # (interop/replay.sh); oauth-http runs `mcp-raw serve --auth-server` against a real
 # authorization server, oidc-provider, and checks every answer to good and bad tokens
-# (interop/oauth_check.py).
+# (interop/oauth_check.py); oauth-https does the same with every party on TLS (the
+# provider over node's https, serve --tls-cert --auth-cacert, the client --cacert).
 #
 # Environment: CARGO_TARGET_DIR (where cargo builds, default target/), INTEROP_TIMEOUT
 # (seconds per combination, default 60), PYTHON (interpreter for the venv, default python3.11),
@@ -34,9 +38,10 @@ start_s=$SECONDS
 
 timeout_s=${INTEROP_TIMEOUT:-60}
 combos=("$@")
-all=(ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http everything-stdio everything-http pyserver-stdio pyserver-http pyserver-https
-  tap-ts-stdio tap-ts-http tap-ts2-stdio tap-ts2-http tap-everything-stdio tap-everything-http
-  replay-everything-stdio replay-everything-http oauth-http)
+all=(ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http everything-stdio everything-http everything-https
+  pyserver-stdio pyserver-http pyserver-https
+  tap-ts-stdio tap-ts-http tap-ts-proxy tap-ts2-stdio tap-ts2-http tap-everything-stdio tap-everything-http
+  replay-everything-stdio replay-everything-http oauth-http oauth-https)
 [ ${#combos[@]} -gt 0 ] || combos=("${all[@]}")
 for c in "${combos[@]}"; do
   case " ${all[*]} " in *" $c "*) ;; *) echo "unknown combination: $c" >&2; exit 2 ;; esac
@@ -137,8 +142,10 @@ run_combo() {
   fi
   if [ "$lang" = oauth ]; then
     local rc=0
-    mkdir -p "$work/oauth"
-    timeout --kill-after=5 "$timeout_s" python3 interop/oauth_check.py "$bin" node "$work/oauth" >>"$log" 2>&1 &
+    local tls=()
+    [ "$transport" = https ] && tls=(https)
+    mkdir -p "$work/$name"
+    timeout --kill-after=5 "$timeout_s" python3 interop/oauth_check.py "$bin" node "$work/$name" ${tls[@]+"${tls[@]}"} >>"$log" 2>&1 &
     client_pid=$!
     wait "$client_pid" || rc=$?
     client_pid=

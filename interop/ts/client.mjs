@@ -4,6 +4,7 @@
 //
 //   node client.mjs v1|v2 stdio /path/to/mcp-raw           (the SDK spawns `mcp-raw serve`)
 //   node client.mjs v1|v2 http  http://127.0.0.1:PORT/mcp  (a server run.sh already started)
+//   HTTPS_PROXY=http://PROXY node client.mjs v1|v2 http https://…  (through a forward proxy)
 //
 // Exits 0 when every check passes; otherwise prints the first failed check and exits 1.
 
@@ -28,6 +29,15 @@ const { Client, StdioClientTransport, StreamableHTTPClientTransport } =
         ...(await import('@modelcontextprotocol/client')),
         ...(await import('@modelcontextprotocol/client/stdio')),
       };
+
+// HTTPS_PROXY (interop/tap.sh ts-proxy: `mcp-raw tap --proxy`): every fetch goes through
+// that forward proxy, a CONNECT tunnel per origin, by undici's ProxyAgent made the global
+// dispatcher. Node 20's fetch ignores HTTPS_PROXY (NODE_USE_ENV_PROXY came in 22.21).
+// The proxy's CA is trusted the usual Node way, NODE_EXTRA_CA_CERTS.
+if (process.env.HTTPS_PROXY) {
+  const { ProxyAgent, setGlobalDispatcher } = await import('undici');
+  setGlobalDispatcher(new ProxyAgent(process.env.HTTPS_PROXY));
+}
 
 // Every request gets its own deadline, so a silent server fails fast instead of hanging.
 const opts = { timeout: 10_000 };

@@ -1,7 +1,8 @@
 // A real authorization server for mcp-raw's protected-resource tests: panva's
 // oidc-provider (an OpenID Certified OAuth 2.0 / OpenID Connect server, npm
 // `oidc-provider`), configured here and nothing else. It listens on 127.0.0.1 and prints
-// "listening on http://127.0.0.1:PORT" (the issuer) on stderr.
+// "listening on http://127.0.0.1:PORT" (the issuer) on stderr; given a PEM certificate
+// and key, it serves HTTPS and the issuer is https://127.0.0.1:PORT.
 //
 // What it is set up for (each piece is a feature of oidc-provider, not code of ours):
 // - client_credentials (RFC 6749 §4.4) for the test clients below;
@@ -11,12 +12,16 @@
 // - token introspection (RFC 7662), for the resource server's own client;
 // - dynamic client registration (RFC 7591), for clients that register themselves.
 //
-//   node interop/ts/oidc_provider.mjs [PORT]     (0 or absent: a free port)
+//   node interop/ts/oidc_provider.mjs [PORT [CERT KEY]]     (0 or absent: a free port)
 import Provider from 'oidc-provider';
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import { readFileSync } from 'node:fs';
 
 const port = Number(process.argv[2] ?? 0);
+const [certFile, keyFile] = process.argv.slice(3, 5);
+const scheme = certFile ? 'https' : 'http';
 const secret = 'interop-secret-not-for-production';
 
 const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -80,9 +85,11 @@ const configuration = {
 
 // The issuer names the port, known once bound: bind first, then hand the requests
 // to a provider built for that address.
-const server = createServer();
+const server = certFile
+  ? createTlsServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) })
+  : createServer();
 server.listen(port, '127.0.0.1', () => {
-  const issuer = `http://127.0.0.1:${server.address().port}`;
+  const issuer = `${scheme}://127.0.0.1:${server.address().port}`;
   const provider = new Provider(issuer, configuration);
   provider.on('server_error', (ctx, err) => console.error('server_error', err));
   server.on('request', provider.callback());
