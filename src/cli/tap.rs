@@ -54,23 +54,7 @@ fn run_stdio(args: TapArgs) -> anyhow::Result<i32> {
             "give the server's command after `--` (mcp-raw tap -- SERVER_CMD ARG…), or use --http",
         ));
     }
-    let live = args
-        .check
-        .then(|| super::check::Live::new(args.max_message_bytes));
-    let recorder = super::record::recorder_with(
-        "tap",
-        "stdio",
-        args.trace,
-        args.color,
-        args.record.as_deref(),
-        args.max_message_bytes,
-        live.iter().map(super::check::Live::sink).collect(),
-        super::record::Secrets {
-            show: args.show_secrets,
-            headers: &args.redact_headers,
-        },
-    )?
-    .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
+    let (recorder, live) = recorder(&args, "stdio")?;
     let status = stdio::run(stdio::Config {
         command: args.command,
         recorder,
@@ -94,23 +78,7 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
         .ok_or_else(|| usage("--http needs --target http://HOST:PORT/PATH"))?;
     let target = http::Target::parse(target).map_err(usage)?;
     let listen = listen_addr(&args.listen, args.allow_remote).map_err(usage)?;
-    let live = args
-        .check
-        .then(|| super::check::Live::new(args.max_message_bytes));
-    let recorder = super::record::recorder_with(
-        "tap",
-        "http",
-        args.trace,
-        args.color,
-        args.record.as_deref(),
-        args.max_message_bytes,
-        live.iter().map(super::check::Live::sink).collect(),
-        super::record::Secrets {
-            show: args.show_secrets,
-            headers: &args.redact_headers,
-        },
-    )?
-    .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
+    let (recorder, live) = recorder(&args, "http")?;
     let listen_tls = super::serve::tls_listen(&args.tls)?;
     if !target.tls && (args.insecure || !args.cacert.is_empty()) {
         return Err(usage(
@@ -199,23 +167,7 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
         insecure: args.insecure,
         ..Default::default()
     })?;
-    let live = args
-        .check
-        .then(|| super::check::Live::new(args.max_message_bytes));
-    let recorder = super::record::recorder_with(
-        "tap",
-        "http",
-        args.trace,
-        args.color,
-        args.record.as_deref(),
-        args.max_message_bytes,
-        live.iter().map(super::check::Live::sink).collect(),
-        super::record::Secrets {
-            show: args.show_secrets,
-            headers: &args.redact_headers,
-        },
-    )?
-    .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
+    let (recorder, live) = recorder(&args, "http")?;
     super::runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
@@ -251,6 +203,35 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
         }
         Ok(0)
     })
+}
+
+/// The tap's recorder (`--trace`, `--record`, and `--check`'s live checker as one more
+/// sink), for one transport; idle when none of them is asked for.
+fn recorder(
+    args: &TapArgs,
+    transport: &str,
+) -> anyhow::Result<(
+    mcp_raw::wire::recorder::Recorder,
+    Option<super::check::Live>,
+)> {
+    let live = args
+        .check
+        .then(|| super::check::Live::new(args.max_message_bytes));
+    let recorder = super::record::recorder_with(
+        "tap",
+        transport,
+        args.trace,
+        args.color,
+        args.record.as_deref(),
+        args.max_message_bytes,
+        live.iter().map(super::check::Live::sink).collect(),
+        super::record::Secrets {
+            show: args.show_secrets,
+            headers: &args.redact_headers,
+        },
+    )?
+    .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
+    Ok((recorder, live))
 }
 
 /// `--listen`: `ADDRESS:PORT` or a bare `PORT` (on 127.0.0.1). Only loopback, unless

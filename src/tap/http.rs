@@ -198,41 +198,20 @@ impl Halves for tokio_rustls::client::TlsStream<TcpStream> {
     }
 }
 
-/// Accepts connections until `shutdown` resolves, relaying each on its own task.
+/// Accepts connections until `shutdown` resolves, relaying each on its own task
+/// (at most `--max-connections` at once).
 pub async fn run(
     listener: TcpListener,
     config: Config,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> std::io::Result<()> {
     let config = Arc::new(config);
-    let permits = Arc::new(tokio::sync::Semaphore::new(config.max_connections.max(1)));
-    tokio::pin!(shutdown);
-    loop {
-        // At the connection limit the tap stops accepting: the kernel queues the rest.
-        let permit = tokio::select! {
-            _ = &mut shutdown => return Ok(()),
-            p = permits.clone().acquire_owned() => p.map_err(std::io::Error::other)?,
-        };
-        let accepted = tokio::select! {
-            _ = &mut shutdown => return Ok(()),
-            a = listener.accept() => a,
-        };
-        match accepted {
-            Ok((client, peer)) => {
-                let _ = client.set_nodelay(true);
-                let config = config.clone();
-                tokio::spawn(async move {
-                    relay(client, peer, &config).await;
-                    drop(permit);
-                });
-            }
-            // Out of file descriptors, say: wait a moment rather than spin.
-            Err(e) => {
-                eprintln!("[mcp-raw] tap: accept failed: {e}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-        }
-    }
+    let max = config.max_connections;
+    super::accept_each(listener, max, "tap", shutdown, move |client, peer| {
+        let config = config.clone();
+        async move { relay(client, peer, &config).await }
+    })
+    .await
 }
 
 /// One client connection: on a TLS listener its handshake first (under the header

@@ -36,3 +36,49 @@ pub mod stdio;
 /// How many bytes one read takes at most: a whole typical message, so a message is
 /// usually one read, one write, one event.
 pub const CHUNK: usize = 64 * 1024;
+
+/// Accepts connections on `listener` until `shutdown` resolves, each served by
+/// `serve` on a task of its own, at most `max_connections` at once (then the tap stops
+/// accepting and the kernel queues the rest). `who` names the listener in the log
+/// line of a failed accept (out of file descriptors, say), after which it waits a
+/// moment rather than spin. The HTTP tap and the proxy both listen this way.
+pub(crate) async fn accept_each<F, Fut>(
+    listener: tokio::net::TcpListener,
+    max_connections: usize,
+    who: &str,
+    shutdown: impl std::future::Future<Output = ()>,
+    serve: F,
+) -> std::io::Result<()>
+where
+    F: Fn(tokio::net::TcpStream, std::net::SocketAddr) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let permits = std::sync::Arc::new(tokio::sync::Semaphore::new(max_connections.max(1)));
+    tokio::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            _ = &mut shutdown => return Ok(()),
+            p = permits.clone().acquire_owned() => p.map_err(std::io::Error::other)?,
+        };
+        let accepted = tokio::select! {
+            _ = &mut shutdown => return Ok(()),
+            a = listener.accept() => a,
+        };
+        match accepted {
+            Ok((client, peer)) => {
+                // Nagle's algorithm would hold a small write (an SSE event) back
+                // waiting for an ACK: each chunk must leave as soon as it is written.
+                let _ = client.set_nodelay(true);
+                let served = serve(client, peer);
+                tokio::spawn(async move {
+                    served.await;
+                    drop(permit);
+                });
+            }
+            Err(e) => {
+                eprintln!("[mcp-raw] {who}: accept failed: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+        }
+    }
+}

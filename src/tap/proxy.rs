@@ -78,39 +78,26 @@ fn glob(pattern: &[u8], text: &[u8]) -> bool {
     }
 }
 
-/// Accepts connections until `shutdown` resolves, serving each on its own task.
+/// Accepts connections until `shutdown` resolves, serving each on its own task
+/// (at most `--max-connections` at once).
 pub async fn run(
     listener: TcpListener,
     config: Config,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> std::io::Result<()> {
     let config = Arc::new(config);
-    let permits = Arc::new(tokio::sync::Semaphore::new(config.max_connections.max(1)));
-    tokio::pin!(shutdown);
-    loop {
-        // At the connection limit the proxy stops accepting: the kernel queues the rest.
-        let permit = tokio::select! {
-            _ = &mut shutdown => return Ok(()),
-            p = permits.clone().acquire_owned() => p.map_err(std::io::Error::other)?,
-        };
-        let accepted = tokio::select! {
-            _ = &mut shutdown => return Ok(()),
-            a = listener.accept() => a,
-        };
-        match accepted {
-            Ok((client, peer)) => {
-                let config = config.clone();
-                tokio::spawn(async move {
-                    serve(client, peer, &config).await;
-                    drop(permit);
-                });
-            }
-            Err(e) => {
-                eprintln!("[mcp-raw] tap --proxy: accept failed: {e}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-        }
-    }
+    let max = config.max_connections;
+    super::accept_each(
+        listener,
+        max,
+        "tap --proxy",
+        shutdown,
+        move |client, peer| {
+            let config = config.clone();
+            async move { serve(client, peer, &config).await }
+        },
+    )
+    .await
 }
 
 /// A proxy request's first line, read.
