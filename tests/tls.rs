@@ -5,82 +5,13 @@
 //! a self-signed one, and a client certificate for mTLS.
 
 mod common;
+use common::pki::Pki;
 use common::{BIN, HttpServer, scratch, unstamped};
-use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
-    date_time_ymd,
-};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 const ADD: &str = r#"add={"a":2,"b":40}"#;
-
-/// The certificates of one test, as PEM files in its scratch directory.
-struct Pki {
-    dir: PathBuf,
-    /// The CA's certificate and key, for signing more.
-    ca: Issuer<'static, KeyPair>,
-}
-
-impl Pki {
-    fn new(name: &str) -> Pki {
-        Pki::named(name, "mcp-raw test CA")
-    }
-
-    /// A CA whose common name is `cn`.
-    fn named(name: &str, cn: &str) -> Pki {
-        let dir = scratch("tls", name);
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params.distinguished_name.push(DnType::CommonName, cn);
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        let key = KeyPair::generate().unwrap();
-        let cert = params.self_signed(&key).unwrap();
-        std::fs::write(dir.join("ca.pem"), cert.pem()).unwrap();
-        Pki {
-            dir,
-            ca: Issuer::new(params, key),
-        }
-    }
-
-    fn path(&self, file: &str) -> String {
-        self.dir.join(file).to_str().unwrap().to_owned()
-    }
-
-    /// A leaf named `cn` for `names`, valid `from`..`to` (years), signed by the CA
-    /// (or by itself): writes NAME.pem and NAME.key.
-    fn leaf(&self, name: &str, cn: &str, names: &[&str], years: (i32, i32), self_signed: bool) {
-        let mut params =
-            CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>())
-                .unwrap();
-        params.distinguished_name.push(DnType::CommonName, cn);
-        params.not_before = date_time_ymd(years.0, 1, 1);
-        params.not_after = date_time_ymd(years.1, 1, 1);
-        params.extended_key_usages = vec![
-            ExtendedKeyUsagePurpose::ServerAuth,
-            ExtendedKeyUsagePurpose::ClientAuth,
-        ];
-        let key = KeyPair::generate().unwrap();
-        let cert = if self_signed {
-            params.self_signed(&key).unwrap()
-        } else {
-            params.signed_by(&key, &self.ca).unwrap()
-        };
-        std::fs::write(self.dir.join(format!("{name}.pem")), cert.pem()).unwrap();
-        std::fs::write(self.dir.join(format!("{name}.key")), key.serialize_pem()).unwrap();
-    }
-
-    /// The good leaf: localhost and 127.0.0.1, valid now.
-    fn good(&self) {
-        self.leaf(
-            "good",
-            "localhost",
-            &["localhost", "127.0.0.1"],
-            (2020, 2090),
-            false,
-        );
-    }
-}
 
 /// tests/servers/tls_relay.py in front of a plain `mcp-raw serve --http`; both killed
 /// on drop.
@@ -201,7 +132,7 @@ fn openssl_fingerprint(pem: &str) -> String {
 
 #[test]
 fn a_session_over_tls_works_and_its_transcript_has_the_tls_facts() {
-    let pki = Pki::new("session");
+    let pki = Pki::new("tls", "session");
     pki.good();
     let front = Front::start(&pki, "good", false);
     let record = pki.dir.join("t.jsonl");
@@ -288,7 +219,7 @@ fn a_session_over_tls_works_and_its_transcript_has_the_tls_facts() {
 
 #[test]
 fn an_ip_address_gets_no_sni_and_the_facts_say_so() {
-    let pki = Pki::new("ip");
+    let pki = Pki::new("tls", "ip");
     pki.good();
     let front = Front::start(&pki, "good", false);
     let record = pki.dir.join("t.jsonl");
@@ -308,7 +239,7 @@ fn an_ip_address_gets_no_sni_and_the_facts_say_so() {
 
 #[test]
 fn bad_certificates_are_refused_with_the_reason_and_the_subject() {
-    let pki = Pki::new("bad");
+    let pki = Pki::new("tls", "bad");
     pki.leaf(
         "expired",
         "expired.test",
@@ -333,7 +264,7 @@ fn bad_certificates_are_refused_with_the_reason_and_the_subject() {
     // Leaves for the right host, signed by a CA the client does not trust: one of
     // another name, and an impostor with the trusted CA's name.
     for (leaf, ca) in [("wrongca", "another CA"), ("impostor", "mcp-raw test CA")] {
-        let other = Pki::named(&format!("bad-{leaf}"), ca);
+        let other = Pki::named("tls", &format!("bad-{leaf}"), ca);
         other.leaf(leaf, "localhost", &["localhost"], (2020, 2090), false);
         for ext in ["pem", "key"] {
             std::fs::copy(
@@ -374,7 +305,7 @@ fn bad_certificates_are_refused_with_the_reason_and_the_subject() {
 
 #[test]
 fn insecure_lets_a_self_signed_server_through_warns_and_is_recorded() {
-    let pki = Pki::new("insecure");
+    let pki = Pki::new("tls", "insecure");
     pki.leaf(
         "selfsigned",
         "self.test",
@@ -424,7 +355,7 @@ fn insecure_lets_a_self_signed_server_through_warns_and_is_recorded() {
 
 #[test]
 fn keylog_writes_nss_lines_to_a_private_file() {
-    let pki = Pki::new("keylog");
+    let pki = Pki::new("tls", "keylog");
     pki.good();
     let front = Front::start(&pki, "good", false);
     let flag = pki.dir.join("flag.keys");
@@ -472,7 +403,7 @@ fn keylog_writes_nss_lines_to_a_private_file() {
 
 #[test]
 fn mtls_sends_the_client_certificate_and_its_absence_is_explained() {
-    let pki = Pki::new("mtls");
+    let pki = Pki::new("tls", "mtls");
     pki.good();
     pki.leaf(
         "me",
@@ -547,7 +478,7 @@ fn a_version_1_transcript_is_still_read() {
 
 #[test]
 fn oauth_documents_and_tokens_are_fetched_over_tls_too() {
-    let pki = Pki::new("oauth");
+    let pki = Pki::new("tls", "oauth");
     pki.good();
     // The protected server and its authorization server, every URL they hand out
     // https://, behind the TLS front.
@@ -618,7 +549,7 @@ fn oauth_documents_and_tokens_are_fetched_over_tls_too() {
 
 #[test]
 fn http_to_a_tls_server_says_to_use_https() {
-    let pki = Pki::new("plain");
+    let pki = Pki::new("tls", "plain");
     pki.good();
     let front = Front::start(&pki, "good", false);
     let out = client(&[&format!("http://127.0.0.1:{}/mcp", front.port)]);
@@ -639,7 +570,7 @@ fn http_to_a_tls_server_says_to_use_https() {
 #[test]
 fn follow_and_raw_work_over_tls() {
     use std::io::BufRead;
-    let pki = Pki::new("follow");
+    let pki = Pki::new("tls", "follow");
     pki.good();
     let front = Front::serving(
         &pki,
@@ -798,7 +729,7 @@ fn a_capture_of_a_session_decrypts_with_the_keylog_to_the_recorded_bytes() {
             return;
         }
     }
-    let pki = Pki::new("capture");
+    let pki = Pki::new("tls", "capture");
     pki.good();
     let front = Front::start(&pki, "good", false);
     let (cap, keys, record) = (

@@ -4,79 +4,26 @@
 //! has the handshake's facts. The certificates are made here with rcgen.
 
 mod common;
-use common::{BIN, missing_program, scratch};
-use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
-    date_time_ymd,
-};
+use common::pki::Pki;
+use common::{BIN, missing_program};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const ADD: &str = r#"add={"a":2,"b":40}"#;
 
-/// A CA and one leaf it signed (localhost and 127.0.0.1), as PEM files: ca.pem,
-/// good.pem, good.key; a client certificate it signed, me.pem and me.key; and a key
-/// that fits nothing, other.key.
-struct Pki {
-    dir: PathBuf,
-}
-
-impl Pki {
-    fn new(name: &str) -> Pki {
-        let dir = scratch("tls-serve", name);
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params
-            .distinguished_name
-            .push(DnType::CommonName, "mcp-raw serve test CA");
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        let ca_key = KeyPair::generate().unwrap();
-        let ca_cert = params.self_signed(&ca_key).unwrap();
-        std::fs::write(dir.join("ca.pem"), ca_cert.pem()).unwrap();
-        let ca = Issuer::new(params, ca_key);
-        let mut leaf =
-            CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()]).unwrap();
-        leaf.distinguished_name
-            .push(DnType::CommonName, "localhost");
-        leaf.not_before = date_time_ymd(2020, 1, 1);
-        leaf.not_after = date_time_ymd(2090, 1, 1);
-        leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-        let key = KeyPair::generate().unwrap();
-        let cert = leaf.signed_by(&key, &ca).unwrap();
-        std::fs::write(dir.join("good.pem"), cert.pem()).unwrap();
-        std::fs::write(dir.join("good.key"), key.serialize_pem()).unwrap();
-        let other = KeyPair::generate().unwrap();
-        std::fs::write(dir.join("other.key"), other.serialize_pem()).unwrap();
-        // A client's certificate (mTLS), signed by the same CA.
-        let mut me = CertificateParams::new(Vec::<String>::new()).unwrap();
-        me.distinguished_name
-            .push(DnType::CommonName, "mcp-raw test client");
-        me.not_before = date_time_ymd(2020, 1, 1);
-        me.not_after = date_time_ymd(2090, 1, 1);
-        me.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-        let key = KeyPair::generate().unwrap();
-        let cert = me.signed_by(&key, &ca).unwrap();
-        std::fs::write(dir.join("me.pem"), cert.pem()).unwrap();
-        std::fs::write(dir.join("me.key"), key.serialize_pem()).unwrap();
-        Pki { dir }
-    }
-
-    fn path(&self, file: &str) -> String {
-        self.dir.join(file).to_str().unwrap().to_owned()
-    }
-
-    /// `--tls-cert good.pem --tls-key good.key`.
-    fn flags(&self) -> Vec<String> {
-        vec![
-            "--tls-cert".into(),
-            self.path("good.pem"),
-            "--tls-key".into(),
-            self.path("good.key"),
-        ]
-    }
+/// A CA and one leaf it signed (localhost and 127.0.0.1): ca.pem, good.pem, good.key;
+/// a client certificate it signed, me.pem and me.key; and a key that fits nothing,
+/// other.key.
+fn serving_pki(name: &str) -> Pki {
+    let pki = Pki::new("tls-serve", name);
+    pki.good();
+    pki.client();
+    pki.other_key();
+    pki
 }
 
 /// An mcp-raw listener (any subcommand), killed on drop; its stderr kept.
@@ -201,7 +148,7 @@ fn fingerprint(pem: &str) -> String {
 
 #[test]
 fn serve_over_tls_answers_both_eras_and_both_recordings_have_the_facts() {
-    let pki = Pki::new("serve");
+    let pki = serving_pki("serve");
     let server_record = pki.dir.join("server.jsonl");
     let mut args = strings(&["serve", "--http", "--port", "0", "--record"]);
     args.push(server_record.to_str().unwrap().to_owned());
@@ -276,7 +223,7 @@ fn curl_speaks_to_serve_over_https() {
             "apt-get install curl",
         );
     }
-    let pki = Pki::new("curl");
+    let pki = serving_pki("curl");
     let mut args = strings(&["serve", "--http", "--port", "0"]);
     args.extend(pki.flags());
     let server = Listener::start(&args);
@@ -307,7 +254,7 @@ fn curl_speaks_to_serve_over_https() {
 
 #[test]
 fn a_plaintext_client_on_the_tls_port_is_told_and_the_server_goes_on() {
-    let pki = Pki::new("plain-on-tls");
+    let pki = serving_pki("plain-on-tls");
     let mut args = strings(&["serve", "--http", "--port", "0"]);
     args.extend(pki.flags());
     let server = Listener::start(&args);
@@ -359,7 +306,7 @@ fn a_tls_client_on_a_plain_port_is_told_and_the_server_goes_on() {
 
 #[test]
 fn a_handshake_that_never_finishes_is_closed_at_the_header_timeout() {
-    let pki = Pki::new("slow-handshake");
+    let pki = serving_pki("slow-handshake");
     let mut args = strings(&[
         "serve",
         "--http",
@@ -399,7 +346,7 @@ fn a_handshake_that_never_finishes_is_closed_at_the_header_timeout() {
 
 #[test]
 fn bad_tls_flags_are_usage_errors_that_name_the_file() {
-    let pki = Pki::new("bad");
+    let pki = serving_pki("bad");
     std::fs::write(pki.dir.join("empty.pem"), "nothing here\n").unwrap();
     let run = |args: &[&str]| {
         let out = Command::new(BIN)
@@ -489,7 +436,7 @@ fn bad_tls_flags_are_usage_errors_that_name_the_file() {
 
 #[test]
 fn bridge_and_replay_listen_over_tls() {
-    let pki = Pki::new("bridge-replay");
+    let pki = serving_pki("bridge-replay");
     let mut args = strings(&["bridge", "--port", "0"]);
     args.extend(pki.flags());
     args.extend(strings(&["--", BIN, "serve"]));
@@ -543,7 +490,7 @@ fn auth_server_listens_over_tls_and_names_itself_https() {
             "apt-get install curl",
         );
     }
-    let pki = Pki::new("auth-server");
+    let pki = serving_pki("auth-server");
     let mut args = strings(&["auth-server", "--port", "0"]);
     args.extend(pki.flags());
     let auth = Listener::start(&args);
@@ -578,7 +525,7 @@ fn auth_server_listens_over_tls_and_names_itself_https() {
 /// `--auth-cacert`), and the client fetching everything over `https://`.
 #[test]
 fn a_protected_server_fetches_from_an_https_authorization_server() {
-    let pki = Pki::new("oauth");
+    let pki = serving_pki("oauth");
     let mut args = strings(&["auth-server", "--port", "0"]);
     args.extend(pki.flags());
     let auth = Listener::start(&args);
@@ -642,7 +589,7 @@ fn a_protected_server_fetches_from_an_https_authorization_server() {
 /// authorization server gets 503 and the log says why, naming the certificate.
 #[test]
 fn an_https_authorization_server_outside_the_trust_store_is_503_and_logged() {
-    let pki = Pki::new("oauth-untrusted");
+    let pki = serving_pki("oauth-untrusted");
     let mut args = strings(&["auth-server", "--port", "0"]);
     args.extend(pki.flags());
     let auth = Listener::start(&args);
@@ -684,7 +631,7 @@ fn an_https_authorization_server_outside_the_trust_store_is_503_and_logged() {
 /// TLS facts. With `--tls-cert` the tap's own listener speaks TLS too.
 #[test]
 fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
-    let pki = Pki::new("tap");
+    let pki = serving_pki("tap");
     let mut args = strings(&["serve", "--http", "--port", "0"]);
     args.extend(pki.flags());
     let server = Listener::start(&args);
@@ -823,7 +770,7 @@ fn nginx_terminates_tls_in_front_of_the_replicas() {
             "apt-get install -y nginx",
         );
     };
-    let pki = Pki::new("nginx");
+    let pki = serving_pki("nginx");
     let replicas: Vec<Listener> = (1..=2)
         .map(|i| {
             Listener::start(&strings(&[
@@ -911,7 +858,7 @@ fn nginx_terminates_tls_in_front_of_the_replicas() {
 /// from that CA; the server's recording holds the client's chain.
 #[test]
 fn a_listener_with_a_client_ca_requires_and_records_the_clients_certificate() {
-    let pki = Pki::new("mtls");
+    let pki = serving_pki("mtls");
     let record = pki.dir.join("server.jsonl");
     let mut args = strings(&["serve", "--http", "--port", "0", "--record"]);
     args.push(record.to_str().unwrap().into());

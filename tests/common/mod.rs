@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 pub mod http_client;
+pub mod pki;
 pub mod wire;
 
 pub use http_client::Reply as HttpReply;
