@@ -5,10 +5,10 @@
 //! a self-signed one, and a client certificate for mTLS.
 
 mod common;
-use common::pki::Pki;
+use common::pki::{Pki, openssl_fingerprint, tls_events};
 use common::{BIN, HttpServer, scratch, unstamped};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 
 const ADD: &str = r#"add={"a":2,"b":40}"#;
@@ -105,29 +105,6 @@ fn raw(out: &Output) -> String {
 
 fn text(out: &Output) -> String {
     unstamped(&String::from_utf8_lossy(&out.stdout)) + &String::from_utf8_lossy(&out.stderr)
-}
-
-/// The `"tls"` objects of a transcript, in order.
-fn tls_events(record: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(record).unwrap();
-    let mut lines = text.lines();
-    let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
-    assert_eq!(header["version"], 2, "{header}");
-    lines
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|v| v.get("tls").is_some())
-        .map(|v| v["tls"].clone())
-        .collect()
-}
-
-/// `openssl x509 -fingerprint -sha256` of a PEM file: `AB:CD:…`.
-fn openssl_fingerprint(pem: &str) -> String {
-    let out = Command::new("openssl")
-        .args(["x509", "-noout", "-fingerprint", "-sha256", "-in", pem])
-        .output()
-        .expect("openssl");
-    let line = String::from_utf8(out.stdout).unwrap();
-    line.trim().rsplit('=').next().unwrap().to_ascii_uppercase()
 }
 
 #[test]

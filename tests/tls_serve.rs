@@ -4,7 +4,7 @@
 //! has the handshake's facts. The certificates are made here with rcgen.
 
 mod common;
-use common::pki::Pki;
+use common::pki::{Pki, openssl_fingerprint as fingerprint, tls_events};
 use common::{BIN, missing_program};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -122,28 +122,6 @@ fn client(args: &[&str]) -> Output {
 
 fn said(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
-}
-
-/// The `"tls"` objects of a transcript, in order.
-fn tls_events(record: &Path) -> Vec<Value> {
-    std::fs::read_to_string(record)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|v| v.get("tls").is_some())
-        .map(|v| v["tls"].clone())
-        .collect()
-}
-
-/// The SHA-256 fingerprint rcgen's leaf has, as `openssl x509` prints it.
-fn fingerprint(pem: &str) -> String {
-    let out = Command::new("openssl")
-        .args(["x509", "-noout", "-fingerprint", "-sha256", "-in", pem])
-        .output()
-        .expect("openssl");
-    let line = String::from_utf8(out.stdout).unwrap();
-    line.trim().rsplit('=').next().unwrap().to_ascii_uppercase()
 }
 
 #[test]

@@ -6,7 +6,9 @@ use rcgen::{
     BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
     date_time_ymd,
 };
-use std::path::PathBuf;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The certificates of one test, as PEM files in its scratch directory.
 pub struct Pki {
@@ -96,4 +98,28 @@ impl Pki {
             self.path("good.key"),
         ]
     }
+}
+
+/// The `"tls"` objects of a transcript (version 2, the one with TLS facts), in order.
+pub fn tls_events(record: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(record).unwrap();
+    let mut lines = text.lines();
+    let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    assert_eq!(header["version"], 2, "{header}");
+    lines
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v.get("tls").is_some())
+        .map(|v| v["tls"].clone())
+        .collect()
+}
+
+/// `openssl x509 -fingerprint -sha256` of a PEM file: `AB:CD:…`, as a program we
+/// did not write computes it.
+pub fn openssl_fingerprint(pem: &str) -> String {
+    let out = Command::new("openssl")
+        .args(["x509", "-noout", "-fingerprint", "-sha256", "-in", pem])
+        .output()
+        .expect("openssl");
+    let line = String::from_utf8(out.stdout).unwrap();
+    line.trim().rsplit('=').next().unwrap().to_ascii_uppercase()
 }
