@@ -1,7 +1,7 @@
 //! What the fuzz targets assert about messages, in one place: the wire form of a
 //! response, and a message's round trip through `jsonrpc::parse`.
 
-use mcp_raw::jsonrpc::{self, Message, Parsed, Response};
+use mcp_raw_wire::jsonrpc::{self, Message, Parsed, Response};
 use serde_json::{Value, json};
 
 /// Are two JSON values the same, up to the last bits of a float? (serde_json's

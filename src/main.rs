@@ -9,10 +9,10 @@ use cli::runtime;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    mcp_raw::memory::return_large_blocks_promptly();
+    mcp_raw_net::memory::return_large_blocks_promptly();
     let cli = Cli::parse_from(without_alias_separator(std::env::args_os().collect()));
     if let Some(n) = cli.max_unanswered {
-        mcp_raw::wire::asked::set_max_unanswered(n);
+        mcp_raw_wire::asked::set_max_unanswered(n);
     }
     let result = match cli.command {
         Command::Serve {
@@ -130,9 +130,9 @@ fn main() -> ExitCode {
                     &host,
                     port,
                     allow_remote,
-                    mcp_raw::transport::http::Config {
+                    mcp_raw_net::transport::http::Config {
                         limits: limits.into_limits(max_body_bytes),
-                        allowed_hosts: mcp_raw::transport::http::guard::AllowedHosts::new(
+                        allowed_hosts: mcp_raw_net::transport::http::guard::AllowedHosts::new(
                             &allow_hosts,
                         ),
                         recorder,
@@ -149,7 +149,7 @@ fn main() -> ExitCode {
                 Err(e) => {
                     eprintln!(
                         "mcp-raw: {}",
-                        mcp_raw::wire::term::escape(&format!("{e:#}"))
+                        mcp_raw_wire::term::escape(&format!("{e:#}"))
                     );
                     cli::client::exit_code(&e)
                 }
@@ -302,9 +302,9 @@ fn main() -> ExitCode {
                             lanes: lane,
                             dir: dir
                                 .as_deref()
-                                .and_then(mcp_raw::wire::event::Dir::from_name),
+                                .and_then(mcp_raw_wire::event::Dir::from_name),
                         },
-                        select: mcp_raw::wire::select::Select::new(method, id, era),
+                        select: mcp_raw_wire::select::Select::new(method, id, era),
                     },
                 )
             }));
@@ -334,7 +334,7 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!(
                 "mcp-raw: {}",
-                mcp_raw::wire::term::escape(&format!("{e:#}"))
+                mcp_raw_wire::term::escape(&format!("{e:#}"))
             );
             ExitCode::from(cli::exit::code(&e))
         }

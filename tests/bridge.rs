@@ -9,9 +9,9 @@ mod common;
 
 use common::http_client::{Reply, exchange, request_bytes};
 use common::{BIN, HttpServer, initialize};
-use mcp_raw::wire::event::{Dir, LaneKind};
-use mcp_raw::wire::recorder::concat;
-use mcp_raw::wire::transcript;
+use mcp_raw_wire::event::{Dir, LaneKind};
+use mcp_raw_wire::recorder::concat;
+use mcp_raw_wire::transcript;
 use serde_json::{Value, json};
 use std::process::Command;
 use std::time::{Duration, Instant};

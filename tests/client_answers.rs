@@ -225,11 +225,11 @@ fn a_flood_of_interleaved_messages_loses_and_reorders_nothing() {
     assert!(view.contains("# flood: ok"), "{view}");
 
     let text = std::fs::read_to_string(&record).unwrap();
-    let (_, events) = mcp_raw::wire::transcript::read(&text).unwrap();
+    let (_, events) = mcp_raw_wire::transcript::read(&text).unwrap();
     let lane =
-        |e: &mcp_raw::wire::event::Event| e.lane.kind == mcp_raw::wire::event::LaneKind::Stdio;
-    use mcp_raw::wire::event::Dir;
-    use mcp_raw::wire::recorder::concat;
+        |e: &mcp_raw_wire::event::Event| e.lane.kind == mcp_raw_wire::event::LaneKind::Stdio;
+    use mcp_raw_wire::event::Dir;
+    use mcp_raw_wire::recorder::concat;
     let received = concat(&events, |e| lane(e) && e.dir == Dir::ToClient);
     let sent = concat(&events, |e| lane(e) && e.dir == Dir::ToServer);
     // The client's record and the server's own copies agree, byte for byte.

@@ -21,7 +21,7 @@
 
 mod common;
 use common::{Http, HttpServer};
-use mcp_raw::wire::http1::Part;
+use mcp_raw_wire::http1::Part;
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::io::{self, Read, Write};
@@ -1024,7 +1024,7 @@ fn reset_once(addr: &str, kind: Reset, i: usize, session: &str) -> io::Result<()
                 // Read until the first event is in, then reset mid-stream.
                 let mut reader = common::http_client::Reader::new(s);
                 let deadline = Instant::now() + Duration::from_secs(5);
-                let mut events = mcp_raw::wire::sse::Decoder::new();
+                let mut events = mcp_raw_wire::sse::Decoder::new();
                 loop {
                     match reader.try_part(deadline)? {
                         Some(Part::Head(h)) if h.status() != Some(200) => {

@@ -8,9 +8,9 @@
 mod common;
 
 use common::BIN;
-use mcp_raw::wire::event::{Dir, Event, LaneKind};
-use mcp_raw::wire::recorder::concat;
-use mcp_raw::wire::transcript;
+use mcp_raw_wire::event::{Dir, Event, LaneKind};
+use mcp_raw_wire::recorder::concat;
+use mcp_raw_wire::transcript;
 use serde_json::Value;
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -73,7 +73,7 @@ fn token(issuer_addr: &str, form: &str) -> HttpReply {
 }
 
 fn enc(s: &str) -> String {
-    mcp_raw::wire::form::escape(s)
+    mcp_raw_wire::form::escape(s)
 }
 
 #[test]
@@ -284,7 +284,7 @@ fn the_authorization_server_enforces_pkce_one_use_codes_and_registered_redirects
     let auth = auth_server(&[]);
     let (id, secret) = register(&auth.addr);
     let verifier = "a-verifier-of-at-least-43-characters-xxxxxxxxxxxxxxxx";
-    let challenge = mcp_raw::keys::s256(verifier);
+    let challenge = mcp_raw_net::keys::s256(verifier);
     let authorize = |redirect: &str, extra: &str| {
         call(
             &auth.addr,
@@ -316,7 +316,7 @@ fn the_authorization_server_enforces_pkce_one_use_codes_and_registered_redirects
     let r = authorize("http://127.0.0.1:9/cb", "&resource=http%3A%2F%2Fr%2Fmcp");
     assert_eq!(r.status, 302);
     let location = r.header("location").unwrap().to_owned();
-    let query = mcp_raw::wire::form::decode(location.split_once('?').unwrap().1);
+    let query = mcp_raw_wire::form::decode(location.split_once('?').unwrap().1);
     let get = |k: &str| query.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
     assert_eq!(get("state").as_deref(), Some("s1"));
     assert_eq!(get("iss"), Some(format!("http://{}", auth.addr)));
@@ -754,7 +754,7 @@ fn auth_server_guards_host_and_origin_and_registers_json_only() {
 /// A JWT access token for `resource` from `issuer`, signed ES256 with `key`, its
 /// header naming `kid`, with `extra` claims.
 fn signed(
-    key: &mcp_raw::keys::Es256Key,
+    key: &mcp_raw_net::keys::Es256Key,
     kid: &str,
     issuer: &str,
     resource: &str,
@@ -781,7 +781,7 @@ fn signed(
 fn a_key_verifies_only_tokens_of_its_alg_and_use_and_no_bound_token_passes() {
     // Issue 30 §17: one public key published three ways: for ES256 signatures, for
     // ES384 only, for encryption. Only the first verifies an ES256 token.
-    let key = mcp_raw::keys::Es256Key::generate().unwrap();
+    let key = mcp_raw_net::keys::Es256Key::generate().unwrap();
     let jwk = key.public_jwk.clone();
     let jwks_fetches = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let fetches = jwks_fetches.clone();
@@ -856,7 +856,7 @@ fn authorize_for(auth: &HttpServer, id: &str, verifier: &str) -> HttpReply {
             "/authorize?response_type=code&client_id={}&redirect_uri={}&code_challenge={}&code_challenge_method=S256&resource=http%3A%2F%2Fr%2Fmcp",
             enc(id),
             enc("http://127.0.0.1:9/cb"),
-            mcp_raw::keys::s256(verifier)
+            mcp_raw_net::keys::s256(verifier)
         ),
         &[],
         "",
@@ -866,7 +866,7 @@ fn authorize_for(auth: &HttpServer, id: &str, verifier: &str) -> HttpReply {
 /// The `code` of a redirect's Location.
 fn code_of(r: &HttpReply) -> String {
     let location = r.header("location").expect("a redirect");
-    let query = mcp_raw::wire::form::decode(location.split_once('?').unwrap().1);
+    let query = mcp_raw_wire::form::decode(location.split_once('?').unwrap().1);
     query
         .into_iter()
         .find(|(n, _)| n == "code")

@@ -5,9 +5,9 @@
 mod common;
 
 use common::{BIN, HttpServer};
-use mcp_raw::wire::event::{Dir, Event, LaneKind};
-use mcp_raw::wire::recorder::concat;
-use mcp_raw::wire::transcript;
+use mcp_raw_wire::event::{Dir, Event, LaneKind};
+use mcp_raw_wire::recorder::concat;
+use mcp_raw_wire::transcript;
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
 

@@ -7,9 +7,9 @@
 
 mod common;
 use common::{BIN, HttpServer, scratch};
-use mcp_raw::wire::event::{Dir, Event, What};
-use mcp_raw::wire::recorder::concat;
-use mcp_raw::wire::transcript;
+use mcp_raw_wire::event::{Dir, Event, What};
+use mcp_raw_wire::recorder::concat;
+use mcp_raw_wire::transcript;
 use rcgen::{
     BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
 };

@@ -4,10 +4,10 @@
 
 mod common;
 use common::{BIN, HttpServer, stamp, unstamped};
-use mcp_raw::wire::event::{Dir, LaneKind};
-use mcp_raw::wire::http1;
-use mcp_raw::wire::recorder::concat;
-use mcp_raw::wire::transcript;
+use mcp_raw_wire::event::{Dir, LaneKind};
+use mcp_raw_wire::http1;
+use mcp_raw_wire::recorder::concat;
+use mcp_raw_wire::transcript;
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -17,7 +17,7 @@ use std::time::Duration;
 
 fn read_transcript(
     path: &std::path::Path,
-) -> (transcript::Header, Vec<mcp_raw::wire::event::Event>) {
+) -> (transcript::Header, Vec<mcp_raw_wire::event::Event>) {
     let text = std::fs::read_to_string(path).unwrap();
     transcript::read(&text).unwrap()
 }
@@ -386,7 +386,7 @@ fn serve_record_over_http_equals_the_clients_record() {
     let (_, ours) = read_transcript(&server_rec);
     // Connection by connection (the client's background GET has its own, and the
     // two sides may number them in a different order): the same bytes both ways.
-    let per_lane = |events: &[mcp_raw::wire::event::Event]| {
+    let per_lane = |events: &[mcp_raw_wire::event::Event]| {
         let mut lanes: Vec<_> = events.iter().map(|e| e.lane).collect();
         lanes.dedup();
         lanes.sort_by_key(|l| l.id);

@@ -16,9 +16,9 @@
 
 use checks::check_response;
 use libfuzzer_sys::fuzz_target;
-use mcp_raw::jsonrpc::{self, Message, Parsed, RequestId};
-use mcp_raw::protocol::context::{Out, Pending, Reply};
-use mcp_raw::protocol::{Eras, Facts, Incoming, Session};
+use mcp_raw_wire::jsonrpc::{self, Message, Parsed, RequestId};
+use mcp_raw_core::context::{Out, Pending, Reply};
+use mcp_raw_core::{Eras, Facts, Incoming, Session};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -42,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
 });
 
 async fn run(eras: Eras, input: &[u8]) {
-    let mut session = Session::new(mcp_raw::content::conformance::server(eras));
+    let mut session = Session::new(mcp_raw_core::content::conformance::server(eras));
     let mut lines = input.split(|b| *b == b'\n').peekable();
     while let Some(line) = lines.next() {
         match Incoming::read(line, Facts::default(), false) {

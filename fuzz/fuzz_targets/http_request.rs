@@ -19,9 +19,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_raw::protocol::Eras;
-use mcp_raw::transport::http::{App, Config, conn};
-use mcp_raw::wire::http::mirror;
+use mcp_raw_core::Eras;
+use mcp_raw_net::transport::http::{App, Config, conn};
+use mcp_raw_wire::http::mirror;
 use serde_json::Value;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -38,7 +38,7 @@ fn world() -> &'static (Runtime, Arc<App>) {
             .start_paused(true)
             .build()
             .unwrap();
-        let app = App::new(mcp_raw::content::conformance::server(Eras::Both), Config::default());
+        let app = App::new(mcp_raw_core::content::conformance::server(Eras::Both), Config::default());
         (runtime, app)
     })
 }

@@ -12,7 +12,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_raw::jsonrpc::{self, Doc, Parsed, Raw};
+use mcp_raw_wire::jsonrpc::{self, Doc, Parsed, Raw};
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {

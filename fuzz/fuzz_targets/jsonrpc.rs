@@ -11,7 +11,7 @@
 
 use checks::{check_message, check_refusal};
 use libfuzzer_sys::fuzz_target;
-use mcp_raw::jsonrpc::{self, Lifted, Message, Notification, Parsed, Request};
+use mcp_raw_wire::jsonrpc::{self, Lifted, Message, Notification, Parsed, Request};
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {

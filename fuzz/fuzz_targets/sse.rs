@@ -10,7 +10,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_raw::wire::sse::{Decoder, decode, encode};
+use mcp_raw_wire::sse::{Decoder, decode, encode};
 
 fuzz_target!(|bytes: &[u8]| {
     let Some((&first, input)) = bytes.split_first() else {

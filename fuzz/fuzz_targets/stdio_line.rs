@@ -13,7 +13,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_raw::wire::line::{Frame, Framer};
+use mcp_raw_wire::line::{Frame, Framer};
 
 fuzz_target!(|data: &[u8]| {
     let [piece, max, input @ ..] = data else { return };

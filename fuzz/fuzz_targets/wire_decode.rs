@@ -14,8 +14,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_raw::wire::decode::{Decoder, Fact};
-use mcp_raw::wire::event::{Dir, Event, Lane, LaneKind, What};
+use mcp_raw_wire::decode::{Decoder, Fact};
+use mcp_raw_wire::event::{Dir, Event, Lane, LaneKind, What};
 use std::time::Duration;
 
 fn event(lane: Lane, dir: Dir, what: What) -> Event {
@@ -80,6 +80,6 @@ fuzz_target!(|data: &[u8]| {
     }
 
     for raw in [true, false] {
-        let _ = mcp_raw::wire::text::render(&cut, raw, raw, 64);
+        let _ = mcp_raw_wire::text::render(&cut, raw, raw, 64);
     }
 });

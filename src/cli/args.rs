@@ -3,11 +3,11 @@
 
 pub use super::record::TraceView;
 use clap::{Parser, Subcommand};
-use mcp_raw::client::wire_print::{ColorChoice, Printer};
-use mcp_raw::protocol::Eras;
-use mcp_raw::transport::http;
-use mcp_raw::wire::decode::DEFAULT_MAX_MESSAGE;
-use mcp_raw::wire::transcript;
+use mcp_raw_net::client::wire_print::{ColorChoice, Printer};
+use mcp_raw_core::Eras;
+use mcp_raw_net::transport::http;
+use mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
+use mcp_raw_wire::transcript;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -203,7 +203,7 @@ pub enum Command {
         /// waiting for the log's writer thread (it writes them every 20 ms); past it,
         /// lines are dropped and counted, and the answers never wait for stderr. (A
         /// pipe or terminal on stderr gets each line at once.)
-        #[arg(long, value_name = "N", default_value_t = mcp_raw::transport::log::MAX_PENDING, conflicts_with = "http")]
+        #[arg(long, value_name = "N", default_value_t = mcp_raw_net::transport::log::MAX_PENDING, conflicts_with = "http")]
         max_log_backlog: usize,
         /// With --http, also answer to this host name in Host and Origin (repeatable;
         /// loopback names are always accepted, any other is refused with 403 to stop
@@ -240,7 +240,7 @@ pub enum Command {
         /// makes room; when all run, a call that would create one gets an error). With
         /// --store: most tasks running at once on this replica (finished ones stay in
         /// Redis until their TTL).
-        #[arg(long, value_name = "N", default_value_t = mcp_raw::protocol::tasks::MAX_TASKS)]
+        #[arg(long, value_name = "N", default_value_t = mcp_raw_core::tasks::MAX_TASKS)]
         max_tasks: usize,
         /// With --fixture conformance: seconds a task stays readable after its creation
         /// (its ttlMs).
@@ -250,7 +250,7 @@ pub enum Command {
         /// newline is dropped) instead of a key drawn per process, so every replica
         /// behind a load balancer opens what another sealed. Give all replicas the same
         /// file; `head -c 32 /dev/urandom > FILE` makes one.
-        #[arg(long, value_name = "FILE", env = mcp_raw::protocol::state_key::ENV)]
+        #[arg(long, value_name = "FILE", env = mcp_raw_core::state_key::ENV)]
         state_key_file: Option<PathBuf>,
         /// With --http and --fixture conformance: keep the tasks extension's records and
         /// the subscription hub's events in Redis (redis://HOST:PORT[/DB], or
@@ -275,7 +275,7 @@ pub enum Command {
         #[arg(long, value_name = "SECS", default_value = "5", value_parser = secs, requires = "store")]
         store_timeout: Duration,
         /// With --store: the largest Redis reply read (a task record holds its result).
-        #[arg(long, value_name = "N", default_value_t = mcp_raw::store::redis::DEFAULT_MAX_REPLY, requires = "store")]
+        #[arg(long, value_name = "N", default_value_t = mcp_raw_net::store::redis::DEFAULT_MAX_REPLY, requires = "store")]
         store_max_reply_bytes: usize,
         /// With --store: seconds a replica's lease on a task it runs lasts without
         /// renewal (renewed every third of it); when it lapses (the replica died), the
@@ -611,11 +611,11 @@ pub struct ClientArgs {
     /// HTTP: the largest response body read whole (a JSON response, one request's
     /// event stream), and the largest single event of a long-lived stream; a bigger
     /// one ends the run with exit status 3.
-    #[arg(long, value_name = "N", default_value_t = mcp_raw::client::http_link::DEFAULT_MAX_BODY)]
+    #[arg(long, value_name = "N", default_value_t = mcp_raw_net::client::http_link::DEFAULT_MAX_BODY)]
     pub max_response_bytes: usize,
     /// OAuth: the largest body of a metadata document, registration or token response
     /// (read whole, then parsed); a bigger one ends the run with exit status 3.
-    #[arg(long, value_name = "N", default_value_t = mcp_raw::client::http_link::DEFAULT_MAX_DOCUMENT)]
+    #[arg(long, value_name = "N", default_value_t = mcp_raw_net::client::http_link::DEFAULT_MAX_DOCUMENT)]
     pub max_oauth_bytes: usize,
     /// An environment variable for the stdio server, NAME=VALUE (repeatable).
     #[arg(long = "env", value_name = "NAME=VALUE")]
@@ -804,9 +804,9 @@ pub enum GrantArg {
     IdJag,
 }
 
-impl From<GrantArg> for mcp_raw::client::auth::Grant {
+impl From<GrantArg> for mcp_raw_net::client::auth::Grant {
     fn from(g: GrantArg) -> Self {
-        use mcp_raw::client::auth::Grant;
+        use mcp_raw_net::client::auth::Grant;
         match g {
             GrantArg::AuthorizationCode => Grant::AuthorizationCode,
             GrantArg::ClientCredentials => Grant::ClientCredentials,
@@ -824,9 +824,9 @@ pub enum DpopArg {
     Never,
 }
 
-impl From<DpopArg> for mcp_raw::client::auth::DpopUse {
+impl From<DpopArg> for mcp_raw_net::client::auth::DpopUse {
     fn from(d: DpopArg) -> Self {
-        use mcp_raw::client::auth::DpopUse;
+        use mcp_raw_net::client::auth::DpopUse;
         match d {
             DpopArg::Auto => DpopUse::Auto,
             DpopArg::Always => DpopUse::Always,
@@ -897,7 +897,7 @@ pub struct TapArgs {
     pub tls: TlsListen,
     /// With --proxy: the longest proxy request head (`CONNECT HOST:PORT`, or a
     /// request with an absolute http:// URL); longer gets 400.
-    #[arg(long, value_name = "N", default_value_t = mcp_raw::tap::proxy::limits::MAX_HEAD_BYTES, requires = "proxy")]
+    #[arg(long, value_name = "N", default_value_t = mcp_raw_tools::tap::proxy::limits::MAX_HEAD_BYTES, requires = "proxy")]
     pub max_head_bytes: usize,
     /// With --http or --proxy: where the tap listens, ADDRESS:PORT or a bare PORT (on
     /// 127.0.0.1); port 0 picks a free one (the first line on stderr says which).
@@ -928,7 +928,7 @@ pub struct TapArgs {
     pub connect_timeout: Duration,
     /// With --http or --proxy: most client connections relayed at once; more wait in the
     /// kernel's listen queue until one ends.
-    #[arg(long, value_name = "N", default_value_t = mcp_raw::tap::http::limits::MAX_CONNECTIONS, requires = "web")]
+    #[arg(long, value_name = "N", default_value_t = mcp_raw_tools::tap::http::limits::MAX_CONNECTIONS, requires = "web")]
     pub max_connections: usize,
     /// With --http or --proxy: seconds a request head may take once begun (and a new
     /// connection before its first byte, or the client's TLS handshake with --proxy or
@@ -1040,7 +1040,7 @@ pub struct BridgeArgs {
     pub allow_remote: bool,
     /// Most stdio servers running at once (a legacy session is one; modern requests
     /// share one); an initialize beyond gets a JSON-RPC error saying so.
-    #[arg(long, value_name = "N", default_value_t = mcp_raw::bridge::child::MAX_CHILDREN)]
+    #[arg(long, value_name = "N", default_value_t = mcp_raw_tools::bridge::child::MAX_CHILDREN)]
     pub max_children: usize,
     /// Seconds a forwarded request waits for the stdio server's answer; then the
     /// caller gets a -32603 error saying so and the server notifications/cancelled
@@ -1137,11 +1137,11 @@ pub struct AuthServerArgs {
     pub max_clients: usize,
     /// Most authorization codes waiting for their exchange; one more /authorize is
     /// redirected back with error=temporarily_unavailable.
-    #[arg(long, value_name = "N", default_value_t = mcp_raw::authserver::MAX_CODES)]
+    #[arg(long, value_name = "N", default_value_t = mcp_raw_tools::authserver::MAX_CODES)]
     pub max_codes: usize,
     /// Most refresh tokens kept (used ones included, until they expire, to catch a
     /// replay); a grant that would issue one more gets 503 temporarily_unavailable.
-    #[arg(long, value_name = "N", default_value_t = mcp_raw::authserver::MAX_REFRESH)]
+    #[arg(long, value_name = "N", default_value_t = mcp_raw_tools::authserver::MAX_REFRESH)]
     pub max_refresh_tokens: usize,
     /// Seconds a refresh token lasts. Each is used once (rotated); one used twice
     /// revokes every refresh token of its family.
@@ -1301,7 +1301,7 @@ impl ProtectArgs {
         settings.leeway = self.token_leeway.unwrap_or(settings.leeway);
         if !self.auth_cacert.is_empty() {
             // Read now, so an unreadable file stops the server at start (exit 2).
-            let tls = mcp_raw::client::tls::Tls::new(mcp_raw::client::tls::TlsOptions {
+            let tls = mcp_raw_net::client::tls::Tls::new(mcp_raw_net::client::tls::TlsOptions {
                 cacert: self.auth_cacert,
                 ..Default::default()
             })

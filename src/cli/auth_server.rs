@@ -1,8 +1,8 @@
 //! `mcp-raw auth-server`: the flags → the loopback authorization server
-//! (`mcp_raw::authserver`), its recorder, and the line that says where it is.
+//! (`mcp_raw_tools::authserver`), its recorder, and the line that says where it is.
 
 use super::args::AuthServerArgs;
-use mcp_raw::authserver::{AuthServer, Config, serve};
+use mcp_raw_tools::authserver::{AuthServer, Config, serve};
 use std::sync::Arc;
 
 pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
@@ -23,7 +23,7 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
         args.trace,
         args.color,
         args.record.as_deref(),
-        mcp_raw::wire::decode::DEFAULT_MAX_MESSAGE,
+        mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
         super::record::Secrets {
             show: args.show_secrets,
             headers: &args.redact_headers,

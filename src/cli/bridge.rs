@@ -1,10 +1,10 @@
-//! `mcp-raw bridge`: the flags → the forwarding core ([`mcp_raw::bridge::Bridge`])
+//! `mcp-raw bridge`: the flags → the forwarding core ([`mcp_raw_tools::bridge::Bridge`])
 //! behind the same HTTP transport `serve --http` runs, its recorder (transcript role
 //! `bridge`), and the listening line scripts read the port from.
 
 use super::args::BridgeArgs;
-use mcp_raw::bridge::{Bridge, child::Spawn, probe};
-use mcp_raw::transport::http;
+use mcp_raw_tools::bridge::{Bridge, child::Spawn, probe};
+use mcp_raw_net::transport::http;
 
 pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
     let recorder = super::record::recorder_for(
@@ -23,7 +23,7 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         command: args.command.clone(),
         recorder: recorder
             .clone()
-            .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none),
+            .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none),
         max_line: args.max_body_bytes,
         exit_wait: args.exit_wait,
         echo_stderr: args.trace.is_none(),
@@ -51,7 +51,7 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         eprintln!(
             "[mcp-raw] bridge listening on {}://{addr}{}, serving {}",
             super::serve::scheme(&config),
-            mcp_raw::wire::http::ENDPOINT,
+            mcp_raw_wire::http::ENDPOINT,
             args.command.join(" ")
         );
         // Connections wait in the listen queue while one child lists its tools.

@@ -2,7 +2,7 @@
 //! what each runtime needs to trust it.
 
 use super::args::{CaAction, CaArgs};
-use mcp_raw::tap::ca;
+use mcp_raw_tools::tap::ca;
 use rustls::pki_types::pem::PemObject;
 
 /// Runs `mcp-raw ca ACTION`.
@@ -57,7 +57,7 @@ pub fn main(args: CaArgs) -> anyhow::Result<()> {
                 .next()
                 .ok_or_else(|| anyhow::anyhow!("{}: no certificate in it", cert.display()))?
                 .map_err(|e| anyhow::anyhow!("{}: {e}", cert.display()))?;
-            let facts = mcp_raw::client::tls::describe(&der);
+            let facts = mcp_raw_net::client::tls::describe(&der);
             println!("certificate: {}", cert.display());
             println!("key:         {}", key.display());
             println!("subject:     {}", facts.subject);

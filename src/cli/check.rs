@@ -3,11 +3,11 @@
 //! recorder, each finding on stderr as it happens.
 
 use super::args::CheckFormat;
-use mcp_raw::check::report::{self, Totals};
-use mcp_raw::check::{Checker, Finding, rules};
-use mcp_raw::wire::event::Event;
-use mcp_raw::wire::recorder::Sink;
-use mcp_raw::wire::transcript;
+use mcp_raw_tools::check::report::{self, Totals};
+use mcp_raw_tools::check::{Checker, Finding, rules};
+use mcp_raw_wire::event::Event;
+use mcp_raw_wire::recorder::Sink;
+use mcp_raw_wire::transcript;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
@@ -40,7 +40,7 @@ pub fn main(
     let events = match read(file) {
         Ok(events) => events,
         Err(e) => {
-            eprintln!("mcp-raw check: {}", mcp_raw::wire::term::escape(&e));
+            eprintln!("mcp-raw check: {}", mcp_raw_wire::term::escape(&e));
             return 2;
         }
     };

@@ -3,18 +3,18 @@
 //! line of a stdio server (or the command after `--`, taken as it is).
 
 use super::args::{AskWhen, ClientArgs};
-use mcp_raw::client::answers::Answers;
-use mcp_raw::client::ask_user::Asker;
-use mcp_raw::client::auth::assertion::ClientKey;
-use mcp_raw::client::auth::extension::{Enterprise, Given};
-use mcp_raw::client::auth::{AuthConfig, Grant};
-use mcp_raw::client::http_link::HttpLink;
-use mcp_raw::client::mcp_client::{EraCache, Link, McpClient, Options, Spoken};
-use mcp_raw::client::stdio_link::{Spawn, StdioLink};
-use mcp_raw::client::task_store::TaskStore;
-use mcp_raw::client::tls::{Tls, TlsOptions};
-use mcp_raw::client::wire_print::Printer;
-use mcp_raw::protocol::Eras;
+use mcp_raw_net::client::answers::Answers;
+use mcp_raw_net::client::ask_user::Asker;
+use mcp_raw_net::client::auth::assertion::ClientKey;
+use mcp_raw_net::client::auth::extension::{Enterprise, Given};
+use mcp_raw_net::client::auth::{AuthConfig, Grant};
+use mcp_raw_net::client::http_link::HttpLink;
+use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient, Options, Spoken};
+use mcp_raw_net::client::stdio_link::{Spawn, StdioLink};
+use mcp_raw_net::client::task_store::TaskStore;
+use mcp_raw_net::client::tls::{Tls, TlsOptions};
+use mcp_raw_net::client::wire_print::Printer;
+use mcp_raw_core::Eras;
 use serde_json::{Value, json};
 use std::io::IsTerminal;
 

@@ -12,12 +12,12 @@ use super::demo_http::listening_address;
 use super::script;
 use anyhow::{Context, bail};
 use hyper::Method;
-use mcp_raw::client::auth::challenge::Challenge;
-use mcp_raw::client::auth::credential::Credential;
-use mcp_raw::client::http_link::{HttpLink, HttpReply};
-use mcp_raw::client::wire_print::Printer;
-use mcp_raw::wire::form;
-use mcp_raw::wire::http::{SESSION_ID, mirror};
+use mcp_raw_net::client::auth::challenge::Challenge;
+use mcp_raw_net::client::auth::credential::Credential;
+use mcp_raw_net::client::http_link::{HttpLink, HttpReply};
+use mcp_raw_net::client::wire_print::Printer;
+use mcp_raw_wire::form;
+use mcp_raw_wire::http::{SESSION_ID, mirror};
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::process::{Child, Command};
@@ -75,7 +75,7 @@ pub async fn run(port: u16, printer: Printer) -> anyhow::Result<()> {
         &printer,
     )
     .await?;
-    let url = format!("http://{addr}{}", mcp_raw::wire::http::ENDPOINT);
+    let url = format!("http://{addr}{}", mcp_raw_wire::http::ENDPOINT);
     printer.caption(&format!(
         "Spawned `mcp-raw auth-server` at {issuer} (an authorization server that approves every request, for demos) and `mcp-raw serve --http --auth-server {issuer} --required-scope mcp:tools` at {url}: an MCP server that wants a token from it."
     ));
@@ -140,13 +140,13 @@ pub async fn run(port: u16, printer: Printer) -> anyhow::Result<()> {
     let basic = basic_auth(&client_id, &secret);
 
     printer.caption("5. The authorization request. A real client opens this URL in the browser, where a person signs in and consents; this server approves at once, so its answer is the 302 the browser would follow. PKCE: the request carries the SHA-256 of a secret verifier, and resource names the MCP server the token is for (RFC 8707).");
-    let verifier = mcp_raw::keys::random_token()?;
-    let state = mcp_raw::keys::random_token()?;
+    let verifier = mcp_raw_net::keys::random_token()?;
+    let state = mcp_raw_net::keys::random_token()?;
     let query = form::encode(&[
         ("response_type", "code"),
         ("client_id", &client_id),
         ("redirect_uri", REDIRECT),
-        ("code_challenge", &mcp_raw::keys::s256(&verifier)),
+        ("code_challenge", &mcp_raw_net::keys::s256(&verifier)),
         ("code_challenge_method", "S256"),
         ("state", &state),
         ("resource", &url),
@@ -204,7 +204,7 @@ pub async fn run(port: u16, printer: Printer) -> anyhow::Result<()> {
     in_session.push((SESSION_ID.into(), session));
     in_session.push((
         mirror::PROTOCOL_VERSION.into(),
-        mcp_raw::protocol::LATEST_VERSION.into(),
+        mcp_raw_core::LATEST_VERSION.into(),
     ));
     let note = serde_json::to_vec(&script::initialized().to_message(0))?;
     status(&mcp.exchange(Method::POST, &in_session, note).await?, 202)?;

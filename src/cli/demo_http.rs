@@ -8,10 +8,10 @@
 use super::script::{self, Expect, Step};
 use anyhow::{Context, bail};
 use hyper::Method;
-use mcp_raw::client::http_link::{HttpLink, HttpReply};
-use mcp_raw::client::wire_print::Printer;
-use mcp_raw::protocol::{Eras, LATEST_VERSION, meta};
-use mcp_raw::wire::http::{SESSION_ID, mirror};
+use mcp_raw_net::client::http_link::{HttpLink, HttpReply};
+use mcp_raw_net::client::wire_print::Printer;
+use mcp_raw_core::{Eras, LATEST_VERSION, meta};
+use mcp_raw_wire::http::{SESSION_ID, mirror};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -55,7 +55,7 @@ pub async fn run(port: u16, era: Eras, printer: Printer) -> anyhow::Result<()> {
     )
     .await
     .context("the server did not start listening in time")??;
-    let url = format!("http://{authority}{}", mcp_raw::wire::http::ENDPOINT);
+    let url = format!("http://{authority}{}", mcp_raw_wire::http::ENDPOINT);
     printer.caption(&format!(
         "Spawned `mcp-raw serve --http --era {server_era}`. One endpoint, {url}; every client message is its own POST."
     ));
@@ -91,7 +91,7 @@ pub async fn listening_address(child: &mut Child, printer: Printer) -> anyhow::R
                 .split_whitespace()
                 .next()
                 .unwrap_or("")
-                .trim_end_matches(mcp_raw::wire::http::ENDPOINT)
+                .trim_end_matches(mcp_raw_wire::http::ENDPOINT)
                 .to_owned();
             tokio::spawn(async move {
                 while let Ok(Some(line)) = lines.next_line().await {

@@ -5,9 +5,9 @@
 
 use super::script::{self, Expect, Step};
 use anyhow::{Context, bail};
-use mcp_raw::client::stdio_link::StdioLink;
-use mcp_raw::client::wire_print::Printer;
-use mcp_raw::protocol::Eras;
+use mcp_raw_net::client::stdio_link::StdioLink;
+use mcp_raw_net::client::wire_print::Printer;
+use mcp_raw_core::Eras;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -99,7 +99,7 @@ impl Demo {
                 .receive(REPLY_TIMEOUT)
                 .await?
                 .with_context(|| format!("no reply within {REPLY_TIMEOUT:?}"))?;
-            let mcp_raw::client::stdio_link::Output::Line(line) = out else {
+            let mcp_raw_net::client::stdio_link::Output::Line(line) = out else {
                 anyhow::bail!("the server wrote a line too long to read");
             };
             let value: Value = serde_json::from_slice(&line)

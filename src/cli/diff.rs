@@ -1,8 +1,8 @@
 //! `mcp-raw diff A B`: two recordings compared message by message; exit 1 when they
 //! differ.
 
-use mcp_raw::replay::diff::{self, Ignore};
-use mcp_raw::wire::transcript;
+use mcp_raw_tools::replay::diff::{self, Ignore};
+use mcp_raw_wire::transcript;
 use serde_json::json;
 use std::io::Write;
 
@@ -18,14 +18,14 @@ pub fn main(
     let ignore = match rules(ignore) {
         Ok(i) => i,
         Err(e) => {
-            eprintln!("mcp-raw diff: {}", mcp_raw::wire::term::escape(&e));
+            eprintln!("mcp-raw diff: {}", mcp_raw_wire::term::escape(&e));
             return 2;
         }
     };
     let (ea, eb) = match (read(a), read(b)) {
         (Ok(x), Ok(y)) => (x, y),
         (Err(e), _) | (_, Err(e)) => {
-            eprintln!("mcp-raw diff: {}", mcp_raw::wire::term::escape(&e));
+            eprintln!("mcp-raw diff: {}", mcp_raw_wire::term::escape(&e));
             return 2;
         }
     };
@@ -47,9 +47,9 @@ pub fn main(
             + "\n";
     } else {
         let s = if color {
-            &mcp_raw::wire::text::COLOR
+            &mcp_raw_wire::text::COLOR
         } else {
-            &mcp_raw::wire::text::PLAIN
+            &mcp_raw_wire::text::PLAIN
         };
         for d in found.iter().take(max_shown) {
             out.push_str(&format!(
@@ -58,9 +58,9 @@ pub fn main(
                 d.dir.name(),
                 d.n,
                 // Both quote the recordings: shown, not obeyed by the terminal.
-                mcp_raw::wire::term::escape_line(&d.what),
+                mcp_raw_wire::term::escape_line(&d.what),
                 s.reset,
-                mcp_raw::wire::term::escape_line(&d.detail)
+                mcp_raw_wire::term::escape_line(&d.detail)
             ));
         }
         if found.len() > max_shown {
@@ -95,7 +95,7 @@ pub fn rules(given: &[String]) -> Result<Vec<Ignore>, String> {
         .collect()
 }
 
-fn read(file: &std::path::Path) -> Result<Vec<mcp_raw::wire::event::Event>, String> {
+fn read(file: &std::path::Path) -> Result<Vec<mcp_raw_wire::event::Event>, String> {
     let text = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     transcript::read_bytes(&text)
         .map(|(_, events)| events)

@@ -1,9 +1,9 @@
 //! Where `--trace` and `--record` lead: the sinks a recorder feeds, built from the
 //! flags (the text view on stderr, a JSONL transcript file).
 
-use mcp_raw::client::wire_print::ColorChoice;
-use mcp_raw::wire::recorder::{Recorder, Sink};
-use mcp_raw::wire::transcript;
+use mcp_raw_net::client::wire_print::ColorChoice;
+use mcp_raw_wire::recorder::{Recorder, Sink};
+use mcp_raw_wire::transcript;
 
 /// `--show-secrets` and `--redact-header`: what a recording masks (HTTP lanes only;
 /// stdio is recorded as it crossed).
@@ -86,12 +86,12 @@ pub fn recorder_with(
     if let Some(view) = trace {
         let color = color.unwrap_or(ColorChoice::Auto).enabled_on_stderr();
         sinks.push(match view {
-            TraceView::Oneline => Box::new(mcp_raw::wire::oneline::OnelineView::new(
+            TraceView::Oneline => Box::new(mcp_raw_wire::oneline::OnelineView::new(
                 std::io::stderr(),
                 color,
                 max_message,
             )),
-            _ => Box::new(mcp_raw::wire::text::TextView::with_max(
+            _ => Box::new(mcp_raw_wire::text::TextView::with_max(
                 std::io::stderr(),
                 color,
                 view == TraceView::Raw,

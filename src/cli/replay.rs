@@ -4,10 +4,10 @@
 
 use super::args::View;
 use super::client::{Target, Usage};
-use mcp_raw::client::stdio_link::Spawn;
-use mcp_raw::replay::script::Script;
-use mcp_raw::replay::{against, mock, serve};
-use mcp_raw::wire::transcript;
+use mcp_raw_net::client::stdio_link::Spawn;
+use mcp_raw_tools::replay::script::Script;
+use mcp_raw_tools::replay::{against, mock, serve};
+use mcp_raw_wire::transcript;
 use std::time::Duration;
 
 /// What `replay` was asked to do.
@@ -58,7 +58,7 @@ pub fn main(file: &std::path::Path, mode: Mode, view: &View) -> u8 {
         Err(e) => {
             eprintln!(
                 "mcp-raw replay: {}",
-                mcp_raw::wire::term::escape(&format!("{e:#}"))
+                mcp_raw_wire::term::escape(&format!("{e:#}"))
             );
             if e.downcast_ref::<Usage>().is_some() {
                 2
@@ -89,7 +89,7 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
             headers: &view.redact_headers,
         },
     )?
-    .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
+    .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
     let n = mock.exchanges.len();
     if !http {
         if mode.tls.tls_cert.is_some() {
@@ -122,7 +122,7 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
     })
 }
 
-fn read(file: &std::path::Path) -> anyhow::Result<Vec<mcp_raw::wire::event::Event>> {
+fn read(file: &std::path::Path) -> anyhow::Result<Vec<mcp_raw_wire::event::Event>> {
     let text =
         std::fs::read(file).map_err(|e| Usage(format!("cannot read {}: {e}", file.display())))?;
     let (_, events) = transcript::read_bytes(&text).map_err(|e| {

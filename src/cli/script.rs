@@ -2,10 +2,10 @@
 //! Each demo numbers the requests as it sends them and checks every reply, so a demo
 //! that prints a wrong wire also fails.
 
-use mcp_raw::jsonrpc::code;
-use mcp_raw::jsonrpc::code::HEADER_MISMATCH;
-use mcp_raw::protocol::{LATEST_VERSION, meta};
-use mcp_raw::wire::http::mirror;
+use mcp_raw_wire::jsonrpc::code;
+use mcp_raw_wire::jsonrpc::code::HEADER_MISMATCH;
+use mcp_raw_core::{LATEST_VERSION, meta};
+use mcp_raw_wire::http::mirror;
 use serde_json::{Value, json};
 
 /// What a step must get back.
@@ -106,7 +106,7 @@ impl Step {
     pub fn http_status(&self) -> u16 {
         match (self.expect, self.modern) {
             (Expect::Nothing, _) => 202,
-            (Expect::Error(c), Some(_)) => mcp_raw::wire::http::status_for(c).as_u16(),
+            (Expect::Error(c), Some(_)) => mcp_raw_wire::http::status_for(c).as_u16(),
             _ => 200,
         }
     }
@@ -270,7 +270,7 @@ pub fn modern_session(http: bool) -> Vec<Step> {
             "A version the server does not speak: -32022 UnsupportedProtocolVersion, with data.supported so the client can retry.",
             "tools/list",
             None,
-            Expect::Error(mcp_raw::jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION),
+            Expect::Error(mcp_raw_wire::jsonrpc::code::UNSUPPORTED_PROTOCOL_VERSION),
         )
         .modern("2024-01-01"),
     ];

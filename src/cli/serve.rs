@@ -2,11 +2,11 @@
 //! recorder when `--trace` or `--record` wants one.
 
 use super::args::{EraArg, FixtureArg, off_if_zero};
-use mcp_raw::protocol::tasks::TaskLimits;
-use mcp_raw::protocol::{Server, state_key};
-use mcp_raw::store::redis;
-use mcp_raw::transport::{http, stdio};
-use mcp_raw::wire::recorder::Recorder;
+use mcp_raw_core::tasks::TaskLimits;
+use mcp_raw_core::{Server, state_key};
+use mcp_raw_net::store::redis;
+use mcp_raw_net::transport::{http, stdio};
+use mcp_raw_wire::recorder::Recorder;
 use std::time::Duration;
 
 /// `--state-key-file` (or `MCP_RAW_STATE_KEY_FILE`): the shared requestState key,
@@ -32,9 +32,9 @@ pub fn server(
     task_ttl: Duration,
 ) -> std::sync::Arc<Server> {
     match fixture {
-        FixtureArg::Demo => Server::new(mcp_raw::content::demo::tool_set(), era.into()),
+        FixtureArg::Demo => Server::new(mcp_raw_core::content::demo::tool_set(), era.into()),
         FixtureArg::Conformance => {
-            mcp_raw::content::conformance::server_with(era.into(), limits(max_tasks, task_ttl))
+            mcp_raw_core::content::conformance::server_with(era.into(), limits(max_tasks, task_ttl))
         }
     }
 }
@@ -163,7 +163,7 @@ impl Spec {
             "[mcp-raw] tasks and subscriptions shared through {url} (keys {prefix}:*, replica {}, task lease {lease:?}{auth})",
             shared.replica
         );
-        Ok(mcp_raw::content::conformance::server_on(
+        Ok(mcp_raw_core::content::conformance::server_on(
             self.era.into(),
             shared.hub,
             shared.tasks,
@@ -173,7 +173,7 @@ impl Spec {
 
 /// Is stderr read as it is written (a pipe, a socket, a terminal)? Then each log
 /// line goes out next to the message it is about; to a file or `/dev/null`, lines
-/// are written by the log's thread ([`mcp_raw::transport::log`]).
+/// are written by the log's thread ([`mcp_raw_net::transport::log`]).
 fn stderr_is_read_live() -> bool {
     use std::io::IsTerminal;
     if std::io::stderr().is_terminal() {
@@ -229,7 +229,7 @@ pub fn serve_stdio(
         Box::new(std::io::stdin().lock()),
         Box::new(std::io::stdout()),
     );
-    let log = mcp_raw::transport::log::Log::new(
+    let log = mcp_raw_net::transport::log::Log::new(
         std::io::stderr(),
         max_log_backlog,
         stderr_is_read_live(),
@@ -258,7 +258,7 @@ pub fn serve_http(
         eprintln!(
             "[mcp-raw] Streamable HTTP server listening on {}://{addr}{}",
             scheme(&config),
-            mcp_raw::wire::http::ENDPOINT
+            mcp_raw_wire::http::ENDPOINT
         );
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
@@ -310,8 +310,8 @@ pub fn scheme(config: &http::Config) -> &'static str {
 /// that cannot be used is the caller's mistake, exit status 2.
 pub fn tls_listen(
     tls: &super::args::TlsListen,
-) -> anyhow::Result<Option<std::sync::Arc<mcp_raw::transport::tls::Acceptor>>> {
-    mcp_raw::transport::tls::Acceptor::from_flags(
+) -> anyhow::Result<Option<std::sync::Arc<mcp_raw_net::transport::tls::Acceptor>>> {
+    mcp_raw_net::transport::tls::Acceptor::from_flags(
         tls.tls_cert.as_deref(),
         tls.tls_key.as_deref(),
         tls.tls_client_ca.as_deref(),
@@ -330,7 +330,7 @@ pub fn protect_at(config: &mut http::Config, addr: std::net::SocketAddr) {
                 } else {
                     "http"
                 },
-                mcp_raw::wire::http::ENDPOINT
+                mcp_raw_wire::http::ENDPOINT
             );
         }
         eprintln!(

@@ -2,12 +2,12 @@
 //! its lanes, directions and messages; as text, as the transcript itself (`--json`),
 //! or live as the file grows (`--follow`).
 
-use mcp_raw::wire::decode::{Decoder, Fact};
-use mcp_raw::wire::event::{Dir, Event};
-use mcp_raw::wire::recorder::Sink;
-use mcp_raw::wire::select::Select;
-use mcp_raw::wire::text::TextView;
-use mcp_raw::wire::transcript;
+use mcp_raw_wire::decode::{Decoder, Fact};
+use mcp_raw_wire::event::{Dir, Event};
+use mcp_raw_wire::recorder::Sink;
+use mcp_raw_wire::select::Select;
+use mcp_raw_wire::text::TextView;
+use mcp_raw_wire::transcript;
 use std::io::{Read, Write};
 use std::time::Duration;
 
@@ -91,7 +91,7 @@ pub fn main(file: &std::path::Path, opts: Options) -> u8 {
         Err(e) => {
             eprintln!(
                 "mcp-raw show: {}",
-                mcp_raw::wire::term::escape(&format!("{e:#}"))
+                mcp_raw_wire::term::escape(&format!("{e:#}"))
             );
             super::exit::code(&e)
         }
@@ -112,7 +112,7 @@ pub fn show(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
     })?;
     let events = opts.only.apply(events)?;
     if let Some(out) = &opts.html {
-        let page = mcp_raw::wire::html::page(&header, &events, opts.max);
+        let page = mcp_raw_wire::html::page(&header, &events, opts.max);
         transcript::create_private(out)
             .and_then(|mut f| f.write_all(page.as_bytes()))
             .map_err(|e| anyhow::anyhow!("--html {}: cannot write it: {e}", out.display()))?;
@@ -120,7 +120,7 @@ pub fn show(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
     }
     if opts.pretty {
         let out = transcript::pretty(&header, &events, opts.max) + "\n";
-        let out = mcp_raw::wire::term::json_safe(out.as_bytes());
+        let out = mcp_raw_wire::term::json_safe(out.as_bytes());
         let _ = std::io::stdout().lock().write_all(&out);
         return Ok(());
     }
@@ -148,7 +148,7 @@ fn sink(header: &transcript::Header, opts: Options) -> anyhow::Result<Box<dyn Si
     }
     if opts.oneline {
         return Ok(Box::new(
-            mcp_raw::wire::oneline::OnelineView::new(std::io::stdout(), opts.color, opts.max)
+            mcp_raw_wire::oneline::OnelineView::new(std::io::stdout(), opts.color, opts.max)
                 .selecting(opts.select),
         ));
     }
@@ -173,7 +173,7 @@ impl Sink for Messages {
                 && self.select.keep(class)
             {
                 let line = transcript::fact_json(event, &fact).to_string();
-                let line = mcp_raw::wire::term::json_safe(line.as_bytes());
+                let line = mcp_raw_wire::term::json_safe(line.as_bytes());
                 let _ = out.write_all(&line).and_then(|()| out.write_all(b"\n"));
             }
         }

@@ -6,8 +6,8 @@ use super::args::TapArgs;
 // A mistake on the command line: exit status 2, as for clap's own.
 use super::client::{Usage, usage};
 #[cfg(unix)]
-use mcp_raw::tap::stdio;
-use mcp_raw::tap::{http, proxy};
+use mcp_raw_tools::tap::stdio;
+use mcp_raw_tools::tap::{http, proxy};
 use std::net::SocketAddr;
 
 /// Runs the tap; returns the process's exit status.
@@ -24,7 +24,7 @@ pub fn main(args: TapArgs) -> u8 {
         Err(e) => {
             eprintln!(
                 "mcp-raw tap: {}",
-                mcp_raw::wire::term::escape(&format!("{e:#}"))
+                mcp_raw_wire::term::escape(&format!("{e:#}"))
             );
             #[cfg(unix)]
             if let Some(spawn) = e.downcast_ref::<stdio::SpawnError>() {
@@ -85,7 +85,7 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
             "--cacert and --insecure are for an https:// --target",
         ));
     }
-    let target_tls = mcp_raw::client::tls::Tls::new(mcp_raw::client::tls::TlsOptions {
+    let target_tls = mcp_raw_net::client::tls::Tls::new(mcp_raw_net::client::tls::TlsOptions {
         cacert: args.cacert.clone(),
         insecure: args.insecure,
         ..Default::default()
@@ -154,15 +154,15 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
     let listen = listen_addr(&args.listen, args.allow_remote).map_err(usage)?;
     let dir = match &args.ca_dir {
         Some(dir) => dir.clone(),
-        None => mcp_raw::tap::ca::default_dir()?,
+        None => mcp_raw_tools::tap::ca::default_dir()?,
     };
-    let ca = mcp_raw::tap::ca::Ca::load(&dir)?;
+    let ca = mcp_raw_tools::tap::ca::Ca::load(&dir)?;
     if args.insecure {
         eprintln!(
             "[mcp-raw] WARNING: --insecure: the real hosts' certificates are not verified; each lane's TLS facts say why one would have failed"
         );
     }
-    let tls = mcp_raw::client::tls::Tls::new(mcp_raw::client::tls::TlsOptions {
+    let tls = mcp_raw_net::client::tls::Tls::new(mcp_raw_net::client::tls::TlsOptions {
         cacert: args.cacert.clone(),
         insecure: args.insecure,
         ..Default::default()
@@ -211,7 +211,7 @@ fn recorder(
     args: &TapArgs,
     transport: &str,
 ) -> anyhow::Result<(
-    mcp_raw::wire::recorder::Recorder,
+    mcp_raw_wire::recorder::Recorder,
     Option<super::check::Live>,
 )> {
     let live = args
@@ -230,7 +230,7 @@ fn recorder(
             headers: &args.redact_headers,
         },
     )?
-    .unwrap_or_else(mcp_raw::wire::recorder::Recorder::none);
+    .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
     Ok((recorder, live))
 }
 

@@ -3,8 +3,8 @@
 //! (the head as sent, chunk sizes, de-chunked body) and `wire::sse::Decoder` (each
 //! event the moment its blank line arrives). No test carries its own parser.
 
-use mcp_raw::wire::http1::{Framer, Head, Part, Side};
-use mcp_raw::wire::sse::{self, Line};
+use mcp_raw_wire::http1::{Framer, Head, Part, Side};
+use mcp_raw_wire::sse::{self, Line};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::io::{self, ErrorKind, Read, Write};
@@ -12,7 +12,7 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 /// The largest head the test clients read (the default view cap).
-const HEAD_CAP: usize = mcp_raw::wire::decode::DEFAULT_MAX_MESSAGE;
+const HEAD_CAP: usize = mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
 
 /// How long an expected head, event or end of body may take.
 pub const WAIT: Duration = Duration::from_secs(5);

@@ -12,8 +12,8 @@ pub mod pki;
 pub mod wire;
 
 pub use http_client::Reply as HttpReply;
-use mcp_raw::protocol::{Eras, Server};
-use mcp_raw::transport::http;
+use mcp_raw_core::{Eras, Server};
+use mcp_raw_net::transport::http;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -134,12 +134,12 @@ impl InProcess {
 
     /// `serve --http --fixture conformance`, in-process.
     pub fn conformance() -> InProcess {
-        InProcess::start(mcp_raw::content::conformance::server(Eras::Both))
+        InProcess::start(mcp_raw_core::content::conformance::server(Eras::Both))
     }
 
     /// `serve --http` (the demo tools), in-process.
     pub fn demo() -> InProcess {
-        InProcess::start(Server::new(mcp_raw::content::demo::tool_set(), Eras::Both))
+        InProcess::start(Server::new(mcp_raw_core::content::demo::tool_set(), Eras::Both))
     }
 }
 

@@ -13,7 +13,7 @@
 
 use super::http_client::{Json, Next, Stream, WAIT};
 use super::{BIN, HttpServer, InProcess};
-use mcp_raw::wire::line::{Frame, Framer};
+use mcp_raw_wire::line::{Frame, Framer};
 use serde_json::{Value, json};
 use std::any::Any;
 use std::collections::VecDeque;
@@ -261,7 +261,7 @@ impl Exchanges {
         let r = s.finish();
         let answer = r.json();
         let status = match answer["error"]["code"].as_i64() {
-            Some(code) if modern => mcp_raw::wire::http::status_for(code).as_u16(),
+            Some(code) if modern => mcp_raw_wire::http::status_for(code).as_u16(),
             _ => 200,
         };
         assert_eq!(r.status, status, "{message}: {}", r.text());

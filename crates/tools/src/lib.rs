@@ -1,0 +1,71 @@
+#![warn(missing_docs)]
+//! # mcp-raw-tools — the wire tools: tap, check, replay and diff, bridge, auth-server
+//!
+//! What mcp-raw builds from its layers below for debugging real MCP servers and
+//! clients: each tool is a library here and a subcommand of the `mcp-raw` binary.
+//!
+//! - [`tap`]: a real client and a real server, every byte between them passed and
+//!   recorded (stdio, a reverse proxy, a forward proxy that opens TLS).
+//! - [`check`]: the spec's rules applied to wire events, live or from a recording.
+//! - [`replay`]: recordings used again: diff, sent to a live server, served as a mock.
+//! - [`bridge`]: a stdio server served as Streamable HTTP.
+//! - [`authserver`]: a small OAuth 2.1 authorization server for demos and tests.
+//!
+//! It stands on `mcp-raw-wire`, `mcp-raw-core` and `mcp-raw-net`; nothing below
+//! imports it.
+//!
+//! ## Layout
+//! ```text
+//! tap/                  a real client and a real server, every byte between them
+//!   mod.rs              the tap: a real client and server, every byte passed and recorded
+//!   stdio.rs            `tap -- SERVER_CMD`: the client's pipes ⇄ the server's, exit status,
+//!                       signals passed on
+//!   http.rs             `tap --http`: a TCP-level reverse proxy, a lane per connection, 502
+//!   rewrite.rs          `--rewrite-host`: the Host line of each request head, nothing else
+//!   proxy.rs            `tap --proxy`: a forward proxy (CONNECT), TLS decrypted per host
+//!   ca.rs               `mcp-raw ca`: the local CA and the leaf it signs per decrypted host
+//! check/                `mcp-raw check`: the spec's rules applied to wire events
+//!   mod.rs              Checker::feed: one event in, the findings it completes out
+//!   rules.rs            every rule: its id, severity and the spec section it quotes
+//!   scope.rs            one conversation: ids, lifecycle, capabilities, progress, ping
+//!   stdio.rs            stdio lines: not a message, not UTF-8, BOM, blank
+//!   http.rs             request/response pairs, sessions, headers, SSE event ids
+//!   report.rs           text, JSON and JUnit renderings of the findings
+//! replay/               recordings used again
+//!   mod.rs              recordings used again: diff, script, against, mock, serve
+//!   diff.rs             two recordings compared message by message, --ignore applied
+//!   script.rs           a recording's client side: each message's bytes, its HTTP head
+//!   against.rs          `replay --against`: that side sent to a live server, recorded
+//!   mock.rs             `replay FILE`: live requests matched to recorded ones, ids rewritten
+//!   serve.rs            the mock on stdio and on Streamable HTTP
+//! bridge/               `bridge -- SERVER_CMD`: a stdio server served as Streamable HTTP
+//!   mod.rs              Bridge: the forwarding core behind the HTTP transport
+//!   child.rs            one child process: its pipes recorded, kill on drop
+//!   routes.rs           which waiting request a child's line belongs to; id rewriting
+//!   session.rs          a legacy session's own child, modern requests to the shared one
+//!   probe.rs            at start, one child asked for its tools (inputSchema, x-mcp-header)
+//! authserver/           `auth-server`: a small OAuth 2.1 authorization server, for demos
+//!                       and tests; approves every request with nobody to ask
+//!   mod.rs              Config, routing by path, the signing key and /jwks, the accept loop
+//!   metadata.rs         the authorization server metadata (RFC 8414 §2)
+//!   register.rs         dynamic client registration (RFC 7591 §3)
+//!   authorize.rs        the authorization endpoint: 302 with code, state, iss
+//!   token.rs            the token endpoint: code + PKCE, refresh_token, client_credentials
+//!   state.rs            what it remembers: clients, codes, refresh tokens
+//! ```
+
+// Refusals travel as values (`Result<_, Response>`), built once on the cold path, so
+// the size of the `Err` variant does not matter.
+#![allow(clippy::result_large_err)]
+
+// What this crate stands on, under the names the whole workspace uses.
+use mcp_raw_core as protocol;
+use mcp_raw_net::{client, keys, transport};
+use mcp_raw_wire as wire;
+use mcp_raw_wire::{clock, jsonrpc};
+
+pub mod authserver;
+pub mod bridge;
+pub mod check;
+pub mod replay;
+pub mod tap;

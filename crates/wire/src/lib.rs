@@ -1,0 +1,91 @@
+#![warn(missing_docs)]
+//! # mcp-raw-wire — MCP's bytes: JSON-RPC messages, framing, the recording and its views
+//!
+//! The bottom layer of mcp-raw's workspace: what both sides of the wire speak, below
+//! the server and the client alike. It imports nothing of mcp-raw's; every other crate
+//! stands on it (`mcp-raw-core`, `mcp-raw-net`, `mcp-raw-tools`, the `mcp-raw` binary).
+//!
+//! - The message layer: [`jsonrpc`], the four shapes, the rules and the error table;
+//!   bytes become a [`jsonrpc::Message`] through [`jsonrpc::parse`].
+//! - The recording spine: [`event`] (one read or write), [`recorder`] (stamps and
+//!   orders them, feeds the sinks; [`redact`] masks secrets first), [`recorded`] (the
+//!   I/O wrappers that produce them).
+//! - Framing, read from bytes as they arrive: [`line`](mod@line) (stdio), [`http1`] (HTTP/1.1
+//!   heads, chunks, bodies), [`sse`] (event streams); [`decode`] runs them per lane and
+//!   [`classify`] says what each payload is.
+//! - The renderings: [`transcript`] (the versioned JSONL record) and [`text`] (the
+//!   `>>>`/`<<<` view, which [`select`] narrows to some messages and [`explain`]
+//!   annotates); [`oneline`], a line per message; [`html`], one self-contained page
+//!   of a recording.
+//! - The HTTP binding's vocabulary both sides use: [`http`]; OAuth's body and query
+//!   format, `application/x-www-form-urlencoded`: [`form`]; its well-known URLs:
+//!   [`oauth`].
+//! - Time as the wire writes it: [`clock`].
+//!
+//! ## Layout
+//! ```text
+//! lib.rs                the recording spine and the views, named in order
+//! event.rs              a wire event: lane, direction, time offset, exact bytes
+//! recorder.rs           the one recording layer: stamps, orders, feeds the sinks
+//! redact.rs             secrets masked before the sinks see them, same length
+//! recorded.rs           I/O wrappers that turn every read and write into an event
+//! line.rs               stdio lines as bytes: CR, BOM, not-UTF-8 kept; Incomplete, TooLong
+//! http1.rs              HTTP/1.1 read from bytes: heads as sent, chunks, bodies
+//! sse.rs                Server-Sent Events: encode; decode incrementally, every byte kept
+//! decode.rs             per lane: bytes → heads, chunks, SSE events, payloads
+//! classify.rs           what a payload is: JSON-RPC shape, method, id, era
+//! tls.rs                a TLS handshake's facts: version, cipher, ALPN, SNI, the peer's chain
+//! transcript.rs         the JSONL transcript, version 2: write, read back, pretty JSON
+//! term.rs               a peer's text made safe for a terminal: control bytes escaped
+//! text.rs               the >>> / <<< text view: raw (every byte) or readable
+//! oneline.rs            --oneline: a line per message (shape, method, tool, id, status, size)
+//! select.rs             show --method/--id/--era: the messages a view keeps
+//! asked.rs              the requests a view saw unanswered, by id, bounded
+//! explain.rs            show --explain: each message's shape, era, method and section
+//! html.rs               show --html: one self-contained page, a column per lane
+//! form.rs               application/x-www-form-urlencoded both ways (OAuth bodies, queries)
+//! oauth.rs              OAuth's well-known URLs, one way for whoever looks or serves
+//! http/                 the HTTP binding's vocabulary
+//!   mod.rs              the endpoint, Mcp-Session-Id, the status of a modern error
+//!   endpoint.rs         which exchanges are MCP's (not OAuth's): one rule for views and check
+//!   mirror.rs           Mcp-Method / Mcp-Name / Mcp-Param-*, the Base64 sentinel
+//!   x_mcp_header.rs     x-mcp-header annotations: checked, mirrored, validated
+//! jsonrpc/              the four message shapes; bytes → Message; every error code
+//!   mod.rs              Request, Notification, Response (and its Dress), the shape rules
+//!   read.rs             bytes → a message's six members, checked once and read in place
+//!   check.rs            is this frame JSON (exactly as serde_json decides)? and its tape
+//!   raw.rs              a checked frame's values, found on its tape, built on demand
+//!   params.rs           Params: a request's params as sent, or a Value; Field
+//!   spare.rs            the tape and text buffers a frame's read keeps, reused per thread
+//!   payload.rs          Payload, Rendered: a result as a value or as bytes written once
+//! clock.rs              RFC 3339 UTC time for get_current_time
+//! ```
+
+// Refusals travel as values (`Result<_, Response>`): an error response is what the
+// peer must receive, built once on the cold path, so the size of the `Err` variant
+// does not matter.
+#![allow(clippy::result_large_err)]
+
+pub mod clock;
+pub mod jsonrpc;
+pub mod asked;
+pub mod classify;
+pub mod decode;
+pub mod event;
+pub mod explain;
+pub mod form;
+pub mod html;
+pub mod http;
+pub mod http1;
+pub mod line;
+pub mod oauth;
+pub mod oneline;
+pub mod recorded;
+pub mod recorder;
+pub mod redact;
+pub mod select;
+pub mod sse;
+pub mod term;
+pub mod text;
+pub mod tls;
+pub mod transcript;

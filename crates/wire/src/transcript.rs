@@ -1,0 +1,565 @@
+//! The transcript: one recording as JSON Lines, version 2 (the README's "Transcript
+//! format" section shows one). The first line says what it is; then every wire event
+//! is a line, in order, followed by the facts it completed:
+//!
+//! ```text
+//! {"transcript":"mcp-raw","version":1,"role":"client","transport":"http","started":"…"}
+//! {"t":0.000081,"lane":"c1","dir":"c2s","open":"connected to 127.0.0.1:3000"}
+//! {"t":0.000140,"lane":"c1","dir":"c2s","text":"POST /mcp HTTP/1.1\r\n…"}
+//! {"t":0.000140,"lane":"c1","dir":"c2s","fact":"head","start":"POST /mcp HTTP/1.1","headers":[["host","127.0.0.1:3000"],…]}
+//! {"t":0.000140,"lane":"c1","dir":"c2s","fact":"message","source":"body","shape":"request","method":"initialize","id":1,"era":"legacy"}
+//! ```
+//!
+//! Event lines are the record: `text` holds the bytes when they are UTF-8, `base64`
+//! otherwise, and the bytes of one lane's direction, concatenated, are exactly what
+//! crossed. Fact lines (`"fact": …`) are derived from them, for readers such as `jq`;
+//! [`read`] ignores them and derives them again.
+//!
+//! Version 2 added the `"tls"` event: the facts of a TLS handshake on an HTTPS lane
+//! (version, cipher suite, ALPN, SNI, the peer's chain). A version 1 file is read as
+//! it always was: it has none.
+
+use super::decode::{Decoder, Fact, Source};
+use super::event::{Dir, Event, Lane, What};
+use super::recorder::Sink;
+use base64::Engine;
+use serde_json::{Map, Value, json};
+use std::io::Write;
+use std::time::Duration;
+
+/// The format's version: bumped when a reader of the old one would misread the new.
+pub const VERSION: u64 = 2;
+
+/// The versions this reader reads: 1 is 2 without `"tls"` events.
+pub const READS: [u64; 2] = [1, 2];
+
+/// What the first line says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    /// `server`, `client`, `tap`, `bridge` or `replay`: whose view this is.
+    pub role: String,
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// When time 0 was, RFC 3339 UTC.
+    pub started: String,
+}
+
+impl Header {
+    /// The header of a transcript recorded by `role` over `transport`.
+    pub fn new(role: &str, transport: &str) -> Header {
+        Header {
+            role: role.to_owned(),
+            transport: transport.to_owned(),
+            started: crate::clock::now_rfc3339(),
+        }
+    }
+
+    /// The header as the transcript's first line.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "transcript": "mcp-raw",
+            "version": VERSION,
+            "role": self.role,
+            "transport": self.transport,
+            "started": self.started,
+        })
+    }
+}
+
+/// The JSON of one event (no facts).
+pub fn event_json(e: &Event) -> Value {
+    let mut line = place(e.t, e.lane, e.dir);
+    match &e.what {
+        What::Open(peer) => line.insert("open".into(), json!(peer)),
+        What::Close(why) => line.insert("close".into(), json!(why)),
+        What::Tls(facts) => line.insert("tls".into(), facts.to_json()),
+        What::Bytes(b) => match std::str::from_utf8(b) {
+            Ok(text) => line.insert("text".into(), json!(text)),
+            Err(_) => line.insert(
+                "base64".into(),
+                json!(base64::engine::general_purpose::STANDARD.encode(b)),
+            ),
+        },
+    };
+    Value::Object(line)
+}
+
+/// The JSON of one fact, placed where its event was.
+pub fn fact_json(e: &Event, fact: &Fact) -> Value {
+    let mut line = place(e.t, e.lane, e.dir);
+    line.insert("fact".into(), json!(fact.name()));
+    match fact {
+        Fact::Head(h) => {
+            line.insert("start".into(), json!(h.start_line));
+            line.insert("headers".into(), json!(h.headers));
+        }
+        Fact::Chunk { size, .. } => {
+            line.insert("size".into(), json!(size));
+        }
+        Fact::Sse(event) => {
+            let lines: Vec<Value> = event
+                .lines
+                .iter()
+                .map(|l| match l {
+                    super::sse::Line::Field { name, value } => json!([name, value]),
+                    super::sse::Line::Comment(text) => json!([":", text]),
+                })
+                .collect();
+            line.insert("lines".into(), Value::Array(lines));
+        }
+        Fact::Payload {
+            source, odd, class, ..
+        } => {
+            line.insert(
+                "source".into(),
+                json!(match source {
+                    Source::Body => "body",
+                    Source::SseData => "sse-data",
+                    Source::Line => "line",
+                }),
+            );
+            line.insert("shape".into(), json!(class.shape));
+            for (k, v) in [
+                ("method", class.method.clone().map(Value::String)),
+                ("id", class.id.clone()),
+                ("code", class.code.map(Value::from)),
+                ("era", class.era.map(Value::from)),
+                ("problem", class.problem.clone().map(Value::String)),
+            ] {
+                if let Some(v) = v {
+                    line.insert(k.into(), v);
+                }
+            }
+            let odd = odd.names();
+            if !odd.is_empty() {
+                line.insert("odd".into(), json!(odd));
+            }
+        }
+        Fact::TooLong { len } => {
+            line.insert("len".into(), json!(len));
+        }
+        Fact::Stderr(text) => {
+            line.insert("text".into(), json!(String::from_utf8_lossy(text)));
+        }
+        Fact::End => {}
+        Fact::Invalid(why) => {
+            line.insert("why".into(), json!(why));
+        }
+    }
+    Value::Object(line)
+}
+
+fn place(t: Duration, lane: Lane, dir: Dir) -> Map<String, Value> {
+    let mut m = Map::new();
+    // Seconds, to the microsecond.
+    let micros = t.as_micros() as f64 / 1e6;
+    m.insert("t".into(), json!(micros));
+    m.insert("lane".into(), json!(lane.label()));
+    m.insert("dir".into(), json!(dir.name()));
+    m
+}
+
+/// A sink writing the transcript: one `write_all` per line.
+pub struct Writer<W: Write + Send> {
+    /// The transcript file (or stdout for `--json`).
+    out: W,
+    /// Reads the facts that follow each event line.
+    decoder: Decoder,
+}
+
+impl<W: Write + Send> Writer<W> {
+    /// Starts a transcript: writes its first line. Facts are read from messages up
+    /// to `max` bytes (`--max-message-bytes`); a longer one is a `too-long` fact, its
+    /// bytes all kept.
+    pub fn new(mut out: W, header: &Header, max: usize) -> std::io::Result<Writer<W>> {
+        write_line(&mut out, &header.to_json())?;
+        Ok(Writer {
+            out,
+            decoder: Decoder::with_max(max),
+        })
+    }
+}
+
+fn write_line(out: &mut impl Write, v: &Value) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(v).unwrap_or_default();
+    // The same JSON, with DEL and C1 escaped: a transcript on a terminal (`--json`,
+    // `cat`, `tail -f`) shows them, never obeys them. (Copied only when there is one.)
+    let safe = match super::term::json_safe(&line) {
+        std::borrow::Cow::Owned(safe) => Some(safe),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    if let Some(safe) = safe {
+        line = safe;
+    }
+    line.push(b'\n');
+    out.write_all(&line)?;
+    out.flush()
+}
+
+impl<W: Write + Send> Sink for Writer<W> {
+    fn event(&mut self, event: &Event) {
+        // A full disk must not stop the server: the transcript just ends short.
+        let _ = write_line(&mut self.out, &event_json(event));
+        for fact in self.decoder.feed(event) {
+            let _ = write_line(&mut self.out, &fact_json(event, &fact));
+        }
+    }
+}
+
+/// A sink writing a new transcript file at `path` (`--record FILE`).
+pub fn create(
+    path: &std::path::Path,
+    header: &Header,
+    max: usize,
+) -> std::io::Result<Box<dyn Sink>> {
+    let file = create_private(path)?;
+    Ok(Box::new(Writer::new(file, header, max)?))
+}
+
+/// Opens `path` to write a recording (`--record`, `show --html`): a new file is made
+/// `0600`, and an existing one is emptied and made `0600` too, since a recording
+/// holds what crossed (tokens when `--show-secrets`, a session's data always). A
+/// symbolic link is refused, not followed (`O_NOFOLLOW`): a link planted where a
+/// recording goes would otherwise aim it at any file the user can write.
+pub fn create_private(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let is_link = |p: &std::path::Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_symlink());
+    let refused = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "it is a symbolic link: a recording is never written through one (give the file's own path)",
+        )
+    };
+    // Looked at first for the clear error everywhere; `O_NOFOLLOW` then closes the
+    // window between the look and the open where the platform has it.
+    if is_link(path) {
+        return Err(refused());
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(O_NOFOLLOW);
+    }
+    let file = options
+        .open(path)
+        .map_err(|e| if is_link(path) { refused() } else { e })?;
+    #[cfg(unix)]
+    if file.metadata()?.is_file() {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(file)
+}
+
+/// `O_NOFOLLOW`: libc's where the crate links it (Linux with glibc).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const O_NOFOLLOW: i32 = libc::O_NOFOLLOW;
+/// `O_NOFOLLOW` on other Unix systems, where libc is not a dependency: the kernel's
+/// value (Linux by architecture; 0x100 on macOS and the BSDs), or no flag where it is
+/// not known here (the look before the open still refuses a link).
+#[cfg(all(unix, not(all(target_os = "linux", target_env = "gnu"))))]
+const O_NOFOLLOW: i32 = if cfg!(any(target_os = "linux", target_os = "android")) {
+    if cfg!(any(
+        target_arch = "aarch64",
+        target_arch = "arm",
+        target_arch = "powerpc",
+        target_arch = "powerpc64"
+    )) {
+        0o100000
+    } else if cfg!(any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        target_arch = "riscv64",
+        target_arch = "loongarch64",
+        target_arch = "s390x"
+    )) {
+        0o400000
+    } else {
+        0
+    }
+} else if cfg!(any(
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "openbsd",
+    target_os = "netbsd",
+    target_os = "dragonfly"
+)) {
+    0x0100
+} else {
+    0
+};
+
+/// Reads a transcript back: its header and its events (fact lines are skipped; they
+/// follow from the events). Errors name the line and what is wrong with it.
+pub fn read(text: &str) -> Result<(Header, Vec<Event>), String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (n, first) = lines.next().ok_or("an empty file is not a transcript")?;
+    let header = header_of_line(first).map_err(|why| format!("line {}: {why}", n + 1))?;
+    let mut events = Vec::new();
+    for (n, line) in lines {
+        if let Some(e) = event_of_line(line).map_err(|why| format!("line {}: {why}", n + 1))? {
+            events.push(e);
+        }
+    }
+    Ok((header, events))
+}
+
+/// A transcript file's bytes, as [`read`] reads text. JSON text is UTF-8 (RFC 8259
+/// §8.1) and so is every line of a transcript (bytes that are not UTF-8 are in
+/// `base64`): a line that is not is refused by its number, with the byte and column.
+pub fn read_bytes(bytes: &[u8]) -> Result<(Header, Vec<Event>), String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| not_utf8(bytes, e.valid_up_to(), 1))?;
+    read(text)
+}
+
+/// `line N: not UTF-8 …` for the first bad byte at offset `at` of `bytes`, whose
+/// first line is line `first_line` of the file.
+pub fn not_utf8(bytes: &[u8], at: usize, first_line: usize) -> String {
+    let before = &bytes[..at.min(bytes.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + first_line;
+    let column = at
+        - before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1)
+        + 1;
+    let byte = bytes
+        .get(at)
+        .map_or(String::new(), |b| format!(" (byte 0x{b:02x})"));
+    format!(
+        "line {line}: not UTF-8 at column {column}{byte}: a transcript is JSON text, which is UTF-8 (RFC 8259 §8.1)"
+    )
+}
+
+/// The first line: the header, or why it is not one this reader reads (the caller
+/// says which line it was).
+pub fn header_of_line(first: &str) -> Result<Header, String> {
+    let first: Value = serde_json::from_str(first).map_err(|e| format!("not JSON: {e}"))?;
+    if first["transcript"] != "mcp-raw" {
+        return Err(format!(
+            "not an mcp-raw transcript header: {}",
+            truncate(&first.to_string())
+        ));
+    }
+    if !first["version"]
+        .as_u64()
+        .is_some_and(|v| READS.contains(&v))
+    {
+        return Err(format!(
+            "transcript version {} is not one this mcp-raw reads (it reads {READS:?})",
+            first["version"]
+        ));
+    }
+    let header = Header {
+        role: first["role"].as_str().unwrap_or("").to_owned(),
+        transport: first["transport"].as_str().unwrap_or("").to_owned(),
+        started: first["started"].as_str().unwrap_or("").to_owned(),
+    };
+    Ok(header)
+}
+
+/// One line after the header: its event, or `None` for a fact line or a blank one
+/// (for a reader that follows a transcript as it grows).
+pub fn event_of_line(line: &str) -> Result<Option<Event>, String> {
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    let v: Value =
+        serde_json::from_str(line).map_err(|e| format!("not JSON ({e}): {}", truncate(line)))?;
+    if v.get("fact").is_some() {
+        return Ok(None);
+    }
+    parse_event(&v).map(Some)
+}
+
+fn parse_event(v: &Value) -> Result<Event, String> {
+    let t = v["t"].as_f64().ok_or("no \"t\" (seconds)")?;
+    if !(t.is_finite() && t >= 0.0) {
+        return Err(format!("\"t\" must be a time in seconds, got {t}"));
+    }
+    let lane = v["lane"]
+        .as_str()
+        .and_then(Lane::from_label)
+        .ok_or_else(|| format!("bad \"lane\": {}", v["lane"]))?;
+    let dir = v["dir"]
+        .as_str()
+        .and_then(Dir::from_name)
+        .ok_or_else(|| format!("bad \"dir\" (c2s or s2c): {}", v["dir"]))?;
+    let what = if let Some(text) = v["text"].as_str() {
+        What::Bytes(bytes::Bytes::copy_from_slice(text.as_bytes()))
+    } else if let Some(b64) = v["base64"].as_str() {
+        What::Bytes(
+            base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .map_err(|e| format!("bad \"base64\": {e}"))?
+                .into(),
+        )
+    } else if let Some(peer) = v["open"].as_str() {
+        What::Open(peer.to_owned())
+    } else if let Some(why) = v["close"].as_str() {
+        What::Close(why.to_owned())
+    } else if v["tls"].is_object() {
+        What::Tls(Box::new(super::tls::TlsFacts::from_json(&v["tls"])?))
+    } else {
+        return Err("an event needs \"text\", \"base64\", \"open\", \"close\" or \"tls\"".into());
+    };
+    Ok(Event {
+        t: Duration::from_secs_f64(t),
+        lane,
+        dir,
+        what,
+    })
+}
+
+fn truncate(s: &str) -> String {
+    let mut end = s.len().min(100);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    if end < s.len() {
+        format!("{}…", &s[..end])
+    } else {
+        s.to_owned()
+    }
+}
+
+/// The pretty JSON rendering: one document, indented, saying that it is a rendering
+/// of the JSONL record, each event with its facts.
+pub fn pretty(header: &Header, events: &[Event], max: usize) -> String {
+    let mut decoder = Decoder::with_max(max);
+    let rendered: Vec<Value> = events
+        .iter()
+        .map(|e| {
+            let mut v = event_json(e);
+            let facts: Vec<Value> = decoder
+                .feed(e)
+                .iter()
+                .map(|f| {
+                    let mut f = fact_json(e, f);
+                    if let Some(m) = f.as_object_mut() {
+                        m.remove("t");
+                        m.remove("lane");
+                        m.remove("dir");
+                    }
+                    f
+                })
+                .collect();
+            if !facts.is_empty() {
+                v["facts"] = Value::Array(facts);
+            }
+            v
+        })
+        .collect();
+    let doc = json!({
+        "rendering": "pretty JSON of an mcp-raw transcript; the JSON Lines file is the record",
+        "header": header.to_json(),
+        "events": rendered,
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::LaneKind;
+    use crate::recorder::Recorder;
+
+    /// A sink that writes into a shared buffer.
+    #[derive(Clone, Default)]
+    struct Buf(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn bytes_round_trip_text_and_base64() {
+        let buf = Buf::default();
+        let writer = Writer::new(buf.clone(), &Header::new("server", "stdio"), 1024).unwrap();
+        let rec = Recorder::new(vec![Box::new(writer)]);
+        let lane = rec.lane(LaneKind::Stdio);
+        rec.bytes(
+            lane,
+            Dir::ToServer,
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\r\n",
+        );
+        rec.bytes(lane, Dir::ToClient, b"\xff\xfe oops\n");
+        rec.emit(lane, Dir::ToServer, What::Close("EOF".into()));
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert!(text.contains("\"fact\":\"message\""), "{text}");
+        assert!(text.contains("\"odd\":[\"cr\"]"), "{text}");
+        assert!(text.contains("\"base64\":\"//4gb29wcwo=\""), "{text}");
+        let (header, events) = read(&text).unwrap();
+        assert_eq!(header.transport, "stdio");
+        assert_eq!(events.len(), 3);
+        assert_eq!(
+            crate::recorder::concat(&events, |e| e.dir == Dir::ToClient),
+            b"\xff\xfe oops\n"
+        );
+        assert!(pretty(&header, &events, 1024).contains("\"rendering\""));
+        assert!(
+            read("{\"transcript\":\"mcp-raw\",\"version\":9}")
+                .unwrap_err()
+                .contains("version 9")
+        );
+        assert!(
+            read("{\"transcript\":\"mcp-raw\",\"version\":1}\n{\"t\":1}")
+                .unwrap_err()
+                .starts_with("line 2")
+        );
+    }
+
+    #[test]
+    fn a_tls_event_round_trips_and_version_1_is_still_read() {
+        let facts = crate::tls::TlsFacts {
+            version: "TLSv1.3".into(),
+            cipher: "TLS13_AES_128_GCM_SHA256".into(),
+            alpn: Some("http/1.1".into()),
+            sni: Some("example.com".into()),
+            server_name: "example.com".into(),
+            resumed: true,
+            handshake_us: 1234,
+            insecure: true,
+            unverified: Some("it has expired".into()),
+            client_cert: false,
+            accepted: true,
+            chain: vec![crate::tls::Cert {
+                subject: "CN=example.com".into(),
+                issuer: "CN=CA".into(),
+                not_before: "2020-01-01T00:00:00.000Z".into(),
+                not_after: "2021-01-01T00:00:00.000Z".into(),
+                sha256: "AB:CD".into(),
+            }],
+        };
+        let event = Event {
+            t: Duration::from_micros(5),
+            lane: Lane {
+                id: 1,
+                kind: LaneKind::Http,
+            },
+            dir: Dir::ToClient,
+            what: What::Tls(Box::new(facts)),
+        };
+        let header = Header::new("client", "http");
+        let text = format!("{}\n{}\n", header.to_json(), event_json(&event));
+        assert!(text.contains("\"version\":2"), "{text}");
+        let (_, events) = read(&text).unwrap();
+        assert_eq!(events, vec![event]);
+        // A version 1 file (no "tls" events) reads as it did.
+        let old = "{\"transcript\":\"mcp-raw\",\"version\":1,\"role\":\"client\",\"transport\":\"stdio\"}\n{\"t\":0.1,\"lane\":\"stdio\",\"dir\":\"c2s\",\"text\":\"x\\n\"}\n";
+        let (header, events) = read(old).unwrap();
+        assert_eq!(header.role, "client");
+        assert_eq!(events.len(), 1);
+        assert!(read("{\"transcript\":\"mcp-raw\",\"version\":3}").is_err());
+    }
+}
