@@ -1,5 +1,32 @@
-//! `mcp-raw`: the thin command line. Every subcommand is a call into a program in
-//! `src/cli/`, built on the library.
+//! `mcp-raw`: the binary, the top of the workspace. Every subcommand is a call into a
+//! program in `src/cli/`, built on the crates below it like any program would be:
+//! `mcp-raw-tools` (tap, check, replay, bridge, auth-server), `mcp-raw-net`
+//! (transports, the client, OAuth), `mcp-raw-core` (the protocol) and `mcp-raw-wire`
+//! (the bytes and their views).
+//!
+//! ```text
+//! main.rs               the subcommand parsed, its program called, its exit status
+//! cli/                  the programs behind the command line
+//!   mod.rs              the runtime they run on; the list of programs
+//!   args.rs             every subcommand and flag (clap derive; `///` is the help)
+//!   serve.rs            `serve`: the server, its transport, its recorder
+//!   show.rs             `show FILE`: a transcript rendered again
+//!   check.rs            `check FILE`, `tap --check`: the spec's rules, reported
+//!   diff.rs             `diff A B`: two recordings, message by message
+//!   exit.rs             the one exit-status rule, and each subcommand's line of it
+//!   replay.rs           `replay FILE --against TARGET`: the client side sent again
+//!   record.rs           `--trace` and `--record`: the sinks a recorder feeds
+//!   client.rs           `client TARGET`: any server's wire
+//!   conformance_client.rs `conformance-client`: what the official suite drives
+//!   demo_stdio.rs       `demo`: spawns `mcp-raw serve`, drives it over pipes
+//!   demo_http.rs        `demo-http`: spawns `mcp-raw serve --http`
+//!   demo_auth.rs        `demo-http --auth`: spawns `auth-server` and a protected `serve --http`
+//!   bridge.rs           `bridge -- SERVER_CMD`: the flags → a forwarding core behind the HTTP transport
+//!   tap.rs              `tap`: the flags → a stdio tap, an HTTP tap or a proxy, and its exit status
+//!   ca.rs               `ca`: the local CA of `tap --proxy`: create, show, rotate, delete
+//!   auth_server.rs      `auth-server`: the flags → the loopback authorization server
+//!   script.rs           the sessions the demos drive, and what each reply must be
+//! ```
 
 mod cli;
 
@@ -147,10 +174,7 @@ fn main() -> ExitCode {
             let code = match apart(move || cli::client::main(args)) {
                 Ok(()) => 0,
                 Err(e) => {
-                    eprintln!(
-                        "mcp-raw: {}",
-                        mcp_raw_wire::term::escape(&format!("{e:#}"))
-                    );
+                    eprintln!("mcp-raw: {}", mcp_raw_wire::term::escape(&format!("{e:#}")));
                     cli::client::exit_code(&e)
                 }
             };
@@ -300,9 +324,7 @@ fn main() -> ExitCode {
                         max: max_message_bytes,
                         only: cli::show::Only {
                             lanes: lane,
-                            dir: dir
-                                .as_deref()
-                                .and_then(mcp_raw_wire::event::Dir::from_name),
+                            dir: dir.as_deref().and_then(mcp_raw_wire::event::Dir::from_name),
                         },
                         select: mcp_raw_wire::select::Select::new(method, id, era),
                     },
@@ -332,10 +354,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!(
-                "mcp-raw: {}",
-                mcp_raw_wire::term::escape(&format!("{e:#}"))
-            );
+            eprintln!("mcp-raw: {}", mcp_raw_wire::term::escape(&format!("{e:#}")));
             ExitCode::from(cli::exit::code(&e))
         }
     }

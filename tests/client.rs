@@ -3,10 +3,10 @@
 
 mod common;
 use common::{BIN, HttpServer, stamp_before, unstamped};
+use mcp_raw_core::Eras;
 use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient, Options, Spoken};
 use mcp_raw_net::client::stdio_link::StdioLink;
 use mcp_raw_net::client::wire_print::Printer;
-use mcp_raw_core::Eras;
 use std::process::Command;
 
 /// Runs `mcp-raw client --era ERA TARGET --call ...`; returns (success, stdout+stderr).

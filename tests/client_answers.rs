@@ -226,8 +226,7 @@ fn a_flood_of_interleaved_messages_loses_and_reorders_nothing() {
 
     let text = std::fs::read_to_string(&record).unwrap();
     let (_, events) = mcp_raw_wire::transcript::read(&text).unwrap();
-    let lane =
-        |e: &mcp_raw_wire::event::Event| e.lane.kind == mcp_raw_wire::event::LaneKind::Stdio;
+    let lane = |e: &mcp_raw_wire::event::Event| e.lane.kind == mcp_raw_wire::event::LaneKind::Stdio;
     use mcp_raw_wire::event::Dir;
     use mcp_raw_wire::recorder::concat;
     let received = concat(&events, |e| lane(e) && e.dir == Dir::ToClient);

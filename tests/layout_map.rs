@@ -1,33 +1,30 @@
-//! The layout map at the top of `src/lib.rs` names every source file: a reader who
-//! opens the crate's docs finds each module there, and a file added without its line
-//! fails this test, naming it. Standard library only: the map is read as text.
+//! Every crate's layout map names every source file: the ```` ```text ```` block at the
+//! top of each crate's root (`crates/*/src/lib.rs`, and the binary's `src/main.rs`)
+//! lists its files, so a reader who opens a crate's docs finds each module there, and a
+//! file added without its line fails this test, naming it. Standard library only: the
+//! map is read as text.
 //!
-//! How the map is read: the ```` ```text ```` block of `src/lib.rs`'s docs; a line
-//! whose name starts before column 20 is an entry, indented two spaces per directory
-//! level (`wire/` then `  http/` then `    mod.rs`); a line indented further is the
-//! previous entry's description continued. `main.rs, cli/` names two things at once:
-//! the command line lives outside the library and is named as one group.
+//! How a map is read: a line whose name starts before column 20 is an entry, indented
+//! two spaces per directory level (`http/` then `  auth/` then `    mod.rs`); a line
+//! indented further is the previous entry's description continued; a comma joins
+//! names on one line (`main.rs, cli/`).
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// Directories the map names as a whole, not file by file: the programs of the
-/// command line, outside the library.
-const GROUPS: &[&str] = &["cli/"];
-
-/// The paths (relative to `src/`) the map names: files as `wire/event.rs`,
-/// directories as `wire/http/`.
-fn named_in_map(lib: &str) -> BTreeSet<String> {
-    let mut lines = lib.lines().skip_while(|l| !l.starts_with("//! ```text"));
+/// The paths (relative to the crate's `src/`) a map names: files as `http/mod.rs`,
+/// directories as `http/`.
+fn named_in_map(root_file: &str, doc: &str) -> BTreeSet<String> {
+    let mut lines = doc.lines().skip_while(|l| !l.starts_with("//! ```text"));
     assert!(
         lines.next().is_some(),
-        "src/lib.rs has no ```text layout map in its docs"
+        "{root_file} has no ```text layout map in its docs"
     );
     let mut named = BTreeSet::new();
     let mut dirs: Vec<String> = Vec::new();
     for line in lines {
         let Some(body) = line.strip_prefix("//!") else {
-            panic!("the layout map ends without its closing ```: {line:?}");
+            panic!("{root_file}: the layout map ends without its closing ```: {line:?}");
         };
         let body = body.strip_prefix(' ').unwrap_or(body);
         if body.starts_with("```") {
@@ -39,11 +36,10 @@ fn named_in_map(lib: &str) -> BTreeSet<String> {
         }
         assert!(
             indent % 2 == 0,
-            "a layout map entry indented by an odd {indent} spaces: {body:?}"
+            "{root_file}: a layout map entry indented by an odd {indent} spaces: {body:?}"
         );
         dirs.truncate(indent / 2);
         let prefix = dirs.concat();
-        // `main.rs, cli/`: a comma joins names on one line.
         let mut last = "";
         for token in body.split_whitespace() {
             let name = token.trim_end_matches(',');
@@ -57,7 +53,7 @@ fn named_in_map(lib: &str) -> BTreeSet<String> {
             dirs.push(last.to_string());
         }
     }
-    panic!("the layout map in src/lib.rs has no closing ```");
+    panic!("the layout map in {root_file} has no closing ```");
 }
 
 /// Every `.rs` file under `dir`, as a path relative to `root` with `/` separators.
@@ -78,32 +74,32 @@ fn rust_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
     }
 }
 
-#[test]
-fn every_source_file_is_in_the_layout_map() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let lib = std::fs::read_to_string(root.join("lib.rs")).expect("src/lib.rs");
-    let named = named_in_map(&lib);
-    for group in GROUPS.iter().chain(&["main.rs"]) {
-        assert!(
-            named.contains(*group),
-            "the layout map no longer names {group}"
-        );
-    }
-    let mut files = Vec::new();
-    rust_files(&root, &root, &mut files);
-    files.sort();
-    assert!(files.len() > 100, "only {} files under src/?", files.len());
+/// The crates' roots, relative to the workspace: each one's map covers its `src/`.
+const ROOTS: &[&str] = &[
+    "crates/wire/src/lib.rs",
+    "crates/core/src/lib.rs",
+    "crates/net/src/lib.rs",
+    "crates/tools/src/lib.rs",
+    "src/main.rs",
+];
 
-    let missing: Vec<&String> = files
-        .iter()
-        // lib.rs is the page the map is on.
-        .filter(|f| f.as_str() != "lib.rs")
-        .filter(|f| !GROUPS.iter().any(|g| f.starts_with(g)))
-        .filter(|f| !named.contains(*f))
-        .collect();
+/// Checks one crate: every file under its `src/` named, every name a file.
+fn check_crate(workspace: &Path, root_file: &str) -> usize {
+    let path = workspace.join(root_file);
+    let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{root_file}: {e}"));
+    let named = named_in_map(root_file, &doc);
+    let src = path.parent().expect("a crate's src/");
+    let page = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let mut files = Vec::new();
+    rust_files(src, src, &mut files);
+    files.sort();
+    let missing: Vec<&String> = files.iter().filter(|f| !named.contains(*f)).collect();
     assert!(
         missing.is_empty(),
-        "src/lib.rs's layout map does not name {} file(s); add a line for each, \
+        "{root_file}'s layout map does not name {} file(s); add a line for each, \
          indented under its directory:\n  {}",
         missing.len(),
         missing
@@ -112,14 +108,32 @@ fn every_source_file_is_in_the_layout_map() {
             .collect::<Vec<_>>()
             .join("\n  ")
     );
+    assert!(
+        named.contains(page),
+        "{root_file}'s map does not name {page}, its own page"
+    );
 
     // And the other way: a line for a file that is gone misleads as much.
     let stale: Vec<&String> = named
         .iter()
-        .filter(|n| n.ends_with(".rs") && !root.join(n).is_file())
+        .filter(|n| n.ends_with(".rs") && !src.join(n).is_file())
         .collect();
     assert!(
         stale.is_empty(),
-        "src/lib.rs's layout map names file(s) that do not exist: {stale:?}"
+        "{root_file}'s layout map names file(s) that do not exist: {stale:?}"
     );
+    files.len()
+}
+
+#[test]
+fn every_source_file_is_in_its_crates_layout_map() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let total: usize = ROOTS.iter().map(|r| check_crate(workspace, r)).sum();
+    assert!(total > 150, "only {total} source files in the workspace?");
+    // No crate the list forgets: every crates/*/ has its root here.
+    for entry in std::fs::read_dir(workspace.join("crates")).expect("crates/") {
+        let name = entry.expect("an entry").file_name();
+        let root = format!("crates/{}/src/lib.rs", name.to_string_lossy());
+        assert!(ROOTS.contains(&root.as_str()), "{root} is not checked here");
+    }
 }

@@ -116,11 +116,11 @@ pub fn report(command: &str) -> Result<(), String> {
 const PARTS: [(&str, &[&str]); 9] = [
     (
         "reading the message (`Incoming::read`: the frame checked once, then read where it lies)",
-        &["mcp_raw::protocol::envelope::Incoming::read"],
+        &["mcp_raw_core::envelope::Incoming::read"],
     ),
     (
         "… of which: checking the frame and leaving its tape (`check::scan`)",
-        &["mcp_raw::jsonrpc::check::scan"],
+        &["mcp_raw_wire::jsonrpc::check::scan"],
     ),
     (
         "hashing map keys (SipHash: serde_json's `preserve_order` maps; all callers)",
@@ -129,21 +129,21 @@ const PARTS: [(&str, &[&str]); 9] = [
     (
         "checking `_meta`'s fields (`Meta::fields`) and freeing them",
         &[
-            "mcp_raw::protocol::meta::Meta::fields",
-            "core::ptr::drop_in_place<mcp_raw::protocol::meta::Found>",
+            "mcp_raw_core::meta::Meta::fields",
+            "core::ptr::drop_in_place<mcp_raw_core::meta::Found>",
         ],
     ),
     (
         "the protocol core (`Session::handle`: era, lifecycle, dispatch, the tool, the result)",
-        &["mcp_raw::protocol::Session::handle_envelope"],
+        &["mcp_raw_core::Session::handle_envelope"],
     ),
     (
         "writing the answer's JSON (`Response::write_to`)",
-        &["mcp_raw::jsonrpc::Response::write_to"],
+        &["mcp_raw_wire::jsonrpc::Response::write_to"],
     ),
     (
         "… of which: a 2026-07-28 result's `resultType` and `_meta`, written as it goes out",
-        &["<mcp_raw::protocol::dress::Modern as mcp_raw::jsonrpc::Dress>::write"],
+        &["<mcp_raw_core::dress::Modern as mcp_raw_wire::jsonrpc::Dress>::write"],
     ),
     (
         "hyper reading the request head",
@@ -198,7 +198,7 @@ pub fn annotate(path: &std::path::Path, inclusive: bool) -> Result<Vec<(String, 
     let text = String::from_utf8_lossy(&out.stdout);
     let mut rows = Vec::new();
     for line in text.lines() {
-        // "  21,605,682 ( 9.87%)  ???:mcp_raw::jsonrpc::parse [/path/mcp-raw]"
+        // "  21,605,682 ( 9.87%)  ???:mcp_raw_wire::jsonrpc::parse [/path/mcp-raw]"
         let line = line.trim_start();
         let Some((count, rest)) = line.split_once(' ') else {
             continue;

@@ -3,8 +3,8 @@
 
 pub use super::record::TraceView;
 use clap::{Parser, Subcommand};
-use mcp_raw_net::client::wire_print::{ColorChoice, Printer};
 use mcp_raw_core::Eras;
+use mcp_raw_net::client::wire_print::{ColorChoice, Printer};
 use mcp_raw_net::transport::http;
 use mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
 use mcp_raw_wire::transcript;

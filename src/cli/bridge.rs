@@ -3,8 +3,8 @@
 //! `bridge`), and the listening line scripts read the port from.
 
 use super::args::BridgeArgs;
-use mcp_raw_tools::bridge::{Bridge, child::Spawn, probe};
 use mcp_raw_net::transport::http;
+use mcp_raw_tools::bridge::{Bridge, child::Spawn, probe};
 
 pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
     let recorder = super::record::recorder_for(

@@ -3,6 +3,7 @@
 //! line of a stdio server (or the command after `--`, taken as it is).
 
 use super::args::{AskWhen, ClientArgs};
+use mcp_raw_core::Eras;
 use mcp_raw_net::client::answers::Answers;
 use mcp_raw_net::client::ask_user::Asker;
 use mcp_raw_net::client::auth::assertion::ClientKey;
@@ -14,7 +15,6 @@ use mcp_raw_net::client::stdio_link::{Spawn, StdioLink};
 use mcp_raw_net::client::task_store::TaskStore;
 use mcp_raw_net::client::tls::{Tls, TlsOptions};
 use mcp_raw_net::client::wire_print::Printer;
-use mcp_raw_core::Eras;
 use serde_json::{Value, json};
 use std::io::IsTerminal;
 

@@ -5,6 +5,7 @@
 //! operations.
 
 use anyhow::{Context, bail};
+use mcp_raw_core::Eras;
 use mcp_raw_net::client::answers::Answers;
 use mcp_raw_net::client::auth::assertion::ClientKey;
 use mcp_raw_net::client::auth::extension::{Enterprise, Given};
@@ -12,7 +13,6 @@ use mcp_raw_net::client::auth::{AuthConfig, Grant};
 use mcp_raw_net::client::http_link::HttpLink;
 use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient, Options};
 use mcp_raw_net::client::wire_print::Printer;
-use mcp_raw_core::Eras;
 use serde_json::{Map, Value, json};
 
 pub async fn run(url: &str, printer: Printer) -> anyhow::Result<()> {

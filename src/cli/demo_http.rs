@@ -8,9 +8,9 @@
 use super::script::{self, Expect, Step};
 use anyhow::{Context, bail};
 use hyper::Method;
+use mcp_raw_core::{Eras, LATEST_VERSION, meta};
 use mcp_raw_net::client::http_link::{HttpLink, HttpReply};
 use mcp_raw_net::client::wire_print::Printer;
-use mcp_raw_core::{Eras, LATEST_VERSION, meta};
 use mcp_raw_wire::http::{SESSION_ID, mirror};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};

@@ -5,9 +5,9 @@
 
 use super::script::{self, Expect, Step};
 use anyhow::{Context, bail};
+use mcp_raw_core::Eras;
 use mcp_raw_net::client::stdio_link::StdioLink;
 use mcp_raw_net::client::wire_print::Printer;
-use mcp_raw_core::Eras;
 use serde_json::Value;
 use std::time::Duration;
 

@@ -2,10 +2,10 @@
 //! Each demo numbers the requests as it sends them and checks every reply, so a demo
 //! that prints a wrong wire also fails.
 
-use mcp_raw_wire::jsonrpc::code;
-use mcp_raw_wire::jsonrpc::code::HEADER_MISMATCH;
 use mcp_raw_core::{LATEST_VERSION, meta};
 use mcp_raw_wire::http::mirror;
+use mcp_raw_wire::jsonrpc::code;
+use mcp_raw_wire::jsonrpc::code::HEADER_MISMATCH;
 use serde_json::{Value, json};
 
 /// What a step must get back.

@@ -210,10 +210,7 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
 fn recorder(
     args: &TapArgs,
     transport: &str,
-) -> anyhow::Result<(
-    mcp_raw_wire::recorder::Recorder,
-    Option<super::check::Live>,
-)> {
+) -> anyhow::Result<(mcp_raw_wire::recorder::Recorder, Option<super::check::Live>)> {
     let live = args
         .check
         .then(|| super::check::Live::new(args.max_message_bytes));

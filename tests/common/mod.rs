@@ -139,7 +139,10 @@ impl InProcess {
 
     /// `serve --http` (the demo tools), in-process.
     pub fn demo() -> InProcess {
-        InProcess::start(Server::new(mcp_raw_core::content::demo::tool_set(), Eras::Both))
+        InProcess::start(Server::new(
+            mcp_raw_core::content::demo::tool_set(),
+            Eras::Both,
+        ))
     }
 }
 

@@ -28,7 +28,7 @@ use rmcp::{
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// `echo`'s arguments. The derive *is* the input schema: schemars turns this struct
-/// into the `inputSchema` that mcp-raw writes by hand in `src/content/demo.rs`.
+/// into the `inputSchema` that mcp-raw writes by hand in `crates/core/src/content/demo.rs`.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 struct EchoRequest {
     /// Text to echo back
@@ -128,7 +128,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 }
 
-/// stdio: rmcp's `stdio()` transport is the line loop of mcp-raw's `src/transport/stdio.rs`.
+/// stdio: rmcp's `stdio()` transport is the line loop of mcp-raw's `crates/net/src/transport/stdio.rs`.
 /// `pipes`: rmcp's `stdio_pipes()`, which reads and writes pipes without tokio's
 /// blocking thread pool.
 async fn serve_stdio(pipes: bool) -> Result<(), Box<dyn std::error::Error>> {
@@ -142,7 +142,7 @@ async fn serve_stdio(pipes: bool) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// Streamable HTTP: `StreamableHttpService` is the whole of mcp-raw's
-/// `src/transport/http/` (sessions, SSE, status codes), mounted at `/mcp` on axum.
+/// `crates/net/src/transport/http/` (sessions, SSE, status codes), mounted at `/mcp` on axum.
 /// `fast`: stateless (no legacy sessions), JSON answers, `TCP_NODELAY`.
 async fn serve_http(port: u16, fast: bool) -> Result<(), Box<dyn std::error::Error>> {
     let config = if fast {

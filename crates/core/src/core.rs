@@ -1,7 +1,7 @@
 //! What a transport serves messages through: a [`Core`] opens [`Conversation`]s and
 //! says what the transport must know about it (its eras, whether it pushes, its
 //! tools' schemas). The protocol core ([`Server`], [`Session`]) is one; the bridge's
-//! forwarding core (`crate::bridge`), which hands each message to a stdio server, is
+//! forwarding core (`mcp_raw_tools::bridge`), which hands each message to a stdio server, is
 //! another. The HTTP transport sees only these traits, so every HTTP rule stays in
 //! one place whichever core answers behind it.
 

@@ -40,6 +40,7 @@
 //!   mod.rs              Store (in memory, or shared), tasks/get, tasks/update, tasks/cancel
 //!   record.rs           Record: what any replica may read or change, and its transitions
 //!   shared.rs           Records (a store replicas share), compare-and-set, leases, commands
+//!   suite.rs            the scenarios any Records implementation runs (feature store-suite)
 //! tools.rs              Tool, ToolSet as plain values; tools/list, tools/call, isError
 //! capabilities.rs       what the client declared; -32021; may the server ask this?
 //! resources.rs          Resource, Template, ResourceSet; list, read, templates, subscribe
@@ -73,9 +74,9 @@
 // What this crate stands on, under the names the whole workspace uses.
 use mcp_raw_wire::{clock, jsonrpc};
 
-pub mod content;
 pub mod capabilities;
 mod completion;
+pub mod content;
 pub mod context;
 pub mod core;
 pub mod dress;
@@ -182,7 +183,7 @@ impl Server {
     }
 
     /// A server whose hub and task store are given: the ones replicas share
-    /// (`serve --store`, `crate::store`), whose bounds replace `features.task_limits`.
+    /// (`serve --store`, `mcp_raw_net::store`), whose bounds replace `features.task_limits`.
     pub fn full_on(
         tools: ToolSet,
         resources: ResourceSet,

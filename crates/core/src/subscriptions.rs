@@ -69,7 +69,7 @@ impl Event {
 }
 
 /// Carries events to every replica of a shared deployment (the Redis bus,
-/// `crate::store`). It must deliver to this replica too, by calling [`Hub::deliver`]
+/// `mcp_raw_net::store`). It must deliver to this replica too, by calling [`Hub::deliver`]
 /// when the event comes back.
 pub trait Relay: Send + Sync {
     /// Sends the event on its way; it must not block (events leave in order).

@@ -66,10 +66,9 @@
 // does not matter.
 #![allow(clippy::result_large_err)]
 
-pub mod clock;
-pub mod jsonrpc;
 pub mod asked;
 pub mod classify;
+pub mod clock;
 pub mod decode;
 pub mod event;
 pub mod explain;
@@ -77,6 +76,7 @@ pub mod form;
 pub mod html;
 pub mod http;
 pub mod http1;
+pub mod jsonrpc;
 pub mod line;
 pub mod oauth;
 pub mod oneline;

@@ -920,9 +920,8 @@ mod tests {
     #[test]
     fn creating_outside_a_runtime_is_an_error_not_a_panic() {
         let s = store();
-        let created = crate::future::now_or_later(async move {
-            s.create(|_| async { Ok(json!({})) }).await
-        });
+        let created =
+            crate::future::now_or_later(async move { s.create(|_| async { Ok(json!({})) }).await });
         assert_eq!(created.ok().unwrap().unwrap_err().code, -32603);
     }
 

@@ -13,8 +13,8 @@
 //! work that panics).
 
 use super::{Record, Status, Store, Taken, internal, not_found, too_many};
-use crate::jsonrpc::ErrorObject;
 use crate::future::BoxFuture;
+use crate::jsonrpc::ErrorObject;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::future::Future;
@@ -27,7 +27,7 @@ use tokio::sync::oneshot;
 const ATTEMPTS: usize = 16;
 
 /// A store of task records reachable by every replica: the Redis backend
-/// (`crate::store::redis`) is one. Records travel as JSON text; an error is the
+/// (`mcp_raw_net::store::redis`) is one. Records travel as JSON text; an error is the
 /// store's own words, which become a `-32603` quoting them.
 pub trait Records: Send + Sync + 'static {
     /// This replica's name, recorded as the owner of the tasks it runs.
@@ -448,8 +448,8 @@ mod tests {
     //! `redis-server` (`mcp_raw_net::store::redis`'s tests).
     use super::*;
     use crate::subscriptions::Hub;
-    use crate::tasks::suite::*;
     use crate::tasks::TaskLimits;
+    use crate::tasks::suite::*;
     use std::sync::Weak;
     use std::time::Instant;
 

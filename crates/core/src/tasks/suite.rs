@@ -30,11 +30,7 @@ pub fn id_of(created: &Value) -> String {
 }
 
 /// A scenario of the suite, on `a` (where the task is made) and `b`.
-pub async fn created_here_read_there_and_completed(
-    backend: &str,
-    a: Arc<Store>,
-    b: Arc<Store>,
-) {
+pub async fn created_here_read_there_and_completed(backend: &str, a: Arc<Store>, b: Arc<Store>) {
     let id = id_of(
         &a.create(|_| async { Ok(json!({"content": []})) })
             .await
@@ -46,11 +42,7 @@ pub async fn created_here_read_there_and_completed(
 }
 
 /// A scenario of the suite, on `a` (where the task is made) and `b`.
-pub async fn cancelled_there_stops_the_work_here(
-    backend: &str,
-    a: Arc<Store>,
-    b: Arc<Store>,
-) {
+pub async fn cancelled_there_stops_the_work_here(backend: &str, a: Arc<Store>, b: Arc<Store>) {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
     let created = a
         .create(move |_| async move {
@@ -76,11 +68,7 @@ pub async fn cancelled_there_stops_the_work_here(
 }
 
 /// A scenario of the suite, on `a` (where the task is made) and `b`.
-pub async fn answered_there_resumes_the_work_here(
-    backend: &str,
-    a: Arc<Store>,
-    b: Arc<Store>,
-) {
+pub async fn answered_there_resumes_the_work_here(backend: &str, a: Arc<Store>, b: Arc<Store>) {
     let created = a
         .create(|task| async move {
             let mut q = Map::new();
@@ -106,4 +94,3 @@ pub async fn answered_there_resumes_the_work_here(
     let done = wait_for(&b, &id, "completed").await;
     assert_eq!(done["result"]["content"][0]["text"], "yes", "{backend}");
 }
-

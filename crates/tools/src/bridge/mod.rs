@@ -1,5 +1,5 @@
 //! `mcp-raw bridge -- SERVER_CMD ARG…`: a stdio MCP server served as Streamable
-//! HTTP. The HTTP transport (`crate::transport::http`) does every HTTP rule as it
+//! HTTP. The HTTP transport (`mcp_raw_net::transport::http`) does every HTTP rule as it
 //! does for `serve --http`; behind it, instead of the protocol core, sits the
 //! forwarding core here ([`Bridge`]), which hands each message to a child process
 //! running SERVER_CMD and each of the child's lines back.

@@ -3,8 +3,8 @@
 //! `input_required` and is called again with the reply in `inputResponses`
 //! (2026-07-28 MRTR). The same tool code serves both.
 
-use crate::jsonrpc::ErrorObject;
 use crate::context::Call;
+use crate::jsonrpc::ErrorObject;
 use crate::mrtr;
 use serde_json::{Value, json};
 

@@ -6,8 +6,8 @@
 use super::ask::{elicit, sample, sampled_text};
 use super::payloads::text_result;
 use super::tools::{no_args, tool};
-use crate::jsonrpc::ErrorObject;
 use crate::context::{BoxFuture, Call};
+use crate::jsonrpc::ErrorObject;
 use crate::mrtr::{self, answer, input_required, request, responses};
 use crate::tools::{Handler, Tool};
 use serde_json::{Map, Value, json};

@@ -24,15 +24,12 @@ pub fn server(eras: Eras) -> Arc<Server> {
 /// The same, with these bounds on its task store.
 pub fn server_with(eras: Eras, task_limits: crate::tasks::TaskLimits) -> Arc<Server> {
     let hub = Arc::<crate::subscriptions::Hub>::default();
-    let tasks = Arc::new(crate::tasks::Store::with_limits(
-        task_limits,
-        hub.clone(),
-    ));
+    let tasks = Arc::new(crate::tasks::Store::with_limits(task_limits, hub.clone()));
     server_on(eras, hub, tasks)
 }
 
 /// The conformance server on a given hub and task store: the ones replicas share
-/// through `serve --store` (`crate::store`).
+/// through `serve --store` (`mcp_raw_net::store`).
 pub fn server_on(
     eras: Eras,
     hub: Arc<crate::subscriptions::Hub>,

@@ -3,8 +3,8 @@
 
 use super::ask::{self, Asked};
 use super::payloads::PNG;
-use crate::jsonrpc::ErrorObject;
 use crate::context::{BoxFuture, Call};
+use crate::jsonrpc::ErrorObject;
 use crate::prompts::{Argument, Get, Prompt, PromptSet};
 use serde_json::{Value, json};
 

@@ -10,8 +10,8 @@
 use super::ask::{Asked, elicit};
 use super::payloads::{text, text_result};
 use super::tools::{arg, no_args, string_args, tool};
-use crate::jsonrpc::{ErrorObject, code};
 use crate::context::{BoxFuture, Call};
+use crate::jsonrpc::{ErrorObject, code};
 use crate::mrtr;
 use crate::tasks::EXTENSION;
 use crate::tools::{Arguments, Handler, Tool};

@@ -3,8 +3,8 @@
 
 use super::ask::{self, Asked};
 use super::payloads::{self, audio, image, resource, result, text, text_result};
-use crate::jsonrpc::ErrorObject;
 use crate::context::{BoxFuture, Call};
+use crate::jsonrpc::ErrorObject;
 use crate::subscriptions::Event;
 use crate::tools::{Handler, Tool};
 use serde_json::{Value, json};
