@@ -20,6 +20,7 @@
 //!
 //! ## Layout
 //! ```text
+//! lib.rs                the crate: what it stands on, its modules
 //! client/               the client side, as a library: links that record what crosses
 //!   mod.rs              the links and the dual-era client; the programs live in src/cli/
 //!   wire_print.rs       captions and notes; the recorder whose sinks show the wire

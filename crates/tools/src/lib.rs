@@ -16,6 +16,7 @@
 //!
 //! ## Layout
 //! ```text
+//! lib.rs                the crate: what it stands on, its tools
 //! tap/                  a real client and a real server, every byte between them
 //!   mod.rs              the tap: a real client and server, every byte passed and recorded
 //!   stdio.rs            `tap -- SERVER_CMD`: the client's pipes ⇄ the server's, exit status,
