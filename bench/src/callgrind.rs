@@ -120,7 +120,7 @@ const PARTS: [(&str, &[&str]); 9] = [
     ),
     (
         "… of which: checking the frame and leaving its tape (`check::scan`)",
-        &["mcp_raw_wire::jsonrpc::check::scan"],
+        &["mcp_raw_wire::jsonrpc::tape::check::scan"],
     ),
     (
         "hashing map keys (SipHash: serde_json's `preserve_order` maps; all callers)",

@@ -52,11 +52,14 @@
 //!   x_mcp_header.rs     x-mcp-header annotations: checked, mirrored, validated
 //! jsonrpc/              the four message shapes; bytes → Message; every error code
 //!   mod.rs              Request, Notification, Response (and its Dress), the shape rules
-//!   read.rs             bytes → a message's six members, checked once and read in place
-//!   check.rs            is this frame JSON (exactly as serde_json decides)? and its tape
-//!   raw.rs              a checked frame's values, found on its tape, built on demand
 //!   params.rs           Params: a request's params as sent, or a Value; Field
-//!   spare.rs            the tape and text buffers a frame's read keeps, reused per thread
+//!   tape/               the fast reader behind parse(): an optimisation, proven equal
+//!                       to serde_json (unit tests, the json_check fuzz target)
+//!     mod.rs            what it is and why; its files
+//!     check.rs          is this frame JSON (exactly as serde_json decides)? and its tape
+//!     raw.rs            a checked frame's values, found on its tape, built on demand
+//!     read.rs           bytes → a message's six members, checked once and read in place
+//!     spare.rs          the tape and text buffers a frame's read keeps, reused per thread
 //!   payload.rs          Payload, Rendered: a result as a value or as bytes written once
 //! clock.rs              RFC 3339 UTC time for get_current_time
 //! ```

@@ -12,22 +12,19 @@
 //! a JSON-RPC 2.0 message). Rules: JSON-RPC 2.0 §4–§5 and MCP 2025-11-25
 //! `basic/index` ("Messages": ids are strings or integers, never `null`).
 
-mod check;
 mod params;
 mod payload;
-mod raw;
-mod read;
-mod spare;
+mod tape;
 
-pub use check::is_json;
 pub use params::{Field, Params};
 pub use payload::{Payload, Rendered};
-pub use raw::{Doc, Raw};
+pub use tape::check::is_json;
+pub use tape::raw::{Doc, Raw};
 
-use read::{Members, Version};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+use tape::read::{self, Members, Version};
 
 /// Every error code on the wire, in one table. The first five are JSON-RPC 2.0 §5.1
 /// and mean the same in both eras; the rest are MCP's, from the server-defined range

@@ -4,7 +4,7 @@
 //! a handler that reads a member or two (`tools/call`'s `name` and `arguments`) reads
 //! them from the text, and no map is ever built.
 
-use super::raw::{Doc, Raw};
+use super::tape::raw::{Doc, Raw};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::OnceLock;

@@ -6,10 +6,10 @@
 //! The JSON grammar is serde_json's either way: the same bytes are accepted and refused,
 //! with the same `-32700` wording, whether they are read here or into a `Value`.
 
-use super::Lift;
-use super::params::Params;
 use super::raw::{Doc, Raw};
 use super::spare::Tape;
+use crate::jsonrpc::Lift;
+use crate::jsonrpc::params::Params;
 use serde::Deserialize;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor,

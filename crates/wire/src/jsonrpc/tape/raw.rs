@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 /// A checked JSON text and its tape, owned, and which of its values this is (a
 /// request's `params`, kept past its frame: the frame's text copied, its tape moved,
-/// both in buffers kept between frames, `jsonrpc/spare.rs`).
+/// both in buffers kept between frames, `jsonrpc/tape/spare.rs`).
 #[derive(Clone)]
 pub struct Doc {
     /// The text.
