@@ -6,8 +6,9 @@ library only): how many compare exact bytes, how many look for a substring.
 
 An assertion is one call of `assert!`, `assert_eq!`, `assert_ne!` or
 `debug_assert*!`, read from its `(` to the matching `)` (strings and comments
-skipped), plus one per golden file compared (`golden::check(` / `golden::assert`
-calls in the source, and the files under tests/golden/, each compared once).
+skipped), plus one per file under tests/golden/ (each compared byte for byte once;
+the `golden::check`/`golden::compare` calls themselves are not counted, and
+show/recording.jsonl is an input, not an expectation).
 It is sorted into the first class that fits:
 
 - golden: a file under tests/golden/ compared byte for byte (counted per file);
@@ -94,13 +95,15 @@ def classify(kind, body):
 
 def census(path):
     src = strip(open(path, encoding="utf-8").read())
-    counts = {"golden": 0, "exact": 0, "substring": 0, "other": 0}
+    counts = {"golden": 0, "exact": 0, "substring": 0, "other": 0, "contains": 0}
     for m in MACRO.finditer(src):
         depth, j = 1, m.end()
         while j < len(src) and depth:
             depth += {"(": 1, ")": -1}.get(src[j], 0)
             j += 1
-        counts[classify(m.group(2) or "", src[m.end() : j - 1])] += 1
+        body = src[m.end() : j - 1]
+        counts[classify(m.group(2) or "", body)] += 1
+        counts["contains"] += ".contains(" in body
     return counts
 
 
@@ -109,7 +112,7 @@ def main():
     for folder in ("tests", os.path.join("tests", "common")):
         d = os.path.join(ROOT, folder)
         files += [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".rs")]
-    total = {"golden": 0, "exact": 0, "substring": 0, "other": 0}
+    total = {"golden": 0, "exact": 0, "substring": 0, "other": 0, "contains": 0}
     for f in files:
         c = census(f)
         for k in total:
@@ -119,13 +122,15 @@ def main():
     golden = os.path.join(ROOT, "tests", "golden")
     if os.path.isdir(golden):
         for _, _, names in os.walk(golden):
-            total["golden"] += len(names)
-    n = sum(total.values())
+            # show/recording.jsonl is an input (a kept recording), not an expectation.
+            total["golden"] += sum(1 for n in names if n != "recording.jsonl")
+    n = sum(v for k, v in total.items() if k != "contains")
     print(f"{n} assertions in {len(files)} files")
     for k in ("golden", "exact", "substring", "other"):
         print(f"  {k:10} {total[k]:5}  {100 * total[k] / n:5.1f}%")
     both = total["golden"] + total["exact"]
     print(f"  exact bytes (golden + exact): {both} ({100 * both / n:.1f}%)")
+    print(f"  of which call .contains(: {total['contains']} ({100 * total['contains'] / n:.1f}%)")
 
 
 if __name__ == "__main__":
