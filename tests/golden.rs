@@ -15,6 +15,8 @@
 //!   the kept recording; the rule list.
 //! - `diff/`: two recordings that differ, in text and JSON.
 //! - `client/`: the client's view of `serve` over stdio and HTTP, readable and `--raw`.
+//! - `serve/`: what `serve` writes on stderr over stdio: its log, and `--trace` in
+//!   each view.
 
 mod common;
 use common::{BIN, HttpServer, golden};
@@ -226,17 +228,29 @@ fn check_reads_the_kept_recording() {
 /// its last line is a request, whose one reply line is read before the next step.
 /// Returns FILE.
 fn converse(name: &str, steps: &[&[&str]]) -> String {
+    converse_with(name, &[], steps).0
+}
+
+/// As [`converse`], with more flags for `serve`: FILE, and what it wrote on stderr.
+fn converse_with(name: &str, flags: &[&str], steps: &[&[&str]]) -> (String, String) {
     let file = scratch(&format!("{name}.jsonl"));
     let mut serve = Command::new(BIN)
         .args(["serve", "--record", file.to_str().unwrap()])
+        .args(flags)
         .env_clear()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut to = serve.stdin.take().unwrap();
     let mut from = BufReader::new(serve.stdout.take().unwrap());
+    let mut stderr = serve.stderr.take().unwrap();
+    let log = std::thread::spawn(move || {
+        let mut log = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut log).unwrap();
+        log
+    });
     for lines in steps {
         let chunk: String = lines.iter().map(|l| format!("{l}\n")).collect();
         to.write_all(chunk.as_bytes()).unwrap();
@@ -250,7 +264,36 @@ fn converse(name: &str, steps: &[&[&str]]) -> String {
     std::io::Read::read_to_string(&mut from, &mut rest).unwrap();
     assert_eq!(rest, "", "more replies than requests");
     assert!(serve.wait().unwrap().success());
-    file.to_str().unwrap().to_owned()
+    (file.to_str().unwrap().to_owned(), log.join().unwrap())
+}
+
+/// What `serve` writes on stderr over stdio: its log, and each `--trace` view of the
+/// wire (the log lines about a read follow the answers to it).
+#[test]
+fn serve_logs_and_traces_on_stderr() {
+    let steps: &[&[&str]] = &[
+        &[INITIALIZE],
+        &[
+            INITIALIZED,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        ],
+        &[
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#,
+        ],
+        &[r#"{"jsonrpc":"2.0","id":4,"method":"no/such/method"}"#],
+    ];
+    for (name, flags) in [
+        ("log", &["--color", "never"][..]),
+        ("trace", &["--trace", "--color", "never"][..]),
+        ("trace-raw", &["--trace", "raw", "--color", "never"][..]),
+        (
+            "trace-oneline",
+            &["--trace", "oneline", "--color", "never"][..],
+        ),
+    ] {
+        let (_, log) = converse_with(&format!("serve-{name}"), flags, steps);
+        golden::check(&format!("serve/stdio-{name}.txt"), &log);
+    }
 }
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
