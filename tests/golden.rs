@@ -390,6 +390,8 @@ fn the_normalizer_replaces_only_what_it_documents() {
             "<<< mcp-session-id: e7aa641d-10c1-4db7-bd33-0123456789ab\n",
             "    [server stderr] anything\n",
             "{{\"t\":1,\"lane\":\"stderr\",\"text\":\"x\"}}\n",
+            "··· [c1 +0.050s] s2c closed: EOF\n",
+            "{{\"t\":0.05,\"lane\":\"c1\",\"dir\":\"c2s\",\"close\":\"dropped\"}}\n",
             ">>> [c1 +0.013s] host: 127.0.0.1:42717, localhost:8080, [::1]:3100\n",
             "event 2 stdio c2s 0.000269s: \"t\": 12.5\n",
             "··· spawned {} serve, recording to {}\n",

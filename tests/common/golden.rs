@@ -18,8 +18,9 @@
 //! - **Ports.** The port after `127.0.0.1:`, `localhost:` or `[::1]:` becomes
 //!   `<port>` (servers in tests bind port 0).
 //! - **Paths.** The binary's own path becomes `<bin>` (a recording names the command it
-//!   spawned) and this test run's scratch directory ([`scratch`]) `<scratch>`: both
-//!   depend on where the repository is checked out.
+//!   spawned; the path depends on where the repository is checked out), and this test
+//!   run's scratch directory ([`scratch`], named after the temp dir and the process
+//!   id) `<scratch>`.
 //! - **The order of a child's stderr.** A stdio server's stderr reaches the client
 //!   through another pipe than its stdout, so where its lines fall among the messages
 //!   depends on scheduling: the view's `[server stderr]` lines and a transcript's
