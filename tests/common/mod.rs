@@ -3,10 +3,13 @@
 //!
 //! - `http_client`: raw HTTP/1.1 requests; responses read back through the library's
 //!   `wire::http1::Framer` and `wire::sse::Decoder`, whole or event by event.
+//! - `golden`: the golden files' one normalizer (what it replaces, and why) and the
+//!   byte-for-byte comparison with `tests/golden/` (`UPDATE_GOLDEN=1` rewrites them).
 //! - `wire`: one conversation with the conformance fixture over stdio or HTTP, for
 //!   scenarios written once and run over both (`tests/fixture.rs`).
 #![allow(dead_code)]
 
+pub mod golden;
 pub mod http_client;
 pub mod pki;
 pub mod wire;
