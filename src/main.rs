@@ -26,6 +26,7 @@
 //!   ca.rs               `ca`: the local CA of `tap --proxy`: create, show, rotate, delete
 //!   auth_server.rs      `auth-server`: the flags → the loopback authorization server
 //!   script.rs           the sessions the demos drive, and what each reply must be
+//!   stderr_log.rs       the libraries' reports (the `log` facade) written to stderr
 //! ```
 
 mod cli;
@@ -37,6 +38,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     mcp_raw_net::memory::return_large_blocks_promptly();
+    cli::stderr_log::install();
     let cli = Cli::parse_from(without_alias_separator(std::env::args_os().collect()));
     if let Some(n) = cli.max_unanswered {
         mcp_raw_wire::asked::set_max_unanswered(n);

@@ -19,6 +19,7 @@ pub mod replay;
 pub mod script;
 pub mod serve;
 pub mod show;
+pub mod stderr_log;
 pub mod tap;
 
 /// The largest file a secret is read from: a secret, not a document.

@@ -284,7 +284,7 @@ impl Shared {
             })
             .await;
         if let Err(e) = done {
-            eprintln!(
+            log::warn!(
                 "[mcp-raw] task {id}: its outcome could not be recorded: {}",
                 e.message
             );
@@ -392,7 +392,7 @@ impl Shared {
                         self.wake(&id, record.answers);
                     }
                 }
-                Err(e) => eprintln!("[mcp-raw] renewing the lease of task {id}: {e}"),
+                Err(e) => log::warn!("[mcp-raw] renewing the lease of task {id}: {e}"),
             }
         }
     }
@@ -423,14 +423,14 @@ impl Store {
         match command {
             Command::Cancel { id } => {
                 if shared.stop(&id) {
-                    eprintln!(
+                    log::warn!(
                         "[mcp-raw] task {id}: cancelled on another replica; its work here stopped"
                     );
                 }
             }
             Command::Answers { id, answers } => {
                 if shared.wake(&id, answers) {
-                    eprintln!(
+                    log::warn!(
                         "[mcp-raw] task {id}: answered on another replica; its work here resumed"
                     );
                 }

@@ -270,7 +270,7 @@ impl McpClient {
         {
             // A server without the logging capability may refuse it: the session
             // goes on, without its logs.
-            eprintln!("[mcp-raw client] warning: logging/setLevel {level} refused: {e}");
+            log::warn!("[mcp-raw client] warning: logging/setLevel {level} refused: {e}");
         }
         Ok(client)
     }
@@ -625,7 +625,7 @@ impl McpClient {
                         true
                     }
                     Err(why) => {
-                        eprintln!("[mcp-raw client] warning: dropping tool {name:?}: {why}");
+                        log::warn!("[mcp-raw client] warning: dropping tool {name:?}: {why}");
                         self.excluded.insert(name, why);
                         false
                     }
@@ -781,7 +781,7 @@ impl McpClient {
             Link::Stdio(stdio) => {
                 let exit = stdio.close(self.options.shutdown_timeout).await?;
                 if exit.stopped.is_some() {
-                    eprintln!("[mcp-raw client] warning: the server exited with {exit}");
+                    log::warn!("[mcp-raw client] warning: the server exited with {exit}");
                 } else if !exit.status.success() {
                     bail!("the server exited with {exit}");
                 }

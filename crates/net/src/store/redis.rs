@@ -612,7 +612,7 @@ async fn write_bus(
             .call(&[b"PUBLISH", channel.as_bytes(), payload.as_bytes()])
             .await
         {
-            eprintln!("[mcp-raw] store: an event was not published: {e}");
+            log::warn!("[mcp-raw] store: an event was not published: {e}");
         }
     }
 }
@@ -650,7 +650,7 @@ async fn read_bus(
             let _ = ready.send(Err(error));
             return;
         }
-        eprintln!("[mcp-raw] store: the bus is down ({error}); reconnecting in {backoff:?}");
+        log::warn!("[mcp-raw] store: the bus is down ({error}); reconnecting in {backoff:?}");
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(MAX_BACKOFF);
     }
@@ -730,7 +730,7 @@ mod tests {
                 "redis-server is not on PATH and CI is set: the Redis store suite \
                  would check nothing (apt-get install redis-server)"
             );
-            eprintln!(
+            log::warn!(
                 "SKIP store::redis: redis-server is not on PATH; nothing was checked \
                  (apt-get install redis-server)"
             );

@@ -264,7 +264,7 @@ impl Connection {
                         .map_err(|e| format!("{e:#}"))?;
                 if let Some(name) = trace {
                     let leaf = facts.chain.first();
-                    eprintln!(
+                    log::warn!(
                         "[redis {name}] TLS {} {}, certificate {} (issuer {}, SHA-256 {})",
                         facts.version,
                         facts.cipher,
@@ -306,7 +306,7 @@ impl Connection {
                 .iter()
                 .position(|&b| b == b'\n')
                 .map_or(&shown[..], |at| &shown[at + 1..]);
-            eprintln!(
+            log::warn!(
                 "[redis {name}] > {head}{}(the password is not shown)",
                 escaped(rest)
             );
@@ -379,10 +379,10 @@ impl Connection {
         }
     }
 
-    /// Prints one frame's bytes when tracing: one line each, `\r\n` visible.
+    /// Reports one frame's bytes when tracing (`log`, trace level): one line each, `\r\n` visible.
     fn show(&self, arrow: char, bytes: &[u8]) {
         if let Some(name) = self.trace {
-            eprintln!("[redis {name}] {arrow} {}", escaped(bytes));
+            log::trace!("[redis {name}] {arrow} {}", escaped(bytes));
         }
     }
 

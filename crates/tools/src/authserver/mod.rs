@@ -283,7 +283,7 @@ pub async fn serve(
                     connection(io, server).await
                 }
                 Err(why) => {
-                    eprintln!("[mcp-raw] auth-server: TLS connection from {peer} refused: {why}")
+                    log::warn!("[mcp-raw] auth-server: TLS connection from {peer} refused: {why}")
                 }
             }
         });

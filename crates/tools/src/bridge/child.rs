@@ -128,7 +128,7 @@ impl Child {
             ));
         };
         let pid = child.id().map_or_else(|| "?".to_owned(), |p| p.to_string());
-        eprintln!(
+        log::warn!(
             "[mcp-raw] bridge: child {number} (pid {pid}) spawned for {why}: {}",
             spawn.command.join(" ")
         );
@@ -177,7 +177,7 @@ impl Child {
                 _ = killed => {
                     let _ = child.start_kill();
                     let _ = child.wait().await;
-                    eprintln!("[mcp-raw] bridge: child {number} killed: what it served has ended");
+                    log::warn!("[mcp-raw] bridge: child {number} killed: what it served has ended");
                     let _ = exited.send("it was killed: what it served has ended".to_owned());
                     return;
                 }
@@ -186,7 +186,7 @@ impl Child {
                 Ok(s) => format!("it exited with {s}"),
                 Err(e) => format!("waiting for it failed: {e}"),
             };
-            eprintln!("[mcp-raw] bridge: child {number}: {said}");
+            log::warn!("[mcp-raw] bridge: child {number}: {said}");
             let _ = exited.send(said);
         });
 
@@ -285,7 +285,7 @@ fn log_line(line: &[u8], number: u32, last: &Mutex<String>, echo: bool) {
     let text = String::from_utf8_lossy(line);
     let text = text.trim_end_matches('\r');
     if echo {
-        eprintln!("[child {number}] {text}");
+        log::info!("[child {number}] {text}");
     }
     if let Ok(mut l) = last.lock() {
         *l = text.chars().take(200).collect();

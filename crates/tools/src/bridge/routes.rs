@@ -209,7 +209,7 @@ impl Routes {
     /// stdout that is not a valid MCP message"): every waiting request gets an error
     /// that says what happened; the child may still answer later requests.
     fn broken(&mut self, why: String) {
-        eprintln!("[mcp-raw] bridge: {why}");
+        log::warn!("[mcp-raw] bridge: {why}");
         self.fail_all(&why);
     }
 
@@ -232,7 +232,7 @@ impl Routes {
             None => None,
         };
         let Some(at) = at else {
-            eprintln!(
+            log::warn!(
                 "[mcp-raw] bridge: the stdio server ({}) answered {} which no request waits for: dropped",
                 self.name,
                 response
@@ -298,7 +298,7 @@ impl Routes {
             // The GET stream closed.
             self.push = None;
         }
-        eprintln!(
+        log::warn!(
             "[mcp-raw] bridge: the stdio server ({}) sent {method} while no request waits and no GET stream is open: dropped",
             self.name
         );

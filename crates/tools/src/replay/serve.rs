@@ -235,7 +235,7 @@ pub async fn http(
                         .await;
                 }
                 Err(why) => {
-                    eprintln!("[mcp-raw] replay: TLS connection from {peer} refused: {why}")
+                    log::warn!("[mcp-raw] replay: TLS connection from {peer} refused: {why}")
                 }
             }
         });

@@ -226,7 +226,7 @@ async fn relay(client: TcpStream, peer: SocketAddr, config: &Config) {
         .await
     {
         Ok((client, facts)) => relay_from(client, peer, config, Some(Box::new(facts))).await,
-        Err(why) => eprintln!("[mcp-raw] tap: TLS connection from {peer} refused: {why}"),
+        Err(why) => log::warn!("[mcp-raw] tap: TLS connection from {peer} refused: {why}"),
     }
 }
 

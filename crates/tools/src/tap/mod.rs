@@ -76,7 +76,7 @@ where
                 });
             }
             Err(e) => {
-                eprintln!("[mcp-raw] {who}: accept failed: {e}");
+                log::warn!("[mcp-raw] {who}: accept failed: {e}");
                 tokio::time::sleep(std::time::Duration::from_millis(100)).await;
             }
         }

@@ -122,7 +122,7 @@ pub async fn authorize(
     let query = match location {
         Some(location) => location.split_once('?').map_or("", |(_, q)| q).to_owned(),
         None => {
-            eprintln!(
+            log::warn!(
                 "[mcp-raw client] open this URL to authorize (waiting {}s for the redirect to {}):\n  {url}",
                 r.wait.as_secs(),
                 r.redirect_uri

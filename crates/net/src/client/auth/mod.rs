@@ -220,7 +220,7 @@ impl Authorizer {
         {
             match self.refresh(link, &held).await {
                 Ok(credential) => return Ok(credential),
-                Err(e) => eprintln!(
+                Err(e) => log::warn!(
                     "[mcp-raw client] the refresh grant did not work ({e:#}); authorizing anew"
                 ),
             }

@@ -81,7 +81,7 @@ async fn initialize(app: &App, envelope: Envelope<'_>, owner: Option<Principal>)
                 ),
             );
         };
-        eprintln!(
+        log::warn!(
             "[mcp-raw] session {id} created ({} live)",
             app.sessions.len()
         );

@@ -124,7 +124,7 @@ async fn serve_tls(
             )
             .await
         }
-        Err(why) => eprintln!("[mcp-raw] TLS connection from {peer} refused: {why}"),
+        Err(why) => log::warn!("[mcp-raw] TLS connection from {peer} refused: {why}"),
     }
 }
 
@@ -154,7 +154,7 @@ impl Failures {
             .logged
             .is_none_or(|t| now.duration_since(t) >= Duration::from_secs(1))
         {
-            eprintln!(
+            log::warn!(
                 "[mcp-raw] accept failed: {e} ({} time(s) since the last report); pausing accepts",
                 self.unlogged
             );
@@ -168,7 +168,7 @@ impl Failures {
 
     fn recovered(&mut self) {
         if self.streak > 0 {
-            eprintln!(
+            log::warn!(
                 "[mcp-raw] accepting again after {} failed accept(s)",
                 self.streak
             );

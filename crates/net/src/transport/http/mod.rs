@@ -293,7 +293,7 @@ fn delete(app: &App, req: &Request<hyper::body::Incoming>) -> HttpResponse {
         Ok(None) => legacy::bad_request("DELETE needs the Mcp-Session-Id of the session to end"),
         Ok(Some(id)) => match app.sessions.remove(id, principal(req)) {
             Some(running) => {
-                eprintln!(
+                log::warn!(
                     "[mcp-raw] session {id} terminated by DELETE: {running} running request(s) cancelled ({} live)",
                     app.sessions.len()
                 );

@@ -289,7 +289,7 @@ fn report(ended: &[(Ended, usize)], live: usize) {
     }
     let count = |why| ended.iter().filter(|(w, _)| *w == why).count();
     let cancelled: usize = ended.iter().map(|(_, r)| r).sum();
-    eprintln!(
+    log::warn!(
         "[mcp-raw] ended {} session(s): {} never sent notifications/initialized (serve --init-timeout), {} idle (serve --session-timeout); {cancelled} running request(s) cancelled; {live} live",
         ended.len(),
         count(Ended::NeverInitialized),

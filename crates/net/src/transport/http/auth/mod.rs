@@ -241,7 +241,7 @@ impl Protection {
                 // The reason (which may quote the authorization server's own error
                 // body, or where its metadata points) is for the operator, on
                 // stderr; the caller learns only that the check could not be made.
-                eprintln!("[mcp-raw] cannot check a token: {e:#}");
+                log::warn!("[mcp-raw] cannot check a token: {e:#}");
                 return Err(reply::error(
                     StatusCode::SERVICE_UNAVAILABLE,
                     crate::jsonrpc::code::INTERNAL_ERROR,
