@@ -21,7 +21,8 @@ Checks, in the order the client made them (MCP 2025-11-25, basic/authorization):
 6. POST of the token endpoint, grant_type=authorization_code with that code and a
    code_verifier whose S256 is the challenge (RFC 7636 §4.6): 200 and a Bearer token;
 7. every later request to the MCP server carries `Authorization: Bearer` with that token
-   (RFC 6750 §2.1) and is answered below 400; the add call and its 42 among them.
+   (RFC 6750 §2.1) and is answered below 400 (a GET for a stream: 405 too); the add call
+   and its 42 among them.
 And every lane holds the tls events of both legs (the client's to the tap, the tap's to
 the server). Exit 1 naming the first hop that is missing or wrong.
 """
@@ -195,7 +196,9 @@ want(token.get("access_token") and token.get("token_type", "").lower() == "beare
 later = [x for x in exchanges if x[0] > hops[-1][0] and x[1] == mcp]
 want(any(x[2] == "POST" for x in later), "no POST /mcp after the token")
 for x in later:
-    want(x[4].get("authorization") == f"Bearer {token['access_token']}" and x[6] < 400,
+    # A GET for the server's own stream may get 405: the server offers none (MCP 2025-11-25,
+    # basic/transports, "Listening for Messages from the Server").
+    want(x[4].get("authorization") == f"Bearer {token['access_token']}" and (x[6] < 400 or (x[2], x[6]) == ("GET", 405)),
          f"{show(x)} with Authorization {x[4].get('authorization', '(none)')[:20]!r}…")
 said = b"".join(x[5] for x in later), b"".join(x[8] for x in later)
 want(re.search(rb'"method":"tools/call","params":\{"name":"add","arguments":\{"a":2,"b":40\}', said[0])

@@ -160,9 +160,43 @@ if [ -n "$auth_rec" ]; then
   python3 interop/wire_hashes.py --target "$target" "$tap" "$end"
   echo " the authorization server's (auth-server --record):"
   python3 interop/wire_hashes.py --target "$auth" "$tap" "$auth_rec"
+  # What the authorization server saw besides the tap's lanes is the resource server's
+  # own fetches (metadata, key set), each byte for byte as the resource server recorded
+  # it: every lane of its record is accounted for.
+  python3 - "$tap" "$end" "$auth_rec" "$auth" <<'PY'
+import base64, hashlib, json, re, sys
+tap, end, auth_rec, auth = sys.argv[1:]
+def lanes(path):
+    opens, data = {}, {}
+    for line in list(open(path))[1:]:
+        e = json.loads(line)
+        if "fact" in e:
+            continue
+        if "open" in e:
+            opens[e["lane"]] = opens.get(e["lane"], "") + e["open"] + "\n"
+        b = e["text"].encode() if "text" in e else base64.b64decode(e["base64"]) if "base64" in e else b""
+        data.setdefault(e["lane"], {"c2s": b"", "s2c": b""})[e["dir"]] += b
+    return opens, {l: tuple(hashlib.sha256(d[k]).hexdigest() for k in ("c2s", "s2c")) for l, d in data.items()}
+tap_from = {m.group(1) for t in lanes(tap)[0].values() if (m := re.search(r"target side: connected (\S+) → " + re.escape(auth), t))}
+opens, hashes = lanes(auth_rec)
+def peer(lane):  # the first ADDRESS:PORT of the lane's open: whom it was accepted from
+    m = re.search(r"\d{1,3}(?:\.\d{1,3}){3}:\d+", opens.get(lane, ""))
+    return m and m.group(0)
+others = sorted(h for l, h in hashes.items() if peer(l) not in tap_from)
+opens, hashes = lanes(end)
+fetches = sorted(h for l, h in hashes.items() if opens.get(l, "").startswith(f"connected to {auth} "))
+if not others or others != fetches:
+    sys.exit(f"  the authorization server's other lanes {others} are not the resource server's fetches {fetches}")
+print(f"  its {len(others)} other lane(s): the resource server's own fetches, the same in both directions as serve's record has them")
+PY
 else
   python3 interop/wire_hashes.py "$tap" "$end"
 fi
 echo "mcp-raw check on the tap's recording:"
-# pipefail: check's exit status is the script's.
+# pipefail: check's exit status is the script's (errors fail it; warnings do not).
+# py-oauth-proxy shows one warning in some runs, jsonrpc/unanswered for the first POST:
+# when its body comes after its head (httpx2 writes them apart), `serve` answers the 401
+# before reading the body and closes the connection, without `Connection: close`
+# (reported; src/ left alone); the SDK's retry, same id, goes out on another connection,
+# and `check` counts the 401's error (id null) as no answer to the first.
 "$bin" check "$tap" | sed 's/^/  /'

@@ -10,7 +10,8 @@ basic/authorization). Nobody is at a browser here: the redirect handler requests
 authorization URL itself, with the same proxy and trust settings as the SDK (httpx2 reads
 HTTPS_PROXY and SSL_CERT_FILE), and hands the redirect's code and state to the callback
 handler. `mcp-raw auth-server` approves without asking, so that one request is the whole
-"login". Then the checks: tools/list, add 2+40 = 42.
+"login". Then the checks: tools/list, add 2+40 = 42; and again in the handshake era with
+the same token.
 
 Exits 0 when every check passes; otherwise prints the failure and exits 1.
 """
@@ -103,22 +104,28 @@ async def run(url: str) -> None:
         redirect_handler=browser.redirect,
         callback_handler=browser.callback,
     )
-    async with httpx2.AsyncClient(auth=provider, timeout=TIMEOUT_S) as http:
-        async with Client(streamable_http_client(url, http_client=http), read_timeout_seconds=TIMEOUT_S) as client:
-            print(f"connected: {client.server_info.name if client.server_info else '?'}, protocol {client.protocol_version}")
-            if storage.client_info is None or storage.tokens is None:
-                raise RuntimeError("connected without registering or without a token")
-            print(f"registered as {storage.client_info.client_id}; token type {storage.tokens.token_type},"
-                  f" scope {storage.tokens.scope!r}")
-            names = sorted(t.name for t in (await client.list_tools()).tools)
-            if names != ["add", "echo", "get_current_time"]:
-                raise RuntimeError(f"tools/list names: {names}")
-            print(f"tools/list: {', '.join(names)}")
-            total = await client.call_tool("add", {"a": 2, "b": 40})
-            text = [c.text for c in total.content if c.type == "text"]
-            if total.is_error or text != ["42"]:
-                raise RuntimeError(f"add 2+40: {total!r}")
-            print("add 2+40: 42")
+    # Twice, as client.py does: "auto" (2026-07-28 if the server offers it, as mcp-raw
+    # does) walks the flow; "legacy" (the initialize handshake, a session, its DELETE)
+    # reuses the token the provider holds, so both eras carry the same bearer.
+    for mode in ("auto", "legacy"):
+        async with httpx2.AsyncClient(auth=provider, timeout=TIMEOUT_S) as http:
+            transport = streamable_http_client(url, http_client=http)
+            async with Client(transport, mode=mode, read_timeout_seconds=TIMEOUT_S) as client:
+                print(f"-- mode {mode}: connected to {client.server_info.name if client.server_info else '?'},"
+                      f" protocol {client.protocol_version}")
+                if storage.client_info is None or storage.tokens is None:
+                    raise RuntimeError("connected without registering or without a token")
+                print(f"registered as {storage.client_info.client_id}; token type {storage.tokens.token_type},"
+                      f" scope {storage.tokens.scope!r}")
+                names = sorted(t.name for t in (await client.list_tools()).tools)
+                if names != ["add", "echo", "get_current_time"]:
+                    raise RuntimeError(f"tools/list names: {names}")
+                print(f"tools/list: {', '.join(names)}")
+                total = await client.call_tool("add", {"a": 2, "b": 40})
+                text = [c.text for c in total.content if c.type == "text"]
+                if total.is_error or text != ["42"]:
+                    raise RuntimeError(f"add 2+40: {total!r}")
+                print("add 2+40: 42")
 
 
 def main() -> int:
