@@ -61,7 +61,8 @@ class Browser:
 
     async def redirect(self, authorization_url: str) -> None:
         query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(authorization_url).query))
-        # OAuth 2.1 §4.1.1: PKCE with S256; the state protects the redirect (§7.12).
+        # OAuth 2.1 §4.1.1: PKCE with S256; the state ties the redirect to this request
+        # (RFC 6749 §10.12, cross-site request forgery).
         for key, want in [("response_type", "code"), ("code_challenge_method", "S256")]:
             if query.get(key) != want:
                 raise RuntimeError(f"authorization URL has {key}={query.get(key)!r}, want {want!r}")
