@@ -2,10 +2,11 @@
 # Interop: the official MCP SDK clients (TypeScript and Python) against mcp-raw's server,
 # each over stdio and over Streamable HTTP.
 #
-#   interop/run.sh                   all twenty-three: ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http
+#   interop/run.sh                   all twenty-five: ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http
 #                                    everything-stdio everything-http everything-https
 #                                    pyserver-stdio pyserver-http pyserver-https
 #                                    tap-ts-stdio tap-ts-http tap-ts-proxy tap-ts2-stdio tap-ts2-http
+#                                    tap-py-proxy tap-py-oauth-proxy
 #                                    tap-everything-stdio tap-everything-http
 #                                    replay-everything-stdio replay-everything-http
 #                                    oauth-http oauth-https
@@ -17,10 +18,15 @@
 # -https: Debian's nginx terminating TLS in front of it, the client with --cacert);
 # pyserver-* run `mcp-raw client` against a Python-SDK server in both eras (-https:
 # under uvicorn with --ssl-certfile, the client over https:// with --cacert)
-# (interop/pyserver.sh, interop/py/server.py); tap-* run the ts, ts2 and everything
+# (interop/pyserver.sh, interop/py/server.py); tap-* run the ts, ts2, py and everything
 # combinations with `mcp-raw tap` between client and server, compare the tap's recording
 # with the other end's own hash for hash, and `mcp-raw check` it (interop/tap.sh;
-# tap-ts-proxy: the v1 client over https:// through `tap --proxy` as its HTTPS_PROXY);
+# tap-ts-proxy and tap-py-proxy: the v1 client and the Python SDK client over https://
+# through `tap --proxy` as their HTTPS_PROXY; tap-py-oauth-proxy: the Python SDK client's
+# OAuth, a full authorization-code flow with PKCE and dynamic registration through the
+# proxy, against `serve --tls-cert --auth-server https://…` and `mcp-raw auth-server
+# --tls-cert`, every hop read out of the tap's recording (interop/oauth_hops.py) and both
+# servers' own records compared with it);
 # replay-* record the TypeScript SDK client against server-everything, then serve the
 # recording with `mcp-raw replay` to the same client, which must get the same answers
 # (interop/replay.sh); oauth-http runs `mcp-raw serve --auth-server` against a real
@@ -40,7 +46,8 @@ timeout_s=${INTEROP_TIMEOUT:-60}
 combos=("$@")
 all=(ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http everything-stdio everything-http everything-https
   pyserver-stdio pyserver-http pyserver-https
-  tap-ts-stdio tap-ts-http tap-ts-proxy tap-ts2-stdio tap-ts2-http tap-everything-stdio tap-everything-http
+  tap-ts-stdio tap-ts-http tap-ts-proxy tap-ts2-stdio tap-ts2-http tap-py-proxy tap-py-oauth-proxy
+  tap-everything-stdio tap-everything-http
   replay-everything-stdio replay-everything-http oauth-http oauth-https)
 [ ${#combos[@]} -gt 0 ] || combos=("${all[@]}")
 for c in "${combos[@]}"; do
@@ -102,7 +109,7 @@ install_py() {
 
 # Install only what the chosen combinations need.
 case " ${combos[*]}" in *"ts-"* | *"ts2-"* | *"everything-"* | *" oauth-"*) install_ts ;; esac
-case " ${combos[*]}" in *" py-"* | *" pyserver-"*) install_py ;; esac
+case " ${combos[*]}" in *" py-"* | *" pyserver-"* | *" tap-py-"*) install_py ;; esac
 
 # Start `mcp-raw serve --http` on a free loopback port; sets $url, or fails after 10 s.
 start_http() {
