@@ -72,7 +72,7 @@ fuzz_target!(|data: &[u8]| {
 /// client reads for up to [`WAIT`] more, or until the server closes.
 async fn exchange(app: Arc<App>, request: Vec<u8>) -> Vec<u8> {
     let (client, server) = tokio::io::duplex(64 * 1024);
-    let task = tokio::spawn(conn::serve(app, server, None, "fuzz".into(), None));
+    let task = tokio::spawn(conn::serve(app.clone(), app.listening.clone(), server, None, "fuzz".into(), None));
     let (mut from_server, mut to_server) = tokio::io::split(client);
     let mut response = Vec::new();
     {

@@ -23,14 +23,13 @@ pub mod state;
 pub mod token;
 
 use crate::keys::Es256Key;
-use crate::wire::event::{Dir, LaneKind};
-use crate::wire::recorded::Recorded;
+use crate::transport::http::Limits;
+use crate::transport::http::listen::{self, Listening, Site};
 use crate::wire::recorder::Recorder;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use state::State;
 use std::sync::{Arc, Mutex};
@@ -229,80 +228,34 @@ fn response(answer: Answer) -> Response<Full<Bytes>> {
 }
 
 /// Serves `server` on `listener` until the task is dropped; each connection on its
-/// own lane of `recorder`.
+/// own lane of `recorder`. The connections are taken and clocked as every mcp-raw
+/// listener's are (`transport::http::listen`): its `--header-timeout` on a head and
+/// on a TLS handshake, the server's default idle and write timeouts.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     server: Arc<AuthServer>,
     recorder: Option<Recorder>,
     tls: Option<Arc<crate::transport::tls::Acceptor>>,
 ) -> std::io::Result<()> {
-    loop {
-        let (stream, peer) = listener.accept().await?;
-        let _ = stream.set_nodelay(true);
-        let server = server.clone();
-        let recorder = recorder.clone().unwrap_or_else(Recorder::none);
-        let tls = tls.clone();
-        tokio::spawn(async move {
-            let header_timeout = server.config.header_timeout;
-            let Some(tls) = tls else {
-                let lane = recorder.lane(LaneKind::Http);
-                let io = Recorded::new(
-                    stream,
-                    recorder,
-                    lane,
-                    Dir::ToServer,
-                    Some(peer.to_string()),
-                );
-                return connection(io, server).await;
-            };
-            // The handshake under the head's clock: a half-sent ClientHello holds the
-            // connection no longer than a half-sent head.
-            match tls
-                .accept(
-                    stream,
-                    header_timeout,
-                    "--header-timeout",
-                    std::time::Instant::now(),
-                )
-                .await
-            {
-                Ok((stream, facts)) => {
-                    let lane = recorder.lane(LaneKind::Http);
-                    let io = Recorded::new(
-                        stream,
-                        recorder.clone(),
-                        lane,
-                        Dir::ToServer,
-                        Some(format!("{peer} (TLS)")),
-                    );
-                    recorder.emit(
-                        lane,
-                        Dir::ToServer,
-                        crate::wire::event::What::Tls(Box::new(facts)),
-                    );
-                    connection(io, server).await
-                }
-                Err(why) => {
-                    log::warn!("[mcp-raw] auth-server: TLS connection from {peer} refused: {why}")
-                }
-            }
-        });
-    }
+    let limits = Limits {
+        header_timeout: server.config.header_timeout,
+        ..Limits::default()
+    };
+    let how = Arc::new(Listening {
+        limits,
+        tls,
+        recorder,
+        who: "auth-server: ",
+        max_connections_flag: "auth-server's connection limit",
+    });
+    listen::accept_loop(listener, server, how, std::future::pending()).await
 }
 
-/// One connection's HTTP/1.1, plaintext or inside TLS.
-async fn connection<I>(io: I, server: Arc<AuthServer>)
-where
-    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
-{
-    let header_timeout = server.config.header_timeout;
-    let service = hyper::service::service_fn(move |req| {
-        let server = server.clone();
-        async move { Ok::<_, std::convert::Infallible>(response(server.answer(req).await)) }
-    });
-    let _ = hyper::server::conn::http1::Builder::new()
-        .timer(hyper_util::rt::TokioTimer::new())
-        .header_read_timeout(header_timeout)
-        .serve_connection(TokioIo::new(io), service)
-        .await;
+/// The authorization server as a listener's site.
+impl Site for AuthServer {
+    type Body = Full<Bytes>;
+
+    async fn answer(self: Arc<Self>, req: Request<hyper::body::Incoming>) -> Response<Full<Bytes>> {
+        response(AuthServer::answer(&self, req).await)
+    }
 }

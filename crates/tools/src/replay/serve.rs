@@ -6,15 +6,15 @@
 
 use super::mock::Mock;
 use crate::jsonrpc::code;
-use crate::wire::event::{Dir, LaneKind, What};
-use crate::wire::recorded::Recorded;
+use crate::transport::http::Limits;
+use crate::transport::http::listen::{self, Listening, Site};
+use crate::wire::event::{Dir, LaneKind};
 use crate::wire::recorder::Recorder;
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::header::HeaderValue;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use std::io::{BufRead, Read, Write};
 use std::sync::{Arc, Mutex};
@@ -168,8 +168,10 @@ fn push(
 }
 
 /// Serves `mock` over Streamable HTTP on `listener` until the task is dropped; a
-/// body over `max` bytes is refused with 413. With `tls`, each connection's TLS
-/// handshake comes first (its facts the lane's first event).
+/// body over `max` bytes is refused with 413. The connections are taken and clocked
+/// as every mcp-raw listener's are (`transport::http::listen`, the server's default
+/// clocks); with `tls`, each connection's TLS handshake comes first (its facts the
+/// lane's first event), under the header timeout.
 pub async fn http(
     mock: Mock,
     listener: tokio::net::TcpListener,
@@ -182,68 +184,42 @@ pub async fn http(
         .exchanges
         .iter()
         .any(|x| x.request["method"] == "initialize");
-    let mock = Arc::new(Mutex::new(mock));
-    let waiting: Arc<Mutex<Waiting>> = Default::default();
-    loop {
-        let (stream, peer) = listener.accept().await?;
-        let _ = stream.set_nodelay(true);
-        let mock = mock.clone();
-        let waiting = waiting.clone();
-        let recorder = recorder.clone();
-        let tls = tls.clone();
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |req| {
-                let mock = mock.clone();
-                let waiting = waiting.clone();
-                async move {
-                    Ok::<_, std::convert::Infallible>(
-                        answer(&mock, &waiting, req, sessions, max).await,
-                    )
-                }
-            });
-            let Some(tls) = tls else {
-                let lane = recorder.lane(LaneKind::Http);
-                let io = Recorded::new(
-                    stream,
-                    recorder,
-                    lane,
-                    Dir::ToServer,
-                    Some(format!("accepted from {peer}")),
-                );
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(io), service)
-                    .await;
-                return;
-            };
-            let started = std::time::Instant::now();
-            match tls
-                .accept(stream, HANDSHAKE_TIMEOUT, "replay's fixed 30 s", started)
-                .await
-            {
-                Ok((stream, facts)) => {
-                    let lane = recorder.lane(LaneKind::Http);
-                    let io = Recorded::new(
-                        stream,
-                        recorder.clone(),
-                        lane,
-                        Dir::ToServer,
-                        Some(format!("accepted from {peer} (TLS)")),
-                    );
-                    recorder.emit(lane, Dir::ToServer, What::Tls(Box::new(facts)));
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(io), service)
-                        .await;
-                }
-                Err(why) => {
-                    log::warn!("[mcp-raw] replay: TLS connection from {peer} refused: {why}")
-                }
-            }
-        });
-    }
+    let site = Arc::new(Replayed {
+        mock: Mutex::new(mock),
+        waiting: Default::default(),
+        sessions,
+        max,
+    });
+    let how = Arc::new(Listening {
+        limits: Limits::default(),
+        tls,
+        recorder: Some(recorder),
+        who: "replay: ",
+        max_connections_flag: "replay's connection limit",
+    });
+    listen::accept_loop(listener, site, how, std::future::pending()).await?;
+    Ok(())
 }
 
-/// How long a client may take over its TLS handshake with the mock.
-const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+/// The mock as a listener's site: what it answers, and what it holds between requests.
+struct Replayed {
+    /// The recording's exchanges, each matched once.
+    mock: Mutex<Mock>,
+    /// The rest of an answer held back until the client answers a question.
+    waiting: Mutex<Waiting>,
+    /// The recording is a legacy session: answers carry a session id.
+    sessions: bool,
+    /// A body over this many bytes is refused with 413 (`--max-message-bytes`).
+    max: usize,
+}
+
+impl Site for Replayed {
+    type Body = Body;
+
+    async fn answer(self: Arc<Self>, req: Request<hyper::body::Incoming>) -> Response<Body> {
+        answer(&self.mock, &self.waiting, req, self.sessions, self.max).await
+    }
+}
 
 async fn answer(
     mock: &Mutex<Mock>,

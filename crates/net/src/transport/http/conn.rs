@@ -21,9 +21,8 @@
 //! The clocks live in `Watched`, the I/O object under hyper: a read that would wait
 //! past the deadline fails with `TimedOut`, and hyper closes the connection.
 
-use super::App;
 use super::limits::Limits;
-use super::reply::Body;
+use super::listen::{Listening, Site};
 use crate::wire::event::{Dir, LaneKind, What};
 use crate::wire::recorded::Recorded;
 use hyper::server::conn::http1;
@@ -45,15 +44,16 @@ use tokio::time::{Instant, Sleep};
 /// shown is what crossed the socket, not what hyper made of it. On a TLS listener
 /// `io` is the plaintext inside TLS and `tls` the handshake's facts, the lane's
 /// first event.
-pub async fn serve<I: Io>(
-    app: Arc<App>,
+pub async fn serve<S: Site, I: Io>(
+    site: Arc<S>,
+    how: Arc<Listening>,
     io: I,
     permit: Option<OwnedSemaphorePermit>,
     peer: String,
     tls: Option<Box<crate::wire::tls::TlsFacts>>,
 ) {
-    match app.recorder.clone() {
-        None => serve_io(app, io, permit).await,
+    match how.recorder.clone() {
+        None => serve_io(site, &how.limits, io, permit).await,
         Some(recorder) => {
             let lane = recorder.lane(LaneKind::Http);
             let io = Recorded::new(
@@ -69,26 +69,33 @@ pub async fn serve<I: Io>(
             if let Some(facts) = tls {
                 recorder.emit(lane, Dir::ToServer, What::Tls(facts));
             }
-            serve_io(app, io, permit).await
+            serve_io(site, &how.limits, io, permit).await
         }
     }
 }
 
-async fn serve_io<I: Io>(app: Arc<App>, io: I, permit: Option<OwnedSemaphorePermit>) {
+/// hyper's HTTP/1.1 engine on one connection, under the clocks of `limits`: the one
+/// server builder every listener uses.
+async fn serve_io<S: Site, I: Io>(
+    site: Arc<S>,
+    limits: &Limits,
+    io: I,
+    permit: Option<OwnedSemaphorePermit>,
+) {
     let mut builder = http1::Builder::new();
     // A head over the limit gets 431 from hyper, and the connection closes.
-    builder.max_header_size(app.limits.max_header_bytes);
-    if app.limits.max_headers != super::limits::DEFAULT_MAX_HEADERS {
-        builder.max_headers(app.limits.max_headers);
+    builder.max_header_size(limits.max_header_bytes);
+    if limits.max_headers != super::limits::DEFAULT_MAX_HEADERS {
+        builder.max_headers(limits.max_headers);
     }
     let activity = Arc::new(Activity::new());
-    let counted = app.clone();
-    let watched = Watched::new(io, activity.clone(), app.limits.clone(), permit);
+    let counted = site.clone();
+    let watched = Watched::new(io, activity.clone(), limits.clone(), permit);
     let service = service_fn(move |req| {
-        let app = app.clone();
+        let answer = site.clone().answer(req);
         let guard = InFlight::start(activity.clone());
         async move {
-            let response = super::route(&app, req).await;
+            let response = answer.await;
             Ok::<_, Infallible>(response.map(|body| Tracked {
                 body,
                 _guard: guard,
@@ -99,9 +106,7 @@ async fn serve_io<I: Io>(app: Arc<App>, io: I, permit: Option<OwnedSemaphorePerm
     let _ = builder
         .serve_connection(TokioIo::new(watched), service)
         .await;
-    counted
-        .closed_connections
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    counted.closed();
 }
 
 /// A byte stream a connection can run on: a TCP socket, or an in-memory pipe in tests
@@ -205,21 +210,21 @@ impl Drop for InFlight {
 }
 
 /// A response body that marks its request done when dropped.
-struct Tracked {
+struct Tracked<B> {
     /// The response body itself.
-    body: Body,
+    body: B,
     /// Dropped with the body: the request is no longer in flight.
     _guard: InFlight,
 }
 
-impl hyper::body::Body for Tracked {
-    type Data = bytes::Bytes;
-    type Error = Infallible;
+impl<B: hyper::body::Body + Unpin> hyper::body::Body for Tracked<B> {
+    type Data = B::Data;
+    type Error = B::Error;
 
     fn poll_frame(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<hyper::body::Frame<bytes::Bytes>, Infallible>>> {
+    ) -> Poll<Option<Result<hyper::body::Frame<B::Data>, B::Error>>> {
         Pin::new(&mut self.get_mut().body).poll_frame(cx)
     }
 

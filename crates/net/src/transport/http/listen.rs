@@ -1,8 +1,17 @@
 //! Where connections are accepted: `TCP_NODELAY`, one task per connection (never one
 //! per message), at most `--max-connections` at once, and an accept loop that backs
 //! off instead of spinning when the process runs out of file descriptors.
+//!
+//! Every HTTP listener of mcp-raw takes its connections here and serves them through
+//! [`conn`]'s clocks: `serve --http` and `bridge` (the MCP endpoint, [`super::App`]),
+//! `auth-server` and `replay --http`. Each is a [`Site`] (what answers a request) and a
+//! [`Listening`] (the limits, the TLS, the recorder).
 
-use super::{App, conn};
+use super::conn;
+use super::limits::Limits;
+use crate::wire::recorder::Recorder;
+use bytes::Bytes;
+use hyper::{Request, Response};
 use std::future::Future;
 use std::io;
 use std::sync::Arc;
@@ -11,6 +20,37 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
+
+/// What a listener answers: each request of each connection.
+pub trait Site: Send + Sync + 'static {
+    /// The body of its responses (a stream, for SSE).
+    type Body: hyper::body::Body<Data = Bytes, Error: Into<Box<dyn std::error::Error + Send + Sync>>>
+        + Send
+        + Unpin
+        + 'static;
+    /// The response to one request.
+    fn answer(
+        self: Arc<Self>,
+        req: Request<hyper::body::Incoming>,
+    ) -> impl Future<Output = Response<Self::Body>> + Send + 'static;
+    /// A connection has closed (after its lingering close, if any).
+    fn closed(&self) {}
+}
+
+/// How a listener takes its connections; the same rules for every listener.
+pub struct Listening {
+    /// The connection clocks (header, idle, write), head sizes, `max_connections` and
+    /// the lingering close; the rest of [`Limits`] is the site's own business.
+    pub limits: Limits,
+    /// Terminate TLS on every connection (`--tls-cert`); none: plain HTTP.
+    pub tls: Option<Arc<crate::transport::tls::Acceptor>>,
+    /// Each connection a lane, every byte an event (`--trace`, `--record`).
+    pub recorder: Option<Recorder>,
+    /// Who is speaking in a log line: `""` for `serve`, `"auth-server: "`, `"replay: "`.
+    pub who: &'static str,
+    /// The flag a `503` for one connection too many names (`serve --max-connections`).
+    pub max_connections_flag: &'static str,
+}
 
 /// The first pause after a failed accept; it doubles up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(10);
@@ -37,13 +77,14 @@ pub async fn bind(host: &str, port: u16, backlog: u32) -> io::Result<TcpListener
     Err(last.unwrap_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no address to bind")))
 }
 
-/// Accepts connections on `listener` until `shutdown` completes.
-pub async fn accept_loop(
+/// Accepts connections on `listener` until `shutdown` completes, each served by `site`.
+pub async fn accept_loop<S: Site>(
     listener: TcpListener,
-    app: Arc<App>,
+    site: Arc<S>,
+    how: Arc<Listening>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
-    let slots = Arc::new(Semaphore::new(app.limits.max_connections));
+    let slots = Arc::new(Semaphore::new(how.limits.max_connections));
     let mut failures = Failures::default();
     tokio::pin!(shutdown);
     loop {
@@ -61,7 +102,7 @@ pub async fn accept_loop(
                 // fails again at once, so wait, and say so at most once a second.
                 // Others (a peer that reset before we accepted) are per connection.
                 if is_resource_exhaustion(&e) {
-                    let pause = failures.failed(&e);
+                    let pause = failures.failed(&e, how.who);
                     tokio::select! {
                         () = tokio::time::sleep(pause) => {}
                         () = &mut shutdown => return Ok(()),
@@ -72,13 +113,18 @@ pub async fn accept_loop(
         };
         let _ = stream.set_nodelay(true);
         let Ok(permit) = slots.clone().try_acquire_owned() else {
-            tokio::spawn(refuse(stream, app.limits.max_connections));
+            tokio::spawn(refuse(
+                stream,
+                how.limits.max_connections,
+                how.max_connections_flag,
+            ));
             continue;
         };
-        match &app.tls {
+        match &how.tls {
             None => {
                 tokio::spawn(conn::serve(
-                    app.clone(),
+                    site.clone(),
+                    how.clone(),
                     stream,
                     Some(permit),
                     peer.to_string(),
@@ -86,7 +132,14 @@ pub async fn accept_loop(
                 ));
             }
             Some(tls) => {
-                tokio::spawn(serve_tls(app.clone(), tls.clone(), stream, permit, peer));
+                tokio::spawn(serve_tls(
+                    site.clone(),
+                    how.clone(),
+                    tls.clone(),
+                    stream,
+                    permit,
+                    peer,
+                ));
             }
         }
     }
@@ -97,8 +150,9 @@ pub async fn accept_loop(
 /// `--max-connections` as a half-sent head does), then the plaintext served as on a
 /// plain listener, with the handshake's facts on the lane. A failed handshake is one
 /// log line; the listener goes on.
-async fn serve_tls(
-    app: Arc<App>,
+async fn serve_tls<S: Site>(
+    site: Arc<S>,
+    how: Arc<Listening>,
     tls: Arc<crate::transport::tls::Acceptor>,
     stream: TcpStream,
     permit: tokio::sync::OwnedSemaphorePermit,
@@ -108,7 +162,7 @@ async fn serve_tls(
     match tls
         .accept(
             stream,
-            app.limits.header_timeout,
+            how.limits.header_timeout,
             "--header-timeout",
             started,
         )
@@ -116,7 +170,8 @@ async fn serve_tls(
     {
         Ok((stream, facts)) => {
             conn::serve(
-                app,
+                site,
+                how,
                 stream,
                 Some(permit),
                 peer.to_string(),
@@ -124,7 +179,10 @@ async fn serve_tls(
             )
             .await
         }
-        Err(why) => log::warn!("[mcp-raw] TLS connection from {peer} refused: {why}"),
+        Err(why) => log::warn!(
+            "[mcp-raw] {}TLS connection from {peer} refused: {why}",
+            how.who
+        ),
     }
 }
 
@@ -145,8 +203,8 @@ struct Failures {
 }
 
 impl Failures {
-    /// Counts one failure; returns how long to pause.
-    fn failed(&mut self, e: &io::Error) -> Duration {
+    /// Counts one failure; returns how long to pause. `who` names the listener.
+    fn failed(&mut self, e: &io::Error, who: &str) -> Duration {
         self.streak = self.streak.saturating_add(1);
         self.unlogged += 1;
         let now = Instant::now();
@@ -155,7 +213,7 @@ impl Failures {
             .is_none_or(|t| now.duration_since(t) >= Duration::from_secs(1))
         {
             log::warn!(
-                "[mcp-raw] accept failed: {e} ({} time(s) since the last report); pausing accepts",
+                "[mcp-raw] {who}accept failed: {e} ({} time(s) since the last report); pausing accepts",
                 self.unlogged
             );
             self.logged = Some(now);
@@ -179,9 +237,9 @@ impl Failures {
 
 /// One connection too many: a `503` that says why, written only if the socket can
 /// take it now (never waiting on this client), then the connection is closed.
-async fn refuse(mut stream: TcpStream, limit: usize) {
+async fn refuse(mut stream: TcpStream, limit: usize, flag: &str) {
     let body = format!(
-        r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32603,"message":"Service Unavailable: {limit} connections are open, the most this server takes (serve --max-connections); retry later"}}}}"#
+        r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32603,"message":"Service Unavailable: {limit} connections are open, the most this server takes ({flag}); retry later"}}}}"#
     );
     let response = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
@@ -208,7 +266,7 @@ mod tests {
     fn backoff_grows_to_a_second_and_logging_is_throttled() {
         let mut f = Failures::default();
         let e = io::Error::from_raw_os_error(24);
-        let pauses: Vec<_> = (0..10).map(|_| f.failed(&e)).collect();
+        let pauses: Vec<_> = (0..10).map(|_| f.failed(&e, "")).collect();
         assert_eq!(pauses[0], Duration::from_millis(10));
         assert_eq!(pauses[1], Duration::from_millis(20));
         assert_eq!(pauses[9], MAX_BACKOFF);

@@ -71,13 +71,27 @@ pub struct App {
         std::collections::HashMap<String, Vec<crate::wire::http::x_mcp_header::HeaderParam>>,
     /// Connections closed since the sweeper last gave freed memory back to the OS.
     pub closed_connections: std::sync::atomic::AtomicU64,
-    /// Records every connection's bytes, when tracing or recording.
-    pub recorder: Option<crate::wire::recorder::Recorder>,
     /// The token check in front of `/mcp`, and the metadata document beside it,
     /// when the server is a protected resource.
     pub protection: Option<auth::Protection>,
-    /// The listener's TLS (`--tls-cert`), when it speaks `https://`.
-    pub tls: Option<Arc<crate::transport::tls::Acceptor>>,
+    /// How its listener takes connections: the clocks, the TLS (`--tls-cert`), the
+    /// recorder of every connection's bytes (`--trace`, `--record`).
+    pub listening: Arc<listen::Listening>,
+}
+
+/// The MCP endpoint as a listener's site: each request routed ([`route`]), each
+/// closed connection counted for the sweeper.
+impl listen::Site for App {
+    type Body = reply::Body;
+
+    async fn answer(self: Arc<Self>, req: Request<hyper::body::Incoming>) -> HttpResponse {
+        route(&self, req).await
+    }
+
+    fn closed(&self) {
+        self.closed_connections
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl App {
@@ -101,6 +115,13 @@ impl App {
         Arc::new(App {
             core,
             sessions: Sessions::new(&config.limits).with_id_prefix(config.session_id_prefix),
+            listening: Arc::new(listen::Listening {
+                limits: config.limits.clone(),
+                tls: config.tls,
+                recorder: config.recorder.clone(),
+                who: "",
+                max_connections_flag: "serve --max-connections",
+            }),
             limits: config.limits,
             allowed_hosts: config.allowed_hosts,
             param_headers,
@@ -108,8 +129,6 @@ impl App {
             protection: config
                 .auth
                 .map(|settings| auth::Protection::new(settings, config.recorder.clone())),
-            recorder: config.recorder,
-            tls: config.tls,
         })
     }
 }
@@ -153,7 +172,8 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let sweeper = tokio::spawn(sessions::sweep_every(app.clone()));
-    let result = listen::accept_loop(listener, app, shutdown).await;
+    let how = app.listening.clone();
+    let result = listen::accept_loop(listener, app, how, shutdown).await;
     sweeper.abort();
     result
 }
