@@ -115,7 +115,7 @@ impl<'a> Raw<'a> {
         self.first() == Some(b'n')
     }
 
-    /// The JSON type name, for error messages (as [`super::kind`] words it).
+    /// The JSON type name, for error messages (as [`crate::jsonrpc::kind`] words it).
     pub fn kind(self) -> &'static str {
         match self.first() {
             Some(b'{') => "an object",
