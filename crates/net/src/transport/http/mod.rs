@@ -79,7 +79,7 @@ pub struct App {
     pub listening: Arc<listen::Listening>,
 }
 
-/// The MCP endpoint as a listener's site: each request routed ([`route`]), each
+/// The MCP endpoint as a listener's site: each request routed (`route`), each
 /// closed connection counted for the sweeper.
 impl listen::Site for App {
     type Body = reply::Body;
