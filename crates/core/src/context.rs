@@ -5,6 +5,7 @@
 //! still does no I/O: these are channels and futures the transport drives.
 
 use crate::jsonrpc::{ErrorObject, Payload, RequestId, Response};
+use crate::lock::Locked;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::future::Future;
@@ -352,6 +353,6 @@ impl Peer {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, oneshot::Sender<Response>>> {
-        self.waiting.lock().unwrap_or_else(|p| p.into_inner())
+        self.waiting.locked()
     }
 }

@@ -72,7 +72,8 @@
 #![allow(clippy::result_large_err)]
 
 // What this crate stands on, under the names the whole workspace uses.
-use mcp_raw_wire::{clock, jsonrpc};
+use crate::lock::Locked;
+use mcp_raw_wire::{clock, jsonrpc, lock};
 
 pub mod capabilities;
 mod completion;
@@ -345,11 +346,7 @@ impl Session {
         if !self.server.features.list_changed {
             return;
         }
-        *self
-            .legacy_parts()
-            .push
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = Some(sink);
+        *self.legacy_parts().push.locked() = Some(sink);
         self.listen_when_ready();
     }
 
@@ -359,11 +356,7 @@ impl Session {
         let Some(parts) = &self.legacy else {
             return;
         };
-        let has_channel = parts
-            .push
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_some();
+        let has_channel = parts.push.locked().is_some();
         if self.listening || !has_channel || !matches!(self.phase, Phase::Ready { .. }) {
             return;
         }
@@ -375,7 +368,7 @@ impl Session {
             Arc::new(move |message| match push.upgrade() {
                 None => false,
                 Some(push) => {
-                    let current = push.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                    let current = push.locked().clone();
                     // No channel open right now: the message is dropped, the session
                     // still listens.
                     if let Some(sink) = current {

@@ -6,6 +6,7 @@
 
 use super::subscriptions::Filter;
 use crate::jsonrpc::ErrorObject;
+use crate::lock::Locked;
 use serde_json::{Map, Value, json};
 
 /// The content of a resource: text, or bytes as Base64.
@@ -164,22 +165,14 @@ pub fn subscribe(
     if !set.knows(uri) {
         return Err(not_found(uri, false));
     }
-    filter
-        .uris
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(uri.to_owned());
+    filter.uris.locked().insert(uri.to_owned());
     Ok(json!({}))
 }
 
 /// `resources/unsubscribe {uri}`: no more updates for `uri`. The result is `{}`.
 pub fn unsubscribe(filter: &Filter, params: Option<&Value>) -> Result<Value, ErrorObject> {
     let uri = uri_param("resources/unsubscribe", params)?;
-    filter
-        .uris
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .remove(uri);
+    filter.uris.locked().remove(uri);
     Ok(json!({}))
 }
 

@@ -11,6 +11,7 @@
 //! replica fans it out to its own listeners with [`Hub::deliver`] on receipt, so no
 //! listener hears an event twice.
 
+use crate::lock::Locked;
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -97,11 +98,7 @@ impl Filter {
             Event::ToolsChanged => self.tools,
             Event::PromptsChanged => self.prompts,
             Event::ResourcesChanged => self.resources,
-            Event::ResourceUpdated(uri) => self
-                .uris
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .contains(uri),
+            Event::ResourceUpdated(uri) => self.uris.locked().contains(uri),
             Event::Task { id, .. } => self.task_ids.contains(id),
         }
     }
@@ -170,7 +167,7 @@ impl Hub {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Listener>> {
-        self.listeners.lock().unwrap_or_else(|p| p.into_inner())
+        self.listeners.locked()
     }
 }
 

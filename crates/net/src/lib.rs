@@ -87,7 +87,7 @@
 // What this crate stands on, under the names the whole workspace uses.
 use mcp_raw_core as protocol;
 use mcp_raw_wire as wire;
-use mcp_raw_wire::{clock, jsonrpc};
+use mcp_raw_wire::{clock, jsonrpc, lock};
 
 pub mod client;
 pub mod keys;

@@ -63,7 +63,7 @@
 use mcp_raw_core as protocol;
 use mcp_raw_net::{client, keys, transport};
 use mcp_raw_wire as wire;
-use mcp_raw_wire::{clock, jsonrpc};
+use mcp_raw_wire::{clock, jsonrpc, lock};
 
 pub mod authserver;
 pub mod bridge;

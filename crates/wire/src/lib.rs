@@ -20,7 +20,8 @@
 //! - The HTTP binding's vocabulary both sides use: [`http`]; OAuth's body and query
 //!   format, `application/x-www-form-urlencoded`: [`form`]; its well-known URLs:
 //!   [`oauth`].
-//! - Time as the wire writes it: [`clock`].
+//! - Time as the wire writes it: [`clock`]; and one way to take a lock, for every
+//!   crate: [`lock`].
 //!
 //! ## Layout
 //! ```text
@@ -62,6 +63,7 @@
 //!     spare.rs          the tape and text buffers a frame's read keeps, reused per thread
 //!   payload.rs          Payload, Rendered: a result as a value or as bytes written once
 //! clock.rs              RFC 3339 UTC time for get_current_time
+//! lock.rs               one way to take a lock: a poisoned one still gives its guard
 //! ```
 
 // Refusals travel as values (`Result<_, Response>`): an error response is what the
@@ -81,6 +83,7 @@ pub mod http;
 pub mod http1;
 pub mod jsonrpc;
 pub mod line;
+pub mod lock;
 pub mod oauth;
 pub mod oneline;
 pub mod recorded;

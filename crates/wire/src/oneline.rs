@@ -29,6 +29,7 @@ use super::event::{Dir, Event, Lane};
 use super::recorder::Sink;
 use super::select::Select;
 use super::text::{COLOR, PLAIN, Style, mark};
+use crate::lock::Locked;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::Write;
@@ -335,7 +336,7 @@ pub fn render(events: &[Event], color: bool, max: usize) -> String {
     for e in events {
         view.event(e);
     }
-    let out = buf.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let out = buf.0.locked().clone();
     String::from_utf8_lossy(&out).into_owned()
 }
 

@@ -3,6 +3,7 @@
 //! its sinks (a transcript file, the text view on a terminal, a test's buffer).
 
 use super::event::{Dir, Event, Lane, LaneKind, What};
+use crate::lock::Locked;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -128,7 +129,7 @@ impl Recorder {
             What::Bytes(b) => What::Bytes(self.shown(lane, b)),
             other => other,
         };
-        let mut sinks = self.0.sinks.lock().unwrap_or_else(|p| p.into_inner());
+        let mut sinks = self.0.sinks.locked();
         let event = Event {
             t: self.0.start.elapsed(),
             lane,
@@ -152,7 +153,7 @@ impl Recorder {
         if self.0.idle {
             return write().0;
         }
-        let mut sinks = self.0.sinks.lock().unwrap_or_else(|p| p.into_inner());
+        let mut sinks = self.0.sinks.locked();
         let (result, written) = write();
         if let Some(bytes) = written.filter(|b| !b.is_empty()) {
             let event = Event {
@@ -183,7 +184,7 @@ pub struct Memory(pub Arc<Mutex<Vec<Event>>>);
 impl Memory {
     /// Every event so far.
     pub fn events(&self) -> Vec<Event> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.0.locked().clone()
     }
 
     /// The bytes of one lane's direction, concatenated: what crossed, in order.
@@ -194,10 +195,7 @@ impl Memory {
 
 impl Sink for Memory {
     fn event(&mut self, event: &Event) {
-        self.0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(event.clone());
+        self.0.locked().push(event.clone());
     }
 }
 

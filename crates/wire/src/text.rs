@@ -13,6 +13,7 @@
 use super::decode::{Decoder, Fact, Source};
 use super::event::{Dir, Event, Lane, LaneKind, What};
 use super::recorder::Sink;
+use crate::lock::Locked;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::Write;
@@ -630,7 +631,7 @@ pub fn render(events: &[Event], raw: bool, color: bool, max: usize) -> String {
     for e in events {
         view.event(e);
     }
-    let out = buf.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let out = buf.0.locked().clone();
     String::from_utf8_lossy(&out).into_owned()
 }
 
@@ -640,10 +641,7 @@ pub struct SharedBuf(pub std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
 
 impl Write for SharedBuf {
     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .extend_from_slice(b);
+        self.0.locked().extend_from_slice(b);
         Ok(b.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {

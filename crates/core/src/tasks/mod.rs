@@ -47,6 +47,7 @@ pub use record::{Record, Taken};
 use super::capabilities::{declares, missing_capabilities};
 use super::subscriptions::{Event, Hub};
 use crate::jsonrpc::{ErrorObject, code, kind};
+use crate::lock::Locked;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::future::Future;
@@ -488,7 +489,7 @@ impl Store {
 fn lock(tasks: &Mutex<HashMap<String, Task>>) -> MutexGuard<'_, HashMap<String, Task>> {
     // Every change is made in one critical section, so a poisoned lock still holds
     // a consistent map.
-    tasks.lock().unwrap_or_else(|p| p.into_inner())
+    tasks.locked()
 }
 
 /// `-32602` for an id no store holds (never made, or expired and gone).

@@ -15,6 +15,7 @@
 use super::{Record, Status, Store, Taken, internal, not_found, too_many};
 use crate::future::BoxFuture;
 use crate::jsonrpc::ErrorObject;
+use crate::lock::Locked;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::future::Future;
@@ -141,7 +142,7 @@ impl Shared {
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Running>> {
-        self.running.lock().unwrap_or_else(|p| p.into_inner())
+        self.running.locked()
     }
 
     /// How many tasks run here.

@@ -14,6 +14,7 @@
 //! `max_pending` bytes waiting, lines are counted instead of kept, and the count is
 //! logged when stderr moves again.
 
+use crate::lock::Locked;
 use std::io::{self, Write};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -73,7 +74,7 @@ struct State {
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.locked()
     }
 }
 

@@ -11,6 +11,7 @@
 //! per write.
 
 use crate::jsonrpc::{self, RequestId, Response};
+use crate::lock::Locked;
 use crate::protocol::context::{Pending, Reply};
 use crate::protocol::{Facts, Incoming, Server, Session};
 use crate::wire::event::{Dir, LaneKind, What};
@@ -162,7 +163,7 @@ fn flush_answers(out: &Out, answers: &mut Vec<u8>, log: &mut impl Write) -> io::
         return Ok(true);
     }
     let result = {
-        let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
+        let mut w = out.locked();
         w.write_all(answers).and_then(|()| w.flush())
     };
     answers.clear();
@@ -309,7 +310,7 @@ fn write_out(out: &Out, message: crate::protocol::context::Out) {
 
 /// Writes one message as one line under the stdout lock.
 fn send(out: &Out, message: &[u8]) -> io::Result<()> {
-    let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
+    let mut w = out.locked();
     write_line(&mut *w, message)
 }
 

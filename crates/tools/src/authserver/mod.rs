@@ -23,6 +23,7 @@ pub mod state;
 pub mod token;
 
 use crate::keys::Es256Key;
+use crate::lock::Locked;
 use crate::transport::http::Limits;
 use crate::transport::http::listen::{self, Listening, Site};
 use crate::wire::recorder::Recorder;
@@ -132,7 +133,7 @@ impl AuthServer {
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.locked()
     }
 
     /// The key set at `/jwks`.

@@ -31,6 +31,7 @@ pub mod probe;
 pub mod routes;
 pub mod session;
 
+use crate::lock::Locked;
 use crate::protocol::{Conversation, Core, Eras};
 use child::{Child, Spawn};
 use routes::Routes;
@@ -85,7 +86,7 @@ impl Linked {
 /// A lock that a panic elsewhere does not poison for good: each operation on a
 /// routing table is one call, so it is never left half done.
 fn lock(routes: &Mutex<Routes>) -> std::sync::MutexGuard<'_, Routes> {
-    routes.lock().unwrap_or_else(|p| p.into_inner())
+    routes.locked()
 }
 
 impl Bridge {
@@ -101,7 +102,7 @@ impl Bridge {
 
     /// The shared child of modern requests: the living one, or a new one.
     fn modern_child(&self) -> Result<Arc<Linked>, String> {
-        let mut shared = self.modern.lock().unwrap_or_else(|p| p.into_inner());
+        let mut shared = self.modern.locked();
         if let Some(linked) = shared.as_ref()
             && linked.routes().gone().is_none()
         {

@@ -6,6 +6,7 @@
 
 use super::mock::Mock;
 use crate::jsonrpc::code;
+use crate::lock::Locked;
 use crate::transport::http::Limits;
 use crate::transport::http::listen::{self, Listening, Site};
 use crate::wire::event::{Dir, LaneKind};
@@ -160,10 +161,7 @@ fn push(
         let _ = stream.send(Bytes::from(event));
     }
     if let Some((id, rest)) = held.into_iter().next() {
-        waiting
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id, (rest, stream));
+        waiting.locked().insert(id, (rest, stream));
     }
 }
 
@@ -239,10 +237,7 @@ async fn answer(
     match *req.method() {
         Method::POST => {}
         Method::GET | Method::DELETE => {
-            let recorded = mock
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .bodiless(req.method().as_str());
+            let recorded = mock.locked().bodiless(req.method().as_str());
             return match recorded {
                 Some(b) => bodiless(b),
                 None if req.method() == Method::DELETE => status(StatusCode::NO_CONTENT, ""),
@@ -269,16 +264,13 @@ async fn answer(
             return json_response(StatusCode::BAD_REQUEST, &msg);
         }
     };
-    let served = mock.lock().unwrap_or_else(|p| p.into_inner()).serve(&live);
+    let served = mock.locked().serve(&live);
     if served.is_none()
         && let Some(id) = live.get("id")
     {
         // The client's answer to a recorded server request: the rest of the reply
         // goes on the stream that asked; the answer itself gets 202.
-        let held = waiting
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&id.to_string());
+        let held = waiting.locked().remove(&id.to_string());
         if let Some((rest, stream)) = held {
             push(rest, stream, waiting);
         }

@@ -6,6 +6,7 @@
 //! anyone who can read the key can impersonate any site to that program. The key is
 //! written `0600`, never through a symbolic link, and refused when others can read it.
 
+use crate::lock::Locked;
 use anyhow::{Context, bail};
 use rcgen::{
     BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
@@ -232,7 +233,7 @@ impl Ca {
     /// RFC 5280 §4.2.1.6, is what clients check, RFC 6125), signed by this CA; made
     /// once per host.
     pub fn server_config(&self, host: &str) -> anyhow::Result<Arc<ServerConfig>> {
-        let mut leaves = self.leaves.lock().unwrap_or_else(|p| p.into_inner());
+        let mut leaves = self.leaves.locked();
         if let Some(config) = leaves.get(host) {
             return Ok(config.clone());
         }

@@ -26,6 +26,7 @@
 
 use super::CHUNK;
 use super::rewrite::HostRewriter;
+use crate::lock::Locked;
 use crate::wire::event::{Dir, Lane, LaneKind, What};
 use crate::wire::http1;
 use crate::wire::recorder::Recorder;
@@ -497,7 +498,7 @@ impl<'a> Sides<'a> {
     }
 
     fn watch(&self) -> std::sync::MutexGuard<'_, Watch> {
-        self.watch.lock().unwrap_or_else(|p| p.into_inner())
+        self.watch.locked()
     }
 
     fn close(&self, dir: Dir, why: &str) {

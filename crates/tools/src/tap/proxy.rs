@@ -18,6 +18,7 @@ use super::CHUNK;
 use super::ca::Ca;
 use super::http::{Clocks, Sides, pipe};
 use crate::client::tls::Tls;
+use crate::lock::Locked;
 use crate::wire::event::{Dir, Lane, LaneKind, What};
 use crate::wire::recorder::Recorder;
 use crate::wire::tls::TlsFacts;
@@ -526,7 +527,7 @@ async fn tunnel(
     let (mut up_done, mut down_done) = (false, false);
     let mut why = "both sides closed".to_owned();
     while !(up_done && down_done) {
-        let since = *last.lock().unwrap_or_else(|p| p.into_inner());
+        let since = *last.locked();
         let clock = async {
             match since.checked_add(config.idle_timeout) {
                 Some(at) => tokio::time::sleep_until(at.into()).await,
@@ -538,7 +539,7 @@ async fn tunnel(
             () = &mut down, if !down_done => down_done = true,
             () = clock => {
                 // Bytes may have moved the clock since it was set.
-                let since = *last.lock().unwrap_or_else(|p| p.into_inner());
+                let since = *last.locked();
                 if since.elapsed() >= config.idle_timeout {
                     why = format!(
                         "no bytes either way for {} s (tap --idle-timeout): closed",
@@ -574,7 +575,7 @@ async fn count(
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        *last.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+        *last.locked() = Instant::now();
         if to.write_all(&buf[..n]).await.is_err() {
             break;
         }

@@ -23,6 +23,7 @@
 
 use super::limits::Limits;
 use super::listen::{Listening, Site};
+use crate::lock::Locked;
 use crate::wire::event::{Dir, LaneKind, What};
 use crate::wire::recorded::Recorded;
 use hyper::server::conn::http1;
@@ -155,7 +156,7 @@ impl Activity {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, ActivityInner> {
         // Each update is one assignment: a poisoned lock holds consistent data.
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner.locked()
     }
 
     /// Bytes arrived: between requests, they start a head.

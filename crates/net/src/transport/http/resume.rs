@@ -7,6 +7,7 @@
 //! So in this era a dropped connection does not cancel the request; only
 //! `notifications/cancelled` does.
 
+use crate::lock::Locked;
 use crate::protocol::context::{Out, Pending};
 use crate::wire::sse::encode;
 use bytes::Bytes;
@@ -48,7 +49,7 @@ pub struct StreamLog {
 
 impl StreamLog {
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner.locked()
     }
 
     /// The id of entry `n`: `<stream>-<n>`.

@@ -5,6 +5,7 @@
 use super::auth::Principal;
 use super::limits::Limits;
 use crate::jsonrpc::RequestId;
+use crate::lock::Locked;
 use crate::protocol::Conversation;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -270,7 +271,7 @@ impl Sessions {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         // A panic while holding the lock cannot leave a map half-updated (each
         // operation is one call), so a poisoned lock is still safe to use.
-        self.live.lock().unwrap_or_else(|p| p.into_inner())
+        self.live.locked()
     }
 }
 

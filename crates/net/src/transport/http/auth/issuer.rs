@@ -5,6 +5,7 @@
 //! stream of tokens with made-up key ids cannot turn the server into a fetch loop.
 
 use super::fetch::Fetcher;
+use crate::lock::Locked;
 use anyhow::{Context, bail};
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use serde_json::Value;
@@ -72,7 +73,7 @@ impl Issuer {
     /// The state, locked for a moment (never across an `await`). A panic while it
     /// was held cannot leave it half-updated (each update is one assignment).
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.locked()
     }
 
     /// How this server reaches the authorization server.
