@@ -133,17 +133,17 @@ pub fn page(header: &Header, events: &[Event], max: usize) -> String {
             format!(
                 "<div class=\"lanehead\" style=\"grid-column:{}\">{}</div>",
                 i + 2,
-                esc(l)
+                super::markup::html(l)
             )
         })
         .collect();
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>mcp-raw: {role} over {transport}, {started}</title>\n<style>{CSS}</style></head>\n<body>\n<h1>mcp-raw recording: {role} over {transport}</h1>\n<p class=\"meta\">started {started} · {n} events · <span id=\"count\">{messages}</span> payloads · lanes: {lanelist} · <button id=\"open\">open all</button> <button id=\"close\">close all</button></p>\n<p class=\"meta\">→ client to server (c2s) · ← server to client (s2c) · each row opens to its exact bytes (␍ a CR, ⟨xx⟩ a byte that is not printable UTF-8) and what the spec says about it</p>\n<div class=\"grid\" style=\"grid-template-columns: 7em repeat({cols}, minmax(14em, 1fr))\">\n<div class=\"lanehead\" style=\"grid-column:1\">time</div>{heads}\n{rows}</div>\n<script>{JS}</script>\n</body></html>\n",
-        role = esc(&header.role),
-        transport = esc(&header.transport),
-        started = esc(&header.started),
+        role = super::markup::html(&header.role),
+        transport = super::markup::html(&header.transport),
+        started = super::markup::html(&header.started),
         n = events.len(),
-        lanelist = esc(&lanes.join(", ")),
+        lanelist = super::markup::html(&lanes.join(", ")),
         cols = lanes.len().max(1),
     )
 }
@@ -159,45 +159,34 @@ fn row(e: &Event, col: usize, kind: &str, summary: &str, bytes: &str, notes: &[S
         body.push_str(&format!("<pre class=\"bytes\">{bytes}</pre>"));
     }
     for n in notes {
-        body.push_str(&format!("<p class=\"note\">▸ {}</p>", esc(n)));
+        body.push_str(&format!(
+            "<p class=\"note\">▸ {}</p>",
+            super::markup::html(n)
+        ));
     }
     let item = if body.is_empty() {
         format!(
             "<div class=\"{kind} {dir}\">{arrow} {}</div>",
-            esc(summary),
+            super::markup::html(summary),
             dir = e.dir.name()
         )
     } else {
         format!(
             "<details class=\"{kind} {dir}\"><summary>{arrow} {}</summary>{body}</details>",
-            esc(summary),
+            super::markup::html(summary),
             dir = e.dir.name()
         )
     };
     format!(
         "<div class=\"t\" style=\"grid-column:1\">+{:.6}s</div><div class=\"cell\" style=\"grid-column:{col}\" data-lane=\"{}\">{item}</div>\n",
         e.t.as_secs_f64(),
-        esc(&e.lane.label())
+        super::markup::html(&e.lane.label())
     )
 }
 
 /// Bytes as `--raw` shows them, made safe for HTML.
 fn marked(bytes: &[u8]) -> String {
-    esc(&super::text::mark(bytes, &super::text::PLAIN))
-}
-
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
+    super::markup::html(&super::text::mark(bytes, &super::text::PLAIN))
 }
 
 const CSS: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:1em;color:#222}h1{font-size:1.2em}\

@@ -44,6 +44,7 @@
 //! asked.rs              the requests a view saw unanswered, by id, bounded
 //! explain.rs            show --explain: each message's shape, era, method and section
 //! html.rs               show --html: one self-contained page, a column per lane
+//! markup.rs             one escaper for HTML and XML (the page, JUnit)
 //! form.rs               application/x-www-form-urlencoded both ways (OAuth bodies, queries)
 //! oauth.rs              OAuth's well-known URLs, one way for whoever looks or serves
 //! http/                 the HTTP binding's vocabulary
@@ -84,6 +85,7 @@ pub mod http1;
 pub mod jsonrpc;
 pub mod line;
 pub mod lock;
+pub mod markup;
 pub mod oauth;
 pub mod oneline;
 pub mod recorded;

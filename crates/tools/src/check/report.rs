@@ -112,7 +112,7 @@ pub fn junit(name: &str, findings: &[Finding], totals: Totals) -> String {
     ));
     out.push_str(&format!(
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed_rules}\" errors=\"0\">\n",
-        xml(name),
+        crate::wire::markup::xml(name),
         rules::ALL.len()
     ));
     out.push_str(&format!(
@@ -123,8 +123,8 @@ pub fn junit(name: &str, findings: &[Finding], totals: Totals) -> String {
         let mine: Vec<&Finding> = findings.iter().filter(|f| f.rule.id == rule.id).collect();
         out.push_str(&format!(
             "    <testcase classname=\"{}\" name=\"{}\"",
-            xml(rule.spec),
-            xml(rule.id)
+            crate::wire::markup::xml(rule.spec),
+            crate::wire::markup::xml(rule.id)
         ));
         if mine.is_empty() {
             out.push_str("/>\n");
@@ -132,11 +132,11 @@ pub fn junit(name: &str, findings: &[Finding], totals: Totals) -> String {
         }
         out.push_str(">\n");
         let lines: Vec<String> = mine.iter().map(|f| line(f)).collect();
-        let body = xml(&lines.join("\n"));
+        let body = crate::wire::markup::xml(&lines.join("\n"));
         if rule.severity == Severity::Error {
             out.push_str(&format!(
                 "      <failure message=\"{}\" type=\"{}\">{body}</failure>\n",
-                xml(&format!("{} finding(s): {}", mine.len(), rule.text)),
+                crate::wire::markup::xml(&format!("{} finding(s): {}", mine.len(), rule.text)),
                 rule.id
             ));
         } else {
@@ -145,24 +145,5 @@ pub fn junit(name: &str, findings: &[Finding], totals: Totals) -> String {
         out.push_str("    </testcase>\n");
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
-    out
-}
-
-/// Text made safe for XML: the five escapes, and control characters (which XML 1.0
-/// cannot carry at all) as `\u{..}`.
-fn xml(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' | '\t' => out.push(c),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
     out
 }
