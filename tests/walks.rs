@@ -19,7 +19,7 @@ fn every_step_of_the_walks_names_a_real_file_and_real_functions() {
     let mut walks = 0;
     let mut files: BTreeSet<String> = BTreeSet::new();
     let mut said: Option<usize> = None;
-    let mut check_count = |files: &BTreeSet<String>, said: Option<usize>| {
+    let check_count = |files: &BTreeSet<String>, said: Option<usize>| {
         if let Some(n) = said {
             assert_eq!(files.len(), n, "a walk says {n} files but names {files:?}");
         }

@@ -37,10 +37,16 @@
 //!                       written as the response goes out
 //! methods.rs            the method table both eras share; which answers are streams
 //! tasks/                the tasks extension (SEP-2663)
-//!   mod.rs              Store (in memory, or shared), tasks/get, tasks/update, tasks/cancel
+//!   mod.rs              Store (in memory, or shared): create, get, update, cancel, bounds
+//!   methods.rs          on the wire: tasks/get, tasks/update, tasks/cancel, taskIds, discover
+//!   context.rs          TaskContext: what a task's work can do (ask, say how it goes)
 //!   record.rs           Record: what any replica may read or change, and its transitions
-//!   shared.rs           Records (a store replicas share), compare-and-set, leases, commands
+//!   records.rs          Records: the contract of a store replicas share; Command
+//!   shared.rs           the shared half: compare-and-set on records, leases, commands
+//!   shared/             its unit tests
+//!     tests.rs          the shared half against in-process fake records (unit tests)
 //!   suite.rs            the scenarios any Records implementation runs (feature store-suite)
+//!   tests.rs            the store driven in-process (unit tests)
 //! tools.rs              Tool, ToolSet as plain values; tools/list, tools/call, isError
 //! capabilities.rs       what the client declared; -32021; may the server ask this?
 //! resources.rs          Resource, Template, ResourceSet; list, read, templates, subscribe

@@ -196,7 +196,7 @@ impl Record {
             return false;
         }
         self.input_requests.clear();
-        match outcome.and_then(super::inline_result) {
+        match outcome.and_then(inline_result) {
             Ok(result) => {
                 self.result = Some(result);
                 self.set(Status::Completed, None);
@@ -220,5 +220,31 @@ impl Record {
         }
         self.set(Status::Working, Some(message));
         true
+    }
+}
+
+/// A finished task's `result` is what the request would have returned synchronously,
+/// so it says `resultType: "complete"` first. A task cannot answer `input_required`:
+/// inside a task, input is asked with [`TaskContext::ask`].
+pub(super) fn inline_result(result: Value) -> Result<Value, ErrorObject> {
+    let mut out = Map::new();
+    match result {
+        Value::Object(fields) => {
+            match fields.get("resultType").and_then(Value::as_str) {
+                None | Some("complete") => {}
+                Some(other) => {
+                    return Err(internal(format!(
+                        "the task's work answered resultType {other:?}; a task's result must be complete"
+                    )));
+                }
+            }
+            out.insert("resultType".into(), json!("complete"));
+            out.extend(fields.into_iter().filter(|(k, _)| k != "resultType"));
+            Ok(Value::Object(out))
+        }
+        other => Err(internal(format!(
+            "the task's work returned {}, not a result object",
+            kind(&other)
+        ))),
     }
 }

@@ -1,4 +1,4 @@
-//! The task store's scenarios, for any [`Records`](super::shared::Records)
+//! The task store's scenarios, for any [`Records`](super::records::Records)
 //! implementation to run against itself: each takes two stores, `a` where a task is
 //! made and `b` that reads or drives it (the same store twice, or two replicas).
 //! This crate's own tests run them on the in-memory store and on in-process fake

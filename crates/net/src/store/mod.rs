@@ -9,7 +9,7 @@
 //!            carries hub events and cross-replica commands
 //! ```
 //!
-//! The protocol core knows only its own traits ([`crate::protocol::tasks::shared::Records`],
+//! The protocol core knows only its own traits ([`crate::protocol::tasks::records::Records`],
 //! [`crate::protocol::subscriptions::Relay`]); this module implements them and never
 //! the other way round. Without `--store`, none of it runs: one process keeps its
 //! tasks and listeners in memory, as before.
