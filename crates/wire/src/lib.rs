@@ -39,6 +39,7 @@
 //! transcript.rs         the JSONL transcript, version 2: write, read back, pretty JSON
 //! term.rs               a peer's text made safe for a terminal: control bytes escaped
 //! text.rs               the >>> / <<< text view: raw (every byte) or readable
+//! pretty.rs             a payload laid out for a reader: JSON indented, bytes marked
 //! oneline.rs            --oneline: a line per message (shape, method, tool, id, status, size)
 //! select.rs             show --method/--id/--era: the messages a view keeps
 //! asked.rs              the requests a view saw unanswered, by id, bounded
@@ -89,6 +90,7 @@ pub mod lock;
 pub mod markup;
 pub mod oauth;
 pub mod oneline;
+pub mod pretty;
 pub mod recorded;
 pub mod recorder;
 pub mod redact;
