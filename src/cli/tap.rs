@@ -4,7 +4,7 @@
 
 use super::args::TapArgs;
 // A mistake on the command line: exit status 2, as for clap's own.
-use super::client::{Usage, usage};
+use super::exit::usage;
 #[cfg(unix)]
 use mcp_raw_tools::tap::stdio;
 use mcp_raw_tools::tap::{http, proxy};
@@ -22,19 +22,12 @@ pub fn main(args: TapArgs) -> u8 {
     match result {
         Ok(code) => u8::try_from(code).unwrap_or(1),
         Err(e) => {
-            eprintln!(
-                "mcp-raw tap: {}",
-                mcp_raw_wire::term::escape(&format!("{e:#}"))
-            );
+            super::exit::say("mcp-raw tap", &e);
             #[cfg(unix)]
             if let Some(spawn) = e.downcast_ref::<stdio::SpawnError>() {
                 return spawn.exit_code() as u8;
             }
-            if e.downcast_ref::<Usage>().is_some() {
-                2
-            } else {
-                1
-            }
+            super::exit::code(&e)
         }
     }
 }
@@ -214,20 +207,17 @@ fn recorder(
     let live = args
         .check
         .then(|| super::check::Live::new(args.max_message_bytes));
-    let recorder = super::record::recorder_with(
-        "tap",
-        transport,
-        args.trace,
-        args.color,
-        args.record.as_deref(),
-        args.max_message_bytes,
-        live.iter().map(super::check::Live::sink).collect(),
-        super::record::Secrets {
-            show: args.show_secrets,
-            headers: &args.redact_headers,
-        },
-    )?
-    .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
+    let wanted = super::record::Wanted {
+        trace: args.trace,
+        color: args.color,
+        record: args.record.as_deref(),
+        max_message: args.max_message_bytes,
+        show_secrets: args.show_secrets,
+        redact_headers: &args.redact_headers,
+    };
+    let checker = live.iter().map(super::check::Live::sink).collect();
+    let recorder = super::record::recorder("tap", transport, wanted, checker)?
+        .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
     Ok((recorder, live))
 }
 
