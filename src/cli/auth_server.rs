@@ -19,11 +19,11 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
     }
     let wanted = super::record::Wanted {
         trace: args.trace,
-        color: args.color,
+        color: args.style.color,
         record: args.record.as_deref(),
         max_message: mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
         show_secrets: args.show_secrets,
-        redact_headers: &args.redact_headers,
+        redact_headers: &args.style.redact_headers,
     };
     let recorder = super::record::recorder("auth-server", "http", wanted, Vec::new())?;
     let clients = match &args.clients_file {

@@ -9,11 +9,11 @@ use mcp_raw_tools::bridge::{Bridge, child::Spawn, probe};
 pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
     let wanted = super::record::Wanted {
         trace: args.trace,
-        color: args.color,
+        color: args.style.color,
         record: args.record.as_deref(),
         max_message: args.max_message_bytes,
         show_secrets: args.show_secrets,
-        redact_headers: &args.redact_headers,
+        redact_headers: &args.style.redact_headers,
     };
     let recorder = super::record::recorder("bridge", "http", wanted, Vec::new())?;
     let spawn = Spawn {

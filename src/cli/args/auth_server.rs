@@ -1,8 +1,7 @@
 //! `mcp-raw auth-server`'s flags: where it listens, what it issues, its limits.
 
 use super::listener::TlsListen;
-use super::{TraceView, secs};
-use mcp_raw_net::client::wire_print::ColorChoice;
+use super::{TraceStyle, TraceView, secs};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -77,15 +76,8 @@ pub struct AuthServerArgs {
     /// With --trace or --record: show tokens, codes and secrets as they are.
     #[arg(long)]
     pub show_secrets: bool,
-    /// Colour --trace: auto (only when stderr is a terminal and NO_COLOR is unset),
-    /// always, or never [default: auto]
-    #[arg(long, value_enum, value_name = "WHEN")]
-    pub color: Option<ColorChoice>,
-    /// With --trace or --record: also mask the value of this header (any case;
-    /// repeatable), as Authorization, Cookie and X-Api-Key always are, for an API key
-    /// under a name of its own. HTTP lanes only: stdio recordings are never masked.
-    #[arg(long = "redact-header", value_name = "NAME")]
-    pub redact_headers: Vec<String>,
+    #[command(flatten)]
+    pub style: TraceStyle,
     #[command(flatten)]
     pub tls: TlsListen,
 }

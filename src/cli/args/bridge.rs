@@ -2,8 +2,7 @@
 //! always on), the children, the trace.
 
 use super::listener::{HttpLimits, ProtectArgs, TlsListen};
-use super::{TraceView, secs};
-use mcp_raw_net::client::wire_print::ColorChoice;
+use super::{TraceStyle, TraceView, secs};
 use mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -89,15 +88,8 @@ pub struct BridgeArgs {
     /// are never masked).
     #[arg(long)]
     pub show_secrets: bool,
-    /// Colour --trace: auto (only when stderr is a terminal and NO_COLOR is unset),
-    /// always, or never [default: auto]
-    #[arg(long, value_enum, value_name = "WHEN")]
-    pub color: Option<ColorChoice>,
-    /// With --trace or --record: also mask the value of this header (any case;
-    /// repeatable), as Authorization, Cookie and X-Api-Key always are, for an API key
-    /// under a name of its own. HTTP lanes only: stdio recordings are never masked.
-    #[arg(long = "redact-header", value_name = "NAME")]
-    pub redact_headers: Vec<String>,
+    #[command(flatten)]
+    pub style: TraceStyle,
 }
 
 /// The HTTP limits are serve's flags, which there need `--http`; HTTP is all the

@@ -32,6 +32,7 @@ pub use tap::TapArgs;
 use super::exit;
 use clap::{Parser, Subcommand};
 use mcp_raw_core::Eras;
+use mcp_raw_net::client::wire_print::ColorChoice;
 use std::time::Duration;
 
 /// A hand-written MCP server and client that shows every byte on the wire.
@@ -130,6 +131,24 @@ pub enum Command {
     /// requests, printing each request and response in full.
     #[command(after_help = concat!(demos::demo_http_examples!(), "\n\n", exit::demo_exit!()))]
     DemoHttp(DemoHttpArgs),
+}
+
+// `--color` and `--redact-header` of the programs that trace and record on their own
+// (tap, bridge, auth-server): how `--trace` looks, and what it and `--record` mask
+// besides the known headers. (`serve` says the second its own way; the client-side
+// view colours stdout.) No group of its own: nothing more to build at each start.
+#[derive(clap::Args)]
+#[group(skip)]
+pub struct TraceStyle {
+    /// Colour --trace: auto (only when stderr is a terminal and NO_COLOR is unset),
+    /// always, or never [default: auto]
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
+    /// With --trace or --record: also mask the value of this header (any case;
+    /// repeatable), as Authorization, Cookie and X-Api-Key always are, for an API key
+    /// under a name of its own. HTTP lanes only: stdio recordings are never masked.
+    #[arg(long = "redact-header", value_name = "NAME")]
+    pub redact_headers: Vec<String>,
 }
 
 /// `--era` on the command line.
