@@ -351,8 +351,6 @@ pub fn check_protection(config: &http::Config) -> anyhow::Result<()> {
     }
 }
 
-/// Fills in a protected server's resource URI from the address bound, unless
-/// `--resource` gave it, and says on stderr where its metadata is.
 /// `https` on a TLS listener, else `http`: what the log line and the resource URL say.
 pub fn scheme(config: &http::Config) -> &'static str {
     if config.tls.is_some() {
@@ -376,18 +374,13 @@ pub fn tls_listen(
     .map_err(|e| super::exit::usage(format!("{e:#}")))
 }
 
+/// Fills in a protected server's resource URI from the address bound, unless
+/// `--resource` gave it, and says on stderr where its metadata is.
 pub fn protect_at(config: &mut http::Config, addr: std::net::SocketAddr) {
+    let scheme = scheme(config);
     if let Some(auth) = config.auth.as_mut() {
         if auth.resource.is_empty() {
-            auth.resource = format!(
-                "{}://{addr}{}",
-                if config.tls.is_some() {
-                    "https"
-                } else {
-                    "http"
-                },
-                mcp_raw_wire::http::ENDPOINT
-            );
+            auth.resource = format!("{scheme}://{addr}{}", mcp_raw_wire::http::ENDPOINT);
         }
         eprintln!(
             "[mcp-raw] protected resource {}: tokens from {} ({}), metadata at {}",

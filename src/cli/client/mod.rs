@@ -39,7 +39,8 @@ pub fn exit_code(e: &anyhow::Error) -> u8 {
     }
 }
 
-/// `mcp-raw client …`, from its parsed arguments to its outcome.
+/// `mcp-raw client …`, from its parsed arguments to its exit status (`client --help`
+/// lists them), what went wrong said on stderr first.
 pub fn main(args: ClientArgs) -> u8 {
     match connect_and_run(args) {
         Ok(()) => 0,
@@ -70,6 +71,8 @@ fn connect_and_run(args: ClientArgs) -> anyhow::Result<()> {
     super::runtime()?.block_on(run(&args, target, &methods, printer))
 }
 
+/// Connects (the era detected), lists the tools, makes the `--call`s and then the
+/// `--method` requests, follows what the server sends unprompted when asked, closes.
 pub async fn run(
     args: &ClientArgs,
     target: Target,
