@@ -43,11 +43,11 @@ pub fn main(args: ReplayArgs) -> u8 {
 /// No `--against`: the recording's server side, served on the transport it was
 /// recorded on.
 fn serve(args: &ReplayArgs) -> anyhow::Result<()> {
-    let (file, mode, view) = (args.file.as_path(), args, &args.view);
+    let (file, view) = (args.file.as_path(), &args.view);
     let events = read(file)?;
-    let ignore = super::diff::rules(&mode.ignore).map_err(Usage)?;
+    let ignore = super::diff::rules(&args.ignore).map_err(Usage)?;
     let mock = mock::Mock::from_events(&events, ignore);
-    let http = mock.http || mode.http;
+    let http = mock.http || args.http;
     let transport = if http { "http" } else { "stdio" };
     let wanted = super::record::Wanted {
         trace: None,
@@ -61,7 +61,7 @@ fn serve(args: &ReplayArgs) -> anyhow::Result<()> {
         .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
     let n = mock.exchanges.len();
     if !http {
-        if mode.tls.tls_cert.is_some() {
+        if args.tls.tls_cert.is_some() {
             return Err(Usage(
                 "--tls-cert and --tls-key need HTTP (--http, or a recording made over HTTP)".into(),
             )
@@ -73,12 +73,12 @@ fn serve(args: &ReplayArgs) -> anyhow::Result<()> {
         );
         return serve::stdio(mock, recorder, view.max_message_bytes);
     }
-    let tls = super::serve::tls_listen(&mode.tls)?;
+    let tls = super::serve::tls_listen(&args.tls)?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     super::runtime()?.block_on(async {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", mode.port))
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
             .await
-            .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", mode.port))?;
+            .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", args.port))?;
         eprintln!(
             "[mcp-raw] replay listening on {scheme}://{}/mcp, serving {} ({n} recorded client messages)",
             listener.local_addr()?,
