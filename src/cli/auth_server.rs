@@ -17,18 +17,15 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
             args.host
         );
     }
-    let recorder = super::record::recorder_for(
-        "auth-server",
-        "http",
-        args.trace,
-        args.color,
-        args.record.as_deref(),
-        mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
-        super::record::Secrets {
-            show: args.show_secrets,
-            headers: &args.redact_headers,
-        },
-    )?;
+    let wanted = super::record::Wanted {
+        trace: args.trace,
+        color: args.style.color,
+        record: args.record.as_deref(),
+        max_message: mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
+        show_secrets: args.show_secrets,
+        redact_headers: &args.style.redact_headers,
+    };
+    let recorder = super::record::recorder("auth-server", "http", wanted, Vec::new())?;
     let clients = match &args.clients_file {
         None => args.clients,
         Some(path) => clients_from(path)?,

@@ -7,18 +7,15 @@ use mcp_raw_net::transport::http;
 use mcp_raw_tools::bridge::{Bridge, child::Spawn, probe};
 
 pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
-    let recorder = super::record::recorder_for(
-        "bridge",
-        "http",
-        args.trace,
-        args.color,
-        args.record.as_deref(),
-        args.max_message_bytes,
-        super::record::Secrets {
-            show: args.show_secrets,
-            headers: &args.redact_headers,
-        },
-    )?;
+    let wanted = super::record::Wanted {
+        trace: args.trace,
+        color: args.style.color,
+        record: args.record.as_deref(),
+        max_message: args.max_message_bytes,
+        show_secrets: args.show_secrets,
+        redact_headers: &args.style.redact_headers,
+    };
+    let recorder = super::record::recorder("bridge", "http", wanted, Vec::new())?;
     let spawn = Spawn {
         command: args.command.clone(),
         recorder: recorder

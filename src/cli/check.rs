@@ -2,24 +2,19 @@
 //! format asked for; and `tap --check`: the same checker fed live from the tap's
 //! recorder, each finding on stderr as it happens.
 
-use super::args::CheckFormat;
+use super::args::{CheckArgs, CheckFormat};
 use mcp_raw_tools::check::report::{self, Totals};
 use mcp_raw_tools::check::{Checker, Finding, rules};
 use mcp_raw_wire::event::Event;
 use mcp_raw_wire::recorder::Sink;
-use mcp_raw_wire::transcript;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 /// Runs `check`; returns the exit status: 0 no errors, 1 errors, 2 unreadable.
-pub fn main(
-    file: Option<&std::path::Path>,
-    format: CheckFormat,
-    list_rules: bool,
-    max: usize,
-    color: bool,
-) -> u8 {
-    if list_rules {
+pub fn main(args: CheckArgs) -> u8 {
+    let (file, format, max) = (args.file.as_deref(), args.format, args.max_message_bytes);
+    let color = args.color.enabled();
+    if args.rules {
         let mut out = String::new();
         for r in rules::ALL {
             out.push_str(&format!(
@@ -89,16 +84,8 @@ fn colored(findings: &[Finding], totals: Totals) -> String {
     out
 }
 
-fn read(file: &std::path::Path) -> Result<Vec<Event>, String> {
-    let text = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    transcript::read_bytes(&text)
-        .map(|(_, events)| events)
-        .map_err(|e| {
-            format!(
-                "{} is not a transcript mcp-raw can read: {e}",
-                file.display()
-            )
-        })
+fn read(file: &std::path::Path) -> Result<Vec<mcp_raw_wire::event::Event>, String> {
+    super::read_transcript(file).map(|(_, events)| events)
 }
 
 /// The checker a live tap feeds, shared between its sink and whoever prints the

@@ -15,6 +15,12 @@ use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient, Options};
 use mcp_raw_net::client::wire_print::Printer;
 use serde_json::{Map, Value, json};
 
+/// `mcp-raw conformance-client URL`: the view's printer, then [`run`].
+pub fn main(args: super::args::ConformanceClientArgs) -> anyhow::Result<()> {
+    let printer = args.view.printer("http")?;
+    super::runtime()?.block_on(run(&args.url, printer))
+}
+
 pub async fn run(url: &str, printer: Printer) -> anyhow::Result<()> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let revision =

@@ -26,6 +26,16 @@ struct Demo {
     next_id: i64,
 }
 
+/// `mcp-raw demo-http`: the view's printer, then [`run`], or with `--auth` the
+/// OAuth walk-through ([`super::demo_auth::run`]).
+pub fn main(args: super::args::DemoHttpArgs) -> anyhow::Result<()> {
+    let printer = args.view.printer("http")?;
+    if args.auth {
+        return super::runtime()?.block_on(super::demo_auth::run(args.port, printer));
+    }
+    super::runtime()?.block_on(run(args.port, args.era.into(), printer))
+}
+
 pub async fn run(port: u16, era: Eras, printer: Printer) -> anyhow::Result<()> {
     // The modern demo runs against a modern-only server, so GET and DELETE show the
     // 405 such a server answers; the others against a dual-era one.

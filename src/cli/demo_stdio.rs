@@ -20,6 +20,12 @@ struct Demo {
     next_id: i64,
 }
 
+/// `mcp-raw demo`: the view's printer, then [`run`].
+pub fn main(args: super::args::DemoArgs) -> anyhow::Result<()> {
+    let printer = args.view.printer("stdio")?;
+    super::runtime()?.block_on(run(args.era.into(), printer))
+}
+
 pub async fn run(era: Eras, printer: Printer) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("cannot find the mcp-raw binary")?;
     let mut link = StdioLink::spawn(&exe, &["serve"], &printer)?;

@@ -1,21 +1,16 @@
 //! `mcp-raw diff A B`: two recordings compared message by message; exit 1 when they
 //! differ.
 
+use super::args::DiffArgs;
 use mcp_raw_tools::replay::diff::{self, Ignore};
-use mcp_raw_wire::transcript;
 use serde_json::json;
 use std::io::Write;
 
 /// Runs `diff`; returns the exit status: 0 same, 1 different, 2 unreadable or usage.
-pub fn main(
-    a: &std::path::Path,
-    b: &std::path::Path,
-    ignore: &[String],
-    format: &str,
-    max_shown: usize,
-    color: bool,
-) -> u8 {
-    let ignore = match rules(ignore) {
+pub fn main(args: DiffArgs) -> u8 {
+    let (a, b, format, max_shown) = (&args.a, &args.b, args.format.as_str(), args.max_shown);
+    let color = args.color.enabled();
+    let ignore = match rules(&args.ignore) {
         Ok(i) => i,
         Err(e) => {
             eprintln!("mcp-raw diff: {}", mcp_raw_wire::term::escape(&e));
@@ -96,13 +91,5 @@ pub fn rules(given: &[String]) -> Result<Vec<Ignore>, String> {
 }
 
 fn read(file: &std::path::Path) -> Result<Vec<mcp_raw_wire::event::Event>, String> {
-    let text = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    transcript::read_bytes(&text)
-        .map(|(_, events)| events)
-        .map_err(|e| {
-            format!(
-                "{} is not a transcript mcp-raw can read: {e}",
-                file.display()
-            )
-        })
+    super::read_transcript(file).map(|(_, events)| events)
 }

@@ -5,9 +5,49 @@
 //! a FILE that cannot be read or is not a transcript, a key file that cannot be
 //! read); 3 (`client` only) the connection or the protocol failed. `tap` over stdio
 //! ends with its server's status instead, so its client sees what it would have.
-//! `check`, `diff`, `replay`, `client` and `tap` state theirs beside their other
-//! closing lines in `args.rs`; the rest use these (macros, so that `concat!` joins
-//! them to each subcommand's examples into one literal at compile time).
+//! Each subcommand's line is a macro here, so that `concat!` joins it to that
+//! subcommand's examples (beside its flags, in `args/`) into one literal at compile
+//! time.
+
+/// `client`'s closing line.
+macro_rules! client_exit {
+    () => {
+        "Exit status: 0 all went well; 1 a call failed or returned isError: true; 2 usage (a bad flag or TARGET); 3 the connection or the protocol failed."
+    };
+}
+pub(crate) use client_exit;
+
+/// `tap`'s closing line: over stdio, the server's status passed on.
+macro_rules! tap_exit {
+    () => {
+        "Exit status (stdio): the server's own, or 128 + the signal that killed it; 127 the server's program was not found, 126 it could not be run; 2 usage."
+    };
+}
+pub(crate) use tap_exit;
+
+/// `check`'s closing line.
+macro_rules! check_exit {
+    () => {
+        "Exit status: 0 no errors (warnings allowed), 1 a rule was broken, 2 the file cannot be read."
+    };
+}
+pub(crate) use check_exit;
+
+/// `replay`'s closing line.
+macro_rules! replay_exit {
+    () => {
+        "Exit status: 0 replayed, 1 the server failed or fell silent, 2 usage."
+    };
+}
+pub(crate) use replay_exit;
+
+/// `diff`'s closing line.
+macro_rules! diff_exit {
+    () => {
+        "Exit status: 0 the same (but for what is ignored), 1 different, 2 a file cannot be read."
+    };
+}
+pub(crate) use diff_exit;
 
 /// `serve`'s closing line.
 macro_rules! serve_exit {
@@ -65,8 +105,40 @@ macro_rules! ca_exit {
 }
 pub(crate) use ca_exit;
 
+/// A bad flag value, TARGET or input file: the caller's mistake, exit status 2.
+#[derive(Debug)]
+pub struct Usage(pub String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+/// A [`Usage`] error.
+pub fn usage(text: impl Into<String>) -> anyhow::Error {
+    Usage(text.into()).into()
+}
+
 /// Whether an error is the caller's mistake (exit status 2) rather than a failure
 /// while running (1).
 pub fn code(e: &anyhow::Error) -> u8 {
-    if e.is::<super::client::Usage>() { 2 } else { 1 }
+    if e.is::<Usage>() { 2 } else { 1 }
+}
+
+/// What went wrong, one line on stderr, `PROGRAM: …` (escaped: an error may quote
+/// what a peer sent, shown, not obeyed by the terminal).
+pub fn say(program: &str, e: &anyhow::Error) {
+    eprintln!(
+        "{program}: {}",
+        mcp_raw_wire::term::escape(&format!("{e:#}"))
+    );
+}
+
+/// [`say`], then the exit status by [`code`].
+pub fn report(program: &str, e: &anyhow::Error) -> u8 {
+    say(program, e);
+    code(e)
 }

@@ -8,6 +8,7 @@ pub mod bridge;
 pub mod ca;
 pub mod check;
 pub mod client;
+pub mod completions;
 pub mod conformance_client;
 pub mod demo_auth;
 pub mod demo_http;
@@ -59,6 +60,26 @@ pub fn secret(
         anyhow::bail!("{}: the file is empty; it should hold the secret", at());
     }
     Ok(Some(text.to_owned()))
+}
+
+/// A recording read whole: its header and events. The error names the file and
+/// says which of the two went wrong: it cannot be read, or it is not a transcript.
+pub fn read_transcript(
+    file: &std::path::Path,
+) -> Result<
+    (
+        mcp_raw_wire::transcript::Header,
+        Vec<mcp_raw_wire::event::Event>,
+    ),
+    String,
+> {
+    let text = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    mcp_raw_wire::transcript::read_bytes(&text).map_err(|e| {
+        format!(
+            "{} is not a transcript mcp-raw can read: {e}",
+            file.display()
+        )
+    })
 }
 
 /// A runtime for the async programs.

@@ -5,14 +5,23 @@ use mcp_raw_net::client::wire_print::ColorChoice;
 use mcp_raw_wire::recorder::{Recorder, Sink};
 use mcp_raw_wire::transcript;
 
-/// `--show-secrets` and `--redact-header`: what a recording masks (HTTP lanes only;
-/// stdio is recorded as it crossed).
+/// What `--trace`, `--record` and their companions ask a recorder for; each
+/// program fills it from its own flags (their `--help` differs, their meaning not).
 #[derive(Clone, Copy)]
-pub struct Secrets<'a> {
-    /// `--show-secrets`: mask nothing.
-    pub show: bool,
+pub struct Wanted<'a> {
+    /// `--trace [VIEW]`: a text view on stderr.
+    pub trace: Option<TraceView>,
+    /// `--color`: of that view (auto: when stderr is a terminal and NO_COLOR unset).
+    pub color: Option<ColorChoice>,
+    /// `--record FILE`: the JSONL transcript.
+    pub record: Option<&'a std::path::Path>,
+    /// `--max-message-bytes`: the largest message the views read whole.
+    pub max_message: usize,
+    /// `--show-secrets`: mask nothing (HTTP lanes only are masked; stdio is recorded
+    /// as it crossed).
+    pub show_secrets: bool,
     /// `--redact-header NAME…`: headers masked whole besides the known ones.
-    pub headers: &'a [String],
+    pub redact_headers: &'a [String],
 }
 
 /// `serve --trace`: which text view goes to stderr.
@@ -24,64 +33,24 @@ pub enum TraceView {
     Oneline,
 }
 
-/// The server's recorder, if `--trace` or `--record` asks for one; it masks tokens
-/// and secrets unless `--show-secrets`.
+/// A recorder for `role` (`server`, `tap`, `bridge`…: the transcript header says
+/// which), if `--trace` or `--record` asks for one, with `extra` sinks beside the
+/// flags' (`tap --check`'s checker); tokens and secrets masked unless
+/// `--show-secrets`.
 pub fn recorder(
-    transport: &str,
-    trace: Option<TraceView>,
-    color: Option<ColorChoice>,
-    record: Option<&std::path::Path>,
-    max_message: usize,
-    secrets: Secrets<'_>,
-) -> anyhow::Result<Option<Recorder>> {
-    recorder_for(
-        "server",
-        transport,
-        trace,
-        color,
-        record,
-        max_message,
-        secrets,
-    )
-}
-
-/// A recorder for `role` (`server` or `tap`, the transcript header says which), if
-/// `--trace` or `--record` asks for one; tokens and secrets masked unless
-/// `secrets.show`.
-pub fn recorder_for(
     role: &str,
     transport: &str,
-    trace: Option<TraceView>,
-    color: Option<ColorChoice>,
-    record: Option<&std::path::Path>,
-    max_message: usize,
-    secrets: Secrets<'_>,
-) -> anyhow::Result<Option<Recorder>> {
-    recorder_with(
-        role,
-        transport,
-        trace,
-        color,
-        record,
-        max_message,
-        Vec::new(),
-        secrets,
-    )
-}
-
-/// [`recorder_for`], with `extra` sinks beside the flags' (`tap --check`'s checker).
-// One call site per program; a struct for these would only be unpacked again.
-#[allow(clippy::too_many_arguments)]
-pub fn recorder_with(
-    role: &str,
-    transport: &str,
-    trace: Option<TraceView>,
-    color: Option<ColorChoice>,
-    record: Option<&std::path::Path>,
-    max_message: usize,
+    wanted: Wanted<'_>,
     extra: Vec<Box<dyn Sink>>,
-    secrets: Secrets<'_>,
 ) -> anyhow::Result<Option<Recorder>> {
+    let Wanted {
+        trace,
+        color,
+        record,
+        max_message,
+        show_secrets,
+        redact_headers,
+    } = wanted;
     let mut sinks: Vec<Box<dyn Sink>> = extra;
     if let Some(view) = trace {
         let color = color.unwrap_or(ColorChoice::Auto).enabled_on_stderr();
@@ -108,12 +77,13 @@ pub fn recorder_with(
     }
     Ok((!sinks.is_empty()).then(|| {
         let recorder = Recorder::new(sinks);
-        recorder.set_redaction(!secrets.show);
-        recorder.redact_headers(secrets.headers);
+        recorder.set_redaction(!show_secrets);
+        recorder.redact_headers(redact_headers);
         recorder
     }))
 }
 
+/// The `--record FILE` sink: a transcript with its header line.
 pub fn record_file(
     path: &std::path::Path,
     header: &transcript::Header,
@@ -122,6 +92,6 @@ pub fn record_file(
     transcript::create(path, header, max_message)
         // A path the recording cannot go to is the caller's to fix: exit status 2.
         .map_err(|e| {
-            super::client::usage(format!("--record {}: cannot write it: {e}", path.display()))
+            super::exit::usage(format!("--record {}: cannot write it: {e}", path.display()))
         })
 }

@@ -2,39 +2,20 @@
 //! server); with `--against TARGET`, its client side sent to a live server, what
 //! comes back shown and recorded like any client session.
 
-use super::args::View;
-use super::client::{Target, Usage};
+use super::args::ReplayArgs;
+use super::client::Target;
+use super::exit::Usage;
 use mcp_raw_net::client::stdio_link::Spawn;
 use mcp_raw_tools::replay::script::Script;
 use mcp_raw_tools::replay::{against, mock, serve};
-use mcp_raw_wire::transcript;
-use std::time::Duration;
-
-/// What `replay` was asked to do.
-pub struct Mode {
-    /// The live server to send the client side to; with `command`, none: serve.
-    pub against: Option<String>,
-    /// The live stdio server after `--`.
-    pub command: Vec<String>,
-    /// How long to wait for the server's next bytes.
-    pub timeout: Duration,
-    /// Serving: over HTTP whatever the recording's transport.
-    pub http: bool,
-    /// Serving over HTTP: the port.
-    pub port: u16,
-    /// Serving over HTTP: `--tls-cert`/`--tls-key`, https:// instead.
-    pub tls: super::args::TlsListen,
-    /// Serving: what matching leaves out.
-    pub ignore: Vec<String>,
-}
 
 /// Runs `replay`; returns the exit status.
-pub fn main(file: &std::path::Path, mode: Mode, view: &View) -> u8 {
-    let serving = mode.against.is_none() && mode.command.is_empty();
+pub fn main(args: ReplayArgs) -> u8 {
+    let serving = args.against.is_none() && args.command.is_empty();
     let result = if serving {
-        serve(file, &mode, view).map(|()| None)
+        serve(&args).map(|()| None)
     } else {
-        run(file, mode, view).map(Some)
+        run(args).map(Some)
     };
     match result {
         Ok(Some(outcome)) => {
@@ -55,44 +36,32 @@ pub fn main(file: &std::path::Path, mode: Mode, view: &View) -> u8 {
             0
         }
         Ok(None) => 0,
-        Err(e) => {
-            eprintln!(
-                "mcp-raw replay: {}",
-                mcp_raw_wire::term::escape(&format!("{e:#}"))
-            );
-            if e.downcast_ref::<Usage>().is_some() {
-                2
-            } else {
-                1
-            }
-        }
+        Err(e) => super::exit::report("mcp-raw replay", &e),
     }
 }
 
 /// No `--against`: the recording's server side, served on the transport it was
 /// recorded on.
-fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()> {
+fn serve(args: &ReplayArgs) -> anyhow::Result<()> {
+    let (file, view) = (args.file.as_path(), &args.view);
     let events = read(file)?;
-    let ignore = super::diff::rules(&mode.ignore).map_err(Usage)?;
+    let ignore = super::diff::rules(&args.ignore).map_err(Usage)?;
     let mock = mock::Mock::from_events(&events, ignore);
-    let http = mock.http || mode.http;
+    let http = mock.http || args.http;
     let transport = if http { "http" } else { "stdio" };
-    let recorder = super::record::recorder_for(
-        "replay",
-        transport,
-        None,
-        None,
-        view.record.as_deref(),
-        view.max_message_bytes,
-        super::record::Secrets {
-            show: view.show_secrets,
-            headers: &view.redact_headers,
-        },
-    )?
-    .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
+    let wanted = super::record::Wanted {
+        trace: None,
+        color: None,
+        record: view.record.as_deref(),
+        max_message: view.max_message_bytes,
+        show_secrets: view.show_secrets,
+        redact_headers: &view.redact_headers,
+    };
+    let recorder = super::record::recorder("replay", transport, wanted, Vec::new())?
+        .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
     let n = mock.exchanges.len();
     if !http {
-        if mode.tls.tls_cert.is_some() {
+        if args.tls.tls_cert.is_some() {
             return Err(Usage(
                 "--tls-cert and --tls-key need HTTP (--http, or a recording made over HTTP)".into(),
             )
@@ -104,12 +73,12 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
         );
         return serve::stdio(mock, recorder, view.max_message_bytes);
     }
-    let tls = super::serve::tls_listen(&mode.tls)?;
+    let tls = super::serve::tls_listen(&args.tls)?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     super::runtime()?.block_on(async {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", mode.port))
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
             .await
-            .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", mode.port))?;
+            .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", args.port))?;
         eprintln!(
             "[mcp-raw] replay listening on {scheme}://{}/mcp, serving {} ({n} recorded client messages)",
             listener.local_addr()?,
@@ -122,25 +91,21 @@ fn serve(file: &std::path::Path, mode: &Mode, view: &View) -> anyhow::Result<()>
     })
 }
 
+/// The recording; unreadable, or not a transcript, is the caller's to fix (exit 2).
 fn read(file: &std::path::Path) -> anyhow::Result<Vec<mcp_raw_wire::event::Event>> {
-    let text =
-        std::fs::read(file).map_err(|e| Usage(format!("cannot read {}: {e}", file.display())))?;
-    let (_, events) = transcript::read_bytes(&text).map_err(|e| {
-        Usage(format!(
-            "{} is not a transcript mcp-raw can read: {e}",
-            file.display()
-        ))
-    })?;
+    let (_, events) = super::read_transcript(file).map_err(Usage)?;
     Ok(events)
 }
 
-fn run(file: &std::path::Path, mode: Mode, view: &View) -> anyhow::Result<against::Outcome> {
-    let Mode {
+fn run(args: ReplayArgs) -> anyhow::Result<against::Outcome> {
+    let ReplayArgs {
+        file,
         against,
         command,
         timeout,
+        view,
         ..
-    } = mode;
+    } = args;
     let target = match (against, command.is_empty()) {
         (Some(_), false) => {
             return Err(Usage(
@@ -155,7 +120,7 @@ fn run(file: &std::path::Path, mode: Mode, view: &View) -> anyhow::Result<agains
             Err(e) => return Err(Usage(format!("--against: {e}")).into()),
         },
     };
-    let events = read(file)?;
+    let events = read(&file)?;
     let script = Script::from_events(&events);
     let (target, transport) = match target {
         Target::Http(url) => (against::Target::Http(url), "http"),

@@ -1,7 +1,7 @@
 //! `mcp-raw serve`: the server the flags ask for, on stdio or HTTP, with its
 //! recorder when `--trace` or `--record` wants one.
 
-use super::args::{EraArg, FixtureArg, off_if_zero};
+use super::args::{EraArg, FixtureArg, ServeArgs, off_if_zero};
 use mcp_raw_core::tasks::TaskLimits;
 use mcp_raw_core::{Server, state_key};
 use mcp_raw_net::store::redis;
@@ -9,13 +9,69 @@ use mcp_raw_net::transport::{http, stdio};
 use mcp_raw_wire::recorder::Recorder;
 use std::time::Duration;
 
+/// `mcp-raw serve`: over stdio, or with `--http` on a listener (its TLS read first:
+/// stdio has none), the state key installed and the recorder made before either.
+pub fn main(args: ServeArgs) -> anyhow::Result<()> {
+    let tls = if args.http {
+        tls_listen(&args.tls)?
+    } else if args.tls.tls_cert.is_some() {
+        return Err(super::exit::usage(
+            "--tls-cert and --tls-key need --http (stdio has no TLS)",
+        ));
+    } else {
+        None
+    };
+    install_state_key(args.state_key_file.as_deref())?;
+    let wanted = super::record::Wanted {
+        trace: args.trace,
+        color: args.color,
+        record: args.record.as_deref(),
+        max_message: args.max_message_bytes,
+        show_secrets: args.show_secrets,
+        redact_headers: &args.redact_headers,
+    };
+    let transport = if args.http { "http" } else { "stdio" };
+    let recorder = super::record::recorder("server", transport, wanted, Vec::new())?;
+    if !args.http {
+        let server = server(args.era, args.fixture, args.max_tasks, args.task_ttl);
+        return serve_stdio(server, args.max_body_bytes, args.max_log_backlog, recorder);
+    }
+    let spec = Spec {
+        era: args.era,
+        fixture: args.fixture,
+        max_tasks: args.max_tasks,
+        task_ttl: args.task_ttl,
+        store: args.store.map(|url| StoreSpec {
+            url,
+            prefix: args.store_prefix,
+            timeout: args.store_timeout,
+            max_reply: args.store_max_reply_bytes,
+            lease: args.task_lease,
+            trace: args.store_trace,
+            cacert: args.store_cacert,
+            auth_file: args.store_auth_file,
+            cert: args.store_cert,
+            key: args.store_key,
+        }),
+    };
+    let config = http::Config {
+        limits: args.limits.into_limits(args.max_body_bytes),
+        allowed_hosts: http::guard::AllowedHosts::new(&args.allow_hosts),
+        recorder,
+        auth: args.protect.into_settings()?,
+        session_id_prefix: args.session_id_prefix,
+        tls,
+    };
+    serve_http(spec, &args.host, args.port, args.allow_remote, config)
+}
+
 /// `--state-key-file` (or `MCP_RAW_STATE_KEY_FILE`): the shared requestState key,
 /// installed before anything is sealed; without it each process draws its own.
 pub fn install_state_key(path: Option<&std::path::Path>) -> anyhow::Result<()> {
     let Some(path) = path else { return Ok(()) };
     // An unreadable or malformed key file is the caller's mistake: exit status 2.
     let key =
-        state_key::StateKey::from_file(path).map_err(|e| super::client::usage(format!("{e:#}")))?;
+        state_key::StateKey::from_file(path).map_err(|e| super::exit::usage(format!("{e:#}")))?;
     state_key::install(key)?;
     eprintln!(
         "[mcp-raw] requestState sealed with the key in {} (replicas given the same file open each other's)",
@@ -114,7 +170,7 @@ impl Spec {
                 (store.key.is_some(), "--store-key"),
             ];
             if let Some((_, flag)) = given.iter().find(|(given, _)| *given) {
-                return Err(super::client::usage(format!(
+                return Err(super::exit::usage(format!(
                     "{flag} is for rediss:// (TLS); {} is plaintext",
                     target.url()
                 )));
@@ -122,12 +178,12 @@ impl Spec {
         }
         // An unreadable auth file or CA file is the caller's mistake: exit status 2.
         let auth = match &store.auth_file {
-            Some(path) => Some(redis::Auth::from_file(path).map_err(super::client::usage)?),
+            Some(path) => Some(redis::Auth::from_file(path).map_err(super::exit::usage)?),
             None => None,
         };
         let tls = if target.tls {
             Some(std::sync::Arc::new(
-                redis::tls(store.cacert, store.cert, store.key).map_err(super::client::usage)?,
+                redis::tls(store.cacert, store.cert, store.key).map_err(super::exit::usage)?,
             ))
         } else {
             None
@@ -295,8 +351,6 @@ pub fn check_protection(config: &http::Config) -> anyhow::Result<()> {
     }
 }
 
-/// Fills in a protected server's resource URI from the address bound, unless
-/// `--resource` gave it, and says on stderr where its metadata is.
 /// `https` on a TLS listener, else `http`: what the log line and the resource URL say.
 pub fn scheme(config: &http::Config) -> &'static str {
     if config.tls.is_some() {
@@ -317,21 +371,16 @@ pub fn tls_listen(
         tls.tls_client_ca.as_deref(),
     )
     .map(|a| a.map(std::sync::Arc::new))
-    .map_err(|e| super::client::Usage(format!("{e:#}")).into())
+    .map_err(|e| super::exit::usage(format!("{e:#}")))
 }
 
+/// Fills in a protected server's resource URI from the address bound, unless
+/// `--resource` gave it, and says on stderr where its metadata is.
 pub fn protect_at(config: &mut http::Config, addr: std::net::SocketAddr) {
+    let scheme = scheme(config);
     if let Some(auth) = config.auth.as_mut() {
         if auth.resource.is_empty() {
-            auth.resource = format!(
-                "{}://{addr}{}",
-                if config.tls.is_some() {
-                    "https"
-                } else {
-                    "http"
-                },
-                mcp_raw_wire::http::ENDPOINT
-            );
+            auth.resource = format!("{scheme}://{addr}{}", mcp_raw_wire::http::ENDPOINT);
         }
         eprintln!(
             "[mcp-raw] protected resource {}: tokens from {} ({}), metadata at {}",

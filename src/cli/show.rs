@@ -2,6 +2,7 @@
 //! its lanes, directions and messages; as text, as the transcript itself (`--json`),
 //! or live as the file grows (`--follow`).
 
+use super::args::{ShowArgs, ShowFormat};
 use mcp_raw_wire::decode::{Decoder, Fact};
 use mcp_raw_wire::event::{Dir, Event};
 use mcp_raw_wire::recorder::Sink;
@@ -14,7 +15,7 @@ use std::time::Duration;
 /// An unreadable FILE, a file that is not a transcript, or flags that do not fit it:
 /// exit status 2, as `check`, `diff` and `replay` (the README's exit-status rule).
 macro_rules! usage {
-    ($($t:tt)*) => { super::client::usage(format!($($t)*)) };
+    ($($t:tt)*) => { super::exit::usage(format!($($t)*)) };
 }
 
 /// `return Err(usage!(…))`.
@@ -85,16 +86,46 @@ pub struct Options {
 /// Runs `show`; returns the exit status: 0 shown, 1 the output could not be
 /// written (`--html`), 2 the file is unreadable or not a transcript, or a flag
 /// does not fit it.
-pub fn main(file: &std::path::Path, opts: Options) -> u8 {
-    match show(file, opts) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!(
-                "mcp-raw show: {}",
-                mcp_raw_wire::term::escape(&format!("{e:#}"))
-            );
-            super::exit::code(&e)
+pub fn main(args: ShowArgs) -> u8 {
+    // `--format json|pretty` is `--json` or `--pretty`, and refused beside a
+    // text view's flags the way those are.
+    let json = args.json || args.format == Some(ShowFormat::Json);
+    let pretty = args.pretty || args.format == Some(ShowFormat::Pretty);
+    if json || pretty {
+        let text_flags = [
+            ("--raw", args.raw),
+            ("--oneline", args.oneline),
+            ("--explain", args.explain),
+        ];
+        if let Some((flag, _)) = text_flags.iter().find(|(_, on)| *on) {
+            use clap::CommandFactory;
+            super::args::Cli::command()
+                .error(
+                    clap::error::ErrorKind::ArgumentConflict,
+                    format!("{flag} shows a text view: it cannot go with --format json or pretty"),
+                )
+                .exit();
         }
+    }
+    let opts = Options {
+        raw: args.raw,
+        pretty,
+        oneline: args.oneline,
+        json,
+        explain: args.explain,
+        follow: args.follow,
+        html: args.html,
+        color: args.color.enabled(),
+        max: args.max_message_bytes,
+        only: Only {
+            lanes: args.lane,
+            dir: args.dir.as_deref().and_then(Dir::from_name),
+        },
+        select: Select::new(args.method, args.id, args.era),
+    };
+    match show(&args.file, opts) {
+        Ok(()) => 0,
+        Err(e) => super::exit::report("mcp-raw show", &e),
     }
 }
 
@@ -103,13 +134,7 @@ pub fn show(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
     if opts.follow {
         return follow(file, opts);
     }
-    let text = std::fs::read(file).map_err(|e| usage!("cannot read {}: {e}", file.display()))?;
-    let (header, events) = transcript::read_bytes(&text).map_err(|e| {
-        usage!(
-            "{} is not a transcript mcp-raw can read: {e}",
-            file.display()
-        )
-    })?;
+    let (header, events) = super::read_transcript(file).map_err(super::exit::usage)?;
     let events = opts.only.apply(events)?;
     if let Some(out) = &opts.html {
         let page = mcp_raw_wire::html::page(&header, &events, opts.max);

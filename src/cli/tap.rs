@@ -4,7 +4,7 @@
 
 use super::args::TapArgs;
 // A mistake on the command line: exit status 2, as for clap's own.
-use super::client::{Usage, usage};
+use super::exit::usage;
 #[cfg(unix)]
 use mcp_raw_tools::tap::stdio;
 use mcp_raw_tools::tap::{http, proxy};
@@ -22,19 +22,12 @@ pub fn main(args: TapArgs) -> u8 {
     match result {
         Ok(code) => u8::try_from(code).unwrap_or(1),
         Err(e) => {
-            eprintln!(
-                "mcp-raw tap: {}",
-                mcp_raw_wire::term::escape(&format!("{e:#}"))
-            );
+            super::exit::say("mcp-raw tap", &e);
             #[cfg(unix)]
             if let Some(spawn) = e.downcast_ref::<stdio::SpawnError>() {
                 return spawn.exit_code() as u8;
             }
-            if e.downcast_ref::<Usage>().is_some() {
-                2
-            } else {
-                1
-            }
+            super::exit::code(&e)
         }
     }
 }
@@ -98,10 +91,7 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
         );
     }
     super::runtime()?.block_on(async {
-        let listener = tokio::net::TcpListener::bind(listen)
-            .await
-            .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
-        let addr = listener.local_addr()?;
+        let (listener, addr) = bind(listen).await?;
         eprintln!(
             "[mcp-raw] tap listening on {}://{addr}{}, forwarding to {}{}",
             if listen_tls.is_some() {
@@ -117,10 +107,6 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
                 ""
             }
         );
-        let shutdown = async {
-            let _ = tokio::signal::ctrl_c().await;
-            eprintln!("[mcp-raw] tap interrupted: shutting down");
-        };
         let config = http::Config {
             target,
             recorder,
@@ -132,7 +118,7 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
             target_tls: std::sync::Arc::new(target_tls),
             listen_tls,
         };
-        http::run(listener, config, shutdown).await?;
+        http::run(listener, config, interrupted()).await?;
         if let Some(live) = live {
             live.finish();
         }
@@ -169,10 +155,7 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
     })?;
     let (recorder, live) = recorder(&args, "http")?;
     super::runtime()?.block_on(async {
-        let listener = tokio::net::TcpListener::bind(listen)
-            .await
-            .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
-        let addr = listener.local_addr()?;
+        let (listener, addr) = bind(listen).await?;
         eprintln!(
             "[mcp-raw] tap proxy listening on http://{addr} (HTTPS_PROXY=http://{addr}), decrypting {} with the CA in {}",
             if args.decrypt_hosts.is_empty() {
@@ -182,10 +165,6 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
             },
             dir.display()
         );
-        let shutdown = async {
-            let _ = tokio::signal::ctrl_c().await;
-            eprintln!("[mcp-raw] tap interrupted: shutting down");
-        };
         let config = proxy::Config {
             recorder,
             ca,
@@ -197,7 +176,7 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
             max_head_bytes: args.max_head_bytes,
             idle_timeout: super::args::off_if_zero(args.idle_timeout),
         };
-        proxy::run(listener, config, shutdown).await?;
+        proxy::run(listener, config, interrupted()).await?;
         if let Some(live) = live {
             live.finish();
         }
@@ -214,21 +193,33 @@ fn recorder(
     let live = args
         .check
         .then(|| super::check::Live::new(args.max_message_bytes));
-    let recorder = super::record::recorder_with(
-        "tap",
-        transport,
-        args.trace,
-        args.color,
-        args.record.as_deref(),
-        args.max_message_bytes,
-        live.iter().map(super::check::Live::sink).collect(),
-        super::record::Secrets {
-            show: args.show_secrets,
-            headers: &args.redact_headers,
-        },
-    )?
-    .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
+    let wanted = super::record::Wanted {
+        trace: args.trace,
+        color: args.style.color,
+        record: args.record.as_deref(),
+        max_message: args.max_message_bytes,
+        show_secrets: args.show_secrets,
+        redact_headers: &args.style.redact_headers,
+    };
+    let checker = live.iter().map(super::check::Live::sink).collect();
+    let recorder = super::record::recorder("tap", transport, wanted, checker)?
+        .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
     Ok((recorder, live))
+}
+
+/// The HTTP tap's or the proxy's listener, and the address it got (port 0 picks one).
+async fn bind(listen: SocketAddr) -> anyhow::Result<(tokio::net::TcpListener, SocketAddr)> {
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
+    let addr = listener.local_addr()?;
+    Ok((listener, addr))
+}
+
+/// Ctrl-C, said on stderr: where the HTTP tap and the proxy stop.
+async fn interrupted() {
+    let _ = tokio::signal::ctrl_c().await;
+    eprintln!("[mcp-raw] tap interrupted: shutting down");
 }
 
 /// `--listen`: `ADDRESS:PORT` or a bare `PORT` (on 127.0.0.1). Only loopback, unless

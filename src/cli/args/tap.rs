@@ -1,0 +1,136 @@
+//! `mcp-raw tap`'s flags: stdio, `--http` (a reverse proxy) or `--proxy` (a forward
+//! one), where it listens, its clocks, the trace.
+
+use super::listener::TlsListen;
+use super::{TraceStyle, TraceView, secs};
+use mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
+use std::path::PathBuf;
+use std::time::Duration;
+
+macro_rules! tap_examples {
+    () => {
+        "Examples:
+  mcp-raw tap --record tap.jsonl -- npx -y @modelcontextprotocol/server-everything
+      (give the client this command line in place of the server's)
+  mcp-raw tap --http --listen 127.0.0.1:3200 --target http://127.0.0.1:3100/mcp --trace oneline
+  mcp-raw tap --check -- mcp-raw serve
+  mcp-raw tap --proxy --listen 127.0.0.1:8080 --decrypt-host '*.example.com' --record proxy.jsonl
+      (then HTTPS_PROXY=http://127.0.0.1:8080 for the client; `mcp-raw ca` first)"
+    };
+}
+pub(crate) use tap_examples;
+
+// `mcp-raw tap`'s arguments.
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("web").args(["http", "proxy"]).multiple(false)))]
+pub struct TapArgs {
+    /// The stdio server's program and arguments, after `--`, taken as they are.
+    #[arg(last = true, value_name = "SERVER_CMD")]
+    pub command: Vec<String>,
+    /// Relay Streamable HTTP (a reverse proxy) instead of a stdio server.
+    #[arg(long)]
+    pub http: bool,
+    /// Be a forward proxy (set it as the client's HTTPS_PROXY): CONNECT tunnels,
+    /// TLS opened with leaves from the local CA (`mcp-raw ca`) for the hosts
+    /// --decrypt-host matches, the plaintext recorded; absolute-form http:// requests
+    /// relayed. Uses --listen and the limits of --http.
+    #[arg(long)]
+    pub proxy: bool,
+    /// With --proxy: decrypt only hosts matching PATTERN (repeatable; a host name,
+    /// `*` for any characters: `*.example.com`); others pass as opaque tunnels.
+    /// [default: every host]
+    #[arg(long = "decrypt-host", value_name = "PATTERN", requires = "proxy")]
+    pub decrypt_hosts: Vec<String>,
+    /// With --proxy: the directory of the CA made by `mcp-raw ca` [default:
+    /// $XDG_CONFIG_HOME/mcp-raw, else ~/.config/mcp-raw]
+    #[arg(long, value_name = "DIR", requires = "proxy")]
+    pub ca_dir: Option<PathBuf>,
+    /// With --proxy, or --http and an https:// --target: also trust the CA
+    /// certificates in this PEM FILE (repeatable) for the real host's certificate,
+    /// besides the system's trust store.
+    #[arg(long = "cacert", value_name = "FILE", requires = "web")]
+    pub cacert: Vec<PathBuf>,
+    /// With --proxy, or --http and an https:// --target: relay even when the real
+    /// host's certificate does not verify (warned on every run; each lane's tls event
+    /// says why) [default: off].
+    #[arg(long, requires = "web")]
+    pub insecure: bool,
+    #[command(flatten)]
+    pub tls: TlsListen,
+    /// With --proxy: the longest proxy request head (`CONNECT HOST:PORT`, or a
+    /// request with an absolute http:// URL); longer gets 400.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw_tools::tap::proxy::limits::MAX_HEAD_BYTES, requires = "proxy")]
+    pub max_head_bytes: usize,
+    /// With --http or --proxy: where the tap listens, ADDRESS:PORT or a bare PORT (on
+    /// 127.0.0.1); port 0 picks a free one (the first line on stderr says which).
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "127.0.0.1:3200",
+        requires = "web"
+    )]
+    pub listen: String,
+    /// With --http or --proxy: allow a --listen address that is not loopback (anyone who can
+    /// reach it can talk to the target through the tap).
+    #[arg(long, requires = "web")]
+    pub allow_remote: bool,
+    /// With --http: the server the tap forwards to, http://HOST:PORT/PATH or
+    /// https://… (the path is only shown: requests keep the path the client sent).
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub target: Option<String>,
+    /// With --http: rewrite the Host line of each request head to the target's
+    /// HOST:PORT (nothing else changes); the recording then shows both sides, each on
+    /// its own lane.
+    #[arg(long, requires = "web")]
+    pub rewrite_host: bool,
+    /// With --http or --proxy: seconds connecting to the target may take, its TLS
+    /// handshake included (an https:// --target, a decrypted host); then the client
+    /// gets 502 Bad Gateway.
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = secs, requires = "web")]
+    pub connect_timeout: Duration,
+    /// With --http or --proxy: most client connections relayed at once; more wait in the
+    /// kernel's listen queue until one ends.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw_tools::tap::http::limits::MAX_CONNECTIONS, requires = "web")]
+    pub max_connections: usize,
+    /// With --http or --proxy: seconds a request head may take once begun (and a new
+    /// connection before its first byte, or the client's TLS handshake with --proxy or
+    /// --tls-cert); then the connection is closed, as `serve --http` does; 0 turns the
+    /// clock off.
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = secs, requires = "web")]
+    pub header_timeout: Duration,
+    /// With --http or --proxy: seconds a connection (or opaque tunnel) may sit with no request in flight (a long
+    /// SSE stream is in flight); then it is closed, as `serve --http` does; 0 turns
+    /// the clock off.
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs, requires = "web")]
+    pub idle_timeout: Duration,
+    /// Stdio: seconds the server's pipes may stay open after it exits (a child of its
+    /// own holding them) before the tap exits anyway.
+    #[arg(long, value_name = "SECS", default_value = "2", value_parser = secs, conflicts_with = "web")]
+    pub drain_timeout: Duration,
+    /// Print every byte both ways on stderr as it passes, in the readable text view,
+    /// or `--trace raw` for the bytes verbatim, or `--trace oneline` for a line per
+    /// message (the server's own stderr passes through to stderr too).
+    #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]
+    pub trace: Option<TraceView>,
+    /// Write every byte both ways to FILE as a JSON Lines transcript (role "tap").
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Check every message as it passes (the rules of `mcp-raw check`): each
+    /// violation on stderr as it happens, a summary when the tap ends. The tap's exit
+    /// status stays the server's.
+    #[arg(long)]
+    pub check: bool,
+    /// With --trace or --record: the largest message the views read whole; a longer
+    /// one is shown as too long, and recorded and passed on all the same.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
+    pub max_message_bytes: usize,
+    /// With --trace, --record or --check: show tokens and secrets (Authorization and
+    /// DPoP values, OAuth token fields, codes and secrets in forms) as they crossed;
+    /// by default the views and the record mask them with '*', same length. What is
+    /// passed on is never changed either way. Only HTTP is masked: a stdio tap's
+    /// record holds the bytes as they crossed.
+    #[arg(long)]
+    pub show_secrets: bool,
+    #[command(flatten)]
+    pub style: TraceStyle,
+}

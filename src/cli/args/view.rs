@@ -1,0 +1,115 @@
+//! The view a client-side program prints (`client`, the demos, `replay --against`,
+//! `conformance-client`): the text view, `--raw`, `--oneline` or the transcript, and
+//! its `--record` file.
+
+use mcp_raw_net::client::wire_print::{ColorChoice, Printer};
+use mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
+use mcp_raw_wire::transcript;
+use std::path::PathBuf;
+
+/// `--format` of the client, the demos and replay: the text view, or the transcript.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+}
+
+#[derive(clap::Args)]
+pub struct View {
+    /// Print every byte exactly as it travelled (CR, chunk sizes, SSE fields, compact
+    /// JSON) instead of the readable view.
+    #[arg(long)]
+    raw: bool,
+    /// Print the JSON Lines transcript on stdout instead of the text view (captions go
+    /// to stderr); the same as --format json.
+    #[arg(long, conflicts_with = "raw")]
+    json: bool,
+    /// text (a text view on stdout, the default) or json (the JSON Lines transcript
+    /// on stdout, captions on stderr; as --json).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    format: Option<OutputFormat>,
+    /// Print one line per message instead of the text view: direction, lane, time,
+    /// shape, method (and a tools/call's tool), id, status, size in bytes, and the
+    /// first line of a tool's result.
+    #[arg(long, conflicts_with_all = ["raw", "json"])]
+    pub oneline: bool,
+    /// Also write the JSON Lines transcript to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// The largest message (stdio line, HTTP head, body, SSE event) read and shown
+    /// whole; a longer one is skipped and shown as too long (the record keeps its
+    /// bytes).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
+    pub max_message_bytes: usize,
+    /// Colour the output: auto (only on a terminal, and not when NO_COLOR is set),
+    /// always, or never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+    /// Show tokens and secrets as they crossed. By default the view and the record
+    /// mask them, same length, with `*`: Authorization/DPoP header values, token
+    /// fields of OAuth JSON, and codes, verifiers and secrets in forms and URLs. Only
+    /// HTTP is masked: a stdio server's wire is recorded as it crossed.
+    #[arg(long)]
+    pub show_secrets: bool,
+    /// With --trace or --record: also mask the value of this header (any case;
+    /// repeatable), as Authorization, Cookie and X-Api-Key always are, for an API key
+    /// under a name of its own. HTTP lanes only: stdio recordings are never masked.
+    #[arg(long = "redact-header", value_name = "NAME")]
+    pub redact_headers: Vec<String>,
+}
+
+impl View {
+    /// Is the transcript on stdout (`--json`, `--format json`)?
+    pub fn json(&self) -> bool {
+        self.json || self.format == Some(OutputFormat::Json)
+    }
+
+    /// The client's printer: the text view (or `--json`'s transcript) on stdout, and
+    /// the `--record` file.
+    pub fn printer(&self, transport: &str) -> anyhow::Result<Printer> {
+        let printer = self.printer_unmasked(transport)?;
+        printer.recorder().set_redaction(!self.show_secrets);
+        printer.recorder().redact_headers(&self.redact_headers);
+        Ok(printer)
+    }
+
+    fn printer_unmasked(&self, transport: &str) -> anyhow::Result<Printer> {
+        let header = transcript::Header::new("client", transport);
+        let mut more = Vec::new();
+        if let Some(path) = &self.record {
+            more.push(crate::cli::record::record_file(
+                path,
+                &header,
+                self.max_message_bytes,
+            )?);
+        }
+        if self.json() {
+            if self.raw || self.oneline {
+                let flag = if self.raw { "--raw" } else { "--oneline" };
+                anyhow::bail!("{flag} shows a text view: it cannot go with --format json");
+            }
+            more.insert(
+                0,
+                Box::new(transcript::Writer::new(
+                    std::io::stdout(),
+                    &header,
+                    self.max_message_bytes,
+                )?) as _,
+            );
+            return Ok(Printer::sinks_only(more, self.max_message_bytes));
+        }
+        if self.oneline {
+            return Ok(Printer::oneline(
+                self.color.enabled(),
+                more,
+                self.max_message_bytes,
+            ));
+        }
+        Ok(Printer::new(
+            self.color.enabled(),
+            self.raw,
+            more,
+            self.max_message_bytes,
+        ))
+    }
+}
