@@ -977,3 +977,84 @@ fn a_modern_tool_never_asks_what_the_request_did_not_declare() {
     let r = stdio.exchange(&call("test_input_required_result_elicitation", json!({})));
     assert_eq!(r["error"]["code"], -32021, "{r}");
 }
+
+/// `auth-server` and `replay --http` take their connections as `serve --http` does
+/// (one listener, `transport::http::listen`): a connection idle after its answer is
+/// closed after `--idle-timeout`, and one that never sends its head after
+/// `--header-timeout`.
+#[test]
+fn auth_server_and_replay_keep_the_connection_clocks_of_serve() {
+    let recording =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/show/recording.jsonl");
+    let recording = recording.to_str().expect("a UTF-8 path");
+    for (name, args) in [
+        (
+            "auth-server",
+            vec![
+                "auth-server",
+                "--port",
+                "0",
+                "--idle-timeout",
+                "1",
+                "--header-timeout",
+                "1",
+            ],
+        ),
+        (
+            "replay --http",
+            vec![
+                "replay",
+                recording,
+                "--http",
+                "--port",
+                "0",
+                "--idle-timeout",
+                "1",
+                "--header-timeout",
+                "1",
+            ],
+        ),
+    ] {
+        let mut child = Command::new(BIN)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mcp-raw runs");
+        let url = common::listening_url(child.stderr.take().expect("stderr"));
+        let addr = url
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .expect("host:port")
+            .to_owned();
+
+        // One request answered, then nothing: idle.
+        let mut c = Conn::open(&addr);
+        c.send(format!("GET /nothing-here HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes());
+        c.read_until(Duration::from_secs(5), |b| {
+            b.windows(4).any(|w| w == b"\r\n\r\n")
+        });
+        assert!(c.has("HTTP/1.1 "), "{name}: no answer: {}", c.text());
+        let took = c
+            .closed_within(Duration::from_secs(5))
+            .unwrap_or_else(|| panic!("{name}: an idle connection outlived --idle-timeout 1"));
+        assert!(
+            took >= Duration::from_millis(700),
+            "{name}: closed after {took:?}"
+        );
+
+        // A connection that never sends its head.
+        let mut silent = Conn::open(&addr);
+        let took = silent
+            .closed_within(Duration::from_secs(5))
+            .unwrap_or_else(|| panic!("{name}: a silent connection outlived --header-timeout 1"));
+        assert!(
+            took >= Duration::from_millis(700),
+            "{name}: closed after {took:?}"
+        );
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}

@@ -40,6 +40,14 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
         refresh_ttl: args.refresh_ttl,
         max_body: args.max_body_bytes,
         header_timeout: args.header_timeout,
+        idle_timeout: args
+            .clocks
+            .idle_timeout
+            .map_or(Config::default().idle_timeout, super::args::off_if_zero),
+        write_timeout: args
+            .clocks
+            .write_timeout
+            .map_or(Config::default().write_timeout, super::args::off_if_zero),
         ..Config::default()
     };
     if !args.scopes.is_empty() {

@@ -75,6 +75,13 @@ fn serve(args: &ReplayArgs) -> anyhow::Result<()> {
     }
     let tls = super::serve::tls_listen(&args.tls)?;
     let scheme = if tls.is_some() { "https" } else { "http" };
+    // The same connection clocks as `serve --http`, with its defaults.
+    let mut limits = args
+        .clocks
+        .apply(mcp_raw_net::transport::http::Limits::default());
+    if let Some(t) = args.header_timeout {
+        limits.header_timeout = super::args::off_if_zero(t);
+    }
     super::runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
             .await
@@ -85,7 +92,7 @@ fn serve(args: &ReplayArgs) -> anyhow::Result<()> {
             file.display()
         );
         tokio::select! {
-            r = serve::http(mock, listener, recorder, view.max_message_bytes, tls) => r,
+            r = serve::http(mock, listener, recorder, view.max_message_bytes, tls, limits) => r,
             _ = tokio::signal::ctrl_c() => Ok(()),
         }
     })

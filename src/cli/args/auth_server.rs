@@ -1,6 +1,6 @@
 //! `mcp-raw auth-server`'s flags: where it listens, what it issues, its limits.
 
-use super::listener::TlsListen;
+use super::listener::{ListenerClocks, TlsListen};
 use super::{TraceStyle, TraceView, secs};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -80,4 +80,6 @@ pub struct AuthServerArgs {
     pub style: TraceStyle,
     #[command(flatten)]
     pub tls: TlsListen,
+    #[command(flatten)]
+    pub clocks: ListenerClocks,
 }

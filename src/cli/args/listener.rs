@@ -144,6 +144,33 @@ impl ProtectArgs {
     }
 }
 
+// The connection clocks of the small listeners (`auth-server`, `replay --http`): the
+// same clocks as `serve --http`'s, with the same defaults (`http::Limits`).
+#[derive(clap::Args)]
+pub struct ListenerClocks {
+    /// Seconds a keep-alive connection may sit idle between requests; then it is
+    /// closed [default: 60]
+    #[arg(long, value_name = "SECS", value_parser = secs)]
+    pub idle_timeout: Option<Duration>,
+    /// Seconds a response write may wait on a client that reads nothing; then the
+    /// connection is closed [default: 60]
+    #[arg(long, value_name = "SECS", value_parser = secs)]
+    pub write_timeout: Option<Duration>,
+}
+
+impl ListenerClocks {
+    /// `limits` with each clock given here (0 turns it off).
+    pub fn apply(&self, mut limits: http::Limits) -> http::Limits {
+        if let Some(t) = self.idle_timeout {
+            limits.idle_timeout = off_if_zero(t);
+        }
+        if let Some(t) = self.write_timeout {
+            limits.write_timeout = off_if_zero(t);
+        }
+        limits
+    }
+}
+
 // The limits of `serve --http`. Each one's default is in `http::Limits`, and its
 // `--help` line says it: a flag with a clap default costs every start (stdio too)
 // the parse of that default (about 4,000 instructions each, callgrind).

@@ -1,7 +1,7 @@
 //! `mcp-raw replay`'s flags: the recording, the live server (`--against`) or the
 //! mock's transport, the view.
 
-use super::listener::TlsListen;
+use super::listener::{ListenerClocks, TlsListen};
 use super::secs;
 use super::view::View;
 use std::path::PathBuf;
@@ -54,6 +54,12 @@ pub struct ReplayArgs {
     pub port: u16,
     #[command(flatten)]
     pub tls: TlsListen,
+    /// Serving over HTTP: seconds a request head (or, with --tls-cert, the TLS
+    /// handshake) may take once begun; then the connection is closed [default: 30]
+    #[arg(long, value_name = "SECS", value_parser = secs)]
+    pub header_timeout: Option<Duration>,
+    #[command(flatten)]
+    pub clocks: ListenerClocks,
     /// Serving: what to leave out when matching a live request to a recorded one
     /// (as for `diff --ignore`: id, time, uuid, or a path such as params._meta).
     /// Default: id, time, uuid.

@@ -54,6 +54,10 @@ pub struct Config {
     pub max_body: usize,
     /// How long a request head may take to arrive (`--header-timeout`).
     pub header_timeout: Duration,
+    /// How long a keep-alive connection may sit idle between requests (`--idle-timeout`).
+    pub idle_timeout: Duration,
+    /// How long a response write may wait on a client that reads nothing (`--write-timeout`).
+    pub write_timeout: Duration,
     /// Most authorization codes waiting for their exchange (`--max-codes`): each
     /// `/authorize` stores one, so without a bound a loop of them grows the map
     /// until memory runs out.
@@ -81,6 +85,8 @@ impl Default for Config {
             max_clients: 1000,
             max_body: 64 * 1024,
             header_timeout: Duration::from_secs(30),
+            idle_timeout: Limits::default().idle_timeout,
+            write_timeout: Limits::default().write_timeout,
             max_codes: MAX_CODES,
             max_refresh: MAX_REFRESH,
             refresh_ttl: REFRESH_TTL,
@@ -231,7 +237,7 @@ fn response(answer: Answer) -> Response<Full<Bytes>> {
 /// Serves `server` on `listener` until the task is dropped; each connection on its
 /// own lane of `recorder`. The connections are taken and clocked as every mcp-raw
 /// listener's are (`transport::http::listen`): its `--header-timeout` on a head and
-/// on a TLS handshake, the server's default idle and write timeouts.
+/// on a TLS handshake, `--idle-timeout` and `--write-timeout` on the connection.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     server: Arc<AuthServer>,
@@ -240,6 +246,8 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let limits = Limits {
         header_timeout: server.config.header_timeout,
+        idle_timeout: server.config.idle_timeout,
+        write_timeout: server.config.write_timeout,
         ..Limits::default()
     };
     let how = Arc::new(Listening {

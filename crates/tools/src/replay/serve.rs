@@ -167,8 +167,8 @@ fn push(
 
 /// Serves `mock` over Streamable HTTP on `listener` until the task is dropped; a
 /// body over `max` bytes is refused with 413. The connections are taken and clocked
-/// as every mcp-raw listener's are (`transport::http::listen`, the server's default
-/// clocks); with `tls`, each connection's TLS handshake comes first (its facts the
+/// as every mcp-raw listener's are (`transport::http::listen`, the clocks of
+/// `limits`); with `tls`, each connection's TLS handshake comes first (its facts the
 /// lane's first event), under the header timeout.
 pub async fn http(
     mock: Mock,
@@ -176,6 +176,7 @@ pub async fn http(
     recorder: Recorder,
     max: usize,
     tls: Option<Arc<crate::transport::tls::Acceptor>>,
+    limits: Limits,
 ) -> anyhow::Result<()> {
     // A recording with initialize is a legacy session: the client expects an id.
     let sessions = mock
@@ -189,7 +190,7 @@ pub async fn http(
         max,
     });
     let how = Arc::new(Listening {
-        limits: Limits::default(),
+        limits,
         tls,
         recorder: Some(recorder),
         who: "replay: ",
