@@ -8,12 +8,14 @@
 use super::HttpLink;
 use crate::wire::event::{Dir, LaneKind, What};
 use crate::wire::recorded::Recorded;
+use crate::wire::tls::TlsFacts;
 use anyhow::Context;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::Method;
-use hyper::client::conn::http1::SendRequest;
+use hyper::client::conn::http1::{Connection, SendRequest};
 use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite};
 
 impl HttpLink {
     /// The connection, ready for the next request: reused while it lives, reopened
@@ -78,18 +80,8 @@ impl HttpLink {
                     self.authority, self.timeout
                 )
             })??;
-            let lane = self.recorder.lane(LaneKind::Http);
-            let stream = Recorded::new(
-                stream,
-                self.recorder.clone(),
-                lane,
-                Dir::ToClient,
-                Some(format!("connected to {} (TLS)", self.authority)),
-            );
-            self.recorder
-                .emit(lane, Dir::ToClient, What::Tls(Box::new(facts)));
-            let (sender, connection) =
-                hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+            let note = format!("connected to {} (TLS)", self.authority);
+            let (sender, connection) = self.handshake(stream, note, Some(facts)).await?;
             let failure = self.tls_failure.clone();
             let authority = self.authority.clone();
             tokio::spawn(async move {
@@ -102,17 +94,38 @@ impl HttpLink {
             });
             return Ok(sender);
         }
+        let note = format!("connected to {}", self.authority);
+        let (sender, connection) = self.handshake(stream, note, None).await?;
+        tokio::spawn(connection);
+        Ok(sender)
+    }
+
+    /// HTTP/1.1 over `stream`, recorded on a lane of its own (its first words
+    /// `note`; for TLS, the handshake's facts next), as the bytes cross.
+    async fn handshake<S>(
+        &self,
+        stream: S,
+        note: String,
+        facts: Option<TlsFacts>,
+    ) -> anyhow::Result<(
+        SendRequest<Full<Bytes>>,
+        Connection<TokioIo<Recorded<S>>, Full<Bytes>>,
+    )>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
         let lane = self.recorder.lane(LaneKind::Http);
         let stream = Recorded::new(
             stream,
             self.recorder.clone(),
             lane,
             Dir::ToClient,
-            Some(format!("connected to {}", self.authority)),
+            Some(note),
         );
-        let (sender, connection) =
-            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-        tokio::spawn(connection);
-        Ok(sender)
+        if let Some(facts) = facts {
+            self.recorder
+                .emit(lane, Dir::ToClient, What::Tls(Box::new(facts)));
+        }
+        Ok(hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?)
     }
 }
