@@ -31,7 +31,10 @@
 //!     read.rs           one exchange: the request out, the response read within its limits
 //!     reply.rs          what a response holds: JSON, SSE events, id and retry, messages
 //!     delivered.rs      responses handed between a session's streams
-//!   tls.rs              https://: rustls, trust roots, --insecure, mTLS, key log, the facts
+//!   tls/                https://: rustls, trust roots, --insecure, mTLS, key log, the facts
+//!     mod.rs            the setup, built once, and the handshake; the key log
+//!     verify.rs         the chain check that keeps why it refused (--insecure lets it by)
+//!     refusal.rs        a TLS failure, and a certificate, in words
 //!   mcp_client/         the dual-era client, one job a file
 //!     mod.rs            McpClient: connect, build (_meta), send, MRTR rounds, -32022 retry
 //!     options.rs        its settings and their defaults
