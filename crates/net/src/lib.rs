@@ -49,6 +49,7 @@
 //!   task_store.rs       the tasks this client runs for a server (client-side tasks)
 //!   auth/               authorization on the wire: a 401 (or 403 insufficient_scope), hop by hop
 //!     mod.rs            the whole dance: discover, register, authorize, token, retry
+//!     config.rs         what the flags say: the grant, the client's identity, DPoP, limits
 //!     challenge.rs      WWW-Authenticate read: resource_metadata, scope, error
 //!     discovery.rs      protected resource metadata, then the authorization server's
 //!     grant.rs          the authorization code grant with PKCE, hop by hop
