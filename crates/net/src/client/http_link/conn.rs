@@ -3,7 +3,8 @@
 //! TLS handshake comes first ([`crate::client::tls`]) and is recorded as its facts,
 //! then the plaintext as it crosses, as over `http://`. A second connection carries
 //! the client's answers to requests that arrive while a response still streams on
-//! the first (HTTP/1.1 carries one exchange at a time, RFC 9112 §9.3).
+//! the first (one exchange at a time on an HTTP/1.1 connection: RFC 9112 §9.3.2
+//! pipelining is not used).
 
 use super::HttpLink;
 use crate::wire::event::{Dir, LaneKind, What};

@@ -7,6 +7,10 @@
 //! stream, a background stream) and the headers every request carries;
 //! `conn.rs` its connections, `read.rs` one exchange read within its limits,
 //! `reply.rs` what a response holds, `delivered.rs` responses handed between streams.
+//!
+//! Enforces: RFC 9110 §7.2 (`Host`: the authority as given over `https://`), §11.6.2
+//! (one `Authorization`: a token replaces a `--header` one); RFC 9449 §4.2 (a DPoP
+//! proof's `htu` is the URL without its query).
 
 mod conn;
 mod delivered;

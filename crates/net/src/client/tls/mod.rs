@@ -11,6 +11,10 @@
 //! One job a file: this one, the setup (flags, files, the configuration built once)
 //! and the handshake; `verify.rs` the chain check that keeps why it refused;
 //! `refusal.rs` a failure, and a certificate, in words.
+//!
+//! Enforces: TLS 1.3 (RFC 8446) or 1.2 (RFC 5246), nothing older (RFC 8996); ALPN
+//! `http/1.1` offered (RFC 7301 §3.1); SNI for a host name, none for an IP address
+//! (RFC 6066 §3).
 
 mod refusal;
 mod verify;
