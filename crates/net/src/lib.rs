@@ -25,9 +25,23 @@
 //!   mod.rs              the links and the dual-era client; the programs live in src/cli/
 //!   wire_print.rs       captions and notes; the recorder whose sinks show the wire
 //!   stdio_link.rs       a child process's stdio, lines of bytes, stderr on its own lane
-//!   http_link.rs        one keep-alive HTTP/1.1 connection, recorded under hyper
-//!   tls.rs              https://: rustls, trust roots, --insecure, mTLS, key log, the facts
-//!   mcp_client.rs       era detection, _meta, mirrored headers, retries, MRTR rounds
+//!   http_link/          one keep-alive HTTP/1.1 connection, recorded under hyper
+//!     mod.rs            the link: its URL, every request's headers, exchanges and streams
+//!     conn.rs           its connections: lazy, reused, TLS below the recording, the aside
+//!     read.rs           one exchange: the request out, the response read within its limits
+//!     reply.rs          what a response holds: JSON, SSE events, id and retry, messages
+//!     delivered.rs      responses handed between a session's streams
+//!   tls/                https://: rustls, trust roots, --insecure, mTLS, key log, the facts
+//!     mod.rs            the setup, built once, and the handshake; the key log
+//!     verify.rs         the chain check that keeps why it refused (--insecure lets it by)
+//!     refusal.rs        a TLS failure, and a certificate, in words
+//!   mcp_client/         the dual-era client, one job a file
+//!     mod.rs            McpClient: connect, build (_meta), send, MRTR rounds, -32022 retry
+//!     options.rs        its settings and their defaults
+//!     era.rs            era detection: server/discover or initialize, the fallback's caption
+//!     stdio.rs          the stdio path: a line out, lines in until the response
+//!     http.rs           the HTTP path: mirrored headers, OAuth retries, session, resumes
+//!     tools.rs          tools/list and tools/call: x-mcp-header, task support
 //!   answers.rs          what the client answers when a server asks
 //!   ask_user.rs         --ask: sampling and elicitation answered at a terminal
 //!   tasks.rs            following a task a server runs for tools/call, polled on the wire
@@ -35,6 +49,7 @@
 //!   task_store.rs       the tasks this client runs for a server (client-side tasks)
 //!   auth/               authorization on the wire: a 401 (or 403 insufficient_scope), hop by hop
 //!     mod.rs            the whole dance: discover, register, authorize, token, retry
+//!     config.rs         what the flags say: the grant, the client's identity, DPoP, limits
 //!     challenge.rs      WWW-Authenticate read: resource_metadata, scope, error
 //!     discovery.rs      protected resource metadata, then the authorization server's
 //!     grant.rs          the authorization code grant with PKCE, hop by hop

@@ -3,6 +3,11 @@
 //! them. The programs built on it (`mcp-raw client`, the demos, the conformance
 //! client) live with the command line, in `src/cli/`, outside the library.
 //!
+//! The larger parts are folders with one job a file: [`mcp_client`] (the client
+//! itself; era detection, the stdio path and the HTTP path each on their own),
+//! [`http_link`] (the link, its connections, one exchange's read, the reply),
+//! [`tls`] (the setup, the chain check, a refusal in words).
+//!
 //! ## Calling a server, and keeping what crossed
 //!
 //! The client learns the server's era by itself; every byte both ways goes through

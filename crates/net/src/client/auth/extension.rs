@@ -85,6 +85,20 @@ impl Target<'_> {
         }
         params
     }
+
+    /// A grant at the token endpoint of this target's server: `params`, then the
+    /// resource and scope ([`Target::with`]).
+    async fn request(
+        &self,
+        link: &HttpLink,
+        client: &token::Client<'_>,
+        dpop: Option<&Proofs>,
+        params: Vec<(&str, &str)>,
+        what: &str,
+    ) -> anyhow::Result<Tokens> {
+        let params = self.with(params);
+        token::request(link, &self.server, client, dpop, &params, what).await
+    }
 }
 
 /// RFC 6749 §4.4.2: the client's own credentials are the grant; "the client MUST
@@ -100,13 +114,12 @@ pub async fn client_credentials(
             "the client_credentials grant needs a confidential client: give --client-secret or --client-key with --client-id (RFC 6749 §4.4.2)"
         );
     }
-    let params = t.with(vec![("grant_type", "client_credentials")]);
-    token::request(
+    let params = vec![("grant_type", "client_credentials")];
+    t.request(
         link,
-        &t.server,
         client,
         dpop,
-        &params,
+        params,
         "client_credentials token request",
     )
     .await
@@ -122,16 +135,9 @@ pub async fn jwt_bearer(
     dpop: Option<&Proofs>,
     assertion: &str,
 ) -> anyhow::Result<Tokens> {
-    let params = t.with(vec![("grant_type", JWT_BEARER), ("assertion", assertion)]);
-    token::request(
-        link,
-        &t.server,
-        client,
-        dpop,
-        &params,
-        "jwt-bearer token request",
-    )
-    .await
+    let params = vec![("grant_type", JWT_BEARER), ("assertion", assertion)];
+    t.request(link, client, dpop, params, "jwt-bearer token request")
+        .await
 }
 
 /// Enterprise-managed authorization (SEP-990): the ID token is exchanged at the IdP
@@ -162,9 +168,11 @@ pub async fn id_jag(
         key: None,
         lifetime: client.lifetime,
     };
+    // The IdP is known by its token endpoint alone: the only metadata it has.
+    let idp_metadata = serde_json::json!({ "token_endpoint": idp.token_endpoint });
     let idp_server = token::Server {
         issuer: &idp.token_endpoint,
-        metadata: &serde_json::Value::Null,
+        metadata: &idp_metadata,
     };
     // RFC 8693 §2.1: `audience` names where the issued token is to be used (the
     // authorization server, by its issuer), `resource` the MCP server behind it.
@@ -175,9 +183,8 @@ pub async fn id_jag(
         ("subject_token", id_token.as_str()),
         ("subject_token_type", ID_TOKEN),
     ]);
-    let exchanged = token::request_at(
+    let exchanged = token::request(
         link,
-        &idp.token_endpoint,
         &idp_server,
         &at_idp,
         None,

@@ -224,14 +224,7 @@ pub async fn token(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn reg(secret: Option<&str>) -> Registration {
-        Registration {
-            client_id: "c".into(),
-            client_secret: secret.map(str::to_owned),
-            auth_method: None,
-        }
-    }
+    use crate::client::auth::token::tests::reg;
 
     #[test]
     fn the_redirect_is_checked_before_its_code_is_taken() {

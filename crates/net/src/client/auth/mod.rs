@@ -19,10 +19,12 @@
 //! token endpoint they all POST to, [`assertion`] and [`dpop`] sign the client's JWTs,
 //! [`credential`] is what each request to the MCP server presents, [`pkce`] and
 //! [`form`] are the small pieces. [`Authorizer`] ties them together and remembers each authorization
-//! server's registration (a new server means a new registration, SEP-2352).
+//! server's registration (a new server means a new registration, SEP-2352);
+//! [`AuthConfig`] (`config.rs`) is what the flags ask of it.
 
 pub mod assertion;
 pub mod challenge;
+mod config;
 pub mod credential;
 pub mod discovery;
 pub mod dpop;
@@ -32,100 +34,19 @@ pub mod grant;
 pub mod pkce;
 pub mod token;
 
+pub use config::{AuthConfig, DpopUse, Grant};
+
 use crate::client::http_link::HttpLink;
 use anyhow::{Context, bail};
-use assertion::ClientKey;
 use challenge::Challenge;
 use credential::{Credential, Proofs};
 use dpop::DpopKey;
-use extension::{Enterprise, Given};
 use hyper::{HeaderMap, StatusCode};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 use token::Registration;
 use token::Tokens;
-
-/// Which grant gets the token (`--grant`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Grant {
-    /// A person approves in a browser: authorization code + PKCE (OAuth 2.1 §4.1).
-    #[default]
-    AuthorizationCode,
-    /// The client acts for itself with its own credentials (RFC 6749 §4.4).
-    ClientCredentials,
-    /// A JWT from elsewhere (a workload identity) is the grant (RFC 7523 §2.1).
-    JwtBearer,
-    /// Enterprise-managed: the user's ID token exchanged at the IdP for an ID-JAG,
-    /// then the ID-JAG as a jwt-bearer grant (RFC 8693, SEP-990).
-    IdJag,
-}
-
-/// When to ask for DPoP-bound tokens (`--dpop`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum DpopUse {
-    /// When the resource asks for them: a `DPoP` challenge, or
-    /// `dpop_bound_access_tokens_required` in its metadata (RFC 9728 §2).
-    #[default]
-    Auto,
-    /// On every token request and every request to the server.
-    Always,
-    /// Never, even when the resource asks.
-    Never,
-}
-
-/// How the client may authorize (`--grant`, `--client-id`, `--client-secret`,
-/// `--client-key`, `--client-metadata-url`, `--assertion`, `--id-token` and the IdP
-/// flags, `--dpop`, `--scope`, `--auth-timeout`, `--assertion-lifetime`).
-#[derive(Debug, Clone)]
-pub struct AuthConfig {
-    /// Which grant gets the token.
-    pub grant: Grant,
-    /// A pre-registered client id (used before any registration).
-    pub client_id: Option<String>,
-    /// Its secret, for a confidential client.
-    pub client_secret: Option<String>,
-    /// Its private key, for `private_key_jwt` instead of a secret (RFC 7523 §2.2).
-    pub client_key: Option<ClientKey>,
-    /// A client ID metadata document URL, used as the client id where the server
-    /// supports them (`client_id_metadata_document_supported`).
-    pub client_metadata_url: Option<String>,
-    /// The JWT of the jwt-bearer grant (a workload identity token).
-    pub assertion: Option<Given>,
-    /// The identity provider of the id-jag grant.
-    pub enterprise: Option<Enterprise>,
-    /// When to bind tokens to a DPoP key.
-    pub dpop: DpopUse,
-    /// The scope to ask for, instead of the one the server suggests.
-    pub scope: Option<String>,
-    /// How long a person may take to approve in a browser.
-    pub wait: Duration,
-    /// How long a client assertion the client signs is valid.
-    pub assertion_lifetime: Duration,
-    /// The most authorization rounds one request may cause (a server that keeps
-    /// answering 403 must not loop the client forever).
-    pub max_rounds: usize,
-}
-
-impl Default for AuthConfig {
-    fn default() -> Self {
-        AuthConfig {
-            grant: Grant::default(),
-            client_id: None,
-            client_secret: None,
-            client_key: None,
-            client_metadata_url: None,
-            assertion: None,
-            enterprise: None,
-            dpop: DpopUse::default(),
-            scope: None,
-            wait: Duration::from_secs(300),
-            assertion_lifetime: assertion::DEFAULT_LIFETIME,
-            max_rounds: 3,
-        }
-    }
-}
 
 /// What the client keeps after a grant, to refresh the token without asking again
 /// (RFC 6749 §6).
@@ -291,11 +212,7 @@ impl Authorizer {
                     .context("the jwt-bearer grant needs --assertion")?
                     .read()
                     .context("the jwt-bearer assertion (--assertion)")?;
-                let registration = Registration {
-                    client_id: self.config.client_id.clone().unwrap_or_default(),
-                    client_secret: self.config.client_secret.clone(),
-                    auth_method: None,
-                };
+                let registration = self.config.flags_registration();
                 let client = self.client(&registration);
                 extension::jwt_bearer(link, &target, &client, dpop.as_ref(), &assertion).await?
             }
@@ -360,11 +277,7 @@ impl Authorizer {
             .registrations
             .get(&held.issuer)
             .cloned()
-            .unwrap_or_else(|| Registration {
-                client_id: self.config.client_id.clone().unwrap_or_default(),
-                client_secret: self.config.client_secret.clone(),
-                auth_method: None,
-            });
+            .unwrap_or_else(|| self.config.flags_registration());
         let client = self.client(&registration);
         let server = token::Server {
             issuer: &held.issuer,

@@ -62,10 +62,10 @@ pub struct Tokens {
     pub issued_token_type: Option<String>,
 }
 
-/// POSTs `params` to the token endpoint and reads the token response. With `dpop`,
-/// each attempt carries a proof, with the authorization server's last nonce if it
-/// sent one; a `use_dpop_nonce` answer is retried once with the new nonce (RFC 9449
-/// §8).
+/// POSTs `params` to the token endpoint (the server's metadata names it) and reads
+/// the token response. With `dpop`, each attempt carries a proof, with the
+/// authorization server's last nonce if it sent one; a `use_dpop_nonce` answer is
+/// retried once with the new nonce (RFC 9449 §8).
 pub async fn request(
     link: &HttpLink,
     server: &Server<'_>,
@@ -77,20 +77,6 @@ pub async fn request(
     let endpoint = server.metadata["token_endpoint"]
         .as_str()
         .context("the authorization server metadata has no token_endpoint")?;
-    request_at(link, endpoint, server, client, dpop, params, what).await
-}
-
-/// Like [`request`], at an endpoint given (an identity provider's, for a token
-/// exchange).
-pub async fn request_at(
-    link: &HttpLink,
-    endpoint: &str,
-    server: &Server<'_>,
-    client: &Client<'_>,
-    dpop: Option<&Proofs>,
-    params: &[(&str, &str)],
-    what: &str,
-) -> anyhow::Result<Tokens> {
     // The client's secret or assertion goes in this request: HTTPS or loopback only
     // (the one check every OAuth URL passes).
     super::discovery::secure(&format!("the endpoint of the {what}"), endpoint)?;
@@ -243,11 +229,12 @@ pub fn auth_method(metadata: &Value, reg: &Registration, has_key: bool) -> Strin
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use serde_json::json;
 
-    fn reg(secret: Option<&str>) -> Registration {
+    /// A registration with client id `c` (shared with the other grants' tests).
+    pub(in crate::client::auth) fn reg(secret: Option<&str>) -> Registration {
         Registration {
             client_id: "c".into(),
             client_secret: secret.map(str::to_owned),

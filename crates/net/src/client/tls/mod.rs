@@ -7,24 +7,35 @@
 //!
 //! Nothing here runs for `http://`: the trust store is read on the first `https://`
 //! connection.
+//!
+//! One job a file: this one, the setup (flags, files, the configuration built once)
+//! and the handshake; `verify.rs` the chain check that keeps why it refused;
+//! `refusal.rs` a failure, and a certificate, in words.
+//!
+//! Enforces: TLS 1.3 (RFC 8446) or 1.2 (RFC 5246), nothing older (RFC 8996); ALPN
+//! `http/1.1` offered (RFC 7301 §3.1); SNI for a host name, none for an IP address
+//! (RFC 6066 §3).
 
-use crate::wire::tls::{Cert, TlsFacts};
+mod refusal;
+mod verify;
+
+pub use refusal::{after_handshake, after_handshake_advised, describe};
+
+use crate::wire::tls::TlsFacts;
 use anyhow::{Context, bail};
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::client::{WebPkiServerVerifier, verify_server_name};
-use rustls::crypto::CryptoProvider;
+use refusal::{reason, refused};
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::ServerCertVerifier;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
-use rustls::{
-    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
-};
-use sha2::Digest;
+use rustls::{CertificateError, ClientConfig, RootCertStore};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
+use verify::Watch;
 
 /// What the TLS flags say.
 #[derive(Debug, Clone, Default)]
@@ -314,336 +325,6 @@ fn read_certs(path: &Path) -> anyhow::Result<Vec<CertificateDer<'static>>> {
     Ok(certs)
 }
 
-/// A refused chain: why, and the leaf it was about (so the error can name it).
-#[derive(Debug)]
-struct Refusal {
-    /// webpki's verdict.
-    error: rustls::Error,
-    /// The certificate the server presented.
-    leaf: CertificateDer<'static>,
-}
-
-impl std::fmt::Display for Refusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&reason(&self.error))
-    }
-}
-
-impl std::error::Error for Refusal {}
-
-/// The chain check: webpki against the roots; a refusal carries the leaf it refused.
-/// One for the whole run, stateless: rustls resumes a session only under the
-/// verifier that checked it.
-struct Watch {
-    /// The check against the roots (`None`: no roots, only with `--insecure`).
-    webpki: Option<Arc<WebPkiServerVerifier>>,
-    /// ring's signature algorithms.
-    provider: Arc<CryptoProvider>,
-    /// `--insecure`: a refused chain is let through.
-    insecure: bool,
-}
-
-impl std::fmt::Debug for Watch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Watch")
-            .field("insecure", &self.insecure)
-            .finish()
-    }
-}
-
-impl ServerCertVerifier for Watch {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        server_name: &ServerName<'_>,
-        ocsp_response: &[u8],
-        now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        let verdict = match &self.webpki {
-            Some(webpki) => webpki.verify_server_cert(
-                end_entity,
-                intermediates,
-                server_name,
-                ocsp_response,
-                now,
-            ),
-            None => Err(rustls::Error::InvalidCertificate(
-                CertificateError::UnknownIssuer,
-            )),
-        };
-        // Without roots (only with --insecure), the name is still worth reporting.
-        let verdict = verdict.and_then(|ok| {
-            if self.webpki.is_none() {
-                let cert = rustls::server::ParsedCertificate::try_from(end_entity)?;
-                verify_server_name(&cert, server_name)?;
-            }
-            Ok(ok)
-        });
-        match verdict {
-            Err(_) if self.insecure => Ok(ServerCertVerified::assertion()),
-            // The alert sent is bad_certificate (RFC 8446 §6.2) whatever the reason:
-            // the reason and the certificate stay here, for the error to say.
-            Err(error @ rustls::Error::InvalidCertificate(_)) => {
-                Err(rustls::Error::InvalidCertificate(CertificateError::Other(
-                    rustls::OtherError(Arc::new(Refusal {
-                        error,
-                        leaf: end_entity.clone().into_owned(),
-                    })),
-                )))
-            }
-            other => other,
-        }
-    }
-
-    // The handshake's own signature is checked even with --insecure: it proves the
-    // server holds the key of the certificate it sent (RFC 8446 §4.4.3).
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.provider
-            .signature_verification_algorithms
-            .supported_schemes()
-    }
-}
-
-/// Why a handshake failed, in words, naming the server's certificate when the
-/// failure is about it.
-fn refused(e: &std::io::Error, authority: &str, advice: &Advice) -> String {
-    let plain = advice.plain;
-    let tls = e
-        .get_ref()
-        .and_then(|inner| inner.downcast_ref::<rustls::Error>());
-    let refusal = match tls {
-        Some(rustls::Error::InvalidCertificate(CertificateError::Other(other))) => {
-            other.0.downcast_ref::<Refusal>()
-        }
-        _ => None,
-    };
-    let named = refusal
-        .map(|r| {
-            let c = describe(&r.leaf);
-            format!(
-                " (certificate subject {}, issuer {}, valid {} to {}, SHA-256 {})",
-                c.subject, c.issuer, c.not_before, c.not_after, c.sha256
-            )
-        })
-        .unwrap_or_default();
-    match tls {
-        Some(rustls::Error::InvalidCertificate(_)) => {
-            let why = match refusal {
-                Some(r) => reason(&r.error),
-                None => tls.map(reason).unwrap_or_default(),
-            };
-            let unknown_issuer = matches!(
-                refusal.map(|r| &r.error),
-                Some(rustls::Error::InvalidCertificate(
-                    CertificateError::UnknownIssuer
-                ))
-            );
-            let skip = advice
-                .insecure
-                .map(|flag| format!("{flag} skips the check"));
-            let hint = match (unknown_issuer, skip) {
-                (true, Some(skip)) => {
-                    format!(" ({} FILE trusts another root; {skip})", advice.cacert)
-                }
-                (true, None) => format!(" ({} FILE trusts another root)", advice.cacert),
-                (false, Some(skip)) => format!(" ({skip})"),
-                (false, None) => String::new(),
-            };
-            format!("TLS: the certificate of {authority} was refused: {why}{named}{hint}")
-        }
-        Some(rustls::Error::InvalidMessage(_))
-        | Some(rustls::Error::InappropriateMessage { .. }) => {
-            format!(
-                "TLS: {authority} did not answer in TLS ({e}): is it a plain {plain} server? Then use {plain}"
-            )
-        }
-        Some(rustls::Error::AlertReceived(alert)) => format!(
-            "TLS: {authority} ended the handshake with the alert {alert:?}{}",
-            if *alert == rustls::AlertDescription::CertificateRequired {
-                format!(": it requires a client certificate ({})", advice.cert)
-            } else {
-                String::new()
-            }
-        ),
-        Some(other) => format!("TLS handshake with {authority} failed: {other}{named}"),
-        None if e.kind() == std::io::ErrorKind::UnexpectedEof => format!(
-            "TLS: {authority} closed the connection during the handshake{named}: it may not speak TLS, or it refused this client (a client certificate it requires?)"
-        ),
-        None => format!("TLS handshake with {authority} failed: {e}{named}"),
-    }
-}
-
-/// An error after the handshake (a TLS 1.3 server refuses a client certificate only
-/// once the client has finished, RFC 8446 §4.4.2.4: the refusal comes with the first
-/// read) in words, when TLS is what failed.
-pub fn after_handshake(e: &(dyn std::error::Error + 'static), authority: &str) -> Option<String> {
-    after_handshake_advised(e, authority, &CLIENT_ADVICE)
-}
-
-/// [`after_handshake`], suggesting `advice`'s flags (the store's, for Redis).
-pub fn after_handshake_advised(
-    e: &(dyn std::error::Error + 'static),
-    authority: &str,
-    advice: &Advice,
-) -> Option<String> {
-    let mut cause = Some(e);
-    while let Some(c) = cause {
-        let tls = c
-            .downcast_ref::<std::io::Error>()
-            .and_then(|io| io.get_ref())
-            .and_then(|inner| inner.downcast_ref::<rustls::Error>())
-            .or_else(|| c.downcast_ref::<rustls::Error>());
-        if let Some(rustls::Error::AlertReceived(alert)) = tls {
-            return Some(format!(
-                "TLS: {authority} ended the connection with the alert {alert:?}{}",
-                if *alert == rustls::AlertDescription::CertificateRequired {
-                    format!(": it requires a client certificate ({})", advice.cert)
-                } else {
-                    String::new()
-                }
-            ));
-        }
-        if let Some(tls) = tls {
-            return Some(format!("TLS: the connection to {authority} failed: {tls}"));
-        }
-        cause = c.source();
-    }
-    None
-}
-
-/// A certificate verdict in words.
-fn reason(e: &rustls::Error) -> String {
-    let rustls::Error::InvalidCertificate(c) = e else {
-        return e.to_string();
-    };
-    match c {
-        CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
-            let when = match c {
-                CertificateError::ExpiredContext { time, not_after } => format!(
-                    " (notAfter {}, now {})",
-                    unix(not_after.as_secs() as i64),
-                    unix(time.as_secs() as i64)
-                ),
-                _ => String::new(),
-            };
-            format!("it has expired{when}")
-        }
-        CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
-            "it is not valid yet (its notBefore is in the future)".to_owned()
-        }
-        CertificateError::UnknownIssuer => {
-            "it is not signed by a trusted CA (self-signed, or an unknown issuer)".to_owned()
-        }
-        CertificateError::NotValidForName => "it is not valid for this host name".to_owned(),
-        CertificateError::NotValidForNameContext {
-            expected,
-            presented,
-        } => format!(
-            "it is not valid for {} (it names {})",
-            server_name_text(expected),
-            if presented.is_empty() {
-                "no host".to_owned()
-            } else {
-                presented
-                    .iter()
-                    .map(|p| name_of(p))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        ),
-        CertificateError::BadSignature => "its signature does not verify".to_owned(),
-        CertificateError::Revoked => "it has been revoked".to_owned(),
-        other => format!("{other:?}"),
-    }
-}
-
-/// `DnsName("a.test")` (how rustls lists a certificate's names) as `a.test`.
-fn name_of(presented: &str) -> &str {
-    match presented.split_once('(') {
-        Some((_, inner)) => inner.trim_end_matches(')').trim_matches('"'),
-        None => presented,
-    }
-}
-
-fn server_name_text(name: &ServerName<'_>) -> String {
-    match name {
-        ServerName::DnsName(d) => d.as_ref().to_owned(),
-        ServerName::IpAddress(ip) => std::net::IpAddr::from(*ip).to_string(),
-        other => format!("{other:?}"),
-    }
-}
-
-fn unix(secs: i64) -> String {
-    crate::clock::format_unix_millis(secs.saturating_mul(1000))
-}
-
-/// A certificate's facts, read from its DER; one that does not parse says so.
-pub fn describe(der: &CertificateDer<'_>) -> Cert {
-    let sha256 = sha2::Sha256::digest(der.as_ref())
-        .iter()
-        .map(|b| format!("{b:02X}"))
-        .collect::<Vec<_>>()
-        .join(":");
-    match x509_parser::parse_x509_certificate(der.as_ref()) {
-        Ok((_, cert)) => Cert {
-            subject: printable(&cert.subject().to_string()),
-            issuer: printable(&cert.issuer().to_string()),
-            not_before: unix(cert.validity().not_before.timestamp()),
-            not_after: unix(cert.validity().not_after.timestamp()),
-            sha256,
-        },
-        Err(e) => Cert {
-            subject: format!("(not a readable X.509 certificate: {e})"),
-            issuer: String::new(),
-            not_before: String::new(),
-            not_after: String::new(),
-            sha256,
-        },
-    }
-}
-
-/// A name from the wire, its control characters escaped: it is shown on terminals.
-fn printable(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect()
-}
-
 /// An NSS key log (the format of Firefox's and curl's `SSLKEYLOGFILE`): a line per
 /// secret, `LABEL CLIENT_RANDOM SECRET` in hex, which Wireshark reads to decrypt a
 /// capture of the same connections.
@@ -683,18 +364,5 @@ impl rustls::KeyLog for KeyLogTo {
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
         // A full disk loses key log lines, not the session.
         let _ = file.write_all(line.as_bytes());
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_certificates_names_are_shown_bare() {
-        assert_eq!(name_of("DnsName(\"other.test\")"), "other.test");
-        assert_eq!(name_of("IpAddress(10.0.0.1)"), "10.0.0.1");
-        assert_eq!(name_of("plain"), "plain");
-        assert_eq!(printable("CN=a\u{1b}[31m"), "CN=a\\u{1b}[31m");
     }
 }
