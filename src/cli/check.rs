@@ -6,6 +6,7 @@ use super::args::{CheckArgs, CheckFormat};
 use mcp_raw_tools::check::report::{self, Totals};
 use mcp_raw_tools::check::{Checker, Finding, rules};
 use mcp_raw_wire::event::Event;
+use mcp_raw_wire::lock::Locked;
 use mcp_raw_wire::recorder::Sink;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -114,7 +115,7 @@ impl Live {
 
     /// The end of the tap: what only the end tells, then the summary, on stderr.
     pub fn finish(&self) {
-        let mut s = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut s = self.0.locked();
         let late = s.checker.finish();
         print(&late);
         s.findings.extend(late);
@@ -128,7 +129,7 @@ impl Live {
 
 impl Sink for Live {
     fn event(&mut self, event: &Event) {
-        let mut s = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut s = self.0.locked();
         let found = s.checker.feed(event);
         print(&found);
         s.findings.extend(found);

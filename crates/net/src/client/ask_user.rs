@@ -13,6 +13,7 @@
 //! `default` or leaves it out.
 
 use crate::jsonrpc::ErrorObject;
+use crate::lock::Locked;
 use serde_json::{Map, Value, json};
 use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
@@ -150,7 +151,7 @@ impl Asker {
         f: impl FnOnce(&mut Terminal) -> Result<T, ErrorObject>,
     ) -> Result<T, ErrorObject> {
         let run = || {
-            let mut t = self.0.lock().unwrap_or_else(|p| p.into_inner());
+            let mut t = self.0.locked();
             f(&mut t)
         };
         match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {

@@ -18,6 +18,7 @@
 
 use crate::clock;
 use crate::jsonrpc::{ErrorObject, code};
+use crate::lock::Locked;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -115,7 +116,7 @@ impl TaskStore {
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Task>> {
         // A panic elsewhere cannot leave the queue half-changed: each change is one
         // push, pop or retain.
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.0.locked()
     }
 }
 

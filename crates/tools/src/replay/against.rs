@@ -16,6 +16,7 @@ use crate::client::http_link::{Answering, HttpLink, Posted};
 use crate::client::stdio_link::{Output, Spawn, StdioLink};
 use crate::client::wire_print::Printer;
 use crate::jsonrpc::{self, Message};
+use crate::lock::Locked;
 use crate::wire::http::SESSION_ID;
 use anyhow::{Context, bail};
 use hyper::Method;
@@ -179,9 +180,7 @@ fn answering(answers: &Arc<Mutex<Script>>, headers: Vec<(String, String)>) -> Bo
     let answers = Arc::clone(answers);
     Box::new(move |r: &jsonrpc::Request| -> Option<Posted> {
         let answer = {
-            let mut script = answers
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut script = answers.locked();
             answer_for(&mut script, r)
         };
         Some((headers.clone(), serde_json::to_vec(&answer).ok()?))

@@ -5,6 +5,7 @@
 //! arrives. Only awaited ids are kept: a server cannot fill memory with responses.
 
 use crate::jsonrpc;
+use crate::lock::Locked;
 
 /// The responses a client awaits, shared by the streams of one session: a response
 /// read on a stream other than its request's own (the session's `GET` stream) is
@@ -25,9 +26,7 @@ impl Delivered {
         '_,
         std::collections::HashMap<jsonrpc::RequestId, Option<jsonrpc::Response>>,
     > {
-        self.awaited
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.awaited.locked()
     }
 
     /// From now on a response to `id` is awaited.

@@ -21,6 +21,7 @@ mod verify;
 
 pub use refusal::{after_handshake, after_handshake_advised, describe};
 
+use crate::lock::Locked;
 use crate::wire::tls::TlsFacts;
 use anyhow::{Context, bail};
 use refusal::{reason, refused};
@@ -361,7 +362,7 @@ impl rustls::KeyLog for KeyLogTo {
     fn log(&self, label: &str, client_random: &[u8], secret: &[u8]) {
         let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
         let line = format!("{label} {} {}\n", hex(client_random), hex(secret));
-        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        let mut file = self.file.locked();
         // A full disk loses key log lines, not the session.
         let _ = file.write_all(line.as_bytes());
     }
