@@ -1,3 +1,4 @@
+// Over 500 lines: the layout map and the crate's docs are about 110 of them.
 #![warn(missing_docs)]
 //! # mcp-raw-core — the MCP protocol core, sans I/O, both eras
 //!

@@ -1,3 +1,4 @@
+// Over 500 lines: about 110 of them are its unit tests; the rest is one job, `_meta` read once.
 //! Per-request metadata of the modern era (MCP 2026-07-28 `basic/index` "`_meta`"):
 //! every request names its own protocol version, client capabilities and (optionally)
 //! client identity in `params._meta`, because there is no handshake to remember them.

@@ -1,3 +1,4 @@
+// Over 500 lines: unit tests only, one scenario of the core after another.
 //! The core, driven message by message with no I/O.
 
 use super::*;

@@ -1,3 +1,4 @@
+// Over 500 lines: one view, every kind of event it shows (heads, chunks, SSE fields, stderr, TLS, notes) side by side.
 //! The text view of wire events: `>>>` what the client sent, `<<<` what the server
 //! sent, each group stamped `[lane +seconds]`. Two modes, both renderings of the same
 //! events:

@@ -1,3 +1,4 @@
+// Over 500 lines: the Store's methods, each with its in-memory and shared arm side by side.
 //! The tasks extension, `io.modelcontextprotocol/tasks` (SEP-2663, spec docs
 //! `extensions/tasks`), in the 2026-07-28 era. A server that knows a `tools/call` will
 //! take long may answer it with a *task handle* instead of the result; the client then

@@ -1,3 +1,4 @@
+// Over 500 lines on purpose: the four shapes, their rules and the error table are one page a learner reads top to bottom.
 //! JSON-RPC 2.0: the four message shapes every MCP transport carries.
 //!
 //! ```text

@@ -1,3 +1,4 @@
+// Over 500 lines: about 75 of them are its unit tests; the reader itself is one pass.
 //! Bytes → the members of one message, in one pass. A JSON-RPC message has at most six
 //! members that mean something (`jsonrpc`, `id`, `method`, `params`, `result`, `error`);
 //! reading the top-level object straight into six slots, instead of into a
