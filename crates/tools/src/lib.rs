@@ -38,9 +38,16 @@
 //! check/                `mcp-raw check`: the spec's rules applied to wire events
 //!   mod.rs              Checker::feed: one event in, the findings it completes out
 //!   rules.rs            every rule: its id, severity and the spec section it quotes
-//!   scope.rs            one conversation: ids, lifecycle, capabilities, progress, ping
+//!   scope/              one conversation: ids, lifecycle, capabilities, progress, ping
+//!     mod.rs            its state; a payload read message by message; requests unanswered
+//!     request.rs        a request: ids never reused, the lifecycle, capabilities declared
+//!     notification.rs   cancellation and progress notifications
+//!     response.rs       a response: to nothing or twice, initialize's result, ping, resultType
 //!   stdio.rs            stdio lines: not a message, not UTF-8, BOM, blank
-//!   http.rs             request/response pairs, sessions, headers, SSE event ids
+//!   http/               request/response pairs, sessions, headers, SSE event ids
+//!     mod.rs            exchanges paired on a lane and placed in their conversation
+//!     request.rs        a request: Accept, MCP-Protocol-Version, mirrored headers, its body
+//!     response.rs       a response: session ids, 202 and Content-Type, SSE event ids
 //!   report.rs           text, JSON and JUnit renderings of the findings
 //! replay/               recordings used again
 //!   mod.rs              recordings used again: diff, script, against, mock, serve
