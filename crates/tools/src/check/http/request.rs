@@ -1,7 +1,8 @@
 //! One side of an HTTP exchange: the request. Its head's rules (`Accept` lists both
-//! answer forms; MCP-Protocol-Version names the session's version, MCP 2025-11-25
-//! `basic/transports` 2.7; a 2026-07-28 request's mirrored headers match its body),
-//! then its body placed in its conversation and handed to [`Scope`].
+//! answer forms, MCP 2025-11-25 `basic/transports` "Sending Messages to the Server" 2;
+//! MCP-Protocol-Version names the session's version, "Protocol Version Header"; a
+//! 2026-07-28 request's mirrored headers match its body, `streamable-http` "Request
+//! Metadata"), then its body placed in its conversation and handed to [`Scope`].
 
 use super::super::scope::Scope;
 use super::super::{Finding, Spot, quote, rules};

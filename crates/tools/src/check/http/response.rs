@@ -1,7 +1,8 @@
-//! The other side of an HTTP exchange: the response. Its head (the session id issued
-//! or changed, MCP 2025-11-25 `basic/transports` 2.5; `202` for a POST of no requests
-//! and a Content-Type that answers requests, 2.1), its SSE events (ids unique in a
-//! session, 2.3), its body handed to [`Scope`], and what its end settles.
+//! The other side of an HTTP exchange: the response. Its head (the session id issued,
+//! never changed, MCP 2025-11-25 `basic/transports` "Session Management" 1; `202` for
+//! a POST of no requests and a Content-Type that answers requests, "Sending Messages
+//! to the Server" 4 and 5), its SSE events (ids unique in a session, "Resumability and
+//! Redelivery" 1), its body handed to [`Scope`], and what its end settles.
 
 use super::super::scope::{Scope, short};
 use super::super::{Finding, Spot, quote, rules};

@@ -1,8 +1,9 @@
 //! A request, from either side: its id never reused while it is open nor, in a legacy
-//! session, ever (JSON-RPC 2.0 §4; MCP 2025-11-25 `basic` "Requests"); a legacy
-//! client's requests wait for the lifecycle (`basic/lifecycle`: `initialize`, its
-//! result, `notifications/initialized`) and ask only what the server declared; the
-//! server's ask only what the client declared, and none in 2026-07-28.
+//! session, ever (MCP 2025-11-25 and 2026-07-28 `basic` "Requests"); a legacy
+//! client's requests wait for the lifecycle (2025-11-25 `basic/lifecycle`
+//! "Initialization": `initialize`, its result, `notifications/initialized`) and ask
+//! only what the server declared; the server's ask only what the client declared,
+//! and none in 2026-07-28.
 
 use super::super::rules;
 use super::super::{Finding, Spot};

@@ -1,7 +1,8 @@
 //! A response: to a request still open (else answered twice, or to nothing: JSON-RPC
 //! 2.0 §5), `initialize`'s result setting the version and the server's capabilities
 //! (MCP 2025-11-25 `basic/lifecycle`), `ping`'s empty result (`basic/utilities/ping`),
-//! and a 2026-07-28 result's `resultType` and the input it may ask for.
+//! and a 2026-07-28 result's `resultType` (`basic` "Result Responses") and the input
+//! it may ask for.
 
 use super::super::rules;
 use super::super::{Finding, Spot};

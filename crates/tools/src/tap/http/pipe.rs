@@ -1,7 +1,7 @@
 //! One relayed connection's two directions, copied as they come: each read written on
 //! in one write and recorded, the target's first bytes held until they show a status
-//! line (RFC 9112 §4), the header and idle clocks of `serve --http` enforced from the
-//! bytes that pass (RFC 9112 §9.3 lets either side close an idle connection).
+//! line (RFC 9112 §4), and the header and idle clocks of `serve --http` enforced from
+//! the bytes that pass ([`Watch`] reads where they are).
 
 use super::super::CHUNK;
 use super::super::rewrite::HostRewriter;
