@@ -89,7 +89,13 @@
 //! store/                state replicas share (`serve --store`): tasks and hub events in Redis
 //!   mod.rs              shared state for replicas: tasks and hub events in Redis
 //!   resp.rs             RESP2 by hand: commands as arrays of bulk strings, replies as frames
-//!   redis.rs            the Redis store: its URL, records (Lua compare-and-set, leases), the bus
+//!   redis/              the Redis store: its URL, records (Lua compare-and-set, leases), the bus
+//!     mod.rs            connect: a replica's hub and task store, started with its tasks
+//!     settings.rs       --store's URL, --store-auth-file, the settings, the TLS setup
+//!     conn.rs           a connection opened (TLS, AUTH, SELECT); commands one at a time
+//!     records.rs        the task records: compare-and-set and leases in Lua
+//!     bus.rs            the pub/sub bus: hub events and task commands, both ways
+//!     tests.rs          the store suite on a real redis-server; URL and auth-file readers
 //! keys.rs               secrets made on the spot: random tokens, PKCE S256, ES256 keys
 //! memory.rs             giving freed memory back to the OS (glibc knobs)
 //! ```

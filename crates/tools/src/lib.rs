@@ -21,16 +21,33 @@
 //!   mod.rs              the tap: a real client and server, every byte passed and recorded
 //!   stdio.rs            `tap -- SERVER_CMD`: the client's pipes ⇄ the server's, exit status,
 //!                       signals passed on
-//!   http.rs             `tap --http`: a TCP-level reverse proxy, a lane per connection, 502
+//!   http/               `tap --http`: a TCP-level reverse proxy, a lane per connection, 502
+//!     mod.rs            Config, the accept loop, a connection's target reached (TCP, TLS)
+//!     target.rs         --target's URL: http:// or https://, host, port, path
+//!     pipe.rs           both directions copied and recorded; the header and idle clocks
+//!     watch.rs          where each direction is in its HTTP messages, for the clocks
+//!     gateway.rs        the 502 the tap writes itself: target unreachable, or not HTTP
 //!   rewrite.rs          `--rewrite-host`: the Host line of each request head, nothing else
-//!   proxy.rs            `tap --proxy`: a forward proxy (CONNECT), TLS decrypted per host
+//!   proxy/              `tap --proxy`: a forward proxy (CONNECT), TLS decrypted per host
+//!     mod.rs            Config, --decrypt-host patterns, a request served its way; 400/502
+//!     ask.rs            the proxy request: its head read, CONNECT or absolute form
+//!     decrypt.rs        a host decrypted: both TLS handshakes, the plaintext recorded
+//!     tunnel.rs         a host not decrypted: an opaque tunnel, its bytes counted
+//!     plain.rs          an absolute-form request: plain HTTP relayed, kept to one host
 //!   ca.rs               `mcp-raw ca`: the local CA and the leaf it signs per decrypted host
 //! check/                `mcp-raw check`: the spec's rules applied to wire events
 //!   mod.rs              Checker::feed: one event in, the findings it completes out
 //!   rules.rs            every rule: its id, severity and the spec section it quotes
-//!   scope.rs            one conversation: ids, lifecycle, capabilities, progress, ping
+//!   scope/              one conversation: ids, lifecycle, capabilities, progress, ping
+//!     mod.rs            its state; a payload read message by message; requests unanswered
+//!     request.rs        a request: ids never reused, the lifecycle, capabilities declared
+//!     notification.rs   cancellation and progress notifications
+//!     response.rs       a response: to nothing or twice, initialize's result, ping, resultType
 //!   stdio.rs            stdio lines: not a message, not UTF-8, BOM, blank
-//!   http.rs             request/response pairs, sessions, headers, SSE event ids
+//!   http/               request/response pairs, sessions, headers, SSE event ids
+//!     mod.rs            exchanges paired on a lane and placed in their conversation
+//!     request.rs        a request: Accept, MCP-Protocol-Version, mirrored headers, its body
+//!     response.rs       a response: session ids, 202 and Content-Type, SSE event ids
 //!   report.rs           text, JSON and JUnit renderings of the findings
 //! replay/               recordings used again
 //!   mod.rs              recordings used again: diff, script, against, mock, serve

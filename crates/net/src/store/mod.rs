@@ -4,9 +4,10 @@
 //!
 //! ```text
 //! resp.rs    RESP2 by hand: commands as arrays of bulk strings, replies as frames
-//! redis.rs   the store: its URL and settings, the command connection, the task
-//!            records (compare-and-set in Lua, leases), and the bus (pub/sub) that
-//!            carries hub events and cross-replica commands
+//! redis/     the store: its URL and settings (settings.rs), the connections
+//!            (conn.rs), the task records (compare-and-set in Lua, leases:
+//!            records.rs), and the bus (pub/sub) that carries hub events and
+//!            cross-replica commands (bus.rs)
 //! ```
 //!
 //! The protocol core knows only its own traits ([`crate::protocol::tasks::records::Records`],

@@ -5,10 +5,10 @@
 //! ```text
 //! stdio.rs      `tap -- SERVER_CMD…`: the client spawns the tap in place of the server;
 //!               the tap spawns the server and copies bytes between the two sets of pipes
-//! http.rs       `tap --http`: a reverse proxy at the TCP level, one lane per connection;
+//! http/         `tap --http`: a reverse proxy at the TCP level, one lane per connection;
 //!               the one response it writes itself is a 502 for a target it cannot reach
 //! rewrite.rs    `--rewrite-host`: the Host line of each request head, and nothing else
-//! proxy.rs      `tap --proxy`: a forward proxy (CONNECT), decrypting chosen hosts' TLS
+//! proxy/        `tap --proxy`: a forward proxy (CONNECT), decrypting chosen hosts' TLS
 //! ca.rs         `mcp-raw ca`: the local CA, and the leaf it signs for each decrypted host
 //! ```
 //!
@@ -38,21 +38,24 @@ pub mod stdio;
 pub const CHUNK: usize = 64 * 1024;
 
 /// Accepts connections on `listener` until `shutdown` resolves, each served by
-/// `serve` on a task of its own, at most `max_connections` at once (then the tap stops
-/// accepting and the kernel queues the rest). `who` names the listener in the log
-/// line of a failed accept (out of file descriptors, say), after which it waits a
-/// moment rather than spin. The HTTP tap and the proxy both listen this way.
-pub(crate) async fn accept_each<F, Fut>(
+/// `serve` (with the listener's `config`) on a task of its own, at most
+/// `max_connections` at once (then the tap stops accepting and the kernel queues the
+/// rest). `who` names the listener in the log line of a failed accept (out of file
+/// descriptors, say), after which it waits a moment rather than spin. The HTTP tap
+/// and the proxy both listen this way.
+pub(crate) async fn accept_each<C, F, Fut>(
     listener: tokio::net::TcpListener,
     max_connections: usize,
+    config: C,
     who: &str,
     shutdown: impl std::future::Future<Output = ()>,
     serve: F,
 ) -> std::io::Result<()>
 where
-    F: Fn(tokio::net::TcpStream, std::net::SocketAddr) -> Fut,
+    F: Fn(tokio::net::TcpStream, std::net::SocketAddr, std::sync::Arc<C>) -> Fut,
     Fut: std::future::Future<Output = ()> + Send + 'static,
 {
+    let config = std::sync::Arc::new(config);
     let permits = std::sync::Arc::new(tokio::sync::Semaphore::new(max_connections.max(1)));
     tokio::pin!(shutdown);
     loop {
@@ -69,7 +72,7 @@ where
                 // Nagle's algorithm would hold a small write (an SSE event) back
                 // waiting for an ACK: each chunk must leave as soon as it is written.
                 let _ = client.set_nodelay(true);
-                let served = serve(client, peer);
+                let served = serve(client, peer, config.clone());
                 tokio::spawn(async move {
                     served.await;
                     drop(permit);
@@ -81,4 +84,44 @@ where
             }
         }
     }
+}
+
+/// `host:port`, as a `Host` header and the tap's messages say it: an IPv6 address in
+/// brackets (RFC 3986 §3.2.2).
+pub(crate) fn host_port(host: &str, port: u16) -> String {
+    if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
+/// Connects to `host:port` within `timeout`, with Nagle's algorithm off (each chunk
+/// leaves as soon as it is written); an error in words, naming `--connect-timeout`.
+pub(crate) async fn connect(
+    host: &str,
+    port: u16,
+    timeout: std::time::Duration,
+) -> Result<tokio::net::TcpStream, String> {
+    let target = host_port(host, port);
+    match tokio::time::timeout(timeout, tokio::net::TcpStream::connect((host, port))).await {
+        Ok(Ok(s)) => {
+            let _ = s.set_nodelay(true);
+            Ok(s)
+        }
+        Ok(Err(e)) => Err(format!("connecting to {target} failed: {e}")),
+        Err(_) => Err(format!(
+            "connecting to {target} took longer than {timeout:?} (--connect-timeout)"
+        )),
+    }
+}
+
+/// A response the tap writes itself (a 502, the proxy's 400): `status`, a plain-text
+/// `body` that says why, and `Connection: close` (RFC 9112 §9.6): the tap closes the
+/// connection after it.
+pub(crate) fn own_response(status: &str, body: &str) -> String {
+    format!(
+        "HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
 }
