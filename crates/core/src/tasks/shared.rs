@@ -12,8 +12,7 @@
 //! for work no process is doing any more (the in-memory store has the same rule for
 //! work that panics).
 
-// The contract, also under this module's name (the Redis store imports it from here).
-pub use super::records::{Command, Records, Stored};
+use super::records::{Command, Records};
 use super::{Record, Status, Store, Taken, internal, not_found, too_many};
 use crate::jsonrpc::ErrorObject;
 use crate::lock::Locked;

@@ -8,6 +8,7 @@ use super::*;
 use crate::future::BoxFuture;
 use crate::subscriptions::Hub;
 use crate::tasks::TaskLimits;
+use crate::tasks::records::Stored;
 use crate::tasks::suite::*;
 use serde_json::json;
 use std::sync::Weak;

@@ -7,7 +7,7 @@ use super::Settings;
 use super::conn::{Client, open};
 use crate::protocol::subscriptions::{Event, Hub, Relay};
 use crate::protocol::tasks::Store;
-use crate::protocol::tasks::shared::Command;
+use crate::protocol::tasks::records::Command;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;

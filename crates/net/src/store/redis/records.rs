@@ -6,7 +6,7 @@
 use super::super::resp::Frame;
 use super::conn::Client;
 use crate::protocol::context::BoxFuture;
-use crate::protocol::tasks::shared::{Command, Records, Stored};
+use crate::protocol::tasks::records::{Command, Records, Stored};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
