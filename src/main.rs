@@ -38,6 +38,7 @@
 //!   completions.rs      `completions SHELL`: the script clap_complete writes
 //!   demo_stdio.rs       `demo`: spawns `mcp-raw serve`, drives it over pipes
 //!   demo_http.rs        `demo-http`: spawns `mcp-raw serve --http`
+//!   listening.rs        the address a spawned server announces on stderr
 //!   demo_auth.rs        `demo-http --auth`: spawns `auth-server` and a protected `serve --http`
 //!   bridge.rs           `bridge -- SERVER_CMD`: the flags → a forwarding core behind the HTTP transport
 //!   tap.rs              `tap`: the flags → a stdio tap, an HTTP tap or a proxy, and its exit status

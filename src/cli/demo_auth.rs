@@ -8,7 +8,7 @@
 //! refusals (a token without the scope, a forged one). Every exchange is checked;
 //! a wrong answer ends the demo with an error.
 
-use super::demo_http::listening_address;
+use super::listening::listening_address;
 use super::script;
 use anyhow::{Context, bail};
 use hyper::Method;

@@ -5,6 +5,7 @@
 //! then trips each session rule: no session id (400), an unknown one (404), GET (405),
 //! DELETE, and reuse (404).
 
+use super::listening::listening_address;
 use super::script::{self, Expect, Step};
 use anyhow::{Context, bail};
 use hyper::Method;
@@ -13,8 +14,7 @@ use mcp_raw_net::client::http_link::{HttpLink, HttpReply};
 use mcp_raw_net::client::wire_print::Printer;
 use mcp_raw_wire::http::{SESSION_ID, mirror};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -87,31 +87,6 @@ pub async fn run(port: u16, era: Eras, printer: Printer) -> anyhow::Result<()> {
         printer.caption(script::TRY_ERAS);
     }
     Ok(())
-}
-
-/// Reads the child's stderr until its "listening on http://ADDR/mcp" line, then keeps
-/// forwarding the rest of its stderr to the printer.
-pub async fn listening_address(child: &mut Child, printer: Printer) -> anyhow::Result<String> {
-    let stderr = child.stderr.take().context("child stderr")?;
-    let mut lines = BufReader::new(stderr).lines();
-    while let Some(line) = lines.next_line().await? {
-        printer.server_stderr(&line);
-        if let Some(rest) = line.split("listening on http://").nth(1) {
-            let authority = rest
-                .split_whitespace()
-                .next()
-                .unwrap_or("")
-                .trim_end_matches(mcp_raw_wire::http::ENDPOINT)
-                .to_owned();
-            tokio::spawn(async move {
-                while let Ok(Some(line)) = lines.next_line().await {
-                    printer.server_stderr(&line);
-                }
-            });
-            return Ok(authority);
-        }
-    }
-    bail!("the server exited before listening (is the port in use? try --port 0)")
 }
 
 impl Demo {

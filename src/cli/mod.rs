@@ -15,6 +15,7 @@ pub mod demo_http;
 pub mod demo_stdio;
 pub mod diff;
 pub mod exit;
+pub mod listening;
 pub mod record;
 pub mod replay;
 pub mod script;

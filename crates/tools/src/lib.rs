@@ -24,7 +24,8 @@
 //!   http/               `tap --http`: a TCP-level reverse proxy, a lane per connection, 502
 //!     mod.rs            Config, the accept loop, a connection's target reached (TCP, TLS)
 //!     target.rs         --target's URL: http:// or https://, host, port, path
-//!     pipe.rs           both directions copied and recorded; the header and idle clocks
+//!     pipe.rs           both directions copied and recorded, the clocks enforced
+//!     sides.rs          the lanes one connection is recorded on, and its watch
 //!     watch.rs          where each direction is in its HTTP messages, for the clocks
 //!     gateway.rs        the 502 the tap writes itself: target unreachable, or not HTTP
 //!   rewrite.rs          `--rewrite-host`: the Host line of each request head, nothing else

@@ -20,6 +20,14 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+/// The flags a TLS refusal suggests for the store.
+pub const TLS_ADVICE: crate::client::tls::Advice = crate::client::tls::Advice {
+    plain: "redis://",
+    cacert: "--store-cacert",
+    insecure: None,
+    cert: "--store-cert FILE --store-key FILE",
+};
+
 /// The deepest nesting of arrays read (Redis's replies nest two or three deep).
 const MAX_DEPTH: usize = 8;
 
@@ -278,7 +286,7 @@ impl Connection {
         };
         Ok(Connection {
             stream,
-            advice: super::redis::TLS_ADVICE,
+            advice: TLS_ADVICE,
             answered: false,
             buffer: Vec::with_capacity(4096),
             max_reply,

@@ -9,11 +9,12 @@
 //! Nothing here runs for a plain listener: without the flags there is no
 //! [`Acceptor`], and the accept loops take the path they always took.
 
-use crate::wire::tls::TlsFacts;
+use crate::wire::tls::{Cert, TlsFacts};
 use anyhow::{Context, bail};
 use rustls::ServerConfig;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use sha2::Digest;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -248,7 +249,49 @@ pub fn settled(conn: &rustls::CommonState, handshake_us: u64) -> TlsFacts {
         accepted: false,
         chain: conn
             .peer_certificates()
-            .map(|c| c.iter().map(|d| crate::client::tls::describe(d)).collect())
+            .map(|c| c.iter().map(|d| describe(d)).collect())
             .unwrap_or_default(),
     }
+}
+/// A time in seconds since 1970 as the transcript writes times.
+pub(crate) fn unix(secs: i64) -> String {
+    crate::clock::format_unix_millis(secs.saturating_mul(1000))
+}
+
+/// A certificate's facts, read from its DER; one that does not parse says so.
+pub fn describe(der: &CertificateDer<'_>) -> Cert {
+    let sha256 = sha2::Sha256::digest(der.as_ref())
+        .iter()
+        .map(|b| format!("{b:02X}"))
+        .collect::<Vec<_>>()
+        .join(":");
+    match x509_parser::parse_x509_certificate(der.as_ref()) {
+        Ok((_, cert)) => Cert {
+            subject: printable(&cert.subject().to_string()),
+            issuer: printable(&cert.issuer().to_string()),
+            not_before: unix(cert.validity().not_before.timestamp()),
+            not_after: unix(cert.validity().not_after.timestamp()),
+            sha256,
+        },
+        Err(e) => Cert {
+            subject: format!("(not a readable X.509 certificate: {e})"),
+            issuer: String::new(),
+            not_before: String::new(),
+            not_after: String::new(),
+            sha256,
+        },
+    }
+}
+
+/// A name from the wire, its control characters escaped: it is shown on terminals.
+fn printable(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
 }

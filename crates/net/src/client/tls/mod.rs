@@ -19,7 +19,8 @@
 mod refusal;
 mod verify;
 
-pub use refusal::{after_handshake, after_handshake_advised, describe};
+pub use crate::transport::tls::describe;
+pub use refusal::{after_handshake, after_handshake_advised};
 
 use crate::lock::Locked;
 use crate::wire::tls::TlsFacts;

@@ -5,12 +5,27 @@
 //! where it is about it and the flags that would help; a certificate's facts read
 //! from its DER.
 
-use super::verify::Refusal;
 use super::{Advice, CLIENT_ADVICE};
-use crate::wire::tls::Cert;
+use crate::transport::tls::{describe, unix};
 use rustls::CertificateError;
 use rustls::pki_types::{CertificateDer, ServerName};
-use sha2::Digest;
+
+/// A refused chain: why, and the leaf it was about (so the error can name it).
+#[derive(Debug)]
+pub(super) struct Refusal {
+    /// webpki's verdict.
+    pub(super) error: rustls::Error,
+    /// The certificate the server presented.
+    pub(super) leaf: CertificateDer<'static>,
+}
+
+impl std::error::Error for Refusal {}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&reason(&self.error))
+    }
+}
 
 /// Why a handshake failed, in words, naming the server's certificate when the
 /// failure is about it.
@@ -181,48 +196,6 @@ fn server_name_text(name: &ServerName<'_>) -> String {
     }
 }
 
-fn unix(secs: i64) -> String {
-    crate::clock::format_unix_millis(secs.saturating_mul(1000))
-}
-
-/// A certificate's facts, read from its DER; one that does not parse says so.
-pub fn describe(der: &CertificateDer<'_>) -> Cert {
-    let sha256 = sha2::Sha256::digest(der.as_ref())
-        .iter()
-        .map(|b| format!("{b:02X}"))
-        .collect::<Vec<_>>()
-        .join(":");
-    match x509_parser::parse_x509_certificate(der.as_ref()) {
-        Ok((_, cert)) => Cert {
-            subject: printable(&cert.subject().to_string()),
-            issuer: printable(&cert.issuer().to_string()),
-            not_before: unix(cert.validity().not_before.timestamp()),
-            not_after: unix(cert.validity().not_after.timestamp()),
-            sha256,
-        },
-        Err(e) => Cert {
-            subject: format!("(not a readable X.509 certificate: {e})"),
-            issuer: String::new(),
-            not_before: String::new(),
-            not_after: String::new(),
-            sha256,
-        },
-    }
-}
-
-/// A name from the wire, its control characters escaped: it is shown on terminals.
-fn printable(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,6 +205,5 @@ mod tests {
         assert_eq!(name_of("DnsName(\"other.test\")"), "other.test");
         assert_eq!(name_of("IpAddress(10.0.0.1)"), "10.0.0.1");
         assert_eq!(name_of("plain"), "plain");
-        assert_eq!(printable("CN=a\u{1b}[31m"), "CN=a\\u{1b}[31m");
     }
 }

@@ -4,30 +4,13 @@
 //! refusal keeps its reason and the leaf it refused, for the error to say: the alert
 //! on the wire is `bad_certificate` whatever the reason (RFC 8446 §6.2).
 
-use super::refusal::reason;
+use super::refusal::Refusal;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::{WebPkiServerVerifier, verify_server_name};
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, SignatureScheme};
 use std::sync::Arc;
-
-/// A refused chain: why, and the leaf it was about (so the error can name it).
-#[derive(Debug)]
-pub(super) struct Refusal {
-    /// webpki's verdict.
-    pub(super) error: rustls::Error,
-    /// The certificate the server presented.
-    pub(super) leaf: CertificateDer<'static>,
-}
-
-impl std::fmt::Display for Refusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&reason(&self.error))
-    }
-}
-
-impl std::error::Error for Refusal {}
 
 /// The chain check: webpki against the roots; a refusal carries the leaf it refused.
 /// One for the whole run, stateless: rustls resumes a session only under the

@@ -2,7 +2,7 @@
 //! the credentials of `--store-auth-file` (redis.io "AUTH"), the settings both
 //! connections share, and the TLS setup for `rediss://`.
 
-use crate::client::tls::{Advice, Tls};
+use crate::client::tls::Tls;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -177,13 +177,7 @@ pub struct Settings {
     pub auth: Option<Auth>,
 }
 
-/// The flags a TLS refusal suggests for the store.
-pub const TLS_ADVICE: Advice = Advice {
-    plain: "redis://",
-    cacert: "--store-cacert",
-    insecure: None,
-    cert: "--store-cert FILE --store-key FILE",
-};
+pub use super::super::resp::TLS_ADVICE;
 
 /// The client's TLS for `rediss://`: the system's roots plus `cacert`, the client
 /// certificate `cert` with its `key` (Redis asks for one unless `tls-auth-clients

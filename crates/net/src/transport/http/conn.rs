@@ -22,14 +22,17 @@
 //! past the deadline fails with `TimedOut`, and hyper closes the connection.
 
 use super::limits::Limits;
-use super::listen::{Listening, Site};
 use crate::lock::Locked;
 use crate::wire::event::{Dir, LaneKind, What};
 use crate::wire::recorded::Recorded;
+use crate::wire::recorder::Recorder;
+use bytes::Bytes;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
+use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use std::convert::Infallible;
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -37,6 +40,37 @@ use std::task::{Context, Poll, Waker};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::{Instant, Sleep};
+
+/// What a listener answers: each request of each connection.
+pub trait Site: Send + Sync + 'static {
+    /// The body of its responses (a stream, for SSE).
+    type Body: hyper::body::Body<Data = Bytes, Error: Into<Box<dyn std::error::Error + Send + Sync>>>
+        + Send
+        + Unpin
+        + 'static;
+    /// The response to one request.
+    fn answer(
+        self: Arc<Self>,
+        req: Request<hyper::body::Incoming>,
+    ) -> impl Future<Output = Response<Self::Body>> + Send + 'static;
+    /// A connection has closed (after its lingering close, if any).
+    fn closed(&self) {}
+}
+
+/// How a listener takes its connections; the same rules for every listener.
+pub struct Listening {
+    /// The connection clocks (header, idle, write), head sizes, `max_connections` and
+    /// the lingering close; the rest of [`Limits`] is the site's own business.
+    pub limits: Limits,
+    /// Terminate TLS on every connection (`--tls-cert`); none: plain HTTP.
+    pub tls: Option<Arc<crate::transport::tls::Acceptor>>,
+    /// Each connection a lane, every byte an event (`--trace`, `--record`).
+    pub recorder: Option<Recorder>,
+    /// Who is speaking in a log line: `""` for `serve`, `"auth-server: "`, `"replay: "`.
+    pub who: &'static str,
+    /// The flag a `503` for one connection too many names (`serve --max-connections`).
+    pub max_connections_flag: &'static str,
+}
 
 /// Serves one connection until it closes. `permit` is its slot under
 /// `--max-connections`, held until the socket is really gone (lingering included).

@@ -8,10 +8,7 @@
 //! [`Listening`] (the limits, the TLS, the recorder).
 
 use super::conn;
-use super::limits::Limits;
-use crate::wire::recorder::Recorder;
-use bytes::Bytes;
-use hyper::{Request, Response};
+pub use super::conn::{Listening, Site};
 use std::future::Future;
 use std::io;
 use std::sync::Arc;
@@ -20,37 +17,6 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
-
-/// What a listener answers: each request of each connection.
-pub trait Site: Send + Sync + 'static {
-    /// The body of its responses (a stream, for SSE).
-    type Body: hyper::body::Body<Data = Bytes, Error: Into<Box<dyn std::error::Error + Send + Sync>>>
-        + Send
-        + Unpin
-        + 'static;
-    /// The response to one request.
-    fn answer(
-        self: Arc<Self>,
-        req: Request<hyper::body::Incoming>,
-    ) -> impl Future<Output = Response<Self::Body>> + Send + 'static;
-    /// A connection has closed (after its lingering close, if any).
-    fn closed(&self) {}
-}
-
-/// How a listener takes its connections; the same rules for every listener.
-pub struct Listening {
-    /// The connection clocks (header, idle, write), head sizes, `max_connections` and
-    /// the lingering close; the rest of [`Limits`] is the site's own business.
-    pub limits: Limits,
-    /// Terminate TLS on every connection (`--tls-cert`); none: plain HTTP.
-    pub tls: Option<Arc<crate::transport::tls::Acceptor>>,
-    /// Each connection a lane, every byte an event (`--trace`, `--record`).
-    pub recorder: Option<Recorder>,
-    /// Who is speaking in a log line: `""` for `serve`, `"auth-server: "`, `"replay: "`.
-    pub who: &'static str,
-    /// The flag a `503` for one connection too many names (`serve --max-connections`).
-    pub max_connections_flag: &'static str,
-}
 
 /// The first pause after a failed accept; it doubles up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(10);

@@ -5,7 +5,7 @@
 use super::super::{CHUNK, own_response};
 use super::Config;
 use super::limits;
-use super::pipe::Sides;
+use super::sides::Sides;
 use crate::wire::event::{Dir, Lane, What};
 use std::net::SocketAddr;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};

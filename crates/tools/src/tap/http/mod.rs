@@ -29,17 +29,21 @@
 //! ```text
 //! target.rs    --target's URL, read
 //! pipe.rs      both directions copied and recorded, the clocks enforced
-//! watch.rs     where each direction is in its HTTP messages (for the clocks)
+//! sides.rs     the lanes a connection is recorded on, and its watch
+//! watch.rs     where each direction is in its HTTP messages; the clocks
 //! gateway.rs   the one response the tap writes itself: a 502
 //! ```
 
 mod gateway;
 mod pipe;
+mod sides;
 mod target;
 mod watch;
 
-pub(crate) use pipe::{Clocks, Sides, pipe};
+pub(crate) use pipe::pipe;
+pub(crate) use sides::Sides;
 pub use target::Target;
+pub(crate) use watch::Clocks;
 
 use super::rewrite::HostRewriter;
 use crate::wire::event::{Dir, Lane, LaneKind, What};

@@ -1,26 +1,15 @@
 //! One relayed connection's two directions, copied as they come: each read written on
 //! in one write and recorded, the target's first bytes held until they show a status
 //! line (RFC 9112 §4), and the header and idle clocks of `serve --http` enforced from
-//! the bytes that pass ([`Watch`] reads where they are).
+//! the bytes that pass (`watch.rs` reads where they are).
 
 use super::super::CHUNK;
 use super::super::rewrite::HostRewriter;
 use super::gateway::{gateway_error, not_http};
-use super::watch::Watch;
-use crate::lock::Locked;
-use crate::wire::event::{Dir, Lane, What};
-use crate::wire::recorder::Recorder;
-use std::time::Duration;
+use super::sides::Sides;
+use super::watch::Clocks;
+use crate::wire::event::{Dir, Lane};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-
-/// The header and idle clocks of one relayed connection.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Clocks {
-    /// `--header-timeout`.
-    pub header_timeout: Duration,
-    /// `--idle-timeout`.
-    pub idle_timeout: Duration,
-}
 
 /// Copies both ways between the client's halves and the target's, recording on
 /// `sides`, until both directions end, one fails, or a clock runs out. Any byte
@@ -85,50 +74,6 @@ pub(crate) async fn pipe<CR, CW, UR, UW>(
                 sides.close(Dir::ToClient, why);
             }
             return;
-        }
-    }
-}
-
-/// The lanes one connection is recorded on.
-pub(crate) struct Sides<'a> {
-    /// Where the events go.
-    pub(super) recorder: &'a Recorder,
-    /// The client's side (the only lane without `--rewrite-host`).
-    pub(super) client: Lane,
-    /// The target's side, when it differs (`--rewrite-host`).
-    pub(super) target: Option<Lane>,
-    /// Where each direction is in its HTTP messages, for the header and idle clocks.
-    watch: std::sync::Mutex<Watch>,
-    /// Woken when `watch` moves a clock.
-    pub(super) changed: tokio::sync::Notify,
-}
-
-impl<'a> Sides<'a> {
-    /// The lanes of one connection: the client's, and the target's when it differs.
-    pub(crate) fn new(recorder: &'a Recorder, client: Lane, target: Option<Lane>) -> Sides<'a> {
-        Sides {
-            recorder,
-            client,
-            target,
-            watch: std::sync::Mutex::new(Watch::new()),
-            changed: tokio::sync::Notify::new(),
-        }
-    }
-
-    /// Bytes the client sent before the relay began (the proxy read the first head to
-    /// learn the target): recorded, and counted by the header and idle clocks.
-    pub(crate) fn client_sent(&self, bytes: &[u8]) {
-        self.recorder.bytes(self.client, Dir::ToServer, bytes);
-        self.watch().requested(bytes);
-    }
-
-    pub(super) fn watch(&self) -> std::sync::MutexGuard<'_, Watch> {
-        self.watch.locked()
-    }
-
-    pub(super) fn close(&self, dir: Dir, why: &str) {
-        for lane in std::iter::once(self.client).chain(self.target) {
-            self.recorder.emit(lane, dir, What::Close(why.to_owned()));
         }
     }
 }

@@ -3,8 +3,17 @@
 //! framer without changing a byte: what the header and idle clocks need.
 
 use super::limits;
-use super::pipe::Clocks;
 use crate::wire::http1;
+use std::time::Duration;
+
+/// The header and idle clocks of one relayed connection.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Clocks {
+    /// `--header-timeout`.
+    pub header_timeout: Duration,
+    /// `--idle-timeout`.
+    pub idle_timeout: Duration,
+}
 
 /// Where one connection's two directions are in their HTTP messages (read with the
 /// wire view's framer, never to change a byte): what the header and idle clocks of
