@@ -127,10 +127,12 @@ async fn serve_io<S: Site, I: Io>(
     let counted = site.clone();
     let watched = Watched::new(io, activity.clone(), limits.clone(), permit);
     let service = service_fn(move |req| {
-        let answer = site.clone().answer(req);
+        let site = site.clone();
         let guard = InFlight::start(activity.clone());
+        // The site's future is made inside this one, where it runs: made outside and
+        // moved in, its state (several KiB for the MCP endpoint) was copied per request.
         async move {
-            let response = answer.await;
+            let response = site.answer(req).await;
             Ok::<_, Infallible>(response.map(|body| Tracked {
                 body,
                 _guard: guard,
