@@ -20,6 +20,58 @@
 //! It stands on `mcp-raw-wire` only (the message layer, [`jsonrpc`]); transports,
 //! the client and the tools live in the crates above (`mcp-raw-net`, `mcp-raw-tools`).
 //!
+//! ## A server with your own tool, in-process
+//!
+//! The core takes one message at a time through [`Session::handle`] and
+//! answers with a [`context::Reply`]; no pipe, no socket, no runtime for a
+//! tool that answers at once. A transport is what moves those bytes
+//! (`mcp_raw_net::transport::stdio::serve`, `mcp_raw_net::transport::http::run`).
+//!
+//! ```
+//! use mcp_raw_wire::jsonrpc::{self, Parsed};
+//! use mcp_raw_core::context::Reply;
+//! use mcp_raw_core::tools::{Handler, Tool, ToolSet};
+//! use mcp_raw_core::{Eras, Server, Session};
+//! use serde_json::{Value, json};
+//!
+//! let shout = Tool {
+//!     name: "shout",
+//!     description: "Says it again, louder.",
+//!     input_schema: json!({
+//!         "type": "object",
+//!         "properties": { "text": { "type": "string" } },
+//!         "required": ["text"]
+//!     }),
+//!     // Err(...) becomes a result with isError: true, as MCP wants tool errors.
+//!     // `args.get` reads the argument where it lies in the request's bytes.
+//!     handler: Handler::Text(|args| match args.get("text").and_then(|t| t.as_str()) {
+//!         Some(text) => Ok(text.to_uppercase()),
+//!         None => Err("missing the string argument \"text\"".into()),
+//!     }),
+//!     requires: &[],
+//! };
+//! let mut session = Session::new(Server::new(ToolSet::new(vec![shout]), Eras::Both));
+//!
+//! // One line in, one answer out: what a stdio transport does with each line.
+//! let mut send = |line: &str| -> Option<Value> {
+//!     let Ok(Parsed::One(message)) = jsonrpc::parse(line.as_bytes()) else { return None };
+//!     match session.handle(message) {
+//!         Reply::Now(r) | Reply::Streamed(r) => serde_json::from_slice(&r.to_bytes()).ok(),
+//!         _ => None,
+//!     }
+//! };
+//! let init = send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+//!     "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"doc","version":"1"}}}"#);
+//! assert_eq!(init.unwrap()["result"]["protocolVersion"], "2025-11-25");
+//! assert_eq!(send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), None);
+//! let call = send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call",
+//!     "params":{"name":"shout","arguments":{"text":"hello"}}}"#).unwrap();
+//! assert_eq!(call["result"]["content"][0]["text"], "HELLO");
+//! let bad = send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call",
+//!     "params":{"name":"shout","arguments":{}}}"#).unwrap();
+//! assert_eq!(bad["result"]["isError"], true);
+//! ```
+//!
 //! ## Layout
 //! ```text
 //! lib.rs                Server, Session::handle: the one door into the core
