@@ -114,8 +114,9 @@ pub fn log_rank(level: &str) -> Option<usize> {
 
 /// Everything an asynchronous tool or prompt gets.
 pub struct Call {
-    /// The request's `arguments`.
-    pub arguments: serde_json::Map<String, Value>,
+    /// The request's `arguments`: the same type every handler reads (`get`, or the
+    /// whole map through `Deref`).
+    pub arguments: crate::arguments::Arguments<'static>,
     /// The whole `params` of the request (MRTR follow-ups carry `inputResponses`
     /// and `requestState` there).
     pub params: Value,
@@ -190,7 +191,7 @@ impl Env<'_> {
             self.hub.clone(),
         );
         let call = Call {
-            arguments,
+            arguments: arguments.into(),
             params: params.cloned().unwrap_or(Value::Null),
             ctx,
             modern: self.modern,

@@ -101,6 +101,7 @@
 //!   suite.rs            the scenarios any Records implementation runs (feature store-suite)
 //!   tests.rs            the store driven in-process (unit tests)
 //! tools.rs              Tool, ToolSet as plain values; tools/list, tools/call, isError
+//! arguments.rs          Arguments: what every kind of tool handler reads its arguments from
 //! capabilities.rs       what the client declared; -32021; may the server ask this?
 //! resources.rs          Resource, Template, ResourceSet; list, read, templates, subscribe
 //! prompts.rs            Prompt, PromptSet; prompts/list, prompts/get
@@ -134,6 +135,7 @@
 use crate::lock::Locked;
 use mcp_raw_wire::{clock, jsonrpc, lock};
 
+pub mod arguments;
 pub mod capabilities;
 mod completion;
 pub mod content;

@@ -34,9 +34,8 @@ pub fn no_args() -> Value {
 pub fn arg(call: &Call, name: &str, default: &str) -> String {
     call.arguments
         .get(name)
-        .and_then(Value::as_str)
-        .unwrap_or(default)
-        .to_owned()
+        .and_then(|field| field.as_str())
+        .map_or_else(|| default.to_owned(), |text| text.into_owned())
 }
 
 /// An object schema whose properties are all required strings.
