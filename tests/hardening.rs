@@ -987,34 +987,20 @@ fn auth_server_and_replay_keep_the_connection_clocks_of_serve() {
     let recording =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/show/recording.jsonl");
     let recording = recording.to_str().expect("a UTF-8 path");
-    for (name, args) in [
-        (
-            "auth-server",
-            vec![
-                "auth-server",
-                "--port",
-                "0",
-                "--idle-timeout",
-                "1",
-                "--header-timeout",
-                "1",
-            ],
-        ),
-        (
-            "replay --http",
-            vec![
-                "replay",
-                recording,
-                "--http",
-                "--port",
-                "0",
-                "--idle-timeout",
-                "1",
-                "--header-timeout",
-                "1",
-            ],
-        ),
+    // Both listeners, the same clocks: a second each.
+    let clocks = [
+        "--port",
+        "0",
+        "--idle-timeout",
+        "1",
+        "--header-timeout",
+        "1",
+    ];
+    for (name, first) in [
+        ("auth-server", vec!["auth-server"]),
+        ("replay --http", vec!["replay", recording, "--http"]),
     ] {
+        let args: Vec<&str> = first.into_iter().chain(clocks).collect();
         let mut child = Command::new(BIN)
             .args(&args)
             .stdin(Stdio::null())
