@@ -166,6 +166,16 @@ fn result_era(result: &Value) -> Option<&'static str> {
         .then_some("legacy")
 }
 
+/// A message payload's JSON-RPC values: a batch's items, or the one message; none
+/// when the bytes are not JSON (what `check` and the views say of them instead).
+pub fn messages(bytes: &[u8]) -> Vec<serde_json::Value> {
+    match serde_json::from_slice(bytes) {
+        Ok(serde_json::Value::Array(items)) => items,
+        Ok(one) => vec![one],
+        Err(_) => Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

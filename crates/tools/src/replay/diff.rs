@@ -82,14 +82,7 @@ pub fn messages(events: &[Event]) -> (Vec<Message>, Vec<Message>) {
             if !class.is_message() {
                 continue;
             }
-            let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
-                continue;
-            };
-            let items = match value {
-                Value::Array(items) => items,
-                one => vec![one],
-            };
-            for value in items {
+            for value in crate::wire::classify::messages(&bytes) {
                 let id = value.get("id").map(Value::to_string);
                 let method = match (value.get("method").and_then(Value::as_str), &id) {
                     (Some(m), Some(id)) => {

@@ -141,14 +141,7 @@ impl Mock {
                 if !class.is_message() {
                     continue;
                 }
-                let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
-                    continue;
-                };
-                let items = match value {
-                    Value::Array(items) => items,
-                    one => vec![one],
-                };
-                for v in items {
+                for v in crate::wire::classify::messages(&bytes) {
                     let is_response = v.get("method").is_none();
                     match e.dir {
                         Dir::ToServer if is_response => {} // the client's answers
