@@ -333,33 +333,42 @@ fn exit_codes_say_what_went_wrong() {
     };
     let (code, err) = status(&["localhost:3000/mcp"]);
     assert_eq!(code, Some(2), "{err}");
-    assert!(
-        err.contains("did you mean http://localhost:3000/mcp?"),
-        "{err}"
+    assert_eq!(
+        err,
+        "mcp-raw: \"localhost:3000/mcp\" is neither a URL nor a command: did you mean http://localhost:3000/mcp?\n"
     );
     let (code, err) = status(&["sh -c 'unclosed"]);
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("unclosed '"), "{err}");
+    assert_eq!(err, "mcp-raw: unclosed ' in TARGET \"sh -c 'unclosed\"\n");
     let (code, err) = status(&["http://127.0.0.1:1/mcp"]);
     assert_eq!(code, Some(3), "{err}");
-    assert!(err.contains("cannot connect to 127.0.0.1:1"), "{err}");
+    assert_eq!(
+        err,
+        "mcp-raw: cannot connect to 127.0.0.1:1: Connection refused (os error 111)\n"
+    );
     let (code, err) = status(&["--", "sh", "-c", "read line; exit 7"]);
     assert_eq!(code, Some(3), "{err}");
-    assert!(
-        err.contains("the server exited with exit status: 7 (its stdout closed)"),
-        "{err}"
+    assert_eq!(
+        err,
+        "mcp-raw: the server exited with exit status: 7 (its stdout closed)\n"
     );
     let (code, err) = status(&["--call", "nope", &stdio_target("both")]);
     assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("1 call(s) failed"), "{err}");
+    assert_eq!(err, "mcp-raw: 1 call(s) failed\n");
     let (code, err) = status(&["--header", "no colon", "http://127.0.0.1:1/mcp"]);
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("expected 'Name: value'"), "{err}");
+    assert_eq!(
+        err,
+        "mcp-raw: --header \"no colon\": expected 'Name: value'\n"
+    );
+    // The help that documents these codes ("Exit status: 0 all went well", ...):
+    // the same bytes as tests/golden.rs compares (an empty environment, as there).
     let help = Command::new(BIN)
         .args(["client", "--help"])
+        .env_clear()
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&help.stdout).contains("Exit status: 0 all went well"));
+    golden::check("help/client.txt", &String::from_utf8_lossy(&help.stdout));
 }
 
 /// `-- CMD ARG…` is taken as it is (no splitting), with `--env` and `--cwd`; TARGET
