@@ -2,7 +2,7 @@
 //! HTTP: the compatibility matrix of MCP 2026-07-28 `basic/versioning`.
 
 mod common;
-use common::{BIN, HttpServer, stamp_before, unstamped};
+use common::{BIN, HttpServer, golden, stamp_before, unstamped};
 use mcp_raw_core::Eras;
 use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient, Options, Spoken};
 use mcp_raw_net::client::stdio_link::StdioLink;
@@ -28,30 +28,22 @@ fn stdio_target(server_era: &str) -> String {
 
 const ADD: &str = r#"add={"a":2,"b":40}"#;
 
+// Each case's whole output (the view, then the client's stderr) is compared with
+// its golden file under tests/golden/client/era/, named CLIENT-TRANSPORT-SERVER.
+
 #[test]
 fn dual_era_client_speaks_modern_to_modern_servers() {
     for server in ["both", "modern"] {
+        // Modern: no initialize handshake, the server named modern, 2 + 40 = 42.
         let (ok, out) = client("both", &stdio_target(server), &[ADD]);
         assert!(ok, "{out}");
-        assert!(
-            out.contains("The server speaks the modern era, 2026-07-28"),
-            "{out}"
-        );
-        assert!(out.contains("\"text\": \"42\""), "{out}");
-        assert!(
-            !out.contains("\"method\": \"initialize\""),
-            "no handshake: {out}"
-        );
+        golden::check(&format!("client/era/both-stdio-{server}.txt"), &out);
 
+        // Over HTTP: Mcp-Method and Mcp-Name headers on the call, no session id.
         let http = HttpServer::start(&["--era", server]);
         let (ok, out) = client("both", &format!("http://{}/mcp", http.addr), &[ADD]);
         assert!(ok, "{out}");
-        assert!(out.contains("The server speaks the modern era"), "{out}");
-        assert!(
-            out.contains(">>> mcp-method: tools/call") && out.contains(">>> mcp-name: add"),
-            "{out}"
-        );
-        assert!(!out.contains("mcp-session-id"), "{out}");
+        golden::check(&format!("client/era/both-http-{server}.txt"), &out);
     }
 }
 
@@ -66,68 +58,54 @@ fn dual_era_client_falls_back_to_initialize_with_legacy_servers() {
         .find("\"method\": \"initialize\"")
         .expect("then initialized");
     assert!(probe < init);
-    assert!(
-        out.contains("The server speaks the legacy era, 2025-11-25"),
-        "{out}"
-    );
+    golden::check("client/era/both-stdio-legacy.txt", &out);
 
+    // Over HTTP: the modern attempt is refused with 400, initialize gets an
+    // Mcp-Session-Id, and the session is ended with DELETE.
     let http = HttpServer::start(&["--era", "legacy"]);
     let (ok, out) = client("both", &format!("http://{}/mcp", http.addr), &[ADD]);
     assert!(ok, "{out}");
-    assert!(
-        out.contains("<<< HTTP/1.1 400 Bad Request"),
-        "the modern attempt is refused: {out}"
-    );
-    assert!(out.contains("<<< mcp-session-id: "), "{out}");
-    assert!(out.contains("The server speaks the legacy era"), "{out}");
-    assert!(
-        out.contains(">>> DELETE /mcp HTTP/1.1"),
-        "the session is ended: {out}"
-    );
+    golden::check("client/era/both-http-legacy.txt", &out);
 }
 
 #[test]
 fn modern_client_against_legacy_server_fails_clearly() {
+    // "does not speak 2026-07-28", over both transports.
     let (ok, out) = client("modern", &stdio_target("legacy"), &[]);
     assert!(!ok);
-    assert!(out.contains("does not speak 2026-07-28"), "{out}");
+    golden::check("client/era/modern-stdio-legacy.txt", &out);
     let http = HttpServer::start(&["--era", "legacy"]);
     let (ok, out) = client("modern", &format!("http://{}/mcp", http.addr), &[]);
     assert!(!ok);
-    assert!(out.contains("does not speak 2026-07-28"), "{out}");
+    golden::check("client/era/modern-http-legacy.txt", &out);
 }
 
 #[test]
 fn legacy_client_against_modern_server_fails_with_the_supported_versions() {
+    // initialize fails with -32022 naming 2026-07-28 (over HTTP, with HTTP 400).
     let (ok, out) = client("legacy", &stdio_target("modern"), &[]);
     assert!(!ok);
-    assert!(out.contains("initialize failed: -32022"), "{out}");
-    assert!(
-        out.contains("speaks only protocol version 2026-07-28"),
-        "{out}"
-    );
+    golden::check("client/era/legacy-stdio-modern.txt", &out);
     let http = HttpServer::start(&["--era", "modern"]);
     let (ok, out) = client("legacy", &format!("http://{}/mcp", http.addr), &[]);
     assert!(!ok);
-    assert!(out.contains("-32022") && out.contains("HTTP 400"), "{out}");
+    golden::check("client/era/legacy-http-modern.txt", &out);
 }
 
 #[test]
 fn legacy_client_against_dual_era_server_works() {
+    // No server/discover probe; the legacy era.
     let (ok, out) = client("legacy", &stdio_target("both"), &[ADD]);
     assert!(ok, "{out}");
-    assert!(!out.contains("server/discover"), "{out}");
-    assert!(out.contains("The server speaks the legacy era"), "{out}");
+    golden::check("client/era/legacy-stdio-both.txt", &out);
 }
 
 #[test]
 fn a_failing_tool_makes_the_client_exit_non_zero() {
+    // isError: true, and "1 call(s) failed".
     let (ok, out) = client("both", &stdio_target("both"), &[r#"add={"a":"x","b":1}"#]);
     assert!(!ok);
-    assert!(
-        out.contains("isError: true") && out.contains("1 call(s) failed"),
-        "{out}"
-    );
+    golden::check("client/era/both-stdio-both-failing-call.txt", &out);
 }
 
 const KEY: &str = "mcp-raw serve";
@@ -355,33 +333,42 @@ fn exit_codes_say_what_went_wrong() {
     };
     let (code, err) = status(&["localhost:3000/mcp"]);
     assert_eq!(code, Some(2), "{err}");
-    assert!(
-        err.contains("did you mean http://localhost:3000/mcp?"),
-        "{err}"
+    assert_eq!(
+        err,
+        "mcp-raw: \"localhost:3000/mcp\" is neither a URL nor a command: did you mean http://localhost:3000/mcp?\n"
     );
     let (code, err) = status(&["sh -c 'unclosed"]);
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("unclosed '"), "{err}");
+    assert_eq!(err, "mcp-raw: unclosed ' in TARGET \"sh -c 'unclosed\"\n");
     let (code, err) = status(&["http://127.0.0.1:1/mcp"]);
     assert_eq!(code, Some(3), "{err}");
-    assert!(err.contains("cannot connect to 127.0.0.1:1"), "{err}");
+    assert_eq!(
+        err,
+        "mcp-raw: cannot connect to 127.0.0.1:1: Connection refused (os error 111)\n"
+    );
     let (code, err) = status(&["--", "sh", "-c", "read line; exit 7"]);
     assert_eq!(code, Some(3), "{err}");
-    assert!(
-        err.contains("the server exited with exit status: 7 (its stdout closed)"),
-        "{err}"
+    assert_eq!(
+        err,
+        "mcp-raw: the server exited with exit status: 7 (its stdout closed)\n"
     );
     let (code, err) = status(&["--call", "nope", &stdio_target("both")]);
     assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("1 call(s) failed"), "{err}");
+    assert_eq!(err, "mcp-raw: 1 call(s) failed\n");
     let (code, err) = status(&["--header", "no colon", "http://127.0.0.1:1/mcp"]);
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("expected 'Name: value'"), "{err}");
+    assert_eq!(
+        err,
+        "mcp-raw: --header \"no colon\": expected 'Name: value'\n"
+    );
+    // The help that documents these codes ("Exit status: 0 all went well", ...):
+    // the same bytes as tests/golden.rs compares (an empty environment, as there).
     let help = Command::new(BIN)
         .args(["client", "--help"])
+        .env_clear()
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&help.stdout).contains("Exit status: 0 all went well"));
+    golden::check("help/client.txt", &String::from_utf8_lossy(&help.stdout));
 }
 
 /// `-- CMD ARG…` is taken as it is (no splitting), with `--env` and `--cwd`; TARGET

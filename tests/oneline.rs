@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::BIN;
+use common::{BIN, golden};
 use mcp_raw_wire::event::{Dir, Event, LaneKind};
 use mcp_raw_wire::recorder::concat;
 use mcp_raw_wire::transcript;
@@ -149,7 +149,10 @@ fn client_oneline_is_a_line_per_message_and_show_prints_the_same() {
     // One line per message, no more: the JSON of none of them is printed.
     assert_eq!(lines.len(), sent.len() + received.len(), "{stdout}");
     assert!(sent.len() >= 5 && received.len() >= 5, "{stdout}");
-    assert!(!stdout.contains("\"jsonrpc\""), "{stdout}");
+    // The whole view, byte for byte (times and the binary's path normalized): a
+    // line per message, the JSON of none of them, each call's first result line
+    // ("hi there" on the echo's answer).
+    golden::check("client/oneline-stdio.txt", &stdout);
     let (mine, theirs): (Vec<&String>, Vec<&String>) =
         lines.iter().partition(|l| l.starts_with(">>>"));
     for (line, want) in mine.iter().zip(&sent) {
@@ -158,12 +161,6 @@ fn client_oneline_is_a_line_per_message_and_show_prints_the_same() {
     for (line, want) in theirs.iter().zip(&received) {
         check_line(line, "<<<", want);
     }
-    assert!(
-        lines.iter().any(|l| l.contains("tools/call echo")
-            && l.starts_with("<<<")
-            && l.ends_with("\"hi there\"")),
-        "{stdout}"
-    );
 
     // The recording read back: the same lines, times included (the same events).
     let shown = Command::new(BIN)
@@ -182,12 +179,9 @@ fn client_oneline_is_a_line_per_message_and_show_prints_the_same() {
         .arg(&record)
         .output()
         .unwrap();
-    let calls = message_lines(&String::from_utf8_lossy(&shown.stdout));
-    assert_eq!(calls.len(), 6, "{calls:?}");
-    assert!(
-        calls.iter().all(|l| l.contains(" tools/call ")),
-        "{calls:?}"
-    );
+    let calls = String::from_utf8_lossy(&shown.stdout);
+    assert_eq!(message_lines(&calls).len(), 6, "{calls}");
+    golden::check("show/oneline-method-tools-call.txt", &calls);
 }
 
 /// Sends `lines` to `mcp-raw ARGS` on stdin and returns its stderr once it exits.
@@ -254,14 +248,17 @@ fn serve_and_tap_trace_oneline_say_the_same_lines() {
             let words = untimed(line);
             assert_eq!(words[..want.len()], *want, "{line}");
         }
-        // Sizes are the lines' own, without their newline.
-        assert!(
-            sent[2].contains(&format!(" {} B", session[2].len())),
-            "{}",
-            sent[2]
+        // Sizes are the lines' own, without their newline (106 B); only the first
+        // line of the result text ("one"). Whole lines, times normalized.
+        assert_eq!(session[2].len(), 106);
+        assert_eq!(
+            golden::normalize(sent[2]),
+            ">>> stdio    +<t>s request      tools/call echo            #2   -                106 B"
         );
-        // Only the first line of the result text.
-        assert!(received[1].ends_with("B  \"one\""), "{}", received[1]);
+        assert_eq!(
+            golden::normalize(received[1]),
+            "<<< stdio    +<t>s response     tools/call echo            #2   ok                81 B  \"one\""
+        );
     }
 }
 
@@ -298,9 +295,11 @@ fn over_http_the_lines_carry_the_http_status() {
     find(&["<<<", "c2", "error", "#null", "405", "error", "-32600"]);
     find(&["<<<", "c1", "sse", "POST", "/mcp", "-", "200", "0", "B"]);
     let call = find(&["response", "tools/call", "echo"]);
-    assert!(
-        call.contains(" 200 ok ") && call.ends_with("\"over http\""),
-        "{call}"
+    // The answer's whole line: the HTTP status beside the JSON-RPC outcome, the
+    // tool's first result line at the end.
+    assert_eq!(
+        golden::normalize(&call),
+        "<<< c1       +<t>s response     tools/call echo            #3   200 ok            82 B  \"over http\""
     );
     // The server's trace says the same of the same messages.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
@@ -373,8 +372,31 @@ fn max_unanswered_bounds_what_a_view_remembers() {
     let whole = show(&[]);
     assert_eq!(whole.len(), 6, "{whole:?}");
     assert_eq!(answers_of(&whole), [true, true, true], "{whole:?}");
+    assert_eq!(
+        whole.join("\n"),
+        concat!(
+            ">>> stdio    +0.100s request      ping                       #1   -                 40 B\n",
+            ">>> stdio    +0.100s request      ping                       #2   -                 40 B\n",
+            ">>> stdio    +0.100s request      ping                       #3   -                 40 B\n",
+            "<<< stdio    +0.200s response     ping                       #1   ok                36 B\n",
+            "<<< stdio    +0.200s response     ping                       #2   ok                36 B\n",
+            "<<< stdio    +0.200s response     ping                       #3   ok                36 B",
+        )
+    );
     let bounded = show(&["--max-unanswered", "2"]);
     assert_eq!(bounded.len(), 6, "{bounded:?}");
     assert_eq!(answers_of(&bounded), [false, true, true], "{bounded:?}");
+    // The first answer's request was forgotten: its method column is blank.
+    assert_eq!(
+        bounded.join("\n"),
+        concat!(
+            ">>> stdio    +0.100s request      ping                       #1   -                 40 B\n",
+            ">>> stdio    +0.100s request      ping                       #2   -                 40 B\n",
+            ">>> stdio    +0.100s request      ping                       #3   -                 40 B\n",
+            "<<< stdio    +0.200s response                                #1   ok                36 B\n",
+            "<<< stdio    +0.200s response     ping                       #2   ok                36 B\n",
+            "<<< stdio    +0.200s response     ping                       #3   ok                36 B",
+        )
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

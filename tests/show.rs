@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::BIN;
+use common::{BIN, golden};
 use serde_json::Value;
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -52,38 +52,22 @@ fn show(args: &[&str], file: &std::path::Path) -> String {
 fn message_filters_keep_requests_and_the_responses_to_them() {
     let dir = scratch("filters");
     let file = record(&dir, "legacy");
+    // The whole view, byte for byte (normalized for times only): both calls and
+    // their results (the add's "5"), and no tools/list, no initialize.
     let calls = show(&["--method", "tools/call"], &file);
-    assert_eq!(
-        calls.matches("\"method\": \"tools/call\"").count(),
-        2,
-        "{calls}"
-    );
-    assert!(
-        calls.contains("\"text\": \"5\""),
-        "the add result is kept: {calls}"
-    );
-    assert!(
-        !calls.contains("tools/list") && !calls.contains("initialize"),
-        "{calls}"
-    );
+    golden::check("show/filter-method-tools-call.txt", &calls);
     // --id 1: initialize and its result, nothing else.
     let one = show(&["--id", "1", "--raw"], &file);
-    let lines: Vec<&str> = one.lines().collect();
-    assert_eq!(lines.len(), 2, "{one}");
-    assert!(lines[0].starts_with(">>> ") && lines[0].contains("\"method\":\"initialize\""));
-    assert!(lines[1].starts_with("<<< ") && lines[1].contains("\"protocolVersion\""));
+    assert_eq!(one.lines().count(), 2, "{one}");
+    golden::check("show/filter-id-1-raw.txt", &one);
     // --era: a legacy recording has no modern message; a modern one has only those
-    // (every request declares itself) and their results.
+    // (every request declares itself in _meta
+    // io.modelcontextprotocol/protocolVersion) and their results.
     assert_eq!(show(&["--era", "modern"], &file), "");
     let modern = record(&dir, "modern");
     let m = show(&["--era", "modern", "--raw"], &modern);
     assert!(!m.is_empty());
-    assert!(
-        m.lines()
-            .filter(|l| l.starts_with(">>> "))
-            .all(|l| l.contains("io.modelcontextprotocol/protocolVersion")),
-        "{m}"
-    );
+    golden::check("show/filter-era-modern-raw.txt", &m);
 }
 
 #[test]
@@ -113,29 +97,15 @@ fn json_is_a_transcript_again_or_the_kept_messages() {
 fn explain_names_the_shape_the_method_and_its_section() {
     let dir = scratch("explain");
     let file = record(&dir, "legacy");
+    // Each message's notes, whole: the request's shape (id 1, one response), what
+    // initialize opens (a 2025-11-25 session), the result's JSON-RPC 2.0 §5, and a
+    // notification's "no id, so no answer, ever".
     let text = show(&["--explain"], &file);
-    assert!(
-        text.contains("▸ a request, id 1: the peer answers it with exactly one response"),
-        "{text}"
-    );
-    assert!(
-        text.contains("▸ initialize opens a 2025-11-25 session"),
-        "{text}"
-    );
-    assert!(
-        text.contains("▸ the result for request 1, initialize (JSON-RPC 2.0 §5"),
-        "{text}"
-    );
-    assert!(
-        text.contains("▸ a notification: no id, so no answer, ever"),
-        "{text}"
-    );
+    golden::check("show/explain-stdio-legacy.txt", &text);
+    // Modern: every message carries its own protocol version (2026-07-28).
     let modern = record(&dir, "modern");
     let text = show(&["--explain"], &modern);
-    assert!(
-        text.contains("▸ 2026-07-28: the message carries its own protocol version"),
-        "{text}"
-    );
+    golden::check("show/explain-stdio-modern.txt", &text);
 }
 
 /// `--follow` started before the file exists renders the session as it is recorded.

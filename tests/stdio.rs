@@ -82,8 +82,23 @@ fn a_whole_session_one_message_per_line() {
             .iter()
             .collect::<Vec<_>>()
     );
-    // Logs went to stderr, not stdout.
-    assert!(stderr.contains("recv request tools/list"), "{stderr}");
+    // Logs went to stderr, not stdout: the whole log, a line per message read.
+    assert_eq!(
+        stderr,
+        concat!(
+            "[mcp-raw] stdio server ready: one JSON-RPC message per line\n",
+            "[mcp-raw] recv request tools/list (id 1)\n",
+            "[mcp-raw] recv request initialize (id 1)\n",
+            "[mcp-raw] recv notification notifications/initialized\n",
+            "[mcp-raw] recv request tools/list (id 2)\n",
+            "[mcp-raw] recv request tools/call (id 3)\n",
+            "[mcp-raw] recv request tools/call (id 4)\n",
+            "[mcp-raw] recv request bogus (id 5)\n",
+            "[mcp-raw] recv notification bogus/notification\n",
+            "[mcp-raw] recv request tools/call (id 6)\n",
+            "[mcp-raw] stdin closed: exiting\n",
+        )
+    );
 }
 
 #[test]
@@ -123,7 +138,10 @@ fn blank_overlong_and_unterminated_lines_through_the_binary() {
     assert_eq!(msgs[1]["error"]["code"], -32600);
     assert_eq!(msgs[1]["id"], Value::Null);
     let message = msgs[1]["error"]["message"].as_str().unwrap();
-    assert!(message.contains("longer than 100 bytes"), "{message}");
+    assert_eq!(
+        message,
+        "Invalid Request: message longer than 100 bytes; skipped to the next newline"
+    );
     assert_eq!(msgs[2], json!({"jsonrpc":"2.0","id":3,"result":{}}));
     assert_eq!(msgs[3], json!({"jsonrpc":"2.0","id":4,"result":{}}));
 }
@@ -134,7 +152,10 @@ fn eof_on_stdin_exits_zero_promptly() {
     let (lines, stderr, status) = run("");
     assert!(status.success());
     assert!(lines.is_empty());
-    assert!(stderr.contains("stdin closed"));
+    assert_eq!(
+        stderr,
+        "[mcp-raw] stdio server ready: one JSON-RPC message per line\n[mcp-raw] stdin closed: exiting\n"
+    );
     assert!(start.elapsed() < Duration::from_secs(5));
 }
 
@@ -223,11 +244,9 @@ fn era_flag_selects_what_the_process_speaks() {
         &format!("{}\n", initialize("2025-11-25")),
     );
     assert_eq!(modern[0]["error"]["code"], -32022);
-    assert!(
-        modern[0]["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("2026-07-28")
+    assert_eq!(
+        modern[0]["error"]["message"],
+        "This server speaks only protocol version 2026-07-28 (stateless, no initialize handshake); initialize asked for \"2025-11-25\". Send each request with params._meta[\"io.modelcontextprotocol/protocolVersion\"] instead."
     );
     assert_eq!(
         modern[0]["error"]["data"]["supported"],

@@ -3,7 +3,7 @@
 //! `serve --record` see the same bytes as the client on the other end.
 
 mod common;
-use common::{BIN, HttpServer, stamp, unstamped};
+use common::{BIN, HttpServer, golden, stamp, unstamped};
 use mcp_raw_wire::event::{Dir, LaneKind};
 use mcp_raw_wire::http1;
 use mcp_raw_wire::recorder::concat;
@@ -110,6 +110,21 @@ fn odd_server() -> (String, Arc<Mutex<Vec<u8>>>, Arc<Mutex<Vec<u8>>>) {
     (addr, read, written)
 }
 
+/// The facts of a transcript (its `"fact"` lines): what the readers made of the
+/// bytes, whichever way the reads happened to split them.
+fn facts(jsonl: &str) -> String {
+    jsonl
+        .lines()
+        .filter(|l| {
+            serde_json::from_str::<Value>(l)
+                .unwrap()
+                .get("fact")
+                .is_some()
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 /// The offsets (seconds) of the stamped `<<<` lines of a text view.
 fn received_stamps(view: &str) -> Vec<f64> {
     view.lines()
@@ -179,13 +194,11 @@ fn client_raw_shows_every_byte_of_an_odd_server_as_it_arrives() {
         *read.lock().unwrap()
     );
     let jsonl = std::fs::read_to_string(&record).unwrap();
-    assert!(jsonl.contains(r#""fact":"head","start":"HTTP/1.1 200 OK","headers":[["X-Zebra","first"],["content-TYPE","text/event-stream"]"#), "{jsonl}");
-    assert!(jsonl.contains(r#""fact":"sse","lines":[[":"," a comment first"],["id","ev-1"],["retry","1500"],["data",""]]"#), "{jsonl}");
-    assert!(jsonl.contains(r#""fact":"chunk","size":13"#), "{jsonl}");
-    assert!(
-        jsonl.contains(r#""fact":"message","source":"sse-data","shape":"response","id":2"#),
-        "{jsonl}"
-    );
+    // What the readers made of those bytes, whole: the head with its headers as
+    // sent (X-Zebra first, content-TYPE's case), each chunk's size (7, 13, ...), the
+    // SSE fields (a comment, id ev-1, retry 1500, an empty data), the message each
+    // event's data lines made.
+    golden::check("client/odd-server.facts.jsonl", &facts(&jsonl));
 }
 
 /// A stdio server that pollutes its stdout between the protocol messages, and sends
@@ -258,7 +271,9 @@ fn stdout_pollution_is_shown_flagged_and_the_session_goes_on() {
     // The transcript holds the non-UTF-8 read as Base64, and the bytes add up.
     let jsonl = std::fs::read_to_string(&record).unwrap();
     assert!(jsonl.contains("\"base64\":"), "{jsonl}");
-    assert!(jsonl.contains(r#""shape":"not-json""#) && jsonl.contains(r#""odd":["bom"]"#));
+    // Each line's fact, whole: the pollution not-json, the BOM, the CR, the
+    // non-UTF-8 line, the response with both result and error invalid.
+    golden::check("client/polluting-server.facts.jsonl", &facts(&jsonl));
     let (_, events) = read_transcript(&record);
     let stdout = concat(&events, |e| {
         e.dir == Dir::ToClient && e.lane.kind == LaneKind::Stdio
@@ -304,16 +319,24 @@ fn serve_trace_and_record_over_stdio_match_the_pipes() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     let trace = unstamped(&String::from_utf8_lossy(&out.stderr));
-    assert!(
-        trace.contains(">>> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}␍\n"),
-        "{trace}"
-    );
-    for line in String::from_utf8(out.stdout.clone()).unwrap().lines() {
-        assert!(
-            trace.contains(&format!("<<< {line}\n")),
-            "{line} not in {trace}"
-        );
-    }
+    // The trace's wire lines, whole, each direction in order (the server may read
+    // both lines before it answers the first, so the two directions interleave as
+    // they happen to): the ping's CRLF shown as ␍, then each answer.
+    let wire = wire_lines(&trace);
+    let (sent_lines, answer_lines): (Vec<&str>, Vec<&str>) =
+        wire.lines().partition(|l| l.starts_with(">>>"));
+    let by_direction: String = sent_lines
+        .iter()
+        .chain(&answer_lines)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    golden::check("serve/stdio-trace-crlf.txt", &by_direction);
+    // And its <<< lines are stdout's lines, exactly.
+    let answers: String = answer_lines
+        .iter()
+        .map(|l| format!("{}\n", &l[4..]))
+        .collect();
+    assert_eq!(answers, String::from_utf8(out.stdout.clone()).unwrap());
     let (header, events) = read_transcript(&record);
     assert_eq!(header.role, "server");
     // `mcp-raw show` renders the record again: the same raw view the trace was.
@@ -333,11 +356,9 @@ fn serve_trace_and_record_over_stdio_match_the_pipes() {
         .output()
         .unwrap();
     let doc: Value = serde_json::from_slice(&pretty.stdout).unwrap();
-    assert!(
-        doc["rendering"]
-            .as_str()
-            .unwrap()
-            .contains("the JSON Lines file is the record")
+    assert_eq!(
+        doc["rendering"],
+        "pretty JSON of an mcp-raw transcript; the JSON Lines file is the record"
     );
     assert_eq!(doc["events"][1]["facts"][0]["shape"], "request");
     let bad = dir.join("bad.jsonl");
@@ -348,10 +369,12 @@ fn serve_trace_and_record_over_stdio_match_the_pipes() {
     .unwrap();
     let refused = Command::new(BIN).arg("show").arg(&bad).output().unwrap();
     assert!(!refused.status.success());
-    assert!(
-        String::from_utf8_lossy(&refused.stderr).contains("line 2: bad \"dir\""),
-        "{}",
-        String::from_utf8_lossy(&refused.stderr)
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        format!(
+            "mcp-raw show: {} is not a transcript mcp-raw can read: line 2: bad \"dir\" (c2s or s2c): null\n",
+            bad.display()
+        )
     );
     assert_eq!(concat(&events, |e| e.dir == Dir::ToServer), sent.as_bytes());
     assert_eq!(concat(&events, |e| e.dir == Dir::ToClient), out.stdout);
@@ -452,11 +475,9 @@ fn unwritable_records_and_foreign_files_are_refused_clearly() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("Cargo.toml is not a transcript mcp-raw can read: line 1: not JSON"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "mcp-raw show: Cargo.toml is not a transcript mcp-raw can read: line 1: not JSON: expected value at line 1 column 1\n"
     );
 }
 

@@ -19,6 +19,10 @@ It is sorted into the first class that fits:
   compared);
 - other: everything else (numbers, status codes, JSON values, booleans).
 
+The last line shares exact bytes among the assertions that look at text at all
+(golden + exact + substring), the "other" ones (numbers, status codes, JSON
+values) left out: the nearest this count gets to the assertions about wire output.
+
 It counts text, not meaning: a helper that asserts inside a loop counts once, and
 an `assert!(a == "x")` is "other". Good enough to follow a share over time.
 """
@@ -131,6 +135,11 @@ def main():
     both = total["golden"] + total["exact"]
     print(f"  exact bytes (golden + exact): {both} ({100 * both / n:.1f}%)")
     print(f"  of which call .contains(: {total['contains']} ({100 * total['contains'] / n:.1f}%)")
+    # The assertions that look at text (an output's bytes, whole or in part), the
+    # nearest this count gets to "assertions about wire output": how many of them
+    # compare the whole text.
+    text = both + total["substring"]
+    print(f"  of the {text} that look at text (golden + exact + substring): {100 * both / text:.1f}% compare it whole")
 
 
 if __name__ == "__main__":
