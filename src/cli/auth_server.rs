@@ -39,15 +39,11 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
         max_refresh: args.max_refresh_tokens.max(1),
         refresh_ttl: args.refresh_ttl,
         max_body: args.max_body_bytes,
-        header_timeout: args.header_timeout,
-        idle_timeout: args
-            .clocks
-            .idle_timeout
-            .map_or(Config::default().idle_timeout, super::args::off_if_zero),
-        write_timeout: args
-            .clocks
-            .write_timeout
-            .map_or(Config::default().write_timeout, super::args::off_if_zero),
+        // The same clocks as `serve --http`, with its defaults.
+        listener: args.clocks.apply(mcp_raw_net::transport::http::Limits {
+            header_timeout: args.header_timeout,
+            ..Default::default()
+        }),
         ..Config::default()
     };
     if !args.scopes.is_empty() {

@@ -52,12 +52,9 @@ pub struct Config {
     pub max_clients: usize,
     /// Largest request body read (`--max-body-bytes`).
     pub max_body: usize,
-    /// How long a request head may take to arrive (`--header-timeout`).
-    pub header_timeout: Duration,
-    /// How long a keep-alive connection may sit idle between requests (`--idle-timeout`).
-    pub idle_timeout: Duration,
-    /// How long a response write may wait on a client that reads nothing (`--write-timeout`).
-    pub write_timeout: Duration,
+    /// Its listener's connection clocks (`--header-timeout`, `--idle-timeout`,
+    /// `--write-timeout`) and bounds, as `serve --http` keeps them.
+    pub listener: Limits,
     /// Most authorization codes waiting for their exchange (`--max-codes`): each
     /// `/authorize` stores one, so without a bound a loop of them grows the map
     /// until memory runs out.
@@ -84,9 +81,7 @@ impl Default for Config {
             code_ttl: Duration::from_secs(60),
             max_clients: 1000,
             max_body: 64 * 1024,
-            header_timeout: Duration::from_secs(30),
-            idle_timeout: Limits::default().idle_timeout,
-            write_timeout: Limits::default().write_timeout,
+            listener: Limits::default(),
             max_codes: MAX_CODES,
             max_refresh: MAX_REFRESH,
             refresh_ttl: REFRESH_TTL,
@@ -244,12 +239,7 @@ pub async fn serve(
     recorder: Option<Recorder>,
     tls: Option<Arc<crate::transport::tls::Acceptor>>,
 ) -> std::io::Result<()> {
-    let limits = Limits {
-        header_timeout: server.config.header_timeout,
-        idle_timeout: server.config.idle_timeout,
-        write_timeout: server.config.write_timeout,
-        ..Limits::default()
-    };
+    let limits = server.config.listener.clone();
     let how = Arc::new(Listening {
         limits,
         tls,

@@ -61,8 +61,6 @@ pub struct App {
     pub core: Arc<dyn Core>,
     /// The legacy sessions alive.
     pub sessions: Sessions,
-    /// Sizes, timeouts and counts (`serve --help` lists each flag).
-    pub limits: Limits,
     /// Host names accepted in `Host` and `Origin`.
     pub allowed_hosts: guard::AllowedHosts,
     /// Each tool's `x-mcp-header` arguments, read once from its schema: the modern
@@ -74,8 +72,10 @@ pub struct App {
     /// The token check in front of `/mcp`, and the metadata document beside it,
     /// when the server is a protected resource.
     pub protection: Option<auth::Protection>,
-    /// How its listener takes connections: the clocks, the TLS (`--tls-cert`), the
-    /// recorder of every connection's bytes (`--trace`, `--record`).
+    /// How its listener takes connections, and every size, timeout and count a
+    /// client can run into (`listening.limits`; `serve --help` lists each flag): the
+    /// clocks, the TLS (`--tls-cert`), the recorder of every connection's bytes
+    /// (`--trace`, `--record`).
     pub listening: Arc<listen::Listening>,
 }
 
@@ -116,13 +116,12 @@ impl App {
             core,
             sessions: Sessions::new(&config.limits).with_id_prefix(config.session_id_prefix),
             listening: Arc::new(listen::Listening {
-                limits: config.limits.clone(),
+                limits: config.limits,
                 tls: config.tls,
                 recorder: config.recorder.clone(),
                 who: "",
                 max_connections_flag: "serve --max-connections",
             }),
-            limits: config.limits,
             allowed_hosts: config.allowed_hosts,
             param_headers,
             closed_connections: Default::default(),

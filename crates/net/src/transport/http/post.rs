@@ -22,7 +22,7 @@ async fn handle_inner(
     let headers = &parts.headers;
     guard::check_accept(headers)?;
     guard::check_content_type(headers)?;
-    let bytes = guard::read_body(body, headers, &app.limits).await?;
+    let bytes = guard::read_body(body, headers, &app.listening.limits).await?;
     let body = Incoming::read(
         &bytes,
         super::facts(headers, Door::Message),

@@ -301,7 +301,8 @@ fn report(ended: &[(Ended, usize)], live: usize) {
 /// Ends expired sessions in the background, so their memory goes back even when no
 /// new client comes: checks a few times per the shorter of the two timeouts.
 pub async fn sweep_every(app: std::sync::Arc<super::App>) {
-    let shortest = app.limits.init_timeout.min(app.limits.session_timeout);
+    let limits = &app.listening.limits;
+    let shortest = limits.init_timeout.min(limits.session_timeout);
     let period = (shortest / 4).clamp(Duration::from_millis(50), Duration::from_secs(5));
     let mut tick = tokio::time::interval(period);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
