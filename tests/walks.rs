@@ -1,8 +1,10 @@
-//! `docs/walks.md` follows one `tools/call` through the code, file by file; every
-//! step is a numbered line `` `file`: `f`, `g`: what they do ``, naming a file and
-//! the functions that do the step's job there. This test keeps the
-//! walks true: each file must exist and define each function (`fn NAME`), and each
-//! walk must cross the number of distinct files its heading says.
+//! `docs/walks.md` (and its Chinese page, `docs/walks.zh-CN.md`) follows one
+//! `tools/call` through the code, file by file; every step is a numbered line
+//! `` `file`: `f`, `g`: what they do ``, naming a file and the functions that do the
+//! step's job there. This test keeps the
+//! walks true: each file must exist and define each function (`fn NAME`), each
+//! walk must cross the number of distinct files it says, and the two languages must
+//! walk the same steps.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -12,28 +14,29 @@ fn spans(line: &str) -> Vec<&str> {
     line.split('`').skip(1).step_by(2).collect()
 }
 
-#[test]
-fn every_step_of_the_walks_names_a_real_file_and_real_functions() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let doc = std::fs::read_to_string(root.join("docs/walks.md")).expect("docs/walks.md");
-    let mut walks = 0;
-    let mut files: BTreeSet<String> = BTreeSet::new();
-    let mut said: Option<usize> = None;
-    let check_count = |files: &BTreeSet<String>, said: Option<usize>| {
-        if let Some(n) = said {
-            assert_eq!(files.len(), n, "a walk says {n} files but names {files:?}");
-        }
-    };
-    for line in doc.lines() {
+/// One walk: the number of files it says it crosses, and its steps as
+/// (file, functions).
+struct Walk {
+    said: Option<usize>,
+    steps: Vec<(String, Vec<String>)>,
+}
+
+/// The walks of one page. `count` reads a walk's "N files." line in the page's language.
+fn walks(page: &str, count: impl Fn(&str) -> Option<usize>) -> Vec<Walk> {
+    let mut walks: Vec<Walk> = Vec::new();
+    for line in page.lines() {
         if line.starts_with("## ") {
-            check_count(&files, said);
-            files.clear();
-            said = None;
-            walks += 1;
+            walks.push(Walk {
+                said: None,
+                steps: Vec::new(),
+            });
             continue;
         }
-        if let Some(n) = line.strip_suffix(" files.") {
-            said = n.parse().ok();
+        let Some(walk) = walks.last_mut() else {
+            continue;
+        };
+        if let Some(n) = count(line) {
+            walk.said = Some(n);
             continue;
         }
         let Some((number, step)) = line.split_once(". ") else {
@@ -42,28 +45,64 @@ fn every_step_of_the_walks_names_a_real_file_and_real_functions() {
         if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
             continue;
         }
-        let (head, tail) = step
-            .split_once(": ")
-            .unwrap_or_else(|| panic!("step without a colon: {line}"));
+        // `file`: `f`, `g`: prose. The functions stand between the two colons.
+        let mut parts = step.splitn(3, ": ");
+        let (Some(head), Some(functions), Some(_prose)) =
+            (parts.next(), parts.next(), parts.next())
+        else {
+            panic!("a step is `file`: `functions`: prose: {line}");
+        };
         let file = spans(head);
         assert_eq!(file.len(), 1, "a step names one file first: {line}");
-        let source = std::fs::read_to_string(root.join(file[0]))
-            .unwrap_or_else(|e| panic!("{}: {e} (in: {line})", file[0]));
-        // `file`: `f`, `g`: prose. The functions stand between the two colons.
-        let (functions, _prose) = tail
-            .split_once(": ")
-            .unwrap_or_else(|| panic!("a step is `file`: `functions`: prose: {line}"));
-        let named = spans(functions);
+        let named: Vec<String> = spans(functions).into_iter().map(str::to_owned).collect();
         assert!(!named.is_empty(), "a step names no function: {line}");
-        for f in named {
-            assert!(
-                source.contains(&format!("fn {f}(")) || source.contains(&format!("fn {f}<")),
-                "{} defines no fn {f} (in: {line})",
-                file[0]
-            );
-        }
-        files.insert(file[0].to_string());
+        walk.steps.push((file[0].to_owned(), named));
     }
-    check_count(&files, said);
-    assert_eq!(walks, 2, "docs/walks.md has two walks");
+    walks
+}
+
+#[test]
+fn every_step_of_the_walks_names_a_real_file_and_real_functions() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |name: &str| {
+        std::fs::read_to_string(root.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    let english = walks(&read("docs/walks.md"), |l| {
+        l.strip_suffix(" files.")?.parse().ok()
+    });
+    assert_eq!(english.len(), 2, "docs/walks.md has two walks");
+    for walk in &english {
+        let files: BTreeSet<&str> = walk.steps.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(
+            Some(files.len()),
+            walk.said,
+            "a walk says {:?} files but names {files:?}",
+            walk.said
+        );
+        for (file, named) in &walk.steps {
+            let source = read(file);
+            for f in named {
+                assert!(
+                    source.contains(&format!("fn {f}(")) || source.contains(&format!("fn {f}<")),
+                    "{file} defines no fn {f}"
+                );
+            }
+        }
+    }
+    // The Chinese page walks the same steps, file for file and function for function.
+    let chinese = walks(&read("docs/walks.zh-CN.md"), |l| {
+        l.strip_prefix("共 ")?
+            .strip_suffix(" 个文件。")?
+            .parse()
+            .ok()
+    });
+    assert_eq!(
+        chinese.len(),
+        english.len(),
+        "docs/walks.zh-CN.md has as many walks"
+    );
+    for (zh, en) in chinese.iter().zip(&english) {
+        assert_eq!(zh.said, en.said, "the two pages say different file counts");
+        assert_eq!(zh.steps, en.steps, "docs/walks.zh-CN.md walks other steps");
+    }
 }
