@@ -120,6 +120,15 @@ fn client(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `client URL --cacert CA --call add {a: 2, b: 40} EXTRA…`: the client over
+/// https:// (or plain http://), trusting the test CA.
+fn add_trusting(pki: &Pki, url: &str, extra: &[&str]) -> Output {
+    let ca = pki.path("ca.pem");
+    let mut args = vec![url, "--cacert", &ca, "--call", ADD];
+    args.extend_from_slice(extra);
+    client(&args)
+}
+
 fn said(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
 }
@@ -141,17 +150,11 @@ fn serve_over_tls_answers_both_eras_and_both_recordings_have_the_facts() {
     let url = format!("https://localhost:{}/mcp", server.port());
     for era in ["legacy", "modern"] {
         let record = pki.dir.join(format!("client-{era}.jsonl"));
-        let out = client(&[
+        let out = add_trusting(
+            &pki,
             &url,
-            "--era",
-            era,
-            "--cacert",
-            &pki.path("ca.pem"),
-            "--call",
-            ADD,
-            "--record",
-            record.to_str().unwrap(),
-        ]);
+            &["--era", era, "--record", record.to_str().unwrap()],
+        );
         let text = said(&out);
         assert_eq!(out.status.code(), Some(0), "{era}: {text}");
         assert!(text.contains("42"), "{era}: {text}");
@@ -256,13 +259,11 @@ fn a_plaintext_client_on_the_tls_port_is_told_and_the_server_goes_on() {
     assert_ne!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("https://"), "{text}");
     // And a TLS client after them is served.
-    let out = client(&[
+    let out = add_trusting(
+        &pki,
         &format!("https://127.0.0.1:{}/mcp", server.port()),
-        "--cacert",
-        &pki.path("ca.pem"),
-        "--call",
-        ADD,
-    ]);
+        &[],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
 }
 
@@ -312,13 +313,11 @@ fn a_handshake_that_never_finishes_is_closed_at_the_header_timeout() {
         "{log}"
     );
     // The slot is free again.
-    let out = client(&[
+    let out = add_trusting(
+        &pki,
         &format!("https://127.0.0.1:{}/mcp", server.port()),
-        "--cacert",
-        &pki.path("ca.pem"),
-        "--call",
-        ADD,
-    ]);
+        &[],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
 }
 
@@ -421,17 +420,11 @@ fn bridge_and_replay_listen_over_tls() {
     let bridge = Listener::start(&args);
     assert!(bridge.url.starts_with("https://"), "{}", bridge.url);
     let record = pki.dir.join("orig.jsonl");
-    let out = client(&[
+    let out = add_trusting(
+        &pki,
         &format!("https://localhost:{}/mcp", bridge.port()),
-        "--era",
-        "legacy",
-        "--cacert",
-        &pki.path("ca.pem"),
-        "--call",
-        ADD,
-        "--record",
-        record.to_str().unwrap(),
-    ]);
+        &["--era", "legacy", "--record", record.to_str().unwrap()],
+    );
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("42"), "{text}");
@@ -442,17 +435,11 @@ fn bridge_and_replay_listen_over_tls() {
     let mock = Listener::start(&args);
     assert!(mock.url.starts_with("https://"), "{}", mock.url);
     let again = pki.dir.join("again.jsonl");
-    let out = client(&[
+    let out = add_trusting(
+        &pki,
         &format!("https://localhost:{}/mcp", mock.port()),
-        "--era",
-        "legacy",
-        "--cacert",
-        &pki.path("ca.pem"),
-        "--call",
-        ADD,
-        "--record",
-        again.to_str().unwrap(),
-    ]);
+        &["--era", "legacy", "--record", again.to_str().unwrap()],
+    );
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("42"), "{text}");
@@ -518,15 +505,11 @@ fn a_protected_server_fetches_from_an_https_authorization_server() {
     let server = Listener::start(&args);
     assert!(server.url.starts_with("https://"), "{}", server.url);
     let record = pki.dir.join("client.jsonl");
-    let out = client(&[
+    let out = add_trusting(
+        &pki,
         &format!("https://127.0.0.1:{}/mcp", server.port()),
-        "--cacert",
-        &pki.path("ca.pem"),
-        "--call",
-        ADD,
-        "--record",
-        record.to_str().unwrap(),
-    ]);
+        &["--record", record.to_str().unwrap()],
+    );
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("42"), "{text}");
@@ -581,13 +564,11 @@ fn an_https_authorization_server_outside_the_trust_store_is_503_and_logged() {
         &issuer,
     ]));
     // The client trusts the CA and gets a token; the server cannot check it.
-    let out = client(&[
+    let out = add_trusting(
+        &pki,
         &format!("http://127.0.0.1:{}/mcp", server.port()),
-        "--cacert",
-        &pki.path("ca.pem"),
-        "--call",
-        ADD,
-    ]);
+        &[],
+    );
     let text = said(&out);
     assert_ne!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("503"), "{text}");
@@ -665,13 +646,7 @@ fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
     args.extend(pki.flags());
     let tap = Listener::start(&args);
     assert!(tap.url.starts_with("https://"), "{}", tap.url);
-    let out = client(&[
-        &format!("https://localhost:{}/mcp", tap.port()),
-        "--cacert",
-        &pki.path("ca.pem"),
-        "--call",
-        ADD,
-    ]);
+    let out = add_trusting(&pki, &format!("https://localhost:{}/mcp", tap.port()), &[]);
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("42"), "{text}");
@@ -806,17 +781,11 @@ fn nginx_terminates_tls_in_front_of_the_replicas() {
     }
     for era in ["legacy", "modern"] {
         let record = pki.dir.join(format!("through-nginx-{era}.jsonl"));
-        let out = client(&[
+        let out = add_trusting(
+            &pki,
             &format!("https://localhost:{port}/mcp"),
-            "--era",
-            era,
-            "--cacert",
-            &pki.path("ca.pem"),
-            "--call",
-            ADD,
-            "--record",
-            record.to_str().unwrap(),
-        ]);
+            &["--era", era, "--record", record.to_str().unwrap()],
+        );
         let text = said(&out);
         assert_eq!(out.status.code(), Some(0), "{era}: {text}");
         assert!(text.contains("42"), "{era}: {text}");
@@ -844,17 +813,11 @@ fn a_listener_with_a_client_ca_requires_and_records_the_clients_certificate() {
     args.extend(["--tls-client-ca".into(), pki.path("ca.pem")]);
     let server = Listener::start(&args);
     let url = format!("https://localhost:{}/mcp", server.port());
-    let out = client(&[
+    let out = add_trusting(
+        &pki,
         &url,
-        "--cacert",
-        &pki.path("ca.pem"),
-        "--cert",
-        &pki.path("me.pem"),
-        "--key",
-        &pki.path("me.key"),
-        "--call",
-        ADD,
-    ]);
+        &["--cert", &pki.path("me.pem"), "--key", &pki.path("me.key")],
+    );
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("42"), "{text}");
