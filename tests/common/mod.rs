@@ -121,18 +121,35 @@ pub struct InProcess {
 
 impl InProcess {
     pub fn start(server: Arc<Server>) -> InProcess {
+        InProcess::with(server, http::Config::default())
+    }
+
+    /// `server` served with `config` (its limits, recorder, session-id prefix, …):
+    /// what `serve --http --port 0` with the matching flags runs, in-process.
+    pub fn with(server: Arc<Server>, config: http::Config) -> InProcess {
         let runtime = tokio::runtime::Runtime::new().unwrap();
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .unwrap();
-        let addr = listener.local_addr().unwrap().to_string();
-        let app = http::App::new(server, http::Config::default());
-        runtime.spawn(http::serve(listener, app.clone(), std::future::pending()));
+        let (addr, app) = runtime.block_on(serve_here(server, config));
         InProcess {
             addr,
             app,
             _runtime: runtime,
         }
+    }
+
+    /// `serve --http --fixture conformance --era ERA`, in-process.
+    pub fn fixture(eras: Eras) -> InProcess {
+        InProcess::start(mcp_raw_core::content::conformance::server(eras))
+    }
+
+    /// `serve --http` with only `limits` changed from the defaults, in-process.
+    pub fn limited(server: Arc<Server>, limits: http::Limits) -> InProcess {
+        InProcess::with(
+            server,
+            http::Config {
+                limits,
+                ..http::Config::default()
+            },
+        )
     }
 
     /// `serve --http --fixture conformance`, in-process.
@@ -153,6 +170,18 @@ impl Http for InProcess {
     fn addr(&self) -> &str {
         &self.addr
     }
+}
+
+/// Serves `server` with `config` on 127.0.0.1, port 0, on the caller's runtime (one
+/// a test may have started paused, `#[tokio::test(start_paused = true)]`, so that the
+/// server's clocks are the test's); returns its address and app. It serves until the
+/// runtime ends.
+pub async fn serve_here(server: Arc<Server>, config: http::Config) -> (String, Arc<http::App>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let app = http::App::new(server, config);
+    tokio::spawn(http::serve(listener, app.clone(), std::future::pending()));
+    (addr, app)
 }
 
 /// Requests to an HTTP server's /mcp, each on a fresh connection.
