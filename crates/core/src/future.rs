@@ -22,3 +22,7 @@ where
         std::task::Poll::Pending => Err(future),
     }
 }
+
+/// A boxed future that borrows for `'a`: what a trait method returns when its work
+/// awaits and reads its arguments meanwhile (the replicated task store's methods).
+pub type Later<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

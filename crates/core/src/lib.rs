@@ -90,14 +90,12 @@
 //!                       written as the response goes out
 //! methods.rs            the method table both eras share; which answers are streams
 //! tasks/                the tasks extension (SEP-2663)
-//!   mod.rs              Store (in memory, or shared): create, get, update, cancel, bounds
+//!   mod.rs              Store (in memory, or its shared half): create, get, update, cancel, bounds
 //!   methods.rs          on the wire: tasks/get, tasks/update, tasks/cancel, taskIds, discover
 //!   context.rs          TaskContext: what a task's work can do (ask, say how it goes)
 //!   record.rs           Record: what any replica may read or change, and its transitions
 //!   records.rs          Records: the contract of a store replicas share; Command
-//!   shared.rs           the shared half: compare-and-set on records, leases, commands
-//!   shared/             its unit tests
-//!     tests.rs          the shared half against in-process fake records (unit tests)
+//!   replicated.rs       Replicated: the Store's shared half as a contract (built in mcp-raw-net)
 //!   suite.rs            the scenarios any Records implementation runs (feature store-suite)
 //!   tests.rs            the store driven in-process (unit tests)
 //! tools.rs              Tool, ToolSet as plain values; tools/list, tools/call, isError

@@ -89,6 +89,10 @@
 //! store/                state replicas share (`serve --store`): tasks and hub events in Redis
 //!   mod.rs              shared state for replicas: tasks and hub events in Redis
 //!   resp.rs             RESP2 by hand: commands as arrays of bulk strings, replies as frames
+//!   shared.rs           the task store's shared half over any Records: compare-and-set,
+//!                       leases, commands from other replicas
+//!   shared/             its unit tests
+//!     tests.rs          the store suite on in-process fake records (two replicas)
 //!   redis/              the Redis store: its URL, records (Lua compare-and-set, leases), the bus
 //!     mod.rs            connect: a replica's hub and task store, started with its tasks
 //!     settings.rs       --store's URL, --store-auth-file, the settings, the TLS setup

@@ -1,4 +1,4 @@
-// Over 500 lines: the Store's methods, each with its in-memory and shared arm side by side.
+// Over 500 lines: the Store's methods, each with its in-memory arm and the call to its shared half side by side.
 //! The tasks extension, `io.modelcontextprotocol/tasks` (SEP-2663, spec docs
 //! `extensions/tasks`), in the 2026-07-28 era. A server that knows a `tools/call` will
 //! take long may answer it with a *task handle* instead of the result; the client then
@@ -33,8 +33,8 @@
 //! context.rs  TaskContext: what a task's work can do (ask the client, say how it goes)
 //! record.rs   Record: what `tasks/get` shows, and the transitions any replica may make
 //! records.rs  Records: the contract of a store replicas share; Command across replicas
-//! shared.rs   the Store's shared half (`serve --store`): compare-and-set on the records,
-//!             leases, cross-replica commands acted on
+//! replicated.rs  Replicated: the Store's shared half as a contract (its implementation,
+//!             compare-and-set and leases, is `mcp-raw-net`'s `store::shared`)
 //! ```
 //!
 //! The Store's methods are async: in memory they answer on the first poll (and the
@@ -45,7 +45,7 @@ mod context;
 mod methods;
 mod record;
 pub mod records;
-pub mod shared;
+pub mod replicated;
 #[cfg(any(test, feature = "store-suite"))]
 pub mod suite;
 
@@ -158,8 +158,9 @@ pub struct Store {
 enum Backing {
     /// One process: every task, record and work, in one map.
     Memory(Mutex<HashMap<String, Task>>),
-    /// Replicas: the records in a shared store, this replica's work here.
-    Shared(shared::Shared),
+    /// Replicas: the records in a shared store, this replica's work here
+    /// (implemented outside the core: `mcp_raw_net::store::shared`).
+    Shared(Box<dyn replicated::Replicated>),
 }
 
 /// The bounds of the task store (`serve --max-tasks`, `--task-ttl`).
@@ -202,20 +203,35 @@ impl Store {
         }
     }
 
-    /// A store whose records live in `records`, shared with other replicas: at most
+    /// A store whose records `half` keeps, shared with other replicas: at most
     /// `limits.max` tasks run here at once. Call [`Store::keep_leases`] on a runtime
     /// so this replica's running tasks keep their leases.
-    pub fn shared(limits: TaskLimits, hub: Arc<Hub>, records: Arc<dyn records::Records>) -> Store {
+    pub fn shared(
+        limits: TaskLimits,
+        hub: Arc<Hub>,
+        half: Box<dyn replicated::Replicated>,
+    ) -> Store {
         Store {
-            backing: Backing::Shared(shared::Shared::new(records)),
+            backing: Backing::Shared(half),
             capacity: limits.max,
             ttl: limits.ttl,
             hub,
         }
     }
 
-    fn ttl_ms(&self) -> u64 {
+    /// `ttlMs` of a new task.
+    pub fn ttl_ms(&self) -> u64 {
         u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// How long a task stays readable after its creation.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// The most tasks kept at once (in memory), or running at once here (shared).
+    pub fn capacity(&self) -> usize {
+        self.capacity
     }
 
     /// Creates a task running `work` and returns its `CreateTaskResult`
@@ -255,7 +271,7 @@ impl Store {
                 );
                 (record, running)
             }
-            Backing::Shared(shared) => shared.create(self, &runtime, &id, work).await?,
+            Backing::Shared(shared) => shared.create(self, &runtime, &id, Box::pin(work)).await?,
         };
         let mut created = Map::new();
         created.insert("resultType".into(), json!("task"));
@@ -281,12 +297,7 @@ impl Store {
                 let mut tasks = lock(tasks);
                 self.find(&mut tasks, id, "retrieve")?.record.clone()
             }
-            Backing::Shared(shared) => {
-                shared
-                    .change(self, id, "retrieve", |_| Ok(None::<()>))
-                    .await?
-                    .0
-            }
+            Backing::Shared(shared) => shared.get(self, id).await?,
         };
         Ok(Value::Object(record.detailed(id)))
     }
@@ -406,19 +417,12 @@ impl Store {
                     self.announce(id, &task.record);
                 }
             }
-            Backing::Shared(shared) => {
-                // Progress in words is best effort: a store error leaves the old message.
-                let _ = shared
-                    .change(self, id, "update", |r| {
-                        Ok(r.say(message.clone()).then_some(()))
-                    })
-                    .await;
-            }
+            Backing::Shared(shared) => shared.say(self, id, message).await,
         }
     }
 
     /// `notifications/tasks` with the task as it is now, to whoever listens for it.
-    fn announce(&self, id: &str, record: &Record) {
+    pub fn announce(&self, id: &str, record: &Record) {
         self.hub.publish(&Event::Task {
             id: id.to_owned(),
             task: Value::Object(record.detailed(id)),
@@ -466,6 +470,22 @@ impl Store {
         tasks.get_mut(id).ok_or_else(|| not_found(verb, id))
     }
 
+    /// Keeps the leases of the tasks running here alive, for as long as the store
+    /// lives (a no-op for the in-memory store).
+    pub async fn keep_leases(self: Arc<Self>) {
+        if let Backing::Shared(shared) = &self.backing {
+            shared.keep_leases().await;
+        }
+    }
+
+    /// A command from another replica (through the store's bus): acted on when the
+    /// task runs here, ignored otherwise (and by the in-memory store).
+    pub fn on_command(&self, command: records::Command) {
+        if let Backing::Shared(shared) = &self.backing {
+            shared.on_command(command);
+        }
+    }
+
     /// Before a creation: drops expired tasks, then, if still full, the oldest finished
     /// one. Refuses when every task kept is still running.
     fn make_room(&self, tasks: &mut HashMap<String, Task>) -> Result<(), ErrorObject> {
@@ -501,11 +521,12 @@ fn lock(tasks: &Mutex<HashMap<String, Task>>) -> MutexGuard<'_, HashMap<String, 
 }
 
 /// `-32602` for an id no store holds (never made, or expired and gone).
-fn not_found(verb: &str, id: &str) -> ErrorObject {
+pub fn not_found(verb: &str, id: &str) -> ErrorObject {
     ErrorObject::invalid_params(format!("Failed to {verb} task: Task not found ({id})"))
 }
 
-fn too_many(capacity: usize) -> ErrorObject {
+/// `-32603` when `capacity` tasks already run (`--max-tasks`).
+pub fn too_many(capacity: usize) -> ErrorObject {
     internal(format!(
         "too many tasks running (the limit is {capacity}, serve --max-tasks); try again when some have finished"
     ))
@@ -515,7 +536,8 @@ fn waiting(n: usize) -> String {
     format!("Waiting for the client to answer {n} input request(s) with tasks/update.")
 }
 
-fn internal(message: impl Into<String>) -> ErrorObject {
+/// `-32603` with `message`.
+pub fn internal(message: impl Into<String>) -> ErrorObject {
     ErrorObject::new(code::INTERNAL_ERROR, message)
 }
 

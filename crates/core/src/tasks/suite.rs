@@ -2,7 +2,7 @@
 //! implementation to run against itself: each takes two stores, `a` where a task is
 //! made and `b` that reads or drives it (the same store twice, or two replicas).
 //! This crate's own tests run them on the in-memory store and on in-process fake
-//! records (`shared.rs`); `mcp-raw-net` runs them on Redis with the `store-suite`
+//! records (`mcp-raw-net`'s `store::shared`); `mcp-raw-net` runs them on Redis with the `store-suite`
 //! feature.
 //!
 //! They assert, so they belong to tests: a failure panics with the backend's name.

@@ -329,3 +329,21 @@ fn results_are_inlined_complete_and_input_required_is_refused() {
     assert!(inline_result(json!({"resultType": "input_required"})).is_err());
     assert!(inline_result(json!("text")).is_err());
 }
+
+/// The commands that cross replicas read back as written; anything else is no command.
+#[test]
+fn commands_survive_the_trip() {
+    for c in [
+        super::records::Command::Cancel { id: "t".into() },
+        super::records::Command::Answers {
+            id: "t".into(),
+            answers: json!({"k": {}}).as_object().unwrap().clone(),
+        },
+    ] {
+        assert_eq!(super::records::Command::from_json(&c.to_json()), Some(c));
+    }
+    assert_eq!(
+        super::records::Command::from_json(&json!({"command": "x", "taskId": "t"})),
+        None
+    );
+}

@@ -3,6 +3,9 @@
 //! any replica can serve any stateless 2026-07-28 request about them.
 //!
 //! ```text
+//! shared.rs  the task store's shared half over any `Records`: compare-and-set on
+//!            the records, leases, commands from other replicas acted on
+//! shared/    its unit tests (tests.rs: the store suite on in-process fake records)
 //! resp.rs    RESP2 by hand: commands as arrays of bulk strings, replies as frames
 //! redis/     the store: its URL and settings (settings.rs), the connections
 //!            (conn.rs), the task records (compare-and-set in Lua, leases:
@@ -11,9 +14,11 @@
 //! ```
 //!
 //! The protocol core knows only its own traits ([`crate::protocol::tasks::records::Records`],
+//! [`crate::protocol::tasks::replicated::Replicated`],
 //! [`crate::protocol::subscriptions::Relay`]); this module implements them and never
 //! the other way round. Without `--store`, none of it runs: one process keeps its
 //! tasks and listeners in memory, as before.
 
 pub mod redis;
 pub mod resp;
+pub mod shared;

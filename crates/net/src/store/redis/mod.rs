@@ -99,7 +99,11 @@ pub async fn connect(settings: Settings, limits: TaskLimits) -> Result<Shared, S
         replica: replica.clone(),
         bus: bus.clone(),
     });
-    let tasks = Arc::new(Store::shared(limits, hub.clone(), records));
+    let tasks = Arc::new(Store::shared(
+        limits,
+        hub.clone(),
+        Box::new(super::shared::Shared::new(records)),
+    ));
     let _ = hub.set_relay(Arc::new(BusRelay {
         replica: replica.clone(),
         bus,

@@ -1,4 +1,4 @@
-//! The Redis store's own tests: the store suite of `protocol::tasks::shared` on a
+//! The Redis store's own tests: the store suite of `protocol::tasks::suite` on a
 //! real `redis-server`, and the URL and auth-file readers.
 
 use super::*;
@@ -65,7 +65,7 @@ fn settings(port: u16) -> Settings {
     }
 }
 
-/// The store suite of `protocol::tasks::shared`, on two replicas of one real Redis.
+/// The store suite of `protocol::tasks::suite`, on two replicas of one real Redis.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_store_suite_runs_on_redis() {
     let Some(server) = redis_server() else {

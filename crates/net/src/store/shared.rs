@@ -12,13 +12,14 @@
 //! for work no process is doing any more (the in-memory store has the same rule for
 //! work that panics).
 
-use super::records::{Command, Records};
-use super::{Record, Status, Store, Taken, internal, not_found, too_many};
 use crate::jsonrpc::ErrorObject;
 use crate::lock::Locked;
+use crate::protocol::future::Later;
+use crate::protocol::tasks::records::{Command, Records};
+use crate::protocol::tasks::replicated::{Replicated, Running as Started, Work};
+use crate::protocol::tasks::{Record, Status, Store, Taken, internal, not_found, too_many};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::oneshot;
 
@@ -27,6 +28,7 @@ use tokio::sync::oneshot;
 const ATTEMPTS: usize = 16;
 
 /// The shared half of a [`Store`]: where records live, and the work running here.
+/// `Store::shared(limits, hub, Box::new(Shared::new(records)))` makes the store.
 pub struct Shared {
     /// The store every replica reaches.
     records: Arc<dyn Records>,
@@ -60,7 +62,8 @@ fn parse(id: &str, text: &str) -> Result<Record, ErrorObject> {
 }
 
 impl Shared {
-    pub(super) fn new(records: Arc<dyn Records>) -> Shared {
+    /// The shared half over `records`, running nothing yet.
+    pub fn new(records: Arc<dyn Records>) -> Shared {
         Shared {
             records,
             running: Mutex::default(),
@@ -72,29 +75,26 @@ impl Shared {
     }
 
     /// How many tasks run here.
-    pub(super) fn running(&self) -> usize {
+    fn running(&self) -> usize {
         self.lock().len()
     }
 
     /// Writes the record (durable before the response), then starts the work here.
-    pub(super) async fn create<Fut>(
+    async fn create(
         &self,
         store: &Store,
         runtime: &tokio::runtime::Handle,
         id: &str,
-        work: Fut,
-    ) -> Result<(Record, tokio::task::JoinHandle<Result<Value, ErrorObject>>), ErrorObject>
-    where
-        Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
-    {
+        work: Work,
+    ) -> Result<(Record, Started), ErrorObject> {
         // `--max-tasks` with a shared store: the tasks running on this replica.
-        if self.running() >= store.capacity {
-            return Err(too_many(store.capacity));
+        if self.running() >= store.capacity() {
+            return Err(too_many(store.capacity()));
         }
         let record = Record::new(store.ttl_ms(), Some(self.records.replica().to_owned()));
         let text = serde_json::to_string(&record).map_err(|e| internal(e.to_string()))?;
         self.records
-            .insert(id.to_owned(), text, store.ttl)
+            .insert(id.to_owned(), text, store.ttl())
             .await
             .map_err(store_error)?;
         // The entry exists before the work starts, so its first question finds it.
@@ -114,7 +114,7 @@ impl Shared {
     /// replica won the race. `f` answers `Some` when it changed the record. A task
     /// still running whose lease lapsed is failed first (then `f` sees it terminal).
     /// Announces the change, and returns the record as it now is.
-    pub(super) async fn change<T>(
+    async fn change<T>(
         &self,
         store: &Store,
         id: &str,
@@ -159,7 +159,7 @@ impl Shared {
         )))
     }
 
-    pub(super) async fn update(
+    async fn update(
         &self,
         store: &Store,
         id: &str,
@@ -187,7 +187,7 @@ impl Shared {
         Ok(())
     }
 
-    pub(super) async fn cancel(&self, store: &Store, id: &str) -> Result<(), ErrorObject> {
+    async fn cancel(&self, store: &Store, id: &str) -> Result<(), ErrorObject> {
         let (_, cancelled) = self
             .change(store, id, "cancel", |r| Ok(r.cancel().then_some(())))
             .await?;
@@ -197,12 +197,7 @@ impl Shared {
         Ok(())
     }
 
-    pub(super) async fn finish(
-        &self,
-        store: &Store,
-        id: &str,
-        outcome: Result<Value, ErrorObject>,
-    ) {
+    async fn finish(&self, store: &Store, id: &str, outcome: Result<Value, ErrorObject>) {
         self.lock().remove(id);
         // Cloned per attempt: a lost race reads the record again and applies it again.
         let done = self
@@ -219,7 +214,7 @@ impl Shared {
         let _ = self.records.release(id.to_owned()).await;
     }
 
-    pub(super) async fn ask(
+    async fn ask(
         &self,
         store: &Store,
         id: &str,
@@ -257,7 +252,7 @@ impl Shared {
         }
     }
 
-    pub(super) async fn known(&self, ids: &[&str]) -> Result<Vec<String>, ErrorObject> {
+    async fn known(&self, ids: &[&str]) -> Result<Vec<String>, ErrorObject> {
         let mut known = Vec::new();
         for id in ids {
             if self
@@ -325,44 +320,118 @@ impl Shared {
     }
 }
 
-impl Store {
-    /// Keeps the leases of the tasks running here alive, for as long as the store
-    /// lives: every third of the lease, so one slow renewal does not lose it. A
-    /// no-op for the in-memory store.
-    pub async fn keep_leases(self: Arc<Self>) {
-        let super::Backing::Shared(shared) = &self.backing else {
-            return;
-        };
-        let every = shared.records.lease() / 3;
+impl Shared {
+    /// Keeps the leases of the tasks running here alive: every third of the lease,
+    /// so one slow renewal does not lose it.
+    async fn keep_leases(&self) {
+        let every = self.records.lease() / 3;
         loop {
             tokio::time::sleep(every).await;
-            shared.renew_all().await;
+            self.renew_all().await;
         }
     }
 
     /// A command from another replica (through the store's bus): acts on it when the
     /// task runs here, ignores it otherwise.
-    pub fn on_command(&self, command: Command) {
-        let super::Backing::Shared(shared) = &self.backing else {
-            return;
-        };
+    fn on_command(&self, command: Command) {
         // Said on stderr, so a reader of the replicas' logs sees where work stopped.
         match command {
             Command::Cancel { id } => {
-                if shared.stop(&id) {
+                if self.stop(&id) {
                     log::warn!(
                         "[mcp-raw] task {id}: cancelled on another replica; its work here stopped"
                     );
                 }
             }
             Command::Answers { id, answers } => {
-                if shared.wake(&id, answers) {
+                if self.wake(&id, answers) {
                     log::warn!(
                         "[mcp-raw] task {id}: answered on another replica; its work here resumed"
                     );
                 }
             }
         }
+    }
+}
+
+/// The core's task store calls its shared half through this contract; each method
+/// is the inherent one above, boxed.
+impl Replicated for Shared {
+    fn running(&self) -> usize {
+        Shared::running(self)
+    }
+
+    fn create<'a>(
+        &'a self,
+        store: &'a Store,
+        runtime: &'a tokio::runtime::Handle,
+        id: &'a str,
+        work: Work,
+    ) -> Later<'a, Result<(Record, Started), ErrorObject>> {
+        Box::pin(Shared::create(self, store, runtime, id, work))
+    }
+
+    fn get<'a>(&'a self, store: &'a Store, id: &'a str) -> Later<'a, Result<Record, ErrorObject>> {
+        Box::pin(async move {
+            Ok(self
+                .change(store, id, "retrieve", |_| Ok(None::<()>))
+                .await?
+                .0)
+        })
+    }
+
+    fn update<'a>(
+        &'a self,
+        store: &'a Store,
+        id: &'a str,
+        responses: &'a Map<String, Value>,
+    ) -> Later<'a, Result<(), ErrorObject>> {
+        Box::pin(Shared::update(self, store, id, responses))
+    }
+
+    fn cancel<'a>(&'a self, store: &'a Store, id: &'a str) -> Later<'a, Result<(), ErrorObject>> {
+        Box::pin(Shared::cancel(self, store, id))
+    }
+
+    fn finish<'a>(
+        &'a self,
+        store: &'a Store,
+        id: &'a str,
+        outcome: Result<Value, ErrorObject>,
+    ) -> Later<'a, ()> {
+        Box::pin(Shared::finish(self, store, id, outcome))
+    }
+
+    fn ask<'a>(
+        &'a self,
+        store: &'a Store,
+        id: &'a str,
+        requests: Map<String, Value>,
+    ) -> Later<'a, Result<oneshot::Receiver<Map<String, Value>>, ErrorObject>> {
+        Box::pin(Shared::ask(self, store, id, requests))
+    }
+
+    fn say<'a>(&'a self, store: &'a Store, id: &'a str, message: String) -> Later<'a, ()> {
+        Box::pin(async move {
+            // Progress in words is best effort: a store error leaves the old message.
+            let _ = self
+                .change(store, id, "update", |r| {
+                    Ok(r.say(message.clone()).then_some(()))
+                })
+                .await;
+        })
+    }
+
+    fn known<'a>(&'a self, ids: &'a [&'a str]) -> Later<'a, Result<Vec<String>, ErrorObject>> {
+        Box::pin(Shared::known(self, ids))
+    }
+
+    fn keep_leases(&self) -> Later<'_, ()> {
+        Box::pin(Shared::keep_leases(self))
+    }
+
+    fn on_command(&self, command: Command) {
+        Shared::on_command(self, command)
     }
 }
 
