@@ -71,7 +71,13 @@ fn serve(args: &ReplayArgs) -> anyhow::Result<()> {
             "[mcp-raw] replay serving {} over stdio ({n} recorded client messages)",
             file.display()
         );
-        return serve::stdio(mock, recorder, view.max_message_bytes);
+        return serve::stdio(
+            mock,
+            recorder,
+            view.max_message_bytes,
+            std::io::stdin().lock(),
+            std::io::stdout().lock(),
+        );
     }
     let tls = super::serve::tls_listen(&args.tls)?;
     let scheme = if tls.is_some() { "https" } else { "http" };

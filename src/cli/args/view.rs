@@ -2,7 +2,7 @@
 //! `conformance-client`): the text view, `--raw`, `--oneline` or the transcript, and
 //! its `--record` file.
 
-use mcp_raw_net::client::wire_print::{ColorChoice, Printer};
+use mcp_raw_net::client::wire_print::{ColorChoice, Printer, Screen};
 use mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
 use mcp_raw_wire::transcript;
 use std::path::PathBuf;
@@ -96,16 +96,22 @@ impl View {
                     self.max_message_bytes,
                 )?) as _,
             );
-            return Ok(Printer::sinks_only(more, self.max_message_bytes));
+            return Ok(Printer::sinks_only(
+                more,
+                self.max_message_bytes,
+                Screen::new(std::io::stderr()),
+            ));
         }
         if self.oneline {
             return Ok(Printer::oneline(
+                Screen::new(std::io::stdout()),
                 self.color.enabled(),
                 more,
                 self.max_message_bytes,
             ));
         }
         Ok(Printer::new(
+            Screen::new(std::io::stdout()),
             self.color.enabled(),
             self.raw,
             more,

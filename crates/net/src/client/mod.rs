@@ -16,7 +16,7 @@
 //! ```
 //! use mcp_raw_net::client::http_link::HttpLink;
 //! use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient, Options};
-//! use mcp_raw_net::client::wire_print::Printer;
+//! use mcp_raw_net::client::wire_print::{Printer, Screen};
 //! use mcp_raw_wire::event::Dir;
 //! use mcp_raw_wire::recorder::Memory;
 //! use serde_json::json;
@@ -34,7 +34,7 @@
 //!     tokio::spawn(mcp_raw_net::transport::http::run(listener, server, config, std::future::pending()));
 //!
 //!     let memory = Memory::default();
-//!     let printer = Printer::sinks_only(vec![Box::new(memory.clone())], 1 << 20);
+//!     let printer = Printer::sinks_only(vec![Box::new(memory.clone())], 1 << 20, Screen::new(std::io::sink()));
 //!     let link = Link::Http(HttpLink::new(&url, &printer)?);
 //!     let mut client = McpClient::connect(link, &url, Options::default(), &mut EraCache::default()).await?;
 //!     let result = client.call_tool("add", json!({"a": 2, "b": 3})).await?;

@@ -1,11 +1,43 @@
 //! What the client programs print around the wire: captions (`# …`) and notes. The
 //! wire itself is not printed here: every byte the client sends or receives goes
 //! through its [`Recorder`], whose sinks render it (the text view on stdout, a JSONL
-//! transcript) the moment it crosses.
+//! transcript) the moment it crosses. Nothing here picks a stream either: the program
+//! hands in its [`Screen`] (its stdout, or stderr for `--json`'s captions), a test a
+//! buffer.
 
+use crate::lock::Locked;
 use crate::wire::recorder::{Recorder, Sink};
 use crate::wire::text::{COLOR, PLAIN, Style};
 use std::io::{IsTerminal, Write};
+use std::sync::{Arc, Mutex};
+
+/// Where the client's view and captions go, in the order they are written: the
+/// binary hands in its stdout (or its stderr for `--json`'s captions), a test a
+/// buffer. Clones write to the same stream, so the text view and the captions
+/// between its lines keep their order.
+#[derive(Clone)]
+pub struct Screen(Arc<Mutex<Box<dyn Write + Send>>>);
+
+impl Screen {
+    /// A screen over `out`.
+    pub fn new(out: impl Write + Send + 'static) -> Screen {
+        Screen(Arc::new(Mutex::new(Box::new(out))))
+    }
+}
+
+impl Write for Screen {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.locked().write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.0.locked().write_all(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.locked().flush()
+    }
+}
 
 /// When to colour the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -40,11 +72,12 @@ impl ColorChoice {
 }
 
 /// Where captions go.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone)]
 enum Captions {
-    Stdout,
-    /// `--json`: stdout holds only the transcript.
-    Stderr,
+    /// Between the view's lines, or apart from a transcript (`--json`: stdout then
+    /// holds only the transcript, and the program hands in its stderr).
+    To(Screen),
+    /// Nowhere (a quiet printer).
     None,
 }
 
@@ -61,23 +94,34 @@ pub struct Printer {
 }
 
 impl Printer {
-    /// The text view on stdout (`raw`: every byte verbatim), plus `more` sinks (a
-    /// `--record` file).
-    pub fn new(color: bool, raw: bool, more: Vec<Box<dyn Sink>>, max_message: usize) -> Self {
-        let view =
-            crate::wire::text::TextView::with_max(std::io::stdout(), color, raw, max_message);
-        Self::on_stdout(color, Box::new(view), more, max_message)
+    /// The text view on `screen` (`raw`: every byte verbatim), plus `more` sinks (a
+    /// `--record` file); captions on `screen` between its lines.
+    pub fn new(
+        screen: Screen,
+        color: bool,
+        raw: bool,
+        more: Vec<Box<dyn Sink>>,
+        max_message: usize,
+    ) -> Self {
+        let view = crate::wire::text::TextView::with_max(screen.clone(), color, raw, max_message);
+        Self::on_screen(screen, color, Box::new(view), more, max_message)
     }
 
-    /// The one-line view on stdout (`--oneline`: a line per message), plus `more`
-    /// sinks; captions stay on stdout between the lines.
-    pub fn oneline(color: bool, more: Vec<Box<dyn Sink>>, max_message: usize) -> Self {
-        let view = crate::wire::oneline::OnelineView::new(std::io::stdout(), color, max_message);
-        Self::on_stdout(color, Box::new(view), more, max_message)
+    /// The one-line view on `screen` (`--oneline`: a line per message), plus `more`
+    /// sinks; captions stay on `screen` between the lines.
+    pub fn oneline(
+        screen: Screen,
+        color: bool,
+        more: Vec<Box<dyn Sink>>,
+        max_message: usize,
+    ) -> Self {
+        let view = crate::wire::oneline::OnelineView::new(screen.clone(), color, max_message);
+        Self::on_screen(screen, color, Box::new(view), more, max_message)
     }
 
-    /// `view` on stdout, `more` sinks beside it, captions between its lines.
-    fn on_stdout(
+    /// `view` on `screen`, `more` sinks beside it, captions between its lines.
+    fn on_screen(
+        screen: Screen,
         color: bool,
         view: Box<dyn Sink>,
         more: Vec<Box<dyn Sink>>,
@@ -87,18 +131,18 @@ impl Printer {
         sinks.extend(more);
         Printer {
             style: if color { &COLOR } else { &PLAIN },
-            captions: Captions::Stdout,
+            captions: Captions::To(screen),
             recorder: Recorder::new(sinks),
             max_message,
         }
     }
 
-    /// Only these sinks (the JSONL transcript on stdout for `--json`); captions go to
-    /// stderr.
-    pub fn sinks_only(sinks: Vec<Box<dyn Sink>>, max_message: usize) -> Self {
+    /// Only these sinks (the JSONL transcript on stdout for `--json`), and captions,
+    /// plain, on `captions` (the program's stderr).
+    pub fn sinks_only(sinks: Vec<Box<dyn Sink>>, max_message: usize, captions: Screen) -> Self {
         Printer {
             style: &PLAIN,
-            captions: Captions::Stderr,
+            captions: Captions::To(captions),
             recorder: Recorder::new(sinks),
             max_message,
         }
@@ -147,13 +191,12 @@ impl Printer {
 
     fn out(&self, text: &str) {
         // A closed stdout (`| head`) is not worth a panic.
-        let _ = match self.captions {
+        let _ = match &self.captions {
             Captions::None => Ok(()),
-            Captions::Stdout => {
-                let mut out = std::io::stdout().lock();
+            Captions::To(screen) => {
+                let mut out = screen.0.locked();
                 out.write_all(text.as_bytes()).and_then(|()| out.flush())
             }
-            Captions::Stderr => std::io::stderr().lock().write_all(text.as_bytes()),
         };
     }
 }

@@ -20,13 +20,16 @@ use serde_json::{Value, json};
 use std::io::{BufRead, Read, Write};
 use std::sync::{Arc, Mutex};
 
-/// Serves `mock` on our stdin and stdout until stdin ends; a line over `max` bytes
-/// (`--max-message-bytes`) is refused.
-pub fn stdio(mut mock: Mock, recorder: Recorder, max: usize) -> anyhow::Result<()> {
+/// Serves `mock` on `input` and `out` (the program's stdin and stdout) until `input`
+/// ends; a line over `max` bytes (`--max-message-bytes`) is refused.
+pub fn stdio(
+    mut mock: Mock,
+    recorder: Recorder,
+    max: usize,
+    mut input: impl BufRead,
+    mut out: impl Write,
+) -> anyhow::Result<()> {
     let lane = recorder.lane(LaneKind::Stdio);
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
-    let mut out = std::io::stdout().lock();
     let mut line = Vec::new();
     // What a reply still holds after a server request, until the client answers it
     // (by that request's id, as JSON text): the recorded order, question then answer.
