@@ -262,6 +262,15 @@ pub async fn read_body(
     }
 }
 
+/// A refusal given before the request's body was read, while some of it may still be
+/// on its way: hyper then closes the connection rather than read a body nobody asked
+/// for, so the response says so (RFC 9112 §9.6: a server that will close "SHOULD send
+/// a "close" connection option in its final response"), and a client does not send
+/// its next request into a closing socket. Without a body to come, nothing changes.
+pub fn refused_unread(body_coming: bool, r: HttpResponse) -> HttpResponse {
+    if body_coming { closing(r) } else { r }
+}
+
 /// Marks a response as the last on its connection (RFC 9112 §9.6).
 fn closing(mut r: HttpResponse) -> HttpResponse {
     r.headers_mut().insert(

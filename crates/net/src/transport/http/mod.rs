@@ -178,22 +178,27 @@ pub async fn serve(
 }
 
 /// Routes by path and method, after the `Host` / `Origin` check that guards every
-/// request and, on a protected server, the token check that guards `/mcp`.
+/// request and, on a protected server, the token check that guards `/mcp`. Only a
+/// POST to `/mcp` reads the body (in [`post`]); every answer given here, before it,
+/// while a body is still to come, says the connection ends
+/// ([`guard::refused_unread`]).
 pub(crate) async fn route(app: &App, mut req: Request<hyper::body::Incoming>) -> HttpResponse {
+    let body_coming = !hyper::body::Body::is_end_stream(req.body());
+    let unread = |r| guard::refused_unread(body_coming, r);
     {
         let headers = req.headers();
         // Which era's error a refusal here speaks: asked only when there is one to give.
         let looks_modern = || app.era(headers, Door::Headers) == Era::Modern;
         if let Err(refused) = guard::check_singletons(headers, looks_modern) {
-            return refused;
+            return unread(refused);
         }
         if let Err(refused) = guard::check_host_and_origin(headers, &app.allowed_hosts) {
-            return refused;
+            return unread(refused);
         }
     }
     if let Some(protection) = &app.protection {
         if let Some(document) = protection.metadata(req.method(), req.uri().path()) {
-            return document;
+            return unread(document);
         }
         if req.uri().path() == ENDPOINT {
             match protection.check(req.headers()).await {
@@ -201,22 +206,22 @@ pub(crate) async fn route(app: &App, mut req: Request<hyper::body::Incoming>) ->
                 Ok(granted) => {
                     req.extensions_mut().insert(granted.principal);
                 }
-                Err(refused) => return refused,
+                Err(refused) => return unread(refused),
             }
         }
     }
     if req.uri().path() != ENDPOINT {
-        return reply::error(
+        return unread(reply::error(
             StatusCode::NOT_FOUND,
             crate::jsonrpc::code::INVALID_REQUEST,
             format!(
                 "Not Found: {} (the MCP endpoint is {ENDPOINT})",
                 req.uri().path()
             ),
-        );
+        ));
     }
-    match *req.method() {
-        Method::POST => post::handle(app, req).await,
+    let answer = match *req.method() {
+        Method::POST => return post::handle(app, req).await,
         Method::DELETE if app.era(req.headers(), Door::Delete) == Era::Legacy => delete(app, &req),
         Method::DELETE => not_allowed(
             app,
@@ -240,7 +245,9 @@ pub(crate) async fn route(app: &App, mut req: Request<hyper::body::Incoming>) ->
                 "Method Not Allowed: {other} /mcp; use POST to send messages, DELETE to end a session"
             ),
         ),
-    }
+    };
+    // A GET's stream or a DELETE's 204 with a body still coming ends the connection too.
+    unread(answer)
 }
 
 /// `GET /mcp` in a legacy session. With `Last-Event-ID`: the rest of a request's

@@ -18,10 +18,12 @@ async fn handle_inner(
     app: &App,
     request: Request<hyper::body::Incoming>,
 ) -> Result<HttpResponse, HttpResponse> {
+    let body_coming = !hyper::body::Body::is_end_stream(request.body());
     let (parts, body) = request.into_parts();
     let headers = &parts.headers;
-    guard::check_accept(headers)?;
-    guard::check_content_type(headers)?;
+    let unread = |r| guard::refused_unread(body_coming, r);
+    guard::check_accept(headers).map_err(unread)?;
+    guard::check_content_type(headers).map_err(unread)?;
     let bytes = guard::read_body(body, headers, &app.listening.limits).await?;
     let body = Incoming::read(
         &bytes,
