@@ -21,9 +21,11 @@
 //!     demos.rs          `demo`, `demo-http`, `conformance-client`
 //!     completions.rs    `completions SHELL`
 //!     listener.rs       every HTTP listener's groups: TLS, OAuth, limits
+//!     ui.rs             `ui`'s flags, and where `--ui` serves its page
 //!     view.rs           what a client-side program prints: text, raw, JSON
 //!   serve.rs            `serve`: the server, its transport, its recorder
 //!   show.rs             `show FILE`: a transcript rendered again
+//!   ui.rs               `ui FILE`, `--ui`: the live page on loopback, a recording streamed in
 //!   check.rs            `check FILE`, `tap --check`: the spec's rules, reported
 //!   diff.rs             `diff A B`: two recordings, message by message
 //!   exit.rs             the one exit-status rule, and each subcommand's line of it
@@ -76,6 +78,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => return ExitCode::from(apart(move || cli::replay::main(args))),
         Command::Diff(args) => return ExitCode::from(apart(move || cli::diff::main(args))),
         Command::Show(args) => return ExitCode::from(apart(move || cli::show::main(args))),
+        Command::Ui(args) => apart(move || cli::ui::main(args)),
         Command::Demo(args) => apart(move || cli::demo_stdio::main(args)),
         Command::DemoHttp(args) => apart(move || cli::demo_http::main(args)),
     };

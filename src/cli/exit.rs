@@ -89,6 +89,14 @@ macro_rules! show_exit {
 }
 pub(crate) use show_exit;
 
+/// `ui`'s closing line.
+macro_rules! ui_exit {
+    () => {
+        "Exit status: the page is served until interrupted (Ctrl-C); 1 the page could not be served; 2 usage or unreadable input (a bad flag, a FILE that cannot be read or is not a transcript: the error names its line, a --ui-port that cannot be bound)."
+    };
+}
+pub(crate) use ui_exit;
+
 /// `demo` and `demo-http`'s closing line.
 macro_rules! demo_exit {
     () => {

@@ -23,6 +23,7 @@ pub mod serve;
 pub mod show;
 pub mod stderr_log;
 pub mod tap;
+pub mod ui;
 
 /// The largest file a secret is read from: a secret, not a document.
 pub const MAX_SECRET_FILE: u64 = 64 * 1024;

@@ -201,8 +201,16 @@ fn recorder(
         show_secrets: args.show_secrets,
         redact_headers: &args.style.redact_headers,
     };
-    let checker = live.iter().map(super::check::Live::sink).collect();
-    let recorder = super::record::recorder("tap", transport, wanted, checker)?
+    let mut sinks: Vec<Box<dyn mcp_raw_wire::recorder::Sink>> =
+        live.iter().map(super::check::Live::sink).collect();
+    sinks.extend(super::ui::sinks(
+        args.ui,
+        &args.ui_page,
+        "tap",
+        transport,
+        args.max_message_bytes,
+    )?);
+    let recorder = super::record::recorder("tap", transport, wanted, sinks)?
         .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
     Ok((recorder, live))
 }

@@ -10,6 +10,7 @@
 //! - [`replay`]: recordings used again: diff, sent to a live server, served as a mock.
 //! - [`bridge`]: a stdio server served as Streamable HTTP.
 //! - [`authserver`]: a small OAuth 2.1 authorization server for demos and tests.
+//! - [`ui`]: the recording as a live web page on loopback (`mcp-raw ui`, `--ui`).
 //!
 //! It stands on `mcp-raw-wire`, `mcp-raw-core` and `mcp-raw-net`; nothing below
 //! imports it.
@@ -71,6 +72,11 @@
 //!   authorize.rs        the authorization endpoint: 302 with code, state, iss
 //!   token.rs            the token endpoint: code + PKCE, refresh_token, client_credentials
 //!   state.rs            what it remembers: clients, codes, refresh tokens
+//! ui/                   `mcp-raw ui`, `--ui`: the recording as a live page on loopback
+//!   mod.rs              the listener's site: routes, Host/Origin/token checks, responses
+//!   feed.rs             the recorder's sink that keeps each event's rows; a page's stream
+//!   page.rs             the page's files, compiled in
+//!   page/               index.html, ui.js, ui.css
 //! ```
 
 // Refusals travel as values (`Result<_, Response>`), built once on the cold path, so
@@ -88,3 +94,4 @@ pub mod bridge;
 pub mod check;
 pub mod replay;
 pub mod tap;
+pub mod ui;

@@ -45,6 +45,7 @@
 //! asked.rs              the requests a view saw unanswered, by id, bounded
 //! explain.rs            show --explain: each message's shape, era, method and section
 //! html.rs               show --html: one self-contained page, a column per lane
+//! rows.rs               the live page's rows: each event's heads, SSE events, messages as JSON
 //! markup.rs             one escaper for HTML and XML (the page, JUnit)
 //! form.rs               application/x-www-form-urlencoded both ways (OAuth bodies, queries)
 //! oauth.rs              OAuth's well-known URLs, one way for whoever looks or serves
@@ -94,6 +95,7 @@ pub mod pretty;
 pub mod recorded;
 pub mod recorder;
 pub mod redact;
+pub mod rows;
 pub mod select;
 pub mod sse;
 pub mod term;

@@ -14,6 +14,7 @@ mod recordings;
 mod replay;
 mod serve;
 mod tap;
+mod ui;
 mod view;
 
 pub use super::record::TraceView;
@@ -28,6 +29,7 @@ pub use recordings::{CheckArgs, CheckFormat, DiffArgs, ShowArgs, ShowFormat};
 pub use replay::ReplayArgs;
 pub use serve::{FixtureArg, ServeArgs};
 pub use tap::TapArgs;
+pub use ui::{UiArgs, UiPage};
 
 use super::exit;
 use clap::{Parser, Subcommand};
@@ -123,6 +125,11 @@ pub enum Command {
     /// --raw for every byte), or --pretty for one indented JSON document.
     #[command(after_help = concat!(recordings::show_examples!(), "\n\n", exit::show_exit!()))]
     Show(ShowArgs),
+    /// Open a recorded transcript as a web page on loopback: every message in a list
+    /// or as a sequence between client and server, filtered, each opening to its exact
+    /// bytes; --follow streams what a running --record appends.
+    #[command(after_help = concat!(ui::ui_examples!(), "\n\n", exit::ui_exit!()))]
+    Ui(UiArgs),
     /// Spawn `mcp-raw serve` as a child and drive one whole session over stdio,
     /// printing every message sent (>>>) and received (<<<).
     #[command(after_help = concat!(demos::demo_examples!(), "\n\n", exit::demo_exit!()))]

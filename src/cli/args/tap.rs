@@ -115,6 +115,13 @@ pub struct TapArgs {
     /// Write every byte both ways to FILE as a JSON Lines transcript (role "tap").
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Show every byte in and out live in a web page on 127.0.0.1 (its URL, with a
+    /// random token, printed on stderr): the messages as a list or a sequence, each
+    /// opening to its exact bytes.
+    #[arg(long)]
+    pub ui: bool,
+    #[command(flatten)]
+    pub ui_page: super::UiPage,
     /// Check every message as it passes (the rules of `mcp-raw check`): each
     /// violation on stderr as it happens, a summary when the tap ends. The tap's exit
     /// status stays the server's.

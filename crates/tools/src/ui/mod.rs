@@ -1,0 +1,228 @@
+//! `mcp-raw ui FILE…` and `--ui`: the recording as a live web page on loopback. The
+//! recorder feeds a [`Feed`] (one more sink); this listener serves the page, its
+//! script and style (all in the binary: nothing is fetched from anywhere else), and
+//! the feed as Server-Sent Events.
+//!
+//! ```text
+//! GET /                       the page (index.html)
+//! GET /ui.js, /ui.css         its script and style
+//! GET /info?token=T           the recording's header and how many events it holds
+//! GET /events?token=T         every event's rows, `id: N` its position; with
+//!                             Last-Event-ID: N it goes on from N + 1
+//! ```
+//!
+//! Who may read: the listener binds loopback only; `Host` must name a loopback host
+//! (DNS rebinding, as `serve` checks it); a request that carries `Origin` must come
+//! from this page's own origin, so another page, even on another loopback port,
+//! cannot read the stream; and the data carries a random token that only the URL
+//! printed at start holds.
+//!
+//! ```text
+//! mod.rs      the listener's site: routes, the checks, the responses
+//! feed.rs     the recorder's sink that keeps the rows; each page's SSE stream
+//! page.rs     the page's files, compiled in
+//! page/       index.html, ui.js, ui.css
+//! ```
+
+pub mod feed;
+pub mod page;
+
+pub use feed::Feed;
+
+use crate::transport::http::guard::{AllowedHosts, foreign_host};
+use crate::transport::http::listen::{self, Listening, Site};
+use crate::transport::http::{Limits, names};
+use bytes::Bytes;
+use http_body_util::{Either, Full};
+use hyper::header::{
+    CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, HOST, HeaderValue, ORIGIN,
+};
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::json;
+use std::sync::Arc;
+
+/// A response body: a file or a document at once, or a page's event stream.
+pub type Body = Either<Full<Bytes>, feed::Events>;
+
+/// The page's server: what it serves, and the token that opens the data.
+pub struct Ui {
+    /// The recording, as it grows.
+    feed: Feed,
+    /// The secret in the URL printed at start; the data is refused without it.
+    token: String,
+    /// Loopback only (no `--allow-host`: the page is for the person at this machine).
+    hosts: AllowedHosts,
+}
+
+impl Ui {
+    /// A page over `feed`, opened by `token`.
+    pub fn new(feed: Feed, token: String) -> Arc<Ui> {
+        Arc::new(Ui {
+            feed,
+            token,
+            hosts: AllowedHosts::default(),
+        })
+    }
+
+    /// The URL that opens the page on `addr`.
+    pub fn url(&self, addr: std::net::SocketAddr) -> String {
+        format!("http://{addr}/?token={}", self.token)
+    }
+}
+
+/// Serves `ui` on `listener` (bound to loopback by the caller) until `shutdown`.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    ui: Arc<Ui>,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> std::io::Result<()> {
+    let how = Arc::new(Listening {
+        // The connection clocks every listener has: a page that stops reading its
+        // stream is closed after the write timeout, and never slows the recorder.
+        limits: Limits::default(),
+        tls: None,
+        recorder: None,
+        who: "ui: ",
+        max_connections_flag: "the ui's connection limit",
+    });
+    listen::accept_loop(listener, ui, how, shutdown).await
+}
+
+impl Site for Ui {
+    type Body = Body;
+
+    async fn answer(self: Arc<Self>, req: Request<hyper::body::Incoming>) -> Response<Body> {
+        let mut r = self.route(&req);
+        let headers = r.headers_mut();
+        // Nothing the page loads may come from elsewhere, nor be sent elsewhere.
+        headers.insert(
+            CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(
+                "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+            ),
+        );
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+        headers.insert(
+            "x-content-type-options",
+            HeaderValue::from_static("nosniff"),
+        );
+        r
+    }
+}
+
+impl Ui {
+    fn route(&self, req: &Request<hyper::body::Incoming>) -> Response<Body> {
+        if let Some(why) = self.foreign(req) {
+            return text(StatusCode::FORBIDDEN, why);
+        }
+        if req.method() != Method::GET {
+            return text(
+                StatusCode::METHOD_NOT_ALLOWED,
+                format!(
+                    "Method Not Allowed: {} {}; the page only reads (GET)",
+                    req.method(),
+                    req.uri().path()
+                ),
+            );
+        }
+        let path = req.uri().path();
+        if let Some(file) = page::file(path) {
+            return respond(
+                StatusCode::OK,
+                file.content_type,
+                Bytes::from_static(file.body),
+            );
+        }
+        if !matches!(path, "/info" | "/events") {
+            return text(
+                StatusCode::NOT_FOUND,
+                format!("Not Found: {path} (the page is at /)"),
+            );
+        }
+        if !self.token_given(req.uri().query().unwrap_or("")) {
+            return text(
+                StatusCode::FORBIDDEN,
+                "Forbidden: the token is missing or wrong; open the URL printed when the ui started".into(),
+            );
+        }
+        if path == "/info" {
+            let info = json!({"header": self.feed.header(), "events": self.feed.len()});
+            return respond(
+                StatusCode::OK,
+                "application/json",
+                Bytes::from(info.to_string()),
+            );
+        }
+        // EventSource sends the last id it saw when it reconnects (WHATWG HTML §9.2).
+        let after = match req.headers().get(names::LAST_EVENT_ID) {
+            None => None,
+            Some(v) => match v.to_str().ok().and_then(|v| v.trim().parse::<usize>().ok()) {
+                Some(n) => Some(n),
+                None => {
+                    return text(
+                        StatusCode::BAD_REQUEST,
+                        format!(
+                            "Bad Request: Last-Event-ID {v:?} is not an event position this stream gave"
+                        ),
+                    );
+                }
+            },
+        };
+        let mut r = Response::new(Either::Right(self.feed.events(after)));
+        r.headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+        r
+    }
+
+    /// Why a request may not be answered: a `Host` that is no loopback name (DNS
+    /// rebinding), or an `Origin` other than this page's own.
+    fn foreign(&self, req: &Request<hyper::body::Incoming>) -> Option<String> {
+        let headers = req.headers();
+        if let Some(why) = foreign_host(headers, &self.hosts) {
+            return Some(why);
+        }
+        let origin = headers.get(ORIGIN)?;
+        let own = headers
+            .get(HOST)
+            .and_then(|h| h.to_str().ok())
+            .map(|h| format!("http://{h}"));
+        if origin.to_str().ok() == own.as_deref() {
+            return None;
+        }
+        Some(format!(
+            "Forbidden: Origin {origin:?} is not this page's own ({}); another page may not read the stream",
+            own.as_deref().unwrap_or("none: no Host")
+        ))
+    }
+
+    /// Does the query carry `token=` this page's token? Compared in constant time.
+    fn token_given(&self, query: &str) -> bool {
+        query
+            .split('&')
+            .filter_map(|pair| pair.strip_prefix("token="))
+            .any(|given| same(given.as_bytes(), self.token.as_bytes()))
+    }
+}
+
+/// Equal, in a time that does not depend on where they differ.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn respond(status: StatusCode, content_type: &'static str, body: Bytes) -> Response<Body> {
+    let mut r = Response::new(Either::Left(Full::new(body)));
+    *r.status_mut() = status;
+    r.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    r
+}
+
+/// A refusal in plain words.
+fn text(status: StatusCode, message: String) -> Response<Body> {
+    respond(
+        status,
+        "text/plain; charset=utf-8",
+        Bytes::from(message + "\n"),
+    )
+}

@@ -1,0 +1,27 @@
+//! The page's files, compiled into the binary: the page works with no network, and
+//! nothing it loads comes from anywhere but this listener.
+
+/// One file of the page.
+pub struct File {
+    /// Its `Content-Type`.
+    pub content_type: &'static str,
+    /// Its bytes.
+    pub body: &'static [u8],
+}
+
+/// The file served at `path`, if it is one of the page's.
+pub fn file(path: &str) -> Option<File> {
+    let (content_type, body): (&str, &[u8]) = match path {
+        "/" | "/index.html" => (
+            "text/html; charset=utf-8",
+            include_bytes!("page/index.html"),
+        ),
+        "/ui.js" => (
+            "text/javascript; charset=utf-8",
+            include_bytes!("page/ui.js"),
+        ),
+        "/ui.css" => ("text/css; charset=utf-8", include_bytes!("page/ui.css")),
+        _ => return None,
+    };
+    Some(File { content_type, body })
+}

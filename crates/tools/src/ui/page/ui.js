@@ -1,0 +1,272 @@
+// mcp-raw ui: the rows of a recording as they arrive (Server-Sent Events from the
+// listener that served this page), filtered, in a list or as a sequence, each
+// opening to its exact bytes. Only what is on screen is drawn, so a recording of
+// 100,000 messages scrolls as one of ten. Nothing here talks to anyone but the
+// listener that served it.
+
+const token = new URLSearchParams(location.search).get('token') || '';
+const $ = (id) => document.getElementById(id);
+const ROW = 22; // px: one row, as --row in ui.css
+
+const rows = [];        // every row, in order
+const shown = [];       // indexes into rows of those the filters keep
+const asked = new Map(); // "id" -> index of the latest request with it, unanswered
+const lanes = new Set();
+let view = 'list';
+let picked = -1;
+let drawQueued = false;
+let messages = 0;
+let openWhenSeen = -1; // `#row=N` in the URL: open row N once it has arrived
+
+const FILTERS = ['q', 'method', 'tool', 'rid', 'lane', 'era', 'messages', 'errors'];
+
+function filterState() {
+  const f = {};
+  for (const k of FILTERS) {
+    const el = $(k);
+    f[k] = el.type === 'checkbox' ? el.checked : el.value.trim();
+  }
+  return f;
+}
+
+// The filters live in the URL's fragment, so a view can be shared as a link.
+function readHash() {
+  const h = new URLSearchParams(location.hash.slice(1));
+  for (const k of FILTERS) {
+    const el = $(k);
+    if (!h.has(k)) continue;
+    if (el.type === 'checkbox') el.checked = h.get(k) === '1';
+    else {
+      if (el.tagName === 'SELECT' && ![...el.options].some((o) => o.value === h.get(k))) {
+        el.add(new Option(h.get(k), h.get(k)));
+      }
+      el.value = h.get(k);
+    }
+  }
+  view = h.get('view') === 'sequence' ? 'sequence' : 'list';
+  if (h.has('row')) openWhenSeen = Number(h.get('row'));
+}
+
+function writeHash() {
+  const f = filterState();
+  const h = new URLSearchParams();
+  for (const k of FILTERS) {
+    if (f[k] === true) h.set(k, '1');
+    else if (f[k]) h.set(k, f[k]);
+  }
+  if (view === 'sequence') h.set('view', 'sequence');
+  if (picked >= 0) h.set('row', String(picked));
+  const s = h.toString();
+  history.replaceState(null, '', location.pathname + location.search + (s ? '#' + s : ''));
+}
+
+function keeps(r, f) {
+  if (f.messages && r.kind !== 'msg' && r.kind !== 'odd') return false;
+  if (f.errors && !(r.error || r.kind === 'odd')) return false;
+  if (f.lane && r.lane !== f.lane) return false;
+  if (f.era && r.era !== f.era) return false;
+  if (f.method && !((r.method || r.answers || '').includes(f.method))) return false;
+  if (f.tool && !((r.tool || '').includes(f.tool))) return false;
+  if (f.rid && r.id !== f.rid) return false;
+  if (f.q) {
+    const q = f.q.toLowerCase();
+    if (!(r.summary.toLowerCase().includes(q) || (r.bytes || '').toLowerCase().includes(q))) return false;
+  }
+  return true;
+}
+
+function refilter() {
+  const f = filterState();
+  shown.length = 0;
+  for (let i = 0; i < rows.length; i++) if (keeps(rows[i], f)) shown.push(i);
+  writeHash();
+  queueDraw(false);
+}
+
+function add(r) {
+  const i = rows.length;
+  rows.push(r);
+  if (r.kind === 'msg' || r.kind === 'odd') messages++;
+  if (!lanes.has(r.lane)) {
+    lanes.add(r.lane);
+    $('lane').add(new Option(r.lane, r.lane));
+  }
+  // A request waits for its answer; the answer links back and says how long it took.
+  if (r.shape === 'request' && r.id !== null) asked.set(r.id, i);
+  if ((r.shape === 'response' || r.shape === 'error') && r.id !== null && asked.has(r.id)) {
+    const q = asked.get(r.id);
+    asked.delete(r.id);
+    r.pair = q;
+    rows[q].pair = i;
+    r.ms = (r.t - rows[q].t) * 1000;
+  }
+  if (keeps(r, filterState())) shown.push(i);
+  if (i === openWhenSeen) {
+    openWhenSeen = -1;
+    open(i);
+  }
+}
+
+function queueDraw(follow) {
+  if (drawQueued) return;
+  drawQueued = true;
+  const box = $('rows');
+  const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - ROW * 2;
+  requestAnimationFrame(() => {
+    drawQueued = false;
+    draw();
+    if (follow && atEnd) box.scrollTop = box.scrollHeight;
+  });
+}
+
+function esc(s) {
+  return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+}
+
+function classes(r) {
+  const c = ['row', r.dir];
+  if (r.kind === 'lane') c.push('lane-note');
+  else c.push(r.kind);
+  if (r.error) c.push('err');
+  return c.join(' ');
+}
+
+// A row's element: built with the DOM, its place set through CSSOM (the page's
+// Content-Security-Policy allows no inline style).
+function element(tag, cls, text) {
+  const el = document.createElement(tag);
+  if (cls) el.className = cls;
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+function draw() {
+  const box = $('rows');
+  const spacer = $('spacer');
+  box.classList.toggle('seq', view === 'sequence');
+  $('as-list').classList.toggle('on', view === 'list');
+  $('as-seq').classList.toggle('on', view === 'sequence');
+  const top = view === 'sequence' ? ROW : 0;
+  spacer.style.height = (shown.length * ROW + top) + 'px';
+  const first = Math.max(0, Math.floor((box.scrollTop - top) / ROW) - 10);
+  const last = Math.min(shown.length, Math.ceil((box.scrollTop + box.clientHeight) / ROW) + 10);
+  const drawn = [];
+  if (view === 'sequence') {
+    const heads = element('div', 'seq-heads');
+    heads.style.position = 'absolute';
+    heads.style.left = '0';
+    heads.style.right = '0';
+    heads.style.top = box.scrollTop + 'px';
+    const sides = element('span');
+    sides.append(element('span', '', 'client'), element('span', '', 'server'));
+    heads.append(element('span', '', 'time'), sides, element('span', '', 'lane'));
+    drawn.push(heads);
+  }
+  for (let k = first; k < last; k++) {
+    const i = shown[k];
+    const r = rows[i];
+    const el = element('div', classes(r) + (i === picked ? ' picked' : ''));
+    el.dataset.i = i;
+    el.style.top = (top + k * ROW) + 'px';
+    const t = element('span', 't', '+' + r.t.toFixed(4) + 's');
+    const ms = r.ms !== undefined ? element('span', 'ms', r.ms.toFixed(1) + ' ms') : null;
+    if (view === 'sequence') {
+      const body = element('span', 'body', r.summary);
+      if (ms) body.append(ms);
+      el.append(t, body, element('span', 'lane', r.lane));
+    } else {
+      el.append(t, element('span', 'lane', r.lane), element('span', 'arrow', r.dir === 'c2s' ? '→' : '←'), ' ' + r.summary);
+      if (ms) el.append(ms);
+    }
+    drawn.push(el);
+  }
+  spacer.replaceChildren(...drawn);
+  const counts = $('counts');
+  counts.dataset.rows = rows.length;
+  counts.dataset.messages = messages;
+  counts.dataset.shown = shown.length;
+  counts.textContent = messages + ' messages · ' + rows.length + ' rows · ' + shown.length + ' shown';
+}
+
+function open(i) {
+  picked = i;
+  const r = rows[i];
+  let html = '<h2>' + esc(r.summary) + '</h2><p class="where">' + esc(r.lane) + ' · ' +
+    (r.dir === 'c2s' ? 'client → server' : 'server → client') + ' · +' + r.t.toFixed(6) + 's' +
+    (r.era ? ' · ' + esc(r.era) : '') + '</p>';
+  if (r.pair !== undefined) {
+    const p = rows[r.pair];
+    const what = r.shape === 'request' ? 'answered by' : 'answers';
+    const ms = (r.ms !== undefined ? r.ms : p.ms);
+    html += '<p>' + what + ' <a data-go="' + r.pair + '">' + esc(p.summary) + '</a>' +
+      (ms !== undefined ? ' after ' + ms.toFixed(1) + ' ms' : '') + '</p>';
+  }
+  if (r.bytes !== undefined) html += '<h3>exact bytes</h3><pre id="bytes">' + esc(r.bytes) + '</pre>';
+  if (r.pretty !== undefined) html += '<h3>laid out</h3><pre id="pretty">' + esc(r.pretty) + '</pre>';
+  if (r.notes && r.notes.length) html += '<h3>what the spec says</h3><ul>' + r.notes.map((n) => '<li>' + esc(n) + '</li>').join('') + '</ul>';
+  $('detail').innerHTML = html;
+  $('detail').dataset.n = r.n;
+  $('detail').dataset.row = i;
+  writeHash();
+  queueDraw(false);
+}
+
+function connect() {
+  fetch('/info?token=' + encodeURIComponent(token))
+    .then((r) => (r.ok ? r.json() : Promise.reject(r.status)))
+    .then((info) => {
+      const h = info.header || {};
+      const title = 'mcp-raw: ' + (h.role || '?') + ' over ' + (h.transport || '?') + (h.started ? ', ' + h.started : '');
+      $('title').textContent = title;
+      document.title = title;
+    })
+    .catch((status) => { $('status').textContent = 'refused (' + status + '): open the URL printed at start'; $('status').className = 'status lost'; });
+  const source = new EventSource('/events?token=' + encodeURIComponent(token));
+  source.onopen = () => { $('status').textContent = 'live'; $('status').className = 'status live'; };
+  source.onerror = () => {
+    if (source.readyState === EventSource.CLOSED) return;
+    $('status').textContent = 'reconnecting…';
+    $('status').className = 'status lost';
+  };
+  source.onmessage = (e) => {
+    const batch = JSON.parse(e.data);
+    for (const r of batch.rows) add(r);
+    queueDraw(true);
+  };
+  // Events the server let go before this page read them (--ui-keep): said as a row.
+  source.addEventListener('gap', (e) => {
+    const g = JSON.parse(e.data);
+    add({ n: g.from, t: rows.length ? rows[rows.length - 1].t : 0, lane: '', dir: '', kind: 'odd', error: true,
+      summary: 'events ' + g.from + '–' + (g.to - 1) + ' were let go before this page read them (the server keeps ' + g.keep + ', --ui-keep); the --record file has them' });
+    queueDraw(true);
+  });
+  // The recording is whole (a file, not followed): nothing more will come.
+  source.addEventListener('end', () => {
+    source.close();
+    draw(); // at once: a hidden tab (or a headless one) may not run the next frame soon
+    $('status').textContent = 'the whole recording';
+    $('status').className = 'status';
+    document.body.dataset.loaded = 'whole';
+    console.log('mcp-raw ui: ' + messages + ' messages, ' + rows.length + ' rows');
+  });
+}
+
+readHash();
+for (const k of FILTERS) $(k).addEventListener('input', refilter);
+$('as-list').onclick = () => { view = 'list'; writeHash(); queueDraw(false); };
+$('as-seq').onclick = () => { view = 'sequence'; writeHash(); queueDraw(false); };
+$('rows').addEventListener('scroll', () => queueDraw(false));
+$('rows').addEventListener('click', (e) => {
+  const el = e.target.closest('.row');
+  if (el) open(Number(el.dataset.i));
+});
+$('detail').addEventListener('click', (e) => {
+  const go = e.target.closest('[data-go]');
+  if (!go) return;
+  const i = Number(go.dataset.go);
+  open(i);
+  const k = shown.indexOf(i);
+  if (k >= 0) $('rows').scrollTop = k * ROW;
+});
+window.addEventListener('resize', () => queueDraw(false));
+connect();

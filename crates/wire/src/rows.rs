@@ -1,0 +1,240 @@
+//! The live page's rows (`mcp-raw ui`, `--ui`): each event of a recording becomes
+//! the things a reader sees it carry — a lane opening or closing, a TLS handshake, an
+//! HTTP head, an SSE event, a message, a stderr line — as JSON objects the page draws.
+//! They are read from the events by the same per-lane [`Decoder`] every view uses,
+//! never re-rendered from parsed data: `bytes` is what crossed, its invisible bytes
+//! marked as `--raw` marks them (`␍`, `⟨BOM⟩`, `⟨xx⟩`), `pretty` the same payload laid
+//! out, `notes` what `--explain` says of it.
+//!
+//! A row's fields: `n` (the event's position in the recording, counted from 0: the
+//! live stream's event id), `t` (seconds since the recording began), `lane`, `dir`
+//! (`c2s`, `s2c`), `kind` (`lane`, `tls`, `head`, `sse`, `msg`, `odd`, `stderr`),
+//! `summary`, `bytes`, `notes`; a message adds `shape`, `method`, `tool` (a
+//! `tools/call`'s tool), `id` (as sent), `era`, `answers` (the method a response
+//! answers), `error` (an error response or a payload that is no message) and `pretty`.
+
+use super::classify::Class;
+use super::decode::{Decoder, Fact, Source};
+use super::event::{Dir, Event, What};
+use super::explain::Asked;
+use super::text::PLAIN;
+use serde_json::{Map, Value, json};
+
+/// Turns events into rows, in order; it keeps each lane's framing state and the
+/// methods asked (so a response names what it answers).
+pub struct Rows {
+    /// Each lane's framer: heads, chunks, SSE events, payloads as they complete.
+    decoder: Decoder,
+    /// The method of each request seen, by id.
+    asked: Asked,
+}
+
+impl Rows {
+    /// Rows for payloads of at most `max` bytes (`--max-message-bytes`): a longer one
+    /// is a row that says so.
+    pub fn with_max(max: usize) -> Rows {
+        Rows {
+            decoder: Decoder::with_max(max),
+            asked: Asked::default(),
+        }
+    }
+
+    /// The rows event `n` (its position in the recording) brings.
+    pub fn feed(&mut self, n: usize, e: &Event) -> Vec<Value> {
+        let mut rows = Vec::new();
+        match &e.what {
+            What::Open(peer) => rows.push(row(n, e, "lane", format!("opened: {peer}"))),
+            What::Close(why) => rows.push(row(n, e, "lane", format!("closed: {why}"))),
+            What::Tls(facts) => {
+                let mut r = row(n, e, "tls", facts.summary());
+                r.insert(
+                    "notes".into(),
+                    json!([facts.chain_lines(), facts.explain()].concat()),
+                );
+                rows.push(r);
+            }
+            What::Bytes(_) => {}
+        }
+        for fact in self.decoder.feed(e) {
+            let r = match fact {
+                Fact::Head(h) => {
+                    let mut r = row(n, e, "head", h.start_line.clone());
+                    r.insert("bytes".into(), json!(marked(&h.raw)));
+                    r.insert("notes".into(), json!(super::explain::head(&h)));
+                    r
+                }
+                Fact::Sse(ev) if ev.data.is_empty() => {
+                    let mut r = row(n, e, "sse", "SSE event without data (priming)".into());
+                    r.insert("bytes".into(), json!(marked(&ev.raw)));
+                    r
+                }
+                Fact::Payload {
+                    bytes,
+                    source,
+                    class,
+                    ..
+                } => self.message(n, e, &bytes, source, class),
+                Fact::Stderr(line) => {
+                    let mut r = row(n, e, "stderr", String::from_utf8_lossy(&line).into_owned());
+                    r.insert("bytes".into(), json!(marked(&line)));
+                    r
+                }
+                Fact::TooLong { len } => row(
+                    n,
+                    e,
+                    "odd",
+                    format!("{len} bytes: longer than the view holds whole (--max-message-bytes)"),
+                ),
+                Fact::Invalid(why) => row(n, e, "odd", format!("not HTTP/1.1: {why}")),
+                Fact::Sse(_) | Fact::Chunk { .. } | Fact::End => continue,
+            };
+            rows.push(r);
+        }
+        rows.into_iter().map(Value::Object).collect()
+    }
+
+    /// A payload's row: what it is, what it answers, its bytes and its reading.
+    fn message(
+        &mut self,
+        n: usize,
+        e: &Event,
+        bytes: &[u8],
+        source: Source,
+        class: Class,
+    ) -> Map<String, Value> {
+        let answers = self.asked.answers(&class);
+        let value = serde_json::from_slice::<Value>(bytes).ok();
+        let from = match source {
+            Source::SseData => " (SSE data)",
+            Source::Body => " (body)",
+            Source::Line => "",
+        };
+        let tool = match (&class.method, &value) {
+            (Some(m), Some(v)) if m == "tools/call" => v
+                .pointer("/params/name")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            _ => None,
+        };
+        let summary = match (&answers, class.shape, &tool) {
+            (Some(m), "response" | "error", _) => format!("{} ← {m}{from}", class.summary()),
+            (_, _, Some(tool)) => format!("{} {tool}{from}", class.summary()),
+            _ => format!("{}{from}", class.summary()),
+        };
+        let kind = if class.is_message() { "msg" } else { "odd" };
+        let mut r = row(n, e, kind, summary);
+        r.insert("bytes".into(), json!(marked(bytes)));
+        r.insert(
+            "notes".into(),
+            json!(super::explain::message(
+                &class,
+                value.as_ref(),
+                answers.as_deref()
+            )),
+        );
+        if value.is_some() {
+            r.insert(
+                "pretty".into(),
+                json!(super::pretty::json_text(bytes, &PLAIN)),
+            );
+        }
+        r.insert("shape".into(), json!(class.shape));
+        r.insert("method".into(), json!(class.method));
+        r.insert("tool".into(), json!(tool));
+        r.insert(
+            "id".into(),
+            json!(class.id.as_ref().map(|id| id.to_string())),
+        );
+        r.insert("era".into(), json!(class.era));
+        r.insert("answers".into(), json!(answers));
+        r.insert(
+            "error".into(),
+            json!(class.shape == "error" || !class.is_message()),
+        );
+        r
+    }
+}
+
+/// The fields every row has.
+fn row(n: usize, e: &Event, kind: &str, summary: String) -> Map<String, Value> {
+    let mut r = Map::new();
+    r.insert("n".into(), json!(n));
+    r.insert("t".into(), json!(e.t.as_secs_f64()));
+    r.insert("lane".into(), json!(e.lane.label()));
+    r.insert(
+        "dir".into(),
+        json!(match e.dir {
+            Dir::ToServer => "c2s",
+            Dir::ToClient => "s2c",
+        }),
+    );
+    r.insert("kind".into(), json!(kind));
+    r.insert("summary".into(), json!(summary));
+    r
+}
+
+/// Bytes as `--raw` shows them, without colour; a `\n` stays a line break (after
+/// the `␍` of a CRLF), so a head reads as lines.
+fn marked(bytes: &[u8]) -> String {
+    let lines: Vec<String> = bytes
+        .split(|&b| b == b'\n')
+        .map(|line| super::text::mark(line, &PLAIN))
+        .collect();
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Lane, LaneKind};
+    use std::time::Duration;
+
+    fn bytes(dir: Dir, text: &[u8]) -> Event {
+        Event {
+            t: Duration::from_millis(1),
+            lane: Lane {
+                id: 0,
+                kind: LaneKind::Stdio,
+            },
+            dir,
+            what: What::Bytes(bytes::Bytes::copy_from_slice(text)),
+        }
+    }
+
+    #[test]
+    fn a_head_keeps_its_line_breaks_and_marks_its_crs() {
+        assert_eq!(
+            marked(b"POST /mcp HTTP/1.1\r\nHost: a\r\n\r\n"),
+            "POST /mcp HTTP/1.1␍\nHost: a␍\n␍\n"
+        );
+        assert_eq!(marked(b"\xEF\xBB\xBFx\x01\xff"), "⟨BOM⟩x⟨01⟩⟨ff⟩");
+    }
+
+    #[test]
+    fn a_tools_call_names_its_tool_and_its_answer_names_the_call() {
+        let mut rows = Rows::with_max(1 << 20);
+        let call = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}
+"#;
+        let got = rows.feed(0, &bytes(Dir::ToServer, call));
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0]["summary"], "request tools/call #7 echo");
+        assert_eq!(got[0]["tool"], "echo");
+        assert_eq!(got[0]["id"], "7");
+        // A line's payload is the line without its `\n`.
+        assert_eq!(
+            got[0]["bytes"],
+            String::from_utf8_lossy(&call[..call.len() - 1]).as_ref()
+        );
+        let answer = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\r\n";
+        let got = rows.feed(1, &bytes(Dir::ToClient, answer));
+        assert_eq!(got[0]["summary"], "response #7 ← tools/call");
+        assert_eq!(got[0]["answers"], "tools/call");
+        assert_eq!(
+            got[0]["bytes"],
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}␍"
+        );
+        assert_eq!(got[0]["error"], false);
+        assert_eq!(got[0]["n"], 1);
+        assert_eq!(got[0]["dir"], "s2c");
+    }
+}

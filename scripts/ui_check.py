@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""`mcp-raw ui`, checked in a real browser (Debian's chromium, headless; standard
+library only). Called by scripts/ui.sh with the binary and the browser:
+
+    python3 scripts/ui_check.py BIN CHROMIUM RECORDING...
+
+For each recording (a transcript made by --record), it starts `BIN ui RECORDING`,
+loads the page in headless Chromium (`--dump-dom` after the page's own script has
+run), and checks:
+
+1. the page holds every message of the recording: its count equals the message
+   facts of `show --json` (the library's reading, another program's output), it
+   says the recording is whole, and its console logged no error;
+2. the filters, taken from the URL: `#messages=1&method=tools/call` keeps exactly
+   the messages `show --method tools/call` keeps;
+3. the sequence view (`#view=sequence`) is drawn;
+4. a row opened from the URL (`#row=N`, the first tools/call request) shows bytes
+   found verbatim in what its lane carried in that direction, read from the
+   transcript file here (base64 or text, joined);
+5. a page from another origin (a second listener on another loopback port), even
+   one that knows the token, cannot read the stream;
+6. the stream refuses a missing token and a foreign Origin, with a 403 that says why.
+
+Exit status 0 when every check passes; each failure is printed.
+"""
+import base64
+import html
+import http.server
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+FAILED = []
+
+
+def fail(what):
+    FAILED.append(what)
+    print("FAILED:", what)
+
+
+def start_ui(binary, recording):
+    proc = subprocess.Popen(
+        [binary, "ui", recording], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    line = proc.stderr.readline()
+    m = re.search(r"ui: (http://\S+)", line)
+    if not m:
+        proc.kill()
+        raise SystemExit(f"no URL from `mcp-raw ui {recording}`: {line!r}")
+    return proc, m.group(1)
+
+
+def dump(browser, url, log_path):
+    """The DOM after the page's script ran (virtual time lets its stream finish)."""
+    with open(log_path, "w") as log:
+        out = subprocess.run(
+            [
+                browser, "--headless", "--no-sandbox", "--disable-gpu",
+                "--enable-logging=stderr", "--v=0", "--virtual-time-budget=15000",
+                "--dump-dom", url,
+            ],
+            stdout=subprocess.PIPE, stderr=log, text=True, timeout=120,
+        )
+    return out.stdout
+
+
+def console_errors(log_path):
+    with open(log_path) as f:
+        return [l for l in f if re.search(r"CONSOLE.*(Uncaught|Error)|:ERROR:CONSOLE", l)]
+
+
+def counts(dom):
+    m = re.search(r'<output id="counts" data-rows="(\d+)" data-messages="(\d+)" data-shown="(\d+)"', dom)
+    return tuple(map(int, m.groups())) if m else None
+
+
+def show_count(binary, recording, *flags):
+    out = subprocess.run(
+        [binary, "show", recording, "--json", *flags], stdout=subprocess.PIPE, text=True, check=True
+    ).stdout
+    return sum(1 for l in out.splitlines() if '"fact":"message"' in l)
+
+
+def stream_rows(url):
+    """Every row the page's stream carries (the same stream the page reads)."""
+    events = url.replace("/?token=", "/events?token=")
+    rows = []
+    with urllib.request.urlopen(events, timeout=30) as r:
+        for raw in r:
+            line = raw.decode()
+            if line.startswith("event: end"):
+                break
+            if line.startswith("data: ") and line.strip() != "data: {}":
+                rows.extend(json.loads(line[6:])["rows"])
+    return rows
+
+
+def unmark(text):
+    """The page's marks undone where they stand for one byte (CR; a BOM)."""
+    return text.replace("␍", "\r").replace("⟨BOM⟩", "\ufeff")
+
+
+def carried(recording, lane, direction):
+    """Everything a lane carried in one direction, as text, from the transcript."""
+    out = bytearray()
+    with open(recording) as f:
+        next(f)
+        for line in f:
+            e = json.loads(line)
+            if e.get("lane") != lane or e.get("dir") != direction:
+                continue
+            if "text" in e:
+                out += e["text"].encode()
+            elif "base64" in e:
+                out += base64.b64decode(e["base64"])
+    return out.decode("utf-8", "replace")
+
+
+def status_of(url, headers):
+    req = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def check_recording(binary, browser, recording, work):
+    name = os.path.basename(recording)
+    proc, url = start_ui(binary, recording)
+    try:
+        want = show_count(binary, recording)
+        dom = dump(browser, url, f"{work}/{name}.log")
+        got = counts(dom)
+        errors = console_errors(f"{work}/{name}.log")
+        print(f"{name}: {want} messages recorded; the page: {got and got[1]} messages, {got and got[0]} rows")
+        if not got or got[1] != want:
+            fail(f"{name}: the page shows {got and got[1]} messages, the recording has {want}")
+        if 'data-loaded="whole"' not in dom:
+            fail(f"{name}: the page never said the recording was whole")
+        if errors:
+            fail(f"{name}: console errors: {errors}")
+
+        calls = show_count(binary, recording, "--method", "tools/call")
+        dom = dump(browser, url + "#messages=1&method=tools%2Fcall", f"{work}/{name}.filter.log")
+        got = counts(dom)
+        print(f"{name}: tools/call kept by show --method: {calls}; shown by the page's filter: {got and got[2]}")
+        if not got or got[2] != calls:
+            fail(f"{name}: the filter keeps {got and got[2]} rows, show --method tools/call {calls}")
+
+        dom = dump(browser, url + "#view=sequence", f"{work}/{name}.seq.log")
+        if 'class="seq"' not in dom or 'class="seq-heads"' not in dom:
+            fail(f"{name}: the sequence view was not drawn")
+
+        rows = stream_rows(url)
+        first = next(
+            (i for i, r in enumerate(rows) if r.get("method") == "tools/call" and r.get("shape") == "request"),
+            None,
+        )
+        if first is None:
+            fail(f"{name}: no tools/call request among the stream's rows")
+        else:
+            dom = dump(browser, url + f"#row={first}", f"{work}/{name}.row.log")
+            m = re.search(r'<pre id="bytes">(.*?)</pre>', dom, re.S)
+            shown = unmark(html.unescape(m.group(1))) if m else None
+            r = rows[first]
+            wire = carried(recording, r["lane"], r["dir"])
+            ok = bool(shown) and shown in wire
+            print(f"{name}: row {first} opened from the URL shows {len(shown or '')} bytes; found in {r['lane']} {r['dir']}: {ok}")
+            if not ok:
+                fail(f"{name}: row {first}'s bytes are not what {r['lane']} carried: {shown!r}")
+        return url
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def check_other_origin(binary, browser, recording, work):
+    """A page served from another loopback port tries to read the stream with the token."""
+    proc, url = start_ui(binary, recording)
+    try:
+        info = url.replace("/?token=", "/info?token=")
+        page = (
+            "<!DOCTYPE html><html><body><script>"
+            f"fetch({json.dumps(info)}).then(r => r.text())"
+            ".then(t => { document.body.dataset.read = 'read:' + t; })"
+            ".catch(e => { document.body.dataset.read = 'blocked:' + e; });"
+            "</script></body></html>"
+        )
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = page.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        other = f"http://127.0.0.1:{server.server_address[1]}/"
+        dom = dump(browser, other, f"{work}/other-origin.log")
+        server.shutdown()
+        m = re.search(r'data-read="([^"]*)"', dom)
+        read = html.unescape(m.group(1)) if m else None
+        print(f"a page at {other} fetching the stream with the token: {read!r}")
+        if not read or not read.startswith("blocked:"):
+            fail(f"a page from another origin read the stream: {read!r}")
+        # The server's own refusal, whatever a browser would do.
+        origin = f"http://127.0.0.1:{server.server_address[1]}"
+        status, body = status_of(info, {"Origin": origin})
+        host = url.split("/")[2]
+        want = f'Forbidden: Origin "{origin}" is not this page\'s own (http://{host}); another page may not read the stream\n'
+        if (status, body) != (403, want):
+            fail(f"a foreign Origin got {status} {body!r}, not 403 {want!r}")
+        status, body = status_of(url.split("?")[0] + "events?token=wrong", {})
+        want = "Forbidden: the token is missing or wrong; open the URL printed when the ui started\n"
+        if (status, body) != (403, want):
+            fail(f"a wrong token got {status} {body!r}")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def main():
+    binary, browser, *recordings = sys.argv[1:]
+    work = tempfile.mkdtemp(prefix="mcp-raw-ui-")
+    for recording in recordings:
+        check_recording(binary, browser, recording, work)
+    check_other_origin(binary, browser, recordings[0], work)
+    if FAILED:
+        print(f"ui: {len(FAILED)} check(s) failed")
+        sys.exit(1)
+    print("ui: OK")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+//! The flags of `mcp-raw ui` and the `--ui` of the programs that record (`serve`,
+//! `tap`).
+
+use mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
+use std::path::PathBuf;
+
+macro_rules! ui_examples {
+    () => {
+        "Examples:
+  mcp-raw ui session.jsonl
+  mcp-raw ui --follow session.jsonl
+      (beside a running --record: the page grows as the file does)
+  mcp-raw serve --http --ui
+  mcp-raw tap --ui -- npx -y @modelcontextprotocol/server-everything"
+    };
+}
+pub(crate) use ui_examples;
+
+// `mcp-raw ui`'s arguments.
+#[derive(clap::Args)]
+#[group(skip)]
+pub struct UiArgs {
+    /// A JSON Lines transcript written by --record (`tap`, `serve`, `client`).
+    pub file: PathBuf,
+    /// Keep reading the file as it grows (beside a running --record), and stream
+    /// what is appended to the page.
+    #[arg(long)]
+    pub follow: bool,
+    #[command(flatten)]
+    pub page: UiPage,
+    /// The largest message read whole; a longer one is shown as too long.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]
+    pub max_message_bytes: usize,
+}
+
+// Where the page is served: `mcp-raw ui`'s flags, and those that go with `--ui`.
+#[derive(clap::Args, Clone)]
+#[group(skip)]
+pub struct UiPage {
+    /// The page's port on 127.0.0.1 (0: a free one). The page is on loopback only,
+    /// behind a random token printed with its URL on stderr.
+    #[arg(long = "ui-port", value_name = "PORT", default_value_t = 0)]
+    pub ui_port: u16,
+    /// Open the page in the default browser (xdg-open, open) once it is served.
+    #[arg(long = "ui-open")]
+    pub ui_open: bool,
+    /// The most events the page's server keeps in memory; past it the oldest are let
+    /// go (a page that has not read them yet is told so; the --record file keeps all).
+    #[arg(long = "ui-keep", value_name = "N", default_value_t = mcp_raw_tools::ui::feed::DEFAULT_KEEP)]
+    pub ui_keep: usize,
+}

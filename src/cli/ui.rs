@@ -1,0 +1,179 @@
+//! `mcp-raw ui FILE` and `--ui`: the page served on loopback, on a thread of its own
+//! (with its own runtime, so a program without one, `serve` over stdio, has a page
+//! too), and a recording file streamed into it line by line, whole or `--follow`ed.
+
+use super::args::{UiArgs, UiPage};
+use mcp_raw_tools::ui::{self, Feed};
+use mcp_raw_wire::recorder::Sink;
+use mcp_raw_wire::transcript;
+use std::io::Read;
+use std::time::Duration;
+
+/// An unreadable FILE, or one that is not a transcript: exit status 2, as `show`.
+macro_rules! usage {
+    ($($t:tt)*) => { super::exit::usage(format!($($t)*)) };
+}
+
+/// `mcp-raw ui FILE`: the recording's page, until interrupted.
+pub fn main(args: UiArgs) -> anyhow::Result<()> {
+    let file = &args.file;
+    let mut input =
+        std::fs::File::open(file).map_err(|e| usage!("cannot read {}: {e}", file.display()))?;
+    let mut lines = Lines::default();
+    // The header first: the page's title, and the proof this is a transcript.
+    let header = loop {
+        if let Some((no, line)) = lines.next(&mut input, file, args.follow)? {
+            break transcript::header_of_line(&line).map_err(|e| {
+                usage!(
+                    "{} is not a transcript mcp-raw can read: line {no}: {e}",
+                    file.display()
+                )
+            })?;
+        }
+    };
+    let feed = Feed::new(header.to_json(), args.page.ui_keep);
+    let mut sink = feed.sink(args.max_message_bytes);
+    // Served before the file is read whole: a large recording's first rows show at once.
+    start(feed.clone(), &args.page)?;
+    while let Some((no, line)) = lines.next(&mut input, file, args.follow)? {
+        let event = transcript::event_of_line(&line)
+            .map_err(|e| usage!("{} line {no}: {e}", file.display()))?;
+        if let Some(e) = event {
+            sink.event(&e);
+        }
+    }
+    feed.finish();
+    // The page stays served until Ctrl-C.
+    loop {
+        std::thread::park();
+    }
+}
+
+/// `--ui`: the page's feed as one more sink of a program's recorder (the page served
+/// at once); nothing without `--ui`.
+pub fn sinks(
+    wanted: bool,
+    page: &UiPage,
+    role: &str,
+    transport: &str,
+    max_message: usize,
+) -> anyhow::Result<Vec<Box<dyn Sink>>> {
+    if !wanted {
+        return Ok(Vec::new());
+    }
+    let feed = Feed::new(
+        transcript::Header::new(role, transport).to_json(),
+        page.ui_keep,
+    );
+    let sink = feed.sink(max_message);
+    start(feed, page)?;
+    Ok(vec![Box::new(sink)])
+}
+
+/// Serves `feed`'s page on 127.0.0.1 from a thread of its own, says its URL on
+/// stderr, and opens it in a browser with `--ui-open`.
+pub fn start(feed: Feed, page: &UiPage) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind(("127.0.0.1", page.ui_port)))
+        .map_err(|e| {
+            usage!(
+                "--ui-port {}: cannot listen on 127.0.0.1: {e}",
+                page.ui_port
+            )
+        })?;
+    let addr = listener.local_addr()?;
+    let token = mcp_raw_net::keys::random_token()?;
+    let ui = ui::Ui::new(feed, token);
+    let url = ui.url(addr);
+    std::thread::Builder::new()
+        .name("mcp-raw ui".into())
+        .spawn(move || {
+            if let Err(e) = runtime.block_on(ui::serve(listener, ui, std::future::pending())) {
+                log::error!("[mcp-raw] ui: {e}");
+            }
+        })?;
+    eprintln!("[mcp-raw] ui: {url}");
+    if page.ui_open {
+        open_browser(&url);
+    }
+    Ok(())
+}
+
+/// The default browser on `url` (xdg-open, open); a failure is said, not fatal.
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    let spawned = std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Err(e) = spawned {
+        eprintln!("[mcp-raw] ui: could not start {opener} ({e}); open the URL above yourself");
+    }
+}
+
+/// How often `--follow` looks for more of the file.
+const FOLLOW_POLL: Duration = Duration::from_millis(100);
+
+/// A file read line by line, never whole; with `follow`, waiting at its end for more.
+#[derive(Default)]
+struct Lines {
+    /// Bytes read past the last whole line.
+    pending: Vec<u8>,
+    /// Lines handed out so far.
+    no: usize,
+}
+
+impl Lines {
+    /// The next non-blank line and its number; `None` at the end of a file not followed.
+    fn next(
+        &mut self,
+        input: &mut std::fs::File,
+        file: &std::path::Path,
+        follow: bool,
+    ) -> anyhow::Result<Option<(usize, String)>> {
+        let mut buf = [0u8; 64 * 1024];
+        loop {
+            if let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.pending.drain(..=end).collect();
+                self.no += 1;
+                let text = String::from_utf8(line).map_err(|e| {
+                    usage!(
+                        "{}: {}",
+                        file.display(),
+                        transcript::not_utf8(e.as_bytes(), e.utf8_error().valid_up_to(), self.no)
+                    )
+                })?;
+                let text = text.trim_end();
+                if text.is_empty() {
+                    continue;
+                }
+                return Ok(Some((self.no, text.to_owned())));
+            }
+            let n = input
+                .read(&mut buf)
+                .map_err(|e| usage!("reading {}: {e}", file.display()))?;
+            if n > 0 {
+                self.pending.extend_from_slice(&buf[..n]);
+                continue;
+            }
+            if !follow {
+                // A last line without its newline is still a line.
+                if self.pending.is_empty() {
+                    return Ok(None);
+                }
+                self.pending.push(b'\n');
+                continue;
+            }
+            std::thread::sleep(FOLLOW_POLL);
+        }
+    }
+}

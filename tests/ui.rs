@@ -1,0 +1,360 @@
+//! `mcp-raw ui` and `--ui` through the real binary: the page's listener on loopback,
+//! who it refuses (a wrong token, a foreign Host or Origin) and in what words, the
+//! stream of a recording (whole, in order, resumed after `Last-Event-ID`), a file
+//! followed as it grows, and a live server's page. The page itself runs in Chromium
+//! in `scripts/ui.sh`.
+
+mod common;
+use common::BIN;
+use common::http_client::Reader;
+use mcp_raw_wire::rows::Rows;
+use mcp_raw_wire::transcript;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+
+/// A program started with a page: killed on drop.
+struct Page {
+    child: Child,
+    /// `127.0.0.1:PORT` of the page.
+    addr: String,
+    /// The token in its URL.
+    token: String,
+    /// The rest of its stderr, line by line.
+    stderr: std::io::Lines<BufReader<std::process::ChildStderr>>,
+}
+
+impl Drop for Page {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Page {
+    fn start(args: &[&str]) -> Page {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+        let line = stderr.next().unwrap().unwrap();
+        let url = line
+            .strip_prefix("[mcp-raw] ui: http://")
+            .unwrap_or_else(|| panic!("no page URL first on stderr: {line:?}"));
+        let (addr, token) = url.split_once("/?token=").unwrap();
+        assert_eq!(token.len(), 43, "32 random bytes, base64url: {token}");
+        Page {
+            addr: addr.to_owned(),
+            token: token.to_owned(),
+            child,
+            stderr,
+        }
+    }
+
+    /// `GET path` with these extra header lines; the whole response.
+    fn get(&self, path: &str, extra: &str) -> common::HttpReply {
+        let mut sock = TcpStream::connect(&self.addr).unwrap();
+        let head = format!(
+            "GET {path} HTTP/1.1\r\nHost: {}\r\n{extra}Connection: close\r\n\r\n",
+            self.addr
+        );
+        sock.write_all(head.as_bytes()).unwrap();
+        Reader::new(sock).reply()
+    }
+
+    /// The stream's events after `after` until the recording is whole: `(id, data)`.
+    fn events(&self, after: Option<usize>) -> Vec<(String, String)> {
+        let extra = after.map_or(String::new(), |n| format!("Last-Event-ID: {n}\r\n"));
+        let reply = self.get(&format!("/events?token={}", self.token), &extra);
+        assert_eq!(reply.header("content-type"), Some("text/event-stream"));
+        let mut out = Vec::new();
+        for e in reply.events() {
+            if e.event.as_deref() == Some("end") {
+                break;
+            }
+            if let Some(id) = &e.id {
+                out.push((id.clone(), e.data.clone()));
+            }
+        }
+        out
+    }
+}
+
+/// A page's stream read event by event, as the page's EventSource would.
+struct Events {
+    reader: Reader,
+    sse: mcp_raw_wire::sse::Decoder,
+    ready: std::collections::VecDeque<mcp_raw_wire::sse::Event>,
+}
+
+impl Events {
+    fn open(page: &Page) -> Events {
+        let mut sock = TcpStream::connect(&page.addr).unwrap();
+        let get = format!(
+            "GET /events?token={} HTTP/1.1\r\nHost: {}\r\n\r\n",
+            page.token, page.addr
+        );
+        sock.write_all(get.as_bytes()).unwrap();
+        let mut reader = Reader::new(sock);
+        assert_eq!(reader.head().status(), Some(200));
+        Events {
+            reader,
+            sse: mcp_raw_wire::sse::Decoder::new(),
+            ready: Default::default(),
+        }
+    }
+
+    /// The next event; panics when none comes within 5 s.
+    fn next(&mut self) -> mcp_raw_wire::sse::Event {
+        loop {
+            if let Some(e) = self.ready.pop_front() {
+                return e;
+            }
+            let deadline = std::time::Instant::now() + common::http_client::WAIT;
+            match self.reader.part(deadline) {
+                Some(mcp_raw_wire::http1::Part::Body(b)) => self.ready.extend(self.sse.feed(&b)),
+                Some(mcp_raw_wire::http1::Part::ChunkSize { .. }) => {}
+                other => panic!("the stream gave {other:?} instead of an event"),
+            }
+        }
+    }
+}
+
+/// What the stream must carry for `file`: each event's rows, read by the library.
+fn expected(file: &std::path::Path) -> Vec<(String, String)> {
+    let (_, events) = transcript::read(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let mut rows = Rows::with_max(mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE);
+    events
+        .iter()
+        .enumerate()
+        .map(|(n, e)| {
+            let data = serde_json::json!({"n": n, "rows": rows.feed(n, e)}).to_string();
+            (n.to_string(), data)
+        })
+        .collect()
+}
+
+fn demo_recording(dir: &std::path::Path, name: &str, demo: &str) -> std::path::PathBuf {
+    let file = dir.join(name);
+    let out = Command::new(BIN)
+        .args([demo, "--color", "never", "--record"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    file
+}
+
+#[test]
+fn a_recording_streams_whole_in_order_and_resumes_after_an_id() {
+    let dir = common::scratch("ui", "whole");
+    let file = demo_recording(&dir, "http.jsonl", "demo-http");
+    let page = Page::start(&["ui", file.to_str().unwrap()]);
+    let want = expected(&file);
+    assert!(want.len() > 20, "{}", want.len());
+    assert_eq!(page.events(None), want);
+    // A page back after event 9 gets 10 on: nothing lost, nothing twice.
+    assert_eq!(page.events(Some(9)), want[10..].to_vec());
+    // /info: the recording's header and how many events it holds.
+    let info = page.get(&format!("/info?token={}", page.token), "").json();
+    let header = std::fs::read_to_string(&file).unwrap();
+    let header: serde_json::Value = serde_json::from_str(header.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        info,
+        serde_json::json!({"header": header, "events": want.len()})
+    );
+}
+
+#[test]
+fn the_page_is_served_from_the_binary_and_the_data_only_with_the_token() {
+    let dir = common::scratch("ui", "refusals");
+    let file = demo_recording(&dir, "stdio.jsonl", "demo");
+    let page = Page::start(&["ui", file.to_str().unwrap()]);
+    let index = page.get("/", "");
+    assert_eq!(index.status, 200);
+    assert_eq!(
+        index.text(),
+        include_str!("../crates/tools/src/ui/page/index.html")
+    );
+    // Nothing the page loads may come from elsewhere, nor its URL leave in a Referer
+    // (`connection: close` is hyper answering the request's own).
+    let head = String::from_utf8_lossy(&index.raw);
+    let head = &head[..head.find("\r\n\r\n").unwrap() + 4];
+    let date = index.header("date").unwrap();
+    assert_eq!(
+        head.replace(date, "DATE"),
+        format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-security-policy: default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'\r\ncache-control: no-store\r\nreferrer-policy: no-referrer\r\nx-content-type-options: nosniff\r\nconnection: close\r\ncontent-length: {}\r\ndate: DATE\r\n\r\n",
+            index.body.len()
+        )
+    );
+    for (path, extra, status, text) in [
+        (
+            "/events".to_owned(),
+            String::new(),
+            403,
+            "Forbidden: the token is missing or wrong; open the URL printed when the ui started\n"
+                .to_owned(),
+        ),
+        (
+            "/info?token=nope".to_owned(),
+            String::new(),
+            403,
+            "Forbidden: the token is missing or wrong; open the URL printed when the ui started\n"
+                .to_owned(),
+        ),
+        (
+            format!("/events?token={}", page.token),
+            "Origin: http://127.0.0.1:1\r\n".to_owned(),
+            403,
+            format!(
+                "Forbidden: Origin \"http://127.0.0.1:1\" is not this page's own (http://{}); another page may not read the stream\n",
+                page.addr
+            ),
+        ),
+        (
+            "/nowhere".to_owned(),
+            String::new(),
+            404,
+            "Not Found: /nowhere (the page is at /)\n".to_owned(),
+        ),
+        (
+            format!("/events?token={}", page.token),
+            "Last-Event-ID: x\r\n".to_owned(),
+            400,
+            "Bad Request: Last-Event-ID \"x\" is not an event position this stream gave\n"
+                .to_owned(),
+        ),
+    ] {
+        let r = page.get(&path, &extra);
+        assert_eq!((r.status, r.text()), (status, text), "{path} {extra:?}");
+    }
+    // A name re-pointed at 127.0.0.1 (DNS rebinding): refused before anything else.
+    let mut sock = TcpStream::connect(&page.addr).unwrap();
+    sock.write_all(b"GET / HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let r = Reader::new(sock).reply();
+    assert_eq!(
+        (r.status, r.text()),
+        (403, "Forbidden: Host \"evil.example\" is not a host this server answers to (localhost, 127.0.0.1, [::1], or one given with --allow-host); DNS-rebinding protection\n".to_owned())
+    );
+    // The page's own origin may read.
+    let own = page.get(
+        &format!("/info?token={}", page.token),
+        &format!("Origin: http://{}\r\n", page.addr),
+    );
+    assert_eq!(own.status, 200);
+}
+
+#[test]
+fn a_followed_recording_streams_what_is_appended() {
+    let dir = common::scratch("ui", "follow");
+    let whole = demo_recording(&dir, "stdio.jsonl", "demo");
+    let text = std::fs::read_to_string(&whole).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // The header and three events first; the rest appended once the page is up.
+    let growing = dir.join("growing.jsonl");
+    std::fs::write(&growing, lines[..4].join("\n") + "\n").unwrap();
+    let page = Page::start(&["ui", "--follow", growing.to_str().unwrap()]);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&growing)
+        .unwrap();
+    f.write_all((lines[4..].join("\n") + "\n").as_bytes())
+        .unwrap();
+    drop(f);
+    // A followed file never ends: read the stream until it holds every event.
+    let want = expected(&whole);
+    let mut stream = Events::open(&page);
+    let mut got = Vec::new();
+    while got.len() < want.len() {
+        let e = stream.next();
+        if let Some(id) = e.id.clone() {
+            got.push((id, e.data.clone()));
+        }
+    }
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_live_server_shows_each_request_as_it_comes() {
+    let mut page = Page::start(&["serve", "--http", "--port", "0", "--ui"]);
+    let listening = page.stderr.next().unwrap().unwrap();
+    let mcp = listening
+        .split("listening on ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{listening}"))
+        .to_owned();
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            &mcp,
+            "--color",
+            "never",
+            "--call",
+            r#"add={"a":2,"b":3}"#,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The server's page holds the call and its answer, as the server saw them.
+    let mut stream = Events::open(&page);
+    let mut summaries = Vec::new();
+    while !summaries
+        .iter()
+        .any(|s: &String| s.starts_with("response") && s.ends_with("← tools/call (SSE data)"))
+    {
+        let e = stream.next();
+        let data: serde_json::Value = serde_json::from_str(&e.data).unwrap_or_default();
+        for row in data["rows"].as_array().into_iter().flatten() {
+            if row["kind"] == "msg" {
+                summaries.push(row["summary"].as_str().unwrap().to_owned());
+            }
+        }
+    }
+    let call = summaries
+        .iter()
+        .find(|s| s.starts_with("request tools/call"))
+        .unwrap_or_else(|| panic!("{summaries:?}"));
+    assert!(call.ends_with(" add (body)"), "{call}");
+}
+
+#[test]
+fn a_file_that_is_no_recording_is_refused_with_status_2() {
+    let dir = common::scratch("ui", "bad");
+    let not = dir.join("not.jsonl");
+    std::fs::write(&not, "{\"hello\": 1}\n").unwrap();
+    for (file, want) in [
+        (
+            dir.join("missing.jsonl"),
+            format!(
+                "mcp-raw: cannot read {}: No such file or directory (os error 2)\n",
+                dir.join("missing.jsonl").display()
+            ),
+        ),
+        (
+            not.clone(),
+            format!(
+                "mcp-raw: {} is not a transcript mcp-raw can read: line 1: {}\n",
+                not.display(),
+                transcript::header_of_line("{\"hello\": 1}").unwrap_err()
+            ),
+        ),
+    ] {
+        let out = Command::new(BIN).arg("ui").arg(&file).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(String::from_utf8_lossy(&out.stderr), want);
+    }
+}
