@@ -379,3 +379,6 @@ pub fn prefixed(prefix: &str) -> http::Config {
         ..http::Config::default()
     }
 }
+
+/// A client on the test's own (perhaps paused) runtime, and the log kept in memory.
+pub mod inproc;
