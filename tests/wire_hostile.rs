@@ -402,35 +402,39 @@ fn cookies_api_keys_introspected_tokens_and_passwords_are_masked_in_the_record()
     );
     drop(tap);
     let recorded = std::fs::read_to_string(&record).unwrap();
-    assert!(recorded.contains("X-Plain: visible"), "{recorded}");
-    assert!(
-        recorded.contains("token_type_hint=access_token"),
-        "{recorded}"
-    );
     assert!(
         !recorded.contains("SECRET"),
         "a secret recorded in clear: {recorded}"
     );
-    // The same lengths, each byte a `*`.
-    let stars = |secret: &str| "*".repeat(secret.len());
-    for masked in [
-        format!(
-            "Cookie: a={}; b={}",
-            stars("SECRETCOOKIE5"),
-            stars("SECRETCOOKIE6")
-        ),
-        format!("Set-Cookie: sid={}; Path=/; HttpOnly", stars("SECRETSID4")),
-        format!("X-Api-Key: {}", stars("SECRETKEY7")),
-        format!("X-Mine: {}", stars("SECRETMINE8")),
-        format!("token={}&", stars("SECRETTOKEN1")),
-        format!("password={}", stars("SECRETPASS2")),
-        format!(
-            "\\\"registration_access_token\\\":\\\"{}\\\"",
-            stars("SECRETREG3")
-        ),
-    ] {
-        assert!(recorded.contains(&masked), "{masked:?} not in {recorded}");
-    }
+    // The record holds both ways whole, each secret masked with a `*` per byte (the
+    // same lengths) and everything else as it crossed (`X-Plain: visible`,
+    // `token_type_hint=access_token`).
+    let secrets = [
+        "SECRETCOOKIE5",
+        "SECRETCOOKIE6",
+        "SECRETKEY7",
+        "SECRETMINE8",
+        "SECRETTOKEN1",
+        "SECRETPASS2",
+        "SECRETSID4",
+        "SECRETREG3",
+    ];
+    let masked = |text: &str| {
+        secrets
+            .iter()
+            .fold(text.to_owned(), |t, s| t.replace(s, &"*".repeat(s.len())))
+    };
+    use mcp_raw_wire::event::Dir;
+    let (_, events) = mcp_raw_wire::transcript::read(&recorded).unwrap();
+    let way = |d: Dir| {
+        String::from_utf8(mcp_raw_wire::recorder::concat(&events, |e| e.dir == d)).unwrap()
+    };
+    assert_eq!(way(Dir::ToServer), masked(&request));
+    assert_eq!(way(Dir::ToClient), masked(&reply));
+    assert_eq!(
+        masked(&request),
+        "POST /introspect HTTP/1.1\r\nHost: x\r\nCookie: a=*************; b=*************\r\nX-Api-Key: **********\r\nX-Mine: ***********\r\nX-Plain: visible\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 68\r\n\r\ntoken=************&token_type_hint=access_token&password=***********"
+    );
 }
 
 /// Reads until the peer closes (or 15 s pass); returns what came and how long after
@@ -489,7 +493,11 @@ fn the_http_tap_closes_half_sent_heads_and_idle_connections() {
         "a silent connection closed after {took:?}"
     );
     let (got, took) = read_until_closed(&mut idle, started);
-    assert!(got.starts_with("HTTP/1.1 404"), "{got}");
+    // The server's whole answer, passed on unchanged (its date aside).
+    assert_eq!(
+        golden::normalize(&got),
+        "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: 115\r\ndate: <date>\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Not Found: /nothing-here (the MCP endpoint is /mcp)\"}}"
+    );
     assert!(
         took >= Duration::from_millis(1500) && took < Duration::from_secs(12),
         "an idle connection closed after {took:?}"
@@ -678,6 +686,8 @@ fn a_server_request_replayed_over_http_goes_on_an_event_stream() {
         String::from_utf8_lossy(&out.stderr)
     );
     // The question reached the client, on the POST's event stream, before the result.
+    // (Not the whole view: where the 202 of the answer's own POST falls among the
+    // stream's events is a race between two connections.)
     let asked = shown.find("\"method\": \"sampling/createMessage\"");
     let result = shown.find("LLM response: sampled!");
     assert!(asked.is_some() && asked < result, "{shown}");
