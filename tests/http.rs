@@ -19,6 +19,13 @@ fn initialize_mints_a_uuid_session_and_answers_json() {
     let r = s.post(&[], &initialize("2025-11-25"));
     assert_eq!(r.status, 200);
     assert_eq!(r.header("content-type"), Some("application/json"));
+    assert_eq!(
+        r.text(),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"mcp-raw","version":"{}"}}}}}}"#,
+            env!("CARGO_PKG_VERSION")
+        )
+    );
     let id = r.header("mcp-session-id").unwrap();
     let uuid = uuid::Uuid::parse_str(id).unwrap();
     assert_eq!(uuid.get_version_num(), 4);
@@ -84,6 +91,10 @@ fn initialize_carrying_a_session_id_is_400() {
         r.json()["error"]["message"],
         "Bad Request: initialize must be sent without Mcp-Session-Id: it starts a new session"
     );
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: initialize must be sent without Mcp-Session-Id: it starts a new session"}}"#
+    );
 }
 
 #[test]
@@ -95,6 +106,10 @@ fn a_failed_initialize_creates_no_session() {
     );
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["error"]["code"], -32602);
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"initialize: missing params.protocolVersion"}}"#
+    );
     assert_eq!(r.header("mcp-session-id"), None);
 }
 
@@ -103,6 +118,10 @@ fn missing_session_is_400_and_unknown_is_404() {
     let s = InProcess::demo();
     let r = s.post(&[], LIST);
     assert_eq!(r.status, 400);
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: Mcp-Session-Id header is required; send initialize first to get one"}}"#
+    );
     assert_eq!(r.header("content-type"), Some("application/json"));
     let e = r.json();
     assert_eq!(e["id"], serde_json::Value::Null);
@@ -117,11 +136,19 @@ fn missing_session_is_400_and_unknown_is_404() {
         r.json()["error"]["message"],
         "Session not found: \"no-such-session\" is unknown or was terminated; send initialize without Mcp-Session-Id to start a new session"
     );
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found: \"no-such-session\" is unknown or was terminated; send initialize without Mcp-Session-Id to start a new session"}}"#
+    );
 
     let r = s.post(&session_header("bad id"), LIST);
     assert_eq!(
         r.status, 400,
         "a session id with a space is not visible ASCII"
+    );
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: Mcp-Session-Id must be visible ASCII (0x21-0x7E), got \"bad id\""}}"#
     );
 }
 
@@ -133,6 +160,10 @@ fn lifecycle_is_enforced_per_session() {
     let r = s.post(&session_header(&id), LIST);
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["error"]["code"], -32002);
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32002,"message":"Server not initialized: initialize was answered, but tools/list waits for notifications/initialized"}}"#
+    );
     let r = s.post(
         &session_header(&id),
         r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#,
@@ -163,6 +194,10 @@ fn tools_list_is_json_and_tools_call_is_one_sse_event() {
     let msgs = s.post(&session_header(&id), bad).sse_messages();
     assert_eq!(msgs.len(), 1);
     assert_eq!(msgs[0]["result"]["isError"], true);
+    assert_eq!(
+        s.post(&session_header(&id), bad).text(),
+        "data: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"argument \\\"a\\\" must be a number, got a string (\\\"x\\\")\"}],\"isError\":true}}\n\n"
+    );
 
     let r = s.post(
         &session_header(&id),
@@ -171,6 +206,10 @@ fn tools_list_is_json_and_tools_call_is_one_sse_event() {
     assert_eq!(
         r.json()["error"],
         json!({"code":-32601,"message":"Method not found: bogus"})
+    );
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"Method not found: bogus"}}"#
     );
 }
 
@@ -205,6 +244,11 @@ fn get_is_405_with_allow_and_a_reason() {
     );
     let r = s.request("PUT", &[], "");
     assert_eq!(r.status, 405);
+    assert_eq!(r.header("allow"), Some("POST, DELETE"));
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Method Not Allowed: PUT /mcp; use POST to send messages, DELETE to end a session"}}"#
+    );
 }
 
 #[test]
@@ -304,6 +348,10 @@ fn accept_content_type_and_size_are_checked() {
         &initialize("2025-11-25"),
     );
     assert_eq!(text.status, 415);
+    assert_eq!(
+        text.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Unsupported Media Type: Content-Type must be application/json, got \"text/plain\""}}"#
+    );
     let big = format!(
         r#"{{"jsonrpc":"2.0","method":"x","params":{{"pad":"{}"}}}}"#,
         "a".repeat(2000)
@@ -332,6 +380,10 @@ fn malformed_json_is_400_parse_error_and_other_paths_404() {
     let e = r.json();
     assert_eq!(e["id"], serde_json::Value::Null);
     assert_eq!(e["error"]["code"], -32700);
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: key must be a string at line 1 column 2"}}"#
+    );
     let r = s.raw(
         format!(
             "POST /other HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
@@ -363,6 +415,7 @@ fn batches_are_refused_after_2025_06_18_and_served_before() {
     let r = s.post(&session_header(&old), batch);
     assert_eq!(r.status, 200);
     assert_eq!(r.json(), json!([{"jsonrpc":"2.0","id":1,"result":{}}]));
+    assert_eq!(r.text(), r#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#);
     let r = s.post(
         &session_header(&old),
         r#"[{"jsonrpc":"2.0","method":"notifications/x"}]"#,
