@@ -113,6 +113,10 @@ fn validation_order_and_statuses() {
         &body(10, "tools/list", json!({})),
     );
     assert_eq!((r.status, error_code(&r)), (400, json!(-32020)));
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":10,"error":{"code":-32020,"message":"Header mismatch: the MCP-Protocol-Version header is required and must equal params._meta[\"io.modelcontextprotocol/protocolVersion\"]"}}"#
+    );
     assert_eq!(r.json()["id"], 10, "errors echo the request id");
 
     // 2. _meta missing or incomplete: -32602 with 400.
@@ -121,9 +125,17 @@ fn validation_order_and_statuses() {
         r#"{"jsonrpc":"2.0","id":11,"method":"server/discover","params":{}}"#,
     );
     assert_eq!((r.status, error_code(&r)), (400, json!(-32602)));
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":11,"error":{"code":-32602,"message":"params._meta must carry \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\": in 2026-07-28 every request declares its protocol version and client capabilities (basic/index \"_meta\")"}}"#
+    );
     let no_caps = json!({"jsonrpc":"2.0","id":12,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":V}}});
     let r = s.post(&std_headers("server/discover", None), &no_caps.to_string());
     assert_eq!((r.status, error_code(&r)), (400, json!(-32602)));
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":12,"error":{"code":-32602,"message":"params._meta must carry \"io.modelcontextprotocol/clientCapabilities\": in 2026-07-28 every request declares its protocol version and client capabilities (basic/index \"_meta\")"}}"#
+    );
     // clientInfo is optional.
     let no_info = json!({"jsonrpc":"2.0","id":13,"method":"server/discover","params":{"_meta":{
         "io.modelcontextprotocol/protocolVersion":V,"io.modelcontextprotocol/clientCapabilities":{}}}});
@@ -141,6 +153,10 @@ fn validation_order_and_statuses() {
     };
     let r = s.post(&std_headers("server/discover", None), &v999(14));
     assert_eq!((r.status, error_code(&r)), (400, json!(-32020)));
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":14,"error":{"code":-32020,"message":"Header mismatch: MCP-Protocol-Version header \"2026-07-28\" does not match params._meta version \"v999.0.0\""}}"#
+    );
 
     // 4. Both say v999.0.0: -32022 listing what is supported.
     let r = s.post(
@@ -151,6 +167,10 @@ fn validation_order_and_statuses() {
         &v999(15),
     );
     assert_eq!((r.status, error_code(&r)), (400, json!(-32022)));
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":15,"error":{"code":-32022,"message":"Unsupported protocol version: v999.0.0 (this server serves 2026-07-28 per request)","data":{"supported":["2026-07-28"],"requested":"v999.0.0"}}}"#
+    );
     assert_eq!(
         r.json()["error"]["data"],
         json!({"supported": [V], "requested": "v999.0.0"})
@@ -166,6 +186,17 @@ fn validation_order_and_statuses() {
     ] {
         let r = s.post(&std_headers(m, None), &body(16, m, json!({})));
         assert_eq!((r.status, error_code(&r)), (404, json!(-32601)), "{m}");
+        let why = if m == "unknown/method" {
+            String::new()
+        } else {
+            " (removed in 2026-07-28: there is no handshake or session; each request carries its own _meta)".to_owned()
+        };
+        assert_eq!(
+            r.text(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":16,"error":{{"code":-32601,"message":"Method not found: {m}{why}"}}}}"#
+            )
+        );
     }
 }
 
@@ -313,6 +344,10 @@ fn a_modern_only_server_refuses_legacy_clients_with_its_versions() {
     // A request without _meta or headers: a malformed modern request.
     let r = s.post(&[], r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
     assert_eq!((r.status, error_code(&r)), (400, json!(-32020)));
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: the MCP-Protocol-Version header is required and must equal params._meta[\"io.modelcontextprotocol/protocolVersion\"]"}}"#
+    );
     assert!(
         s.post(
             &std_headers("tools/list", None),
