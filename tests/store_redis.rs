@@ -12,6 +12,7 @@ mod common;
 use common::http_client::Stream;
 use common::{BIN, Http, HttpReply, HttpServer};
 use serde_json::{Value, json};
+use std::io::BufRead;
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -62,24 +63,33 @@ impl Redis {
             return None;
         }
         let dir = common::scratch("store", name);
-        let child = Command::new("redis-server")
+        let mut child = Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
             .arg("--dir")
             .arg(&dir)
             .args(extra)
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn redis-server");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "redis-server did not listen on {port}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
+        // Redis logs `Ready to accept connections` on stdout once every listener (TCP
+        // and TLS) is bound: awaited, not polled. The rest of its log is drained.
+        let mut log = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut said = String::new();
+        loop {
+            let line = log
+                .next()
+                .unwrap_or_else(|| panic!("redis-server exited before listening on {port}: {said}"))
+                .unwrap();
+            said.push_str(&line);
+            said.push('\n');
+            if line.contains("Ready to accept connections") {
+                break;
+            }
         }
+        std::thread::spawn(move || log.for_each(drop));
+        assert!(TcpStream::connect(("127.0.0.1", port)).is_ok(), "{said}");
         Some(Redis { child, port })
     }
 
@@ -609,14 +619,11 @@ impl TlsRedis {
                 "+@all",
             ],
         )?;
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", tls_port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "redis-server did not listen on its TLS port {tls_port}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        // Ready (above) means its TLS port listens too.
+        assert!(
+            TcpStream::connect(("127.0.0.1", tls_port)).is_ok(),
+            "redis-server does not listen on its TLS port {tls_port}"
+        );
         Some(TlsRedis {
             redis,
             tls_port,
