@@ -128,9 +128,12 @@ fn both_eras_through_the_bridge_and_a_recording_of_every_lane() {
         &session,
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_simple_text","arguments":{}}}"#,
     );
-    let r = response(&call);
-    assert_eq!(r["id"], 3);
-    assert_eq!(r["result"]["content"][0]["type"], "text", "{r}");
+    // The whole stream: its priming event, then the child's answer, as the child
+    // wrote it (the client's id 3 kept).
+    assert_eq!(
+        call.text(),
+        "id: 2-0\ndata: \n\nid: 2-1\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"This is a simple text response for testing.\"}]}}\n\n"
+    );
 
     // A progress notification travels on its request's stream, before the response.
     let call = post(
@@ -138,14 +141,20 @@ fn both_eras_through_the_bridge_and_a_recording_of_every_lane() {
         &session,
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"test_tool_with_progress","arguments":{},"_meta":{"progressToken":"p"}}}"#,
     );
-    let messages = call.sse_messages();
-    assert!(
-        messages
-            .iter()
-            .any(|m| m["method"] == "notifications/progress" && m["params"]["progressToken"] == "p"),
-        "{messages:?}"
+    let progress = |n: u32, at: &str| {
+        format!(
+            "id: 3-{n}\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"p\",\"progress\":{at},\"total\":100.0,\"message\":\"step {n} of 3\"}}}}\n\n"
+        )
+    };
+    assert_eq!(
+        call.text(),
+        format!(
+            "id: 3-0\ndata: \n\n{}{}{}id: 3-4\ndata: {{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"Progress test completed.\"}}]}}}}\n\n",
+            progress(1, "0.0"),
+            progress(2, "50.0"),
+            progress(3, "100.0")
+        )
     );
-    assert_eq!(messages.last().unwrap()["id"], 4);
 
     // Modern: the shared child answers; the id is the client's again.
     let (headers, body) = modern("tools/list", None, json!({}));
@@ -162,9 +171,14 @@ fn both_eras_through_the_bridge_and_a_recording_of_every_lane() {
         json!({"name": "test_simple_text", "arguments": {}}),
     );
     let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let r = response(&post(&b, &headers, &body));
-    assert_eq!(r["id"], 9);
-    assert_eq!(r["result"]["content"][0]["type"], "text", "{r}");
+    // The whole stream: the shared child's answer under the client's id 9 again.
+    assert_eq!(
+        post(&b, &headers, &body).text(),
+        format!(
+            "data: {{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{{\"resultType\":\"complete\",\"content\":[{{\"type\":\"text\",\"text\":\"This is a simple text response for testing.\"}}],\"_meta\":{{\"io.modelcontextprotocol/serverInfo\":{{\"name\":\"mcp-raw\",\"version\":\"{}\"}}}}}}}}\n\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
 
     // A session id the bridge never minted: 404, from the same HTTP rules as serve's.
     let r = post(
@@ -176,6 +190,10 @@ fn both_eras_through_the_bridge_and_a_recording_of_every_lane() {
         r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
     );
     assert_eq!(r.status, 404, "{}", r.text());
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found: \"no-such-session\" is unknown or was terminated; send initialize without Mcp-Session-Id to start a new session"}}"#
+    );
 
     // DELETE ends the session and its child; the id is 404 from then on.
     let gone = exchange(
