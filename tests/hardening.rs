@@ -779,6 +779,12 @@ fn the_events_and_streams_kept_for_resuming_are_flags() {
     assert_ne!(second, third);
     let r = resume(&s, &sid, &format!("{first}-0"));
     assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(
+        r.text(),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32600,"message":"Bad Request: Last-Event-ID \"{first}-0\" names no stream of this session (expected <stream>-<n>, as sent in an id: line)"}}}}"#
+        )
+    );
     assert_eq!(resume(&s, &sid, &format!("{third}-0")).status, 200);
 }
 
@@ -1059,7 +1065,17 @@ fn method_with_result_and_non_object_params_are_invalid_requests_on_stdio() {
 fn method_with_result_and_non_object_params_are_invalid_requests_over_http() {
     let s = InProcess::demo();
     let sid = s.open_session("2025-11-25");
-    for (line, id) in malformed() {
+    // What each refusal says, in the order of `malformed()`.
+    let says = [
+        r#"a message has \"method\" (a request or notification) or \"result\" (a response), not both"#,
+        r#"a message has \"method\" (a request or notification) or \"error\" (a response), not both"#,
+        r#"\"params\" must be an object (MCP params are named) or absent, got an array []"#,
+        r#"\"params\" must be an object (MCP params are named) or absent, got an array [1]"#,
+        r#"\"params\" must be an object (MCP params are named) or absent, got null null"#,
+        r#"\"params\" must be an object (MCP params are named) or absent, got a string \"echo\""#,
+    ];
+    assert_eq!(says.len(), malformed().len());
+    for ((line, id), says) in malformed().into_iter().zip(says) {
         let r = s.post(
             &[
                 ("Mcp-Session-Id", &sid),
@@ -1068,6 +1084,13 @@ fn method_with_result_and_non_object_params_are_invalid_requests_over_http() {
             line,
         );
         assert_eq!(r.status, 400, "{line}: {}", r.text());
+        assert_eq!(
+            r.text(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600,"message":"Invalid Request: {says}"}}}}"#
+            ),
+            "{line}"
+        );
         let e = r.json();
         assert_eq!(e["id"], id, "{line} -> {e}");
         assert_eq!(e["error"]["code"], -32600, "{line} -> {e}");
@@ -1097,14 +1120,33 @@ fn a_modern_tool_never_asks_what_the_request_did_not_declare() {
             ("Mcp-Name", tool),
         ]
     };
-    for (tool, cap) in [
-        ("test_input_required_result_elicitation", "elicitation"),
-        ("test_input_required_result_sampling", "sampling"),
-        ("test_input_required_result_list_roots", "roots"),
-        ("test_sampling", "sampling"),
+    for (tool, cap, asks) in [
+        (
+            "test_input_required_result_elicitation",
+            "elicitation",
+            "elicitation/create",
+        ),
+        (
+            "test_input_required_result_sampling",
+            "sampling",
+            "sampling/createMessage",
+        ),
+        (
+            "test_input_required_result_list_roots",
+            "roots",
+            "roots/list",
+        ),
+        ("test_sampling", "sampling", "sampling/createMessage"),
     ] {
         let r = s.post(&headers(tool), &call(tool, json!({})));
         assert_eq!(r.status, 400, "{tool}: {}", r.text());
+        assert_eq!(
+            r.text(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":7,"error":{{"code":-32021,"message":"Missing required client capability: {cap} (asking the client {asks} needs it; declare it in params._meta[\"io.modelcontextprotocol/clientCapabilities\"] in 2026-07-28, in initialize's capabilities in 2025-11-25)","data":{{"requiredCapabilities":{{"{cap}":{{}}}}}}}}}}"#
+            ),
+            "{tool}"
+        );
         let e = r.json();
         assert_eq!(e["error"]["code"], -32021, "{tool}: {e}");
         assert_eq!(
