@@ -385,7 +385,31 @@ fn the_bridge_runs_at_most_max_children() {
 #[test]
 fn a_child_that_never_answers_times_out() {
     let dir = common::scratch("bridge", "silent");
+    // What the child hears goes into a FIFO this test reads: each line awaited as it
+    // comes, no polling of a file.
     let heard = dir.join("heard");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&heard)
+            .status()
+            .is_ok_and(|s| s.success()),
+        "mkfifo {}",
+        heard.display()
+    );
+    let (lines, said) = std::sync::mpsc::channel();
+    {
+        let heard = heard.clone();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            // Opening blocks until the child opens its end.
+            let fifo = std::fs::File::open(&heard).unwrap();
+            for line in std::io::BufReader::new(fifo).lines().map_while(Result::ok) {
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+    }
     let script = format!("cat > {}", heard.display());
     let b = bridge(
         &["--probe-timeout", "0", "--request-timeout", "1"],
@@ -404,15 +428,23 @@ fn a_child_that_never_answers_times_out() {
     );
     assert!(waited >= Duration::from_millis(900), "{waited:?}");
     assert!(waited < Duration::from_secs(10), "{waited:?}");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let said = loop {
-        let said = std::fs::read_to_string(&heard).unwrap_or_default();
-        if said.contains("notifications/cancelled") || Instant::now() > deadline {
-            break said;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert!(said.contains("notifications/cancelled"), "{said}");
+    // The child heard initialize, then its cancellation (2025-11-25
+    // basic/utilities/cancellation), each line whole.
+    let first = said
+        .recv_timeout(Duration::from_secs(5))
+        .expect("initialize");
+    assert_eq!(
+        first,
+        initialize("2025-11-25"),
+        "the client's line, as it sent it"
+    );
+    let second = said
+        .recv_timeout(Duration::from_secs(5))
+        .expect("notifications/cancelled");
+    assert_eq!(
+        second,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"the HTTP client stopped waiting for this request"}}"#
+    );
 }
 
 /// Issue 30 §16: like `tap`, beyond loopback only with --allow-remote, unless
