@@ -128,9 +128,12 @@ fn both_eras_through_the_bridge_and_a_recording_of_every_lane() {
         &session,
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_simple_text","arguments":{}}}"#,
     );
-    let r = response(&call);
-    assert_eq!(r["id"], 3);
-    assert_eq!(r["result"]["content"][0]["type"], "text", "{r}");
+    // The whole stream: its priming event, then the child's answer, as the child
+    // wrote it (the client's id 3 kept).
+    assert_eq!(
+        call.text(),
+        "id: 2-0\ndata: \n\nid: 2-1\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"This is a simple text response for testing.\"}]}}\n\n"
+    );
 
     // A progress notification travels on its request's stream, before the response.
     let call = post(
@@ -138,14 +141,20 @@ fn both_eras_through_the_bridge_and_a_recording_of_every_lane() {
         &session,
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"test_tool_with_progress","arguments":{},"_meta":{"progressToken":"p"}}}"#,
     );
-    let messages = call.sse_messages();
-    assert!(
-        messages
-            .iter()
-            .any(|m| m["method"] == "notifications/progress" && m["params"]["progressToken"] == "p"),
-        "{messages:?}"
+    let progress = |n: u32, at: &str| {
+        format!(
+            "id: 3-{n}\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"p\",\"progress\":{at},\"total\":100.0,\"message\":\"step {n} of 3\"}}}}\n\n"
+        )
+    };
+    assert_eq!(
+        call.text(),
+        format!(
+            "id: 3-0\ndata: \n\n{}{}{}id: 3-4\ndata: {{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"Progress test completed.\"}}]}}}}\n\n",
+            progress(1, "0.0"),
+            progress(2, "50.0"),
+            progress(3, "100.0")
+        )
     );
-    assert_eq!(messages.last().unwrap()["id"], 4);
 
     // Modern: the shared child answers; the id is the client's again.
     let (headers, body) = modern("tools/list", None, json!({}));
@@ -162,9 +171,14 @@ fn both_eras_through_the_bridge_and_a_recording_of_every_lane() {
         json!({"name": "test_simple_text", "arguments": {}}),
     );
     let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let r = response(&post(&b, &headers, &body));
-    assert_eq!(r["id"], 9);
-    assert_eq!(r["result"]["content"][0]["type"], "text", "{r}");
+    // The whole stream: the shared child's answer under the client's id 9 again.
+    assert_eq!(
+        post(&b, &headers, &body).text(),
+        format!(
+            "data: {{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{{\"resultType\":\"complete\",\"content\":[{{\"type\":\"text\",\"text\":\"This is a simple text response for testing.\"}}],\"_meta\":{{\"io.modelcontextprotocol/serverInfo\":{{\"name\":\"mcp-raw\",\"version\":\"{}\"}}}}}}}}\n\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
 
     // A session id the bridge never minted: 404, from the same HTTP rules as serve's.
     let r = post(
@@ -176,6 +190,10 @@ fn both_eras_through_the_bridge_and_a_recording_of_every_lane() {
         r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
     );
     assert_eq!(r.status, 404, "{}", r.text());
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found: \"no-such-session\" is unknown or was terminated; send initialize without Mcp-Session-Id to start a new session"}}"#
+    );
 
     // DELETE ends the session and its child; the id is 404 from then on.
     let gone = exchange(
@@ -226,7 +244,7 @@ fn both_eras_through_the_bridge_and_a_recording_of_every_lane() {
 #[test]
 fn a_child_that_exits_gives_an_error_and_the_bridge_goes_on() {
     let mut b = bridge(&["--probe-timeout", "0"], &["sh", "-c", "exit 3"]);
-    for _ in 0..2 {
+    for child in 1..=2 {
         let r = post(&b, &[], &initialize("2025-11-25"));
         assert_eq!(r.status, 200);
         assert!(
@@ -236,7 +254,10 @@ fn a_child_that_exits_gives_an_error_and_the_bridge_goes_on() {
         let e = &response(&r)["error"];
         assert_eq!(e["code"], -32603, "{e}");
         let message = e["message"].as_str().unwrap();
-        assert!(message.contains("exit status: 3"), "{message}");
+        assert_eq!(
+            message,
+            format!("the stdio server (child {child}) is gone: it exited with exit status: 3")
+        );
     }
     let (headers, body) = modern("tools/list", None, json!({}));
     let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -260,8 +281,10 @@ fn a_child_that_writes_garbage_gives_an_error_quoting_it() {
     let e = &response(&r)["error"];
     assert_eq!(e["code"], -32603, "{e}");
     let message = e["message"].as_str().unwrap();
-    assert!(message.contains("not JSON"), "{message}");
-    assert!(message.contains("\"not json at all\""), "{message}");
+    assert_eq!(
+        message,
+        "the stdio server (child 1) wrote a line that is not JSON (expected ident at line 1 column 2): \"not json at all\""
+    );
     assert!(logs(&b, "not json at all"));
     assert!(b.alive());
 }
@@ -344,9 +367,9 @@ fn the_bridge_runs_at_most_max_children() {
     assert!(r.header("mcp-session-id").is_none(), "{}", r.text());
     let e = &response(&r)["error"];
     assert_eq!(e["code"], -32603, "{e}");
-    assert!(
-        e["message"].as_str().unwrap().contains("--max-children 1"),
-        "{e}"
+    assert_eq!(
+        e["message"],
+        "the bridge runs 1 stdio servers already, the most it keeps (bridge --max-children 1): end a session with DELETE, or retry later"
     );
     let r = exchange(
         &b.addr,
@@ -362,7 +385,31 @@ fn the_bridge_runs_at_most_max_children() {
 #[test]
 fn a_child_that_never_answers_times_out() {
     let dir = common::scratch("bridge", "silent");
+    // What the child hears goes into a FIFO this test reads: each line awaited as it
+    // comes, no polling of a file.
     let heard = dir.join("heard");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&heard)
+            .status()
+            .is_ok_and(|s| s.success()),
+        "mkfifo {}",
+        heard.display()
+    );
+    let (lines, said) = std::sync::mpsc::channel();
+    {
+        let heard = heard.clone();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            // Opening blocks until the child opens its end.
+            let fifo = std::fs::File::open(&heard).unwrap();
+            for line in std::io::BufReader::new(fifo).lines().map_while(Result::ok) {
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+    }
     let script = format!("cat > {}", heard.display());
     let b = bridge(
         &["--probe-timeout", "0", "--request-timeout", "1"],
@@ -375,22 +422,29 @@ fn a_child_that_never_answers_times_out() {
     let e = &response(&r)["error"];
     assert_eq!(e["code"], -32603, "{e}");
     let message = e["message"].as_str().unwrap();
-    assert!(
-        message.contains("did not answer initialize within 1 s")
-            && message.contains("--request-timeout"),
-        "{message}"
+    assert_eq!(
+        message,
+        "the stdio server (child 1) did not answer initialize within 1 s (bridge --request-timeout); the request was cancelled at the server"
     );
     assert!(waited >= Duration::from_millis(900), "{waited:?}");
     assert!(waited < Duration::from_secs(10), "{waited:?}");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let said = loop {
-        let said = std::fs::read_to_string(&heard).unwrap_or_default();
-        if said.contains("notifications/cancelled") || Instant::now() > deadline {
-            break said;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert!(said.contains("notifications/cancelled"), "{said}");
+    // The child heard initialize, then its cancellation (2025-11-25
+    // basic/utilities/cancellation), each line whole.
+    let first = said
+        .recv_timeout(Duration::from_secs(5))
+        .expect("initialize");
+    assert_eq!(
+        first,
+        initialize("2025-11-25"),
+        "the client's line, as it sent it"
+    );
+    let second = said
+        .recv_timeout(Duration::from_secs(5))
+        .expect("notifications/cancelled");
+    assert_eq!(
+        second,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"the HTTP client stopped waiting for this request"}}"#
+    );
 }
 
 /// Issue 30 §16: like `tap`, beyond loopback only with --allow-remote, unless
@@ -405,10 +459,11 @@ fn a_bridge_or_server_beyond_loopback_needs_allow_remote() {
         }
         let out = command.output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{sub:?}: {err}");
-        assert!(
-            err.contains("--host 0.0.0.0") && err.contains("--allow-remote"),
-            "{sub:?}: {err}"
+        assert_eq!(out.status.code(), Some(1), "{sub:?}: {err}");
+        assert_eq!(
+            err,
+            "mcp-raw: --host 0.0.0.0: not a loopback address, and no --auth-server protects it (anyone who can reach it could use it); add --allow-remote to listen there anyway\n",
+            "{sub:?}"
         );
         for allowed in [
             &["--allow-remote"][..],

@@ -19,7 +19,7 @@
 //!   each view.
 
 mod common;
-use common::{BIN, HttpServer, golden};
+use common::{BIN, InProcess, golden};
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -372,7 +372,8 @@ fn the_client_shows_the_wire_over_stdio_and_http() {
         stdio.extend(["--", BIN, "serve"]);
         golden::check(&format!("client/stdio-{view}.txt"), &ok(&stdio));
 
-        let server = HttpServer::start(&[]);
+        // The client is the subject; the server it talks to runs in-process.
+        let server = InProcess::demo();
         let url = format!("http://{}/mcp", server.addr);
         args.push(&url);
         golden::check(&format!("client/http-{view}.txt"), &ok(&args));

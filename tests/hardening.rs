@@ -1,10 +1,19 @@
-//! What a slow, stuck, abusive or malformed client gets, through the real binary:
-//! each limit of `serve --http` (timeouts, counts, the lingering close), each message
-//! the server refuses, and what ending a session frees. One test per finding of the
-//! hardening issue; each failed on the code before it.
+//! What a slow, stuck, abusive or malformed client gets: each limit of `serve --http`
+//! (timeouts, counts, the lingering close), each message the server refuses, and what
+//! ending a session frees. One test per finding of the hardening issue; each failed
+//! on the code before it.
+//!
+//! The server runs in-process with the `http::Limits` the flags set. A test whose
+//! subject is a timeout serves on its own runtime on tokio's paused clock
+//! (`serve_here`, `common::inproc`): the limit fires when every task waits, so it takes
+//! no wall time and the close is seen at the limit exactly. The binary runs only where
+//! the process is the subject: its descriptors (`ulimit -n`), its memory, stdio, and
+//! the other subcommands' listeners.
 
 mod common;
-use common::{BIN, Http, HttpServer, initialize};
+use common::inproc;
+use common::{BIN, Http, HttpServer, InProcess, conformance_server, demo_server, initialize};
+use mcp_raw_net::transport::http::{self, Limits};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;
@@ -26,6 +35,8 @@ impl Conn {
         stream
             .set_read_timeout(Some(Duration::from_millis(50)))
             .unwrap();
+        // Each write goes out at once (no Nagle wait on the server's delayed ACK).
+        stream.set_nodelay(true).unwrap();
         Conn {
             stream,
             got: Vec::new(),
@@ -84,6 +95,32 @@ fn reply_of(c: &Conn) -> common::HttpReply {
     common::http_client::reply_in(&c.got)
 }
 
+fn secs(n: u64) -> Duration {
+    Duration::from_secs(n)
+}
+
+/// `server` with `limits` on this test's runtime (perhaps paused): its address.
+async fn here(server: std::sync::Arc<mcp_raw_core::Server>, limits: Limits) -> String {
+    common::serve_here(
+        server,
+        http::Config {
+            limits,
+            ..http::Config::default()
+        },
+    )
+    .await
+    .0
+}
+
+/// A close seen on the paused clock: at the limit, and not a tick after it (the
+/// clock jumps straight to the server's timer).
+fn at_the_limit(what: &str, took: Duration, limit: Duration) {
+    assert!(
+        took >= limit && took < limit + Duration::from_millis(100),
+        "{what}: closed after {took:?}, the limit is {limit:?}"
+    );
+}
+
 /// Polls `f` until it holds or `within` passes.
 fn eventually(within: Duration, mut f: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + within;
@@ -100,82 +137,96 @@ fn eventually(within: Duration, mut f: impl FnMut() -> bool) -> bool {
 
 // ---- 1. header and idle timeouts --------------------------------------------------
 
-#[test]
-fn a_half_sent_head_and_a_silent_connection_are_closed_after_the_header_timeout() {
-    let s = HttpServer::start(&["--header-timeout", "1", "--idle-timeout", "60"]);
-    let opened = Instant::now();
-    let mut half = Conn::open(&s.addr);
-    half.send(b"POST /mc");
-    let mut silent = Conn::open(&s.addr);
+#[tokio::test(start_paused = true)]
+async fn a_half_sent_head_and_a_silent_connection_are_closed_after_the_header_timeout() {
+    let limits = Limits {
+        header_timeout: secs(1),
+        idle_timeout: secs(60),
+        ..Limits::default()
+    };
+    let addr = here(demo_server(), limits).await;
+    let opened = tokio::time::Instant::now();
+    let mut half = inproc::Conn::open(&addr).await;
+    half.send(b"POST /mc").await;
+    let mut silent = inproc::Conn::open(&addr).await;
     for (what, c) in [("half a request line", &mut half), ("nothing", &mut silent)] {
-        c.closed_within(Duration::from_secs(5))
+        c.closed_within(secs(5))
+            .await
             .unwrap_or_else(|| panic!("a client that sent {what} is still connected after 5 s"));
-        let took = opened.elapsed();
-        assert!(
-            took >= Duration::from_millis(700),
-            "{what}: closed after {took:?}"
-        );
+        at_the_limit(what, opened.elapsed(), secs(1));
+        assert_eq!(c.text(), "", "{what}: closed without a word");
     }
     // The server still serves everyone else.
-    let r = s.post(&[], &initialize("2025-11-25"));
+    let r = inproc::post(&addr, &[], &initialize("2025-11-25")).await;
     assert_eq!(r.status, 200);
 }
 
-#[test]
-fn an_idle_keep_alive_connection_is_closed_but_a_long_stream_is_not() {
-    let s = HttpServer::start(&[
-        "--fixture",
-        "conformance",
-        "--idle-timeout",
-        "1",
-        "--header-timeout",
-        "30",
-    ]);
+#[tokio::test(start_paused = true)]
+async fn an_idle_keep_alive_connection_is_closed_but_a_long_stream_is_not() {
+    let limits = Limits {
+        idle_timeout: secs(1),
+        header_timeout: secs(30),
+        ..Limits::default()
+    };
+    let addr = here(conformance_server(), limits).await;
     // One request, answered, then nothing: idle.
-    let mut c = Conn::open(&s.addr);
-    c.send(&post_bytes(&s.addr, "", &initialize("2025-11-25")));
-    c.read_until(Duration::from_secs(5), |b| {
+    let mut c = inproc::Conn::open(&addr).await;
+    c.send(&post_bytes(&addr, "", &initialize("2025-11-25")))
+        .await;
+    c.read_until(secs(5), |b| {
         String::from_utf8_lossy(b).contains("\"result\"")
-    });
-    assert!(c.has("HTTP/1.1 200"), "{}", c.text());
+    })
+    .await;
+    assert_eq!(c.reply().status, 200, "{}", c.text());
     let took = c
-        .closed_within(Duration::from_secs(5))
-        .expect("an idle keep-alive connection outlived --idle-timeout 1");
-    assert!(took >= Duration::from_millis(700), "closed after {took:?}");
+        .closed_within(secs(5))
+        .await
+        .expect("an idle keep-alive connection outlived the idle timeout of 1 s");
+    at_the_limit("idle", took, secs(1));
 
     // A GET stream with nothing to say for longer than the idle timeout stays open:
     // a request in flight is not idle.
-    let sid = s.open_session("2025-11-25");
-    let mut get = Conn::open(&s.addr);
+    let sid = inproc::open_session(&addr, "2025-11-25").await;
+    let mut get = inproc::Conn::open(&addr).await;
     get.send(
         format!(
-            "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n",
-            s.addr
+            "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n"
         )
         .as_bytes(),
-    );
-    get.read_until(Duration::from_secs(5), common::http_client::has_head);
-    assert!(get.has("HTTP/1.1 200"), "{}", get.text());
-    assert_eq!(get.closed_within(Duration::from_millis(2500)), None);
+    )
+    .await;
+    get.read_until(secs(5), common::http_client::has_head).await;
+    assert_eq!(get.reply().status, 200, "{}", get.text());
+    assert_eq!(get.closed_within(Duration::from_millis(2500)).await, None);
     // ... and still delivers.
-    let r = s.post(
+    let r = inproc::post(
+        &addr,
         &[("Mcp-Session-Id", &sid), ("MCP-Protocol-Version", "2025-11-25")],
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_trigger_tool_change"}}"#,
-    );
+    )
+    .await;
     assert_eq!(r.status, 200);
-    get.read_until(Duration::from_secs(5), |b| {
+    get.read_until(secs(5), |b| {
         String::from_utf8_lossy(b).contains("notifications/tools/list_changed")
-    });
-    assert!(
-        get.has("notifications/tools/list_changed"),
+    })
+    .await;
+    // The stream's whole body so far: that one event.
+    assert_eq!(
+        get.reply().text(),
+        "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\",\"params\":{}}\n\n",
         "{}",
         get.text()
     );
 }
 
-#[test]
-fn a_client_that_stops_reading_is_closed_after_the_write_timeout() {
-    let s = HttpServer::start(&["--write-timeout", "1"]);
+#[tokio::test(start_paused = true)]
+async fn a_client_that_stops_reading_is_closed_after_the_write_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let limits = Limits {
+        write_timeout: secs(1),
+        ..Limits::default()
+    };
+    let addr = here(demo_server(), limits).await;
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -184,49 +235,67 @@ fn a_client_that_stops_reading_is_closed_after_the_write_timeout() {
     let big = "x".repeat(2 * 1024 * 1024);
     let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":big},"_meta":meta}}).to_string();
     let one = post_bytes(
-        &s.addr,
+        &addr,
         "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n",
         &call,
     );
     let requests = 8;
-    let mut c = Conn::open(&s.addr);
+    let opened = tokio::time::Instant::now();
+    let c = inproc::Conn::open(&addr).await;
+    let (mut read, mut write) = c.stream.into_split();
     // Pipelined requests whose answers (16 MiB) outgrow the socket buffers; the client
-    // writes them from another thread and never reads.
-    let mut writer = c.stream.try_clone().unwrap();
-    let sent = std::thread::spawn(move || {
+    // writes them from another task and never reads.
+    let sent = tokio::spawn(async move {
         for _ in 0..requests {
-            if writer.write_all(&one).is_err() {
+            if write.write_all(&one).await.is_err() {
                 break;
             }
         }
     });
-    std::thread::sleep(Duration::from_secs(3));
-    // Now read: what the kernel buffered, then the end — not every answer.
-    let start = Instant::now();
+    tokio::time::sleep(secs(3)).await;
+    // Now read: what the kernel buffered, then the end — not every answer. (Were the
+    // limit not kept, reading would let the server go on, and only the idle timeout
+    // of 60 s would close the connection.)
+    let mut got = Vec::new();
+    let closed = tokio::time::timeout(secs(10), read.read_to_end(&mut got)).await;
     assert!(
-        c.closed_within(Duration::from_secs(10)).is_some(),
-        "the connection of a client that stopped reading is still open"
+        closed.is_ok(),
+        "the connection of a client that stopped reading is still open after {:?}",
+        opened.elapsed()
     );
-    let answers = c.text().matches("HTTP/1.1 200").count();
+    let answers = String::from_utf8_lossy(&got)
+        .matches("HTTP/1.1 200")
+        .count();
     assert!(
         answers < requests,
         "{answers} answers, all of them: nothing was cut"
     );
-    assert!(start.elapsed() < Duration::from_secs(10));
-    let _ = sent.join();
-    assert_eq!(s.post(&[], &initialize("2025-11-25")).status, 200);
+    let _ = sent.await;
+    let r = inproc::post(&addr, &[], &initialize("2025-11-25")).await;
+    assert_eq!(r.status, 200);
 }
 
 #[test]
 fn a_head_too_large_or_with_too_many_fields_gets_431() {
-    let s = HttpServer::start(&["--max-header-bytes", "4096", "--max-headers", "20"]);
+    let s = InProcess::limited(
+        demo_server(),
+        Limits {
+            max_header_bytes: 4096,
+            max_headers: 20,
+            ..Limits::default()
+        },
+    );
     let big = format!("X-Pad: {}\r\n", "a".repeat(8192));
     let many: String = (0..30).map(|i| format!("X-F{i}: v\r\n")).collect();
     for extra in [big, many] {
         let mut c = Conn::open(&s.addr);
         c.send(&post_bytes(&s.addr, &extra, &initialize("2025-11-25")));
         c.read_until(Duration::from_secs(5), |_| false);
-        assert!(c.has("HTTP/1.1 431"), "{}", c.text());
+        // The whole response, its date aside.
+        assert_eq!(
+            common::golden::normalize(&c.text()),
+            "HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\ndate: <date>\r\n\r\n"
+        );
     }
     // Within the limits, served.
     let r = s.post(&[("X-Pad", "a")], &initialize("2025-11-25"));
@@ -235,97 +304,124 @@ fn a_head_too_large_or_with_too_many_fields_gets_431() {
 
 // ---- 2. body timeout --------------------------------------------------------------
 
-#[test]
-fn a_trickled_body_gets_408_after_the_body_timeout() {
-    let s = HttpServer::start(&["--body-timeout", "1"]);
-    let mut c = Conn::open(&s.addr);
-    c.send(post_head(&s.addr, "", 100).as_bytes());
-    c.send(br#"{"jsonrpc":"2.0","#);
-    let start = Instant::now();
-    c.read_until(Duration::from_secs(5), |b| {
-        String::from_utf8_lossy(b).contains("}}")
-    });
-    assert!(c.has("HTTP/1.1 408 Request Timeout"), "{}", c.text());
-    assert!(start.elapsed() >= Duration::from_millis(700));
-    let e = reply_of(&c).json();
-    assert_eq!(e["error"]["code"], -32600);
+#[tokio::test(start_paused = true)]
+async fn a_trickled_body_gets_408_after_the_body_timeout() {
+    let limits = Limits {
+        body_timeout: secs(1),
+        ..Limits::default()
+    };
+    let addr = here(demo_server(), limits).await;
+    let mut c = inproc::Conn::open(&addr).await;
+    c.send(post_head(&addr, "", 100).as_bytes()).await;
+    c.send(br#"{"jsonrpc":"2.0","#).await;
+    let start = tokio::time::Instant::now();
+    c.read_until(secs(5), |b| String::from_utf8_lossy(b).contains("}}"))
+        .await;
+    at_the_limit("the body", start.elapsed(), secs(1));
+    let r = c.reply();
     assert_eq!(
-        e["error"]["message"],
-        "Request Timeout: the body did not arrive in full within 1 s (serve --body-timeout)"
+        r.head.start_line,
+        "HTTP/1.1 408 Request Timeout",
+        "{}",
+        c.text()
     );
-    assert!(c.has("connection: close"), "{}", c.text());
+    assert_eq!(r.header("connection"), Some("close"), "{}", c.text());
+    assert_eq!(
+        r.text(),
+        "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Request Timeout: the body did not arrive in full within 1 s (serve --body-timeout)\"}}"
+    );
 }
 
 // ---- 3. sessions that never finish the handshake ----------------------------------
 
-#[test]
-fn a_session_without_notifications_initialized_ends_after_the_init_timeout() {
-    let s = HttpServer::start(&["--init-timeout", "1"]);
-    let r = s.post(&[], &initialize("2025-11-25"));
-    let unfinished = r.header("mcp-session-id").unwrap().to_owned();
-    let finished = s.open_session("2025-11-25");
-    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
-    let status = |sid: &str| {
-        s.post(
-            &[
-                ("Mcp-Session-Id", sid),
-                ("MCP-Protocol-Version", "2025-11-25"),
-            ],
-            list,
-        )
-        .status
+#[tokio::test(start_paused = true)]
+async fn a_session_without_notifications_initialized_ends_after_the_init_timeout() {
+    inproc::capture_log();
+    let limits = Limits {
+        init_timeout: secs(1),
+        ..Limits::default()
     };
-    std::thread::sleep(Duration::from_millis(1600));
+    let addr = here(demo_server(), limits).await;
+    let r = inproc::post(&addr, &[], &initialize("2025-11-25")).await;
+    let unfinished = r.header("mcp-session-id").unwrap().to_owned();
+    let finished = inproc::open_session(&addr, "2025-11-25").await;
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let status = |sid: String| {
+        let addr = addr.clone();
+        async move {
+            inproc::post(
+                &addr,
+                &[
+                    ("Mcp-Session-Id", &sid),
+                    ("MCP-Protocol-Version", "2025-11-25"),
+                ],
+                list,
+            )
+            .await
+            .status
+        }
+    };
+    tokio::time::sleep(Duration::from_millis(1600)).await;
     // The handshake was never finished: the session is gone; the other one lives.
-    let r = s.post(
-        &[
-            ("Mcp-Session-Id", &unfinished),
-            ("MCP-Protocol-Version", "2025-11-25"),
-        ],
-        list,
-    );
-    assert_eq!(r.status, 404, "{}", r.text());
-    assert_eq!(status(&finished), 200);
+    assert_eq!(status(unfinished).await, 404);
+    assert_eq!(status(finished).await, 200);
+    let line = "[mcp-raw] ended 1 session(s): 1 never sent notifications/initialized (serve --init-timeout), 0 idle (serve --session-timeout); 0 running request(s) cancelled; 1 live";
     assert!(
-        s.logged()
-            .contains("1 never sent notifications/initialized"),
-        "{}",
-        s.logged()
+        inproc::logged().iter().any(|l| l == line),
+        "{:#?}",
+        inproc::logged()
     );
 }
 
-#[test]
-fn an_unused_initialized_session_ends_after_the_session_timeout() {
-    let s = HttpServer::start(&["--session-timeout", "1"]);
-    let idle = s.open_session("2025-11-25");
-    let used = s.open_session("2025-11-25");
+#[tokio::test(start_paused = true)]
+async fn an_unused_initialized_session_ends_after_the_session_timeout() {
+    inproc::capture_log();
+    let limits = Limits {
+        session_timeout: secs(1),
+        ..Limits::default()
+    };
+    let addr = here(demo_server(), limits).await;
+    let idle = inproc::open_session(&addr, "2025-11-25").await;
+    let used = inproc::open_session(&addr, "2025-11-25").await;
     let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
-    let status = |sid: &str| {
-        s.post(
-            &[
-                ("Mcp-Session-Id", sid),
-                ("MCP-Protocol-Version", "2025-11-25"),
-            ],
-            list,
-        )
-        .status
+    let status = |sid: String| {
+        let addr = addr.clone();
+        async move {
+            inproc::post(
+                &addr,
+                &[
+                    ("Mcp-Session-Id", &sid),
+                    ("MCP-Protocol-Version", "2025-11-25"),
+                ],
+                list,
+            )
+            .await
+            .status
+        }
     };
     // One session keeps being used; the other is left alone past the timeout.
     for _ in 0..4 {
-        std::thread::sleep(Duration::from_millis(400));
-        assert_eq!(status(&used), 200);
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        assert_eq!(status(used.clone()).await, 200);
     }
-    assert_eq!(status(&idle), 404);
+    assert_eq!(status(idle).await, 404);
+    let line = "[mcp-raw] ended 1 session(s): 0 never sent notifications/initialized (serve --init-timeout), 1 idle (serve --session-timeout); 0 running request(s) cancelled; 1 live";
     assert!(
-        s.logged().contains("1 idle (serve --session-timeout)"),
-        "{}",
-        s.logged()
+        inproc::logged().iter().any(|l| l == line),
+        "{:#?}",
+        inproc::logged()
     );
 }
 
 #[test]
 fn the_session_limit_is_a_flag() {
-    let s = HttpServer::start(&["--max-sessions", "2"]);
+    let s = InProcess::limited(
+        demo_server(),
+        Limits {
+            max_sessions: 2,
+            ..Limits::default()
+        },
+    );
     for _ in 0..2 {
         assert_eq!(s.post(&[], &initialize("2025-11-25")).status, 200);
     }
@@ -380,31 +476,33 @@ fn out_of_file_descriptors_the_accept_loop_backs_off_and_recovers() {
     );
 }
 
-#[test]
-fn beyond_max_connections_a_connection_gets_503_and_is_closed() {
-    let s = HttpServer::start(&["--max-connections", "3"]);
-    let held: Vec<Conn> = (0..3).map(|_| Conn::open(&s.addr)).collect();
-    std::thread::sleep(Duration::from_millis(200));
-    let mut extra = Conn::open(&s.addr);
-    extra.send(&post_bytes(&s.addr, "", &initialize("2025-11-25")));
-    assert!(extra.closed_within(Duration::from_secs(5)).is_some());
-    assert!(
-        extra.has("HTTP/1.1 503 Service Unavailable"),
-        "{}",
-        extra.text()
+#[tokio::test(start_paused = true)]
+async fn beyond_max_connections_a_connection_gets_503_and_is_closed() {
+    let limits = Limits {
+        max_connections: 3,
+        ..Limits::default()
+    };
+    let addr = here(demo_server(), limits).await;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(inproc::Conn::open(&addr).await);
+    }
+    // Costs no time on the paused clock: the server accepts the three meanwhile.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut extra = inproc::Conn::open(&addr).await;
+    extra
+        .send(&post_bytes(&addr, "", &initialize("2025-11-25")))
+        .await;
+    assert!(extra.closed_within(secs(5)).await.is_some());
+    // The whole response: sent before the server reads anything, so no date.
+    assert_eq!(
+        extra.text(),
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 174\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,\"message\":\"Service Unavailable: 3 connections are open, the most this server takes (serve --max-connections); retry later\"}}"
     );
-    assert!(extra.has("--max-connections"), "{}", extra.text());
     drop(held);
-    assert!(eventually(Duration::from_secs(5), || {
-        let mut c = Conn::open(&s.addr);
-        c.send(&post_bytes(
-            &s.addr,
-            "Connection: close\r\n",
-            &initialize("2025-11-25"),
-        ));
-        c.read_until(Duration::from_secs(2), |_| false);
-        c.has("HTTP/1.1 200")
-    }));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let r = inproc::post(&addr, &[], &initialize("2025-11-25")).await;
+    assert_eq!(r.status, 200, "{}", r.text());
 }
 
 // ---- 5. ending a session frees its waiting requests --------------------------------
@@ -449,7 +547,7 @@ fn waiting_sampling(addr: &str, prompt: &str) -> (String, Conn) {
     (sid, c)
 }
 
-fn delete(s: &HttpServer, sid: &str) -> u16 {
+fn delete(s: &impl Http, sid: &str) -> u16 {
     s.request(
         "DELETE",
         &[
@@ -463,20 +561,29 @@ fn delete(s: &HttpServer, sid: &str) -> u16 {
 
 #[test]
 fn delete_cancels_a_request_waiting_for_the_client_and_ends_its_stream() {
-    let s = HttpServer::start(&["--fixture", "conformance"]);
+    inproc::capture_log();
+    let s = InProcess::conformance();
     let (sid, mut stream) = waiting_sampling(&s.addr, "hello");
     assert_eq!(delete(&s, &sid), 204);
-    // The request is cancelled: its stream ends, with no response to it.
+    // The request is cancelled: its stream ends (the last chunk), with no response
+    // to it: the whole body is the priming event and the question, nothing after.
+    stream.read_until(Duration::from_secs(5), |b| b.ends_with(b"\r\n0\r\n\r\n"));
     assert!(
-        stream.closed_within(Duration::from_secs(5)).is_some()
-            || stream.text().ends_with("\r\n0\r\n\r\n"),
-        "the waiting request's stream did not end"
+        stream.closed || stream.text().ends_with("\r\n0\r\n\r\n"),
+        "the waiting request's stream did not end: {}",
+        stream.text()
     );
-    assert!(!stream.has("\"id\":2,\"result\""), "{}", stream.text());
+    assert_eq!(
+        reply_of(&stream).text(),
+        "id: 1-0\ndata: \n\nid: 1-1\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"mcp-raw-0\",\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"hello\"}}],\"maxTokens\":100}}\n\n"
+    );
+    let line = format!(
+        "[mcp-raw] session {sid} terminated by DELETE: 1 running request(s) cancelled (0 live)"
+    );
     assert!(
-        s.logged().contains("1 running request(s) cancelled"),
-        "{}",
-        s.logged()
+        inproc::logged().contains(&line),
+        "{line:?} not in {:#?}",
+        inproc::logged()
     );
 }
 
@@ -532,7 +639,7 @@ fn ended_sessions_give_back_the_memory_of_their_waiting_requests() {
 
 #[test]
 fn last_event_id_that_overflows_gets_400() {
-    let s = HttpServer::start(&["--fixture", "conformance"]);
+    let s = InProcess::conformance();
     // A stream that exists: the request waits for the client's answer.
     let (sid, first) = waiting_sampling(&s.addr, "hello");
     let stream = stream_number(&reply_of(&first));
@@ -548,7 +655,12 @@ fn last_event_id_that_overflows_gets_400() {
         "",
     );
     assert_eq!(r.status, 400, "{}", r.text());
-    assert!(r.text().contains(&overflowing), "{}", r.text());
+    assert_eq!(
+        r.text(),
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":-32600,\"message\":\"Bad Request: Last-Event-ID \\\"{overflowing}\\\" names no stream of this session (expected <stream>-<n>, as sent in an id: line)\"}}}}"
+        )
+    );
     // The stream itself is still there to resume.
     let mut c = Conn::open(&s.addr);
     c.send(
@@ -603,7 +715,7 @@ fn a_resumed_reader_that_hangs_up_takes_its_waker_along() {
 
 /// A finished legacy `test_tool_with_progress` call of session `sid` (with a progress
 /// token, so it sends three progress events): its stream number.
-fn finished_progress_stream(s: &HttpServer, sid: &str, id: u64) -> String {
+fn finished_progress_stream(s: &impl Http, sid: &str, id: u64) -> String {
     let call = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"test_tool_with_progress","_meta":{"progressToken":"p"}}});
     let r = s.post(
         &[
@@ -625,7 +737,7 @@ fn stream_number(r: &common::HttpReply) -> String {
         .to_string()
 }
 
-fn resume(s: &HttpServer, sid: &str, last_event_id: &str) -> common::HttpReply {
+fn resume(s: &impl Http, sid: &str, last_event_id: &str) -> common::HttpReply {
     s.request(
         "GET",
         &[
@@ -640,32 +752,39 @@ fn resume(s: &HttpServer, sid: &str, last_event_id: &str) -> common::HttpReply {
 
 #[test]
 fn the_events_and_streams_kept_for_resuming_are_flags() {
-    let s = HttpServer::start(&[
-        "--fixture",
-        "conformance",
-        "--resume-events",
-        "2",
-        "--resume-streams",
-        "1",
-    ]);
+    let s = InProcess::limited(
+        conformance_server(),
+        Limits {
+            resume_events: 2,
+            resume_streams: 1,
+            ..Limits::default()
+        },
+    );
     let sid = s.open_session("2025-11-25");
     let first = finished_progress_stream(&s, &sid, 1);
     // Five entries (priming, three progress events, the result); two are kept.
     let r = resume(&s, &sid, &format!("{first}-0"));
     assert_eq!(r.status, 200, "{}", r.text());
+    // The whole replay: the last two events kept (the third progress event and the
+    // result); the priming event and the first two are gone.
     assert_eq!(
-        r.text().matches("notifications/progress").count(),
-        1,
-        "{}",
-        r.text()
+        r.text(),
+        format!(
+            "id: {first}-3\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":\"p\",\"progress\":100.0,\"total\":100.0,\"message\":\"step 3 of 3\"}}}}\n\nid: {first}-4\ndata: {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"Progress test completed.\"}}]}}}}\n\n"
+        )
     );
-    assert!(r.text().contains("\"id\":1,\"result\""), "{}", r.text());
     // A second finished stream pushes the first out.
     let second = finished_progress_stream(&s, &sid, 2);
     let third = finished_progress_stream(&s, &sid, 3);
     assert_ne!(second, third);
     let r = resume(&s, &sid, &format!("{first}-0"));
     assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(
+        r.text(),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32600,"message":"Bad Request: Last-Event-ID \"{first}-0\" names no stream of this session (expected <stream>-<n>, as sent in an id: line)"}}}}"#
+        )
+    );
     assert_eq!(resume(&s, &sid, &format!("{third}-0")).status, 200);
 }
 
@@ -708,7 +827,13 @@ fn the_task_store_bounds_are_flags() {
 
 #[test]
 fn a_client_that_sends_its_whole_body_first_still_reads_the_413() {
-    let s = HttpServer::start(&["--max-body-bytes", "1000"]);
+    let s = InProcess::limited(
+        demo_server(),
+        Limits {
+            max_body: 1000,
+            ..Limits::default()
+        },
+    );
     // Larger than the kernel's socket buffers, so the client is still writing when
     // the server answers.
     let body = format!(r#"{{"pad":"{}"}}"#, "x".repeat(32 * 1024 * 1024));
@@ -718,8 +843,11 @@ fn a_client_that_sends_its_whole_body_first_still_reads_the_413() {
         .write_all(&post_bytes(&s.addr, "", &body))
         .expect("the server reset the connection while the body was being sent");
     c.read_until(Duration::from_secs(5), |_| false);
-    assert!(c.has("HTTP/1.1 413 Payload Too Large"), "{:?}", c.text());
-    assert!(c.has("--max-body-bytes"), "{}", c.text());
+    assert_eq!(
+        common::golden::normalize(&c.text()),
+        "HTTP/1.1 413 Payload Too Large\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: 144\r\ndate: <date>\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Payload Too Large: the body exceeds the 1000-byte limit (serve --max-body-bytes)\"}}",
+        "the whole response, its date aside"
+    );
 
     // The same with a chunked body, refused once it passes the limit.
     let mut c = Conn::open(&s.addr);
@@ -736,14 +864,18 @@ fn a_client_that_sends_its_whole_body_first_still_reads_the_413() {
         .write_all(&req)
         .expect("reset while sending a chunked body");
     c.read_until(Duration::from_secs(5), |_| false);
-    assert!(c.has("HTTP/1.1 413 Payload Too Large"), "{:?}", c.text());
+    assert_eq!(
+        common::golden::normalize(&c.text()),
+        "HTTP/1.1 413 Payload Too Large\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: 144\r\ndate: <date>\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Payload Too Large: the body exceeds the 1000-byte limit (serve --max-body-bytes)\"}}",
+        "the whole response, its date aside"
+    );
 }
 
 // ---- 9. repeated singleton headers ------------------------------------------------
 
 #[test]
 fn repeated_singleton_headers_are_refused_naming_the_header() {
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let sid = s.open_session("2025-11-25");
     let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
     for (doubled, headers) in [
@@ -767,8 +899,16 @@ fn repeated_singleton_headers_are_refused_naming_the_header() {
         let r = s.post(&headers, list);
         assert_eq!(r.status, 400, "{doubled}: {}", r.text());
         assert_eq!(r.json()["error"]["code"], -32600, "{doubled}");
-        let named = format!("{doubled} header appears 2 times");
-        assert!(r.text().contains(&named), "{}", r.text());
+        let sent = match doubled {
+            "mcp-session-id" => format!("[\\\"{sid}\\\", \\\"another\\\"]"),
+            _ => r#"[\"2025-11-25\", \"2025-06-18\"]"#.to_owned(),
+        };
+        assert_eq!(
+            r.text(),
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":-32600,\"message\":\"Bad Request: the {doubled} header appears 2 times ({sent}); send it once\"}}}}"
+            )
+        );
     }
 
     // Modern: the method that runs must be the one every reader of the headers sees.
@@ -801,7 +941,16 @@ fn repeated_singleton_headers_are_refused_naming_the_header() {
         let r = s.post(&headers, &call);
         assert_eq!(r.status, 400, "{doubled}: {}", r.text());
         assert_eq!(r.json()["error"]["code"], -32020, "{doubled}");
-        assert!(r.text().contains(doubled), "{}", r.text());
+        let sent = match doubled {
+            "mcp-method" => r#"[\"tools/call\", \"tools/list\"]"#,
+            _ => r#"[\"echo\", \"add\"]"#,
+        };
+        assert_eq!(
+            r.text(),
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":-32020,\"message\":\"Header mismatch: the {doubled} header appears 2 times ({sent}); send it once\"}}}}"
+            )
+        );
     }
     // Sent once each, the same request runs.
     let r = s.post(
@@ -914,9 +1063,19 @@ fn method_with_result_and_non_object_params_are_invalid_requests_on_stdio() {
 
 #[test]
 fn method_with_result_and_non_object_params_are_invalid_requests_over_http() {
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let sid = s.open_session("2025-11-25");
-    for (line, id) in malformed() {
+    // What each refusal says, in the order of `malformed()`.
+    let says = [
+        r#"a message has \"method\" (a request or notification) or \"result\" (a response), not both"#,
+        r#"a message has \"method\" (a request or notification) or \"error\" (a response), not both"#,
+        r#"\"params\" must be an object (MCP params are named) or absent, got an array []"#,
+        r#"\"params\" must be an object (MCP params are named) or absent, got an array [1]"#,
+        r#"\"params\" must be an object (MCP params are named) or absent, got null null"#,
+        r#"\"params\" must be an object (MCP params are named) or absent, got a string \"echo\""#,
+    ];
+    assert_eq!(says.len(), malformed().len());
+    for ((line, id), says) in malformed().into_iter().zip(says) {
         let r = s.post(
             &[
                 ("Mcp-Session-Id", &sid),
@@ -925,6 +1084,13 @@ fn method_with_result_and_non_object_params_are_invalid_requests_over_http() {
             line,
         );
         assert_eq!(r.status, 400, "{line}: {}", r.text());
+        assert_eq!(
+            r.text(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600,"message":"Invalid Request: {says}"}}}}"#
+            ),
+            "{line}"
+        );
         let e = r.json();
         assert_eq!(e["id"], id, "{line} -> {e}");
         assert_eq!(e["error"]["code"], -32600, "{line} -> {e}");
@@ -946,7 +1112,7 @@ fn a_modern_tool_never_asks_what_the_request_did_not_declare() {
         json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":tool,"_meta":meta(caps)}})
             .to_string()
     };
-    let s = HttpServer::start(&["--fixture", "conformance"]);
+    let s = InProcess::conformance();
     let headers = |tool: &'static str| {
         [
             ("MCP-Protocol-Version", "2026-07-28"),
@@ -954,14 +1120,33 @@ fn a_modern_tool_never_asks_what_the_request_did_not_declare() {
             ("Mcp-Name", tool),
         ]
     };
-    for (tool, cap) in [
-        ("test_input_required_result_elicitation", "elicitation"),
-        ("test_input_required_result_sampling", "sampling"),
-        ("test_input_required_result_list_roots", "roots"),
-        ("test_sampling", "sampling"),
+    for (tool, cap, asks) in [
+        (
+            "test_input_required_result_elicitation",
+            "elicitation",
+            "elicitation/create",
+        ),
+        (
+            "test_input_required_result_sampling",
+            "sampling",
+            "sampling/createMessage",
+        ),
+        (
+            "test_input_required_result_list_roots",
+            "roots",
+            "roots/list",
+        ),
+        ("test_sampling", "sampling", "sampling/createMessage"),
     ] {
         let r = s.post(&headers(tool), &call(tool, json!({})));
         assert_eq!(r.status, 400, "{tool}: {}", r.text());
+        assert_eq!(
+            r.text(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":7,"error":{{"code":-32021,"message":"Missing required client capability: {cap} (asking the client {asks} needs it; declare it in params._meta[\"io.modelcontextprotocol/clientCapabilities\"] in 2026-07-28, in initialize's capabilities in 2025-11-25)","data":{{"requiredCapabilities":{{"{cap}":{{}}}}}}}}}}"#
+            ),
+            "{tool}"
+        );
         let e = r.json();
         assert_eq!(e["error"]["code"], -32021, "{tool}: {e}");
         assert_eq!(
@@ -972,7 +1157,12 @@ fn a_modern_tool_never_asks_what_the_request_did_not_declare() {
         // Declared, the same call asks.
         let r = s.post(&headers(tool), &call(tool, json!({ cap: {} })));
         assert_eq!(r.status, 200, "{tool}: {}", r.text());
-        assert!(r.text().contains("input_required"), "{tool}: {}", r.text());
+        assert_eq!(
+            r.sse_messages()[0]["result"]["resultType"],
+            "input_required",
+            "{tool}: {}",
+            r.text()
+        );
     }
 
     // stdio: the same refusal from the same check.

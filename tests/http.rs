@@ -1,8 +1,10 @@
-//! The Streamable HTTP transport, through the real binary on an ephemeral port, in
-//! raw HTTP/1.1 bytes.
+//! The Streamable HTTP transport, served in-process on an ephemeral port (the same
+//! server `serve --http` runs, flags mapped to its `http::Config`), in raw HTTP/1.1
+//! bytes. Only the refusal of a bad `--session-id-prefix` runs the binary: its exit
+//! status and stderr are the subject.
 
 mod common;
-use common::{Http, HttpServer, initialize};
+use common::{Http, InProcess, demo_server, initialize};
 use serde_json::json;
 
 const LIST: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
@@ -13,10 +15,17 @@ fn session_header(id: &str) -> [(&str, &str); 1] {
 
 #[test]
 fn initialize_mints_a_uuid_session_and_answers_json() {
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let r = s.post(&[], &initialize("2025-11-25"));
     assert_eq!(r.status, 200);
     assert_eq!(r.header("content-type"), Some("application/json"));
+    assert_eq!(
+        r.text(),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"mcp-raw","version":"{}"}}}}}}"#,
+            env!("CARGO_PKG_VERSION")
+        )
+    );
     let id = r.header("mcp-session-id").unwrap();
     let uuid = uuid::Uuid::parse_str(id).unwrap();
     assert_eq!(uuid.get_version_num(), 4);
@@ -38,7 +47,7 @@ fn initialize_mints_a_uuid_session_and_answers_json() {
 /// prefix that is not visible ASCII never starts a server.
 #[test]
 fn a_session_id_prefix_starts_every_id_and_must_be_visible_ascii() {
-    let s = HttpServer::start(&["--session-id-prefix", "r7."]);
+    let s = InProcess::with(demo_server(), common::prefixed("r7."));
     let r = s.post(&[], &initialize("2025-11-25"));
     let id = r.header("mcp-session-id").unwrap().to_owned();
     let uuid = id.strip_prefix("r7.").expect("the prefix comes first");
@@ -74,7 +83,7 @@ fn a_session_id_prefix_starts_every_id_and_must_be_visible_ascii() {
 
 #[test]
 fn initialize_carrying_a_session_id_is_400() {
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let id = s.open_session("2025-11-25");
     let r = s.post(&session_header(&id), &initialize("2025-11-25"));
     assert_eq!(r.status, 400);
@@ -82,25 +91,37 @@ fn initialize_carrying_a_session_id_is_400() {
         r.json()["error"]["message"],
         "Bad Request: initialize must be sent without Mcp-Session-Id: it starts a new session"
     );
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: initialize must be sent without Mcp-Session-Id: it starts a new session"}}"#
+    );
 }
 
 #[test]
 fn a_failed_initialize_creates_no_session() {
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let r = s.post(
         &[],
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
     );
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["error"]["code"], -32602);
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"initialize: missing params.protocolVersion"}}"#
+    );
     assert_eq!(r.header("mcp-session-id"), None);
 }
 
 #[test]
 fn missing_session_is_400_and_unknown_is_404() {
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let r = s.post(&[], LIST);
     assert_eq!(r.status, 400);
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: Mcp-Session-Id header is required; send initialize first to get one"}}"#
+    );
     assert_eq!(r.header("content-type"), Some("application/json"));
     let e = r.json();
     assert_eq!(e["id"], serde_json::Value::Null);
@@ -115,22 +136,34 @@ fn missing_session_is_400_and_unknown_is_404() {
         r.json()["error"]["message"],
         "Session not found: \"no-such-session\" is unknown or was terminated; send initialize without Mcp-Session-Id to start a new session"
     );
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found: \"no-such-session\" is unknown or was terminated; send initialize without Mcp-Session-Id to start a new session"}}"#
+    );
 
     let r = s.post(&session_header("bad id"), LIST);
     assert_eq!(
         r.status, 400,
         "a session id with a space is not visible ASCII"
     );
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: Mcp-Session-Id must be visible ASCII (0x21-0x7E), got \"bad id\""}}"#
+    );
 }
 
 #[test]
 fn lifecycle_is_enforced_per_session() {
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let r = s.post(&[], &initialize("2025-11-25"));
     let id = r.header("mcp-session-id").unwrap().to_owned();
     let r = s.post(&session_header(&id), LIST);
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["error"]["code"], -32002);
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32002,"message":"Server not initialized: initialize was answered, but tools/list waits for notifications/initialized"}}"#
+    );
     let r = s.post(
         &session_header(&id),
         r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#,
@@ -140,7 +173,7 @@ fn lifecycle_is_enforced_per_session() {
 
 #[test]
 fn tools_list_is_json_and_tools_call_is_one_sse_event() {
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let id = s.open_session("2025-11-25");
     let r = s.post(&session_header(&id), LIST);
     assert_eq!(r.status, 200);
@@ -161,6 +194,10 @@ fn tools_list_is_json_and_tools_call_is_one_sse_event() {
     let msgs = s.post(&session_header(&id), bad).sse_messages();
     assert_eq!(msgs.len(), 1);
     assert_eq!(msgs[0]["result"]["isError"], true);
+    assert_eq!(
+        s.post(&session_header(&id), bad).text(),
+        "data: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"argument \\\"a\\\" must be a number, got a string (\\\"x\\\")\"}],\"isError\":true}}\n\n"
+    );
 
     let r = s.post(
         &session_header(&id),
@@ -170,11 +207,15 @@ fn tools_list_is_json_and_tools_call_is_one_sse_event() {
         r.json()["error"],
         json!({"code":-32601,"message":"Method not found: bogus"})
     );
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"Method not found: bogus"}}"#
+    );
 }
 
 #[test]
 fn notifications_and_responses_get_202_with_no_body() {
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let id = s.open_session("2025-11-25");
     for body in [
         r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#,
@@ -188,7 +229,7 @@ fn notifications_and_responses_get_202_with_no_body() {
 
 #[test]
 fn get_is_405_with_allow_and_a_reason() {
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let id = s.open_session("2025-11-25");
     let r = s.request(
         "GET",
@@ -203,11 +244,16 @@ fn get_is_405_with_allow_and_a_reason() {
     );
     let r = s.request("PUT", &[], "");
     assert_eq!(r.status, 405);
+    assert_eq!(r.header("allow"), Some("POST, DELETE"));
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Method Not Allowed: PUT /mcp; use POST to send messages, DELETE to end a session"}}"#
+    );
 }
 
 #[test]
 fn delete_ends_a_session_and_its_id_is_then_404() {
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let id = s.open_session("2025-11-25");
     assert_eq!(s.request("DELETE", &[], "").status, 400);
     assert_eq!(s.request("DELETE", &session_header("nope"), "").status, 404);
@@ -218,7 +264,7 @@ fn delete_ends_a_session_and_its_id_is_then_404() {
 
 #[test]
 fn protocol_version_header_must_be_supported() {
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let id = s.open_session("2025-11-25");
     let r = s.post(
         &[
@@ -245,7 +291,7 @@ fn protocol_version_header_must_be_supported() {
 
 #[test]
 fn foreign_origins_are_403_loopback_origins_pass() {
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let r = s.post(
         &[("Origin", "http://evil.example")],
         &initialize("2025-11-25"),
@@ -273,7 +319,13 @@ fn foreign_origins_are_403_loopback_origins_pass() {
 
 #[test]
 fn accept_content_type_and_size_are_checked() {
-    let s = HttpServer::start(&["--max-body-bytes", "1000"]);
+    let s = InProcess::limited(
+        demo_server(),
+        mcp_raw_net::transport::http::Limits {
+            max_body: 1000,
+            ..Default::default()
+        },
+    );
     let json_only = s.request(
         "POST",
         &[
@@ -296,6 +348,10 @@ fn accept_content_type_and_size_are_checked() {
         &initialize("2025-11-25"),
     );
     assert_eq!(text.status, 415);
+    assert_eq!(
+        text.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Unsupported Media Type: Content-Type must be application/json, got \"text/plain\""}}"#
+    );
     let big = format!(
         r#"{{"jsonrpc":"2.0","method":"x","params":{{"pad":"{}"}}}}"#,
         "a".repeat(2000)
@@ -318,12 +374,16 @@ fn accept_content_type_and_size_are_checked() {
 
 #[test]
 fn malformed_json_is_400_parse_error_and_other_paths_404() {
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let r = s.post(&[], "{nope");
     assert_eq!(r.status, 400);
     let e = r.json();
     assert_eq!(e["id"], serde_json::Value::Null);
     assert_eq!(e["error"]["code"], -32700);
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: key must be a string at line 1 column 2"}}"#
+    );
     let r = s.raw(
         format!(
             "POST /other HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
@@ -340,7 +400,7 @@ fn malformed_json_is_400_parse_error_and_other_paths_404() {
 
 #[test]
 fn batches_are_refused_after_2025_06_18_and_served_before() {
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let id = s.open_session("2025-11-25");
     let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"}]"#;
     let r = s.post(&session_header(&id), batch);
@@ -355,6 +415,7 @@ fn batches_are_refused_after_2025_06_18_and_served_before() {
     let r = s.post(&session_header(&old), batch);
     assert_eq!(r.status, 200);
     assert_eq!(r.json(), json!([{"jsonrpc":"2.0","id":1,"result":{}}]));
+    assert_eq!(r.text(), r#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#);
     let r = s.post(
         &session_header(&old),
         r#"[{"jsonrpc":"2.0","method":"notifications/x"}]"#,
@@ -364,7 +425,7 @@ fn batches_are_refused_after_2025_06_18_and_served_before() {
 
 #[test]
 fn sessions_are_isolated_and_garbage_does_not_stop_the_server() {
-    let mut s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let a = s.open_session("2025-11-25");
     let r = s.post(&[], &initialize("2025-11-25"));
     let b = r.header("mcp-session-id").unwrap().to_owned();
@@ -386,12 +447,11 @@ fn sessions_are_isolated_and_garbage_does_not_stop_the_server() {
     }
     assert_eq!(s.request("DELETE", &session_header(&b), "").status, 204);
     assert!(s.post(&session_header(&a), LIST).json()["result"].is_object());
-    assert!(s.alive());
 }
 
 #[test]
 fn foreign_host_headers_are_403_unless_allowed() {
-    let post = |s: &HttpServer, host: &str| {
+    let post = |s: &InProcess, host: &str| {
         let body = initialize("2025-11-25");
         s.raw(
             format!(
@@ -401,7 +461,7 @@ fn foreign_host_headers_are_403_unless_allowed() {
             .as_bytes(),
         )
     };
-    let s = HttpServer::start(&[]);
+    let s = InProcess::demo();
     let r = post(&s, "evil.example");
     assert_eq!(r.status, 403);
     assert_eq!(
@@ -411,7 +471,7 @@ fn foreign_host_headers_are_403_unless_allowed() {
     assert_eq!(post(&s, "localhost:1234").status, 200);
     assert_eq!(post(&s, "[::1]").status, 200);
 
-    let s = HttpServer::start(&["--allow-host", "mcp.example.com"]);
+    let s = InProcess::with(demo_server(), common::allowing(&["mcp.example.com"]));
     assert_eq!(post(&s, "mcp.example.com:8080").status, 200);
     assert_eq!(post(&s, "evil.example").status, 403);
     let r = s.post(

@@ -3,6 +3,9 @@
 //! rounds, so round 2 may reach another replica); a replica with another key refuses it
 //! with `-32602`; a missing or short key file stops the server before it listens,
 //! naming the file.
+//!
+//! The replicas are processes: the key is installed once per process
+//! (`state_key::install`), so two keys need two processes.
 
 mod common;
 
@@ -70,10 +73,9 @@ fn replicas_sharing_a_key_open_each_others_state_and_another_key_is_refused() {
     let r = round_two(&mut a, &mut c);
     let (code, message) = error_of(&r);
     assert_eq!(code, -32602, "{r}");
-    assert!(
-        message.starts_with("requestState integrity check failed: the seal does not match")
-            && message.contains("--state-key-file"),
-        "{message}"
+    assert_eq!(
+        message,
+        "requestState integrity check failed: the seal does not match (altered, forged, or sealed with another key: replicas must share one --state-key-file)"
     );
     for p in [shared, other] {
         let _ = std::fs::remove_file(p);
@@ -120,10 +122,15 @@ fn a_text_key_loses_its_newline_and_a_binary_key_ending_in_one_is_kept_whole() {
         .env_remove("MCP_RAW_STATE_KEY_FILE")
         .output()
         .unwrap();
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("holds 31 byte(s)"),
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "mcp-raw: the state key file {other:?} holds 31 byte(s); at least 32 are needed (RFC 2104 §3; make one with `head -c 32 /dev/urandom > {}`)\n",
+            other.display()
+        ),
         "{out:?}"
     );
+    assert_eq!(out.status.code(), Some(2), "a usage error");
     for p in [typed, bare, binary, other] {
         let _ = std::fs::remove_file(p);
     }
@@ -134,8 +141,19 @@ fn a_missing_or_short_key_file_stops_the_server_naming_the_file() {
     let missing = std::env::temp_dir().join("mcp-raw-state-key-missing");
     let short = key_file("short", b"too short\n");
     for (path, says) in [
-        (&missing, "cannot read the state key file"),
-        (&short, "holds 9 byte(s); at least 32 are needed"),
+        (
+            &missing,
+            format!(
+                "mcp-raw: cannot read the state key file {missing:?}: No such file or directory (os error 2)\n"
+            ),
+        ),
+        (
+            &short,
+            format!(
+                "mcp-raw: the state key file {short:?} holds 9 byte(s); at least 32 are needed (RFC 2104 §3; make one with `head -c 32 /dev/urandom > {}`)\n",
+                short.display()
+            ),
+        ),
     ] {
         let out = Command::new(BIN)
             .args(["serve", "--http", "--port", "0", "--state-key-file"])
@@ -144,12 +162,10 @@ fn a_missing_or_short_key_file_stops_the_server_naming_the_file() {
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success());
-        assert!(
-            stderr.contains(says) && stderr.contains(&format!("{path:?}")),
-            "{stderr}"
-        );
-        assert!(!stderr.contains("listening"), "{stderr}");
+        assert_eq!(out.status.code(), Some(2), "a usage error: {stderr}");
+        // The whole of stderr: the one error line, naming the file, and no
+        // "listening" line before it.
+        assert_eq!(stderr, says, "{path:?}");
     }
     let _ = std::fs::remove_file(short);
 }

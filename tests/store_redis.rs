@@ -12,6 +12,7 @@ mod common;
 use common::http_client::Stream;
 use common::{BIN, Http, HttpReply, HttpServer};
 use serde_json::{Value, json};
+use std::io::BufRead;
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -62,24 +63,33 @@ impl Redis {
             return None;
         }
         let dir = common::scratch("store", name);
-        let child = Command::new("redis-server")
+        let mut child = Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
             .arg("--dir")
             .arg(&dir)
             .args(extra)
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn redis-server");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "redis-server did not listen on {port}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
+        // Redis logs `Ready to accept connections` on stdout once every listener (TCP
+        // and TLS) is bound: awaited, not polled. The rest of its log is drained.
+        let mut log = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut said = String::new();
+        loop {
+            let line = log
+                .next()
+                .unwrap_or_else(|| panic!("redis-server exited before listening on {port}: {said}"))
+                .unwrap();
+            said.push_str(&line);
+            said.push('\n');
+            if line.contains("Ready to accept connections") {
+                break;
+            }
         }
+        std::thread::spawn(move || log.for_each(drop));
+        assert!(TcpStream::connect(("127.0.0.1", port)).is_ok(), "{said}");
         Some(Redis { child, port })
     }
 
@@ -262,11 +272,8 @@ fn replicas_share_tasks_and_events_through_redis() {
         json!({"inputResponses": { key: answer }}),
     );
     let done = poll(&c, &asking, "completed");
-    assert!(
-        done["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("x"),
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Deleted x. (A fixture: nothing was deleted.)",
         "{done}"
     );
     assert!(
@@ -319,9 +326,18 @@ fn replicas_share_tasks_and_events_through_redis() {
     assert_eq!(poll(&b, &finished, "completed")["status"], "completed");
     let failed = poll(&c, &running, "failed");
     let message = failed["statusMessage"].as_str().unwrap();
-    assert!(
-        message.contains("stopped") && message.contains("lease"),
-        "{message}"
+    // A's replica id, from its log line `… (keys mcp-raw:*, replica ID, task lease …`.
+    let log = a.logged();
+    let replica_a = log
+        .split("replica ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .unwrap_or_else(|| panic!("no replica id in {log}"));
+    assert_eq!(
+        message,
+        format!(
+            "The replica running this task ({replica_a}) stopped: its lease of 1000 ms lapsed without renewal (serve --task-lease)."
+        )
     );
     assert_eq!(failed["error"]["code"], -32603);
     drop(a);
@@ -332,10 +348,22 @@ fn a_bad_or_unreachable_store_stops_the_server_before_it_listens() {
     let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let dead = format!("redis://127.0.0.1:{}", free.local_addr().unwrap().port());
     drop(free);
+    let dead_port = dead.rsplit(':').next().unwrap();
     for (value, says) in [
-        ("http://127.0.0.1:6379", "only redis://"),
-        ("redis://127.0.0.1", "port is missing"),
-        (dead.as_str(), "cannot connect"),
+        (
+            "http://127.0.0.1:6379",
+            "mcp-raw: --store \"http://127.0.0.1:6379\": only redis://HOST:PORT[/DB] or rediss://HOST:PORT[/DB] (TLS) is supported\n".to_owned(),
+        ),
+        (
+            "redis://127.0.0.1",
+            "mcp-raw: --store \"redis://127.0.0.1\": the port is missing (redis://HOST:PORT)\n".to_owned(),
+        ),
+        (
+            dead.as_str(),
+            format!(
+                "mcp-raw: --store {dead}: Redis at 127.0.0.1:{dead_port}: cannot connect to 127.0.0.1:{dead_port}: Connection refused (os error 111)\n"
+            ),
+        ),
     ] {
         let out = Command::new(BIN)
             .args([
@@ -351,9 +379,10 @@ fn a_bad_or_unreachable_store_stops_the_server_before_it_listens() {
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{value}: {err}");
-        assert!(err.contains(value) && err.contains(says), "{value}: {err}");
-        assert!(!err.contains("listening"), "{err}");
+        assert_eq!(out.status.code(), Some(1), "{value}: {err}");
+        // The whole of stderr: the one error line, quoting the value, and no
+        // "listening" line before it.
+        assert_eq!(err, says, "{value}");
     }
     let out = Command::new(BIN)
         .args([
@@ -368,16 +397,22 @@ fn a_bad_or_unreachable_store_stops_the_server_before_it_listens() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && err.contains("--task-lease 0: a lease must last"),
-        "{err}"
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err,
+        "mcp-raw: --task-lease 0: a lease must last at least 0.1 s\n"
     );
     let out = Command::new(BIN)
         .args(["serve", "--http", "--store", "redis://u:hunter2@h:1"])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && !err.contains("hunter2"), "{err}");
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    // The whole of stderr: the URL's secret is not in it.
+    assert_eq!(
+        err,
+        "mcp-raw: --store redis://…@…: a user or password in the URL is not supported (the value is not printed); put them in a file given to --store-auth-file\n"
+    );
 }
 
 #[test]
@@ -584,14 +619,11 @@ impl TlsRedis {
                 "+@all",
             ],
         )?;
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", tls_port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "redis-server did not listen on its TLS port {tls_port}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        // Ready (above) means its TLS port listens too.
+        assert!(
+            TcpStream::connect(("127.0.0.1", tls_port)).is_ok(),
+            "redis-server does not listen on its TLS port {tls_port}"
+        );
         Some(TlsRedis {
             redis,
             tls_port,
@@ -733,20 +765,24 @@ fn a_wrong_password_a_missing_one_and_the_wrong_port_are_clear_errors() {
         ],
     );
     assert_eq!(code, Some(1), "{err}");
-    assert!(
-        err.contains("refused AUTH as user \"app\"")
-            && err.contains("WRONGPASS")
-            && err.contains(wrong.to_str().unwrap()),
-        "{err}"
+    // The whole of stderr (the password itself is not in it).
+    let at = url.trim_start_matches("rediss://");
+    assert_eq!(
+        err,
+        format!(
+            "mcp-raw: --store {url}: Redis at {at} refused AUTH as user \"app\" with the password in --store-auth-file {}: \"-WRONGPASS invalid username-password pair or user is disabled.\"\n",
+            wrong.display()
+        )
     );
-    assert!(!err.contains("not-it"), "{err}");
 
     // No password where Redis wants one: NOAUTH, and the flag to give.
     let (code, err) = redis.serve_fails(&url, &["--store-cacert", &ca]);
     assert_eq!(code, Some(1), "{err}");
-    assert!(
-        err.contains("NOAUTH") && err.contains("--store-auth-file"),
-        "{err}"
+    assert_eq!(
+        err,
+        format!(
+            "mcp-raw: --store {url}: Redis at {at} answered \"-NOAUTH Authentication required.\": Redis requires a password; put user:password (or password) in a file and give it to --store-auth-file\n"
+        )
     );
 
     // The default user's password alone (no `user:`) is AUTH's one-argument form.
@@ -770,9 +806,11 @@ fn a_wrong_password_a_missing_one_and_the_wrong_port_are_clear_errors() {
     let plain_to_tls = format!("redis://127.0.0.1:{}", redis.tls_port);
     let (code, err) = redis.serve_fails(&plain_to_tls, &["--store-auth-file", &auth]);
     assert_eq!(code, Some(1), "{err}");
-    assert!(
-        err.contains(&plain_to_tls) && err.contains("use rediss://"),
-        "{err}"
+    assert_eq!(
+        err,
+        format!(
+            "mcp-raw: --store {plain_to_tls}: Redis at {at}: Redis reset the connection before its first reply: is it a TLS port? Then use rediss://\n"
+        )
     );
 
     // TLS to the plaintext port: said, with the scheme to use.
@@ -782,9 +820,12 @@ fn a_wrong_password_a_missing_one_and_the_wrong_port_are_clear_errors() {
         &["--store-cacert", &ca, "--store-auth-file", &auth],
     );
     assert_eq!(code, Some(1), "{err}");
-    assert!(
-        err.contains(&tls_to_plain) && err.contains("redis://") && err.contains("TLS"),
-        "{err}"
+    let plain_at = tls_to_plain.trim_start_matches("rediss://");
+    assert_eq!(
+        err,
+        format!(
+            "mcp-raw: --store {tls_to_plain}: Redis at {plain_at}: no TLS handshake with {plain_at} within 2s: is it a plaintext port? Then use redis://\n"
+        )
     );
 
     // Without the CA: the certificate is refused, named, and the flag suggested.
@@ -801,16 +842,25 @@ fn a_wrong_password_a_missing_one_and_the_wrong_port_are_clear_errors() {
     let missing = redis.dir.join("missing.auth");
     let (code, err) = redis.serve_fails(&url, &["--store-auth-file", missing.to_str().unwrap()]);
     assert_eq!(code, Some(2), "{err}");
-    assert!(
-        err.contains("--store-auth-file") && err.contains("missing.auth"),
-        "{err}"
+    assert_eq!(
+        err,
+        format!(
+            "mcp-raw: --store-auth-file {}: cannot read it: No such file or directory (os error 2)\n",
+            missing.display()
+        )
     );
     let (code, err) = redis.serve_fails(&url, &["--store-cacert", &auth]);
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("--store-cacert"), "{err}");
+    assert_eq!(
+        err,
+        format!("mcp-raw: --store-cacert {auth}: no \"-----BEGIN CERTIFICATE-----\" in it\n")
+    );
     let (code, err) = redis.serve_fails(&plain_to_tls, &["--store-cacert", &ca]);
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("--store-cacert is for rediss://"), "{err}");
+    assert_eq!(
+        err,
+        format!("mcp-raw: --store-cacert is for rediss:// (TLS); {plain_to_tls} is plaintext\n")
+    );
 }
 
 #[test]
@@ -829,9 +879,12 @@ fn a_redis_that_asks_for_a_client_certificate_gets_store_cert() {
     // flags that present one.
     let (code, err) = redis.serve_fails(&url, &base);
     assert_eq!(code, Some(1), "{err}");
-    assert!(
-        err.contains("CertificateRequired") && err.contains("--store-cert FILE --store-key FILE"),
-        "{err}"
+    let at = url.trim_start_matches("rediss://");
+    assert_eq!(
+        err,
+        format!(
+            "mcp-raw: --store {url}: Redis at {at}: TLS: Redis ended the connection with the alert CertificateRequired: it requires a client certificate (--store-cert FILE --store-key FILE)\n"
+        )
     );
     // Half of it is a usage error.
     let me = redis.path("me.pem");
@@ -839,7 +892,10 @@ fn a_redis_that_asks_for_a_client_certificate_gets_store_cert() {
     half.extend(["--store-cert", me.as_str()]);
     let (code, err) = redis.serve_fails(&url, &half);
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("--store-cert needs --store-key"), "{err}");
+    assert_eq!(
+        err,
+        "mcp-raw: --store-cert needs --store-key (the certificate's private key)\n"
+    );
     // With it: served, and a task goes through Redis.
     let key = redis.path("me.key");
     let mut args = vec!["--fixture", "conformance", "--store", url.as_str()];

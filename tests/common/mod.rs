@@ -351,3 +351,34 @@ pub fn missing_program(test: &str, program: &str, install: &str) {
     );
     eprintln!("SKIP {test}: {program} is not on PATH; nothing was checked ({install})");
 }
+
+/// The server `serve --http` runs by default (`--fixture demo`, `--era both`).
+pub fn demo_server() -> Arc<Server> {
+    Server::new(mcp_raw_core::content::demo::tool_set(), Eras::Both)
+}
+
+/// The server `serve --http --fixture conformance --era both` runs.
+pub fn conformance_server() -> Arc<Server> {
+    mcp_raw_core::content::conformance::server(Eras::Both)
+}
+
+/// `serve --http`'s defaults with `--allow-host NAME` for each of `names`.
+pub fn allowing(names: &[&str]) -> http::Config {
+    http::Config {
+        allowed_hosts: http::guard::AllowedHosts::new(
+            &names.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
+        ),
+        ..http::Config::default()
+    }
+}
+
+/// `serve --http`'s defaults with `--session-id-prefix PREFIX`.
+pub fn prefixed(prefix: &str) -> http::Config {
+    http::Config {
+        session_id_prefix: http::sessions::IdPrefix::new(prefix).expect("a valid prefix"),
+        ..http::Config::default()
+    }
+}
+
+/// A client on the test's own (perhaps paused) runtime, and the log kept in memory.
+pub mod inproc;

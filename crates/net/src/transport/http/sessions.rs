@@ -10,8 +10,11 @@ use crate::protocol::Conversation;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::sync::oneshot;
+// tokio's clock, not std's: the sweeper's ticks and a session's age are read on the
+// same clock, so a test on tokio's paused clock drives expiry without waiting.
+use tokio::time::Instant;
 
 /// One live session: its protocol state and its requests still streaming.
 pub struct Entry {
