@@ -95,7 +95,11 @@ fn main() -> ExitCode {
 /// `perf record -e page-faults`). Apart, a start pays for the subcommand it runs.
 #[inline(never)]
 fn apart<T>(run: impl FnOnce() -> T) -> T {
-    run()
+    let out = run();
+    // With --ui, the page outlives the program's work (a client's session, a stdio
+    // tap's server): it stays served until Ctrl-C.
+    cli::ui::linger();
+    out
 }
 
 /// `cargo demo -- --era modern` reaches the binary as `demo -- --era modern` (the

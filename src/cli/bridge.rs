@@ -15,7 +15,14 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         show_secrets: args.show_secrets,
         redact_headers: &args.style.redact_headers,
     };
-    let recorder = super::record::recorder("bridge", "http", wanted, Vec::new())?;
+    let page = super::ui::sinks(
+        args.ui,
+        &args.ui_page,
+        "bridge",
+        "http",
+        args.max_message_bytes,
+    )?;
+    let recorder = super::record::recorder("bridge", "http", wanted, page)?;
     let spawn = Spawn {
         command: args.command.clone(),
         recorder: recorder

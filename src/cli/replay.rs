@@ -57,7 +57,14 @@ fn serve(args: &ReplayArgs) -> anyhow::Result<()> {
         show_secrets: view.show_secrets,
         redact_headers: &view.redact_headers,
     };
-    let recorder = super::record::recorder("replay", transport, wanted, Vec::new())?
+    let page = super::ui::sinks(
+        view.ui,
+        &view.ui_page,
+        "replay",
+        transport,
+        view.max_message_bytes,
+    )?;
+    let recorder = super::record::recorder("replay", transport, wanted, page)?
         .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
     let n = mock.exchanges.len();
     if !http {

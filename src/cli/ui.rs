@@ -70,6 +70,21 @@ pub fn sinks(
     Ok(vec![Box::new(sink)])
 }
 
+/// The URL of the page this process serves, once `--ui` or `ui` started one.
+static SERVED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// When this process serves a page, keeps it served after the program's work is
+/// done, until interrupted (Ctrl-C): a client's session ends in a second, and its
+/// page is still worth reading. Returns at once otherwise.
+pub fn linger() {
+    if let Some(url) = SERVED.get() {
+        eprintln!("[mcp-raw] ui: done; the page stays at {url} until Ctrl-C");
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
 /// Serves `feed`'s page on 127.0.0.1 from a thread of its own, says its URL on
 /// stderr, and opens it in a browser with `--ui-open`.
 pub fn start(feed: Feed, page: &UiPage) -> anyhow::Result<()> {
@@ -96,6 +111,7 @@ pub fn start(feed: Feed, page: &UiPage) -> anyhow::Result<()> {
             }
         })?;
     eprintln!("[mcp-raw] ui: {url}");
+    let _ = SERVED.set(url.clone());
     if page.ui_open {
         open_browser(&url);
     }

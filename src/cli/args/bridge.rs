@@ -79,6 +79,13 @@ pub struct BridgeArgs {
     /// (stderr1…).
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Show every byte in and out live in a web page on 127.0.0.1 (its URL, with a
+    /// random token, printed on stderr): the messages as a list or a sequence, each
+    /// opening to its exact bytes.
+    #[arg(long)]
+    pub ui: bool,
+    #[command(flatten)]
+    pub ui_page: super::UiPage,
     /// With --trace or --record: the largest message the views read whole; a longer
     /// one is shown as too long, and recorded all the same.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]

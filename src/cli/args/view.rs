@@ -36,6 +36,13 @@ pub struct View {
     /// Also write the JSON Lines transcript to FILE.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Show every byte in and out live in a web page on 127.0.0.1 (its URL, with a
+    /// random token, printed on stderr): the messages as a list or a sequence, each
+    /// opening to its exact bytes.
+    #[arg(long)]
+    pub ui: bool,
+    #[command(flatten)]
+    pub ui_page: super::UiPage,
     /// The largest message (stdio line, HTTP head, body, SSE event) read and shown
     /// whole; a longer one is skipped and shown as too long (the record keeps its
     /// bytes).
@@ -75,7 +82,13 @@ impl View {
 
     fn printer_unmasked(&self, transport: &str) -> anyhow::Result<Printer> {
         let header = transcript::Header::new("client", transport);
-        let mut more = Vec::new();
+        let mut more = crate::cli::ui::sinks(
+            self.ui,
+            &self.ui_page,
+            "client",
+            transport,
+            self.max_message_bytes,
+        )?;
         if let Some(path) = &self.record {
             more.push(crate::cli::record::record_file(
                 path,
