@@ -1,10 +1,14 @@
 //! `mcp-raw replay --against` and `mcp-raw diff`, through the real binary: a session
 //! recorded once, sent again to the same server (no difference) and to a changed one
-//! (`diff` names the changed message and exits 1), over stdio and HTTP.
+//! (`diff` names the changed message and exits 1), over stdio and HTTP. The live HTTP
+//! server a replay runs against, and the HTTP mock a client talks to, are peers, run
+//! in-process (`common::InProcess`, `common::tools_inproc::MockPeer`); the stdio mock
+//! and every command under test are the binary.
 
 mod common;
 
-use common::{BIN, golden};
+use common::tools_inproc::{self, MockPeer};
+use common::{BIN, InProcess, golden};
 use serde_json::Value;
 use std::process::Command;
 
@@ -127,7 +131,8 @@ fn stdio_replay_against_the_same_and_a_changed_server() {
 fn http_replay_mints_its_own_session_and_matches() {
     let dir = scratch("http");
     let (orig, again) = (dir.join("orig.jsonl"), dir.join("again.jsonl"));
-    let first = common::HttpServer::start(&[]);
+    // `serve --http`: the demo tools, both eras.
+    let first = InProcess::demo();
     run(Command::new(BIN)
         .args([
             "client",
@@ -140,7 +145,7 @@ fn http_replay_mints_its_own_session_and_matches() {
         .arg(&orig)
         .arg(format!("http://{}/mcp", first.addr)));
     drop(first);
-    let second = common::HttpServer::start(&[]);
+    let second = InProcess::demo();
     let out = run(Command::new(BIN)
         .arg("replay")
         .arg(&orig)
@@ -153,15 +158,19 @@ fn http_replay_mints_its_own_session_and_matches() {
     golden::check("replay/http-against.txt", &shown);
     let (code, text) = diff(&orig, &again, &[]);
     assert_eq!(code, 0, "{text}");
-    // Both recordings are clean by `check` too.
-    for f in [&orig, &again] {
-        let out = Command::new(BIN).arg("check").arg(f).output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
+    // Both recordings are clean by `check` too: the whole report.
+    for (f, want) in [
+        (
+            &orig,
+            "0 errors, 0 warnings in 8 messages (18 events, 41 rules checked)\n",
+        ),
+        (
+            &again,
+            "0 errors, 0 warnings in 8 messages (15 events, 41 rules checked)\n",
+        ),
+    ] {
+        let (status, report) = tools_inproc::check(f);
+        assert_eq!((status, report.as_str()), (0, want), "{}", f.display());
     }
 }
 
@@ -215,7 +224,7 @@ fn replay_and_diff_with_a_bad_file_or_two_targets_say_why() {
 #[test]
 fn a_recording_served_as_a_mock_answers_the_same_client_the_same() {
     let dir = scratch("mock");
-    let live = common::HttpServer::start(&[]);
+    let live = InProcess::demo();
     for era in ["legacy", "modern"] {
         for http in [false, true] {
             let name = format!("{era}-{}", if http { "http" } else { "stdio" });
@@ -243,17 +252,9 @@ fn a_recording_served_as_a_mock_answers_the_same_client_the_same() {
             };
             if http {
                 client(&orig, Some(format!("http://{}/mcp", live.addr)), &[]);
-                let mut mock = Command::new(BIN)
-                    .arg("replay")
-                    .arg(&orig)
-                    .args(["--port", "0"])
-                    .stderr(std::process::Stdio::piped())
-                    .spawn()
-                    .unwrap();
-                let url = common::listening_url(mock.stderr.take().unwrap());
-                client(&again, Some(url), &[]);
-                let _ = mock.kill();
-                let _ = mock.wait();
+                // `replay FILE --port 0`, in-process: the client is under test.
+                let mock = MockPeer::http(&orig);
+                client(&again, Some(mock.url.clone()), &[]);
             } else {
                 client(&orig, None, &["serve"]);
                 client(&again, None, &["replay", orig.to_str().unwrap()]);
@@ -346,14 +347,9 @@ fn a_stdio_recording_served_over_http() {
         ])
         .arg(&orig)
         .args(["--", BIN, "serve"]));
-    let mut mock = Command::new(BIN)
-        .arg("replay")
-        .arg(&orig)
-        .args(["--http", "--port", "0"])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = common::listening_url(mock.stderr.take().unwrap());
+    // `replay FILE --http --port 0`, in-process.
+    let mock = MockPeer::http(&orig);
+    let url = mock.url.clone();
     let out = run(Command::new(BIN)
         .args([
             "client",
@@ -367,8 +363,7 @@ fn a_stdio_recording_served_over_http() {
         ])
         .arg(&again)
         .arg(&url));
-    let _ = mock.kill();
-    let _ = mock.wait();
+    drop(mock);
     // The whole view: the mock's own session id (normalized) at initialize, the
     // GET refused with 405 and a plain-text body, no JSON-RPC message.
     golden::check(
@@ -391,20 +386,9 @@ fn the_http_mock_refuses_a_foreign_host_or_origin() {
         .args(["client", "--era", "legacy", "--record"])
         .arg(&orig)
         .args(["--", BIN, "serve"]));
-    let mut mock = Command::new(BIN)
-        .arg("replay")
-        .arg(&orig)
-        .args(["--http", "--port", "0"])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = common::listening_url(mock.stderr.take().unwrap());
-    let addr = url
-        .trim_start_matches("http://")
-        .split('/')
-        .next()
-        .unwrap()
-        .to_owned();
+    // `replay FILE --http --port 0`, in-process: its guard is the library's.
+    let mock = MockPeer::http(&orig);
+    let addr = mock.addr.clone();
     let init = common::initialize("2025-11-25");
     let send = |host: &str, origin: Option<&str>| {
         let mut req = format!(
@@ -419,8 +403,7 @@ fn the_http_mock_refuses_a_foreign_host_or_origin() {
     let evil = send("evil.example", None);
     let evil_origin = send(&addr, Some("http://evil.example"));
     let own = send(&addr, Some(&format!("http://{addr}")));
-    let _ = mock.kill();
-    let _ = mock.wait();
+    drop(mock);
     assert_eq!(evil.status, 403, "{}", evil.text());
     assert_eq!(
         evil.text(),

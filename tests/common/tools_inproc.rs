@@ -108,3 +108,24 @@ impl MockPeer {
         }
     }
 }
+
+/// `mcp-raw check FILE` (the text report, no colour), in-process: its exit status
+/// (0, or 1 when an error was found) and its report, as the subcommand makes them
+/// (src/cli/check.rs).
+pub fn check(file: &std::path::Path) -> (i32, String) {
+    use mcp_raw_tools::check::{Checker, report};
+    let bytes = std::fs::read(file).unwrap();
+    let (_, events) = mcp_raw_wire::transcript::read_bytes(&bytes).unwrap();
+    let mut checker = Checker::with_max(mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE);
+    let mut findings = Vec::new();
+    for e in &events {
+        findings.extend(checker.feed(e));
+    }
+    findings.extend(checker.finish());
+    let totals = report::Totals {
+        events: checker.events(),
+        messages: checker.messages(),
+    };
+    let status = i32::from(report::count(&findings).0 > 0);
+    (status, report::text(&findings, totals))
+}
