@@ -8,7 +8,7 @@ use common::{BIN, golden};
 use serde_json::Value;
 use std::io::Read;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn scratch(name: &str) -> std::path::PathBuf {
     common::scratch("show", name)
@@ -127,6 +127,7 @@ fn follow_renders_a_recording_as_it_grows() {
         .spawn()
         .unwrap();
     let mut out = follower.stdout.take().unwrap();
+    let (done, finished) = std::sync::mpsc::channel();
     let reader = std::thread::spawn(move || {
         let mut seen = Vec::new();
         let mut buf = [0u8; 4096];
@@ -144,6 +145,7 @@ fn follow_renders_a_recording_as_it_grows() {
                 break;
             }
         }
+        let _ = done.send(());
         String::from_utf8_lossy(&seen).into_owned()
     });
     let recorded = Command::new(BIN)
@@ -162,10 +164,7 @@ fn follow_renders_a_recording_as_it_grows() {
         .unwrap();
     assert!(recorded.success());
     // Bounded: a follower that never shows it all is killed, which ends the reader.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !reader.is_finished() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let _ = finished.recv_timeout(Duration::from_secs(20));
     let _ = follower.kill();
     let _ = follower.wait();
     let seen = reader.join().unwrap();
@@ -175,6 +174,8 @@ fn follow_renders_a_recording_as_it_grows() {
         "{seen}"
     );
     assert_eq!(seen.matches("<<< [").count(), 2, "both results: {seen}");
+    // And byte for byte what `show` renders of the finished file.
+    assert_eq!(seen, show(&["--method", "tools/call"], &file));
 }
 
 /// `--html`: one page that needs nothing from the network, a row per message (the
@@ -218,9 +219,9 @@ fn html_is_one_self_contained_page_with_every_message() {
         .args(["--html", "/nonexistent-dir/page.html"])
         .output()
         .unwrap();
-    assert!(!out.status.success());
-    assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("--html /nonexistent-dir/page.html: cannot write it")
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "mcp-raw show: --html /nonexistent-dir/page.html: cannot write it: No such file or directory (os error 2)\n"
     );
 }
