@@ -32,6 +32,29 @@ fn run(cmd: &mut Command) -> std::process::Output {
     out
 }
 
+/// `mcp-raw client --era ERA [--call CALL…] --record FILE -- mcp-raw serve`: a
+/// stdio session recorded.
+fn record_stdio(file: &std::path::Path, era: &str, calls: &[&str]) {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["client", "--era", era]);
+    for call in calls {
+        cmd.args(["--call", call]);
+    }
+    run(cmd.arg("--record").arg(file).args(["--", BIN, "serve"]));
+}
+
+/// `mcp-raw replay FILE --color never --record AGAIN -- SERVER…`: the recording's
+/// client side sent again to a stdio server.
+fn replay_stdio(file: &std::path::Path, again: &std::path::Path, server: &[&str]) {
+    run(Command::new(BIN)
+        .arg("replay")
+        .arg(file)
+        .args(["--color", "never", "--record"])
+        .arg(again)
+        .arg("--")
+        .args(server));
+}
+
 fn diff(a: &std::path::Path, b: &std::path::Path, extra: &[&str]) -> (i32, String) {
     let out = Command::new(BIN)
         .arg("diff")
@@ -55,25 +78,8 @@ fn stdio_replay_against_the_same_and_a_changed_server() {
         dir.join("changed.jsonl"),
     );
     for era in ["legacy", "modern"] {
-        run(Command::new(BIN)
-            .args([
-                "client",
-                "--era",
-                era,
-                "--call",
-                "add={\"a\":2,\"b\":3}",
-                "--call",
-                "get_current_time",
-            ])
-            .arg("--record")
-            .arg(&orig)
-            .args(["--", BIN, "serve"]));
-        run(Command::new(BIN)
-            .arg("replay")
-            .arg(&orig)
-            .args(["--color", "never", "--record"])
-            .arg(&same)
-            .args(["--", BIN, "serve"]));
+        record_stdio(&orig, era, &["add={\"a\":2,\"b\":3}", "get_current_time"]);
+        replay_stdio(&orig, &same, &[BIN, "serve"]);
         // The same server: the same messages, but for ids and the time.
         let (code, text) = diff(&orig, &same, &[]);
         assert_eq!(code, 0, "{era}: {text}");
@@ -97,12 +103,7 @@ fn stdio_replay_against_the_same_and_a_changed_server() {
             "{}/tests/servers/changed_answers.py",
             env!("CARGO_MANIFEST_DIR")
         );
-        run(Command::new(BIN)
-            .arg("replay")
-            .arg(&orig)
-            .args(["--color", "never", "--record"])
-            .arg(&changed)
-            .args(["--", "python3", &changed_server, BIN, "serve"]));
+        replay_stdio(&orig, &changed, &["python3", &changed_server, BIN, "serve"]);
         let (code, text) = diff(&orig, &changed, &["--format", "json"]);
         assert_eq!(code, 1, "{era}: {text}");
         let doc: Value = serde_json::from_str(&text).unwrap();
@@ -176,46 +177,35 @@ fn http_replay_mints_its_own_session_and_matches() {
 
 #[test]
 fn replay_and_diff_with_a_bad_file_or_two_targets_say_why() {
-    let out = Command::new(BIN)
-        .args(["replay", "/nonexistent.jsonl", "--", "true"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "mcp-raw replay: cannot read /nonexistent.jsonl: No such file or directory (os error 2)\n"
-    );
-    let out = Command::new(BIN)
-        .args(["replay", "/nonexistent.jsonl"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "mcp-raw replay: cannot read /nonexistent.jsonl: No such file or directory (os error 2)\n"
-    );
-    // Both a target and a command.
-    let out = Command::new(BIN)
-        .args([
-            "replay",
-            "/nonexistent.jsonl",
-            "--against",
-            "http://127.0.0.1:1/mcp",
-            "--",
-            "true",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "mcp-raw replay: give the server either as --against TARGET or after `--`, not both\n"
-    );
-    let out = Command::new(BIN)
-        .args(["diff", "/nonexistent.jsonl", "/x"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let unreadable =
+        "mcp-raw replay: cannot read /nonexistent.jsonl: No such file or directory (os error 2)\n";
+    for (args, stderr) in [
+        (
+            &["replay", "/nonexistent.jsonl", "--", "true"][..],
+            unreadable,
+        ),
+        (&["replay", "/nonexistent.jsonl"][..], unreadable),
+        // Both a target and a command.
+        (
+            &[
+                "replay",
+                "/nonexistent.jsonl",
+                "--against",
+                "http://127.0.0.1:1/mcp",
+                "--",
+                "true",
+            ][..],
+            "mcp-raw replay: give the server either as --against TARGET or after `--`, not both\n",
+        ),
+        (
+            &["diff", "/nonexistent.jsonl", "/x"][..],
+            "mcp-raw diff: cannot read /nonexistent.jsonl: No such file or directory (os error 2)\n",
+        ),
+    ] {
+        let out = Command::new(BIN).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), stderr, "{args:?}");
+    }
 }
 
 /// `replay FILE` as the server: mcp-raw's client run again against the recording gets
@@ -291,10 +281,7 @@ fn the_mock_refuses_an_overlong_line_and_goes_on() {
     use std::io::{BufRead, BufReader, Write};
     let dir = scratch("limit");
     let orig = dir.join("orig.jsonl");
-    run(Command::new(BIN)
-        .args(["client", "--era", "legacy", "--record"])
-        .arg(&orig)
-        .args(["--", BIN, "serve"]));
+    record_stdio(&orig, "legacy", &[]);
     let mut mock = Command::new(BIN)
         .arg("replay")
         .arg(&orig)
@@ -336,17 +323,7 @@ fn the_mock_refuses_an_overlong_line_and_goes_on() {
 fn a_stdio_recording_served_over_http() {
     let dir = scratch("cross");
     let (orig, again) = (dir.join("stdio.jsonl"), dir.join("http.jsonl"));
-    run(Command::new(BIN)
-        .args([
-            "client",
-            "--era",
-            "legacy",
-            "--call",
-            "add={\"a\":2,\"b\":3}",
-            "--record",
-        ])
-        .arg(&orig)
-        .args(["--", BIN, "serve"]));
+    record_stdio(&orig, "legacy", &["add={\"a\":2,\"b\":3}"]);
     // `replay FILE --http --port 0`, in-process.
     let mock = MockPeer::http(&orig);
     let url = mock.url.clone();
@@ -380,14 +357,9 @@ fn a_stdio_recording_served_over_http() {
 /// as `serve --http` does (DNS rebinding).
 #[test]
 fn the_http_mock_refuses_a_foreign_host_or_origin() {
-    let dir = scratch("rebinding");
-    let orig = dir.join("stdio.jsonl");
-    run(Command::new(BIN)
-        .args(["client", "--era", "legacy", "--record"])
-        .arg(&orig)
-        .args(["--", BIN, "serve"]));
-    // `replay FILE --http --port 0`, in-process: its guard is the library's.
-    let mock = MockPeer::http(&orig);
+    // The recording kept in tests/golden/show/ (`demo-http --era both`), served
+    // by `replay FILE --port 0` in-process: its guard is the library's.
+    let mock = MockPeer::http(&golden::dir().join("show/recording.jsonl"));
     let addr = mock.addr.clone();
     let init = common::initialize("2025-11-25");
     let send = |host: &str, origin: Option<&str>| {
