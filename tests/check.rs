@@ -31,13 +31,18 @@ fn server_script(name: &str) -> String {
     format!("{}/tests/servers/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `mcp-raw check ARGS…`, run to its end.
+fn check(args: &[&str]) -> std::process::Output {
+    Command::new(BIN).arg("check").args(args).output().unwrap()
+}
+
+fn path(file: &std::path::Path) -> &str {
+    file.to_str().unwrap()
+}
+
 /// `check FILE --format json`: its exit code and its document.
 fn check_json(file: &std::path::Path) -> (i32, Value) {
-    let out = Command::new(BIN)
-        .args(["check", "--format", "json"])
-        .arg(file)
-        .output()
-        .unwrap();
+    let out = check(&["--format", "json", path(file)]);
     let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "check printed no JSON ({e}): {}{}",
@@ -204,11 +209,7 @@ fn a_stdio_server_that_breaks_rules_is_named_rule_by_rule() {
     );
 
     // JUnit: a case per rule, the broken error rules failing.
-    let junit = Command::new(BIN)
-        .args(["check", "--format", "junit"])
-        .arg(&file)
-        .output()
-        .unwrap();
+    let junit = check(&["--format", "junit", path(&file)]);
     assert_eq!(junit.status.code(), Some(1));
     let xml = String::from_utf8(junit.stdout).unwrap();
     let failing = want.len() - 2; // the two warning rules pass
@@ -501,9 +502,9 @@ fn clean_recordings_report_nothing() {
                 "{}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            let check = Command::new(BIN).arg("check").arg(&file).output().unwrap();
-            let text = String::from_utf8_lossy(&check.stdout);
-            assert_eq!(check.status.code(), Some(0), "{transport} {era}: {text}");
+            let out = check(&[path(&file)]);
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(out.status.code(), Some(0), "{transport} {era}: {text}");
             // The whole summary line; its counts are those of the JSON report.
             let (_, doc) = check_json(&file);
             assert_eq!(
@@ -517,20 +518,14 @@ fn clean_recordings_report_nothing() {
         }
     }
     // An unreadable file is exit 2, with the reason.
-    let out = Command::new(BIN)
-        .args(["check", "/nonexistent.jsonl"])
-        .output()
-        .unwrap();
+    let out = check(&["/nonexistent.jsonl"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "mcp-raw check: cannot read /nonexistent.jsonl: No such file or directory (os error 2)\n"
     );
     // --rules lists every rule with its section.
-    let out = Command::new(BIN)
-        .args(["check", "--rules"])
-        .output()
-        .unwrap();
+    let out = check(&["--rules"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0));
     // The whole list, the same bytes as tests/golden.rs compares (among them
