@@ -25,8 +25,14 @@ const FORMATS: &[(&str, &[&str])] = &[
 /// paths and fingerprint).
 const UNCOLOURED: &[&str] = &["completions", "ca"];
 
+/// `mcp-raw ARGS…`, run to its end.
+fn mcp_raw(args: &[&str]) -> std::process::Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+/// `mcp-raw ARGS…`: whether it succeeded, and its stdout and stderr.
 fn help(args: &[&str]) -> (bool, String) {
-    let out = Command::new(BIN).args(args).output().unwrap();
+    let out = mcp_raw(args);
     (
         out.status.success(),
         format!(
@@ -153,17 +159,16 @@ fn client_follow_is_the_old_listen_and_format_json_is_json() {
     assert_eq!(out, text);
 
     // `--format json` is `--json`: the transcript on stdout.
-    let out = Command::new(BIN)
-        .args([
-            "client",
-            "--format",
-            "json",
-            "--call",
-            "add={\"a\":1,\"b\":2}",
-        ])
-        .args(["--", BIN, "serve"])
-        .output()
-        .unwrap();
+    let out = mcp_raw(&[
+        "client",
+        "--format",
+        "json",
+        "--call",
+        "add={\"a\":1,\"b\":2}",
+        "--",
+        BIN,
+        "serve",
+    ]);
     assert!(out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
     let first: serde_json::Value =
@@ -184,27 +189,15 @@ fn client_follow_is_the_old_listen_and_format_json_is_json() {
         out,
         "mcp-raw: --oneline shows a text view: it cannot go with --format json\n"
     );
-    // `show --format pretty` is `--pretty`; with --raw it is a usage error (2).
+    // `show --format pretty` is `--pretty`; with --raw it is a usage error (2). What
+    // `--format json` printed is a transcript `show` reads.
     let file = common::scratch("conventions", "show").join("s.jsonl");
-    let out = Command::new(BIN)
-        .args(["client", "--record"])
-        .arg(&file)
-        .args(["--", BIN, "serve"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let pretty = Command::new(BIN)
-        .args(["show", "--format", "pretty"])
-        .arg(&file)
-        .output()
-        .unwrap();
+    std::fs::write(&file, stdout.as_bytes()).unwrap();
+    let file = file.to_str().unwrap();
+    let pretty = mcp_raw(&["show", "--format", "pretty", file]);
     let doc: serde_json::Value = serde_json::from_slice(&pretty.stdout).expect("one JSON document");
     assert!(doc.is_object() || doc.is_array());
-    let refused = Command::new(BIN)
-        .args(["show", "--format", "json", "--raw"])
-        .arg(&file)
-        .output()
-        .unwrap();
+    let refused = mcp_raw(&["show", "--format", "json", "--raw", file]);
     assert_eq!(refused.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&refused.stderr),
