@@ -6,11 +6,13 @@ mod common;
 use common::{BIN, golden};
 use std::process::Command;
 
+/// `mcp-raw ARGS…`, run to its end.
+fn mcp_raw(args: &[&str]) -> std::process::Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
 fn script(shell: &str) -> String {
-    let out = Command::new(BIN)
-        .args(["completions", shell])
-        .output()
-        .unwrap();
+    let out = mcp_raw(&["completions", shell]);
     assert!(
         out.status.success(),
         "{}",
@@ -53,10 +55,7 @@ fn zsh_and_fish_scripts_name_the_program_and_a_bad_shell_is_a_usage_error() {
     // lines for fish), compared byte for byte.
     golden::check("completions/zsh.txt", &script("zsh"));
     golden::check("completions/fish.txt", &script("fish"));
-    let out = Command::new(BIN)
-        .args(["completions", "tcsh"])
-        .output()
-        .unwrap();
+    let out = mcp_raw(&["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
@@ -125,7 +124,7 @@ fn each_subcommand_help_opens_with_its_own_summary() {
             "A small OAuth 2.1 authorization server on loopback, for trying `serve --auth-server` and the client's authorization: metadata, key set, dynamic registration, code + PKCE, refresh tokens, client_credentials. It approves every request without asking anyone: for demos and tests only",
         ),
     ] {
-        let out = Command::new(BIN).args([sub, "--help"]).output().unwrap();
+        let out = mcp_raw(&[sub, "--help"]);
         let help = String::from_utf8(out.stdout).unwrap();
         assert_eq!(help.lines().next(), Some(opening), "`{sub} --help`");
         golden::check(&format!("help/{sub}.txt"), &help);
@@ -136,19 +135,13 @@ fn each_subcommand_help_opens_with_its_own_summary() {
 /// help drops serve's "With --http:" prefix.
 #[test]
 fn bridge_takes_the_http_limits_without_http() {
-    let out = Command::new(BIN)
-        .args(["bridge", "--help"])
-        .output()
-        .unwrap();
+    let out = mcp_raw(&["bridge", "--help"]);
     let help = String::from_utf8(out.stdout).unwrap();
     // The whole help: --max-sessions and the other limits there, none of them
     // prefixed "With --http:".
     golden::check("help/bridge.txt", &help);
     // A bad value is refused by the value check, not by a missing `--http`.
-    let out = Command::new(BIN)
-        .args(["bridge", "--max-sessions", "x", "--", "true"])
-        .output()
-        .unwrap();
+    let out = mcp_raw(&["bridge", "--max-sessions", "x", "--", "true"]);
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(
