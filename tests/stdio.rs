@@ -7,17 +7,22 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs `mcp-raw serve ARGS` with `input` on stdin; returns (stdout lines, stderr,
-/// status).
-fn serve(args: &[&str], input: &str) -> (Vec<String>, String, std::process::ExitStatus) {
-    let mut child = Command::new(BIN)
+/// Starts `mcp-raw serve ARGS`, its stdin and stdout piped, its stderr to `stderr`.
+fn spawn_serve(args: &[&str], stderr: impl Into<Stdio>) -> std::process::Child {
+    Command::new(BIN)
         .arg("serve")
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(stderr)
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// Runs `mcp-raw serve ARGS` with `input` on stdin; returns (stdout lines, stderr,
+/// status).
+fn serve(args: &[&str], input: &str) -> (Vec<String>, String, std::process::ExitStatus) {
+    let mut child = spawn_serve(args, Stdio::piped());
     child
         .stdin
         .take()
@@ -161,13 +166,7 @@ fn eof_on_stdin_exits_zero_promptly() {
 
 #[test]
 fn a_closed_stdout_does_not_panic() {
-    let mut child = Command::new(BIN)
-        .arg("serve")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_serve(&[], Stdio::piped());
     drop(child.stdout.take()); // the client stops reading
     let mut stdin = child.stdin.take().unwrap();
     for i in 0..100 {
@@ -190,13 +189,7 @@ fn a_closed_stdout_does_not_panic() {
 #[test]
 fn replies_arrive_while_the_session_is_open() {
     // Interactive: each reply comes back before the next line is sent.
-    let mut child = Command::new(BIN)
-        .arg("serve")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_serve(&[], Stdio::null());
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     for id in 1..=3 {
@@ -331,13 +324,10 @@ fn a_log_to_a_file_is_whole_by_exit_and_never_holds_up_answers() {
         .collect();
     for (backlog, whole) in [("1048576", true), ("100", false)] {
         let log = dir.join(format!("stderr-{backlog}.txt"));
-        let mut child = Command::new(BIN)
-            .args(["serve", "--max-log-backlog", backlog])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_serve(
+            &["--max-log-backlog", backlog],
+            std::fs::File::create(&log).unwrap(),
+        );
         // One line at a time, each answered before the next is sent.
         let mut stdin = child.stdin.take().unwrap();
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
