@@ -21,48 +21,57 @@ fn scratch(name: &str) -> std::path::PathBuf {
     dir
 }
 
-fn run(cmd: &mut Command) -> std::process::Output {
-    let out = cmd.output().unwrap();
+/// `mcp-raw ARGS…`, run to its end.
+fn mcp_raw(args: &[&str]) -> std::process::Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+/// `mcp-raw ARGS…`, which must succeed.
+fn run(args: &[&str]) -> std::process::Output {
+    let out = mcp_raw(args);
     assert!(
         out.status.success(),
-        "{:?}: {}",
-        cmd,
+        "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     out
 }
 
+fn p(path: &std::path::Path) -> &str {
+    path.to_str().unwrap()
+}
+
 /// `mcp-raw client --era ERA [--call CALL…] --record FILE -- mcp-raw serve`: a
 /// stdio session recorded.
 fn record_stdio(file: &std::path::Path, era: &str, calls: &[&str]) {
-    let mut cmd = Command::new(BIN);
-    cmd.args(["client", "--era", era]);
+    let mut args = vec!["client", "--era", era];
     for call in calls {
-        cmd.args(["--call", call]);
+        args.extend(["--call", call]);
     }
-    run(cmd.arg("--record").arg(file).args(["--", BIN, "serve"]));
+    args.extend(["--record", p(file), "--", BIN, "serve"]);
+    run(&args);
 }
 
 /// `mcp-raw replay FILE --color never --record AGAIN -- SERVER…`: the recording's
 /// client side sent again to a stdio server.
 fn replay_stdio(file: &std::path::Path, again: &std::path::Path, server: &[&str]) {
-    run(Command::new(BIN)
-        .arg("replay")
-        .arg(file)
-        .args(["--color", "never", "--record"])
-        .arg(again)
-        .arg("--")
-        .args(server));
+    let mut args = vec![
+        "replay",
+        p(file),
+        "--color",
+        "never",
+        "--record",
+        p(again),
+        "--",
+    ];
+    args.extend(server);
+    run(&args);
 }
 
 fn diff(a: &std::path::Path, b: &std::path::Path, extra: &[&str]) -> (i32, String) {
-    let out = Command::new(BIN)
-        .arg("diff")
-        .arg(a)
-        .arg(b)
-        .args(extra)
-        .output()
-        .unwrap();
+    let mut args = vec!["diff", p(a), p(b)];
+    args.extend(extra);
+    let out = mcp_raw(&args);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -134,25 +143,28 @@ fn http_replay_mints_its_own_session_and_matches() {
     let (orig, again) = (dir.join("orig.jsonl"), dir.join("again.jsonl"));
     // `serve --http`: the demo tools, both eras.
     let first = InProcess::demo();
-    run(Command::new(BIN)
-        .args([
-            "client",
-            "--era",
-            "legacy",
-            "--call",
-            "add={\"a\":2,\"b\":3}",
-            "--record",
-        ])
-        .arg(&orig)
-        .arg(format!("http://{}/mcp", first.addr)));
+    run(&[
+        "client",
+        "--era",
+        "legacy",
+        "--call",
+        "add={\"a\":2,\"b\":3}",
+        "--record",
+        p(&orig),
+        &format!("http://{}/mcp", first.addr),
+    ]);
     drop(first);
     let second = InProcess::demo();
-    let out = run(Command::new(BIN)
-        .arg("replay")
-        .arg(&orig)
-        .args(["--color", "never", "--record"])
-        .arg(&again)
-        .args(["--against", &format!("http://{}/mcp", second.addr)]));
+    let out = run(&[
+        "replay",
+        p(&orig),
+        "--color",
+        "never",
+        "--record",
+        p(&again),
+        "--against",
+        &format!("http://{}/mcp", second.addr),
+    ]);
     let shown = String::from_utf8_lossy(&out.stdout);
     // The whole view: the replay's own session (a new Mcp-Session-Id from the
     // second server, normalized), every exchange of the recording sent again.
@@ -202,7 +214,7 @@ fn replay_and_diff_with_a_bad_file_or_two_targets_say_why() {
             "mcp-raw diff: cannot read /nonexistent.jsonl: No such file or directory (os error 2)\n",
         ),
     ] {
-        let out = Command::new(BIN).args(args).output().unwrap();
+        let out = mcp_raw(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&out.stderr), stderr, "{args:?}");
     }
@@ -223,22 +235,26 @@ fn a_recording_served_as_a_mock_answers_the_same_client_the_same() {
                 dir.join(format!("{name}-again.jsonl")),
             );
             let client = |record: &std::path::Path, target: Option<String>, server: &[&str]| {
-                let mut cmd = Command::new(BIN);
-                cmd.args([
+                let mut args = vec![
                     "client",
                     "--era",
                     era,
                     "--progress",
                     "--call",
                     "add={\"a\":2,\"b\":3}",
-                ])
-                .args(["--call", "get_current_time", "--record"])
-                .arg(record);
-                match target {
-                    Some(url) => cmd.arg(url),
-                    None => cmd.arg("--").arg(BIN).args(server),
+                    "--call",
+                    "get_current_time",
+                    "--record",
+                    p(record),
+                ];
+                match &target {
+                    Some(url) => args.push(url),
+                    None => {
+                        args.extend(["--", BIN]);
+                        args.extend(server);
+                    }
                 };
-                run(&mut cmd)
+                run(&args)
             };
             if http {
                 client(&orig, Some(format!("http://{}/mcp", live.addr)), &[]);
@@ -255,20 +271,17 @@ fn a_recording_served_as_a_mock_answers_the_same_client_the_same() {
     }
     // A call the recording does not hold.
     let orig = dir.join("legacy-stdio.jsonl");
-    let out = Command::new(BIN)
-        .args([
-            "client",
-            "--era",
-            "legacy",
-            "--call",
-            "add={\"a\":2,\"b\":4}",
-            "--",
-            BIN,
-            "replay",
-        ])
-        .arg(&orig)
-        .output()
-        .unwrap();
+    let out = mcp_raw(&[
+        "client",
+        "--era",
+        "legacy",
+        "--call",
+        "add={\"a\":2,\"b\":4}",
+        "--",
+        BIN,
+        "replay",
+        p(&orig),
+    ]);
     let text = String::from_utf8_lossy(&out.stdout);
     // The whole view: the -32602 error naming what the recording expected next.
     golden::check("replay/mock-unrecorded-call.txt", &text);
@@ -327,19 +340,18 @@ fn a_stdio_recording_served_over_http() {
     // `replay FILE --http --port 0`, in-process.
     let mock = MockPeer::http(&orig);
     let url = mock.url.clone();
-    let out = run(Command::new(BIN)
-        .args([
-            "client",
-            "--era",
-            "legacy",
-            "--call",
-            "add={\"a\":2,\"b\":3}",
-            "--color",
-            "never",
-            "--record",
-        ])
-        .arg(&again)
-        .arg(&url));
+    let out = run(&[
+        "client",
+        "--era",
+        "legacy",
+        "--call",
+        "add={\"a\":2,\"b\":3}",
+        "--color",
+        "never",
+        "--record",
+        p(&again),
+        &url,
+    ]);
     drop(mock);
     // The whole view: the mock's own session id (normalized) at initialize, the
     // GET refused with 405 and a plain-text body, no JSON-RPC message.
