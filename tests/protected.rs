@@ -106,6 +106,11 @@ impl Logged {
     }
 }
 
+/// `mcp-raw ARGS…`, run to its end.
+fn mcp_raw(args: &[&str]) -> std::process::Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
 /// One raw request to `addr` at `target`.
 fn call(addr: &str, method: &str, target: &str, headers: &[(&str, &str)], body: &str) -> HttpReply {
     let mut req = format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
@@ -168,17 +173,14 @@ fn the_client_gets_through_a_protected_server_and_the_record_shows_every_hop() {
     let server_record = dir.join("server.jsonl");
     let server = protected_process(&issuer, &["--record", server_record.to_str().unwrap()]);
     let record = dir.join("client.jsonl");
-    let out = Command::new(BIN)
-        .args([
-            "client",
-            &format!("http://{}/mcp", server.addr),
-            "--color",
-            "never",
-        ])
-        .arg("--record")
-        .arg(&record)
-        .output()
-        .unwrap();
+    let out = mcp_raw(&[
+        "client",
+        &format!("http://{}/mcp", server.addr),
+        "--color",
+        "never",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
     let view =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{view}");
@@ -216,13 +218,7 @@ fn the_client_gets_through_a_protected_server_and_the_record_shows_every_hop() {
     );
     // The server's record has its own fetch of the key set, on a lane of its own.
     drop(server);
-    let server_side = Command::new(BIN)
-        .arg("show")
-        .arg(&server_record)
-        .arg("--color")
-        .arg("never")
-        .output()
-        .unwrap();
+    let server_side = mcp_raw(&["show", server_record.to_str().unwrap(), "--color", "never"]);
     let shown = String::from_utf8_lossy(&server_side.stdout);
     assert!(shown.contains("GET /jwks HTTP/1.1"), "{shown}");
     assert!(
@@ -468,10 +464,7 @@ fn the_authorization_server_enforces_pkce_one_use_codes_and_registered_redirects
 
 #[test]
 fn demo_http_auth_walks_the_flow_and_checks_every_answer() {
-    let out = Command::new(BIN)
-        .args(["demo-http", "--auth", "--port", "0", "--color", "never"])
-        .output()
-        .unwrap();
+    let out = mcp_raw(&["demo-http", "--auth", "--port", "0", "--color", "never"]);
     let view =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{view}");
@@ -539,7 +532,7 @@ fn auth_flags_need_their_context() {
             "mcp-raw: auth-server approves every request without asking anyone, so it binds loopback only, not \"0.0.0.0\"\n",
         ),
     ] {
-        let out = Command::new(BIN).args(args).output().unwrap();
+        let out = mcp_raw(args);
         assert_eq!(out.status.code(), Some(code), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&out.stderr), stderr, "{args:?}");
     }
@@ -608,14 +601,12 @@ fn serve_and_bridge_refuse_an_authorization_server_in_clear_elsewhere() {
     // before anything listens; the scheme's case changes nothing.
     for issuer in ["http://auth.example.com", "HTTP://10.0.0.1:9000"] {
         for sub in [&["serve", "--http"][..], &["bridge"][..]] {
-            let mut command = Command::new(BIN);
-            command
-                .args(sub)
-                .args(["--port", "0", "--auth-server", issuer]);
+            let mut args = sub.to_vec();
+            args.extend(["--port", "0", "--auth-server", issuer]);
             if sub[0] == "bridge" {
-                command.args(["--", BIN, "serve"]);
+                args.extend(["--", BIN, "serve"]);
             }
-            let out = command.output().unwrap();
+            let out = mcp_raw(&args);
             let err = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(1), "{sub:?} {issuer}: {err}");
             // The whole of stderr: the refusal, and nothing listening before it.
@@ -1275,11 +1266,14 @@ fn secrets_of_serve_and_auth_server_can_come_from_files() {
         "grant_type=client_credentials&client_id=alice&client_secret=sa&resource=http%3A%2F%2Fr%2Fmcp",
     );
     assert_eq!(r.status, 200, "{}", r.text());
-    let out = Command::new(BIN)
-        .args(["auth-server", "--port", "0", "--clients-file"])
-        .arg(dir.join("nothing-here"))
-        .output()
-        .unwrap();
+    let missing = dir.join("nothing-here");
+    let out = mcp_raw(&[
+        "auth-server",
+        "--port",
+        "0",
+        "--clients-file",
+        missing.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
