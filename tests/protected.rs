@@ -991,11 +991,17 @@ fn a_key_verifies_only_tokens_of_its_alg_and_use_and_no_bound_token_passes() {
         )
     );
     // A token past its exp (and the default 30 s of leeway, --token-leeway) is
-    // refused, whatever its signature (RFC 7519 §4.1.4).
+    // refused, whatever its signature (RFC 7519 §4.1.4); one 10 s past it, within
+    // the leeway, still passes.
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs();
+    let late = token(
+        "good",
+        serde_json::json!({"iat": now - 120, "exp": now - 10}),
+    );
+    assert_eq!(post_mcp(&server.addr, Some(&late)).status, 200);
     let expired = token(
         "good",
         serde_json::json!({"iat": now - 120, "exp": now - 60}),
