@@ -432,15 +432,20 @@ impl Lines {
         }
     }
 
+    /// Asks `tasks/get` until the task shows `status` (at most 5 s): before a
+    /// listen stream is open there is nothing else to wait on, so each answer paces
+    /// the next question, with no sleep between.
     fn poll(&mut self, task: &Value, status: &str) -> Value {
-        for _ in 0..200 {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        let mut asked = 0;
+        while std::time::Instant::now() < deadline {
             let t = self.ask("tasks/get", json!({ "taskId": task }));
+            asked += 1;
             if t["status"] == status {
                 return t;
             }
-            std::thread::sleep(Duration::from_millis(20));
         }
-        panic!("task {task} never reached {status}");
+        panic!("task {task} never reached {status} ({asked} tasks/get in 5 s)");
     }
 }
 
