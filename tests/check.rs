@@ -6,10 +6,22 @@ mod common;
 
 use common::http_client::{exchange, request_bytes};
 use common::{BIN, golden};
+use mcp_raw_wire::recorder::{Recorder, Sink};
+use mcp_raw_wire::{event::Event, transcript};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
+use std::sync::mpsc;
+
+/// A recorder's sink that hands each event on, as its transcript line.
+struct Told(mpsc::Sender<String>);
+
+impl Sink for Told {
+    fn event(&mut self, event: &Event) {
+        let _ = self.0.send(transcript::event_json(event).to_string());
+    }
+}
 
 fn scratch(name: &str) -> std::path::PathBuf {
     common::scratch("check", name)
@@ -19,13 +31,18 @@ fn server_script(name: &str) -> String {
     format!("{}/tests/servers/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `mcp-raw check ARGS…`, run to its end.
+fn check(args: &[&str]) -> std::process::Output {
+    Command::new(BIN).arg("check").args(args).output().unwrap()
+}
+
+fn path(file: &std::path::Path) -> &str {
+    file.to_str().unwrap()
+}
+
 /// `check FILE --format json`: its exit code and its document.
 fn check_json(file: &std::path::Path) -> (i32, Value) {
-    let out = Command::new(BIN)
-        .args(["check", "--format", "json"])
-        .arg(file)
-        .output()
-        .unwrap();
+    let out = check(&["--format", "json", path(file)]);
     let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "check printed no JSON ({e}): {}{}",
@@ -154,34 +171,72 @@ fn a_stdio_server_that_breaks_rules_is_named_rule_by_rule() {
     // (Checked line by line, not as a golden file: which event a finding names
     // depends on how the pipe's reads group the server's separately flushed
     // writes, and the normalizer does not hide event numbers.)
-    for rule in want.keys() {
-        assert!(
-            live.contains(&format!(" {rule}: ")),
-            "{rule} not live: {live}"
-        );
-    }
-    assert!(
-        live.contains("[mcp-raw check] 16 errors, 2 warnings"),
+    // Each live finding line, its place (`event N LANE DIR Ts: `) cut off, is the
+    // whole of one finding of the file's report: severity, rule, message, section.
+    let mut said: Vec<String> = live
+        .lines()
+        .filter_map(|l| l.strip_prefix("[mcp-raw check] event "))
+        .map(|l| {
+            l.split_once("s: ")
+                .expect("a place, then the finding")
+                .1
+                .to_owned()
+        })
+        .collect();
+    let mut reported: Vec<String> = findings
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {}: {}  [{}]",
+                f["severity"].as_str().unwrap(),
+                f["rule"].as_str().unwrap(),
+                f["message"].as_str().unwrap(),
+                f["spec"].as_str().unwrap()
+            )
+        })
+        .collect();
+    said.sort();
+    reported.sort();
+    assert_eq!(said, reported, "{live}");
+    // The summary: the last line, whole.
+    assert_eq!(
+        live.lines().last().unwrap(),
+        format!(
+            "[mcp-raw check] 16 errors, 2 warnings in {} messages ({} events, 41 rules checked)",
+            doc["messages"], doc["events"]
+        ),
         "{live}"
     );
 
     // JUnit: a case per rule, the broken error rules failing.
-    let junit = Command::new(BIN)
-        .args(["check", "--format", "junit"])
-        .arg(&file)
-        .output()
-        .unwrap();
+    let junit = check(&["--format", "junit", path(&file)]);
     assert_eq!(junit.status.code(), Some(1));
     let xml = String::from_utf8(junit.stdout).unwrap();
     let failing = want.len() - 2; // the two warning rules pass
     // (Not a golden file either, for the same event numbers: tests/golden.rs
     // compares JUnit output whole, check/findings.xml.)
-    assert!(xml.contains(&format!("failures=\"{failing}\"")), "{xml}");
+    assert_eq!(
+        xml.lines().nth(1).unwrap(),
+        format!(r#"<testsuites name="mcp-raw check" tests="41" failures="{failing}">"#),
+        "{xml}"
+    );
     assert_eq!(xml.matches("<failure ").count(), failing);
-    assert!(xml.contains("<testcase classname=\"MCP 2025-11-25 basic/utilities/progress &quot;Progress Flow&quot;\" name=\"progress/not-increasing\">"));
-    assert!(
-        xml.contains("name=\"modern/result-type\"/>"),
-        "an unbroken rule passes"
+    // A rule's case, whole: the one broken opens (its <failure> follows); an
+    // unbroken rule's is empty: it passes.
+    let case = |rule: &str| {
+        let name = format!("name=\"{rule}\"");
+        xml.lines()
+            .map(str::trim)
+            .find(|l| l.starts_with("<testcase ") && l.contains(&name))
+            .unwrap_or_else(|| panic!("no case {rule} in {xml}"))
+    };
+    assert_eq!(
+        case("progress/not-increasing"),
+        r#"<testcase classname="MCP 2025-11-25 basic/utilities/progress &quot;Progress Flow&quot;" name="progress/not-increasing">"#
+    );
+    assert_eq!(
+        case("modern/result-type"),
+        r#"<testcase classname="MCP 2026-07-28 basic &quot;Result Responses&quot;" name="modern/result-type"/>"#
     );
 }
 
@@ -286,8 +341,30 @@ fn an_http_server_that_breaks_transport_rules_is_named() {
 fn an_http_client_that_breaks_rules_is_named_and_our_server_is_clean() {
     let dir = scratch("http-client");
     let file = dir.join("server.jsonl");
-    let record = file.to_str().unwrap().to_owned();
-    let server = common::HttpServer::start(&["--record", &record]);
+    // `serve --http --record FILE`, in-process (the client is under test, and
+    // `check` of the file): the recorder the binary makes (src/cli/record.rs), the
+    // file's sink and one more that passes each event's JSON line on to this test.
+    let (seen, events) = mpsc::channel();
+    let recorder = Recorder::new(vec![
+        transcript::create(
+            &file,
+            &transcript::Header::new("server", "http"),
+            mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
+        )
+        .unwrap(),
+        Box::new(Told(seen)),
+    ]);
+    recorder.set_redaction(true);
+    let server = common::InProcess::with(
+        mcp_raw_core::Server::new(
+            mcp_raw_core::content::demo::tool_set(),
+            mcp_raw_core::Eras::Both,
+        ),
+        mcp_raw_net::transport::http::Config {
+            recorder: Some(recorder),
+            ..Default::default()
+        },
+    );
     let addr = server.addr.clone();
     let accept = ("Accept", "application/json, text/event-stream");
     let json = ("Content-Type", "application/json");
@@ -353,14 +430,16 @@ fn an_http_client_that_breaks_rules_is_named_and_our_server_is_clean() {
         ),
     );
     // The server records a response once it is written: wait (bounded) until the
-    // last one is in the file before stopping it.
+    // last one is recorded before stopping it.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while !std::fs::read_to_string(&file)
-        .unwrap_or_default()
-        .contains("Header mismatch")
-        && std::time::Instant::now() < deadline
-    {
-        std::thread::sleep(std::time::Duration::from_millis(20));
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let line: String = events
+            .recv_timeout(left)
+            .expect("the Header mismatch answer recorded within 5 s");
+        if line.contains("Header mismatch") {
+            break;
+        }
     }
     drop(server);
 
@@ -393,7 +472,8 @@ fn an_http_client_that_breaks_rules_is_named_and_our_server_is_clean() {
 #[test]
 fn clean_recordings_report_nothing() {
     let dir = scratch("clean");
-    let server = common::HttpServer::start(&[]);
+    // `serve --http`, in-process: the recordings are the client's.
+    let server = common::InProcess::demo();
     let url = format!("http://{}/mcp", server.addr);
     for era in ["legacy", "modern"] {
         for (transport, target) in [("stdio", None), ("http", Some(url.as_str()))] {
@@ -422,9 +502,9 @@ fn clean_recordings_report_nothing() {
                 "{}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            let check = Command::new(BIN).arg("check").arg(&file).output().unwrap();
-            let text = String::from_utf8_lossy(&check.stdout);
-            assert_eq!(check.status.code(), Some(0), "{transport} {era}: {text}");
+            let out = check(&[path(&file)]);
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(out.status.code(), Some(0), "{transport} {era}: {text}");
             // The whole summary line; its counts are those of the JSON report.
             let (_, doc) = check_json(&file);
             assert_eq!(
@@ -438,20 +518,14 @@ fn clean_recordings_report_nothing() {
         }
     }
     // An unreadable file is exit 2, with the reason.
-    let out = Command::new(BIN)
-        .args(["check", "/nonexistent.jsonl"])
-        .output()
-        .unwrap();
+    let out = check(&["/nonexistent.jsonl"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "mcp-raw check: cannot read /nonexistent.jsonl: No such file or directory (os error 2)\n"
     );
     // --rules lists every rule with its section.
-    let out = Command::new(BIN)
-        .args(["check", "--rules"])
-        .output()
-        .unwrap();
+    let out = check(&["--rules"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0));
     // The whole list, the same bytes as tests/golden.rs compares (among them

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::BIN;
+use common::{BIN, golden};
 use std::process::Command;
 
 /// Subcommands with a machine-readable output, and the formats `--format` offers.
@@ -25,8 +25,14 @@ const FORMATS: &[(&str, &[&str])] = &[
 /// paths and fingerprint).
 const UNCOLOURED: &[&str] = &["completions", "ca"];
 
+/// `mcp-raw ARGS…`, run to its end.
+fn mcp_raw(args: &[&str]) -> std::process::Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+/// `mcp-raw ARGS…`: whether it succeeded, and its stdout and stderr.
 fn help(args: &[&str]) -> (bool, String) {
-    let out = Command::new(BIN).args(args).output().unwrap();
+    let out = mcp_raw(args);
     (
         out.status.success(),
         format!(
@@ -134,33 +140,35 @@ fn format_and_color_are_where_they_should_be() {
             );
         }
     }
+    // The whole help of each (tests/golden/help/): no --color in it.
     for sub in UNCOLOURED {
         let (_, text) = help(&[sub, "--help"]);
-        assert!(!text.contains("--color"), "{sub}");
+        golden::check(&format!("help/{sub}.txt"), &text);
     }
 }
 
 #[test]
 fn client_follow_is_the_old_listen_and_format_json_is_json() {
+    // The whole help, as tests/golden/help/ keeps it: `--follow` offered, the old
+    // `--listen` not.
     let (_, text) = help(&["client", "--help"]);
-    assert!(text.contains("  --follow"), "{text}");
-    // The old spelling still parses, and is not offered.
+    golden::check("help/client.txt", &text);
+    // The old spelling still parses: the same help.
     let (ok, out) = help(&["client", "--listen", "--help"]);
     assert!(ok, "{out}");
-    assert!(!text.contains("  --listen"), "{text}");
+    assert_eq!(out, text);
 
     // `--format json` is `--json`: the transcript on stdout.
-    let out = Command::new(BIN)
-        .args([
-            "client",
-            "--format",
-            "json",
-            "--call",
-            "add={\"a\":1,\"b\":2}",
-        ])
-        .args(["--", BIN, "serve"])
-        .output()
-        .unwrap();
+    let out = mcp_raw(&[
+        "client",
+        "--format",
+        "json",
+        "--call",
+        "add={\"a\":1,\"b\":2}",
+        "--",
+        BIN,
+        "serve",
+    ]);
     assert!(out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
     let first: serde_json::Value =
@@ -176,30 +184,25 @@ fn client_follow_is_the_old_listen_and_format_json_is_json() {
         BIN,
         "serve",
     ]);
-    assert!(!ok && out.contains("--oneline shows a text view"), "{out}");
-    // `show --format pretty` is `--pretty`; with --raw it is a usage error (2).
+    assert!(!ok);
+    assert_eq!(
+        out,
+        "mcp-raw: --oneline shows a text view: it cannot go with --format json\n"
+    );
+    // `show --format pretty` is `--pretty`; with --raw it is a usage error (2). What
+    // `--format json` printed is a transcript `show` reads.
     let file = common::scratch("conventions", "show").join("s.jsonl");
-    let out = Command::new(BIN)
-        .args(["client", "--record"])
-        .arg(&file)
-        .args(["--", BIN, "serve"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let pretty = Command::new(BIN)
-        .args(["show", "--format", "pretty"])
-        .arg(&file)
-        .output()
-        .unwrap();
+    std::fs::write(&file, stdout.as_bytes()).unwrap();
+    let file = file.to_str().unwrap();
+    let pretty = mcp_raw(&["show", "--format", "pretty", file]);
     let doc: serde_json::Value = serde_json::from_slice(&pretty.stdout).expect("one JSON document");
     assert!(doc.is_object() || doc.is_array());
-    let refused = Command::new(BIN)
-        .args(["show", "--format", "json", "--raw"])
-        .arg(&file)
-        .output()
-        .unwrap();
+    let refused = mcp_raw(&["show", "--format", "json", "--raw", file]);
     assert_eq!(refused.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("--raw shows a text view"));
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        "error: --raw shows a text view: it cannot go with --format json or pretty\n\nUsage: mcp-raw [OPTIONS] <COMMAND>\n\nFor more information, try '--help'.\n"
+    );
 }
 
 #[test]
@@ -219,7 +222,26 @@ fn color_always_colours_a_trace_and_never_does_not() {
         drop(stdin);
         let out = child.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(">>>"), "{err}");
         assert_eq!(err.contains('\x1b'), escapes, "--color {when}: {err}");
+        // The two traced lines whole (their time normalized), escapes and all; the
+        // server's log lines around them are plain either way.
+        let traced: Vec<String> = err
+            .lines()
+            .filter(|l| l.contains(">>>") || l.contains("<<<"))
+            .map(golden::normalize)
+            .collect();
+        let want = if escapes {
+            concat!(
+                "\x1b[1;34m>>>\x1b[0m \x1b[2m[+<t>s]\x1b[0m {\x1b[36m\"jsonrpc\"\x1b[0m: \x1b[32m\"2.0\"\x1b[0m, \x1b[36m\"id\"\x1b[0m: \x1b[33m1\x1b[0m, \x1b[36m\"method\"\x1b[0m: \x1b[32m\"ping\"\x1b[0m}\n",
+                "\x1b[1;32m<<<\x1b[0m \x1b[2m[+<t>s]\x1b[0m {\x1b[36m\"jsonrpc\"\x1b[0m: \x1b[32m\"2.0\"\x1b[0m, \x1b[36m\"id\"\x1b[0m: \x1b[33m1\x1b[0m, \x1b[36m\"result\"\x1b[0m: \x1b[2m{}\x1b[0m}"
+            )
+        } else {
+            concat!(
+                r#">>> [+<t>s] {"jsonrpc": "2.0", "id": 1, "method": "ping"}"#,
+                "\n",
+                r#"<<< [+<t>s] {"jsonrpc": "2.0", "id": 1, "result": {}}"#
+            )
+        };
+        assert_eq!(traced.join("\n"), want, "--color {when}");
     }
 }

@@ -49,6 +49,10 @@ over_both!(
     new_methods_refuse_bad_params_with_32602_naming_the_field,
 );
 
+/// What a requestState whose seal fails says (2026-07-28 multi round-trip requests:
+/// the server checks the integrity of the state it sealed).
+const SEAL_BROKEN: &str = "requestState integrity check failed: the seal does not match (altered, forged, or sealed with another key: replicas must share one --state-key-file)";
+
 fn irr(requests: Value) -> Value {
     json!({"resultType":"input_required","inputRequests":requests,"_meta":server_info()})
 }
@@ -170,17 +174,15 @@ fn every_content_type_tool_answers_exactly_in_both_eras(t: Transport) {
         // Modern: the same content, resultType first, serverInfo in _meta.
         let id = 20 + i as i64;
         s.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":modern(call_tool(tool))}));
+        // The line byte for byte: the members in this order, no space.
         let line = s.recv_line();
-        assert!(
-            line.starts_with(&format!(
-                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"resultType":"complete","content":"#
-            )),
-            "{line}"
-        );
-        let r: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(
-            r["result"],
-            json!({"resultType":"complete","content":content,"_meta":server_info()}),
+            line.trim_end_matches(['\r', '\n']),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"resultType":"complete","content":{},"_meta":{}}}}}"#,
+                content,
+                server_info()
+            ),
             "{tool}"
         );
     }
@@ -290,9 +292,9 @@ fn modern_logging_follows_each_requests_log_level_only(t: Transport) {
     let r = s.call(5, "tools/call", with_level("loud"));
     let (code, message) = error_of(&r);
     assert_eq!(code, -32602);
-    assert!(
-        message.contains("io.modelcontextprotocol/logLevel"),
-        "{message}"
+    assert_eq!(
+        message,
+        r#"params._meta["io.modelcontextprotocol/logLevel"] must be a log level such as "info", got "loud""#
     );
 }
 
@@ -329,9 +331,9 @@ fn legacy_sampling_round_trip(t: Transport) {
     assert_eq!(r["id"], 3);
     let (code, message) = error_of(&r);
     assert_eq!(code, -1);
-    assert!(
-        message.contains("sampling/createMessage") && message.contains("User rejected"),
-        "{message}"
+    assert_eq!(
+        message,
+        "the client refused sampling/createMessage: User rejected sampling request"
     );
 }
 
@@ -414,13 +416,20 @@ fn legacy_elicitation_round_trips(t: Transport) {
 /// with -32602 naming the capability, and no request is written to stdout.
 fn legacy_sampling_and_elicitation_are_refused_without_the_capability(t: Transport) {
     let mut s = Wire::legacy(t, json!({}));
-    for (id, tool, args, cap) in [
-        (1, "test_sampling", json!({"prompt":"hi"}), "sampling"),
+    for (id, tool, args, cap, asking) in [
+        (
+            1,
+            "test_sampling",
+            json!({"prompt":"hi"}),
+            "sampling",
+            "sampling/createMessage",
+        ),
         (
             2,
             "test_elicitation",
             json!({"message":"hi"}),
             "elicitation",
+            "elicitation/create",
         ),
     ] {
         s.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":args}}));
@@ -432,7 +441,13 @@ fn legacy_sampling_and_elicitation_are_refused_without_the_capability(t: Transpo
         assert_eq!(r["id"], id);
         let (code, message) = error_of(&r);
         assert_eq!(code, -32021, "{tool}");
-        assert!(message.contains(cap), "{tool}: {message}");
+        assert_eq!(
+            message,
+            format!(
+                r#"Missing required client capability: {cap} (asking the client {asking} needs it; declare it in params._meta["io.modelcontextprotocol/clientCapabilities"] in 2026-07-28, in initialize's capabilities in 2025-11-25)"#
+            ),
+            "{tool}"
+        );
         assert_eq!(r["error"]["data"]["requiredCapabilities"][cap], json!({}));
     }
 }
@@ -465,14 +480,22 @@ fn mrtr_single_inputs_round_trip(t: Transport) {
     );
     assert_eq!(r["result"], asked);
     // Malformed responses: -32602 naming the field, never a complete result.
-    for (id, responses, field) in [
+    for (id, responses, said) in [
         (
             4,
             json!({"user_name": 12345}),
-            "params.inputResponses.user_name",
+            "params.inputResponses.user_name must be an object (the client's result), got a number",
         ),
-        (5, Value::Null, "params.inputResponses"),
-        (6, json!([1]), "params.inputResponses"),
+        (
+            5,
+            Value::Null,
+            "params.inputResponses must be an object keyed like the inputRequests, got null",
+        ),
+        (
+            6,
+            json!([1]),
+            "params.inputResponses must be an object keyed like the inputRequests, got an array",
+        ),
     ] {
         let r = s.call(
             id,
@@ -481,7 +504,7 @@ fn mrtr_single_inputs_round_trip(t: Transport) {
         );
         let (code, message) = error_of(&r);
         assert_eq!(code, -32602, "{r}");
-        assert!(message.contains(field), "{message}");
+        assert_eq!(message, said);
     }
 
     // Sampling and roots: one key each.
@@ -580,13 +603,13 @@ fn mrtr_request_state_intact_tampered_oversized_and_foreign(t: Transport) {
         assert_eq!(text_of(&r["result"]), "Confirmed: state-ok", "{tool}");
         assert_eq!(r["result"]["resultType"], "complete");
 
-        for (id, bad, why) in [
+        for (id, bad, said) in [
+            (3, format!("{state}-TAMPERED"), SEAL_BROKEN),
             (
-                3,
-                format!("{state}-TAMPERED"),
-                "requestState integrity check failed",
+                4,
+                "a".repeat(8 * 1024 + 1),
+                "requestState integrity check failed: longer than 8192 bytes",
             ),
-            (4, "a".repeat(8 * 1024 + 1), "longer than 8192 bytes"),
         ] {
             let r = s.call(
                 id,
@@ -595,10 +618,7 @@ fn mrtr_request_state_intact_tampered_oversized_and_foreign(t: Transport) {
             );
             let (code, message) = error_of(&r);
             assert_eq!(code, -32602, "{tool}: {r}");
-            assert!(
-                message.starts_with("requestState integrity check failed") && message.contains(why),
-                "{tool}: {message}"
-            );
+            assert_eq!(message, said, "{tool}");
         }
         // Exactly 8 KiB is not refused for its length (only for not being sealed).
         let r = s.call(
@@ -611,7 +631,10 @@ fn mrtr_request_state_intact_tampered_oversized_and_foreign(t: Transport) {
         );
         let (code, message) = error_of(&r);
         assert_eq!(code, -32602);
-        assert!(!message.contains("longer than"), "{message}");
+        assert_eq!(
+            message,
+            "requestState integrity check failed: not a sealed state"
+        );
         // Not a string at all.
         let r = s.call(
             6,
@@ -620,7 +643,10 @@ fn mrtr_request_state_intact_tampered_oversized_and_foreign(t: Transport) {
         );
         let (code, message) = error_of(&r);
         assert_eq!(code, -32602);
-        assert!(message.contains("params.requestState"), "{message}");
+        assert_eq!(
+            message,
+            "params.requestState must be the string the server sent, got a number"
+        );
     }
 
     // A state sealed by another server process does not open here (per-process key).
@@ -636,10 +662,7 @@ fn mrtr_request_state_intact_tampered_oversized_and_foreign(t: Transport) {
     );
     let (code, message) = error_of(&r);
     assert_eq!(code, -32602);
-    assert!(
-        message.starts_with("requestState integrity check failed"),
-        "{message}"
-    );
+    assert_eq!(message, SEAL_BROKEN);
 }
 
 fn mrtr_asks_by_declared_capabilities_and_32021_refuses_what_is_missing(t: Transport) {
@@ -710,7 +733,10 @@ fn mrtr_tools_in_a_legacy_session_say_they_need_a_modern_request(t: Transport) {
         call_tool("test_input_required_result_elicitation"),
     );
     assert_eq!(r["result"]["isError"], true);
-    assert!(text_of(&r["result"]).contains("2026-07-28"));
+    assert_eq!(
+        text_of(&r["result"]),
+        "This tool shows 2026-07-28 multi round-trip requests; call it with a modern request (params._meta)."
+    );
     assert!(r["result"].get("resultType").is_none());
 }
 
@@ -873,16 +899,16 @@ fn prompts_list_get_arguments_and_errors_in_both_eras(t: Transport) {
         );
         let (code, message) = error_of(&r);
         assert_eq!(code, -32602);
-        assert!(
-            message.contains("missing required argument \"arg2\""),
-            "{message}"
+        assert_eq!(
+            message,
+            r#"prompts/get test_prompt_with_arguments: missing required argument "arg2""#
         );
         let r = s.call(7, "prompts/get", era(json!({"name":"no_such_prompt"})));
         let (code, message) = error_of(&r);
         assert_eq!(code, -32602);
-        assert!(
-            message.contains("Unknown prompt: no_such_prompt"),
-            "{message}"
+        assert_eq!(
+            message,
+            "Unknown prompt: no_such_prompt (this server has: test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource, test_prompt_with_image, test_input_required_result_prompt)"
         );
     }
 
@@ -957,117 +983,145 @@ fn completion_suggests_prompt_argument_values_in_both_eras(t: Transport) {
 /// `resourceSubscriptions` array of strings.
 fn subscriptions_listen_refuses_a_malformed_filter(t: Transport) {
     let mut s = Wire::fresh(t);
-    for (id, params, field) in [
-        (1, json!({}), "params.notifications"),
-        (2, json!({"notifications":"tools"}), "params.notifications"),
+    for (id, params, said) in [
+        (
+            1,
+            json!({}),
+            "subscriptions/listen: missing params.notifications, the filter of what to hear",
+        ),
+        (
+            2,
+            json!({"notifications":"tools"}),
+            "subscriptions/listen: params.notifications must be an object, got a string",
+        ),
         (
             3,
             json!({"notifications":{"toolsListChanged":"yes"}}),
-            "toolsListChanged",
+            "subscriptions/listen: params.notifications.toolsListChanged must be a boolean, got a string",
         ),
         (
             4,
             json!({"notifications":{"resourceSubscriptions":"test://static-text"}}),
-            "resourceSubscriptions",
+            r#"subscriptions/listen: params.notifications.resourceSubscriptions must be an array of URI strings, got "test://static-text""#,
         ),
     ] {
         let r = s.call(id, "subscriptions/listen", modern(params));
         let (code, message) = error_of(&r);
         assert_eq!(code, -32602);
-        assert!(message.contains(field), "{message}");
+        assert_eq!(message, said);
     }
 }
 
 fn new_methods_refuse_bad_params_with_32602_naming_the_field(t: Transport) {
     let mut s = Wire::legacy(t, json!({}));
     let cases: Vec<(&str, Value, &str)> = vec![
-        ("resources/read", json!({}), "params.uri"),
+        (
+            "resources/read",
+            json!({}),
+            "resources/read: missing params.uri",
+        ),
         (
             "resources/read",
             json!({"uri":5}),
-            "params.uri must be a string",
+            "resources/read: params.uri must be a string, got a number",
         ),
-        ("resources/subscribe", json!({}), "params.uri"),
+        (
+            "resources/subscribe",
+            json!({}),
+            "resources/subscribe: missing params.uri",
+        ),
         (
             "resources/subscribe",
             json!({"uri":[]}),
-            "params.uri must be a string",
+            "resources/subscribe: params.uri must be a string, got an array",
         ),
-        ("resources/unsubscribe", json!({}), "params.uri"),
-        ("prompts/get", json!({}), "params.name"),
+        (
+            "resources/unsubscribe",
+            json!({}),
+            "resources/unsubscribe: missing params.uri",
+        ),
+        ("prompts/get", json!({}), "prompts/get: missing params.name"),
         (
             "prompts/get",
             json!({"name":7}),
-            "params.name must be a string",
+            "prompts/get: params.name must be a string, got a number",
         ),
         (
             "prompts/get",
             json!({"name":"test_prompt_with_arguments","arguments":[1]}),
-            "params.arguments",
+            "prompts/get: params.arguments must be an object, got an array",
         ),
         (
             "prompts/get",
             json!({"name":"test_prompt_with_arguments","arguments":{"arg1":1,"arg2":"b"}}),
-            "argument \"arg1\" must be a string",
+            r#"prompts/get test_prompt_with_arguments: argument "arg1" must be a string, got a number"#,
         ),
         (
             "completion/complete",
             json!({"argument":{"name":"arg1"}}),
-            "params.ref",
+            "completion/complete: missing params.ref",
         ),
         (
             "completion/complete",
             json!({"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"}}),
-            "params.argument",
+            "completion/complete: missing params.argument",
         ),
         (
             "completion/complete",
             json!({"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{}}),
-            "params.argument.name",
+            "completion/complete: params.argument.name must be a string",
         ),
         (
             "completion/complete",
             json!({"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"arg1","value":3}}),
-            "params.argument.value",
+            "completion/complete: params.argument.value must be a string, got a number",
         ),
         (
             "completion/complete",
             json!({"ref":{"type":"ref/other"},"argument":{"name":"arg1"}}),
-            "params.ref.type",
+            r#"completion/complete: params.ref.type must be "ref/prompt" or "ref/resource""#,
         ),
         (
             "completion/complete",
             json!({"ref":{"type":"ref/prompt","name":"nope"},"argument":{"name":"arg1"}}),
-            "unknown prompt",
+            r#"completion/complete: unknown prompt "nope""#,
         ),
         (
             "completion/complete",
             json!({"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"argX"}}),
-            "argX",
+            r#"completion/complete: prompt "test_prompt_with_arguments" has no argument "argX""#,
         ),
         (
             "completion/complete",
             json!({"ref":{"type":"ref/resource","uri":"test://nope/{x}"},"argument":{"name":"x"}}),
-            "unknown resource template",
+            r#"completion/complete: unknown resource template "test://nope/{x}""#,
         ),
-        ("logging/setLevel", json!({}), "params.level"),
+        (
+            "logging/setLevel",
+            json!({}),
+            "logging/setLevel: missing params.level",
+        ),
         (
             "logging/setLevel",
             json!({"level":3}),
-            "params.level must be a string",
+            "logging/setLevel: params.level must be a string, got a number",
         ),
-        ("logging/setLevel", json!({"level":"loud"}), "unknown level"),
+        (
+            "logging/setLevel",
+            json!({"level":"loud"}),
+            r#"logging/setLevel: unknown level "loud"; one of debug, info, notice, warning, error, critical, alert, emergency"#,
+        ),
         (
             "tools/call",
             json!({"name":"test_simple_text","arguments":"x"}),
-            "params.arguments",
+            "tools/call: params.arguments must be an object, got a string",
         ),
     ];
-    for (i, (method, params, field)) in cases.iter().enumerate() {
+    for (i, (method, params, said)) in cases.iter().enumerate() {
         let r = s.call(i as i64, method, params.clone());
         let (code, message) = error_of(&r);
         assert_eq!(code, -32602, "{method} {params}: {r}");
-        assert!(message.contains(field), "{method} {params}: {message}");
+        assert_eq!(message, *said, "{method} {params}");
         // The shared methods refuse the same way in the modern era.
         if !method.starts_with("logging/")
             && !method.starts_with("resources/sub")
@@ -1076,10 +1130,7 @@ fn new_methods_refuse_bad_params_with_32602_naming_the_field(t: Transport) {
             let r = s.call(1000 + i as i64, method, modern(params.clone()));
             let (code, message) = error_of(&r);
             assert_eq!(code, -32602, "modern {method} {params}: {r}");
-            assert!(
-                message.contains(field),
-                "modern {method} {params}: {message}"
-            );
+            assert_eq!(message, *said, "modern {method} {params}");
         }
     }
 }

@@ -480,7 +480,10 @@ fn get_streams_need_a_live_session_and_sse() {
     let sid = session(a, json!({}));
     let r = Stream::open(a, "GET", &[("Accept", "text/event-stream")], "").finish();
     assert_eq!(r.status, 400);
-    assert!(r.text().contains("Mcp-Session-Id"), "{}", r.text());
+    assert_eq!(
+        r.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: GET needs the Mcp-Session-Id of the session to listen to"}}"#
+    );
     let r = Stream::open(
         a,
         "GET",
@@ -664,7 +667,12 @@ fn legacy_reconnection_ends_the_post_stream_and_resumes_on_get() {
         )
         .finish();
         assert_eq!(r.status, 400, "{last}: {}", r.text());
-        assert!(r.text().contains("Last-Event-ID"), "{}", r.text());
+        assert_eq!(
+            r.text(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32600,"message":"Bad Request: Last-Event-ID \"{last}\" names no stream of this session (expected <stream>-<n>, as sent in an id: line)"}}}}"#
+            )
+        );
     }
 }
 

@@ -59,16 +59,18 @@ fn legacy_resource_updates_reach_only_subscribed_uris_on_stdio() {
 #[test]
 fn legacy_list_changes_are_announced_on_stdio() {
     let mut s = Wire::legacy(Transport::Stdio, json!({}));
-    for (id, tool, method) in [
+    for (id, tool, method, what) in [
         (
             1,
             "test_trigger_tool_change",
             "notifications/tools/list_changed",
+            "ToolsChanged",
         ),
         (
             2,
             "test_trigger_prompt_change",
             "notifications/prompts/list_changed",
+            "PromptsChanged",
         ),
     ] {
         s.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":call_tool(tool)}));
@@ -78,7 +80,10 @@ fn legacy_list_changes_are_announced_on_stdio() {
         );
         let r = s.recv();
         assert_eq!(r["id"], id);
-        assert!(text_of(&r["result"]).starts_with("Announced"));
+        assert_eq!(
+            text_of(&r["result"]),
+            format!("Announced {what} to 1 listener(s).")
+        );
     }
 }
 

@@ -1,10 +1,14 @@
 //! `mcp-raw replay --against` and `mcp-raw diff`, through the real binary: a session
 //! recorded once, sent again to the same server (no difference) and to a changed one
-//! (`diff` names the changed message and exits 1), over stdio and HTTP.
+//! (`diff` names the changed message and exits 1), over stdio and HTTP. The live HTTP
+//! server a replay runs against, and the HTTP mock a client talks to, are peers, run
+//! in-process (`common::InProcess`, `common::tools_inproc::MockPeer`); the stdio mock
+//! and every command under test are the binary.
 
 mod common;
 
-use common::{BIN, golden};
+use common::tools_inproc::{self, MockPeer};
+use common::{BIN, InProcess, golden};
 use serde_json::Value;
 use std::process::Command;
 
@@ -17,25 +21,57 @@ fn scratch(name: &str) -> std::path::PathBuf {
     dir
 }
 
-fn run(cmd: &mut Command) -> std::process::Output {
-    let out = cmd.output().unwrap();
+/// `mcp-raw ARGS…`, run to its end.
+fn mcp_raw(args: &[&str]) -> std::process::Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+/// `mcp-raw ARGS…`, which must succeed.
+fn run(args: &[&str]) -> std::process::Output {
+    let out = mcp_raw(args);
     assert!(
         out.status.success(),
-        "{:?}: {}",
-        cmd,
+        "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     out
 }
 
+fn p(path: &std::path::Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// `mcp-raw client --era ERA [--call CALL…] --record FILE -- mcp-raw serve`: a
+/// stdio session recorded.
+fn record_stdio(file: &std::path::Path, era: &str, calls: &[&str]) {
+    let mut args = vec!["client", "--era", era];
+    for call in calls {
+        args.extend(["--call", call]);
+    }
+    args.extend(["--record", p(file), "--", BIN, "serve"]);
+    run(&args);
+}
+
+/// `mcp-raw replay FILE --color never --record AGAIN -- SERVER…`: the recording's
+/// client side sent again to a stdio server.
+fn replay_stdio(file: &std::path::Path, again: &std::path::Path, server: &[&str]) {
+    let mut args = vec![
+        "replay",
+        p(file),
+        "--color",
+        "never",
+        "--record",
+        p(again),
+        "--",
+    ];
+    args.extend(server);
+    run(&args);
+}
+
 fn diff(a: &std::path::Path, b: &std::path::Path, extra: &[&str]) -> (i32, String) {
-    let out = Command::new(BIN)
-        .arg("diff")
-        .arg(a)
-        .arg(b)
-        .args(extra)
-        .output()
-        .unwrap();
+    let mut args = vec!["diff", p(a), p(b)];
+    args.extend(extra);
+    let out = mcp_raw(&args);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -51,25 +87,8 @@ fn stdio_replay_against_the_same_and_a_changed_server() {
         dir.join("changed.jsonl"),
     );
     for era in ["legacy", "modern"] {
-        run(Command::new(BIN)
-            .args([
-                "client",
-                "--era",
-                era,
-                "--call",
-                "add={\"a\":2,\"b\":3}",
-                "--call",
-                "get_current_time",
-            ])
-            .arg("--record")
-            .arg(&orig)
-            .args(["--", BIN, "serve"]));
-        run(Command::new(BIN)
-            .arg("replay")
-            .arg(&orig)
-            .args(["--color", "never", "--record"])
-            .arg(&same)
-            .args(["--", BIN, "serve"]));
+        record_stdio(&orig, era, &["add={\"a\":2,\"b\":3}", "get_current_time"]);
+        replay_stdio(&orig, &same, &[BIN, "serve"]);
         // The same server: the same messages, but for ids and the time.
         let (code, text) = diff(&orig, &same, &[]);
         assert_eq!(code, 0, "{era}: {text}");
@@ -93,12 +112,7 @@ fn stdio_replay_against_the_same_and_a_changed_server() {
             "{}/tests/servers/changed_answers.py",
             env!("CARGO_MANIFEST_DIR")
         );
-        run(Command::new(BIN)
-            .arg("replay")
-            .arg(&orig)
-            .args(["--color", "never", "--record"])
-            .arg(&changed)
-            .args(["--", "python3", &changed_server, BIN, "serve"]));
+        replay_stdio(&orig, &changed, &["python3", &changed_server, BIN, "serve"]);
         let (code, text) = diff(&orig, &changed, &["--format", "json"]);
         assert_eq!(code, 1, "{era}: {text}");
         let doc: Value = serde_json::from_str(&text).unwrap();
@@ -127,86 +141,83 @@ fn stdio_replay_against_the_same_and_a_changed_server() {
 fn http_replay_mints_its_own_session_and_matches() {
     let dir = scratch("http");
     let (orig, again) = (dir.join("orig.jsonl"), dir.join("again.jsonl"));
-    let first = common::HttpServer::start(&[]);
-    run(Command::new(BIN)
-        .args([
-            "client",
-            "--era",
-            "legacy",
-            "--call",
-            "add={\"a\":2,\"b\":3}",
-            "--record",
-        ])
-        .arg(&orig)
-        .arg(format!("http://{}/mcp", first.addr)));
+    // `serve --http`: the demo tools, both eras.
+    let first = InProcess::demo();
+    run(&[
+        "client",
+        "--era",
+        "legacy",
+        "--call",
+        "add={\"a\":2,\"b\":3}",
+        "--record",
+        p(&orig),
+        &format!("http://{}/mcp", first.addr),
+    ]);
     drop(first);
-    let second = common::HttpServer::start(&[]);
-    let out = run(Command::new(BIN)
-        .arg("replay")
-        .arg(&orig)
-        .args(["--color", "never", "--record"])
-        .arg(&again)
-        .args(["--against", &format!("http://{}/mcp", second.addr)]));
+    let second = InProcess::demo();
+    let out = run(&[
+        "replay",
+        p(&orig),
+        "--color",
+        "never",
+        "--record",
+        p(&again),
+        "--against",
+        &format!("http://{}/mcp", second.addr),
+    ]);
     let shown = String::from_utf8_lossy(&out.stdout);
     // The whole view: the replay's own session (a new Mcp-Session-Id from the
     // second server, normalized), every exchange of the recording sent again.
     golden::check("replay/http-against.txt", &shown);
     let (code, text) = diff(&orig, &again, &[]);
     assert_eq!(code, 0, "{text}");
-    // Both recordings are clean by `check` too.
-    for f in [&orig, &again] {
-        let out = Command::new(BIN).arg("check").arg(f).output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
+    // Both recordings are clean by `check` too: the whole report.
+    for (f, want) in [
+        (
+            &orig,
+            "0 errors, 0 warnings in 8 messages (18 events, 41 rules checked)\n",
+        ),
+        (
+            &again,
+            "0 errors, 0 warnings in 8 messages (15 events, 41 rules checked)\n",
+        ),
+    ] {
+        let (status, report) = tools_inproc::check(f);
+        assert_eq!((status, report.as_str()), (0, want), "{}", f.display());
     }
 }
 
 #[test]
 fn replay_and_diff_with_a_bad_file_or_two_targets_say_why() {
-    let out = Command::new(BIN)
-        .args(["replay", "/nonexistent.jsonl", "--", "true"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "mcp-raw replay: cannot read /nonexistent.jsonl: No such file or directory (os error 2)\n"
-    );
-    let out = Command::new(BIN)
-        .args(["replay", "/nonexistent.jsonl"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "mcp-raw replay: cannot read /nonexistent.jsonl: No such file or directory (os error 2)\n"
-    );
-    // Both a target and a command.
-    let out = Command::new(BIN)
-        .args([
-            "replay",
-            "/nonexistent.jsonl",
-            "--against",
-            "http://127.0.0.1:1/mcp",
-            "--",
-            "true",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "mcp-raw replay: give the server either as --against TARGET or after `--`, not both\n"
-    );
-    let out = Command::new(BIN)
-        .args(["diff", "/nonexistent.jsonl", "/x"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let unreadable =
+        "mcp-raw replay: cannot read /nonexistent.jsonl: No such file or directory (os error 2)\n";
+    for (args, stderr) in [
+        (
+            &["replay", "/nonexistent.jsonl", "--", "true"][..],
+            unreadable,
+        ),
+        (&["replay", "/nonexistent.jsonl"][..], unreadable),
+        // Both a target and a command.
+        (
+            &[
+                "replay",
+                "/nonexistent.jsonl",
+                "--against",
+                "http://127.0.0.1:1/mcp",
+                "--",
+                "true",
+            ][..],
+            "mcp-raw replay: give the server either as --against TARGET or after `--`, not both\n",
+        ),
+        (
+            &["diff", "/nonexistent.jsonl", "/x"][..],
+            "mcp-raw diff: cannot read /nonexistent.jsonl: No such file or directory (os error 2)\n",
+        ),
+    ] {
+        let out = mcp_raw(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), stderr, "{args:?}");
+    }
 }
 
 /// `replay FILE` as the server: mcp-raw's client run again against the recording gets
@@ -215,7 +226,7 @@ fn replay_and_diff_with_a_bad_file_or_two_targets_say_why() {
 #[test]
 fn a_recording_served_as_a_mock_answers_the_same_client_the_same() {
     let dir = scratch("mock");
-    let live = common::HttpServer::start(&[]);
+    let live = InProcess::demo();
     for era in ["legacy", "modern"] {
         for http in [false, true] {
             let name = format!("{era}-{}", if http { "http" } else { "stdio" });
@@ -224,36 +235,32 @@ fn a_recording_served_as_a_mock_answers_the_same_client_the_same() {
                 dir.join(format!("{name}-again.jsonl")),
             );
             let client = |record: &std::path::Path, target: Option<String>, server: &[&str]| {
-                let mut cmd = Command::new(BIN);
-                cmd.args([
+                let mut args = vec![
                     "client",
                     "--era",
                     era,
                     "--progress",
                     "--call",
                     "add={\"a\":2,\"b\":3}",
-                ])
-                .args(["--call", "get_current_time", "--record"])
-                .arg(record);
-                match target {
-                    Some(url) => cmd.arg(url),
-                    None => cmd.arg("--").arg(BIN).args(server),
+                    "--call",
+                    "get_current_time",
+                    "--record",
+                    p(record),
+                ];
+                match &target {
+                    Some(url) => args.push(url),
+                    None => {
+                        args.extend(["--", BIN]);
+                        args.extend(server);
+                    }
                 };
-                run(&mut cmd)
+                run(&args)
             };
             if http {
                 client(&orig, Some(format!("http://{}/mcp", live.addr)), &[]);
-                let mut mock = Command::new(BIN)
-                    .arg("replay")
-                    .arg(&orig)
-                    .args(["--port", "0"])
-                    .stderr(std::process::Stdio::piped())
-                    .spawn()
-                    .unwrap();
-                let url = common::listening_url(mock.stderr.take().unwrap());
-                client(&again, Some(url), &[]);
-                let _ = mock.kill();
-                let _ = mock.wait();
+                // `replay FILE --port 0`, in-process: the client is under test.
+                let mock = MockPeer::http(&orig);
+                client(&again, Some(mock.url.clone()), &[]);
             } else {
                 client(&orig, None, &["serve"]);
                 client(&again, None, &["replay", orig.to_str().unwrap()]);
@@ -264,20 +271,17 @@ fn a_recording_served_as_a_mock_answers_the_same_client_the_same() {
     }
     // A call the recording does not hold.
     let orig = dir.join("legacy-stdio.jsonl");
-    let out = Command::new(BIN)
-        .args([
-            "client",
-            "--era",
-            "legacy",
-            "--call",
-            "add={\"a\":2,\"b\":4}",
-            "--",
-            BIN,
-            "replay",
-        ])
-        .arg(&orig)
-        .output()
-        .unwrap();
+    let out = mcp_raw(&[
+        "client",
+        "--era",
+        "legacy",
+        "--call",
+        "add={\"a\":2,\"b\":4}",
+        "--",
+        BIN,
+        "replay",
+        p(&orig),
+    ]);
     let text = String::from_utf8_lossy(&out.stdout);
     // The whole view: the -32602 error naming what the recording expected next.
     golden::check("replay/mock-unrecorded-call.txt", &text);
@@ -290,10 +294,7 @@ fn the_mock_refuses_an_overlong_line_and_goes_on() {
     use std::io::{BufRead, BufReader, Write};
     let dir = scratch("limit");
     let orig = dir.join("orig.jsonl");
-    run(Command::new(BIN)
-        .args(["client", "--era", "legacy", "--record"])
-        .arg(&orig)
-        .args(["--", BIN, "serve"]));
+    record_stdio(&orig, "legacy", &[]);
     let mut mock = Command::new(BIN)
         .arg("replay")
         .arg(&orig)
@@ -335,40 +336,23 @@ fn the_mock_refuses_an_overlong_line_and_goes_on() {
 fn a_stdio_recording_served_over_http() {
     let dir = scratch("cross");
     let (orig, again) = (dir.join("stdio.jsonl"), dir.join("http.jsonl"));
-    run(Command::new(BIN)
-        .args([
-            "client",
-            "--era",
-            "legacy",
-            "--call",
-            "add={\"a\":2,\"b\":3}",
-            "--record",
-        ])
-        .arg(&orig)
-        .args(["--", BIN, "serve"]));
-    let mut mock = Command::new(BIN)
-        .arg("replay")
-        .arg(&orig)
-        .args(["--http", "--port", "0"])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = common::listening_url(mock.stderr.take().unwrap());
-    let out = run(Command::new(BIN)
-        .args([
-            "client",
-            "--era",
-            "legacy",
-            "--call",
-            "add={\"a\":2,\"b\":3}",
-            "--color",
-            "never",
-            "--record",
-        ])
-        .arg(&again)
-        .arg(&url));
-    let _ = mock.kill();
-    let _ = mock.wait();
+    record_stdio(&orig, "legacy", &["add={\"a\":2,\"b\":3}"]);
+    // `replay FILE --http --port 0`, in-process.
+    let mock = MockPeer::http(&orig);
+    let url = mock.url.clone();
+    let out = run(&[
+        "client",
+        "--era",
+        "legacy",
+        "--call",
+        "add={\"a\":2,\"b\":3}",
+        "--color",
+        "never",
+        "--record",
+        p(&again),
+        &url,
+    ]);
+    drop(mock);
     // The whole view: the mock's own session id (normalized) at initialize, the
     // GET refused with 405 and a plain-text body, no JSON-RPC message.
     golden::check(
@@ -385,26 +369,10 @@ fn a_stdio_recording_served_over_http() {
 /// as `serve --http` does (DNS rebinding).
 #[test]
 fn the_http_mock_refuses_a_foreign_host_or_origin() {
-    let dir = scratch("rebinding");
-    let orig = dir.join("stdio.jsonl");
-    run(Command::new(BIN)
-        .args(["client", "--era", "legacy", "--record"])
-        .arg(&orig)
-        .args(["--", BIN, "serve"]));
-    let mut mock = Command::new(BIN)
-        .arg("replay")
-        .arg(&orig)
-        .args(["--http", "--port", "0"])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = common::listening_url(mock.stderr.take().unwrap());
-    let addr = url
-        .trim_start_matches("http://")
-        .split('/')
-        .next()
-        .unwrap()
-        .to_owned();
+    // The recording kept in tests/golden/show/ (`demo-http --era both`), served
+    // by `replay FILE --port 0` in-process: its guard is the library's.
+    let mock = MockPeer::http(&golden::dir().join("show/recording.jsonl"));
+    let addr = mock.addr.clone();
     let init = common::initialize("2025-11-25");
     let send = |host: &str, origin: Option<&str>| {
         let mut req = format!(
@@ -419,8 +387,7 @@ fn the_http_mock_refuses_a_foreign_host_or_origin() {
     let evil = send("evil.example", None);
     let evil_origin = send(&addr, Some("http://evil.example"));
     let own = send(&addr, Some(&format!("http://{addr}")));
-    let _ = mock.kill();
-    let _ = mock.wait();
+    drop(mock);
     assert_eq!(evil.status, 403, "{}", evil.text());
     assert_eq!(
         evil.text(),

@@ -7,20 +7,22 @@ mod common;
 use common::{BIN, golden};
 use serde_json::Value;
 use std::io::Read;
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::sync::OnceLock;
+use std::time::Duration;
 
 fn scratch(name: &str) -> std::path::PathBuf {
     common::scratch("show", name)
 }
 
-/// A stdio session of mcp-raw's client with `mcp-raw serve` in `era`, recorded.
-fn record(dir: &std::path::Path, era: &str) -> std::path::PathBuf {
-    let file = dir.join(format!("{era}.jsonl"));
+/// A stdio session of mcp-raw's client with `mcp-raw serve` in `era` (two calls),
+/// recorded to `file`.
+fn record_to(file: &std::path::Path, era: &str) {
     let out = Command::new(BIN)
         .args(["client", "--era", era, "--call", "add={\"a\":2,\"b\":3}"])
         .args(["--call", "get_current_time", "--record"])
-        .arg(&file)
+        .arg(file)
         .args(["--", BIN, "serve"])
         .output()
         .unwrap();
@@ -29,17 +31,34 @@ fn record(dir: &std::path::Path, era: &str) -> std::path::PathBuf {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    file
 }
 
-fn show(args: &[&str], file: &std::path::Path) -> String {
-    let out = Command::new(BIN)
+/// This run's recording of such a session in `era` (legacy or modern), made once
+/// and read by every test that only reads it.
+fn record(era: &str) -> &'static std::path::Path {
+    static LEGACY: OnceLock<PathBuf> = OnceLock::new();
+    static MODERN: OnceLock<PathBuf> = OnceLock::new();
+    let once = if era == "legacy" { &LEGACY } else { &MODERN };
+    once.get_or_init(|| {
+        let file = scratch(&format!("recorded-{era}")).join(format!("{era}.jsonl"));
+        record_to(&file, era);
+        file
+    })
+}
+
+/// `mcp-raw show FILE --color never ARGS…`, run to its end.
+fn show_output(args: &[&str], file: &std::path::Path) -> std::process::Output {
+    Command::new(BIN)
         .arg("show")
         .arg(file)
         .args(["--color", "never"])
         .args(args)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+fn show(args: &[&str], file: &std::path::Path) -> String {
+    let out = show_output(args, file);
     assert!(
         out.status.success(),
         "{}",
@@ -50,22 +69,21 @@ fn show(args: &[&str], file: &std::path::Path) -> String {
 
 #[test]
 fn message_filters_keep_requests_and_the_responses_to_them() {
-    let dir = scratch("filters");
-    let file = record(&dir, "legacy");
+    let file = record("legacy");
     // The whole view, byte for byte (normalized for times only): both calls and
     // their results (the add's "5"), and no tools/list, no initialize.
-    let calls = show(&["--method", "tools/call"], &file);
+    let calls = show(&["--method", "tools/call"], file);
     golden::check("show/filter-method-tools-call.txt", &calls);
     // --id 1: initialize and its result, nothing else.
-    let one = show(&["--id", "1", "--raw"], &file);
+    let one = show(&["--id", "1", "--raw"], file);
     assert_eq!(one.lines().count(), 2, "{one}");
     golden::check("show/filter-id-1-raw.txt", &one);
     // --era: a legacy recording has no modern message; a modern one has only those
     // (every request declares itself in _meta
     // io.modelcontextprotocol/protocolVersion) and their results.
-    assert_eq!(show(&["--era", "modern"], &file), "");
-    let modern = record(&dir, "modern");
-    let m = show(&["--era", "modern", "--raw"], &modern);
+    assert_eq!(show(&["--era", "modern"], file), "");
+    let modern = record("modern");
+    let m = show(&["--era", "modern", "--raw"], modern);
     assert!(!m.is_empty());
     golden::check("show/filter-era-modern-raw.txt", &m);
 }
@@ -73,15 +91,15 @@ fn message_filters_keep_requests_and_the_responses_to_them() {
 #[test]
 fn json_is_a_transcript_again_or_the_kept_messages() {
     let dir = scratch("json");
-    let file = record(&dir, "legacy");
+    let file = record("legacy");
     let again = dir.join("again.jsonl");
-    std::fs::write(&again, show(&["--json"], &file)).unwrap();
+    std::fs::write(&again, show(&["--json"], file)).unwrap();
     assert_eq!(
         show(&["--raw"], &again),
-        show(&["--raw"], &file),
+        show(&["--raw"], file),
         "the same bytes, rendered the same"
     );
-    let kept = show(&["--json", "--method", "tools/call"], &file);
+    let kept = show(&["--json", "--method", "tools/call"], file);
     let facts: Vec<Value> = kept
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -95,16 +113,15 @@ fn json_is_a_transcript_again_or_the_kept_messages() {
 
 #[test]
 fn explain_names_the_shape_the_method_and_its_section() {
-    let dir = scratch("explain");
-    let file = record(&dir, "legacy");
+    let file = record("legacy");
     // Each message's notes, whole: the request's shape (id 1, one response), what
     // initialize opens (a 2025-11-25 session), the result's JSON-RPC 2.0 §5, and a
     // notification's "no id, so no answer, ever".
-    let text = show(&["--explain"], &file);
+    let text = show(&["--explain"], file);
     golden::check("show/explain-stdio-legacy.txt", &text);
     // Modern: every message carries its own protocol version (2026-07-28).
-    let modern = record(&dir, "modern");
-    let text = show(&["--explain"], &modern);
+    let modern = record("modern");
+    let text = show(&["--explain"], modern);
     golden::check("show/explain-stdio-modern.txt", &text);
 }
 
@@ -127,6 +144,7 @@ fn follow_renders_a_recording_as_it_grows() {
         .spawn()
         .unwrap();
     let mut out = follower.stdout.take().unwrap();
+    let (done, finished) = std::sync::mpsc::channel();
     let reader = std::thread::spawn(move || {
         let mut seen = Vec::new();
         let mut buf = [0u8; 4096];
@@ -135,46 +153,30 @@ fn follow_renders_a_recording_as_it_grows() {
                 Ok(0) | Err(_) => break,
                 Ok(n) => seen.extend_from_slice(&buf[..n]),
             }
-            if String::from_utf8_lossy(&seen)
-                .matches("\"method\": \"tools/call\"")
-                .count()
-                == 2
-                && String::from_utf8_lossy(&seen).matches("<<< [").count() == 2
+            // Both calls and the whole of both results (a result's lines may come
+            // in more than one read).
+            let text = String::from_utf8_lossy(&seen);
+            if text.matches("\"method\": \"tools/call\"").count() == 2
+                && text.matches("<<< [").count() == 2
+                && text.ends_with("<<< }\n")
             {
                 break;
             }
         }
+        let _ = done.send(());
         String::from_utf8_lossy(&seen).into_owned()
     });
-    let recorded = Command::new(BIN)
-        .args([
-            "client",
-            "--call",
-            "add={\"a\":2,\"b\":3}",
-            "--call",
-            "get_current_time",
-        ])
-        .arg("--record")
-        .arg(&file)
-        .args(["--", BIN, "serve"])
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(recorded.success());
+    record_to(&file, "legacy");
     // Bounded: a follower that never shows it all is killed, which ends the reader.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !reader.is_finished() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let _ = finished.recv_timeout(Duration::from_secs(20));
     let _ = follower.kill();
     let _ = follower.wait();
     let seen = reader.join().unwrap();
-    assert_eq!(
-        seen.matches("\"method\": \"tools/call\"").count(),
-        2,
-        "{seen}"
-    );
-    assert_eq!(seen.matches("<<< [").count(), 2, "both results: {seen}");
+    // Both calls and both results: byte for byte what `show` renders of the finished
+    // file, and (normalized) the same view as the one of a finished legacy
+    // recording of these calls in tests/golden/show/.
+    assert_eq!(seen, show(&["--method", "tools/call"], &file));
+    golden::check("show/filter-method-tools-call.txt", &seen);
 }
 
 /// `--html`: one page that needs nothing from the network, a row per message (the
@@ -182,22 +184,11 @@ fn follow_renders_a_recording_as_it_grows() {
 #[test]
 fn html_is_one_self_contained_page_with_every_message() {
     let dir = scratch("html");
-    let file = record(&dir, "legacy");
+    let file = record("legacy");
     let page = dir.join("page.html");
-    let out = Command::new(BIN)
-        .arg("show")
-        .arg(&file)
-        .arg("--html")
-        .arg(&page)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    show(&["--html", page.to_str().unwrap()], file);
     let html = std::fs::read_to_string(&page).unwrap();
-    let facts = show(&["--json"], &file)
+    let facts = show(&["--json"], file)
         .lines()
         .filter(|l| l.contains("\"fact\":\"message\""))
         .count();
@@ -206,21 +197,22 @@ fn html_is_one_self_contained_page_with_every_message() {
     for needle in ["src=\"http", "href=\"http", "@import", "url("] {
         assert!(!html.contains(needle), "the page loads {needle}");
     }
-    assert!(html.contains("request initialize #1 (legacy)"));
-    assert!(html.contains("▸ initialize opens a 2025-11-25 session"));
-    assert!(
-        html.contains("&quot;method&quot;:&quot;initialize&quot;"),
-        "exact bytes, escaped"
-    );
-    let out = Command::new(BIN)
-        .arg("show")
-        .arg(&file)
-        .args(["--html", "/nonexistent-dir/page.html"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("--html /nonexistent-dir/page.html: cannot write it")
+    // Every message's row, whole (normalized for times): among them "request
+    // initialize #1 (legacy)" with its note "▸ initialize opens a 2025-11-25
+    // session", and each message's exact bytes, escaped
+    // (&quot;method&quot;:&quot;initialize&quot;). The rest of the page is left
+    // out: where the server's stderr lines fall among the messages (and so the
+    // count of events), and how the pipes' close is seen, depend on scheduling.
+    let rows: String = html
+        .lines()
+        .filter(|l| l.contains(r#"data-lane="stdio"><details class="msg "#))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    golden::check("show/page-stdio-legacy-rows.html", &rows);
+    let out = show_output(&["--html", "/nonexistent-dir/page.html"], file);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "mcp-raw show: --html /nonexistent-dir/page.html: cannot write it: No such file or directory (os error 2)\n"
     );
 }

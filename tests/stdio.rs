@@ -7,17 +7,22 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs `mcp-raw serve ARGS` with `input` on stdin; returns (stdout lines, stderr,
-/// status).
-fn serve(args: &[&str], input: &str) -> (Vec<String>, String, std::process::ExitStatus) {
-    let mut child = Command::new(BIN)
+/// Starts `mcp-raw serve ARGS`, its stdin and stdout piped, its stderr to `stderr`.
+fn spawn_serve(args: &[&str], stderr: impl Into<Stdio>) -> std::process::Child {
+    Command::new(BIN)
         .arg("serve")
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(stderr)
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// Runs `mcp-raw serve ARGS` with `input` on stdin; returns (stdout lines, stderr,
+/// status).
+fn serve(args: &[&str], input: &str) -> (Vec<String>, String, std::process::ExitStatus) {
+    let mut child = spawn_serve(args, Stdio::piped());
     child
         .stdin
         .take()
@@ -161,13 +166,7 @@ fn eof_on_stdin_exits_zero_promptly() {
 
 #[test]
 fn a_closed_stdout_does_not_panic() {
-    let mut child = Command::new(BIN)
-        .arg("serve")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_serve(&[], Stdio::piped());
     drop(child.stdout.take()); // the client stops reading
     let mut stdin = child.stdin.take().unwrap();
     for i in 0..100 {
@@ -178,29 +177,30 @@ fn a_closed_stdout_does_not_panic() {
     drop(stdin);
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(out.status.success(), "{:?} {stderr}", out.status);
-    assert!(stderr.contains("stdout closed"), "{stderr}");
+    // No panic: the log ends with the line saying why the server left, whole.
+    assert_eq!(
+        stderr.lines().last(),
+        Some("[mcp-raw] stdout closed (client gone): exiting"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn replies_arrive_while_the_session_is_open() {
     // Interactive: each reply comes back before the next line is sent.
-    let mut child = Command::new(BIN)
-        .arg("serve")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_serve(&[], Stdio::null());
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     for id in 1..=3 {
         writeln!(stdin, r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).unwrap();
         let mut line = String::new();
         stdout.read_line(&mut line).unwrap();
-        assert!(line.ends_with('\n'));
-        assert_eq!(parse(&line)["id"], id);
+        // The whole line, its newline included.
+        assert_eq!(
+            line,
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}\n")
+        );
     }
     drop(stdin);
     assert!(child.wait().unwrap().success());
@@ -324,13 +324,10 @@ fn a_log_to_a_file_is_whole_by_exit_and_never_holds_up_answers() {
         .collect();
     for (backlog, whole) in [("1048576", true), ("100", false)] {
         let log = dir.join(format!("stderr-{backlog}.txt"));
-        let mut child = Command::new(BIN)
-            .args(["serve", "--max-log-backlog", backlog])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_serve(
+            &["--max-log-backlog", backlog],
+            std::fs::File::create(&log).unwrap(),
+        );
         // One line at a time, each answered before the next is sent.
         let mut stdin = child.stdin.take().unwrap();
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
@@ -353,14 +350,42 @@ fn a_log_to_a_file_is_whole_by_exit_and_never_holds_up_answers() {
                 .map(|id| format!("[mcp-raw] recv request ping (id {id})"))
                 .collect();
             assert_eq!(recv, want);
-            assert!(
-                text.ends_with("[mcp-raw] stdin closed: exiting\n"),
-                "{text}"
+            // The whole log: ready, a line per request, the goodbye.
+            assert_eq!(
+                text,
+                format!(
+                    "[mcp-raw] stdio server ready: one JSON-RPC message per line\n{}\n[mcp-raw] stdin closed: exiting\n",
+                    want.join("\n")
+                )
             );
         } else {
             assert!(recv.len() < 300, "nothing dropped: {}", recv.len());
-            assert!(
-                text.contains(" log lines dropped: stderr was not read fast enough"),
+            let dropped: Vec<&str> = text.lines().filter(|l| l.contains(" dropped")).collect();
+            // Each such line whole, counting what went; with the lines kept, every
+            // request (and the goodbye) is accounted for.
+            let counts: Vec<usize> = dropped
+                .iter()
+                .map(|l| {
+                    l.strip_prefix("[mcp-raw] ")
+                        .and_then(|l| l.split(' ').next())
+                        .and_then(|n| n.parse().ok())
+                        .unwrap_or_else(|| panic!("no count in {l:?}"))
+                })
+                .collect();
+            let said: Vec<String> = counts
+                .iter()
+                .map(|n| {
+                    format!("[mcp-raw] {n} log lines dropped: stderr was not read fast enough")
+                })
+                .collect();
+            assert_eq!(dropped, said, "{text}");
+            let goodbye = text
+                .lines()
+                .filter(|l| *l == "[mcp-raw] stdin closed: exiting")
+                .count();
+            assert_eq!(
+                counts.iter().sum::<usize>() + recv.len() + goodbye,
+                301,
                 "{text}"
             );
         }

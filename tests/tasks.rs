@@ -2,6 +2,7 @@
 //! served in-process on port 0, and the same flow over stdio through the real binary.
 
 mod common;
+use common::http_client::Stream;
 use common::{BIN, Http, HttpReply, InProcess};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
@@ -73,20 +74,54 @@ fn create(s: &InProcess, tool: &str, arguments: Value) -> Value {
     r["result"].clone()
 }
 
-/// Polls `tasks/get` until the task shows `status` (or any terminal status).
+/// Waits until the task shows `status` (or any terminal status), and returns what
+/// `tasks/get` says then. The wait is the wire's own: a `subscriptions/listen`
+/// stream for the task (SEP-2663 `notifications/tasks`, one per change of status),
+/// opened first; then one `tasks/get`, for a status reached before the stream was
+/// open; then the stream's notifications until one shows it (each within
+/// `http_client::WAIT`).
 fn poll(s: &InProcess, id: &str, status: &str) -> Value {
-    for _ in 0..200 {
+    let reached = |t: &Value| {
+        t["status"] == status
+            || ["completed", "failed", "cancelled"].contains(&t["status"].as_str().unwrap_or(""))
+    };
+    let mut listen = Stream::open(
+        &s.addr,
+        "POST",
+        &[
+            ("Accept", "application/json, text/event-stream"),
+            ("Content-Type", "application/json"),
+            ("MCP-Protocol-Version", V),
+            ("Mcp-Method", "subscriptions/listen"),
+        ],
+        &body(
+            9999,
+            "subscriptions/listen",
+            json!({"notifications": {"taskIds": [id]}}),
+            &with_tasks(),
+        ),
+    );
+    assert_eq!(listen.status, 200);
+    assert_eq!(
+        listen.message()["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    let get = || {
         let (code, r) = task_method(s, "tasks/get", id, json!({}));
         assert_eq!(code, 200, "{r}");
-        let t = &r["result"];
-        if t["status"] == status
-            || ["completed", "failed", "cancelled"].contains(&t["status"].as_str().unwrap_or(""))
-        {
-            return t.clone();
-        }
-        std::thread::sleep(Duration::from_millis(25));
+        r["result"].clone()
+    };
+    let now = get();
+    if reached(&now) {
+        return now;
     }
-    panic!("task {id} never reached {status}");
+    loop {
+        let note = listen.message();
+        assert_eq!(note["method"], "notifications/tasks", "{note}");
+        if reached(&note["params"]) {
+            return get();
+        }
+    }
 }
 
 #[test]
@@ -222,11 +257,9 @@ fn wrong_ids_removed_methods_and_routing_headers() {
     let s = InProcess::conformance();
     let (code, r) = task_method(&s, "tasks/get", "no-such-task", json!({}));
     assert_eq!((code, r["error"]["code"].clone()), (400, json!(-32602)));
-    assert!(
-        r["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("not found")
+    assert_eq!(
+        r["error"]["message"],
+        "Failed to retrieve task: Task not found (no-such-task)"
     );
     for method in ["tasks/result", "tasks/list"] {
         let r = post(&s, method, None, json!({"taskId": "x"}), &with_tasks());
@@ -324,11 +357,9 @@ fn mrtr_rounds_come_before_the_task() {
     assert_eq!(r2["result"]["resultType"], "task", "{r2}");
     assert!(r2["result"].get("requestState").is_none());
     let done = poll(&s, r2["result"]["taskId"].as_str().unwrap(), "completed");
-    assert!(
-        done["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("Alice")
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "Hello, Alice! (asked with MRTR, answered by a task)"
     );
 }
 
@@ -350,10 +381,11 @@ fn listening_for_task_ids_needs_the_extension() {
     );
 }
 
-/// One stdio session, spoken line by line.
+/// One stdio session, spoken line by line; the server's stdout read by a thread of
+/// its own and handed over line by line, so that every wait is bounded.
 struct Lines {
     stdin: std::process::ChildStdin,
-    stdout: BufReader<std::process::ChildStdout>,
+    stdout: std::sync::mpsc::Receiver<String>,
     next: i64,
     /// Notifications met while waiting for responses.
     notes: Vec<Value>,
@@ -372,9 +404,7 @@ impl Lines {
     fn ask(&mut self, method: &str, params: Value) -> Value {
         let id = self.send(method, params);
         loop {
-            let mut line = String::new();
-            self.stdout.read_line(&mut line).unwrap();
-            let v: Value = serde_json::from_str(&line).unwrap();
+            let v = self.next_message();
             if v.get("id").is_none() {
                 self.notes.push(v);
             } else {
@@ -384,15 +414,38 @@ impl Lines {
         }
     }
 
+    /// The server's next line, within 5 s, as JSON.
+    fn next_message(&mut self) -> Value {
+        let line = self
+            .stdout
+            .recv_timeout(Duration::from_secs(5))
+            .expect("a line from the server within 5 s");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// Reads on until a notification for which `wanted` holds is among the notes.
+    fn await_note(&mut self, wanted: impl Fn(&Value) -> bool) {
+        while !self.notes.iter().any(&wanted) {
+            let v = self.next_message();
+            assert!(v.get("id").is_none(), "a response nobody asked for: {v}");
+            self.notes.push(v);
+        }
+    }
+
+    /// Asks `tasks/get` until the task shows `status` (at most 5 s): before a
+    /// listen stream is open there is nothing else to wait on, so each answer paces
+    /// the next question, with no sleep between.
     fn poll(&mut self, task: &Value, status: &str) -> Value {
-        for _ in 0..200 {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        let mut asked = 0;
+        while std::time::Instant::now() < deadline {
             let t = self.ask("tasks/get", json!({ "taskId": task }));
+            asked += 1;
             if t["status"] == status {
                 return t;
             }
-            std::thread::sleep(Duration::from_millis(20));
         }
-        panic!("task {task} never reached {status}");
+        panic!("task {task} never reached {status} ({asked} tasks/get in 5 s)");
     }
 }
 
@@ -407,9 +460,18 @@ fn tasks_work_over_stdio_too() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
     let mut io = Lines {
         stdin: child.stdin.take().unwrap(),
-        stdout: BufReader::new(child.stdout.take().unwrap()),
+        stdout: lines,
         next: 0,
         notes: Vec::new(),
     };
@@ -435,24 +497,14 @@ fn tasks_work_over_stdio_too() {
         json!({"taskId": task, "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}}),
     );
     assert_eq!(ack["resultType"], "complete");
-    let done = io.poll(&task, "completed");
+    // The listen stream says when the task completes; tasks/get shows it then.
+    io.await_note(|n| n["params"]["status"] == "completed");
+    let done = io.ask("tasks/get", json!({ "taskId": task }));
+    assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(
         done["result"]["content"][0]["text"],
         "Deleted a.txt. (A fixture: nothing was deleted.)"
     );
-    // The notification travels on the listen stream, which may be written after the
-    // response that showed the status: read on until it is there.
-    for _ in 0..100 {
-        if io
-            .notes
-            .iter()
-            .any(|n| n["params"]["status"] == "completed")
-        {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-        io.ask("tasks/get", json!({ "taskId": task }));
-    }
     let notes = &io.notes;
     assert_eq!(
         notes[0]["method"],

@@ -12,6 +12,7 @@
 pub mod golden;
 pub mod http_client;
 pub mod pki;
+pub mod tools_inproc;
 pub mod wire;
 
 pub use http_client::Reply as HttpReply;

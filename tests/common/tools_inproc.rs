@@ -1,0 +1,134 @@
+//! The wire tools run in-process, for tests where a tool is only a peer or an
+//! inspector, not the subject: the authorization server a protected server asks
+//! ([`AuthPeer`]), a protected `serve --http` a client or tap talks to
+//! ([`protected`]), the mock a client talks to ([`MockPeer`]), each on 127.0.0.1,
+//! port 0, on its own runtime and stopped on drop; and `check`'s text report of a
+//! recording ([`check`]). Each is built from the same library calls as the binary's
+//! subcommand (src/cli/auth_server.rs, src/cli/serve.rs, src/cli/replay.rs,
+//! src/cli/check.rs), so the in-process peer is the same thing as the process.
+
+use super::InProcess;
+use mcp_raw_core::Server;
+use mcp_raw_net::transport::http;
+use mcp_raw_tools::authserver;
+use std::sync::Arc;
+
+/// `mcp-raw auth-server --port 0` with `config`, in-process.
+pub struct AuthPeer {
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+    /// `http://127.0.0.1:PORT`, its issuer identifier.
+    pub issuer: String,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl AuthPeer {
+    pub fn start(config: authserver::Config) -> AuthPeer {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let (addr, issuer) = runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap().to_string();
+            let issuer = format!("http://{addr}");
+            let server = Arc::new(authserver::AuthServer::new(issuer.clone(), config).unwrap());
+            tokio::spawn(authserver::serve(listener, server, None, None));
+            (addr, issuer)
+        });
+        AuthPeer {
+            addr,
+            issuer,
+            _runtime: runtime,
+        }
+    }
+}
+
+/// `serve --http --port 0 --auth-server ISSUER` (the demo tools) with `settings`, its
+/// resource, unless given, `http://ADDR/mcp` from the address bound: what
+/// `serve_http` does with `protect_at`, in-process.
+pub fn protected(mut settings: http::auth::Settings) -> InProcess {
+    settings
+        .check()
+        .expect("an issuer serve --http would accept");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (addr, app) = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        if settings.resource.is_empty() {
+            settings.resource = format!("http://{addr}{}", mcp_raw_wire::http::ENDPOINT);
+        }
+        let config = http::Config {
+            auth: Some(settings),
+            ..http::Config::default()
+        };
+        let server = Server::new(
+            mcp_raw_core::content::demo::tool_set(),
+            mcp_raw_core::Eras::Both,
+        );
+        let app = http::App::new(server, config);
+        tokio::spawn(http::serve(listener, app.clone(), std::future::pending()));
+        (addr, app)
+    });
+    InProcess {
+        addr,
+        app,
+        _runtime: runtime,
+    }
+}
+
+/// `mcp-raw replay FILE --port 0` (with `--http` when `http`): the recording's
+/// server side served over Streamable HTTP, in-process.
+pub struct MockPeer {
+    /// `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl MockPeer {
+    pub fn http(file: &std::path::Path) -> MockPeer {
+        use mcp_raw_tools::replay::{diff::Ignore, mock::Mock, serve};
+        let bytes = std::fs::read(file).unwrap();
+        let (_, events) = mcp_raw_wire::transcript::read_bytes(&bytes).unwrap();
+        let mock = Mock::from_events(&events, Ignore::defaults());
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let addr = runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap().to_string();
+            tokio::spawn(serve::http(
+                mock,
+                listener,
+                mcp_raw_wire::recorder::Recorder::none(),
+                mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
+                None,
+                http::Limits::default(),
+            ));
+            addr
+        });
+        MockPeer {
+            url: format!("http://{addr}{}", mcp_raw_wire::http::ENDPOINT),
+            addr,
+            _runtime: runtime,
+        }
+    }
+}
+
+/// `mcp-raw check FILE` (the text report, no colour), in-process: its exit status
+/// (0, or 1 when an error was found) and its report, as the subcommand makes them
+/// (src/cli/check.rs).
+pub fn check(file: &std::path::Path) -> (i32, String) {
+    use mcp_raw_tools::check::{Checker, report};
+    let bytes = std::fs::read(file).unwrap();
+    let (_, events) = mcp_raw_wire::transcript::read_bytes(&bytes).unwrap();
+    let mut checker = Checker::with_max(mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE);
+    let mut findings = Vec::new();
+    for e in &events {
+        findings.extend(checker.feed(e));
+    }
+    findings.extend(checker.finish());
+    let totals = report::Totals {
+        events: checker.events(),
+        messages: checker.messages(),
+    };
+    let status = i32::from(report::count(&findings).0 > 0);
+    (status, report::text(&findings, totals))
+}
