@@ -22,8 +22,8 @@ const FORMATS: &[(&str, &[&str])] = &[
 ];
 
 /// The subcommands that print nothing a colour could mark (a shell script; a CA's
-/// paths and fingerprint).
-const UNCOLOURED: &[&str] = &["completions", "ca"];
+/// paths and fingerprint; the page's URL, the page drawing its own colours).
+const UNCOLOURED: &[&str] = &["completions", "ca", "ui"];
 
 /// `mcp-raw ARGS…`, run to its end.
 fn mcp_raw(args: &[&str]) -> std::process::Output {
