@@ -2,7 +2,8 @@
 //! HTTP: the compatibility matrix of MCP 2026-07-28 `basic/versioning`.
 
 mod common;
-use common::{BIN, HttpServer, golden, stamp_before, unstamped};
+use common::client_inproc::{conformance_http, demo_http};
+use common::{BIN, golden, stamp_before, unstamped};
 use mcp_raw_core::Eras;
 use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient, Options, Spoken};
 use mcp_raw_net::client::stdio_link::StdioLink;
@@ -40,7 +41,7 @@ fn dual_era_client_speaks_modern_to_modern_servers() {
         golden::check(&format!("client/era/both-stdio-{server}.txt"), &out);
 
         // Over HTTP: Mcp-Method and Mcp-Name headers on the call, no session id.
-        let http = HttpServer::start(&["--era", server]);
+        let http = demo_http(server);
         let (ok, out) = client("both", &format!("http://{}/mcp", http.addr), &[ADD]);
         assert!(ok, "{out}");
         golden::check(&format!("client/era/both-http-{server}.txt"), &out);
@@ -62,7 +63,7 @@ fn dual_era_client_falls_back_to_initialize_with_legacy_servers() {
 
     // Over HTTP: the modern attempt is refused with 400, initialize gets an
     // Mcp-Session-Id, and the session is ended with DELETE.
-    let http = HttpServer::start(&["--era", "legacy"]);
+    let http = demo_http("legacy");
     let (ok, out) = client("both", &format!("http://{}/mcp", http.addr), &[ADD]);
     assert!(ok, "{out}");
     golden::check("client/era/both-http-legacy.txt", &out);
@@ -74,7 +75,7 @@ fn modern_client_against_legacy_server_fails_clearly() {
     let (ok, out) = client("modern", &stdio_target("legacy"), &[]);
     assert!(!ok);
     golden::check("client/era/modern-stdio-legacy.txt", &out);
-    let http = HttpServer::start(&["--era", "legacy"]);
+    let http = demo_http("legacy");
     let (ok, out) = client("modern", &format!("http://{}/mcp", http.addr), &[]);
     assert!(!ok);
     golden::check("client/era/modern-http-legacy.txt", &out);
@@ -86,7 +87,7 @@ fn legacy_client_against_modern_server_fails_with_the_supported_versions() {
     let (ok, out) = client("legacy", &stdio_target("modern"), &[]);
     assert!(!ok);
     golden::check("client/era/legacy-stdio-modern.txt", &out);
-    let http = HttpServer::start(&["--era", "modern"]);
+    let http = demo_http("modern");
     let (ok, out) = client("legacy", &format!("http://{}/mcp", http.addr), &[]);
     assert!(!ok);
     golden::check("client/era/legacy-http-modern.txt", &out);
@@ -199,7 +200,7 @@ async fn a_silent_probe_falls_back_to_initialize_after_the_timeout() {
 fn listen_shows_notifications_as_they_arrive_until_ctrl_c() {
     use std::io::BufRead;
     for era in ["legacy", "modern"] {
-        let http = HttpServer::start(&["--fixture", "conformance", "--era", era]);
+        let http = conformance_http(era);
         let url = format!("http://{}/mcp", http.addr);
         let mut listener = Command::new(BIN)
             .args(["client", &url, "--listen", "--color", "never"])
@@ -499,7 +500,7 @@ fn any_method_with_progress_and_logs_in_both_eras() {
 /// shown as they crossed with --show-secrets.
 #[test]
 fn tokens_are_masked_unless_show_secrets() {
-    let server = common::HttpServer::start(&[]);
+    let server = demo_http("both");
     let url = format!("http://{}/mcp", server.addr);
     let dir = std::env::temp_dir().join(format!("mcp-raw-secrets-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

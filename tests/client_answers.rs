@@ -4,7 +4,8 @@
 //! refusal that names the missing flag when there is no answer.
 
 mod common;
-use common::{BIN, HttpServer, stamp_before, unstamped};
+use common::client_inproc::conformance_http;
+use common::{BIN, stamp_before, unstamped};
 use std::process::Command;
 
 const SAMPLED: &str =
@@ -49,7 +50,7 @@ fn sampling_is_answered_in_every_era_over_both_transports() {
             "the capability is declared: {out}"
         );
 
-        let http = HttpServer::start(&["--fixture", "conformance", "--era", era]);
+        let http = conformance_http(era);
         let url = format!("http://{}/mcp", http.addr);
         let (code, out) = run(&[
             &url,
@@ -90,7 +91,7 @@ fn sampling_is_answered_in_every_era_over_both_transports() {
 
 #[test]
 fn elicitation_roots_and_request_state_follow_the_rounds() {
-    let http = HttpServer::start(&["--fixture", "conformance"]);
+    let http = conformance_http("both");
     let url = format!("http://{}/mcp", http.addr);
     let (code, out) = run(&[
         &url,
@@ -279,7 +280,7 @@ fn a_flood_of_interleaved_messages_loses_and_reorders_nothing() {
 /// `Last-Event-ID`, and gets the response there.
 #[test]
 fn a_closed_legacy_stream_is_resumed_with_last_event_id() {
-    let http = HttpServer::start(&["--fixture", "conformance", "--era", "legacy"]);
+    let http = conformance_http("legacy");
     let url = format!("http://{}/mcp", http.addr);
     let out = Command::new(BIN)
         .args([

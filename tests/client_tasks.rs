@@ -9,7 +9,8 @@
 //! the user types.
 
 mod common;
-use common::{BIN, HttpServer, unstamped};
+use common::client_inproc::conformance_http;
+use common::{BIN, unstamped};
 use std::process::Command;
 
 const NAMED: &str = r#"elicitation={"action":"accept","content":{"name":"Ada","confirm":true}}"#;
@@ -75,7 +76,7 @@ fn a_modern_task_is_polled_answered_and_its_outcome_taken_over_both_transports()
     assert_eq!(code, Some(1), "two calls fail on purpose: {out}");
     check_modern(&out, "stdio");
 
-    let http = HttpServer::start(&["--fixture", "conformance", "--era", "modern"]);
+    let http = conformance_http("modern");
     let url = format!("http://{}/mcp", http.addr);
     let mut over_http = vec![url.as_str()];
     over_http.extend(args);

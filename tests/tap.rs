@@ -4,7 +4,8 @@
 
 mod common;
 
-use common::{BIN, HttpServer};
+use common::BIN;
+use common::client_inproc::demo_http;
 use mcp_raw_wire::event::{Dir, Event, LaneKind};
 use mcp_raw_wire::recorder::concat;
 use mcp_raw_wire::transcript;
@@ -177,7 +178,7 @@ fn http_tap(target: &str, record: &std::path::Path) -> HttpTap {
 /// in the client's recording and in the tap's.
 #[test]
 fn http_tap_relays_byte_for_byte_in_both_eras() {
-    let server = HttpServer::start(&[]);
+    let server = demo_http("both");
     let dir = scratch("http");
     for era in ["legacy", "modern"] {
         let (mine, tapped) = (

@@ -6,6 +6,7 @@
 //! plaintext is compared with the server's own recording, lane by lane.
 
 mod common;
+use common::client_inproc::{demo_http, recording};
 use common::{BIN, HttpServer, scratch};
 use mcp_raw_wire::event::{Dir, Event, What};
 use mcp_raw_wire::recorder::concat;
@@ -191,7 +192,7 @@ fn a_python_client_through_the_proxy_is_recorded_in_plaintext() {
     }
     server_pki(&dir);
     let server_record = dir.join("server.jsonl");
-    let server = HttpServer::start(&["--record", server_record.to_str().unwrap()]);
+    let server = recording(&server_record);
     let front = front(&dir, &server.addr);
     let proxy = proxy(&dir, &["--decrypt-host", "localhost"]);
     let trust = [cert.clone(), dir.join("server-ca.pem")];
@@ -295,7 +296,7 @@ fn the_python_sdk_client_through_the_proxy_is_recorded_in_plaintext() {
     assert!(ca(&dir.join("ca"), &[]).status.success());
     server_pki(&dir);
     let server_record = dir.join("server.jsonl");
-    let server = HttpServer::start(&["--record", server_record.to_str().unwrap()]);
+    let server = recording(&server_record);
     let front = front(&dir, &server.addr);
     let proxy = proxy(&dir, &[]);
     // SSL_CERT_FILE is one file: mcp-raw's CA is all the client needs (the proxy
@@ -361,7 +362,7 @@ fn bad_requests_and_failed_handshakes_are_answered_and_recorded() {
     let dir = scratch("tap-proxy", "bad");
     assert!(ca(&dir.join("ca"), &[]).status.success());
     server_pki(&dir);
-    let server = HttpServer::start(&[]);
+    let server = demo_http("both");
     let front = front(&dir, &server.addr);
     let proxy = proxy(&dir, &[]);
 

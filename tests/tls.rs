@@ -5,21 +5,22 @@
 //! a self-signed one, and a client certificate for mTLS.
 
 mod common;
+use common::client_inproc::{conformance_http, demo_http};
 use common::pki::{Pki, openssl_fingerprint, tls_events};
-use common::{BIN, HttpServer, scratch, unstamped};
+use common::{BIN, InProcess, scratch, unstamped};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 
 const ADD: &str = r#"add={"a":2,"b":40}"#;
 
-/// tests/servers/tls_relay.py in front of a plain `mcp-raw serve --http`; both killed
-/// on drop.
+/// tests/servers/tls_relay.py in front of a plain HTTP server (mcp-raw's, in-process);
+/// both stopped on drop.
 struct Front {
     child: Child,
     port: String,
     /// The plain server behind it, when it is `mcp-raw serve --http`.
-    _server: Option<HttpServer>,
+    _server: Option<InProcess>,
     /// What the relay logged (each handshake), read once it is gone.
     log: PathBuf,
 }
@@ -32,13 +33,13 @@ impl Drop for Front {
 }
 
 impl Front {
+    /// The relay in front of `mcp-raw serve --http` (the demo tools), in-process.
     fn start(pki: &Pki, leaf: &str, client_ca: bool) -> Front {
-        Front::serving(pki, leaf, client_ca, &[])
+        Front::serving(pki, leaf, client_ca, demo_http("both"))
     }
 
-    /// The relay in front of `mcp-raw serve --http SERVE_ARGS`.
-    fn serving(pki: &Pki, leaf: &str, client_ca: bool, serve_args: &[&str]) -> Front {
-        let server = HttpServer::start(serve_args);
+    /// The relay in front of the plain HTTP server `server`, in-process.
+    fn serving(pki: &Pki, leaf: &str, client_ca: bool, server: InProcess) -> Front {
         let target = server.addr.clone();
         let mut front = Front::before(pki, leaf, client_ca, &target);
         front._server = Some(server);
@@ -421,7 +422,7 @@ fn mtls_sends_the_client_certificate_and_its_absence_is_explained() {
 
 #[test]
 fn https_to_a_plaintext_server_says_it_is_not_tls() {
-    let server = HttpServer::start(&[]);
+    let server = demo_http("both");
     let out = client(&[&format!("https://{}/mcp", server.addr)]);
     let said = text(&out);
     assert_eq!(out.status.code(), Some(3), "{said}");
@@ -549,12 +550,7 @@ fn follow_and_raw_work_over_tls() {
     use std::io::BufRead;
     let pki = Pki::new("tls", "follow");
     pki.good();
-    let front = Front::serving(
-        &pki,
-        "good",
-        false,
-        &["--fixture", "conformance", "--era", "legacy"],
-    );
+    let front = Front::serving(&pki, "good", false, conformance_http("legacy"));
     let url = front.url("localhost");
     let ca = pki.path("ca.pem");
     let mut listener = Command::new(BIN)

@@ -1,0 +1,83 @@
+//! The servers the client tests talk to, in-process on 127.0.0.1, port 0 (where the
+//! server's process is not what a test is about), and the view's captions read back
+//! whole.
+//!
+//! - [`serve`]: `serve --http --era ERA [--fixture conformance]` as an [`InProcess`]
+//!   (the same `http::App` the binary runs, with the defaults its flags give).
+//! - [`captions`]: the `# …` lines the client prints (the era it found, the tools, each
+//!   call's outcome), in order: deterministic text, compared whole by the tests.
+#![allow(dead_code)]
+
+use super::InProcess;
+use mcp_raw_core::{Eras, Server};
+use std::sync::Arc;
+
+/// What `--era ERA` selects (`legacy`, `modern`, `both`).
+pub fn eras(era: &str) -> Eras {
+    match era {
+        "legacy" => Eras::Legacy,
+        "modern" => Eras::Modern,
+        "both" => Eras::Both,
+        other => panic!("no era {other:?}"),
+    }
+}
+
+/// `serve --fixture conformance --era ERA`'s server (default task limits, as the
+/// binary's `--max-tasks`/`--task-ttl` defaults give).
+pub fn conformance(era: &str) -> Arc<Server> {
+    mcp_raw_core::content::conformance::server(eras(era))
+}
+
+/// `serve --era ERA`'s server: the demo tools.
+pub fn demo(era: &str) -> Arc<Server> {
+    Server::new(mcp_raw_core::content::demo::tool_set(), eras(era))
+}
+
+/// `serve --http --era ERA` (the demo tools), in-process.
+pub fn demo_http(era: &str) -> InProcess {
+    InProcess::start(demo(era))
+}
+
+/// `serve --http --fixture conformance --era ERA`, in-process.
+pub fn conformance_http(era: &str) -> InProcess {
+    InProcess::start(conformance(era))
+}
+
+/// The captions of a client view (`# The server speaks …`), each line whole, in
+/// order, one per line.
+pub fn captions(view: &str) -> String {
+    view.lines()
+        .filter(|l| l.starts_with("# "))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The lines of `text` that start with `prefix`, whole, one per line.
+pub fn lines_starting(text: &str, prefix: &str) -> String {
+    text.lines()
+        .filter(|l| l.starts_with(prefix))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// `serve --http --record PATH` (the demo tools, both eras), in-process: the server's
+/// own transcript, written as the binary's `--record` writes it (header role
+/// `server`, secrets masked, the default `--max-message-bytes`).
+pub fn recording(path: &std::path::Path) -> InProcess {
+    use mcp_raw_wire::{recorder::Recorder, transcript};
+    let sink = transcript::create(
+        path,
+        &transcript::Header::new("server", "http"),
+        mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
+    )
+    .expect("the server's transcript");
+    let recorder = Recorder::new(vec![sink]);
+    recorder.set_redaction(true);
+    InProcess::with(
+        demo("both"),
+        mcp_raw_net::transport::http::Config {
+            recorder: Some(recorder),
+            ..Default::default()
+        },
+    )
+}
