@@ -2,7 +2,10 @@
 //! HTTP: the compatibility matrix of MCP 2026-07-28 `basic/versioning`.
 
 mod common;
-use common::client_inproc::{conformance_http, demo_http};
+use common::client_inproc::{
+    CONFORMANCE_TOOLS, DEMO_TOOLS, LEGACY_SPOKEN, MODERN_SPOKEN, captions, conformance_http,
+    demo_http, lines_starting, lines_with,
+};
 use common::{BIN, golden, stamp_before, unstamped};
 use mcp_raw_core::Eras;
 use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient, Options, Spoken};
@@ -259,15 +262,48 @@ fn listen_shows_notifications_as_they_arrive_until_ctrl_c() {
             seen.push('\n');
         }
         assert!(status.success(), "{era}: {status}\n{seen}");
-        if era == "legacy" {
-            assert!(unstamped(&seen).contains(">>> GET /mcp HTTP/1.1"), "{seen}");
-            assert!(
-                seen.contains("DELETE /mcp HTTP/1.1"),
-                "the session is ended: {seen}"
-            );
+        // What it said, and every message it sent or got, in order, whole lines.
+        let shown = unstamped(&seen);
+        assert_eq!(
+            captions(&shown),
+            format!(
+                "# Connecting to {url} (client eras: Both)\n\
+                 # {}\n\
+                 # {CONFORMANCE_TOOLS}\n\
+                 # Listening for what the server sends unprompted, shown as it arrives (Ctrl-C to stop)\n\
+                 # Stopped listening: interrupted\n",
+                if era == "legacy" {
+                    LEGACY_SPOKEN
+                } else {
+                    MODERN_SPOKEN
+                }
+            ),
+            "{era}"
+        );
+        let methods = if era == "legacy" {
+            concat!(
+                ">>>   \"method\": \"server/discover\",\n",
+                ">>>   \"method\": \"initialize\",\n",
+                ">>> {\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}\n",
+                ">>> {\"jsonrpc\": \"2.0\", \"id\": 3, \"method\": \"tools/list\", \"params\": {}}\n",
+                "<<<   \"method\": \"notifications/tools/list_changed\",\n",
+            )
         } else {
-            assert!(
-                seen.contains("notifications/subscriptions/acknowledged"),
+            concat!(
+                ">>>   \"method\": \"server/discover\",\n",
+                ">>>   \"method\": \"tools/list\",\n",
+                ">>>   \"method\": \"subscriptions/listen\",\n",
+                "<<<   \"method\": \"notifications/subscriptions/acknowledged\",\n",
+                "<<<   \"method\": \"notifications/tools/list_changed\",\n",
+            )
+        };
+        assert_eq!(lines_with(&shown, "\"method\": \""), methods, "{era}");
+        if era == "legacy" {
+            // The stream is the session's GET; the session is ended with DELETE, once.
+            assert!(shown.contains(">>> GET /mcp HTTP/1.1\n"), "{seen}");
+            assert_eq!(
+                lines_starting(&shown, ">>> DELETE "),
+                ">>> DELETE /mcp HTTP/1.1\n",
                 "{seen}"
             );
         }
@@ -312,9 +348,16 @@ fn listen_over_stdio_shows_late_notifications_until_stdout_closes() {
         .find("\"method\": \"notifications/tools/list_changed\"")
         .expect("shown");
     assert!(listening < note, "{text}");
-    assert!(
-        text.contains("# Stopped listening: the server closed its stdout"),
-        "{text}"
+    assert_eq!(
+        captions(&text),
+        format!(
+            "# Connecting to sh {} (client eras: Both)\n\
+             # {LEGACY_SPOKEN}\n\
+             # 0 tools: \n\
+             # Listening for what the server sends unprompted, shown as it arrives (Ctrl-C to stop)\n\
+             # Stopped listening: the server closed its stdout\n",
+            script.display()
+        )
     );
     // It came 0.4 s after the last answer, and its stamp says so.
     let answer = stamp_before(&text, listening);
@@ -400,11 +443,20 @@ fn stdio_targets_take_a_command_env_and_cwd() {
         "{text}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(text.contains("\"text\": \"42\""), "{text}");
+    assert_eq!(
+        lines_with(&text, "\"text\": "),
+        "<<<     \"content\": [{\"type\": \"text\", \"text\": \"42\"}],\n",
+        "{text}"
+    );
     let quoted = format!("sh -c 'exec {BIN} serve --era legacy'");
     let (ok, out) = client("both", &quoted, &[ADD]);
     assert!(ok, "{out}");
-    assert!(out.contains("The server speaks the legacy era"), "{out}");
+    assert_eq!(
+        captions(&out),
+        format!(
+            "# Connecting to sh -c exec {BIN} serve --era legacy (client eras: Both)\n# {LEGACY_SPOKEN}\n# {DEMO_TOOLS}\n# add: ok\n"
+        )
+    );
 }
 
 /// A stdio server that takes longer to start than the era probe waits is not taken
@@ -419,7 +471,12 @@ fn a_slow_starting_server_is_probed_once_it_is_up() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("The server speaks the modern era"), "{text}");
+    assert_eq!(
+        captions(&text),
+        format!(
+            "# Connecting to sh -c {slow} (client eras: Both)\n# {MODERN_SPOKEN}\n# {DEMO_TOOLS}\n# add: ok\n"
+        )
+    );
     let init = text
         .find("\"method\": \"initialize\"")
         .expect("initialize after the silence");
@@ -427,7 +484,11 @@ fn a_slow_starting_server_is_probed_once_it_is_up() {
         .find("\"supportedVersions\"")
         .expect("the probe's late answer");
     assert!(init < discover_answer, "{text}");
-    assert!(text.contains("\"text\": \"42\""), "{text}");
+    assert_eq!(
+        lines_with(&text, "\"text\": "),
+        "<<<     \"content\": [{\"type\": \"text\", \"text\": \"42\"}],\n",
+        "{text}"
+    );
 }
 
 /// `--method NAME --params JSON` reaches any method, in order; `--progress` and
@@ -473,26 +534,89 @@ fn any_method_with_progress_and_logs_in_both_eras() {
             Some(1),
             "{era}: bogus/thing fails: {text}"
         );
-        for needle in [
-            "# resources/read: ok",
-            "# prompts/get: ok",
-            "# bogus/thing: JSON-RPC error -32601",
-            "\"method\": \"notifications/progress\"",
-            "\"method\": \"notifications/message\"",
-        ] {
-            assert!(text.contains(needle), "{era}: no {needle:?} in {text}");
-        }
+        // Every caption, whole: each call's and each method's outcome.
+        assert_eq!(
+            captions(&text),
+            format!(
+                "# Connecting to {BIN} serve --fixture conformance --era {era} (client eras: Both)\n\
+                 # {}\n\
+                 # {CONFORMANCE_TOOLS}\n\
+                 # test_tool_with_progress: ok\n\
+                 # test_tool_with_logging: ok\n\
+                 # resources/read: ok\n\
+                 # prompts/get: ok\n\
+                 # bogus/thing: JSON-RPC error -32601 Method not found: bogus/thing\n",
+                if era == "legacy" {
+                    LEGACY_SPOKEN
+                } else {
+                    MODERN_SPOKEN
+                }
+            ),
+            "{era}"
+        );
+        // Every message's method, in order (progress and log notifications among them).
+        let methods = if era == "legacy" {
+            concat!(
+                ">>>   \"method\": \"server/discover\",\n",
+                ">>>   \"method\": \"initialize\",\n",
+                ">>> {\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}\n",
+                ">>>   \"method\": \"logging/setLevel\",\n",
+                ">>> {\"jsonrpc\": \"2.0\", \"id\": 4, \"method\": \"tools/list\", \"params\": {}}\n",
+                ">>>   \"method\": \"tools/call\",\n",
+                "<<<   \"method\": \"notifications/progress\",\n",
+                "<<<   \"method\": \"notifications/progress\",\n",
+                "<<<   \"method\": \"notifications/progress\",\n",
+                ">>>   \"method\": \"tools/call\",\n",
+                "<<<   \"method\": \"notifications/message\",\n",
+                "<<<   \"method\": \"notifications/message\",\n",
+                "<<<   \"method\": \"notifications/message\",\n",
+                ">>>   \"method\": \"resources/read\",\n",
+                ">>>   \"method\": \"prompts/get\",\n",
+                ">>>   \"method\": \"bogus/thing\",\n",
+            )
+        } else {
+            concat!(
+                ">>>   \"method\": \"server/discover\",\n",
+                ">>>   \"method\": \"tools/list\",\n",
+                ">>>   \"method\": \"tools/call\",\n",
+                "<<<   \"method\": \"notifications/progress\",\n",
+                "<<<   \"method\": \"notifications/progress\",\n",
+                "<<<   \"method\": \"notifications/progress\",\n",
+                ">>>   \"method\": \"tools/call\",\n",
+                "<<<   \"method\": \"notifications/message\",\n",
+                "<<<   \"method\": \"notifications/message\",\n",
+                "<<<   \"method\": \"notifications/message\",\n",
+                ">>>   \"method\": \"resources/read\",\n",
+                ">>>   \"method\": \"prompts/get\",\n",
+                ">>>   \"method\": \"bogus/thing\",\n",
+            )
+        };
+        let shown = unstamped(&text);
+        assert_eq!(lines_with(&shown, "\"method\": \""), methods, "{era}");
         let read = text.find("\"method\": \"resources/read\"").unwrap();
         let get = text.find("\"method\": \"prompts/get\"").unwrap();
         assert!(read < get, "in the order given");
-        if era == "legacy" {
-            assert!(text.contains("\"method\": \"logging/setLevel\""), "{text}");
-        } else {
-            assert!(
-                text.contains("\"io.modelcontextprotocol/logLevel\": \"debug\""),
-                "{text}"
-            );
-        }
+        // The level: set after the handshake (legacy), in each request's _meta (modern).
+        assert_eq!(
+            lines_with(&text, "logLevel"),
+            if era == "legacy" {
+                // Only the probe, sent before the era is known, carries it.
+                ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\"\n"
+            } else {
+                // Every request's _meta: the probe, tools/list, both calls, the three
+                // --method requests.
+                concat!(
+                    ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\"\n",
+                    ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\"\n",
+                    ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\",\n",
+                    ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\",\n",
+                    ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\",\n",
+                    ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\",\n",
+                    ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\",\n",
+                )
+            },
+            "{era}"
+        );
     }
 }
 
@@ -515,9 +639,10 @@ fn tokens_are_masked_unless_show_secrets() {
         .unwrap();
     assert!(out.status.success());
     let shown = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        shown.contains("authorization: Bearer ************\n"),
-        "{shown}"
+    // Each request's header line, whole: the token masked, its length kept.
+    assert_eq!(
+        lines_starting(&unstamped(&shown), ">>> authorization:"),
+        ">>> authorization: Bearer ************\n".repeat(5)
     );
     assert!(!shown.contains("s3cr3t"));
     assert!(!std::fs::read_to_string(&record).unwrap().contains("s3cr3t"));
@@ -534,5 +659,11 @@ fn tokens_are_masked_unless_show_secrets() {
         .arg(&url)
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("authorization: Bearer s3cr3t-t0ken"));
+    assert_eq!(
+        lines_starting(
+            &unstamped(&String::from_utf8_lossy(&out.stdout)),
+            ">>> authorization:"
+        ),
+        ">>> authorization: Bearer s3cr3t-t0ken\n".repeat(5)
+    );
 }

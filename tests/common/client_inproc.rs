@@ -81,3 +81,26 @@ pub fn recording(path: &std::path::Path) -> InProcess {
         },
     )
 }
+
+/// The lines of `text` that hold `needle`, each whole, one per line: what a test
+/// compares exactly where the rest of the output is free (a tool's result line, every
+/// `"method": …` line in order).
+pub fn lines_with(text: &str, needle: &str) -> String {
+    text.lines()
+        .filter(|l| l.contains(needle))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The conformance fixture's tools, as `tools/list` lists them (the client's
+/// `# 36 tools: …` caption).
+pub const CONFORMANCE_TOOLS: &str = "36 tools: test_simple_text, test_image_content, test_audio_content, test_embedded_resource, test_multiple_content_types, test_error_handling, test_tool_with_progress, test_tool_with_logging, test_logging_tool, test_sampling, test_elicitation, test_elicitation_sep1034_defaults, test_elicitation_sep1330_enums, test_streaming_elicitation, test_trigger_tool_change, test_trigger_prompt_change, test_trigger_resource_update, test_custom_header, test_reconnection, json_schema_2020_12_tool, test_input_required_result_elicitation, test_input_required_result_sampling, test_input_required_result_list_roots, test_input_required_result_request_state, test_input_required_result_tampered_state, test_input_required_result_multiple_inputs, test_input_required_result_multi_round, test_input_required_result_capabilities, test_missing_capability, greet, slow_compute, failing_job, protocol_error_job, confirm_delete, multi_input, test_tool_with_task";
+
+/// The demo server's tools (the client's `# 3 tools: …` caption).
+pub const DEMO_TOOLS: &str = "3 tools: get_current_time, echo, add";
+
+/// What the client's caption says of each era it can find.
+pub const LEGACY_SPOKEN: &str =
+    "The server speaks the legacy era, 2025-11-25 (initialize handshake)";
+pub const MODERN_SPOKEN: &str =
+    "The server speaks the modern era, 2026-07-28 (stateless, per-request _meta)";
