@@ -4,7 +4,9 @@
 //! refusal that names the missing flag when there is no answer.
 
 mod common;
-use common::client_inproc::conformance_http;
+use common::client_inproc::{
+    CONFORMANCE_TOOLS, LEGACY_SPOKEN, MODERN_SPOKEN, captions, conformance_http, lines_with,
+};
 use common::{BIN, stamp_before, unstamped};
 use std::process::Command;
 
@@ -41,14 +43,44 @@ fn sampling_is_answered_in_every_era_over_both_transports() {
             era,
         ]);
         assert_eq!(code, Some(0), "stdio {era}: {out}");
-        assert!(
-            out.contains("\"text\": \"LLM response: sampled!\""),
-            "stdio {era}: {out}"
+        let spoken = if era == "legacy" {
+            LEGACY_SPOKEN
+        } else {
+            MODERN_SPOKEN
+        };
+        // The tool's result line: the answer given, in the LLM's words.
+        let sampled = if era == "legacy" {
+            "<<<   \"result\": {\"content\": [{\"type\": \"text\", \"text\": \"LLM response: sampled!\"}]}\n"
+        } else {
+            "<<<     \"content\": [{\"type\": \"text\", \"text\": \"LLM response: sampled!\"}],\n"
+        };
+        assert_eq!(
+            captions(&out),
+            format!(
+                "# Connecting to {BIN} serve --fixture conformance --era {era} (client eras: Both)\n\
+                 # {spoken}\n# {CONFORMANCE_TOOLS}\n# test_sampling: ok\n"
+            )
         );
-        assert!(
-            out.contains("\"sampling\": {}"),
-            "the capability is declared: {out}"
-        );
+        assert_eq!(lines_with(&out, "LLM response"), sampled, "stdio {era}");
+        // The capability is declared.
+        let declared = if era == "legacy" {
+            concat!(
+                ">>>       \"io.modelcontextprotocol/clientCapabilities\": {\"sampling\": {}},\n",
+                ">>>     \"capabilities\": {\"sampling\": {}},\n"
+            )
+        } else {
+            // In every request's _meta: the probe, tools/list, the call and its retry;
+            // and the input request (`<<<`) and its answer (`>>>`) keyed "sampling".
+            concat!(
+                ">>>       \"io.modelcontextprotocol/clientCapabilities\": {\"sampling\": {}},\n",
+                ">>>       \"io.modelcontextprotocol/clientCapabilities\": {\"sampling\": {}},\n",
+                ">>>       \"io.modelcontextprotocol/clientCapabilities\": {\"sampling\": {}},\n",
+                "<<<       \"sampling\": {\n",
+                ">>>       \"sampling\": {\n",
+                ">>>       \"io.modelcontextprotocol/clientCapabilities\": {\"sampling\": {}},\n",
+            )
+        };
+        assert_eq!(lines_with(&out, "\"sampling\""), declared, "stdio {era}");
 
         let http = conformance_http(era);
         let url = format!("http://{}/mcp", http.addr);
@@ -60,32 +92,55 @@ fn sampling_is_answered_in_every_era_over_both_transports() {
             r#"test_sampling={"prompt":"hi"}"#,
         ]);
         assert_eq!(code, Some(0), "http {era}: {out}");
-        assert!(
-            out.contains("\"text\": \"LLM response: sampled!\""),
-            "http {era}: {out}"
+        assert_eq!(
+            captions(&out),
+            format!(
+                "# Connecting to {url} (client eras: Both)\n\
+                 # {spoken}\n# {CONFORMANCE_TOOLS}\n# test_sampling: ok\n"
+            )
         );
-        if era == "legacy" {
-            // The server's request came on the POST's stream; the answer went on a
-            // second connection while that stream stayed open.
-            assert!(
-                out.contains("\"method\": \"sampling/createMessage\""),
-                "{out}"
-            );
-            assert!(
-                out.contains(">>>     \"model\": \"m\""),
-                "the answer was POSTed: {out}"
-            );
-            assert!(
-                out.contains("<<< HTTP/1.1 202 Accepted"),
-                "and acknowledged: {out}"
-            );
-        } else {
-            assert!(out.contains("\"resultType\": \"input_required\""), "{out}");
-            assert!(
-                out.contains("\"inputResponses\""),
-                "the retry carries the answer: {out}"
-            );
-        }
+        assert_eq!(lines_with(&out, "LLM response"), sampled, "http {era}");
+        // Every message's method, every HTTP status, and the answer's model, whole
+        // lines in order. Legacy: the server's request came on the POST's stream; the
+        // answer went on a second connection (POSTed, acknowledged with 202) while that
+        // stream stayed open. Modern: an input_required result, and the retry carries
+        // the answer in inputResponses.
+        assert_eq!(
+            lines_with(&out, "\"method\": \"")
+                + &lines_with(&out, "<<< HTTP/1.1 202 ")
+                + &lines_with(&out, "\"model\": ")
+                + &lines_with(&out, "\"resultType\": ")
+                + &lines_with(&out, "\"inputResponses\""),
+            if era == "legacy" {
+                concat!(
+                    ">>>   \"method\": \"server/discover\",\n",
+                    ">>>   \"method\": \"initialize\",\n",
+                    ">>> {\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}\n",
+                    ">>> {\"jsonrpc\": \"2.0\", \"id\": 3, \"method\": \"tools/list\", \"params\": {}}\n",
+                    ">>>   \"method\": \"tools/call\",\n",
+                    "<<<   \"method\": \"sampling/createMessage\",\n",
+                    // notifications/initialized's, and the answer's.
+                    "<<< HTTP/1.1 202 Accepted\n",
+                    "<<< HTTP/1.1 202 Accepted\n",
+                    ">>>     \"model\": \"m\"\n",
+                )
+            } else {
+                concat!(
+                    ">>>   \"method\": \"server/discover\",\n",
+                    ">>>   \"method\": \"tools/list\",\n",
+                    ">>>   \"method\": \"tools/call\",\n",
+                    "<<<         \"method\": \"sampling/createMessage\",\n",
+                    ">>>   \"method\": \"tools/call\",\n",
+                    ">>>         \"model\": \"m\"\n",
+                    "<<<     \"resultType\": \"complete\",\n",
+                    "<<<     \"resultType\": \"complete\",\n",
+                    "<<<     \"resultType\": \"input_required\",\n",
+                    "<<<     \"resultType\": \"complete\",\n",
+                    ">>>     \"inputResponses\": {\n",
+                )
+            },
+            "http {era}"
+        );
     }
 }
 
@@ -109,16 +164,29 @@ fn elicitation_roots_and_request_state_follow_the_rounds() {
         "test_input_required_result_request_state",
     ]);
     assert_eq!(code, Some(0), "{out}");
-    assert!(out.contains("\"uri\": \"file:///tmp\""), "{out}");
-    assert!(
-        out.contains("\"requestState\""),
-        "the state is echoed: {out}"
+    assert_eq!(
+        captions(&out),
+        format!(
+            "# Connecting to {url} (client eras: Both)\n\
+             # {MODERN_SPOKEN}\n# {CONFORMANCE_TOOLS}\n\
+             # test_input_required_result_list_roots: ok\n\
+             # test_input_required_result_multi_round: ok\n\
+             # test_input_required_result_request_state: ok\n"
+        )
     );
-    for call in ["list_roots", "multi_round", "request_state"] {
-        assert!(
-            out.contains(&format!("# test_input_required_result_{call}: ok")),
-            "{call}: {out}"
-        );
+    // The root given, and the state echoed.
+    assert_eq!(
+        lines_with(&out, "\"uri\": \"file://"),
+        ">>>     \"inputResponses\": {\"client_roots\": {\"roots\": [{\"uri\": \"file:///tmp\", \"name\": \"tmp\"}]}},\n"
+    );
+    // Each requestState the server sent (sealed with this server's key, so not a
+    // fixed text) is echoed back whole by the next request: three rounds.
+    let states = lines_with(&out, "\"requestState\"");
+    let states: Vec<&str> = states.lines().collect();
+    assert_eq!(states.len(), 6, "{out}");
+    for pair in states.chunks(2) {
+        assert!(pair[0].starts_with("<<<     \"requestState\": \""), "{out}");
+        assert_eq!(pair[1], pair[0].replacen("<<<", ">>>", 1), "{out}");
     }
 }
 
@@ -137,10 +205,20 @@ fn without_an_answer_the_capability_is_not_declared_and_the_call_fails() {
         "legacy",
     ]);
     assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("-32021"), "{out}");
+    assert_eq!(
+        captions(&out),
+        format!(
+            "# Connecting to {BIN} serve --fixture conformance --era legacy (client eras: Both)\n\
+             # {LEGACY_SPOKEN}\n# {CONFORMANCE_TOOLS}\n\
+             # test_sampling: JSON-RPC error -32021 Missing required client capability: sampling (asking the client sampling/createMessage needs it; declare it in params._meta[\"io.modelcontextprotocol/clientCapabilities\"] in 2026-07-28, in initialize's capabilities in 2025-11-25)\n"
+        )
+    );
     let (code, out) = run(&["--answer", "sampling=[]", "--", BIN, "serve"]);
     assert_eq!(code, Some(2), "{out}");
-    assert!(out.contains("must be a JSON object"), "{out}");
+    assert_eq!(
+        out,
+        "mcp-raw: the sampling answer must be a JSON object (the result), got []\n"
+    );
 }
 
 /// A legacy stdio server that asks before it answers: `ping`, then `roots/list`
@@ -171,12 +249,16 @@ fn a_servers_ping_and_an_unanswerable_request_get_responses_over_stdio() {
     std::fs::write(&script, ASKING_SERVER).unwrap();
     let (code, out) = run(&["--", "sh", script.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{out}");
-    assert!(out.contains("# 1 tools: answered"), "{out}");
-    assert!(
-        out.contains(
-            "Method not found: roots/list (this client offers no roots; give it --root PATH)"
-        ),
-        "{out}"
+    assert_eq!(
+        captions(&out),
+        format!(
+            "# Connecting to sh {} (client eras: Both)\n# {LEGACY_SPOKEN}\n# 1 tools: answered\n",
+            script.display()
+        )
+    );
+    assert_eq!(
+        lines_with(&out, "Method not found: roots/list"),
+        ">>>     \"message\": \"Method not found: roots/list (this client offers no roots; give it --root PATH)\"\n"
     );
 }
 
@@ -223,7 +305,12 @@ fn a_flood_of_interleaved_messages_loses_and_reorders_nothing() {
         .unwrap();
     let view = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{view}");
-    assert!(view.contains("# flood: ok"), "{view}");
+    assert_eq!(
+        captions(&view),
+        format!(
+            "# Connecting to sh -c {wrapper} (client eras: Both)\n# {LEGACY_SPOKEN}\n# 1 tools: flood\n# flood: ok\n"
+        )
+    );
 
     let text = std::fs::read_to_string(&record).unwrap();
     let (_, events) = mcp_raw_wire::transcript::read(&text).unwrap();
@@ -295,7 +382,12 @@ fn a_closed_legacy_stream_is_resumed_with_last_event_id() {
         .unwrap();
     let view = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{view}");
-    assert!(view.contains("# test_reconnection: ok"), "{view}");
+    assert_eq!(
+        captions(&view),
+        format!(
+            "# Connecting to {url} (client eras: Both)\n# {LEGACY_SPOKEN}\n# {CONFORMANCE_TOOLS}\n# test_reconnection: ok\n"
+        )
+    );
     let shown = unstamped(&view);
     let resumed = shown
         .find(">>> last-event-id: ")
@@ -344,5 +436,10 @@ fn a_stream_whose_connection_drops_is_resumed_too() {
     let resumed = view.find(">>> last-event-id: e1").expect("resumed");
     let delivered = view.find("delivered after the drop").unwrap();
     assert!(dropped < resumed && resumed < delivered, "{view}");
-    assert!(view.contains("# cut: ok"), "{view}");
+    assert_eq!(
+        captions(&view),
+        format!(
+            "# Connecting to {url} (client eras: Both)\n# {LEGACY_SPOKEN}\n# 1 tools: cut\n# cut: ok\n"
+        )
+    );
 }
