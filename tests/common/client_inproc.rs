@@ -104,3 +104,38 @@ pub const LEGACY_SPOKEN: &str =
     "The server speaks the legacy era, 2025-11-25 (initialize handshake)";
 pub const MODERN_SPOKEN: &str =
     "The server speaks the modern era, 2026-07-28 (stateless, per-request _meta)";
+
+/// Runs `command` (its stdout and stderr piped and read whole), killed if it takes
+/// longer than `limit` (a hang fails the test instead of stalling the suite): its
+/// output, and how long it took. The exit is awaited, not polled.
+pub fn output_within(
+    command: &mut std::process::Command,
+    limit: std::time::Duration,
+) -> (std::process::Output, std::time::Duration) {
+    use std::process::Stdio;
+    let started = std::time::Instant::now();
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let pid = child.id().to_string();
+    let (tx, rx) = std::sync::mpsc::channel();
+    // Both pipes drained as they fill (wait_with_output reads them together), so a
+    // long view never blocks the child.
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out = match rx.recv_timeout(limit) {
+        Ok(out) => out,
+        Err(_) => {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid])
+                .status();
+            rx.recv().expect("the waiter")
+        }
+    }
+    .expect("its output");
+    (out, started.elapsed())
+}
