@@ -5,12 +5,15 @@
 
 mod common;
 use common::pki::{Pki, openssl_fingerprint as fingerprint, tls_events};
-use common::{BIN, missing_program};
+use common::client_inproc::{demo, lines_starting, lines_with, server_recorder, tls_flags};
+use common::golden::normalize;
+use common::{BIN, InProcess, missing_program};
+use mcp_raw_net::transport::http;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 const ADD: &str = r#"add={"a":2,"b":40}"#;
@@ -33,7 +36,8 @@ struct Listener {
     url: String,
     /// `ADDR` (host:port) of that URL.
     addr: String,
-    log: Arc<Mutex<String>>,
+    /// Its stderr after the listening line, and a signal at each line added.
+    log: Arc<(Mutex<String>, Condvar)>,
 }
 
 impl Drop for Listener {
@@ -71,13 +75,15 @@ impl Listener {
             .next()
             .unwrap()
             .to_owned();
-        let log = Arc::new(Mutex::new(String::new()));
+        let log = Arc::new((Mutex::new(String::new()), Condvar::new()));
         let keep = log.clone();
         std::thread::spawn(move || {
             for line in lines.map_while(Result::ok) {
-                let mut log = keep.lock().unwrap();
+                let (text, added) = &*keep;
+                let mut log = text.lock().unwrap();
                 log.push_str(&line);
                 log.push('\n');
+                added.notify_all();
             }
         });
         Listener {
@@ -92,17 +98,32 @@ impl Listener {
         self.addr.rsplit(':').next().unwrap()
     }
 
-    /// The log, once it holds `what` (or after five seconds).
+    /// The log, once it holds `what` (or after five seconds): each line added wakes
+    /// the wait.
     fn logged(&self, what: &str) -> String {
-        let until = Instant::now() + Duration::from_secs(5);
-        loop {
-            let log = self.log.lock().unwrap().clone();
-            if log.contains(what) || Instant::now() > until {
-                return log;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let (text, added) = &*self.log;
+        let log = text.lock().unwrap();
+        let (log, _) = added
+            .wait_timeout_while(log, Duration::from_secs(5), |log| !log.contains(what))
+            .unwrap();
+        log.clone()
     }
+}
+
+/// `serve --http --port 0 --tls-cert good.pem --tls-key good.key` (the demo tools),
+/// in-process, with `config`'s other settings.
+fn serve_tls(pki: &Pki, config: http::Config) -> InProcess {
+    let tls = tls_flags(
+        Path::new(&pki.path("good.pem")),
+        Path::new(&pki.path("good.key")),
+        None,
+    );
+    InProcess::with(demo("both"), http::Config { tls, ..config })
+}
+
+/// The port of an in-process server.
+fn port_of(server: &InProcess) -> &str {
+    server.addr.rsplit(':').next().unwrap()
 }
 
 fn strings(args: &[&str]) -> Vec<String> {
@@ -137,17 +158,14 @@ fn said(out: &Output) -> String {
 fn serve_over_tls_answers_both_eras_and_both_recordings_have_the_facts() {
     let pki = serving_pki("serve");
     let server_record = pki.dir.join("server.jsonl");
-    let mut args = strings(&["serve", "--http", "--port", "0", "--record"]);
-    args.push(server_record.to_str().unwrap().to_owned());
-    args.extend(pki.flags());
-    let server = Listener::start(&args);
-    assert!(
-        server.url.starts_with("https://127.0.0.1:"),
-        "{}",
-        server.url
+    let server = serve_tls(
+        &pki,
+        http::Config {
+            recorder: Some(server_recorder(&server_record)),
+            ..Default::default()
+        },
     );
-    assert!(server.url.ends_with("/mcp"), "{}", server.url);
-    let url = format!("https://localhost:{}/mcp", server.port());
+    let url = format!("https://localhost:{}/mcp", port_of(&server));
     for era in ["legacy", "modern"] {
         let record = pki.dir.join(format!("client-{era}.jsonl"));
         let out = add_trusting(
@@ -205,9 +223,7 @@ fn curl_speaks_to_serve_over_https() {
         );
     }
     let pki = serving_pki("curl");
-    let mut args = strings(&["serve", "--http", "--port", "0"]);
-    args.extend(pki.flags());
-    let server = Listener::start(&args);
+    let server = serve_tls(&pki, http::Config::default());
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}"#;
     let out = Command::new("curl")
         .args([
@@ -221,7 +237,7 @@ fn curl_speaks_to_serve_over_https() {
         .args(["-H", "content-type: application/json"])
         .args(["-H", "accept: application/json, text/event-stream"])
         .args(["--data", body])
-        .arg(format!("https://localhost:{}/mcp", server.port()))
+        .arg(format!("https://localhost:{}/mcp", port_of(&server)))
         .output()
         .unwrap();
     let text = said(&out);
@@ -239,6 +255,8 @@ fn a_plaintext_client_on_the_tls_port_is_told_and_the_server_goes_on() {
     let mut args = strings(&["serve", "--http", "--port", "0"]);
     args.extend(pki.flags());
     let server = Listener::start(&args);
+    // The binary names its listener https:// (the address it bound, /mcp).
+    assert_eq!(server.url, format!("https://{}/mcp", server.addr));
     // Plain HTTP on the TLS port: a 400 it can read, saying to use https://.
     let mut tcp = std::net::TcpStream::connect(&server.addr).unwrap();
     tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
@@ -269,17 +287,12 @@ fn a_plaintext_client_on_the_tls_port_is_told_and_the_server_goes_on() {
 
 #[test]
 fn a_tls_client_on_a_plain_port_is_told_and_the_server_goes_on() {
-    let server = Listener::start(&strings(&["serve", "--http", "--port", "0"]));
-    assert!(server.url.starts_with("http://"), "{}", server.url);
-    let out = client(&[&format!("https://127.0.0.1:{}/mcp", server.port())]);
+    let server = InProcess::start(demo("both"));
+    let out = client(&[&format!("https://{}/mcp", server.addr)]);
     let text = said(&out);
     assert_eq!(out.status.code(), Some(3), "{text}");
     assert!(text.contains("did not answer in TLS"), "{text}");
-    let out = client(&[
-        &format!("http://127.0.0.1:{}/mcp", server.port()),
-        "--call",
-        ADD,
-    ]);
+    let out = client(&[&format!("http://{}/mcp", server.addr), "--call", ADD]);
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
 }
 
@@ -591,10 +604,8 @@ fn an_https_authorization_server_outside_the_trust_store_is_503_and_logged() {
 #[test]
 fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
     let pki = serving_pki("tap");
-    let mut args = strings(&["serve", "--http", "--port", "0"]);
-    args.extend(pki.flags());
-    let server = Listener::start(&args);
-    let target = format!("https://localhost:{}/mcp", server.port());
+    let server = serve_tls(&pki, http::Config::default());
+    let target = format!("https://localhost:{}/mcp", port_of(&server));
     // Plain on the client's side.
     let record = pki.dir.join("tap.jsonl");
     let tap = Listener::start(&strings(&[
@@ -691,23 +702,31 @@ fn nginx() -> Option<String> {
 
 /// nginx, stopped on drop: SIGTERM to the master, which stops its workers and exits
 /// (a SIGKILL would leave the workers running, orphaned); SIGKILL only if it is
-/// still there after 5 s.
-struct Nginx(Child);
+/// still there after 5 s. A thread waits for its exit, and says so.
+struct Nginx {
+    pid: String,
+    exited: std::sync::mpsc::Receiver<()>,
+}
+
+impl Nginx {
+    fn new(mut child: Child) -> Nginx {
+        let pid = child.id().to_string();
+        let (tx, exited) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = child.wait();
+            let _ = tx.send(());
+        });
+        Nginx { pid, exited }
+    }
+}
 
 impl Drop for Nginx {
     fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.0.id().to_string()])
-            .status();
-        let until = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < until {
-            if let Ok(Some(_)) = self.0.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        let _ = Command::new("kill").args(["-TERM", &self.pid]).status();
+        if self.exited.recv_timeout(Duration::from_secs(5)).is_err() {
+            let _ = Command::new("kill").args(["-KILL", &self.pid]).status();
+            let _ = self.exited.recv();
         }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
     }
 }
 
@@ -724,16 +743,16 @@ fn nginx_terminates_tls_in_front_of_the_replicas() {
         );
     };
     let pki = serving_pki("nginx");
-    let replicas: Vec<Listener> = (1..=2)
+    // `serve --http --session-id-prefix rI.`, in-process.
+    let replicas: Vec<InProcess> = (1..=2)
         .map(|i| {
-            Listener::start(&strings(&[
-                "serve",
-                "--http",
-                "--port",
-                "0",
-                "--session-id-prefix",
-                &format!("r{i}."),
-            ]))
+            InProcess::with(
+                demo("both"),
+                http::Config {
+                    session_id_prefix: http::sessions::IdPrefix::new(&format!("r{i}.")).unwrap(),
+                    ..Default::default()
+                },
+            )
         })
         .collect();
     let port = {
@@ -751,13 +770,13 @@ fn nginx_terminates_tls_in_front_of_the_replicas() {
         .args(["--tls", &pki.path("good.pem"), &pki.path("good.key")])
         .args(["sticky", &port]);
     for r in &replicas {
-        render.arg(r.port());
+        render.arg(port_of(r));
     }
     let rendered = render.output().unwrap();
     assert!(rendered.status.success(), "{}", said(&rendered));
     let conf = prefix.join("nginx.conf");
     std::fs::write(&conf, &rendered.stdout).unwrap();
-    let _nginx = Nginx(
+    let _nginx = Nginx::new(
         Command::new(&nginx)
             .arg("-p")
             .arg(&prefix)

@@ -60,10 +60,10 @@ pub fn lines_starting(text: &str, prefix: &str) -> String {
         .collect()
 }
 
-/// `serve --http --record PATH` (the demo tools, both eras), in-process: the server's
-/// own transcript, written as the binary's `--record` writes it (header role
-/// `server`, secrets masked, the default `--max-message-bytes`).
-pub fn recording(path: &std::path::Path) -> InProcess {
+/// What `--record PATH` gives a server: its own transcript, written as the
+/// binary's `--record` writes it (header role `server` over `http`, secrets masked,
+/// the default `--max-message-bytes`).
+pub fn server_recorder(path: &std::path::Path) -> mcp_raw_wire::recorder::Recorder {
     use mcp_raw_wire::{recorder::Recorder, transcript};
     let sink = transcript::create(
         path,
@@ -73,13 +73,32 @@ pub fn recording(path: &std::path::Path) -> InProcess {
     .expect("the server's transcript");
     let recorder = Recorder::new(vec![sink]);
     recorder.set_redaction(true);
+    recorder
+}
+
+/// `serve --http --record PATH` (the demo tools, both eras), in-process.
+pub fn recording(path: &std::path::Path) -> InProcess {
     InProcess::with(
         demo("both"),
         mcp_raw_net::transport::http::Config {
-            recorder: Some(recorder),
+            recorder: Some(server_recorder(path)),
             ..Default::default()
         },
     )
+}
+
+/// `--tls-cert CERT --tls-key KEY [--tls-client-ca CA]`: the listener's TLS, read
+/// from the files as the binary reads them.
+pub fn tls_flags(
+    cert: &std::path::Path,
+    key: &std::path::Path,
+    client_ca: Option<&std::path::Path>,
+) -> Option<Arc<mcp_raw_net::transport::tls::Acceptor>> {
+    let acceptor =
+        mcp_raw_net::transport::tls::Acceptor::from_flags(Some(cert), Some(key), client_ca)
+            .expect("the listener's TLS")
+            .expect("a certificate and key were given");
+    Some(Arc::new(acceptor))
 }
 
 /// The lines of `text` that hold `needle`, each whole, one per line: what a test
