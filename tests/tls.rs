@@ -5,7 +5,7 @@
 //! a self-signed one, and a client certificate for mTLS.
 
 mod common;
-use common::client_inproc::{conformance_http, demo_http, lines_starting, lines_with};
+use common::client_inproc::{conformance_http, demo_http, lines_starting, lines_with, tls_notes};
 use common::golden::normalize;
 use common::pki::{Pki, openssl_fingerprint, tls_events};
 use common::{BIN, InProcess, scratch, unstamped};
@@ -103,21 +103,6 @@ fn client(args: &[&str]) -> Output {
 /// Stdout and stderr as they came, lane notes and stamps kept.
 fn raw(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
-}
-
-/// The view's `TLS: …` notes, whole lines: times and ports normalized, and how long
-/// the handshake took (`full handshake in 81.3 ms`) written `<ms>`.
-fn tls_notes(view: &str) -> String {
-    normalize(&lines_with(view, "TLS: "))
-        .lines()
-        .map(|l| match l.split_once(" handshake in ") {
-            Some((before, after)) => match after.split_once(" ms") {
-                Some((_, rest)) => format!("{before} handshake in <ms> ms{rest}\n"),
-                None => format!("{l}\n"),
-            },
-            None => format!("{l}\n"),
-        })
-        .collect()
 }
 
 fn text(out: &Output) -> String {

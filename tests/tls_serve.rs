@@ -4,9 +4,12 @@
 //! has the handshake's facts. The certificates are made here with rcgen.
 
 mod common;
-use common::pki::{Pki, openssl_fingerprint as fingerprint, tls_events};
-use common::client_inproc::{demo, lines_starting, lines_with, server_recorder, tls_flags};
+use common::client_inproc::{
+    ADDED_LEGACY, ADDED_MODERN, demo, lines_starting, lines_with, opened, server_recorder,
+    text_lines, tls_flags, without_durations,
+};
 use common::golden::normalize;
+use common::pki::{Pki, openssl_fingerprint as fingerprint, tls_events};
 use common::{BIN, InProcess, missing_program};
 use mcp_raw_net::transport::http;
 use serde_json::Value;
@@ -175,7 +178,15 @@ fn serve_over_tls_answers_both_eras_and_both_recordings_have_the_facts() {
         );
         let text = said(&out);
         assert_eq!(out.status.code(), Some(0), "{era}: {text}");
-        assert!(text.contains("42"), "{era}: {text}");
+        assert_eq!(
+            text_lines(&text),
+            if era == "legacy" {
+                ADDED_LEGACY
+            } else {
+                ADDED_MODERN
+            },
+            "{era}"
+        );
         // The client's side: the server's certificate, checked against the CA.
         let facts = tls_events(&record);
         assert!(!facts.is_empty(), "{era}");
@@ -201,7 +212,12 @@ fn serve_over_tls_answers_both_eras_and_both_recordings_have_the_facts() {
     // Above TLS the recording is the plaintext HTTP, as on a plain listener.
     let text = std::fs::read_to_string(&server_record).unwrap();
     assert!(text.contains("POST /mcp HTTP/1.1"), "{text}");
-    assert!(text.contains("accepted from 127.0.0.1:"), "{text}");
+    // Each connection the server accepted, over TLS: two for the legacy session, one
+    // for the modern client.
+    assert_eq!(
+        normalize(&opened(&text)),
+        "accepted from 127.0.0.1:<port> (TLS)\n".repeat(3)
+    );
     // `show` renders the server side's facts.
     let out = Command::new(BIN)
         .args(["show", "--color", "never"])
@@ -209,8 +225,16 @@ fn serve_over_tls_answers_both_eras_and_both_recordings_have_the_facts() {
         .output()
         .unwrap();
     let shown = said(&out);
-    assert!(shown.contains("TLS (accepted): TLSv1.3"), "{shown}");
-    assert!(shown.contains("SNI localhost"), "{shown}");
+    // Whole lines (times, ports and durations normalized): the legacy client's
+    // second connection resumed the first one's session.
+    assert_eq!(
+        without_durations(&normalize(&lines_with(&shown, "TLS (accepted): "))),
+        concat!(
+            "··· [c1 +<t>s] TLS (accepted): TLSv1.3 TLS13_AES_256_GCM_SHA384, ALPN http/1.1, SNI localhost, full handshake in <ms> ms\n",
+            "··· [c2 +<t>s] TLS (accepted): TLSv1.3 TLS13_AES_256_GCM_SHA384, ALPN http/1.1, SNI localhost, resumed session in <ms> ms\n",
+            "··· [c3 +<t>s] TLS (accepted): TLSv1.3 TLS13_AES_256_GCM_SHA384, ALPN http/1.1, SNI localhost, full handshake in <ms> ms\n",
+        )
+    );
 }
 
 #[test]
@@ -242,10 +266,13 @@ fn curl_speaks_to_serve_over_https() {
         .unwrap();
     let text = said(&out);
     assert!(out.status.success(), "{text}");
-    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
-    assert!(
-        text.contains("\"protocolVersion\":\"2025-11-25\""),
-        "{text}"
+    // The whole response (its session id and date normalized).
+    assert_eq!(
+        normalize(&text),
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: <uuid>\r\n\
+         content-length: 144\r\ndate: <date>\r\n\r\n\
+         {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\",\
+         \"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"mcp-raw\",\"version\":\"0.1.0\"}}}"
     );
 }
 
@@ -264,18 +291,27 @@ fn a_plaintext_client_on_the_tls_port_is_told_and_the_server_goes_on() {
         .unwrap();
     let mut answer = String::new();
     let _ = tcp.read_to_string(&mut answer);
-    assert!(answer.starts_with("HTTP/1.1 400"), "{answer:?}");
-    assert!(answer.contains("use https://"), "{answer:?}");
+    assert_eq!(
+        answer,
+        "HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\nconnection: close\r\n\
+         content-length: 72\r\n\r\n\
+         This port speaks TLS: use https:// (the request was sent in plain HTTP)\n"
+    );
     let log = server.logged("plain HTTP");
-    assert!(
-        log.contains("TLS connection from 127.0.0.1:") && log.contains("spoke plain HTTP"),
-        "{log}"
+    assert_eq!(
+        normalize(&lines_with(&log, "plain HTTP")),
+        "[mcp-raw] TLS connection from 127.0.0.1:<port> refused: the client spoke plain HTTP to the TLS port (answered 400: use https://)\n"
     );
     // mcp-raw's client, told http://, says what to do.
     let out = client(&[&format!("http://127.0.0.1:{}/mcp", server.port())]);
     let text = said(&out);
     assert_ne!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("https://"), "{text}");
+    // The 400's body, whole, shown as it came; then what the client made of it.
+    assert_eq!(
+        normalize(&lines_with(&text, "This port speaks TLS")) + &lines_starting(&text, "mcp-raw: "),
+        "<<< [c1 +<t>s] This port speaks TLS: use https:// (the request was sent in plain HTTP)⟨0a⟩\n\
+         mcp-raw: only a stdio probe can be silent\n"
+    );
     // And a TLS client after them is served.
     let out = add_trusting(
         &pki,
@@ -291,7 +327,11 @@ fn a_tls_client_on_a_plain_port_is_told_and_the_server_goes_on() {
     let out = client(&[&format!("https://{}/mcp", server.addr)]);
     let text = said(&out);
     assert_eq!(out.status.code(), Some(3), "{text}");
-    assert!(text.contains("did not answer in TLS"), "{text}");
+    assert_eq!(
+        normalize(&text),
+        "\n# Connecting to https://127.0.0.1:<port>/mcp (client eras: Both)\n\
+         mcp-raw: TLS: 127.0.0.1:<port> did not answer in TLS (received corrupt message of type InvalidContentType): is it a plain http:// server? Then use http://\n"
+    );
     let out = client(&[&format!("http://{}/mcp", server.addr), "--call", ADD]);
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
 }
@@ -321,9 +361,9 @@ fn a_handshake_that_never_finishes_is_closed_at_the_header_timeout() {
     let waited = started.elapsed();
     assert!(waited < Duration::from_secs(5), "held {waited:?}");
     let log = server.logged("no complete TLS handshake");
-    assert!(
-        log.contains("no complete TLS handshake within 1 s (--header-timeout)"),
-        "{log}"
+    assert_eq!(
+        normalize(&lines_with(&log, "TLS handshake")),
+        "[mcp-raw] TLS connection from 127.0.0.1:<port> refused: no complete TLS handshake within 1 s (--header-timeout)\n"
     );
     // The slot is free again.
     let out = add_trusting(
@@ -356,47 +396,59 @@ fn bad_tls_flags_are_usage_errors_that_name_the_file() {
     // Each needs the other.
     let (code, text) = run(&["serve", "--http", "--port", "0", "--tls-cert", &cert]);
     assert_eq!(code, Some(2), "{text}");
-    assert!(text.contains("--tls-key"), "{text}");
+    assert_eq!(
+        text,
+        "error: the following required arguments were not provided:\n  --tls-key <FILE>\n\n\
+         Usage: mcp-raw serve --http --tls-cert <FILE> --tls-key <FILE> --port <PORT>\n\n\
+         For more information, try '--help'.\n"
+    );
     let (code, text) = run(&["bridge", "--port", "0", "--tls-key", &key, "--", "true"]);
     assert_eq!(code, Some(2), "{text}");
-    assert!(text.contains("--tls-cert"), "{text}");
+    assert_eq!(
+        text,
+        "mcp-raw: --tls-key needs --tls-cert (the certificate it belongs to)\n"
+    );
     // An unreadable certificate, one with no certificate in it, a key of another.
     for (subcommand, cert, key, says) in [
         (
             "serve",
             missing.as_str(),
             key.as_str(),
-            format!("--tls-cert {missing}: cannot read it"),
+            format!("--tls-cert {missing}: cannot read it: No such file or directory (os error 2)"),
         ),
         (
             "serve",
             empty.as_str(),
             key.as_str(),
-            format!("--tls-cert {empty}: no \"-----BEGIN CERTIFICATE-----\""),
+            format!("--tls-cert {empty}: no \"-----BEGIN CERTIFICATE-----\" in it"),
         ),
         (
             "serve",
             cert.as_str(),
             empty.as_str(),
-            format!("--tls-key {empty}: no private key"),
+            format!("--tls-key {empty}: no private key read: no items found"),
         ),
         (
             "serve",
             cert.as_str(),
             other.as_str(),
-            format!("--tls-key {other} does not fit --tls-cert {cert}"),
+            format!(
+                "--tls-key {other} does not fit --tls-cert {cert}: keys may not be consistent: KeyMismatch"
+            ),
         ),
         (
             "auth-server",
             missing.as_str(),
             key.as_str(),
-            format!("--tls-cert {missing}: cannot read it"),
+            format!("--tls-cert {missing}: cannot read it: No such file or directory (os error 2)"),
         ),
         (
             "bridge",
             cert.as_str(),
             other.as_str(),
-            format!("--tls-key {other} does not fit"),
+            format!(
+                "--tls-key {other} does not fit --tls-cert {cert}: keys may not be consistent: KeyMismatch"
+            ),
         ),
     ] {
         let mut args = vec![
@@ -416,12 +468,15 @@ fn bad_tls_flags_are_usage_errors_that_name_the_file() {
         }
         let (code, text) = run(&args);
         assert_eq!(code, Some(2), "{args:?}: {text}");
-        assert!(text.contains(&says), "{args:?}: {text}");
+        assert_eq!(text, format!("mcp-raw: {says}\n"), "{args:?}");
     }
     // stdio has no TLS.
     let (code, text) = run(&["serve", "--tls-cert", &cert, "--tls-key", &key]);
     assert_eq!(code, Some(2), "{text}");
-    assert!(text.contains("need --http"), "{text}");
+    assert_eq!(
+        text,
+        "mcp-raw: --tls-cert and --tls-key need --http (stdio has no TLS)\n"
+    );
 }
 
 #[test]
@@ -431,7 +486,7 @@ fn bridge_and_replay_listen_over_tls() {
     args.extend(pki.flags());
     args.extend(strings(&["--", BIN, "serve"]));
     let bridge = Listener::start(&args);
-    assert!(bridge.url.starts_with("https://"), "{}", bridge.url);
+    assert_eq!(bridge.url, format!("https://{}/mcp", bridge.addr));
     let record = pki.dir.join("orig.jsonl");
     let out = add_trusting(
         &pki,
@@ -440,13 +495,13 @@ fn bridge_and_replay_listen_over_tls() {
     );
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("42"), "{text}");
+    assert_eq!(text_lines(&text), ADDED_LEGACY);
     drop(bridge);
     // The recording replayed by a mock that listens with TLS too.
     let mut args = strings(&["replay", record.to_str().unwrap(), "--port", "0"]);
     args.extend(pki.flags());
     let mock = Listener::start(&args);
-    assert!(mock.url.starts_with("https://"), "{}", mock.url);
+    assert_eq!(mock.url, format!("https://{}/mcp", mock.addr));
     let again = pki.dir.join("again.jsonl");
     let out = add_trusting(
         &pki,
@@ -455,7 +510,7 @@ fn bridge_and_replay_listen_over_tls() {
     );
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("42"), "{text}");
+    assert_eq!(text_lines(&text), ADDED_LEGACY);
     assert!(!tls_events(&again).is_empty());
 }
 
@@ -472,7 +527,8 @@ fn auth_server_listens_over_tls_and_names_itself_https() {
     let mut args = strings(&["auth-server", "--port", "0"]);
     args.extend(pki.flags());
     let auth = Listener::start(&args);
-    assert!(auth.url.starts_with("https://127.0.0.1:"), "{}", auth.url);
+    assert_eq!(auth.url, format!("https://{}", auth.addr));
+    assert!(auth.addr.starts_with("127.0.0.1:"), "{}", auth.addr);
     let out = Command::new("curl")
         .args(["-sS", "--max-time", "20", "--cacert", &pki.path("ca.pem")])
         .arg(format!(
@@ -489,12 +545,20 @@ fn auth_server_listens_over_tls_and_names_itself_https() {
         format!("https://127.0.0.1:{}", auth.port()),
         "{metadata}"
     );
-    assert!(
-        metadata["token_endpoint"]
-            .as_str()
-            .unwrap()
-            .starts_with("https://"),
-        "{metadata}"
+    // The whole document: every endpoint it names is https://.
+    let issuer = format!("https://127.0.0.1:{}", auth.port());
+    assert_eq!(
+        text,
+        format!(
+            "{{\"issuer\":\"{issuer}\",\"authorization_endpoint\":\"{issuer}/authorize\",\
+             \"token_endpoint\":\"{issuer}/token\",\"registration_endpoint\":\"{issuer}/register\",\
+             \"jwks_uri\":\"{issuer}/jwks\",\"scopes_supported\":[\"mcp:tools\"],\
+             \"response_types_supported\":[\"code\"],\
+             \"grant_types_supported\":[\"authorization_code\",\"refresh_token\",\"client_credentials\"],\
+             \"code_challenge_methods_supported\":[\"S256\"],\
+             \"token_endpoint_auth_methods_supported\":[\"client_secret_basic\",\"client_secret_post\",\"none\"],\
+             \"authorization_response_iss_parameter_supported\":true}}"
+        )
     );
 }
 
@@ -516,7 +580,7 @@ fn a_protected_server_fetches_from_an_https_authorization_server() {
     args.push(server_record.to_str().unwrap().into());
     args.extend(pki.flags());
     let server = Listener::start(&args);
-    assert!(server.url.starts_with("https://"), "{}", server.url);
+    assert_eq!(server.url, format!("https://{}/mcp", server.addr));
     let record = pki.dir.join("client.jsonl");
     let out = add_trusting(
         &pki,
@@ -525,17 +589,17 @@ fn a_protected_server_fetches_from_an_https_authorization_server() {
     );
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("42"), "{text}");
-    assert!(text.contains("POST /token"), "{text}");
-    // The client crossed TLS to both: the MCP server and the authorization server.
-    let opened = std::fs::read_to_string(&record).unwrap();
-    assert!(
-        opened.contains(&format!("connected to 127.0.0.1:{} (TLS)", server.port())),
-        "{opened}"
+    assert_eq!(text_lines(&text), ADDED_MODERN);
+    assert_eq!(
+        lines_starting(&common::unstamped(&text), ">>> POST /token"),
+        ">>> POST /token HTTP/1.1\n"
     );
-    assert!(
-        opened.contains(&format!("127.0.0.1:{}", auth.port())),
-        "{opened}"
+    // The client crossed TLS to both: the MCP server and the authorization server.
+    let opened_text = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(
+        opened(&opened_text),
+        format!("connected to 127.0.0.1:{} (TLS)\n", server.port()).repeat(2)
+            + &format!("connected to 127.0.0.1:{} (TLS)\n", auth.port()).repeat(4)
     );
     // The server's own fetches (metadata, key set) went over TLS, each lane with its
     // facts: the authorization server's certificate, checked against --auth-cacert.
@@ -555,8 +619,15 @@ fn a_protected_server_fetches_from_an_https_authorization_server() {
         .output()
         .unwrap();
     let shown = said(&shown);
-    assert!(shown.contains("GET /jwks HTTP/1.1"), "{shown}");
-    assert!(shown.contains("(the authorization server, TLS)"), "{shown}");
+    assert_eq!(
+        normalize(&lines_with(&shown, "GET /jwks")),
+        ">>> [c4 +<t>s] GET /jwks HTTP/1.1\n"
+    );
+    assert_eq!(
+        normalize(&lines_with(&shown, "(the authorization server, TLS)")),
+        "··· [c3 +<t>s] connected to 127.0.0.1:<port> (the authorization server, TLS)\n\
+         ··· [c4 +<t>s] connected to 127.0.0.1:<port> (the authorization server, TLS)\n"
+    );
 }
 
 /// Without `--auth-cacert` the private CA is not trusted: the request that needs the
@@ -584,9 +655,36 @@ fn an_https_authorization_server_outside_the_trust_store_is_503_and_logged() {
     );
     let text = said(&out);
     assert_ne!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("503"), "{text}");
+    // Both requests (the probe, then initialize) get 503; the client says why.
+    let unreachable = "mcp-raw: initialize failed: -32603 Service Unavailable: the token cannot be checked now, \
+         the authorization server https://127.0.0.1:<port> is out of reach or its answer unusable \
+         (the reason is in this server's log) (HTTP 503 Service Unavailable)\n";
+    assert_eq!(
+        normalize(&(lines_with(&text, "503") + &lines_starting(&text, "mcp-raw: "))),
+        "<<< [c1 +<t>s] HTTP/1.1 503 Service Unavailable\n".repeat(2) + &unreachable.repeat(2)
+    );
     let log = server.logged("not signed by a trusted CA");
-    assert!(log.contains("not signed by a trusted CA"), "{log}");
+    // The first time it said so, whole: both documents it tried, each refused with the
+    // reason and the certificate.
+    let refused = format!(
+        "TLS: the certificate of 127.0.0.1:<port> was refused: it is not signed by a trusted CA \
+         (self-signed, or an unknown issuer) (certificate subject CN=localhost, issuer CN=mcp-raw test CA, \
+         valid <time> to <time>, SHA-256 {}) (--cacert FILE trusts another root; --insecure skips the check)",
+        fingerprint(&pki.path("good.pem"))
+    );
+    assert_eq!(
+        normalize(
+            lines_with(&log, "not signed by a trusted CA")
+                .lines()
+                .next()
+                .unwrap()
+        ),
+        format!(
+            "[mcp-raw] cannot check a token: no authorization server metadata for https://127.0.0.1:<port>: \
+             GET https://127.0.0.1:<port>/.well-known/oauth-authorization-server: {refused}; \
+             GET https://127.0.0.1:<port>/.well-known/openid-configuration: {refused}"
+        )
+    );
     // An unreadable --auth-cacert stops the server at start, naming it.
     let out = Command::new(BIN)
         .args(["serve", "--http", "--port", "0", "--auth-server", &issuer])
@@ -595,7 +693,10 @@ fn an_https_authorization_server_outside_the_trust_store_is_503_and_logged() {
         .unwrap();
     let text = said(&out);
     assert_eq!(out.status.code(), Some(2), "{text}");
-    assert!(text.contains("--auth-cacert /nonexistent/ca.pem"), "{text}");
+    assert_eq!(
+        text,
+        "mcp-raw: --auth-cacert /nonexistent/ca.pem: cannot read /nonexistent/ca.pem: No such file or directory (os error 2)\n"
+    );
 }
 
 /// `tap --http --target https://…`: a plaintext client on one side, a TLS server on
@@ -620,11 +721,11 @@ fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
         "--record",
         record.to_str().unwrap(),
     ]));
-    assert!(tap.url.starts_with("http://"), "{}", tap.url);
+    assert_eq!(tap.url, format!("http://{}/mcp", tap.addr));
     let out = client(&[&format!("http://{}/mcp", tap.addr), "--call", ADD]);
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("42"), "{text}");
+    assert_eq!(text_lines(&text), ADDED_MODERN);
     let facts = tls_events(&record);
     assert!(!facts.is_empty(), "no tls event in the tap's record");
     for f in &facts {
@@ -656,11 +757,11 @@ fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
     ]);
     args.extend(pki.flags());
     let tap = Listener::start(&args);
-    assert!(tap.url.starts_with("https://"), "{}", tap.url);
+    assert_eq!(tap.url, format!("https://{}/mcp", tap.addr));
     let out = add_trusting(&pki, &format!("https://localhost:{}/mcp", tap.port()), &[]);
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("42"), "{text}");
+    assert_eq!(text_lines(&text), ADDED_MODERN);
     let facts = tls_events(&record);
     assert!(facts.iter().any(|f| f["accepted"] == true), "{facts:?}");
     assert!(facts.iter().any(|f| f["accepted"] == false), "{facts:?}");
@@ -678,8 +779,20 @@ fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
     let out = client(&[&format!("http://{}/mcp", tap.addr), "--call", ADD]);
     let text = said(&out);
     assert_ne!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("502"), "{text}");
-    assert!(text.contains("not signed by a trusted CA"), "{text}");
+    // The tap's 502, and its body whole: the reason and the certificate named.
+    assert_eq!(
+        normalize(
+            &(lines_with(&text, "HTTP/1.1 502") + &lines_with(&text, "cannot reach the target"))
+        ),
+        format!(
+            "<<< [c1 +<t>s] HTTP/1.1 502 Bad Gateway\n\
+             <<< [c1 +<t>s] mcp-raw tap: cannot reach the target https://localhost:<port>/mcp: TLS: the certificate of \
+             localhost:<port> was refused: it is not signed by a trusted CA (self-signed, or an unknown issuer) \
+             (certificate subject CN=localhost, issuer CN=mcp-raw test CA, valid <time> to <time>, SHA-256 {}) \
+             (--cacert FILE trusts another root; --insecure skips the check)⟨0a⟩\n",
+            fingerprint(&pki.path("good.pem"))
+        )
+    );
     // --insecure and --cacert are for an https:// target.
     let out = Command::new(BIN)
         .args(["tap", "--http", "--listen", "127.0.0.1:0", "--insecure"])
@@ -687,7 +800,10 @@ fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", said(&out));
-    assert!(said(&out).contains("https:// --target"), "{}", said(&out));
+    assert_eq!(
+        said(&out),
+        "mcp-raw tap: --cacert and --insecure are for an https:// --target\n"
+    );
 }
 
 /// Where nginx is: on PATH, or Debian's /usr/sbin (not on a user's PATH).
@@ -807,7 +923,15 @@ fn nginx_terminates_tls_in_front_of_the_replicas() {
         );
         let text = said(&out);
         assert_eq!(out.status.code(), Some(0), "{era}: {text}");
-        assert!(text.contains("42"), "{era}: {text}");
+        assert_eq!(
+            text_lines(&text),
+            if era == "legacy" {
+                ADDED_LEGACY
+            } else {
+                ADDED_MODERN
+            },
+            "{era}"
+        );
         let facts = tls_events(&record);
         assert!(!facts.is_empty(), "{era}");
         let version = facts[0]["version"].as_str().unwrap();
@@ -839,7 +963,7 @@ fn a_listener_with_a_client_ca_requires_and_records_the_clients_certificate() {
     );
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("42"), "{text}");
+    assert_eq!(text_lines(&text), ADDED_MODERN);
     let facts = tls_events(&record);
     assert!(!facts.is_empty());
     for f in &facts {
@@ -850,21 +974,21 @@ fn a_listener_with_a_client_ca_requires_and_records_the_clients_certificate() {
             fingerprint(&pki.path("me.pem")),
             "{f}"
         );
-        assert!(
-            f["chain"][0]["subject"]
-                .as_str()
-                .unwrap()
-                .contains("mcp-raw test client"),
-            "{f}"
-        );
+        assert_eq!(f["chain"][0]["subject"], "CN=mcp-raw test client", "{f}");
     }
     // Without a certificate: refused, said on both sides.
     let out = client(&[&url, "--cacert", &pki.path("ca.pem"), "--call", ADD]);
     let text = said(&out);
     assert_eq!(out.status.code(), Some(3), "{text}");
-    assert!(text.contains("client certificate"), "{text}");
+    assert_eq!(
+        normalize(&lines_starting(&text, "mcp-raw: ")),
+        "mcp-raw: TLS: localhost:<port> ended the connection with the alert CertificateRequired: it requires a client certificate (--cert FILE --key FILE)\n"
+    );
     let log = server.logged("refused");
-    assert!(log.contains("TLS connection from 127.0.0.1:"), "{log}");
+    assert_eq!(
+        normalize(&lines_with(&log, "TLS connection from")),
+        "[mcp-raw] TLS connection from 127.0.0.1:<port> refused: TLS handshake failed: peer sent no certificates\n"
+    );
     // The flag needs a listener with TLS.
     let out = Command::new(BIN)
         .args(["serve", "--http", "--port", "0", "--tls-client-ca"])
@@ -872,5 +996,10 @@ fn a_listener_with_a_client_ca_requires_and_records_the_clients_certificate() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", said(&out));
-    assert!(said(&out).contains("--tls-cert"), "{}", said(&out));
+    assert_eq!(
+        said(&out),
+        "error: the following required arguments were not provided:\n  --tls-key <FILE>\n  --tls-cert <FILE>\n\n\
+         Usage: mcp-raw serve --http --tls-key <FILE> --tls-cert <FILE> --port <PORT> --tls-client-ca <FILE>\n\n\
+         For more information, try '--help'.\n"
+    );
 }

@@ -158,3 +158,52 @@ pub fn output_within(
     .expect("its output");
     (out, started.elapsed())
 }
+
+/// The view's `TLS: …` notes, whole lines: times and ports normalized, and how long
+/// each handshake took (`full handshake in 81.3 ms`) written `<ms>`.
+pub fn tls_notes(view: &str) -> String {
+    without_durations(&super::golden::normalize(&lines_with(view, "TLS: ")))
+}
+
+/// `text` with each `in 81.3 ms` (a handshake's duration) written `in <ms> ms`.
+pub fn without_durations(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(" in ") {
+        let (head, tail) = rest.split_at(at + 4);
+        out.push_str(head);
+        rest = tail;
+        if let Some((number, after)) = rest.split_once(" ms")
+            && !number.is_empty()
+            && number.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        {
+            out.push_str("<ms> ms");
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The result line of `add {a: 2, b: 40}` in the client's view: a legacy response
+/// and a modern one are laid out differently (the modern result has more members).
+pub const ADDED_LEGACY: &str =
+    "<<<   \"result\": {\"content\": [{\"type\": \"text\", \"text\": \"42\"}]}\n";
+pub const ADDED_MODERN: &str = "<<<     \"content\": [{\"type\": \"text\", \"text\": \"42\"}],\n";
+
+/// The `"text": …` lines of a client's view, whole (the result of `add` among them).
+pub fn text_lines(view: &str) -> String {
+    lines_with(view, "\"text\": ")
+}
+
+/// The `open` notes of a transcript (`accepted from …`, `connected to …`), one per
+/// line, in order.
+pub fn opened(transcript: &str) -> String {
+    transcript
+        .lines()
+        .filter_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+            Some(format!("{}\n", v.get("open")?.as_str()?))
+        })
+        .collect()
+}
