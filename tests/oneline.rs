@@ -264,7 +264,7 @@ fn serve_and_tap_trace_oneline_say_the_same_lines() {
 
 #[test]
 fn over_http_the_lines_carry_the_http_status() {
-    let server = common::HttpServer::start(&["--trace", "oneline"]);
+    let (server, trace) = common::client_inproc::traced_oneline();
     let url = format!("http://{}/mcp", server.addr);
     let out = Command::new(BIN)
         .args(["client", "--oneline", "--color", "never", "--era", "legacy"])
@@ -301,32 +301,27 @@ fn over_http_the_lines_carry_the_http_status() {
         golden::normalize(&call),
         "<<< c1       +<t>s response     tools/call echo            #3   200 ok            82 B  \"over http\""
     );
-    // The server's trace says the same of the same messages.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    loop {
-        let log = server.log.lock().unwrap().clone();
-        let traced = message_lines(&log);
-        if traced
+    // The server's trace says the same of the same messages (awaited: each line the
+    // view writes wakes the wait).
+    let log = trace.once(std::time::Duration::from_secs(5), |log| {
+        message_lines(log)
             .iter()
             .any(|l| l.contains("tools/call echo") && l.starts_with("<<<"))
-        {
-            let of = |l: &String| untimed(l)[2..].to_vec();
-            let mine: Vec<_> = lines
-                .iter()
-                .filter(|l| l.contains(" tools/call "))
-                .map(of)
-                .collect();
-            let theirs: Vec<_> = traced
-                .iter()
-                .filter(|l| l.contains(" tools/call "))
-                .map(of)
-                .collect();
-            assert_eq!(mine, theirs, "{log}");
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "{log}");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    });
+    let traced = message_lines(&log);
+    let of = |l: &String| untimed(l)[2..].to_vec();
+    let mine: Vec<_> = lines
+        .iter()
+        .filter(|l| l.contains(" tools/call "))
+        .map(of)
+        .collect();
+    let theirs: Vec<_> = traced
+        .iter()
+        .filter(|l| l.contains(" tools/call "))
+        .map(of)
+        .collect();
+    assert_eq!(mine, theirs, "{log}");
+    assert_eq!(mine.len(), 2, "the call and its answer: {log}");
 }
 
 /// `--max-unanswered N` bounds what a view remembers of requests still unanswered:

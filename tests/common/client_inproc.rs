@@ -207,3 +207,55 @@ pub fn opened(transcript: &str) -> String {
         })
         .collect()
 }
+
+/// What an in-process server's `--trace` view wrote, and a signal at each write:
+/// what a test reads where the binary's trace would be on its stderr.
+#[derive(Clone, Default)]
+pub struct Trace(Arc<(std::sync::Mutex<String>, std::sync::Condvar)>);
+
+impl std::io::Write for Trace {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let (text, written) = &*self.0;
+        text.lock().unwrap().push_str(&String::from_utf8_lossy(buf));
+        written.notify_all();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Trace {
+    /// The trace once `done` holds of it (each write wakes the wait), or as it is
+    /// after `limit`.
+    pub fn once(&self, limit: std::time::Duration, done: impl Fn(&str) -> bool) -> String {
+        let (text, written) = &*self.0;
+        let text = text.lock().unwrap();
+        let (text, _) = written
+            .wait_timeout_while(text, limit, |t| !done(t))
+            .unwrap();
+        text.clone()
+    }
+}
+
+/// `serve --http --trace oneline --color never` (the demo tools, both eras),
+/// in-process: the one-line view goes to the returned [`Trace`].
+pub fn traced_oneline() -> (InProcess, Trace) {
+    let trace = Trace::default();
+    let view = mcp_raw_wire::oneline::OnelineView::new(
+        trace.clone(),
+        false,
+        mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
+    );
+    let recorder = mcp_raw_wire::recorder::Recorder::new(vec![Box::new(view)]);
+    recorder.set_redaction(true);
+    let server = InProcess::with(
+        demo("both"),
+        mcp_raw_net::transport::http::Config {
+            recorder: Some(recorder),
+            ..Default::default()
+        },
+    );
+    (server, trace)
+}
