@@ -91,10 +91,9 @@ fn stdio_tap_passes_every_byte_and_records_them() {
         Some(2),
         "a --lane the recording lacks is usage"
     );
-    assert!(
-        String::from_utf8_lossy(&bad.stderr).contains("no such lane (it has: stdio, stderr)"),
-        "{}",
-        String::from_utf8_lossy(&bad.stderr)
+    assert_eq!(
+        String::from_utf8_lossy(&bad.stderr),
+        "mcp-raw show: --lane \"c7\": this recording has no such lane (it has: stdio, stderr)\n"
     );
     // The server's stderr went through the tap to the client, and is on its own lane.
     assert!(
@@ -137,7 +136,10 @@ fn stdout_pollution_and_the_exit_status_pass_through() {
         .output()
         .unwrap();
     assert_eq!(missing.status.code(), Some(127));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/server"));
+    assert_eq!(
+        String::from_utf8_lossy(&missing.stderr),
+        "mcp-raw tap: cannot spawn the server \"/nonexistent/server\": No such file or directory (os error 2)\n"
+    );
     let none = Command::new(BIN).arg("tap").output().unwrap();
     assert_eq!(none.status.code(), Some(2));
 }
@@ -239,8 +241,19 @@ fn an_unreachable_target_gets_a_502() {
         .unwrap();
     let mut reply = String::new();
     s.read_to_string(&mut reply).unwrap();
-    assert!(reply.starts_with("HTTP/1.1 502 Bad Gateway\r\n"), "{reply}");
-    assert!(reply.contains("cannot reach the target"), "{reply}");
+    // The whole answer: the tap's own 502, saying which target and why.
+    let body = format!(
+        "mcp-raw tap: cannot reach the target http://127.0.0.1:{port}/mcp: connecting to \
+         127.0.0.1:{port} failed: Connection refused (os error 111)\n"
+    );
+    assert_eq!(
+        reply,
+        format!(
+            "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain; charset=utf-8\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    );
 }
 
 /// A server that closes its stdout and goes on running: its client (the test, reading
