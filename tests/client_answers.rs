@@ -5,7 +5,8 @@
 
 mod common;
 use common::client_inproc::{
-    CONFORMANCE_TOOLS, LEGACY_SPOKEN, MODERN_SPOKEN, captions, conformance_http, lines_with,
+    CONFORMANCE_TOOLS, LEGACY_SPOKEN, MODERN_SPOKEN, captions, conformance_http, lines_starting,
+    lines_with,
 };
 use common::{BIN, stamp_before, unstamped};
 use std::process::Command;
@@ -364,31 +365,56 @@ fn a_flood_of_interleaved_messages_loses_and_reorders_nothing() {
 
 /// A legacy stream that closes before its response (`test_reconnection`, with ids
 /// and a `retry:`): the client waits the retry, resumes with `GET` and
-/// `Last-Event-ID`, and gets the response there.
-#[test]
-fn a_closed_legacy_stream_is_resumed_with_last_event_id() {
-    let http = conformance_http("legacy");
-    let url = format!("http://{}/mcp", http.addr);
-    let out = Command::new(BIN)
-        .args([
-            "client",
-            "--color",
-            "never",
-            &url,
-            "--call",
-            "test_reconnection",
-        ])
-        .output()
-        .unwrap();
-    let view = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{view}");
+/// `Last-Event-ID`, and gets the response there. The client's protocol behaviour is
+/// the subject: the library's client, in-process, against the fixture in-process.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_closed_legacy_stream_is_resumed_with_last_event_id() {
+    use mcp_raw_net::client::mcp_client::{Options, Spoken};
+    let (addr, _app) = common::serve_here(
+        common::client_inproc::conformance("legacy"),
+        Default::default(),
+    )
+    .await;
+    let url = format!("http://{addr}/mcp");
+    let (mut client, trace) = common::client_inproc::http_client(
+        &url,
+        Options {
+            eras: mcp_raw_core::Eras::Both,
+            ..Options::default()
+        },
+    )
+    .await;
     assert_eq!(
-        captions(&view),
-        format!(
-            "# Connecting to {url} (client eras: Both)\n# {LEGACY_SPOKEN}\n# {CONFORMANCE_TOOLS}\n# test_reconnection: ok\n"
-        )
+        client.spoken(),
+        &Spoken::Legacy {
+            version: "2025-11-25".into()
+        }
     );
+    let result = client
+        .call_tool("test_reconnection", serde_json::json!({}))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        result.to_string(),
+        r#"{"content":[{"type":"text","text":"Reconnection test completed: the result came on the resumed stream."}]}"#
+    );
+    client.close().await.unwrap();
+    let view = trace.once(std::time::Duration::ZERO, |_| true);
     let shown = unstamped(&view);
+    // The one resuming request's Last-Event-ID, whole: the id of the last event the
+    // closed stream carried.
+    let before_retry = &shown[..shown.find("<<< retry: ").expect("a retry")];
+    let last_id = before_retry
+        .lines()
+        .filter_map(|l| l.strip_prefix("<<< id: "))
+        .next_back()
+        .expect("an event id before the retry");
+    assert_eq!(
+        lines_starting(&shown, ">>> last-event-id: "),
+        format!(">>> last-event-id: {last_id}\n"),
+        "{shown}"
+    );
     let resumed = shown
         .find(">>> last-event-id: ")
         .expect("resumed with Last-Event-ID");

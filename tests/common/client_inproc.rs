@@ -259,3 +259,25 @@ pub fn traced_oneline() -> (InProcess, Trace) {
     );
     (server, trace)
 }
+
+/// The library's client (what `mcp-raw client URL` runs) connected in-process to
+/// `url`, its view (the text view, as `--color never` shows the messages) written to
+/// the returned [`Trace`]. The CLI's `# …` captions are not the library's: a test
+/// driving it compares what the calls return instead.
+pub async fn http_client(
+    url: &str,
+    options: mcp_raw_net::client::mcp_client::Options,
+) -> (mcp_raw_net::client::mcp_client::McpClient, Trace) {
+    use mcp_raw_net::client::http_link::HttpLink;
+    use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient};
+    use mcp_raw_net::client::wire_print::Printer;
+    let trace = Trace::default();
+    let max = mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
+    let view = mcp_raw_wire::text::TextView::with_max(trace.clone(), false, false, max);
+    let printer = Printer::sinks_only(vec![Box::new(view)], max);
+    let link = Link::Http(HttpLink::new(url, &printer).expect("an http:// URL"));
+    let client = McpClient::connect(link, url, options, &mut EraCache::default())
+        .await
+        .expect("connected");
+    (client, trace)
+}
