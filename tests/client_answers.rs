@@ -287,8 +287,12 @@ while IFS= read -r line; do
 done
 "#;
 
-#[test]
-fn a_flood_of_interleaved_messages_loses_and_reorders_nothing() {
+/// The client's protocol behaviour under a flood: the library's client, in-process,
+/// over a stdio link to the flooder.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_flood_of_interleaved_messages_loses_and_reorders_nothing() {
+    use mcp_raw_net::client::mcp_client::Link;
+    use mcp_raw_net::client::stdio_link::StdioLink;
     let dir = std::env::temp_dir().join(format!("mcp-raw-flood-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("inner.sh"), FLOODER).unwrap();
@@ -298,20 +302,33 @@ fn a_flood_of_interleaved_messages_loses_and_reorders_nothing() {
         d = dir.display()
     );
     let record = dir.join("client.jsonl");
-    let out = Command::new(BIN)
-        .args(["client", "--color", "never", "--call", "flood", "--record"])
-        .arg(&record)
-        .args(["--", "sh", "-c", &wrapper])
-        .output()
-        .unwrap();
-    let view = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{view}");
+    let (printer, trace) = common::client_inproc::viewing(Some(&record), "stdio");
+    let link = Link::Stdio(StdioLink::spawn("sh".as_ref(), &["-c", &wrapper], &printer).unwrap());
+    let mut client = common::client_inproc::connect(
+        link,
+        &format!("sh -c {wrapper}"),
+        mcp_raw_net::client::mcp_client::Options::default(),
+    )
+    .await;
     assert_eq!(
-        captions(&view),
-        format!(
-            "# Connecting to sh -c {wrapper} (client eras: Both)\n# {LEGACY_SPOKEN}\n# 1 tools: flood\n# flood: ok\n"
-        )
+        client.spoken(),
+        &mcp_raw_net::client::mcp_client::Spoken::Legacy {
+            version: "2025-11-25".into()
+        }
     );
+    let result = client
+        .call_tool("flood", serde_json::json!({}))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        result.to_string(),
+        r#"{"content":[{"type":"text","text":"flooded"}]}"#
+    );
+    client.close().await.unwrap();
+    // The transcript is whole once the last holder of its recorder is gone.
+    drop(printer);
+    let view = trace.once(std::time::Duration::ZERO, |_| true);
 
     let text = std::fs::read_to_string(&record).unwrap();
     let (_, events) = mcp_raw_wire::transcript::read(&text).unwrap();
@@ -428,15 +445,17 @@ async fn a_closed_legacy_stream_is_resumed_with_last_event_id() {
     assert!(get_at - closed_at >= 0.4, "{closed_at} → {get_at}");
 }
 
-#[test]
-fn a_stream_whose_connection_drops_is_resumed_too() {
+/// The client's protocol behaviour when a stream's connection drops: the library's
+/// client, in-process.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stream_whose_connection_drops_is_resumed_too() {
     // tests/servers/dropping_http.py resets the connection in the middle of the
     // tools/call event stream, after one event with an id.
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/servers/dropping_http.py"
     );
-    let mut server = Command::new("python3")
+    let mut server = std::process::Command::new("python3")
         .arg(script)
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -448,14 +467,21 @@ fn a_stream_whose_connection_drops_is_resumed_too() {
     )
     .unwrap();
     let url = format!("http://127.0.0.1:{}/mcp", port.trim());
-    let out = Command::new(BIN)
-        .args(["client", "--color", "never", &url, "--call", "cut"])
-        .output()
-        .unwrap();
+    let (mut client, trace) = common::client_inproc::http_client(
+        &url,
+        mcp_raw_net::client::mcp_client::Options::default(),
+    )
+    .await;
+    let result = client.call_tool("cut", serde_json::json!({})).await;
+    let _ = client.close().await;
     let _ = server.kill();
     let _ = server.wait();
-    let view = unstamped(&String::from_utf8_lossy(&out.stdout));
-    assert!(out.status.success(), "{view}");
+    let view = unstamped(&trace.once(std::time::Duration::ZERO, |_| true));
+    assert_eq!(
+        result.unwrap().unwrap().to_string(),
+        r#"{"content":[{"type":"text","text":"delivered after the drop"}]}"#,
+        "{view}"
+    );
     let dropped = view
         .find("the connection closed before the body's end")
         .unwrap_or_else(|| panic!("the cut is shown: {view}"));
@@ -463,9 +489,7 @@ fn a_stream_whose_connection_drops_is_resumed_too() {
     let delivered = view.find("delivered after the drop").unwrap();
     assert!(dropped < resumed && resumed < delivered, "{view}");
     assert_eq!(
-        captions(&view),
-        format!(
-            "# Connecting to {url} (client eras: Both)\n# {LEGACY_SPOKEN}\n# 1 tools: cut\n# cut: ok\n"
-        )
+        lines_starting(&view, ">>> last-event-id: "),
+        ">>> last-event-id: e1\n"
     );
 }

@@ -260,24 +260,52 @@ pub fn traced_oneline() -> (InProcess, Trace) {
     (server, trace)
 }
 
+/// A printer like `mcp-raw client --color never [--record FILE]`'s: the text view
+/// (messages only) written to the returned [`Trace`], and the transcript of `role`
+/// `client` over `transport` to `record`. (The CLI's `# …` captions are not the
+/// library's: a test driving the library compares what the calls return instead.)
+pub fn viewing(
+    record: Option<&std::path::Path>,
+    transport: &str,
+) -> (mcp_raw_net::client::wire_print::Printer, Trace) {
+    use mcp_raw_wire::transcript;
+    let trace = Trace::default();
+    let max = mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
+    let view = mcp_raw_wire::text::TextView::with_max(trace.clone(), false, false, max);
+    let mut sinks: Vec<Box<dyn mcp_raw_wire::recorder::Sink>> = vec![Box::new(view)];
+    if let Some(path) = record {
+        sinks.push(
+            transcript::create(path, &transcript::Header::new("client", transport), max)
+                .expect("the client's transcript"),
+        );
+    }
+    let printer = mcp_raw_net::client::wire_print::Printer::sinks_only(sinks, max);
+    printer.recorder().set_redaction(true);
+    (printer, trace)
+}
+
 /// The library's client (what `mcp-raw client URL` runs) connected in-process to
-/// `url`, its view (the text view, as `--color never` shows the messages) written to
-/// the returned [`Trace`]. The CLI's `# …` captions are not the library's: a test
-/// driving it compares what the calls return instead.
+/// `url`, its view written to the returned [`Trace`].
 pub async fn http_client(
     url: &str,
     options: mcp_raw_net::client::mcp_client::Options,
 ) -> (mcp_raw_net::client::mcp_client::McpClient, Trace) {
     use mcp_raw_net::client::http_link::HttpLink;
-    use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient};
-    use mcp_raw_net::client::wire_print::Printer;
-    let trace = Trace::default();
-    let max = mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
-    let view = mcp_raw_wire::text::TextView::with_max(trace.clone(), false, false, max);
-    let printer = Printer::sinks_only(vec![Box::new(view)], max);
+    use mcp_raw_net::client::mcp_client::Link;
+    let (printer, trace) = viewing(None, "http");
     let link = Link::Http(HttpLink::new(url, &printer).expect("an http:// URL"));
-    let client = McpClient::connect(link, url, options, &mut EraCache::default())
+    (connect(link, url, options).await, trace)
+}
+
+/// The library's client connected over `link` (`key`: what the era cache knows the
+/// server by, the CLI's TARGET).
+pub async fn connect(
+    link: mcp_raw_net::client::mcp_client::Link,
+    key: &str,
+    options: mcp_raw_net::client::mcp_client::Options,
+) -> mcp_raw_net::client::mcp_client::McpClient {
+    use mcp_raw_net::client::mcp_client::{EraCache, McpClient};
+    McpClient::connect(link, key, options, &mut EraCache::default())
         .await
-        .expect("connected");
-    (client, trace)
+        .expect("connected")
 }
