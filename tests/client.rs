@@ -462,21 +462,30 @@ fn stdio_targets_take_a_command_env_and_cwd() {
 /// A stdio server that takes longer to start than the era probe waits is not taken
 /// for a legacy one: after the silent probe `initialize` goes out, and the late
 /// answer to the probe, which the server sends first once up, decides.
-#[test]
-fn a_slow_starting_server_is_probed_once_it_is_up() {
+/// (The client's protocol behaviour: the library's client, in-process, over a stdio
+/// link.)
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slow_starting_server_is_probed_once_it_is_up() {
     let slow = format!("sleep 3.5; exec {BIN} serve");
-    let out = Command::new(BIN)
-        .args(["client", "--call", ADD, "--", "sh", "-c", &slow])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
-    assert_eq!(
-        captions(&text),
-        format!(
-            "# Connecting to sh -c {slow} (client eras: Both)\n# {MODERN_SPOKEN}\n# {DEMO_TOOLS}\n# add: ok\n"
-        )
+    let (printer, trace) = common::client_inproc::viewing(None, "stdio");
+    let link = Link::Stdio(StdioLink::spawn("sh".as_ref(), &["-c", &slow], &printer).unwrap());
+    let options = Options {
+        eras: Eras::Both,
+        ..Options::default()
+    };
+    let mut client = common::client_inproc::connect(link, &format!("sh -c {slow}"), options).await;
+    assert!(
+        matches!(client.spoken(), Spoken::Modern { .. }),
+        "{:?}",
+        client.spoken()
     );
+    let result = client
+        .call_tool("add", serde_json::json!({"a": 2, "b": 40}))
+        .await
+        .unwrap()
+        .unwrap();
+    client.close().await.unwrap();
+    let text = trace.once(std::time::Duration::ZERO, |_| true);
     let init = text
         .find("\"method\": \"initialize\"")
         .expect("initialize after the silence");
@@ -484,6 +493,10 @@ fn a_slow_starting_server_is_probed_once_it_is_up() {
         .find("\"supportedVersions\"")
         .expect("the probe's late answer");
     assert!(init < discover_answer, "{text}");
+    assert_eq!(
+        result.to_string(),
+        r#"{"resultType":"complete","content":[{"type":"text","text":"42"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp-raw","version":"0.1.0"}}}"#
+    );
     assert_eq!(
         lines_with(&text, "\"text\": "),
         "<<<     \"content\": [{\"type\": \"text\", \"text\": \"42\"}],\n",
