@@ -314,21 +314,62 @@ fn bad_certificates_are_refused_with_the_reason_and_the_subject() {
         ),
     ] {
         let front = Front::start(&pki, leaf, false);
-        let out = client(&[&front.url("localhost"), "--cacert", &pki.path("ca.pem")]);
-        let said = text(&out);
-        assert_eq!(out.status.code(), Some(3), "{leaf}: {said}");
-        // What went wrong, whole: the reason and the certificate's subject or issuer.
         // What went wrong, whole (times and the port normalized): the reason, the
         // certificate's subject, issuer and fingerprint, what to do.
         let fingerprint = openssl_fingerprint(&pki.path(&format!("{leaf}.pem")));
-        assert_eq!(
-            normalize(&String::from_utf8_lossy(&out.stderr)),
-            format!(
-                "mcp-raw: TLS: the certificate of localhost:<port> was refused: {reason} \
-                 (certificate {cert}, valid <time> to <time>, SHA-256 {fingerprint}) ({hint})\n"
-            ),
-            "{leaf}"
+        let why = format!(
+            "TLS: the certificate of localhost:<port> was refused: {reason} \
+             (certificate {cert}, valid <time> to <time>, SHA-256 {fingerprint}) ({hint})"
         );
+        if leaf == "expired" {
+            // The CLI: exit status 3 (the connection), the reason on stderr.
+            let out = client(&[&front.url("localhost"), "--cacert", &pki.path("ca.pem")]);
+            let said = text(&out);
+            assert_eq!(out.status.code(), Some(3), "{leaf}: {said}");
+            assert_eq!(
+                normalize(&String::from_utf8_lossy(&out.stderr)),
+                format!("mcp-raw: {why}\n"),
+                "{leaf}"
+            );
+        } else {
+            // The verification itself: the library's client, in-process.
+            assert_eq!(
+                normalize(&refusal(&front.url("localhost"), Some(&pki.path("ca.pem")))),
+                why,
+                "{leaf}"
+            );
+        }
+    }
+}
+
+/// Why the library's client (what `mcp-raw client URL [--cacert CA]` runs),
+/// in-process, could not connect to `url`, as the CLI words it after `mcp-raw: `.
+fn refusal(url: &str, ca: Option<&str>) -> String {
+    use mcp_raw_net::client::http_link::HttpLink;
+    use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient, Options};
+    use mcp_raw_net::client::tls::{Tls, TlsOptions};
+    let (printer, _view) = common::client_inproc::viewing(None, "http");
+    let mut http = HttpLink::new(url, &printer).unwrap();
+    http.tls = std::sync::Arc::new(
+        Tls::new(TlsOptions {
+            cacert: ca.into_iter().map(Into::into).collect(),
+            insecure: false,
+            cert: None,
+            key: None,
+            keylog: None,
+        })
+        .unwrap(),
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let connected = runtime.block_on(McpClient::connect(
+        Link::Http(http),
+        url,
+        Options::default(),
+        &mut EraCache::default(),
+    ));
+    match connected {
+        Ok(_) => panic!("{url}: connected"),
+        Err(e) => format!("{e:#}"),
     }
 }
 
@@ -484,13 +525,12 @@ fn mtls_sends_the_client_certificate_and_its_absence_is_explained() {
 
 #[test]
 fn https_to_a_plaintext_server_says_it_is_not_tls() {
+    // Both in-process: the plain server, and the library's client told https://.
+    // (The CLI's exit status and wording for it: tests/tls_serve.rs.)
     let server = demo_http("both");
-    let out = client(&[&format!("https://{}/mcp", server.addr)]);
-    let said = text(&out);
-    assert_eq!(out.status.code(), Some(3), "{said}");
     assert_eq!(
-        normalize(&String::from_utf8_lossy(&out.stderr)),
-        "mcp-raw: TLS: 127.0.0.1:<port> did not answer in TLS (received corrupt message of type InvalidContentType): is it a plain http:// server? Then use http://\n"
+        normalize(&refusal(&format!("https://{}/mcp", server.addr), None)),
+        "TLS: 127.0.0.1:<port> did not answer in TLS (received corrupt message of type InvalidContentType): is it a plain http:// server? Then use http://"
     );
 }
 
@@ -618,12 +658,13 @@ fn http_to_a_tls_server_says_to_use_https() {
     let pki = Pki::new("tls", "plain");
     pki.good();
     let front = Front::start(&pki, "good", false);
-    let out = client(&[&format!("http://127.0.0.1:{}/mcp", front.port)]);
-    let said = text(&out);
-    assert_eq!(out.status.code(), Some(3), "{said}");
+    // The library's client, in-process, told http://.
     assert_eq!(
-        normalize(&String::from_utf8_lossy(&out.stderr)),
-        "mcp-raw: connection error: no HTTP response from 127.0.0.1:<port>; if it is a TLS server, use https://127.0.0.1:<port>/mcp\n"
+        normalize(&refusal(
+            &format!("http://127.0.0.1:{}/mcp", front.port),
+            None
+        )),
+        "connection error: no HTTP response from 127.0.0.1:<port>; if it is a TLS server, use https://127.0.0.1:<port>/mcp"
     );
 }
 
