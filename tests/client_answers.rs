@@ -4,11 +4,14 @@
 //! refusal that names the missing flag when there is no answer.
 
 mod common;
+use common::client_inproc::drive_http;
 use common::client_inproc::{
     CONFORMANCE_TOOLS, LEGACY_SPOKEN, MODERN_SPOKEN, captions, conformance_http, lines_starting,
     lines_with,
 };
 use common::{BIN, stamp_before, unstamped};
+use mcp_raw_net::client::answers::Answers;
+use mcp_raw_net::client::mcp_client::{Options, Spoken};
 use std::process::Command;
 
 const SAMPLED: &str =
@@ -83,23 +86,35 @@ fn sampling_is_answered_in_every_era_over_both_transports() {
         };
         assert_eq!(lines_with(&out, "\"sampling\""), declared, "stdio {era}");
 
+        // Over HTTP, the client's protocol behaviour: the library's client,
+        // in-process, answering with what --answer gives.
         let http = conformance_http(era);
         let url = format!("http://{}/mcp", http.addr);
-        let (code, out) = run(&[
+        let options = Options {
+            eras: mcp_raw_core::Eras::Both,
+            answers: Answers {
+                sampling: Some(serde_json::from_str(SAMPLED.split_once('=').unwrap().1).unwrap()),
+                ..Answers::default()
+            },
+            ..Options::default()
+        };
+        let driven = drive_http(
             &url,
-            "--answer",
-            SAMPLED,
-            "--call",
-            r#"test_sampling={"prompt":"hi"}"#,
-        ]);
-        assert_eq!(code, Some(0), "http {era}: {out}");
-        assert_eq!(
-            captions(&out),
-            format!(
-                "# Connecting to {url} (client eras: Both)\n\
-                 # {spoken}\n# {CONFORMANCE_TOOLS}\n# test_sampling: ok\n"
-            )
+            options,
+            &[("test_sampling", serde_json::json!({"prompt": "hi"}))],
         );
+        let out = driven.view;
+        assert_eq!(
+            matches!(driven.spoken, Spoken::Legacy { .. }),
+            era == "legacy",
+            "{out}"
+        );
+        let result = if era == "legacy" {
+            r#"{"content":[{"type":"text","text":"LLM response: sampled!"}]}"#
+        } else {
+            r#"{"resultType":"complete","content":[{"type":"text","text":"LLM response: sampled!"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp-raw","version":"0.1.0"}}}"#
+        };
+        assert_eq!(driven.results, [Ok(result.to_owned())], "http {era}");
         assert_eq!(lines_with(&out, "LLM response"), sampled, "http {era}");
         // Every message's method, every HTTP status, and the answer's model, whole
         // lines in order. Legacy: the server's request came on the POST's stream; the
@@ -147,33 +162,42 @@ fn sampling_is_answered_in_every_era_over_both_transports() {
 
 #[test]
 fn elicitation_roots_and_request_state_follow_the_rounds() {
+    // The client's protocol behaviour (2026-07-28 input_required rounds): the
+    // library's client, in-process, with the answers --answer and --root give.
     let http = conformance_http("both");
     let url = format!("http://{}/mcp", http.addr);
-    let (code, out) = run(&[
+    let answer = |flag: &str| -> serde_json::Value {
+        serde_json::from_str(flag.split_once('=').unwrap().1).unwrap()
+    };
+    let options = Options {
+        eras: mcp_raw_core::Eras::Both,
+        answers: Answers {
+            elicitation: Some(answer(ELICITED)),
+            sampling: Some(answer(SAMPLED)),
+            roots: vec![serde_json::json!({"uri": "file:///tmp", "name": "tmp"})],
+            ..Answers::default()
+        },
+        ..Options::default()
+    };
+    let none = serde_json::json!({});
+    let driven = drive_http(
         &url,
-        "--answer",
-        ELICITED,
-        "--answer",
-        SAMPLED,
-        "--root",
-        "/tmp",
-        "--call",
-        "test_input_required_result_list_roots",
-        "--call",
-        "test_input_required_result_multi_round",
-        "--call",
-        "test_input_required_result_request_state",
-    ]);
-    assert_eq!(code, Some(0), "{out}");
+        options,
+        &[
+            ("test_input_required_result_list_roots", none.clone()),
+            ("test_input_required_result_multi_round", none.clone()),
+            ("test_input_required_result_request_state", none),
+        ],
+    );
+    let out = driven.view;
+    assert!(matches!(driven.spoken, Spoken::Modern { .. }), "{out}");
     assert_eq!(
-        captions(&out),
-        format!(
-            "# Connecting to {url} (client eras: Both)\n\
-             # {MODERN_SPOKEN}\n# {CONFORMANCE_TOOLS}\n\
-             # test_input_required_result_list_roots: ok\n\
-             # test_input_required_result_multi_round: ok\n\
-             # test_input_required_result_request_state: ok\n"
-        )
+        driven.results,
+        ["Found 1 root(s)", "Multi-round complete for someone who likes no colour", "Confirmed: state-ok"]
+            .map(|text| Ok(format!(
+                r#"{{"resultType":"complete","content":[{{"type":"text","text":"{text}"}}],"_meta":{{"io.modelcontextprotocol/serverInfo":{{"name":"mcp-raw","version":"0.1.0"}}}}}}"#
+            ))),
+        "{out}"
     );
     // The root given, and the state echoed.
     assert_eq!(

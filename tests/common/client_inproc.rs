@@ -309,3 +309,39 @@ pub async fn connect(
         .await
         .expect("connected")
 }
+
+/// What [`drive_http`] saw: the era spoken, each call's result (its JSON text, or
+/// the JSON-RPC error as the CLI words it), and the view.
+pub struct Driven {
+    pub spoken: mcp_raw_net::client::mcp_client::Spoken,
+    pub results: Vec<Result<String, String>>,
+    pub view: String,
+}
+
+/// `mcp-raw client URL --call NAME=ARGS…` as the library runs it, in-process on a
+/// runtime of its own (so that a test with an [`InProcess`] server can call it):
+/// connect, list the tools, call each tool in turn, close.
+pub fn drive_http(
+    url: &str,
+    options: mcp_raw_net::client::mcp_client::Options,
+    calls: &[(&str, serde_json::Value)],
+) -> Driven {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let (mut client, trace) = http_client(url, options).await;
+        let spoken = client.spoken().clone();
+        // As the CLI does: the tools listed before any call.
+        client.list_tools().await.unwrap();
+        let mut results = Vec::new();
+        for (name, arguments) in calls {
+            let result = client.call_tool(name, arguments.clone()).await.unwrap();
+            results.push(result.map(|v| v.to_string()).map_err(|e| e.to_string()));
+        }
+        client.close().await.unwrap();
+        Driven {
+            spoken,
+            results,
+            view: super::unstamped(&trace.once(std::time::Duration::ZERO, |_| true)),
+        }
+    })
+}
