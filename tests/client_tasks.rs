@@ -9,11 +9,15 @@
 //! the user types.
 
 mod common;
+use common::client_inproc::drive_http;
 use common::client_inproc::{
     CONFORMANCE_TOOLS, LEGACY_SPOKEN, MODERN_SPOKEN, captions, conformance_http, lines_starting,
     lines_with,
 };
 use common::{BIN, unstamped};
+use mcp_raw_net::client::answers::Answers;
+use mcp_raw_net::client::mcp_client::{Options, Spoken};
+use mcp_raw_net::client::task_store::TaskStore;
 use std::process::Command;
 
 const NAMED: &str = r#"elicitation={"action":"accept","content":{"name":"Ada","confirm":true}}"#;
@@ -54,6 +58,11 @@ fn check_modern(out: &str, target: &str, how: &str) {
         ),
         "{how}"
     );
+    check_modern_view(out, how);
+}
+
+/// The messages of the modern task calls, as the view shows them.
+fn check_modern_view(out: &str, how: &str) {
     // The handle (resultType task), the polls (tasks/get), the result inlined in the
     // last one; multi_input's questions came in inputRequests and went back in
     // tasks/update (inputResponses). Polls are as many as the time takes: the
@@ -109,13 +118,53 @@ fn a_modern_task_is_polled_answered_and_its_outcome_taken_over_both_transports()
         "stdio",
     );
 
+    // Over HTTP, the client's protocol behaviour: the library's client, in-process,
+    // with the answers --tasks and --answer give.
     let http = conformance_http("modern");
     let url = format!("http://{}/mcp", http.addr);
-    let mut over_http = vec![url.as_str()];
-    over_http.extend(args);
-    let (code, out) = client(&over_http);
-    assert_eq!(code, Some(1), "{out}");
-    check_modern(&out, &url, "http");
+    let options = Options {
+        answers: Answers {
+            tasks: Some(TaskStore::default()),
+            elicitation: Some(serde_json::from_str(NAMED.split_once('=').unwrap().1).unwrap()),
+            ..Answers::default()
+        },
+        ..Options::default()
+    };
+    let calls: Vec<(&str, serde_json::Value)> = MODERN_CALLS
+        .chunks(2)
+        .map(|c| match c[1].split_once('=') {
+            Some((name, args)) => (name, serde_json::from_str(args).unwrap()),
+            None => (c[1], serde_json::json!({})),
+        })
+        .collect();
+    let driven = drive_http(&url, options, &calls);
+    assert!(
+        matches!(driven.spoken, Spoken::Modern { .. }),
+        "{}",
+        driven.view
+    );
+    // Each outcome, whole: a tool error completes its task (isError: true); a
+    // JSON-RPC error fails it.
+    let complete = |text: &str, more: &str| {
+        Ok(format!(
+            r#"{{"resultType":"complete","content":[{{"type":"text","text":"{text}"}}]{more}}}"#
+        ))
+    };
+    assert_eq!(
+        driven.results,
+        [
+            complete("Computed computed-x in 0.3 s.", ""),
+            complete(r#"Received both inputs: name \"Ada\" and confirm true."#, ""),
+            complete(
+                "failing_job failed on purpose: the tool ran and reports an error",
+                r#","isError":true"#
+            ),
+            Err("-32603 protocol_error_job: an internal error, on purpose (a JSON-RPC error, not a tool result)".to_owned()),
+        ],
+        "{}",
+        driven.view
+    );
+    check_modern_view(&driven.view, "http");
 }
 
 #[test]
