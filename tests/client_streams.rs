@@ -4,7 +4,7 @@
 //! excluded, a scope the authorization server never grants.
 
 mod common;
-use common::client_inproc::{LEGACY_SPOKEN, MODERN_SPOKEN, captions, output_within};
+use common::client_inproc::{LEGACY_SPOKEN, MODERN_SPOKEN, captions, lines_with, output_within};
 use common::{BIN, unstamped};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
@@ -268,7 +268,14 @@ fn conformance_client_reconnects_in_the_sse_retry_scenario() {
     let view = unstamped(&String::from_utf8_lossy(&out.stdout));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{view}\n{err}");
-    assert!(view.contains("\"name\": \"test_reconnection\""), "{view}");
+    assert_eq!(
+        lines_with(&view, "\"name\": \"test_reconnection\""),
+        concat!(
+            "<<<     \"tools\": [{\"name\": \"test_reconnection\", \"inputSchema\": {\"type\": \"object\"}}]\n",
+            ">>>   \"params\": {\"name\": \"test_reconnection\", \"arguments\": {}}\n"
+        ),
+        "{view}"
+    );
     let resumed = view.find(">>> last-event-id: e1").expect("reconnected");
     assert!(
         view[resumed..].contains("delivered on the resumed stream"),
@@ -446,8 +453,14 @@ fn replay_follows_the_get_stream_where_the_server_asks() {
         err,
         "[mcp-raw replay] 5 client message(s) sent again, 1 GET stream(s) followed\n"
     );
-    assert!(view.contains("elicitation/create"), "{view}");
-    assert!(view.contains("hello Ada"), "{view}");
+    assert_eq!(
+        lines_with(&view, "elicitation/create") + &lines_with(&view, "hello Ada"),
+        concat!(
+            "<<<   \"method\": \"elicitation/create\",\n",
+            "<<<   \"result\": {\"content\": [{\"type\": \"text\", \"text\": \"hello Ada\"}]}\n"
+        ),
+        "{view}"
+    );
     assert!(took < Duration::from_secs(5), "{took:?}");
 }
 
@@ -493,7 +506,11 @@ fn a_response_on_the_session_stream_ends_the_wait_too() {
     let view = unstamped(&String::from_utf8_lossy(&out.stdout));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{took:?}\n{view}\n{err}");
-    assert!(view.contains("delivered on the session stream"), "{view}");
+    assert_eq!(
+        lines_with(&view, "delivered on the session stream"),
+        "<<<     \"content\": [{\"type\": \"text\", \"text\": \"delivered on the session stream\"}]\n",
+        "{view}"
+    );
     assert_eq!(
         captions(&view),
         format!(
