@@ -237,8 +237,9 @@ fn a_python_client_through_the_proxy_is_recorded_in_plaintext() {
     let answers: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answers["initialize"][0], 200, "{answers}");
     assert_eq!(answers["initialized"][0], 202, "{answers}");
-    assert!(
-        answers["call"][1].as_str().unwrap().contains("42"),
+    assert_eq!(
+        answers["call"][1],
+        "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"42\"}]}}\n\n",
         "{answers}"
     );
     let decrypted = read(&dir.join("proxy.jsonl"));
