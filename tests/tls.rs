@@ -5,7 +5,9 @@
 //! a self-signed one, and a client certificate for mTLS.
 
 mod common;
-use common::client_inproc::{conformance_http, demo_http, lines_starting, lines_with, tls_notes};
+use common::client_inproc::{
+    check_text, conformance_http, demo_http, lines_starting, lines_with, show_text, tls_notes,
+};
 use common::golden::normalize;
 use common::pki::{Pki, openssl_fingerprint, tls_events};
 use common::{BIN, InProcess, scratch, unstamped};
@@ -165,23 +167,17 @@ fn a_session_over_tls_works_and_its_transcript_has_the_tls_facts() {
         "handshake: TLSv1.3 TLS_AES_256_GCM_SHA384 client=None\n"
     );
 
-    // A verified chain over TLS 1.3 breaks no TLS rule.
-    let checked = Command::new(BIN)
-        .args(["check", record.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let report = String::from_utf8_lossy(&checked.stdout);
+    // A verified chain over TLS 1.3 breaks no TLS rule (`check`'s checker and text
+    // report, in-process).
+    let (errors, report) = check_text(&record);
+    assert!(!errors, "{report}");
     assert_eq!(
         report,
         "0 errors, 0 warnings in 6 messages (10 events, 41 rules checked)\n"
     );
 
-    // `show` renders them; `--explain` says what they mean.
-    let shown = Command::new(BIN)
-        .args(["show", "--color", "never", record.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let shown = String::from_utf8_lossy(&shown.stdout).into_owned();
+    // `show` renders them; `--explain` says what they mean (its text view, in-process).
+    let shown = show_text(&record, false);
     let sha256 = leaf["sha256"].as_str().unwrap();
     assert_eq!(
         tls_notes(&shown) + &lines_with(&shown, sha256),
@@ -190,17 +186,7 @@ fn a_session_over_tls_works_and_its_transcript_has_the_tls_facts() {
              \x20   (cert 0: CN=localhost (issuer CN=mcp-raw test CA), valid 2020-01-01T00:00:00.000Z to 2090-01-01T00:00:00.000Z, SHA-256 {sha256})\n"
         )
     );
-    let explained = Command::new(BIN)
-        .args([
-            "show",
-            "--explain",
-            "--color",
-            "never",
-            record.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    let explained = String::from_utf8_lossy(&explained.stdout).into_owned();
+    let explained = show_text(&record, true);
     assert_eq!(
         lines_with(&explained, "RFC 8446") + &lines_with(&explained, "RFC 6066"),
         concat!(
@@ -398,13 +384,9 @@ fn insecure_lets_a_self_signed_server_through_warns_and_is_recorded() {
     );
     let facts = tls_events(&record);
     assert_eq!(facts[0]["insecure"], true, "{}", facts[0]);
-    // `check` flags the chain that went through unverified.
-    let checked = Command::new(BIN)
-        .args(["check", record.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let report = String::from_utf8_lossy(&checked.stdout);
-    assert_eq!(checked.status.code(), Some(1), "{report}");
+    // `check` flags the chain that went through unverified (an error: exit status 1).
+    let (errors, report) = check_text(&record);
+    assert!(errors, "{report}");
     assert_eq!(
         normalize(&report),
         format!(
@@ -539,14 +521,9 @@ fn a_version_1_transcript_is_still_read() {
         ),
     )
     .unwrap();
-    let out = Command::new(BIN)
-        .args(["show", "--color", "never", file.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let said = text(&out);
-    assert!(out.status.success(), "{said}");
+    // Read back as `show` reads it (in-process).
     assert_eq!(
-        said,
+        unstamped(&show_text(&file, false)),
         ">>> {\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}\n"
     );
 }
@@ -736,12 +713,8 @@ fn check_flags_a_tls_version_below_1_2() {
         ),
     )
     .unwrap();
-    let out = Command::new(BIN)
-        .args(["check", file.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let report = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{report}");
+    let (errors, report) = check_text(&file);
+    assert!(errors, "{report}");
     assert_eq!(
         report,
         concat!(

@@ -345,3 +345,51 @@ pub fn drive_http(
         }
     })
 }
+
+/// The events of the transcript at `path`, read as `show` and `check` read it.
+fn transcript_events(path: &std::path::Path) -> Vec<mcp_raw_wire::event::Event> {
+    let bytes = std::fs::read(path).expect("the transcript");
+    mcp_raw_wire::transcript::read_bytes(&bytes)
+        .expect("a transcript")
+        .1
+}
+
+/// `mcp-raw show --color never [--explain] FILE`, in-process: the library's text
+/// view fed the recording's events.
+pub fn show_text(path: &std::path::Path, explain: bool) -> String {
+    use mcp_raw_wire::recorder::Sink;
+    let trace = Trace::default();
+    let mut view = mcp_raw_wire::text::TextView::with_max(
+        trace.clone(),
+        false,
+        false,
+        mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
+    )
+    .explaining(explain);
+    for e in &transcript_events(path) {
+        view.event(e);
+    }
+    drop(view);
+    trace.once(std::time::Duration::ZERO, |_| true)
+}
+
+/// `mcp-raw check FILE` (text), in-process: the library's checker fed the
+/// recording's events; whether it found errors (the CLI's exit status 1), and its
+/// report.
+pub fn check_text(path: &std::path::Path) -> (bool, String) {
+    use mcp_raw_tools::check::{Checker, report};
+    let mut checker = Checker::with_max(mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE);
+    let mut findings = Vec::new();
+    for e in &transcript_events(path) {
+        findings.extend(checker.feed(e));
+    }
+    findings.extend(checker.finish());
+    let totals = report::Totals {
+        events: checker.events(),
+        messages: checker.messages(),
+    };
+    (
+        report::count(&findings).0 > 0,
+        report::text(&findings, totals),
+    )
+}
