@@ -188,24 +188,24 @@ fn http_tap_relays_byte_for_byte_in_both_eras() {
             dir.join(format!("{era}-tap.jsonl")),
         );
         let tap = http_tap(&format!("http://{}/mcp", server.addr), &tapped);
-        let out = Command::new(BIN)
-            .args([
-                "client",
-                &tap.url,
-                "--era",
-                era,
-                "--call",
-                "add={\"a\":1,\"b\":2}",
-            ])
-            .arg("--record")
-            .arg(&mine)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        // The client (`client URL --era ERA --call add --record FILE`) is the library's,
+        // in-process: the tap, a process, is the subject.
+        let options = mcp_raw_net::client::mcp_client::Options {
+            eras: common::client_inproc::eras(era),
+            ..Default::default()
+        };
+        let driven = common::client_inproc::drive_http_recording(
+            &tap.url,
+            options,
+            &[("add", serde_json::json!({"a": 1, "b": 2}))],
+            Some(&mine),
         );
+        let sum = if era == "legacy" {
+            r#"{"content":[{"type":"text","text":"3"}]}"#
+        } else {
+            r#"{"resultType":"complete","content":[{"type":"text","text":"3"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp-raw","version":"0.1.0"}}}"#
+        };
+        assert_eq!(driven.results, [Ok(sum.to_owned())], "{}", driven.view);
         drop(tap);
         let (header, tap_events) = read(&tapped);
         assert_eq!(header.transport, "http");

@@ -6,7 +6,7 @@
 mod common;
 use common::client_inproc::{
     ADDED_LEGACY, ADDED_MODERN, demo, lines_starting, lines_with, opened, server_recorder,
-    text_lines, tls_flags, without_durations,
+    show_text, text_lines, tls_flags, without_durations,
 };
 use common::golden::normalize;
 use common::pki::{Pki, openssl_fingerprint as fingerprint, tls_events};
@@ -218,13 +218,8 @@ fn serve_over_tls_answers_both_eras_and_both_recordings_have_the_facts() {
         normalize(&opened(&text)),
         "accepted from 127.0.0.1:<port> (TLS)\n".repeat(3)
     );
-    // `show` renders the server side's facts.
-    let out = Command::new(BIN)
-        .args(["show", "--color", "never"])
-        .arg(&server_record)
-        .output()
-        .unwrap();
-    let shown = said(&out);
+    // `show` renders the server side's facts (its text view, in-process).
+    let shown = show_text(&server_record, false);
     // Whole lines (times, ports and durations normalized): the legacy client's
     // second connection resumed the first one's session.
     assert_eq!(
@@ -613,12 +608,7 @@ fn a_protected_server_fetches_from_an_https_authorization_server() {
         fetched[0]
     );
     assert!(facts.iter().any(|f| f["accepted"] == true), "{facts:?}");
-    let shown = Command::new(BIN)
-        .args(["show", "--color", "never"])
-        .arg(&server_record)
-        .output()
-        .unwrap();
-    let shown = said(&shown);
+    let shown = show_text(&server_record, false);
     assert_eq!(
         normalize(&lines_with(&shown, "GET /jwks")),
         ">>> [c4 +<t>s] GET /jwks HTTP/1.1\n"

@@ -290,9 +290,18 @@ pub async fn http_client(
     url: &str,
     options: mcp_raw_net::client::mcp_client::Options,
 ) -> (mcp_raw_net::client::mcp_client::McpClient, Trace) {
+    http_client_recording(url, options, None).await
+}
+
+/// [`http_client`], its transcript written to `record` too (`--record FILE`).
+pub async fn http_client_recording(
+    url: &str,
+    options: mcp_raw_net::client::mcp_client::Options,
+    record: Option<&std::path::Path>,
+) -> (mcp_raw_net::client::mcp_client::McpClient, Trace) {
     use mcp_raw_net::client::http_link::HttpLink;
     use mcp_raw_net::client::mcp_client::Link;
-    let (printer, trace) = viewing(None, "http");
+    let (printer, trace) = viewing(record, "http");
     let link = Link::Http(HttpLink::new(url, &printer).expect("an http:// URL"));
     (connect(link, url, options).await, trace)
 }
@@ -326,9 +335,19 @@ pub fn drive_http(
     options: mcp_raw_net::client::mcp_client::Options,
     calls: &[(&str, serde_json::Value)],
 ) -> Driven {
+    drive_http_recording(url, options, calls, None)
+}
+
+/// [`drive_http`], the client's transcript written to `record` (`--record FILE`).
+pub fn drive_http_recording(
+    url: &str,
+    options: mcp_raw_net::client::mcp_client::Options,
+    calls: &[(&str, serde_json::Value)],
+    record: Option<&std::path::Path>,
+) -> Driven {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let (mut client, trace) = http_client(url, options).await;
+        let (mut client, trace) = http_client_recording(url, options, record).await;
         let spoken = client.spoken().clone();
         // As the CLI does: the tools listed before any call.
         client.list_tools().await.unwrap();
