@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::client_inproc::show_oneline;
 use common::{BIN, golden};
 use mcp_raw_wire::event::{Dir, Event, LaneKind};
 use mcp_raw_wire::recorder::concat;
@@ -162,24 +163,29 @@ fn client_oneline_is_a_line_per_message_and_show_prints_the_same() {
         check_line(line, "<<<", want);
     }
 
-    // The recording read back: the same lines, times included (the same events).
-    let shown = Command::new(BIN)
-        .args(["show", "--oneline", "--color", "never"])
-        .arg(&record)
-        .output()
-        .unwrap();
-    assert!(shown.status.success());
-    assert_eq!(
-        message_lines(&String::from_utf8_lossy(&shown.stdout)),
-        lines
-    );
-    // With a message filter: only tools/call and its answers.
-    let shown = Command::new(BIN)
-        .args(["show", "--oneline", "--method", "tools/call"])
-        .arg(&record)
-        .output()
-        .unwrap();
-    let calls = String::from_utf8_lossy(&shown.stdout);
+    // The recording read back (`show --oneline`'s view, in-process): the same lines,
+    // times included (the same events).
+    // (The live view stamps each message from its clock in nanoseconds; the
+    // recording keeps microseconds: a stamp on a half-millisecond can round the
+    // other way, by one millisecond, and only then.)
+    let shown = message_lines(&show_oneline(&record, &[]));
+    assert_eq!(shown.len(), lines.len(), "{shown:#?}");
+    for (read_back, live) in shown.iter().zip(&lines) {
+        assert_eq!(untimed(read_back), untimed(live), "{read_back}");
+        let at = |l: &str| -> f64 {
+            let t = l.split_whitespace().nth(2).unwrap();
+            t.trim_start_matches('+')
+                .trim_end_matches('s')
+                .parse()
+                .unwrap()
+        };
+        assert!(
+            (at(read_back) - at(live)).abs() <= 0.0011,
+            "{read_back}\n{live}"
+        );
+    }
+    // With a message filter (`--method tools/call`): only tools/call and its answers.
+    let calls = show_oneline(&record, &["tools/call"]);
     assert_eq!(message_lines(&calls).len(), 6, "{calls}");
     golden::check("show/oneline-method-tools-call.txt", &calls);
 }

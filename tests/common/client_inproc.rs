@@ -412,3 +412,26 @@ pub fn check_text(path: &std::path::Path) -> (bool, String) {
         report::text(&findings, totals),
     )
 }
+
+/// `mcp-raw show --oneline --color never [--method M…] FILE`, in-process: the
+/// library's one-line view fed the recording's events, keeping the messages of
+/// `methods` (all when empty).
+pub fn show_oneline(path: &std::path::Path, methods: &[&str]) -> String {
+    use mcp_raw_wire::recorder::Sink;
+    let trace = Trace::default();
+    let mut view = mcp_raw_wire::oneline::OnelineView::new(
+        trace.clone(),
+        false,
+        mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
+    )
+    .selecting(mcp_raw_wire::select::Select::new(
+        methods.iter().map(|m| m.to_string()).collect(),
+        Vec::new(),
+        None,
+    ));
+    for e in &transcript_events(path) {
+        view.event(e);
+    }
+    drop(view);
+    trace.once(std::time::Duration::ZERO, |_| true)
+}
