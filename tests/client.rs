@@ -2,7 +2,11 @@
 //! HTTP: the compatibility matrix of MCP 2026-07-28 `basic/versioning`.
 
 mod common;
-use common::{BIN, HttpServer, golden, stamp_before, unstamped};
+use common::client_inproc::{
+    CONFORMANCE_TOOLS, DEMO_TOOLS, LEGACY_SPOKEN, MODERN_SPOKEN, captions, conformance_http,
+    demo_http, lines_starting, lines_with,
+};
+use common::{BIN, golden, stamp_before, unstamped};
 use mcp_raw_core::Eras;
 use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient, Options, Spoken};
 use mcp_raw_net::client::stdio_link::StdioLink;
@@ -40,7 +44,7 @@ fn dual_era_client_speaks_modern_to_modern_servers() {
         golden::check(&format!("client/era/both-stdio-{server}.txt"), &out);
 
         // Over HTTP: Mcp-Method and Mcp-Name headers on the call, no session id.
-        let http = HttpServer::start(&["--era", server]);
+        let http = demo_http(server);
         let (ok, out) = client("both", &format!("http://{}/mcp", http.addr), &[ADD]);
         assert!(ok, "{out}");
         golden::check(&format!("client/era/both-http-{server}.txt"), &out);
@@ -62,7 +66,7 @@ fn dual_era_client_falls_back_to_initialize_with_legacy_servers() {
 
     // Over HTTP: the modern attempt is refused with 400, initialize gets an
     // Mcp-Session-Id, and the session is ended with DELETE.
-    let http = HttpServer::start(&["--era", "legacy"]);
+    let http = demo_http("legacy");
     let (ok, out) = client("both", &format!("http://{}/mcp", http.addr), &[ADD]);
     assert!(ok, "{out}");
     golden::check("client/era/both-http-legacy.txt", &out);
@@ -74,7 +78,7 @@ fn modern_client_against_legacy_server_fails_clearly() {
     let (ok, out) = client("modern", &stdio_target("legacy"), &[]);
     assert!(!ok);
     golden::check("client/era/modern-stdio-legacy.txt", &out);
-    let http = HttpServer::start(&["--era", "legacy"]);
+    let http = demo_http("legacy");
     let (ok, out) = client("modern", &format!("http://{}/mcp", http.addr), &[]);
     assert!(!ok);
     golden::check("client/era/modern-http-legacy.txt", &out);
@@ -86,7 +90,7 @@ fn legacy_client_against_modern_server_fails_with_the_supported_versions() {
     let (ok, out) = client("legacy", &stdio_target("modern"), &[]);
     assert!(!ok);
     golden::check("client/era/legacy-stdio-modern.txt", &out);
-    let http = HttpServer::start(&["--era", "modern"]);
+    let http = demo_http("modern");
     let (ok, out) = client("legacy", &format!("http://{}/mcp", http.addr), &[]);
     assert!(!ok);
     golden::check("client/era/legacy-http-modern.txt", &out);
@@ -199,7 +203,7 @@ async fn a_silent_probe_falls_back_to_initialize_after_the_timeout() {
 fn listen_shows_notifications_as_they_arrive_until_ctrl_c() {
     use std::io::BufRead;
     for era in ["legacy", "modern"] {
-        let http = HttpServer::start(&["--fixture", "conformance", "--era", era]);
+        let http = conformance_http(era);
         let url = format!("http://{}/mcp", http.addr);
         let mut listener = Command::new(BIN)
             .args(["client", &url, "--listen", "--color", "never"])
@@ -258,15 +262,48 @@ fn listen_shows_notifications_as_they_arrive_until_ctrl_c() {
             seen.push('\n');
         }
         assert!(status.success(), "{era}: {status}\n{seen}");
-        if era == "legacy" {
-            assert!(unstamped(&seen).contains(">>> GET /mcp HTTP/1.1"), "{seen}");
-            assert!(
-                seen.contains("DELETE /mcp HTTP/1.1"),
-                "the session is ended: {seen}"
-            );
+        // What it said, and every message it sent or got, in order, whole lines.
+        let shown = unstamped(&seen);
+        assert_eq!(
+            captions(&shown),
+            format!(
+                "# Connecting to {url} (client eras: Both)\n\
+                 # {}\n\
+                 # {CONFORMANCE_TOOLS}\n\
+                 # Listening for what the server sends unprompted, shown as it arrives (Ctrl-C to stop)\n\
+                 # Stopped listening: interrupted\n",
+                if era == "legacy" {
+                    LEGACY_SPOKEN
+                } else {
+                    MODERN_SPOKEN
+                }
+            ),
+            "{era}"
+        );
+        let methods = if era == "legacy" {
+            concat!(
+                ">>>   \"method\": \"server/discover\",\n",
+                ">>>   \"method\": \"initialize\",\n",
+                ">>> {\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}\n",
+                ">>> {\"jsonrpc\": \"2.0\", \"id\": 3, \"method\": \"tools/list\", \"params\": {}}\n",
+                "<<<   \"method\": \"notifications/tools/list_changed\",\n",
+            )
         } else {
-            assert!(
-                seen.contains("notifications/subscriptions/acknowledged"),
+            concat!(
+                ">>>   \"method\": \"server/discover\",\n",
+                ">>>   \"method\": \"tools/list\",\n",
+                ">>>   \"method\": \"subscriptions/listen\",\n",
+                "<<<   \"method\": \"notifications/subscriptions/acknowledged\",\n",
+                "<<<   \"method\": \"notifications/tools/list_changed\",\n",
+            )
+        };
+        assert_eq!(lines_with(&shown, "\"method\": \""), methods, "{era}");
+        if era == "legacy" {
+            // The stream is the session's GET; the session is ended with DELETE, once.
+            assert!(shown.contains(">>> GET /mcp HTTP/1.1\n"), "{seen}");
+            assert_eq!(
+                lines_starting(&shown, ">>> DELETE "),
+                ">>> DELETE /mcp HTTP/1.1\n",
                 "{seen}"
             );
         }
@@ -311,9 +348,16 @@ fn listen_over_stdio_shows_late_notifications_until_stdout_closes() {
         .find("\"method\": \"notifications/tools/list_changed\"")
         .expect("shown");
     assert!(listening < note, "{text}");
-    assert!(
-        text.contains("# Stopped listening: the server closed its stdout"),
-        "{text}"
+    assert_eq!(
+        captions(&text),
+        format!(
+            "# Connecting to sh {} (client eras: Both)\n\
+             # {LEGACY_SPOKEN}\n\
+             # 0 tools: \n\
+             # Listening for what the server sends unprompted, shown as it arrives (Ctrl-C to stop)\n\
+             # Stopped listening: the server closed its stdout\n",
+            script.display()
+        )
     );
     // It came 0.4 s after the last answer, and its stamp says so.
     let answer = stamp_before(&text, listening);
@@ -399,26 +443,49 @@ fn stdio_targets_take_a_command_env_and_cwd() {
         "{text}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(text.contains("\"text\": \"42\""), "{text}");
+    assert_eq!(
+        lines_with(&text, "\"text\": "),
+        "<<<     \"content\": [{\"type\": \"text\", \"text\": \"42\"}],\n",
+        "{text}"
+    );
     let quoted = format!("sh -c 'exec {BIN} serve --era legacy'");
     let (ok, out) = client("both", &quoted, &[ADD]);
     assert!(ok, "{out}");
-    assert!(out.contains("The server speaks the legacy era"), "{out}");
+    assert_eq!(
+        captions(&out),
+        format!(
+            "# Connecting to sh -c exec {BIN} serve --era legacy (client eras: Both)\n# {LEGACY_SPOKEN}\n# {DEMO_TOOLS}\n# add: ok\n"
+        )
+    );
 }
 
 /// A stdio server that takes longer to start than the era probe waits is not taken
 /// for a legacy one: after the silent probe `initialize` goes out, and the late
 /// answer to the probe, which the server sends first once up, decides.
-#[test]
-fn a_slow_starting_server_is_probed_once_it_is_up() {
+/// (The client's protocol behaviour: the library's client, in-process, over a stdio
+/// link.)
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slow_starting_server_is_probed_once_it_is_up() {
     let slow = format!("sleep 3.5; exec {BIN} serve");
-    let out = Command::new(BIN)
-        .args(["client", "--call", ADD, "--", "sh", "-c", &slow])
-        .output()
+    let (printer, trace) = common::client_inproc::viewing(None, "stdio");
+    let link = Link::Stdio(StdioLink::spawn("sh".as_ref(), &["-c", &slow], &printer).unwrap());
+    let options = Options {
+        eras: Eras::Both,
+        ..Options::default()
+    };
+    let mut client = common::client_inproc::connect(link, &format!("sh -c {slow}"), options).await;
+    assert!(
+        matches!(client.spoken(), Spoken::Modern { .. }),
+        "{:?}",
+        client.spoken()
+    );
+    let result = client
+        .call_tool("add", serde_json::json!({"a": 2, "b": 40}))
+        .await
+        .unwrap()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
-    assert!(text.contains("The server speaks the modern era"), "{text}");
+    client.close().await.unwrap();
+    let text = trace.once(std::time::Duration::ZERO, |_| true);
     let init = text
         .find("\"method\": \"initialize\"")
         .expect("initialize after the silence");
@@ -426,7 +493,15 @@ fn a_slow_starting_server_is_probed_once_it_is_up() {
         .find("\"supportedVersions\"")
         .expect("the probe's late answer");
     assert!(init < discover_answer, "{text}");
-    assert!(text.contains("\"text\": \"42\""), "{text}");
+    assert_eq!(
+        result.to_string(),
+        r#"{"resultType":"complete","content":[{"type":"text","text":"42"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp-raw","version":"0.1.0"}}}"#
+    );
+    assert_eq!(
+        lines_with(&text, "\"text\": "),
+        "<<<     \"content\": [{\"type\": \"text\", \"text\": \"42\"}],\n",
+        "{text}"
+    );
 }
 
 /// `--method NAME --params JSON` reaches any method, in order; `--progress` and
@@ -472,26 +547,89 @@ fn any_method_with_progress_and_logs_in_both_eras() {
             Some(1),
             "{era}: bogus/thing fails: {text}"
         );
-        for needle in [
-            "# resources/read: ok",
-            "# prompts/get: ok",
-            "# bogus/thing: JSON-RPC error -32601",
-            "\"method\": \"notifications/progress\"",
-            "\"method\": \"notifications/message\"",
-        ] {
-            assert!(text.contains(needle), "{era}: no {needle:?} in {text}");
-        }
+        // Every caption, whole: each call's and each method's outcome.
+        assert_eq!(
+            captions(&text),
+            format!(
+                "# Connecting to {BIN} serve --fixture conformance --era {era} (client eras: Both)\n\
+                 # {}\n\
+                 # {CONFORMANCE_TOOLS}\n\
+                 # test_tool_with_progress: ok\n\
+                 # test_tool_with_logging: ok\n\
+                 # resources/read: ok\n\
+                 # prompts/get: ok\n\
+                 # bogus/thing: JSON-RPC error -32601 Method not found: bogus/thing\n",
+                if era == "legacy" {
+                    LEGACY_SPOKEN
+                } else {
+                    MODERN_SPOKEN
+                }
+            ),
+            "{era}"
+        );
+        // Every message's method, in order (progress and log notifications among them).
+        let methods = if era == "legacy" {
+            concat!(
+                ">>>   \"method\": \"server/discover\",\n",
+                ">>>   \"method\": \"initialize\",\n",
+                ">>> {\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}\n",
+                ">>>   \"method\": \"logging/setLevel\",\n",
+                ">>> {\"jsonrpc\": \"2.0\", \"id\": 4, \"method\": \"tools/list\", \"params\": {}}\n",
+                ">>>   \"method\": \"tools/call\",\n",
+                "<<<   \"method\": \"notifications/progress\",\n",
+                "<<<   \"method\": \"notifications/progress\",\n",
+                "<<<   \"method\": \"notifications/progress\",\n",
+                ">>>   \"method\": \"tools/call\",\n",
+                "<<<   \"method\": \"notifications/message\",\n",
+                "<<<   \"method\": \"notifications/message\",\n",
+                "<<<   \"method\": \"notifications/message\",\n",
+                ">>>   \"method\": \"resources/read\",\n",
+                ">>>   \"method\": \"prompts/get\",\n",
+                ">>>   \"method\": \"bogus/thing\",\n",
+            )
+        } else {
+            concat!(
+                ">>>   \"method\": \"server/discover\",\n",
+                ">>>   \"method\": \"tools/list\",\n",
+                ">>>   \"method\": \"tools/call\",\n",
+                "<<<   \"method\": \"notifications/progress\",\n",
+                "<<<   \"method\": \"notifications/progress\",\n",
+                "<<<   \"method\": \"notifications/progress\",\n",
+                ">>>   \"method\": \"tools/call\",\n",
+                "<<<   \"method\": \"notifications/message\",\n",
+                "<<<   \"method\": \"notifications/message\",\n",
+                "<<<   \"method\": \"notifications/message\",\n",
+                ">>>   \"method\": \"resources/read\",\n",
+                ">>>   \"method\": \"prompts/get\",\n",
+                ">>>   \"method\": \"bogus/thing\",\n",
+            )
+        };
+        let shown = unstamped(&text);
+        assert_eq!(lines_with(&shown, "\"method\": \""), methods, "{era}");
         let read = text.find("\"method\": \"resources/read\"").unwrap();
         let get = text.find("\"method\": \"prompts/get\"").unwrap();
         assert!(read < get, "in the order given");
-        if era == "legacy" {
-            assert!(text.contains("\"method\": \"logging/setLevel\""), "{text}");
-        } else {
-            assert!(
-                text.contains("\"io.modelcontextprotocol/logLevel\": \"debug\""),
-                "{text}"
-            );
-        }
+        // The level: set after the handshake (legacy), in each request's _meta (modern).
+        assert_eq!(
+            lines_with(&text, "logLevel"),
+            if era == "legacy" {
+                // Only the probe, sent before the era is known, carries it.
+                ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\"\n"
+            } else {
+                // Every request's _meta: the probe, tools/list, both calls, the three
+                // --method requests.
+                concat!(
+                    ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\"\n",
+                    ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\"\n",
+                    ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\",\n",
+                    ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\",\n",
+                    ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\",\n",
+                    ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\",\n",
+                    ">>>       \"io.modelcontextprotocol/logLevel\": \"debug\",\n",
+                )
+            },
+            "{era}"
+        );
     }
 }
 
@@ -499,7 +637,7 @@ fn any_method_with_progress_and_logs_in_both_eras() {
 /// shown as they crossed with --show-secrets.
 #[test]
 fn tokens_are_masked_unless_show_secrets() {
-    let server = common::HttpServer::start(&[]);
+    let server = demo_http("both");
     let url = format!("http://{}/mcp", server.addr);
     let dir = std::env::temp_dir().join(format!("mcp-raw-secrets-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -514,9 +652,10 @@ fn tokens_are_masked_unless_show_secrets() {
         .unwrap();
     assert!(out.status.success());
     let shown = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        shown.contains("authorization: Bearer ************\n"),
-        "{shown}"
+    // Each request's header line, whole: the token masked, its length kept.
+    assert_eq!(
+        lines_starting(&unstamped(&shown), ">>> authorization:"),
+        ">>> authorization: Bearer ************\n".repeat(5)
     );
     assert!(!shown.contains("s3cr3t"));
     assert!(!std::fs::read_to_string(&record).unwrap().contains("s3cr3t"));
@@ -533,5 +672,11 @@ fn tokens_are_masked_unless_show_secrets() {
         .arg(&url)
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("authorization: Bearer s3cr3t-t0ken"));
+    assert_eq!(
+        lines_starting(
+            &unstamped(&String::from_utf8_lossy(&out.stdout)),
+            ">>> authorization:"
+        ),
+        ">>> authorization: Bearer s3cr3t-t0ken\n".repeat(5)
+    );
 }

@@ -6,7 +6,19 @@
 
 mod common;
 use base64::Engine;
+use common::client_inproc::{lines_starting, lines_with, text_lines};
+use common::golden::normalize;
 use common::{BIN, unstamped};
+
+/// The view's result line of `whoami`: the token the server saw.
+fn whoami(token: &str) -> String {
+    format!(
+        "<<<   \"result\": {{\"content\": [{{\"type\": \"text\", \"text\": \"token {token}\"}}]}}\n"
+    )
+}
+
+/// RFC 6749 §2.3.1: `Basic` base64("test-client:test-secret").
+const BASIC: &str = ">>> authorization: Basic dGVzdC1jbGllbnQ6dGVzdC1zZWNyZXQ=\n";
 use serde_json::Value;
 use std::process::{Child, Command, Stdio};
 
@@ -114,7 +126,7 @@ fn an_expired_token_is_refreshed_before_the_flow_runs_again() {
     assert!(refused < view.find("grant_type=refresh_token").unwrap());
     // No second trip to the authorization endpoint: the refresh was enough.
     assert_eq!(view.matches(">>> GET /authorize?").count(), 1, "{view}");
-    assert!(view.contains("\"text\": \"token at-2\""), "{view}");
+    assert_eq!(text_lines(&view), whoami("at-2"));
     assert!(
         !view.contains("rt-1") && !view.contains("\"at-1\""),
         "{view}"
@@ -134,10 +146,22 @@ fn a_refused_refresh_runs_the_whole_flow_again() {
         grants,
         ["authorization_code", "refresh_token", "authorization_code"]
     );
-    assert!(view.contains("\"error\": \"invalid_grant\""), "{view}");
+    // The 401s (the first request, the spent token), then the refused refresh.
+    assert_eq!(
+        lines_with(&view, "\"error\": "),
+        concat!(
+            "<<< {\"error\": \"unauthorized\"}\n",
+            "<<< {\"error\": \"invalid_token\"}\n",
+            "<<<   \"error\": \"invalid_grant\",\n",
+        )
+    );
     assert_eq!(view.matches(">>> GET /authorize?").count(), 2, "{view}");
-    assert!(err.contains("the refresh grant did not work"), "{err}");
-    assert!(view.contains("\"text\": \"token at-2\""), "{view}");
+    assert_eq!(
+        err,
+        "[mcp-raw client] the refresh grant did not work (the refresh token request was refused: \
+         HTTP 400 Bad Request invalid_grant refresh token not known); authorizing anew\n"
+    );
+    assert_eq!(text_lines(&view), whoami("at-2"));
 }
 
 #[test]
@@ -154,7 +178,7 @@ fn a_refreshed_token_refused_again_runs_the_whole_flow_not_another_refresh() {
         ["authorization_code", "refresh_token", "authorization_code"],
         "{view}"
     );
-    assert!(view.contains("\"text\": \"token at-3\""), "{view}");
+    assert_eq!(text_lines(&view), whoami("at-3"));
 }
 
 #[test]
@@ -169,7 +193,11 @@ fn client_credentials_with_a_secret_use_basic_and_no_browser() {
     assert_eq!(field(tokens[0], "grant_type"), Some("client_credentials"));
     assert!(field(tokens[0], "client_secret").is_none());
     // RFC 6749 §2.3.1: base64("test-client:test-secret").
-    assert!(view.contains(">>> authorization: Basic dGVzdC1jbGllbnQ6dGVzdC1zZWNyZXQ=\n"));
+    // The token request's client authentication, then the token on each MCP request.
+    assert_eq!(
+        lines_starting(&view, ">>> authorization: "),
+        BASIC.to_owned() + &">>> authorization: Bearer at-1\n".repeat(4)
+    );
     assert!(!view.contains(">>> GET /authorize"), "{view}");
 }
 
@@ -308,7 +336,14 @@ fn dpop_proofs_carry_the_nonces_the_servers_ask_for() {
     assert_eq!(code, 0, "{view}{err}");
     // The token endpoint's 400 use_dpop_nonce, then the same request with the nonce.
     assert_eq!(forms(&view, "/token").len(), 2, "{view}");
-    assert!(view.contains("\"error\": \"use_dpop_nonce\""), "{view}");
+    assert_eq!(
+        lines_with(&view, "\"error\": "),
+        concat!(
+            "<<< {\"error\": \"unauthorized\"}\n",
+            "<<< {\"error\": \"use_dpop_nonce\"}\n",
+            "<<< {\"error\": \"use_dpop_nonce\"}\n",
+        )
+    );
     let proofs: Vec<Value> = view
         .lines()
         .filter_map(|l| l.strip_prefix(">>> dpop: "))
@@ -320,13 +355,26 @@ fn dpop_proofs_carry_the_nonces_the_servers_ask_for() {
     );
     assert_eq!(proofs[1]["nonce"], "server-nonce-1");
     // At the MCP server: the DPoP scheme, `ath`, and again a retry with its nonce.
-    assert!(view.contains(">>> authorization: DPoP at-1\n"), "{view}");
+    assert_eq!(
+        lines_starting(&view, ">>> authorization: "),
+        BASIC.repeat(2) + &">>> authorization: DPoP at-1\n".repeat(5)
+    );
     let at_mcp: Vec<&Value> = proofs.iter().filter(|p| p["htu"] == s.url).collect();
     assert!(at_mcp.iter().all(|p| p["ath"].is_string()));
-    assert!(view.contains("error=\"use_dpop_nonce\""), "{view}");
+    let metadata = format!(
+        "resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\"",
+        s.url.trim_end_matches("/mcp")
+    );
+    assert_eq!(
+        lines_with(&view, "www-authenticate: "),
+        format!(
+            "<<< www-authenticate: DPoP {metadata}\n\
+             <<< www-authenticate: DPoP {metadata}, error=\"use_dpop_nonce\"\n"
+        )
+    );
     let jtis: std::collections::HashSet<_> = proofs.iter().map(|p| p["jti"].clone()).collect();
     assert_eq!(jtis.len(), proofs.len(), "a fresh proof each time");
-    assert!(view.contains("\"text\": \"token at-1\""), "{view}");
+    assert_eq!(text_lines(&view), whoami("at-1"));
 }
 
 #[test]
@@ -334,16 +382,19 @@ fn each_grant_names_the_flag_it_lacks() {
     for (args, needle) in [
         (
             vec!["--grant", "client-credentials", "--client-id", "c"],
-            "needs --client-id with --client-secret or --client-key",
+            "--grant client-credentials needs --client-id with --client-secret or --client-key",
         ),
-        (vec!["--grant", "jwt-bearer"], "needs --assertion FILE"),
+        (
+            vec!["--grant", "jwt-bearer"],
+            "--grant jwt-bearer needs --assertion FILE (the JWT to present)",
+        ),
         (
             vec!["--grant", "id-jag", "--client-id", "c"],
-            "--id-token FILE and --idp-token-endpoint URL",
+            "--grant id-jag needs --client-id, --id-token FILE and --idp-token-endpoint URL",
         ),
         (
             vec!["--client-id", "c", "--client-key", "/nonexistent.pem"],
-            "--client-key /nonexistent.pem",
+            "--client-key /nonexistent.pem: No such file or directory (os error 2)",
         ),
         (
             vec![
@@ -354,12 +405,16 @@ fn each_grant_names_the_flag_it_lacks() {
                 "--client-key-alg",
                 "RS256",
             ],
-            "not a PEM private key for RS256",
+            concat!(
+                "--client-key ",
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/keys/client-es256.pem: the client key is not a PEM private key for RS256: InvalidKeyFormat"
+            ),
         ),
     ] {
         let (code, _, err) = client("http://127.0.0.1:9/mcp", &args);
         assert_eq!(code, 2, "{args:?}: {err}");
-        assert!(err.contains(needle), "{args:?}: {err}");
+        assert_eq!(err, format!("mcp-raw: {needle}\n"), "{args:?}");
     }
 }
 
@@ -387,7 +442,13 @@ fn a_dpop_refresh_carries_the_authorization_servers_nonce_at_once() {
         .collect();
     assert_eq!(at_token.len(), 3, "{view}");
     assert_eq!(at_token[2]["nonce"], "server-nonce-1");
-    assert!(view.contains(">>> authorization: DPoP at-2\n"), "{view}");
+    assert_eq!(
+        lines_starting(&view, ">>> authorization: "),
+        BASIC.repeat(2)
+            + &">>> authorization: DPoP at-1\n".repeat(4)
+            + BASIC
+            + &">>> authorization: DPoP at-2\n".repeat(2)
+    );
 }
 
 #[test]
@@ -408,7 +469,7 @@ fn a_token_in_hand_replaces_a_header_authorization() {
         let head = &head[..head.find("\n>>>\n").unwrap()];
         assert_eq!(head.matches("authorization:").count(), 1, "{head}");
     }
-    assert!(view.contains("\"text\": \"token at-1\""), "{view}");
+    assert_eq!(text_lines(&view), whoami("at-1"));
 }
 
 #[test]
@@ -421,9 +482,13 @@ fn a_token_endpoint_written_upper_case_http_elsewhere_gets_no_secret() {
         args.extend(["--grant", "client-credentials"]);
         let (code, view, err) = client(&s.url, &args);
         assert_ne!(code, 0, "{view}{err}");
-        assert!(
-            err.contains("MUST be served over HTTPS") && err.contains(endpoint),
-            "{endpoint}: {err}"
+        assert_eq!(
+            err,
+            format!(
+                "mcp-raw: authorizing after HTTP 401 Unauthorized: token_endpoint is \"{endpoint}\": \
+                 authorization endpoints MUST be served over HTTPS (MCP basic/authorization \"Communication Security\"); \
+                 plain http:// is accepted on a loopback address only\n"
+            )
         );
         assert!(!view.contains("POST /token"), "{view}");
     }
@@ -433,15 +498,23 @@ fn a_token_endpoint_written_upper_case_http_elsewhere_gets_no_secret() {
 fn a_resource_that_is_not_a_url_or_not_this_server_is_refused() {
     // Issue 30 §15: the metadata's resource is compared parsed (RFC 9728 §3.3).
     for (resource, why) in [
-        ("http://", "not a URL"),
-        ("http://127.0.0.1:1/mcp", "not this server"),
+        (
+            "http://",
+            "the protected resource metadata's resource is not a URL: \"http://\" is not a URL (empty string) (RFC 9728 §2)",
+        ),
+        (
+            "http://127.0.0.1:1/mcp",
+            "the protected resource metadata names resource \"http://127.0.0.1:<port>/mcp\", not this server \
+             (http://127.0.0.1:<port>/mcp): refusing to authorize for it (RFC 9728 §3.3)",
+        ),
     ] {
         let s = server(&["--resource", resource]);
         let (code, view, err) = client(&s.url, &CLIENT);
         assert_ne!(code, 0, "{view}{err}");
-        assert!(
-            err.contains(why) && err.contains("RFC 9728"),
-            "{resource}: {err}"
+        assert_eq!(
+            normalize(&err),
+            format!("mcp-raw: authorizing after HTTP 401 Unauthorized: {why}\n"),
+            "{resource}"
         );
         assert!(!view.contains("POST /token"), "{view}");
     }
@@ -467,7 +540,11 @@ fn a_client_secret_can_come_from_a_file_and_never_from_both() {
     let (code, view, err) = client(&s.url, &args);
     assert_eq!(code, 0, "{view}{err}");
     // RFC 6749 §2.3.1: base64("test-client:test-secret"), the same as inline.
-    assert!(view.contains(">>> authorization: Basic dGVzdC1jbGllbnQ6dGVzdC1zZWNyZXQ=\n"));
+    // The same as inline: base64("test-client:test-secret").
+    assert_eq!(
+        lines_starting(&view, ">>> authorization: "),
+        BASIC.to_owned() + &">>> authorization: Bearer at-1\n".repeat(4)
+    );
     // Both forms at once, an empty file, a missing one: usage errors (exit 2).
     let both = [
         "--client-id",
@@ -479,11 +556,23 @@ fn a_client_secret_can_come_from_a_file_and_never_from_both() {
     ];
     let (code, _, err) = client(&s.url, &both);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("cannot be used with"), "{err}");
+    assert_eq!(
+        err,
+        "error: the argument '--client-secret <SECRET>' cannot be used with '--client-secret-file <FILE>'\n\n\
+         Usage: mcp-raw client --era <ERA> --color <COLOR> --call <NAME[=JSON]> --client-id <ID> \
+         --client-secret <SECRET> <TARGET> [-- <CMD>...]\n\n\
+         For more information, try '--help'.\n"
+    );
     let empty = dir.join("empty");
     std::fs::write(&empty, "").unwrap();
     let missing = dir.join("missing");
-    for (file, says) in [(&empty, "is empty"), (&missing, "cannot read it")] {
+    for (file, says) in [
+        (&empty, "the file is empty; it should hold the secret"),
+        (
+            &missing,
+            "cannot read it: No such file or directory (os error 2)",
+        ),
+    ] {
         let args = [
             "--client-id",
             "test-client",
@@ -492,9 +581,9 @@ fn a_client_secret_can_come_from_a_file_and_never_from_both() {
         ];
         let (code, _, err) = client(&s.url, &args);
         assert_eq!(code, 2, "{err}");
-        assert!(
-            err.contains("--client-secret-file") && err.contains(says),
-            "{err}"
+        assert_eq!(
+            err,
+            format!("mcp-raw: --client-secret-file {}: {says}\n", file.display())
         );
     }
 }

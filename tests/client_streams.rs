@@ -4,9 +4,10 @@
 //! excluded, a scope the authorization server never grants.
 
 mod common;
+use common::client_inproc::{LEGACY_SPOKEN, MODERN_SPOKEN, captions, lines_with, output_within};
 use common::{BIN, unstamped};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A Python test server from tests/servers, killed on drop.
 struct Python {
@@ -42,44 +43,10 @@ fn python(script: &str, args: &[&str]) -> Python {
     }
 }
 
-/// Runs `mcp-raw ARGS`, killed if it takes longer than `limit` (a hang fails the
-/// test instead of stalling the suite): its output, and how long it took.
+/// Runs `mcp-raw ARGS`, killed if it takes longer than `limit`: its output, and how
+/// long it took.
 fn run_within(args: &[&str], limit: Duration) -> (Output, Duration) {
-    let started = Instant::now();
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Both pipes drained as they fill, so a long view never blocks the child.
-    let drain = |mut from: Box<dyn std::io::Read + Send>| {
-        std::thread::spawn(move || {
-            let mut all = Vec::new();
-            let _ = from.read_to_end(&mut all);
-            all
-        })
-    };
-    let stdout = drain(Box::new(child.stdout.take().unwrap()));
-    let stderr = drain(Box::new(child.stderr.take().unwrap()));
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            break child.wait().unwrap();
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let took = started.elapsed();
-    let out = Output {
-        status,
-        stdout: stdout.join().unwrap(),
-        stderr: stderr.join().unwrap(),
-    };
-    (out, took)
+    output_within(Command::new(BIN).args(args), limit)
 }
 
 #[test]
@@ -107,7 +74,12 @@ fn a_response_on_a_resumed_stream_that_stays_open_ends_the_wait() {
     let resumed = view.find(">>> last-event-id: e1").expect("resumed");
     let delivered = view.find("delivered on the resumed stream").unwrap();
     assert!(resumed < delivered, "{view}");
-    assert!(view.contains("# test_reconnection: ok"), "{view}");
+    assert_eq!(
+        captions(&view),
+        format!(
+            "# Connecting to {url} (client eras: Both)\n# {LEGACY_SPOKEN}\n# 1 tools: test_reconnection\n# test_reconnection: ok\n"
+        )
+    );
     // The answer ended the wait: no --timeout (4 s) ran out on the open stream.
     assert!(took < Duration::from_secs(4), "took {took:?}");
 }
@@ -127,15 +99,15 @@ fn an_empty_result_to_the_era_probe_is_not_modern() {
         assert!(out.status.success(), "{view_flag}\n{view}\n{err}");
         let compact: String = view.split_whitespace().collect();
         assert!(compact.contains("\"method\":\"initialize\""), "{view}");
-        assert!(
-            view.contains(
-                "# server/discover was answered, but not with a discover result (it has no supportedVersions): taken for a legacy server, so initialize follows"
+        assert_eq!(
+            captions(&view),
+            format!(
+                "# Connecting to {url} (client eras: Both)\n\
+                 # server/discover was answered, but not with a discover result (it has no supportedVersions): taken for a legacy server, so initialize follows\n\
+                 # {LEGACY_SPOKEN}\n\
+                 # 1 tools: test_reconnection\n"
             ),
-            "{view_flag}: {view}"
-        );
-        assert!(
-            view.contains("# The server speaks the legacy era, 2025-11-25"),
-            "{view}"
+            "{view_flag}"
         );
     }
     // Told to speak only the modern era, the client says why it will not.
@@ -145,9 +117,9 @@ fn an_empty_result_to_the_era_probe_is_not_modern() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(
-        err.contains("not with a discover result (it has no supportedVersions)"),
-        "{err}"
+    assert_eq!(
+        err,
+        "mcp-raw: the server does not speak 2026-07-28 (server/discover was answered, but not with a discover result (it has no supportedVersions): taken for a legacy server, so initialize follows); this client was told to speak only the modern era\n"
     );
 }
 
@@ -172,13 +144,21 @@ fn a_tool_the_listing_excluded_is_not_called() {
     let view = String::from_utf8_lossy(&out.stdout);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{view}\n{err}");
-    assert!(
-        err.contains("--call bad_header: tools/list excluded this tool, so it is not called: x-mcp-header \"not a token\""),
-        "{err}"
+    assert_eq!(
+        err,
+        concat!(
+            "[mcp-raw client] warning: dropping tool \"bad_header\": x-mcp-header \"not a token\" contains ' ', not allowed in a header name\n",
+            "mcp-raw: --call bad_header: tools/list excluded this tool, so it is not called: x-mcp-header \"not a token\" contains ' ', not allowed in a header name\n"
+        )
     );
     // Refused before any call: neither tool was called.
     assert!(!view.contains("\"tools/call\""), "{view}");
-    assert!(view.contains("# 2 tools: add, ask_user"), "{view}");
+    assert_eq!(
+        captions(&view),
+        format!(
+            "# Connecting to {url} (client eras: Both)\n# {MODERN_SPOKEN}\n# 2 tools: add, ask_user\n"
+        )
+    );
 }
 
 #[test]
@@ -189,14 +169,13 @@ fn a_modern_call_that_wanted_a_back_channel_says_legacy_would_have_one() {
     let (out, _) = run_within(&args, Duration::from_secs(30));
     let view = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{view}");
-    assert!(
-        view.contains("# ask_user: the tool failed (isError: true)"),
-        "{view}"
-    );
-    assert!(
-        view.contains("# ask_user: the server wanted to ask this client something")
-            && view.contains("With --era legacy the server can ask"),
-        "{view}"
+    assert_eq!(
+        captions(&view),
+        format!(
+            "# Connecting to {url} (client eras: Both)\n# {MODERN_SPOKEN}\n# 2 tools: add, ask_user\n\
+             # ask_user: the tool failed (isError: true)\n\
+             # ask_user: the server wanted to ask this client something (elicitation, sampling or roots) while the tool ran, and a 2026-07-28 request has no back-channel for that unless the server uses input_required; this client chose the modern era (--era both). With --era legacy the server can ask on the session's streams, and this client answers (--answer, --ask, --root)\n"
+        )
     );
     // Only a failure that says so gets the hint; a modern client was told its era.
     let (out, _) = run_within(
@@ -206,7 +185,14 @@ fn a_modern_call_that_wanted_a_back_channel_says_legacy_would_have_one() {
         Duration::from_secs(30),
     );
     let view = String::from_utf8_lossy(&out.stdout);
-    assert!(!view.contains("With --era legacy"), "{view}");
+    // No hint: that client was told its era.
+    assert_eq!(
+        captions(&view),
+        format!(
+            "# Connecting to {url} (client eras: Modern)\n# {MODERN_SPOKEN}\n# 2 tools: add, ask_user\n\
+             # ask_user: the tool failed (isError: true)\n"
+        )
+    );
 }
 
 #[test]
@@ -254,11 +240,10 @@ fn a_scope_the_authorization_server_never_grants_is_said_so() {
     let view = unstamped(&String::from_utf8_lossy(&out.stdout));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{view}\n{err}");
-    assert!(
-        err.contains("the server still refuses with HTTP 403 insufficient_scope after 2 authorization tries (--max-auth-rounds): the authorization server kept issuing tokens without scope \"tools:admin\""),
-        "{err}"
+    assert_eq!(
+        err,
+        "mcp-raw: the server still refuses with HTTP 403 insufficient_scope after 2 authorization tries (--max-auth-rounds): the authorization server kept issuing tokens without scope \"tools:admin\"\n"
     );
-    assert!(!err.contains("no response to"), "{err}");
     // Two token requests for the refused call, one for the first 401: three.
     assert_eq!(
         view.matches(">>> POST /token HTTP/1.1").count(),
@@ -273,24 +258,24 @@ fn conformance_client_reconnects_in_the_sse_retry_scenario() {
     // its test_reconnection answers only on the GET that resumes the call's stream.
     let server = python("resuming_http.py", &[]);
     let url = format!("http://127.0.0.1:{}/mcp", server.port);
-    let started = Instant::now();
-    let mut child = Command::new(BIN)
-        .args(["conformance-client", "--color", "never", &url])
-        .env("MCP_CONFORMANCE_SCENARIO", "sse-retry")
-        .env("MCP_CONFORMANCE_PROTOCOL_VERSION", "2025-11-25")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    while child.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(30) {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let out = child.wait_with_output().unwrap();
+    let (out, _) = output_within(
+        Command::new(BIN)
+            .args(["conformance-client", "--color", "never", &url])
+            .env("MCP_CONFORMANCE_SCENARIO", "sse-retry")
+            .env("MCP_CONFORMANCE_PROTOCOL_VERSION", "2025-11-25"),
+        Duration::from_secs(30),
+    );
     let view = unstamped(&String::from_utf8_lossy(&out.stdout));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{view}\n{err}");
-    assert!(view.contains("\"name\": \"test_reconnection\""), "{view}");
+    assert_eq!(
+        lines_with(&view, "\"name\": \"test_reconnection\""),
+        concat!(
+            "<<<     \"tools\": [{\"name\": \"test_reconnection\", \"inputSchema\": {\"type\": \"object\"}}]\n",
+            ">>>   \"params\": {\"name\": \"test_reconnection\", \"arguments\": {}}\n"
+        ),
+        "{view}"
+    );
     let resumed = view.find(">>> last-event-id: e1").expect("reconnected");
     assert!(
         view[resumed..].contains("delivered on the resumed stream"),
@@ -301,7 +286,7 @@ fn conformance_client_reconnects_in_the_sse_retry_scenario() {
 #[test]
 fn a_response_body_over_its_limit_is_refused() {
     for (flag, seen) in [
-        ("--huge-list", "its Content-Length says 4194"),
+        ("--huge-list", "its Content-Length says 4194425"),
         ("--huge-stream", "more than that came"),
     ] {
         let server = python("resuming_http.py", &[flag]);
@@ -319,11 +304,13 @@ fn a_response_body_over_its_limit_is_refused() {
         );
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(3), "{flag}: {err}");
-        assert!(
-            err.contains("response body from 127.0.0.1:")
-                && err.contains("is larger than 1000000 bytes")
-                && err.contains(seen),
-            "{flag}: {err}"
+        assert_eq!(
+            err,
+            format!(
+                "mcp-raw: the HTTP 200 OK response body from 127.0.0.1:{} is larger than 1000000 bytes ({seen}): not read further (--max-response-bytes, --max-oauth-bytes for OAuth documents)\n",
+                server.port
+            ),
+            "{flag}"
         );
     }
     // The default (16 MiB) reads the same 4 MB whole.
@@ -373,7 +360,14 @@ fn an_oauth_document_over_its_limit_is_refused() {
     let _ = child.wait();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(err.contains("is larger than 40 bytes"), "{err}");
+    let origin = url.trim_end_matches("/mcp");
+    let addr = origin.trim_start_matches("http://");
+    assert_eq!(
+        err,
+        format!(
+            "mcp-raw: authorizing after HTTP 401 Unauthorized: GET {origin}/.well-known/oauth-protected-resource/mcp: the HTTP 200 OK response body from {addr} is larger than 40 bytes (its Content-Length says 95): not read further (--max-response-bytes, --max-oauth-bytes for OAuth documents)\n"
+        )
+    );
 }
 
 #[test]
@@ -396,11 +390,9 @@ fn keep_alive_comments_do_not_hold_a_wait_open() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{took:?} {err}");
-    assert!(
-        err.contains(
-            "the response body stalled: nothing but keep-alive comments for 3s (--timeout)"
-        ),
-        "{err}"
+    assert_eq!(
+        err,
+        "mcp-raw: the response body stalled: nothing but keep-alive comments for 3s (--timeout): deadline has elapsed\n"
     );
     assert!(took < Duration::from_secs(10), "{took:?}");
 }
@@ -457,9 +449,18 @@ fn replay_follows_the_get_stream_where_the_server_asks() {
     let view = String::from_utf8_lossy(&out.stdout);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{took:?}\n{view}\n{err}");
-    assert!(err.contains("1 GET stream(s) followed"), "{err}");
-    assert!(view.contains("elicitation/create"), "{view}");
-    assert!(view.contains("hello Ada"), "{view}");
+    assert_eq!(
+        err,
+        "[mcp-raw replay] 5 client message(s) sent again, 1 GET stream(s) followed\n"
+    );
+    assert_eq!(
+        lines_with(&view, "elicitation/create") + &lines_with(&view, "hello Ada"),
+        concat!(
+            "<<<   \"method\": \"elicitation/create\",\n",
+            "<<<   \"result\": {\"content\": [{\"type\": \"text\", \"text\": \"hello Ada\"}]}\n"
+        ),
+        "{view}"
+    );
     assert!(took < Duration::from_secs(5), "{took:?}");
 }
 
@@ -473,11 +474,14 @@ fn an_http_answer_without_a_response_is_said_as_such() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(
-        err.contains("broken/method: the server answered HTTP 500 Internal Server Error with no JSON-RPC response in its body"),
-        "{err}"
+    assert_eq!(
+        err,
+        concat!(
+            "[mcp-raw client] warning: dropping tool \"bad_header\": x-mcp-header \"not a token\" contains ' ', not allowed in a header name\n",
+            "mcp-raw: broken/method: the server answered HTTP 500 Internal Server Error with no JSON-RPC response in its body\n"
+        ),
+        "{took:?}"
     );
-    assert!(!err.contains("within"), "{took:?} {err}");
 }
 
 #[test]
@@ -502,7 +506,16 @@ fn a_response_on_the_session_stream_ends_the_wait_too() {
     let view = unstamped(&String::from_utf8_lossy(&out.stdout));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{took:?}\n{view}\n{err}");
-    assert!(view.contains("delivered on the session stream"), "{view}");
-    assert!(view.contains("# test_reconnection: ok"), "{view}");
+    assert_eq!(
+        lines_with(&view, "delivered on the session stream"),
+        "<<<     \"content\": [{\"type\": \"text\", \"text\": \"delivered on the session stream\"}]\n",
+        "{view}"
+    );
+    assert_eq!(
+        captions(&view),
+        format!(
+            "# Connecting to {url} (client eras: Both)\n# {LEGACY_SPOKEN}\n# 1 tools: test_reconnection\n# test_reconnection: ok\n"
+        )
+    );
     assert!(took < Duration::from_secs(5), "took {took:?}");
 }

@@ -9,7 +9,15 @@
 //! the user types.
 
 mod common;
-use common::{BIN, HttpServer, unstamped};
+use common::client_inproc::drive_http;
+use common::client_inproc::{
+    CONFORMANCE_TOOLS, LEGACY_SPOKEN, MODERN_SPOKEN, captions, conformance_http, lines_starting,
+    lines_with,
+};
+use common::{BIN, unstamped};
+use mcp_raw_net::client::answers::Answers;
+use mcp_raw_net::client::mcp_client::{Options, Spoken};
+use mcp_raw_net::client::task_store::TaskStore;
 use std::process::Command;
 
 const NAMED: &str = r#"elicitation={"action":"accept","content":{"name":"Ada","confirm":true}}"#;
@@ -37,24 +45,55 @@ const MODERN_CALLS: [&str; 8] = [
     "protocol_error_job",
 ];
 
-fn check_modern(out: &str, how: &str) {
-    for want in [
-        // The handle, then polls, then the result inlined in the last tasks/get.
-        "\"resultType\": \"task\"",
-        "\"method\": \"tasks/get\"",
-        "computed-x",
-        // multi_input's questions came in inputRequests and went back in tasks/update.
-        "\"method\": \"tasks/update\"",
-        "\"inputResponses\"",
-        "# slow_compute: ok",
-        "# multi_input: ok",
-        // A tool error completes its task; a JSON-RPC error fails it.
-        "# failing_job: the tool failed (isError: true)",
-        "# protocol_error_job: JSON-RPC error -32603",
-        "\"io.modelcontextprotocol/tasks\": {}",
-    ] {
-        assert!(out.contains(want), "{how}: missing {want:?} in\n{out}");
+fn check_modern(out: &str, target: &str, how: &str) {
+    // Each call's outcome, whole: a tool error completes its task; a JSON-RPC error
+    // fails it.
+    assert_eq!(
+        captions(out),
+        format!(
+            "# Connecting to {target} (client eras: Both)\n# {MODERN_SPOKEN}\n# {CONFORMANCE_TOOLS}\n\
+             # slow_compute: ok\n# multi_input: ok\n\
+             # failing_job: the tool failed (isError: true)\n\
+             # protocol_error_job: JSON-RPC error -32603 protocol_error_job: an internal error, on purpose (a JSON-RPC error, not a tool result)\n"
+        ),
+        "{how}"
+    );
+    check_modern_view(out, how);
+}
+
+/// The messages of the modern task calls, as the view shows them.
+fn check_modern_view(out: &str, how: &str) {
+    // The handle (resultType task), the polls (tasks/get), the result inlined in the
+    // last one; multi_input's questions came in inputRequests and went back in
+    // tasks/update (inputResponses). Polls are as many as the time takes: the
+    // distinct lines, in the order first seen.
+    let mut seen: Vec<&str> = Vec::new();
+    let lines = lines_with(out, "\"method\": \"tasks/")
+        + &lines_with(out, "\"resultType\": ")
+        + &lines_with(out, "\"inputResponses\"")
+        + &lines_with(out, "computed-x")
+        + &lines_with(out, "\"io.modelcontextprotocol/tasks\"");
+    for line in lines.lines() {
+        if !seen.contains(&line) {
+            seen.push(line);
+        }
     }
+    assert_eq!(
+        seen.join("\n"),
+        concat!(
+            ">>>   \"method\": \"tasks/get\",\n",
+            ">>>   \"method\": \"tasks/update\",\n",
+            "<<<     \"resultType\": \"complete\",\n",
+            "<<<     \"resultType\": \"task\",\n",
+            "<<<       \"resultType\": \"complete\",\n",
+            ">>>     \"inputResponses\": {\n",
+            ">>>     \"arguments\": {\"seconds\": 0.3, \"label\": \"computed-x\"},\n",
+            "<<<       \"content\": [{\"type\": \"text\", \"text\": \"Computed computed-x in 0.3 s.\"}]\n",
+            ">>>         \"extensions\": {\"io.modelcontextprotocol/tasks\": {}}\n",
+            "<<<       \"extensions\": {\"io.modelcontextprotocol/tasks\": {}}"
+        ),
+        "{how}"
+    );
 }
 
 #[test]
@@ -73,15 +112,59 @@ fn a_modern_task_is_polled_answered_and_its_outcome_taken_over_both_transports()
     ]);
     let (code, out) = client(&stdio);
     assert_eq!(code, Some(1), "two calls fail on purpose: {out}");
-    check_modern(&out, "stdio");
+    check_modern(
+        &out,
+        &format!("{BIN} serve --fixture conformance --era modern"),
+        "stdio",
+    );
 
-    let http = HttpServer::start(&["--fixture", "conformance", "--era", "modern"]);
+    // Over HTTP, the client's protocol behaviour: the library's client, in-process,
+    // with the answers --tasks and --answer give.
+    let http = conformance_http("modern");
     let url = format!("http://{}/mcp", http.addr);
-    let mut over_http = vec![url.as_str()];
-    over_http.extend(args);
-    let (code, out) = client(&over_http);
-    assert_eq!(code, Some(1), "{out}");
-    check_modern(&out, "http");
+    let options = Options {
+        answers: Answers {
+            tasks: Some(TaskStore::default()),
+            elicitation: Some(serde_json::from_str(NAMED.split_once('=').unwrap().1).unwrap()),
+            ..Answers::default()
+        },
+        ..Options::default()
+    };
+    let calls: Vec<(&str, serde_json::Value)> = MODERN_CALLS
+        .chunks(2)
+        .map(|c| match c[1].split_once('=') {
+            Some((name, args)) => (name, serde_json::from_str(args).unwrap()),
+            None => (c[1], serde_json::json!({})),
+        })
+        .collect();
+    let driven = drive_http(&url, options, &calls);
+    assert!(
+        matches!(driven.spoken, Spoken::Modern { .. }),
+        "{}",
+        driven.view
+    );
+    // Each outcome, whole: a tool error completes its task (isError: true); a
+    // JSON-RPC error fails it.
+    let complete = |text: &str, more: &str| {
+        Ok(format!(
+            r#"{{"resultType":"complete","content":[{{"type":"text","text":"{text}"}}]{more}}}"#
+        ))
+    };
+    assert_eq!(
+        driven.results,
+        [
+            complete("Computed computed-x in 0.3 s.", ""),
+            complete(r#"Received both inputs: name \"Ada\" and confirm true."#, ""),
+            complete(
+                "failing_job failed on purpose: the tool ran and reports an error",
+                r#","isError":true"#
+            ),
+            Err("-32603 protocol_error_job: an internal error, on purpose (a JSON-RPC error, not a tool result)".to_owned()),
+        ],
+        "{}",
+        driven.view
+    );
+    check_modern_view(&driven.view, "http");
 }
 
 #[test]
@@ -100,7 +183,13 @@ fn without_tasks_declared_the_same_tools_answer_directly() {
         "modern",
     ]);
     assert_eq!(code, Some(0), "{out}");
-    assert!(out.contains("direct"), "{out}");
+    assert_eq!(
+        lines_with(&out, "direct"),
+        concat!(
+            ">>>     \"arguments\": {\"seconds\": 0.1, \"label\": \"direct\"},\n",
+            "<<<     \"content\": [{\"type\": \"text\", \"text\": \"Computed direct in 0.1 s.\"}],\n"
+        )
+    );
     assert!(!out.contains("\"method\": \"tasks/get\""), "{out}");
 }
 
@@ -121,10 +210,13 @@ fn a_task_that_outlives_task_timeout_is_cancelled_and_the_client_fails() {
         "modern",
     ]);
     assert_eq!(code, Some(3), "{out}");
-    assert!(out.contains("\"method\": \"tasks/cancel\""), "{out}");
-    assert!(
-        out.contains("did not end within 500ms (--task-timeout)"),
-        "{out}"
+    assert_eq!(
+        lines_with(&out, "\"method\": \"tasks/cancel\""),
+        ">>>   \"method\": \"tasks/cancel\",\n"
+    );
+    assert_eq!(
+        common::golden::normalize(&lines_starting(&out, "mcp-raw: ")),
+        "mcp-raw: task <uuid> did not end within 500ms (--task-timeout); cancelled it\n"
     );
 }
 
@@ -157,10 +249,23 @@ fn legacy_tasks_are_followed_and_run_for_the_server() {
     let result = out.find("researched: b").expect("the task's result");
     assert!(asked_task < polled && polled < fetched && fetched < question && question < result);
     // The client ran sampling as a task: the server saw it completed and got its result.
-    assert!(out.contains("client task completed: sampled"), "{out}");
-    assert!(
-        out.contains("\"requests\": {"),
-        "tasks.requests declared: {out}"
+    assert_eq!(
+        lines_with(&out, "client task completed"),
+        "<<<     \"content\": [{\"type\": \"text\", \"text\": \"client task completed: sampled\"}]\n"
+    );
+    // tasks.requests declared.
+    assert_eq!(
+        lines_with(&out, "\"requests\": {"),
+        concat!(
+            ">>>         \"requests\": {\n",
+            "<<<       \"tasks\": {\"list\": {}, \"cancel\": {}, \"requests\": {\"tools\": {\"call\": {}}}}\n"
+        )
+    );
+    assert_eq!(
+        captions(&out),
+        format!(
+            "# Connecting to python3 {script} (client eras: Both)\n# {LEGACY_SPOKEN}\n# 2 tools: research, ask_as_task\n# research: ok\n# ask_as_task: ok\n"
+        )
     );
 }
 
@@ -241,5 +346,8 @@ fn ask_always_without_a_terminal_is_a_usage_error() {
     }
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--ask: cannot open the terminal"), "{err}");
+    assert!(
+        err.starts_with("mcp-raw: --ask: cannot open the terminal"),
+        "{err}"
+    );
 }

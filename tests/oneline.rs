@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::client_inproc::show_oneline;
 use common::{BIN, golden};
 use mcp_raw_wire::event::{Dir, Event, LaneKind};
 use mcp_raw_wire::recorder::concat;
@@ -162,24 +163,29 @@ fn client_oneline_is_a_line_per_message_and_show_prints_the_same() {
         check_line(line, "<<<", want);
     }
 
-    // The recording read back: the same lines, times included (the same events).
-    let shown = Command::new(BIN)
-        .args(["show", "--oneline", "--color", "never"])
-        .arg(&record)
-        .output()
-        .unwrap();
-    assert!(shown.status.success());
-    assert_eq!(
-        message_lines(&String::from_utf8_lossy(&shown.stdout)),
-        lines
-    );
-    // With a message filter: only tools/call and its answers.
-    let shown = Command::new(BIN)
-        .args(["show", "--oneline", "--method", "tools/call"])
-        .arg(&record)
-        .output()
-        .unwrap();
-    let calls = String::from_utf8_lossy(&shown.stdout);
+    // The recording read back (`show --oneline`'s view, in-process): the same lines,
+    // times included (the same events).
+    // (The live view stamps each message from its clock in nanoseconds; the
+    // recording keeps microseconds: a stamp on a half-millisecond can round the
+    // other way, by one millisecond, and only then.)
+    let shown = message_lines(&show_oneline(&record, &[]));
+    assert_eq!(shown.len(), lines.len(), "{shown:#?}");
+    for (read_back, live) in shown.iter().zip(&lines) {
+        assert_eq!(untimed(read_back), untimed(live), "{read_back}");
+        let at = |l: &str| -> f64 {
+            let t = l.split_whitespace().nth(2).unwrap();
+            t.trim_start_matches('+')
+                .trim_end_matches('s')
+                .parse()
+                .unwrap()
+        };
+        assert!(
+            (at(read_back) - at(live)).abs() <= 0.0011,
+            "{read_back}\n{live}"
+        );
+    }
+    // With a message filter (`--method tools/call`): only tools/call and its answers.
+    let calls = show_oneline(&record, &["tools/call"]);
     assert_eq!(message_lines(&calls).len(), 6, "{calls}");
     golden::check("show/oneline-method-tools-call.txt", &calls);
 }
@@ -264,7 +270,7 @@ fn serve_and_tap_trace_oneline_say_the_same_lines() {
 
 #[test]
 fn over_http_the_lines_carry_the_http_status() {
-    let server = common::HttpServer::start(&["--trace", "oneline"]);
+    let (server, trace) = common::client_inproc::traced_oneline();
     let url = format!("http://{}/mcp", server.addr);
     let out = Command::new(BIN)
         .args(["client", "--oneline", "--color", "never", "--era", "legacy"])
@@ -301,32 +307,27 @@ fn over_http_the_lines_carry_the_http_status() {
         golden::normalize(&call),
         "<<< c1       +<t>s response     tools/call echo            #3   200 ok            82 B  \"over http\""
     );
-    // The server's trace says the same of the same messages.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    loop {
-        let log = server.log.lock().unwrap().clone();
-        let traced = message_lines(&log);
-        if traced
+    // The server's trace says the same of the same messages (awaited: each line the
+    // view writes wakes the wait).
+    let log = trace.once(std::time::Duration::from_secs(5), |log| {
+        message_lines(log)
             .iter()
             .any(|l| l.contains("tools/call echo") && l.starts_with("<<<"))
-        {
-            let of = |l: &String| untimed(l)[2..].to_vec();
-            let mine: Vec<_> = lines
-                .iter()
-                .filter(|l| l.contains(" tools/call "))
-                .map(of)
-                .collect();
-            let theirs: Vec<_> = traced
-                .iter()
-                .filter(|l| l.contains(" tools/call "))
-                .map(of)
-                .collect();
-            assert_eq!(mine, theirs, "{log}");
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "{log}");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    });
+    let traced = message_lines(&log);
+    let of = |l: &String| untimed(l)[2..].to_vec();
+    let mine: Vec<_> = lines
+        .iter()
+        .filter(|l| l.contains(" tools/call "))
+        .map(of)
+        .collect();
+    let theirs: Vec<_> = traced
+        .iter()
+        .filter(|l| l.contains(" tools/call "))
+        .map(of)
+        .collect();
+    assert_eq!(mine, theirs, "{log}");
+    assert_eq!(mine.len(), 2, "the call and its answer: {log}");
 }
 
 /// `--max-unanswered N` bounds what a view remembers of requests still unanswered:

@@ -4,7 +4,8 @@
 
 mod common;
 
-use common::{BIN, HttpServer};
+use common::BIN;
+use common::client_inproc::demo_http;
 use mcp_raw_wire::event::{Dir, Event, LaneKind};
 use mcp_raw_wire::recorder::concat;
 use mcp_raw_wire::transcript;
@@ -90,10 +91,9 @@ fn stdio_tap_passes_every_byte_and_records_them() {
         Some(2),
         "a --lane the recording lacks is usage"
     );
-    assert!(
-        String::from_utf8_lossy(&bad.stderr).contains("no such lane (it has: stdio, stderr)"),
-        "{}",
-        String::from_utf8_lossy(&bad.stderr)
+    assert_eq!(
+        String::from_utf8_lossy(&bad.stderr),
+        "mcp-raw show: --lane \"c7\": this recording has no such lane (it has: stdio, stderr)\n"
     );
     // The server's stderr went through the tap to the client, and is on its own lane.
     assert!(
@@ -136,7 +136,10 @@ fn stdout_pollution_and_the_exit_status_pass_through() {
         .output()
         .unwrap();
     assert_eq!(missing.status.code(), Some(127));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/server"));
+    assert_eq!(
+        String::from_utf8_lossy(&missing.stderr),
+        "mcp-raw tap: cannot spawn the server \"/nonexistent/server\": No such file or directory (os error 2)\n"
+    );
     let none = Command::new(BIN).arg("tap").output().unwrap();
     assert_eq!(none.status.code(), Some(2));
 }
@@ -177,7 +180,7 @@ fn http_tap(target: &str, record: &std::path::Path) -> HttpTap {
 /// in the client's recording and in the tap's.
 #[test]
 fn http_tap_relays_byte_for_byte_in_both_eras() {
-    let server = HttpServer::start(&[]);
+    let server = demo_http("both");
     let dir = scratch("http");
     for era in ["legacy", "modern"] {
         let (mine, tapped) = (
@@ -185,24 +188,24 @@ fn http_tap_relays_byte_for_byte_in_both_eras() {
             dir.join(format!("{era}-tap.jsonl")),
         );
         let tap = http_tap(&format!("http://{}/mcp", server.addr), &tapped);
-        let out = Command::new(BIN)
-            .args([
-                "client",
-                &tap.url,
-                "--era",
-                era,
-                "--call",
-                "add={\"a\":1,\"b\":2}",
-            ])
-            .arg("--record")
-            .arg(&mine)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        // The client (`client URL --era ERA --call add --record FILE`) is the library's,
+        // in-process: the tap, a process, is the subject.
+        let options = mcp_raw_net::client::mcp_client::Options {
+            eras: common::client_inproc::eras(era),
+            ..Default::default()
+        };
+        let driven = common::client_inproc::drive_http_recording(
+            &tap.url,
+            options,
+            &[("add", serde_json::json!({"a": 1, "b": 2}))],
+            Some(&mine),
         );
+        let sum = if era == "legacy" {
+            r#"{"content":[{"type":"text","text":"3"}]}"#
+        } else {
+            r#"{"resultType":"complete","content":[{"type":"text","text":"3"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp-raw","version":"0.1.0"}}}"#
+        };
+        assert_eq!(driven.results, [Ok(sum.to_owned())], "{}", driven.view);
         drop(tap);
         let (header, tap_events) = read(&tapped);
         assert_eq!(header.transport, "http");
@@ -238,8 +241,19 @@ fn an_unreachable_target_gets_a_502() {
         .unwrap();
     let mut reply = String::new();
     s.read_to_string(&mut reply).unwrap();
-    assert!(reply.starts_with("HTTP/1.1 502 Bad Gateway\r\n"), "{reply}");
-    assert!(reply.contains("cannot reach the target"), "{reply}");
+    // The whole answer: the tap's own 502, saying which target and why.
+    let body = format!(
+        "mcp-raw tap: cannot reach the target http://127.0.0.1:{port}/mcp: connecting to \
+         127.0.0.1:{port} failed: Connection refused (os error 111)\n"
+    );
+    assert_eq!(
+        reply,
+        format!(
+            "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain; charset=utf-8\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    );
 }
 
 /// A server that closes its stdout and goes on running: its client (the test, reading

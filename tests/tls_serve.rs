@@ -4,13 +4,19 @@
 //! has the handshake's facts. The certificates are made here with rcgen.
 
 mod common;
+use common::client_inproc::{
+    ADDED_LEGACY, ADDED_MODERN, demo, lines_starting, lines_with, opened, server_recorder,
+    show_text, text_lines, tls_flags, without_durations,
+};
+use common::golden::normalize;
 use common::pki::{Pki, openssl_fingerprint as fingerprint, tls_events};
-use common::{BIN, missing_program};
+use common::{BIN, InProcess, missing_program};
+use mcp_raw_net::transport::http;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 const ADD: &str = r#"add={"a":2,"b":40}"#;
@@ -33,7 +39,8 @@ struct Listener {
     url: String,
     /// `ADDR` (host:port) of that URL.
     addr: String,
-    log: Arc<Mutex<String>>,
+    /// Its stderr after the listening line, and a signal at each line added.
+    log: Arc<(Mutex<String>, Condvar)>,
 }
 
 impl Drop for Listener {
@@ -71,13 +78,15 @@ impl Listener {
             .next()
             .unwrap()
             .to_owned();
-        let log = Arc::new(Mutex::new(String::new()));
+        let log = Arc::new((Mutex::new(String::new()), Condvar::new()));
         let keep = log.clone();
         std::thread::spawn(move || {
             for line in lines.map_while(Result::ok) {
-                let mut log = keep.lock().unwrap();
+                let (text, added) = &*keep;
+                let mut log = text.lock().unwrap();
                 log.push_str(&line);
                 log.push('\n');
+                added.notify_all();
             }
         });
         Listener {
@@ -92,17 +101,32 @@ impl Listener {
         self.addr.rsplit(':').next().unwrap()
     }
 
-    /// The log, once it holds `what` (or after five seconds).
+    /// The log, once it holds `what` (or after five seconds): each line added wakes
+    /// the wait.
     fn logged(&self, what: &str) -> String {
-        let until = Instant::now() + Duration::from_secs(5);
-        loop {
-            let log = self.log.lock().unwrap().clone();
-            if log.contains(what) || Instant::now() > until {
-                return log;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let (text, added) = &*self.log;
+        let log = text.lock().unwrap();
+        let (log, _) = added
+            .wait_timeout_while(log, Duration::from_secs(5), |log| !log.contains(what))
+            .unwrap();
+        log.clone()
     }
+}
+
+/// `serve --http --port 0 --tls-cert good.pem --tls-key good.key` (the demo tools),
+/// in-process, with `config`'s other settings.
+fn serve_tls(pki: &Pki, config: http::Config) -> InProcess {
+    let tls = tls_flags(
+        Path::new(&pki.path("good.pem")),
+        Path::new(&pki.path("good.key")),
+        None,
+    );
+    InProcess::with(demo("both"), http::Config { tls, ..config })
+}
+
+/// The port of an in-process server.
+fn port_of(server: &InProcess) -> &str {
+    server.addr.rsplit(':').next().unwrap()
 }
 
 fn strings(args: &[&str]) -> Vec<String> {
@@ -137,17 +161,14 @@ fn said(out: &Output) -> String {
 fn serve_over_tls_answers_both_eras_and_both_recordings_have_the_facts() {
     let pki = serving_pki("serve");
     let server_record = pki.dir.join("server.jsonl");
-    let mut args = strings(&["serve", "--http", "--port", "0", "--record"]);
-    args.push(server_record.to_str().unwrap().to_owned());
-    args.extend(pki.flags());
-    let server = Listener::start(&args);
-    assert!(
-        server.url.starts_with("https://127.0.0.1:"),
-        "{}",
-        server.url
+    let server = serve_tls(
+        &pki,
+        http::Config {
+            recorder: Some(server_recorder(&server_record)),
+            ..Default::default()
+        },
     );
-    assert!(server.url.ends_with("/mcp"), "{}", server.url);
-    let url = format!("https://localhost:{}/mcp", server.port());
+    let url = format!("https://localhost:{}/mcp", port_of(&server));
     for era in ["legacy", "modern"] {
         let record = pki.dir.join(format!("client-{era}.jsonl"));
         let out = add_trusting(
@@ -157,7 +178,15 @@ fn serve_over_tls_answers_both_eras_and_both_recordings_have_the_facts() {
         );
         let text = said(&out);
         assert_eq!(out.status.code(), Some(0), "{era}: {text}");
-        assert!(text.contains("42"), "{era}: {text}");
+        assert_eq!(
+            text_lines(&text),
+            if era == "legacy" {
+                ADDED_LEGACY
+            } else {
+                ADDED_MODERN
+            },
+            "{era}"
+        );
         // The client's side: the server's certificate, checked against the CA.
         let facts = tls_events(&record);
         assert!(!facts.is_empty(), "{era}");
@@ -178,21 +207,29 @@ fn serve_over_tls_answers_both_eras_and_both_recordings_have_the_facts() {
         assert_eq!(f["version"], "TLSv1.3", "{f}");
         assert_eq!(f["alpn"], "http/1.1", "{f}");
         assert_eq!(f["client_cert"], false, "{f}");
-        assert!(f["cipher"].as_str().unwrap().starts_with("TLS13_"), "{f}");
+        assert_eq!(f["cipher"], "TLS13_AES_256_GCM_SHA384", "{f}");
     }
     // Above TLS the recording is the plaintext HTTP, as on a plain listener.
     let text = std::fs::read_to_string(&server_record).unwrap();
     assert!(text.contains("POST /mcp HTTP/1.1"), "{text}");
-    assert!(text.contains("accepted from 127.0.0.1:"), "{text}");
-    // `show` renders the server side's facts.
-    let out = Command::new(BIN)
-        .args(["show", "--color", "never"])
-        .arg(&server_record)
-        .output()
-        .unwrap();
-    let shown = said(&out);
-    assert!(shown.contains("TLS (accepted): TLSv1.3"), "{shown}");
-    assert!(shown.contains("SNI localhost"), "{shown}");
+    // Each connection the server accepted, over TLS: two for the legacy session, one
+    // for the modern client.
+    assert_eq!(
+        normalize(&opened(&text)),
+        "accepted from 127.0.0.1:<port> (TLS)\n".repeat(3)
+    );
+    // `show` renders the server side's facts (its text view, in-process).
+    let shown = show_text(&server_record, false);
+    // Whole lines (times, ports and durations normalized): the legacy client's
+    // second connection resumed the first one's session.
+    assert_eq!(
+        without_durations(&normalize(&lines_with(&shown, "TLS (accepted): "))),
+        concat!(
+            "··· [c1 +<t>s] TLS (accepted): TLSv1.3 TLS13_AES_256_GCM_SHA384, ALPN http/1.1, SNI localhost, full handshake in <ms> ms\n",
+            "··· [c2 +<t>s] TLS (accepted): TLSv1.3 TLS13_AES_256_GCM_SHA384, ALPN http/1.1, SNI localhost, resumed session in <ms> ms\n",
+            "··· [c3 +<t>s] TLS (accepted): TLSv1.3 TLS13_AES_256_GCM_SHA384, ALPN http/1.1, SNI localhost, full handshake in <ms> ms\n",
+        )
+    );
 }
 
 #[test]
@@ -205,9 +242,7 @@ fn curl_speaks_to_serve_over_https() {
         );
     }
     let pki = serving_pki("curl");
-    let mut args = strings(&["serve", "--http", "--port", "0"]);
-    args.extend(pki.flags());
-    let server = Listener::start(&args);
+    let server = serve_tls(&pki, http::Config::default());
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}"#;
     let out = Command::new("curl")
         .args([
@@ -221,15 +256,18 @@ fn curl_speaks_to_serve_over_https() {
         .args(["-H", "content-type: application/json"])
         .args(["-H", "accept: application/json, text/event-stream"])
         .args(["--data", body])
-        .arg(format!("https://localhost:{}/mcp", server.port()))
+        .arg(format!("https://localhost:{}/mcp", port_of(&server)))
         .output()
         .unwrap();
     let text = said(&out);
     assert!(out.status.success(), "{text}");
-    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
-    assert!(
-        text.contains("\"protocolVersion\":\"2025-11-25\""),
-        "{text}"
+    // The whole response (its session id and date normalized).
+    assert_eq!(
+        normalize(&text),
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: <uuid>\r\n\
+         content-length: 144\r\ndate: <date>\r\n\r\n\
+         {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\",\
+         \"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"mcp-raw\",\"version\":\"0.1.0\"}}}"
     );
 }
 
@@ -239,6 +277,8 @@ fn a_plaintext_client_on_the_tls_port_is_told_and_the_server_goes_on() {
     let mut args = strings(&["serve", "--http", "--port", "0"]);
     args.extend(pki.flags());
     let server = Listener::start(&args);
+    // The binary names its listener https:// (the address it bound, /mcp).
+    assert_eq!(server.url, format!("https://{}/mcp", server.addr));
     // Plain HTTP on the TLS port: a 400 it can read, saying to use https://.
     let mut tcp = std::net::TcpStream::connect(&server.addr).unwrap();
     tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
@@ -246,18 +286,27 @@ fn a_plaintext_client_on_the_tls_port_is_told_and_the_server_goes_on() {
         .unwrap();
     let mut answer = String::new();
     let _ = tcp.read_to_string(&mut answer);
-    assert!(answer.starts_with("HTTP/1.1 400"), "{answer:?}");
-    assert!(answer.contains("use https://"), "{answer:?}");
+    assert_eq!(
+        answer,
+        "HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain\r\nconnection: close\r\n\
+         content-length: 72\r\n\r\n\
+         This port speaks TLS: use https:// (the request was sent in plain HTTP)\n"
+    );
     let log = server.logged("plain HTTP");
-    assert!(
-        log.contains("TLS connection from 127.0.0.1:") && log.contains("spoke plain HTTP"),
-        "{log}"
+    assert_eq!(
+        normalize(&lines_with(&log, "plain HTTP")),
+        "[mcp-raw] TLS connection from 127.0.0.1:<port> refused: the client spoke plain HTTP to the TLS port (answered 400: use https://)\n"
     );
     // mcp-raw's client, told http://, says what to do.
     let out = client(&[&format!("http://127.0.0.1:{}/mcp", server.port())]);
     let text = said(&out);
     assert_ne!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("https://"), "{text}");
+    // The 400's body, whole, shown as it came; then what the client made of it.
+    assert_eq!(
+        normalize(&lines_with(&text, "This port speaks TLS")) + &lines_starting(&text, "mcp-raw: "),
+        "<<< [c1 +<t>s] This port speaks TLS: use https:// (the request was sent in plain HTTP)⟨0a⟩\n\
+         mcp-raw: only a stdio probe can be silent\n"
+    );
     // And a TLS client after them is served.
     let out = add_trusting(
         &pki,
@@ -269,17 +318,16 @@ fn a_plaintext_client_on_the_tls_port_is_told_and_the_server_goes_on() {
 
 #[test]
 fn a_tls_client_on_a_plain_port_is_told_and_the_server_goes_on() {
-    let server = Listener::start(&strings(&["serve", "--http", "--port", "0"]));
-    assert!(server.url.starts_with("http://"), "{}", server.url);
-    let out = client(&[&format!("https://127.0.0.1:{}/mcp", server.port())]);
+    let server = InProcess::start(demo("both"));
+    let out = client(&[&format!("https://{}/mcp", server.addr)]);
     let text = said(&out);
     assert_eq!(out.status.code(), Some(3), "{text}");
-    assert!(text.contains("did not answer in TLS"), "{text}");
-    let out = client(&[
-        &format!("http://127.0.0.1:{}/mcp", server.port()),
-        "--call",
-        ADD,
-    ]);
+    assert_eq!(
+        normalize(&text),
+        "\n# Connecting to https://127.0.0.1:<port>/mcp (client eras: Both)\n\
+         mcp-raw: TLS: 127.0.0.1:<port> did not answer in TLS (received corrupt message of type InvalidContentType): is it a plain http:// server? Then use http://\n"
+    );
+    let out = client(&[&format!("http://{}/mcp", server.addr), "--call", ADD]);
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
 }
 
@@ -308,9 +356,9 @@ fn a_handshake_that_never_finishes_is_closed_at_the_header_timeout() {
     let waited = started.elapsed();
     assert!(waited < Duration::from_secs(5), "held {waited:?}");
     let log = server.logged("no complete TLS handshake");
-    assert!(
-        log.contains("no complete TLS handshake within 1 s (--header-timeout)"),
-        "{log}"
+    assert_eq!(
+        normalize(&lines_with(&log, "TLS handshake")),
+        "[mcp-raw] TLS connection from 127.0.0.1:<port> refused: no complete TLS handshake within 1 s (--header-timeout)\n"
     );
     // The slot is free again.
     let out = add_trusting(
@@ -343,47 +391,59 @@ fn bad_tls_flags_are_usage_errors_that_name_the_file() {
     // Each needs the other.
     let (code, text) = run(&["serve", "--http", "--port", "0", "--tls-cert", &cert]);
     assert_eq!(code, Some(2), "{text}");
-    assert!(text.contains("--tls-key"), "{text}");
+    assert_eq!(
+        text,
+        "error: the following required arguments were not provided:\n  --tls-key <FILE>\n\n\
+         Usage: mcp-raw serve --http --tls-cert <FILE> --tls-key <FILE> --port <PORT>\n\n\
+         For more information, try '--help'.\n"
+    );
     let (code, text) = run(&["bridge", "--port", "0", "--tls-key", &key, "--", "true"]);
     assert_eq!(code, Some(2), "{text}");
-    assert!(text.contains("--tls-cert"), "{text}");
+    assert_eq!(
+        text,
+        "mcp-raw: --tls-key needs --tls-cert (the certificate it belongs to)\n"
+    );
     // An unreadable certificate, one with no certificate in it, a key of another.
     for (subcommand, cert, key, says) in [
         (
             "serve",
             missing.as_str(),
             key.as_str(),
-            format!("--tls-cert {missing}: cannot read it"),
+            format!("--tls-cert {missing}: cannot read it: No such file or directory (os error 2)"),
         ),
         (
             "serve",
             empty.as_str(),
             key.as_str(),
-            format!("--tls-cert {empty}: no \"-----BEGIN CERTIFICATE-----\""),
+            format!("--tls-cert {empty}: no \"-----BEGIN CERTIFICATE-----\" in it"),
         ),
         (
             "serve",
             cert.as_str(),
             empty.as_str(),
-            format!("--tls-key {empty}: no private key"),
+            format!("--tls-key {empty}: no private key read: no items found"),
         ),
         (
             "serve",
             cert.as_str(),
             other.as_str(),
-            format!("--tls-key {other} does not fit --tls-cert {cert}"),
+            format!(
+                "--tls-key {other} does not fit --tls-cert {cert}: keys may not be consistent: KeyMismatch"
+            ),
         ),
         (
             "auth-server",
             missing.as_str(),
             key.as_str(),
-            format!("--tls-cert {missing}: cannot read it"),
+            format!("--tls-cert {missing}: cannot read it: No such file or directory (os error 2)"),
         ),
         (
             "bridge",
             cert.as_str(),
             other.as_str(),
-            format!("--tls-key {other} does not fit"),
+            format!(
+                "--tls-key {other} does not fit --tls-cert {cert}: keys may not be consistent: KeyMismatch"
+            ),
         ),
     ] {
         let mut args = vec![
@@ -403,12 +463,15 @@ fn bad_tls_flags_are_usage_errors_that_name_the_file() {
         }
         let (code, text) = run(&args);
         assert_eq!(code, Some(2), "{args:?}: {text}");
-        assert!(text.contains(&says), "{args:?}: {text}");
+        assert_eq!(text, format!("mcp-raw: {says}\n"), "{args:?}");
     }
     // stdio has no TLS.
     let (code, text) = run(&["serve", "--tls-cert", &cert, "--tls-key", &key]);
     assert_eq!(code, Some(2), "{text}");
-    assert!(text.contains("need --http"), "{text}");
+    assert_eq!(
+        text,
+        "mcp-raw: --tls-cert and --tls-key need --http (stdio has no TLS)\n"
+    );
 }
 
 #[test]
@@ -418,7 +481,7 @@ fn bridge_and_replay_listen_over_tls() {
     args.extend(pki.flags());
     args.extend(strings(&["--", BIN, "serve"]));
     let bridge = Listener::start(&args);
-    assert!(bridge.url.starts_with("https://"), "{}", bridge.url);
+    assert_eq!(bridge.url, format!("https://{}/mcp", bridge.addr));
     let record = pki.dir.join("orig.jsonl");
     let out = add_trusting(
         &pki,
@@ -427,13 +490,13 @@ fn bridge_and_replay_listen_over_tls() {
     );
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("42"), "{text}");
+    assert_eq!(text_lines(&text), ADDED_LEGACY);
     drop(bridge);
     // The recording replayed by a mock that listens with TLS too.
     let mut args = strings(&["replay", record.to_str().unwrap(), "--port", "0"]);
     args.extend(pki.flags());
     let mock = Listener::start(&args);
-    assert!(mock.url.starts_with("https://"), "{}", mock.url);
+    assert_eq!(mock.url, format!("https://{}/mcp", mock.addr));
     let again = pki.dir.join("again.jsonl");
     let out = add_trusting(
         &pki,
@@ -442,7 +505,7 @@ fn bridge_and_replay_listen_over_tls() {
     );
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("42"), "{text}");
+    assert_eq!(text_lines(&text), ADDED_LEGACY);
     assert!(!tls_events(&again).is_empty());
 }
 
@@ -459,7 +522,8 @@ fn auth_server_listens_over_tls_and_names_itself_https() {
     let mut args = strings(&["auth-server", "--port", "0"]);
     args.extend(pki.flags());
     let auth = Listener::start(&args);
-    assert!(auth.url.starts_with("https://127.0.0.1:"), "{}", auth.url);
+    assert_eq!(auth.url, format!("https://{}", auth.addr));
+    assert!(auth.addr.starts_with("127.0.0.1:"), "{}", auth.addr);
     let out = Command::new("curl")
         .args(["-sS", "--max-time", "20", "--cacert", &pki.path("ca.pem")])
         .arg(format!(
@@ -476,12 +540,20 @@ fn auth_server_listens_over_tls_and_names_itself_https() {
         format!("https://127.0.0.1:{}", auth.port()),
         "{metadata}"
     );
-    assert!(
-        metadata["token_endpoint"]
-            .as_str()
-            .unwrap()
-            .starts_with("https://"),
-        "{metadata}"
+    // The whole document: every endpoint it names is https://.
+    let issuer = format!("https://127.0.0.1:{}", auth.port());
+    assert_eq!(
+        text,
+        format!(
+            "{{\"issuer\":\"{issuer}\",\"authorization_endpoint\":\"{issuer}/authorize\",\
+             \"token_endpoint\":\"{issuer}/token\",\"registration_endpoint\":\"{issuer}/register\",\
+             \"jwks_uri\":\"{issuer}/jwks\",\"scopes_supported\":[\"mcp:tools\"],\
+             \"response_types_supported\":[\"code\"],\
+             \"grant_types_supported\":[\"authorization_code\",\"refresh_token\",\"client_credentials\"],\
+             \"code_challenge_methods_supported\":[\"S256\"],\
+             \"token_endpoint_auth_methods_supported\":[\"client_secret_basic\",\"client_secret_post\",\"none\"],\
+             \"authorization_response_iss_parameter_supported\":true}}"
+        )
     );
 }
 
@@ -503,7 +575,7 @@ fn a_protected_server_fetches_from_an_https_authorization_server() {
     args.push(server_record.to_str().unwrap().into());
     args.extend(pki.flags());
     let server = Listener::start(&args);
-    assert!(server.url.starts_with("https://"), "{}", server.url);
+    assert_eq!(server.url, format!("https://{}/mcp", server.addr));
     let record = pki.dir.join("client.jsonl");
     let out = add_trusting(
         &pki,
@@ -512,17 +584,17 @@ fn a_protected_server_fetches_from_an_https_authorization_server() {
     );
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("42"), "{text}");
-    assert!(text.contains("POST /token"), "{text}");
-    // The client crossed TLS to both: the MCP server and the authorization server.
-    let opened = std::fs::read_to_string(&record).unwrap();
-    assert!(
-        opened.contains(&format!("connected to 127.0.0.1:{} (TLS)", server.port())),
-        "{opened}"
+    assert_eq!(text_lines(&text), ADDED_MODERN);
+    assert_eq!(
+        lines_starting(&common::unstamped(&text), ">>> POST /token"),
+        ">>> POST /token HTTP/1.1\n"
     );
-    assert!(
-        opened.contains(&format!("127.0.0.1:{}", auth.port())),
-        "{opened}"
+    // The client crossed TLS to both: the MCP server and the authorization server.
+    let opened_text = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(
+        opened(&opened_text),
+        format!("connected to 127.0.0.1:{} (TLS)\n", server.port()).repeat(2)
+            + &format!("connected to 127.0.0.1:{} (TLS)\n", auth.port()).repeat(4)
     );
     // The server's own fetches (metadata, key set) went over TLS, each lane with its
     // facts: the authorization server's certificate, checked against --auth-cacert.
@@ -536,14 +608,16 @@ fn a_protected_server_fetches_from_an_https_authorization_server() {
         fetched[0]
     );
     assert!(facts.iter().any(|f| f["accepted"] == true), "{facts:?}");
-    let shown = Command::new(BIN)
-        .args(["show", "--color", "never"])
-        .arg(&server_record)
-        .output()
-        .unwrap();
-    let shown = said(&shown);
-    assert!(shown.contains("GET /jwks HTTP/1.1"), "{shown}");
-    assert!(shown.contains("(the authorization server, TLS)"), "{shown}");
+    let shown = show_text(&server_record, false);
+    assert_eq!(
+        normalize(&lines_with(&shown, "GET /jwks")),
+        ">>> [c4 +<t>s] GET /jwks HTTP/1.1\n"
+    );
+    assert_eq!(
+        normalize(&lines_with(&shown, "(the authorization server, TLS)")),
+        "··· [c3 +<t>s] connected to 127.0.0.1:<port> (the authorization server, TLS)\n\
+         ··· [c4 +<t>s] connected to 127.0.0.1:<port> (the authorization server, TLS)\n"
+    );
 }
 
 /// Without `--auth-cacert` the private CA is not trusted: the request that needs the
@@ -571,9 +645,36 @@ fn an_https_authorization_server_outside_the_trust_store_is_503_and_logged() {
     );
     let text = said(&out);
     assert_ne!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("503"), "{text}");
+    // Both requests (the probe, then initialize) get 503; the client says why.
+    let unreachable = "mcp-raw: initialize failed: -32603 Service Unavailable: the token cannot be checked now, \
+         the authorization server https://127.0.0.1:<port> is out of reach or its answer unusable \
+         (the reason is in this server's log) (HTTP 503 Service Unavailable)\n";
+    assert_eq!(
+        normalize(&(lines_with(&text, "503") + &lines_starting(&text, "mcp-raw: "))),
+        "<<< [c1 +<t>s] HTTP/1.1 503 Service Unavailable\n".repeat(2) + &unreachable.repeat(2)
+    );
     let log = server.logged("not signed by a trusted CA");
-    assert!(log.contains("not signed by a trusted CA"), "{log}");
+    // The first time it said so, whole: both documents it tried, each refused with the
+    // reason and the certificate.
+    let refused = format!(
+        "TLS: the certificate of 127.0.0.1:<port> was refused: it is not signed by a trusted CA \
+         (self-signed, or an unknown issuer) (certificate subject CN=localhost, issuer CN=mcp-raw test CA, \
+         valid <time> to <time>, SHA-256 {}) (--cacert FILE trusts another root; --insecure skips the check)",
+        fingerprint(&pki.path("good.pem"))
+    );
+    assert_eq!(
+        normalize(
+            lines_with(&log, "not signed by a trusted CA")
+                .lines()
+                .next()
+                .unwrap()
+        ),
+        format!(
+            "[mcp-raw] cannot check a token: no authorization server metadata for https://127.0.0.1:<port>: \
+             GET https://127.0.0.1:<port>/.well-known/oauth-authorization-server: {refused}; \
+             GET https://127.0.0.1:<port>/.well-known/openid-configuration: {refused}"
+        )
+    );
     // An unreadable --auth-cacert stops the server at start, naming it.
     let out = Command::new(BIN)
         .args(["serve", "--http", "--port", "0", "--auth-server", &issuer])
@@ -582,7 +683,10 @@ fn an_https_authorization_server_outside_the_trust_store_is_503_and_logged() {
         .unwrap();
     let text = said(&out);
     assert_eq!(out.status.code(), Some(2), "{text}");
-    assert!(text.contains("--auth-cacert /nonexistent/ca.pem"), "{text}");
+    assert_eq!(
+        text,
+        "mcp-raw: --auth-cacert /nonexistent/ca.pem: cannot read /nonexistent/ca.pem: No such file or directory (os error 2)\n"
+    );
 }
 
 /// `tap --http --target https://…`: a plaintext client on one side, a TLS server on
@@ -591,10 +695,8 @@ fn an_https_authorization_server_outside_the_trust_store_is_503_and_logged() {
 #[test]
 fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
     let pki = serving_pki("tap");
-    let mut args = strings(&["serve", "--http", "--port", "0"]);
-    args.extend(pki.flags());
-    let server = Listener::start(&args);
-    let target = format!("https://localhost:{}/mcp", server.port());
+    let server = serve_tls(&pki, http::Config::default());
+    let target = format!("https://localhost:{}/mcp", port_of(&server));
     // Plain on the client's side.
     let record = pki.dir.join("tap.jsonl");
     let tap = Listener::start(&strings(&[
@@ -609,11 +711,11 @@ fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
         "--record",
         record.to_str().unwrap(),
     ]));
-    assert!(tap.url.starts_with("http://"), "{}", tap.url);
+    assert_eq!(tap.url, format!("http://{}/mcp", tap.addr));
     let out = client(&[&format!("http://{}/mcp", tap.addr), "--call", ADD]);
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("42"), "{text}");
+    assert_eq!(text_lines(&text), ADDED_MODERN);
     let facts = tls_events(&record);
     assert!(!facts.is_empty(), "no tls event in the tap's record");
     for f in &facts {
@@ -645,11 +747,11 @@ fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
     ]);
     args.extend(pki.flags());
     let tap = Listener::start(&args);
-    assert!(tap.url.starts_with("https://"), "{}", tap.url);
+    assert_eq!(tap.url, format!("https://{}/mcp", tap.addr));
     let out = add_trusting(&pki, &format!("https://localhost:{}/mcp", tap.port()), &[]);
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("42"), "{text}");
+    assert_eq!(text_lines(&text), ADDED_MODERN);
     let facts = tls_events(&record);
     assert!(facts.iter().any(|f| f["accepted"] == true), "{facts:?}");
     assert!(facts.iter().any(|f| f["accepted"] == false), "{facts:?}");
@@ -667,8 +769,20 @@ fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
     let out = client(&[&format!("http://{}/mcp", tap.addr), "--call", ADD]);
     let text = said(&out);
     assert_ne!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("502"), "{text}");
-    assert!(text.contains("not signed by a trusted CA"), "{text}");
+    // The tap's 502, and its body whole: the reason and the certificate named.
+    assert_eq!(
+        normalize(
+            &(lines_with(&text, "HTTP/1.1 502") + &lines_with(&text, "cannot reach the target"))
+        ),
+        format!(
+            "<<< [c1 +<t>s] HTTP/1.1 502 Bad Gateway\n\
+             <<< [c1 +<t>s] mcp-raw tap: cannot reach the target https://localhost:<port>/mcp: TLS: the certificate of \
+             localhost:<port> was refused: it is not signed by a trusted CA (self-signed, or an unknown issuer) \
+             (certificate subject CN=localhost, issuer CN=mcp-raw test CA, valid <time> to <time>, SHA-256 {}) \
+             (--cacert FILE trusts another root; --insecure skips the check)⟨0a⟩\n",
+            fingerprint(&pki.path("good.pem"))
+        )
+    );
     // --insecure and --cacert are for an https:// target.
     let out = Command::new(BIN)
         .args(["tap", "--http", "--listen", "127.0.0.1:0", "--insecure"])
@@ -676,7 +790,10 @@ fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", said(&out));
-    assert!(said(&out).contains("https:// --target"), "{}", said(&out));
+    assert_eq!(
+        said(&out),
+        "mcp-raw tap: --cacert and --insecure are for an https:// --target\n"
+    );
 }
 
 /// Where nginx is: on PATH, or Debian's /usr/sbin (not on a user's PATH).
@@ -691,23 +808,31 @@ fn nginx() -> Option<String> {
 
 /// nginx, stopped on drop: SIGTERM to the master, which stops its workers and exits
 /// (a SIGKILL would leave the workers running, orphaned); SIGKILL only if it is
-/// still there after 5 s.
-struct Nginx(Child);
+/// still there after 5 s. A thread waits for its exit, and says so.
+struct Nginx {
+    pid: String,
+    exited: std::sync::mpsc::Receiver<()>,
+}
+
+impl Nginx {
+    fn new(mut child: Child) -> Nginx {
+        let pid = child.id().to_string();
+        let (tx, exited) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = child.wait();
+            let _ = tx.send(());
+        });
+        Nginx { pid, exited }
+    }
+}
 
 impl Drop for Nginx {
     fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.0.id().to_string()])
-            .status();
-        let until = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < until {
-            if let Ok(Some(_)) = self.0.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        let _ = Command::new("kill").args(["-TERM", &self.pid]).status();
+        if self.exited.recv_timeout(Duration::from_secs(5)).is_err() {
+            let _ = Command::new("kill").args(["-KILL", &self.pid]).status();
+            let _ = self.exited.recv();
         }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
     }
 }
 
@@ -724,16 +849,16 @@ fn nginx_terminates_tls_in_front_of_the_replicas() {
         );
     };
     let pki = serving_pki("nginx");
-    let replicas: Vec<Listener> = (1..=2)
+    // `serve --http --session-id-prefix rI.`, in-process.
+    let replicas: Vec<InProcess> = (1..=2)
         .map(|i| {
-            Listener::start(&strings(&[
-                "serve",
-                "--http",
-                "--port",
-                "0",
-                "--session-id-prefix",
-                &format!("r{i}."),
-            ]))
+            InProcess::with(
+                demo("both"),
+                http::Config {
+                    session_id_prefix: http::sessions::IdPrefix::new(&format!("r{i}.")).unwrap(),
+                    ..Default::default()
+                },
+            )
         })
         .collect();
     let port = {
@@ -751,13 +876,13 @@ fn nginx_terminates_tls_in_front_of_the_replicas() {
         .args(["--tls", &pki.path("good.pem"), &pki.path("good.key")])
         .args(["sticky", &port]);
     for r in &replicas {
-        render.arg(r.port());
+        render.arg(port_of(r));
     }
     let rendered = render.output().unwrap();
     assert!(rendered.status.success(), "{}", said(&rendered));
     let conf = prefix.join("nginx.conf");
     std::fs::write(&conf, &rendered.stdout).unwrap();
-    let _nginx = Nginx(
+    let _nginx = Nginx::new(
         Command::new(&nginx)
             .arg("-p")
             .arg(&prefix)
@@ -788,7 +913,15 @@ fn nginx_terminates_tls_in_front_of_the_replicas() {
         );
         let text = said(&out);
         assert_eq!(out.status.code(), Some(0), "{era}: {text}");
-        assert!(text.contains("42"), "{era}: {text}");
+        assert_eq!(
+            text_lines(&text),
+            if era == "legacy" {
+                ADDED_LEGACY
+            } else {
+                ADDED_MODERN
+            },
+            "{era}"
+        );
         let facts = tls_events(&record);
         assert!(!facts.is_empty(), "{era}");
         let version = facts[0]["version"].as_str().unwrap();
@@ -820,7 +953,7 @@ fn a_listener_with_a_client_ca_requires_and_records_the_clients_certificate() {
     );
     let text = said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("42"), "{text}");
+    assert_eq!(text_lines(&text), ADDED_MODERN);
     let facts = tls_events(&record);
     assert!(!facts.is_empty());
     for f in &facts {
@@ -831,21 +964,21 @@ fn a_listener_with_a_client_ca_requires_and_records_the_clients_certificate() {
             fingerprint(&pki.path("me.pem")),
             "{f}"
         );
-        assert!(
-            f["chain"][0]["subject"]
-                .as_str()
-                .unwrap()
-                .contains("mcp-raw test client"),
-            "{f}"
-        );
+        assert_eq!(f["chain"][0]["subject"], "CN=mcp-raw test client", "{f}");
     }
     // Without a certificate: refused, said on both sides.
     let out = client(&[&url, "--cacert", &pki.path("ca.pem"), "--call", ADD]);
     let text = said(&out);
     assert_eq!(out.status.code(), Some(3), "{text}");
-    assert!(text.contains("client certificate"), "{text}");
+    assert_eq!(
+        normalize(&lines_starting(&text, "mcp-raw: ")),
+        "mcp-raw: TLS: localhost:<port> ended the connection with the alert CertificateRequired: it requires a client certificate (--cert FILE --key FILE)\n"
+    );
     let log = server.logged("refused");
-    assert!(log.contains("TLS connection from 127.0.0.1:"), "{log}");
+    assert_eq!(
+        normalize(&lines_with(&log, "TLS connection from")),
+        "[mcp-raw] TLS connection from 127.0.0.1:<port> refused: TLS handshake failed: peer sent no certificates\n"
+    );
     // The flag needs a listener with TLS.
     let out = Command::new(BIN)
         .args(["serve", "--http", "--port", "0", "--tls-client-ca"])
@@ -853,5 +986,10 @@ fn a_listener_with_a_client_ca_requires_and_records_the_clients_certificate() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", said(&out));
-    assert!(said(&out).contains("--tls-cert"), "{}", said(&out));
+    assert_eq!(
+        said(&out),
+        "error: the following required arguments were not provided:\n  --tls-key <FILE>\n  --tls-cert <FILE>\n\n\
+         Usage: mcp-raw serve --http --tls-key <FILE> --tls-cert <FILE> --port <PORT> --tls-client-ca <FILE>\n\n\
+         For more information, try '--help'.\n"
+    );
 }

@@ -9,6 +9,7 @@
 //!   scenarios written once and run over both (`tests/fixture.rs`).
 #![allow(dead_code)]
 
+pub mod client_inproc;
 pub mod golden;
 pub mod http_client;
 pub mod pki;
