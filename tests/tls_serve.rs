@@ -590,11 +590,14 @@ fn a_protected_server_fetches_from_an_https_authorization_server() {
         ">>> POST /token HTTP/1.1\n"
     );
     // The client crossed TLS to both: the MCP server and the authorization server.
+    // The 401 came before the body was read, so it closed its connection (Connection:
+    // close): the retry with the token opens one more.
     let opened_text = std::fs::read_to_string(&record).unwrap();
     assert_eq!(
         opened(&opened_text),
         format!("connected to 127.0.0.1:{} (TLS)\n", server.port()).repeat(2)
             + &format!("connected to 127.0.0.1:{} (TLS)\n", auth.port()).repeat(4)
+            + &format!("connected to 127.0.0.1:{} (TLS)\n", server.port())
     );
     // The server's own fetches (metadata, key set) went over TLS, each lane with its
     // facts: the authorization server's certificate, checked against --auth-cacert.
@@ -611,12 +614,12 @@ fn a_protected_server_fetches_from_an_https_authorization_server() {
     let shown = show_text(&server_record, false);
     assert_eq!(
         normalize(&lines_with(&shown, "GET /jwks")),
-        ">>> [c4 +<t>s] GET /jwks HTTP/1.1\n"
+        ">>> [c5 +<t>s] GET /jwks HTTP/1.1\n"
     );
     assert_eq!(
         normalize(&lines_with(&shown, "(the authorization server, TLS)")),
-        "··· [c3 +<t>s] connected to 127.0.0.1:<port> (the authorization server, TLS)\n\
-         ··· [c4 +<t>s] connected to 127.0.0.1:<port> (the authorization server, TLS)\n"
+        "··· [c4 +<t>s] connected to 127.0.0.1:<port> (the authorization server, TLS)\n\
+         ··· [c5 +<t>s] connected to 127.0.0.1:<port> (the authorization server, TLS)\n"
     );
 }
 
@@ -645,13 +648,16 @@ fn an_https_authorization_server_outside_the_trust_store_is_503_and_logged() {
     );
     let text = said(&out);
     assert_ne!(out.status.code(), Some(0), "{text}");
-    // Both requests (the probe, then initialize) get 503; the client says why.
+    // Both requests (the probe, then initialize) get 503, each before its body was
+    // read, so each ends its connection; the client says why.
     let unreachable = "mcp-raw: initialize failed: -32603 Service Unavailable: the token cannot be checked now, \
          the authorization server https://127.0.0.1:<port> is out of reach or its answer unusable \
          (the reason is in this server's log) (HTTP 503 Service Unavailable)\n";
     assert_eq!(
         normalize(&(lines_with(&text, "503") + &lines_starting(&text, "mcp-raw: "))),
-        "<<< [c1 +<t>s] HTTP/1.1 503 Service Unavailable\n".repeat(2) + &unreachable.repeat(2)
+        "<<< [c7 +<t>s] HTTP/1.1 503 Service Unavailable\n<<< [c8 +<t>s] HTTP/1.1 503 Service Unavailable\n"
+            .to_owned()
+            + &unreachable.repeat(2)
     );
     let log = server.logged("not signed by a trusted CA");
     // The first time it said so, whole: both documents it tried, each refused with the

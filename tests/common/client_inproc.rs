@@ -262,8 +262,9 @@ pub fn traced_oneline() -> (InProcess, Trace) {
 
 /// A printer like `mcp-raw client --color never [--record FILE]`'s: the text view
 /// (messages only) written to the returned [`Trace`], and the transcript of `role`
-/// `client` over `transport` to `record`. (The CLI's `# …` captions are not the
-/// library's: a test driving the library compares what the calls return instead.)
+/// `client` over `transport` to `record`. (The CLI's `# …` captions are written by the
+/// program around the calls; a test driving the library compares what the calls
+/// return instead, so its printer's captions go nowhere.)
 pub fn viewing(
     record: Option<&std::path::Path>,
     transport: &str,
@@ -279,7 +280,11 @@ pub fn viewing(
                 .expect("the client's transcript"),
         );
     }
-    let printer = mcp_raw_net::client::wire_print::Printer::sinks_only(sinks, max);
+    let printer = mcp_raw_net::client::wire_print::Printer::sinks_only(
+        sinks,
+        max,
+        mcp_raw_net::client::wire_print::Screen::new(std::io::sink()),
+    );
     printer.recorder().set_redaction(true);
     (printer, trace)
 }
