@@ -2,24 +2,27 @@
 """`mcp-raw ui`, checked in a real browser (Debian's chromium, headless; standard
 library only). Called by scripts/ui.sh with the binary and the browser:
 
-    python3 scripts/ui_check.py BIN CHROMIUM RECORDING...
+    python3 scripts/ui_check.py [--frozen] BIN CHROMIUM RECORDING...
 
-For each recording (a transcript made by --record), it starts `BIN ui RECORDING`,
-loads the page in headless Chromium (`--dump-dom` after the page's own script has
-run), and checks:
+For each recording (a transcript made by --record), it starts `BIN ui RECORDING`
+(with --frozen, by scripts/html.sh: writes `BIN show RECORDING --html PAGE` and
+opens the file, with no listener and no network), loads the page in headless
+Chromium (`--dump-dom` after the page's own script has run), and checks:
 
 1. the page holds every message of the recording: its count equals the message
    facts of `show --json` (the library's reading, another program's output), it
-   says the recording is whole, and its console logged no error;
+   says the recording is whole, its script logged that count, and its console
+   logged no error;
 2. the filters, taken from the URL: `#messages=1&method=tools/call` keeps exactly
    the messages `show --method tools/call` keeps;
 3. the sequence view (`#view=sequence`) is drawn;
 4. a row opened from the URL (`#row=N`, the first tools/call request) shows bytes
    found verbatim in what its lane carried in that direction, read from the
    transcript file here (base64 or text, joined);
-5. a page from another origin (a second listener on another loopback port), even
-   one that knows the token, cannot read the stream;
-6. the stream refuses a missing token and a foreign Origin, with a 403 that says why.
+5. (live) a page from another origin (a second listener on another loopback port),
+   even one that knows the token, cannot read the stream;
+6. (live) the stream refuses a missing token and a foreign Origin, with a 403 that
+   says why.
 
 Exit status 0 when every check passes; each failure is printed.
 """
@@ -58,7 +61,9 @@ def start_ui(binary, recording):
 
 
 def dump(browser, url, log_path):
-    """The DOM after the page's script ran (virtual time lets its stream finish)."""
+    """The DOM after the page's script ran (virtual time lets its stream finish),
+    without the page's own scripts (a frozen page has them inline: their text is no
+    part of what the page shows)."""
     with open(log_path, "w") as log:
         out = subprocess.run(
             [
@@ -68,7 +73,14 @@ def dump(browser, url, log_path):
             ],
             stdout=subprocess.PIPE, stderr=log, text=True, timeout=120,
         )
-    return out.stdout
+    return re.sub(r"<script\b.*?</script>", "", out.stdout, flags=re.S)
+
+
+def logged_count(log_path):
+    """The message count the page's script logged when it had the whole recording."""
+    with open(log_path) as f:
+        m = re.search(r'"mcp-raw ui: (\d+) messages, \d+ rows"', f.read())
+    return int(m.group(1)) if m else None
 
 
 def console_errors(log_path):
@@ -102,6 +114,18 @@ def stream_rows(url):
     return rows
 
 
+def frozen_page(binary, recording, work):
+    """`show RECORDING --html PAGE`: the page's file URL and the rows it holds."""
+    page = os.path.join(work, os.path.basename(recording) + ".html")
+    subprocess.run([binary, "show", recording, "--html", page], check=True)
+    with open(page) as f:
+        text = f.read()
+    m = re.search(r'<script type="application/json" id="recording">(.*?)</script>', text, re.S)
+    if not m:
+        raise SystemExit(f"{page}: no recording block")
+    return "file://" + page, json.loads(m.group(1))["rows"]
+
+
 def unmark(text):
     """The page's marks undone where they stand for one byte (CR; a BOM)."""
     return text.replace("␍", "\r").replace("⟨BOM⟩", "\ufeff")
@@ -132,17 +156,24 @@ def status_of(url, headers):
         return e.code, e.read().decode()
 
 
-def check_recording(binary, browser, recording, work):
+def check_recording(binary, browser, recording, work, frozen):
     name = os.path.basename(recording)
-    proc, url = start_ui(binary, recording)
+    if frozen:
+        proc = None
+        url, page_rows = frozen_page(binary, recording, work)
+    else:
+        proc, url = start_ui(binary, recording)
     try:
         want = show_count(binary, recording)
         dom = dump(browser, url, f"{work}/{name}.log")
         got = counts(dom)
         errors = console_errors(f"{work}/{name}.log")
-        print(f"{name}: {want} messages recorded; the page: {got and got[1]} messages, {got and got[0]} rows")
+        logged = logged_count(f"{work}/{name}.log")
+        print(f"{name}: {want} messages recorded; the page: {got and got[1]} messages, {got and got[0]} rows; its script logged {logged}")
         if not got or got[1] != want:
             fail(f"{name}: the page shows {got and got[1]} messages, the recording has {want}")
+        if logged != want:
+            fail(f"{name}: the page's script logged {logged} messages, the recording has {want}")
         if 'data-loaded="whole"' not in dom:
             fail(f"{name}: the page never said the recording was whole")
         if errors:
@@ -159,7 +190,7 @@ def check_recording(binary, browser, recording, work):
         if 'class="seq"' not in dom or 'class="seq-heads"' not in dom:
             fail(f"{name}: the sequence view was not drawn")
 
-        rows = stream_rows(url)
+        rows = page_rows if frozen else stream_rows(url)
         first = next(
             (i for i, r in enumerate(rows) if r.get("method") == "tools/call" and r.get("shape") == "request"),
             None,
@@ -178,8 +209,9 @@ def check_recording(binary, browser, recording, work):
                 fail(f"{name}: row {first}'s bytes are not what {r['lane']} carried: {shown!r}")
         return url
     finally:
-        proc.kill()
-        proc.wait()
+        if proc:
+            proc.kill()
+            proc.wait()
 
 
 def check_other_origin(binary, browser, recording, work):
@@ -234,15 +266,19 @@ def check_other_origin(binary, browser, recording, work):
 
 
 def main():
-    binary, browser, *recordings = sys.argv[1:]
+    args = sys.argv[1:]
+    frozen = args[:1] == ["--frozen"]
+    binary, browser, *recordings = args[1:] if frozen else args
     work = tempfile.mkdtemp(prefix="mcp-raw-ui-")
     for recording in recordings:
-        check_recording(binary, browser, recording, work)
-    check_other_origin(binary, browser, recordings[0], work)
+        check_recording(binary, browser, recording, work, frozen)
+    if not frozen:
+        check_other_origin(binary, browser, recordings[0], work)
+    what = "html" if frozen else "ui"
     if FAILED:
-        print(f"ui: {len(FAILED)} check(s) failed")
+        print(f"{what}: {len(FAILED)} check(s) failed")
         sys.exit(1)
-    print("ui: OK")
+    print(f"{what}: OK")
 
 
 if __name__ == "__main__":

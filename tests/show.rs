@@ -177,8 +177,9 @@ fn follow_renders_a_recording_as_it_grows() {
     assert_eq!(seen.matches("<<< [").count(), 2, "both results: {seen}");
 }
 
-/// `--html`: one page that needs nothing from the network, a row per message (the
-/// browser half of this is scripts/html.sh, in headless Chromium).
+/// `--html`: one page that needs nothing from the network, the live page frozen with
+/// a row per message in its data block (the browser half of this is scripts/html.sh,
+/// in headless Chromium).
 #[test]
 fn html_is_one_self_contained_page_with_every_message() {
     let dir = scratch("html");
@@ -202,15 +203,36 @@ fn html_is_one_self_contained_page_with_every_message() {
         .filter(|l| l.contains("\"fact\":\"message\""))
         .count();
     assert!(facts >= 8);
-    assert_eq!(html.matches("class=\"msg").count(), facts);
-    for needle in ["src=\"http", "href=\"http", "@import", "url("] {
+    let start = html
+        .find("<script type=\"application/json\" id=\"recording\">")
+        .expect("a data block")
+        + "<script type=\"application/json\" id=\"recording\">".len();
+    let end = start + html[start..].find("</script>").unwrap();
+    let data: Value = serde_json::from_str(&html[start..end]).unwrap();
+    let rows = data["rows"].as_array().unwrap();
+    let payloads = rows
+        .iter()
+        .filter(|r| r["kind"] == "msg" || r["kind"] == "odd")
+        .count();
+    assert_eq!(payloads, facts);
+    for needle in ["src=\"", "href=\"", "@import", "url("] {
         assert!(!html.contains(needle), "the page loads {needle}");
     }
-    assert!(html.contains("request initialize #1 (legacy)"));
-    assert!(html.contains("▸ initialize opens a 2025-11-25 session"));
+    let init = &rows.iter().find(|r| r["kind"] == "msg").unwrap();
+    assert_eq!(init["summary"], "request initialize #1 (legacy)");
     assert!(
-        html.contains("&quot;method&quot;:&quot;initialize&quot;"),
-        "exact bytes, escaped"
+        init["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .starts_with("initialize opens a 2025-11-25 session")),
+        "{init}"
+    );
+    assert!(
+        init["bytes"]
+            .as_str()
+            .unwrap()
+            .contains("\"method\":\"initialize\""),
+        "exact bytes"
     );
     let out = Command::new(BIN)
         .arg("show")

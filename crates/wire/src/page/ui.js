@@ -2,7 +2,9 @@
 // listener that served this page), filtered, in a list or as a sequence, each
 // opening to its exact bytes. Only what is on screen is drawn, so a recording of
 // 100,000 messages scrolls as one of ten. Nothing here talks to anyone but the
-// listener that served it.
+// listener that served it. Frozen (`show --html`), the same script finds the rows
+// already in the page (a <script type="application/json" id="recording"> block) and
+// talks to no one at all.
 
 const token = new URLSearchParams(location.search).get('token') || '';
 const $ = (id) => document.getElementById(id);
@@ -211,15 +213,35 @@ function open(i) {
   queueDraw(false);
 }
 
+function titled(h) {
+  h = h || {};
+  const title = 'mcp-raw: ' + (h.role || '?') + ' over ' + (h.transport || '?') + (h.started ? ', ' + h.started : '');
+  $('title').textContent = title;
+  document.title = title;
+}
+
+// Every row is here: drawn at once (a hidden tab, or a headless one, may not run the
+// next frame soon), and said.
+function whole(status) {
+  draw();
+  $('status').textContent = status;
+  $('status').className = 'status';
+  document.body.dataset.loaded = 'whole';
+  console.log('mcp-raw ui: ' + messages + ' messages, ' + rows.length + ' rows');
+}
+
+// The frozen page: the rows the live stream would have carried, in the file.
+function thaw(block) {
+  const recording = JSON.parse(block.textContent);
+  titled(recording.header);
+  for (const r of recording.rows) add(r);
+  whole('the whole recording (a file: show --html)');
+}
+
 function connect() {
   fetch('/info?token=' + encodeURIComponent(token))
     .then((r) => (r.ok ? r.json() : Promise.reject(r.status)))
-    .then((info) => {
-      const h = info.header || {};
-      const title = 'mcp-raw: ' + (h.role || '?') + ' over ' + (h.transport || '?') + (h.started ? ', ' + h.started : '');
-      $('title').textContent = title;
-      document.title = title;
-    })
+    .then((info) => titled(info.header))
     .catch((status) => { $('status').textContent = 'refused (' + status + '): open the URL printed at start'; $('status').className = 'status lost'; });
   const source = new EventSource('/events?token=' + encodeURIComponent(token));
   source.onopen = () => { $('status').textContent = 'live'; $('status').className = 'status live'; };
@@ -243,11 +265,7 @@ function connect() {
   // The recording is whole (a file, not followed): nothing more will come.
   source.addEventListener('end', () => {
     source.close();
-    draw(); // at once: a hidden tab (or a headless one) may not run the next frame soon
-    $('status').textContent = 'the whole recording';
-    $('status').className = 'status';
-    document.body.dataset.loaded = 'whole';
-    console.log('mcp-raw ui: ' + messages + ' messages, ' + rows.length + ' rows');
+    whole('the whole recording');
   });
 }
 
@@ -269,4 +287,5 @@ $('detail').addEventListener('click', (e) => {
   if (k >= 0) $('rows').scrollTop = k * ROW;
 });
 window.addEventListener('resize', () => queueDraw(false));
-connect();
+if ($('recording')) thaw($('recording'));
+else connect();
