@@ -16,9 +16,13 @@ Chromium (`--dump-dom` after the page's own script has run), and checks:
 2. the filters, taken from the URL: `#messages=1&method=tools/call` keeps exactly
    the messages `show --method tools/call` keeps;
 3. the sequence view (`#view=sequence`) is drawn;
-4. a row opened from the URL (`#row=N`, the first tools/call request) shows bytes
-   found verbatim in what its lane carried in that direction, read from the
-   transcript file here (base64 or text, joined);
+4. a row opened from the URL (`#row=N`, the first tools/call request, and the first
+   HTTP head) shows bytes found verbatim in what its lane carried in that direction,
+   read from the transcript file here (base64 or text, joined); the invisible bytes
+   are badges (`<span class="mark" data-mark="0d">CR</span>`), each matched as the
+   byte it names (a head's CRs: at least two);
+4b. a session over HTTP (legacy `Mcp-Session-Id`): `#session=ID` keeps exactly the
+   rows of that session, and the lane list groups its connections under it;
 5. (live) a page from another origin (a second listener on another loopback port),
    even one that knows the token, cannot read the stream;
 6. (live) the stream refuses a missing token and a foreign Origin, with a 403 that
@@ -126,13 +130,35 @@ def frozen_page(binary, recording, work):
     return "file://" + page, json.loads(m.group(1))["rows"]
 
 
-def unmark(text):
-    """The page's marks undone where they stand for one byte (CR; a BOM)."""
-    return text.replace("␍", "\r").replace("⟨BOM⟩", "\ufeff")
+MARK = re.compile(r'<span class="mark" data-mark="([0-9a-f]+|bom)"[^>]*>[^<]*</span>')
+
+
+def unmark(inner):
+    """The bytes an exact-bytes view shows, as a pattern over bytes: its text as
+    UTF-8, each mark badge (`data-mark`: `0d` a CR, `bom`, or the hex of a byte or a
+    control character) as the byte(s) it stands for. A mark of 80-ff may be a byte
+    that is not UTF-8 or a C1 control character: either is accepted."""
+    pattern = b""
+    pieces = MARK.split(inner)
+    for k, piece in enumerate(pieces):
+        if k % 2 == 0:
+            if "<" in piece:
+                raise ValueError(f"markup other than marks in the bytes: {piece!r}")
+            pattern += re.escape(html.unescape(piece).encode())
+        elif piece == "bom":
+            pattern += re.escape(b"\xef\xbb\xbf")
+        else:
+            code = int(piece, 16)
+            char = re.escape(chr(code).encode())
+            if 0x80 <= code <= 0xFF:
+                pattern += b"(?:" + re.escape(bytes([code])) + b"|" + char + b")"
+            else:
+                pattern += char
+    return pattern
 
 
 def carried(recording, lane, direction):
-    """Everything a lane carried in one direction, as text, from the transcript."""
+    """Everything a lane carried in one direction, as bytes, from the transcript."""
     out = bytearray()
     with open(recording) as f:
         next(f)
@@ -144,7 +170,7 @@ def carried(recording, lane, direction):
                 out += e["text"].encode()
             elif "base64" in e:
                 out += base64.b64decode(e["base64"])
-    return out.decode("utf-8", "replace")
+    return bytes(out)
 
 
 def status_of(url, headers):
@@ -198,20 +224,49 @@ def check_recording(binary, browser, recording, work, frozen):
         if first is None:
             fail(f"{name}: no tools/call request among the stream's rows")
         else:
-            dom = dump(browser, url + f"#row={first}", f"{work}/{name}.row.log")
-            m = re.search(r'<pre id="bytes">(.*?)</pre>', dom, re.S)
-            shown = unmark(html.unescape(m.group(1))) if m else None
-            r = rows[first]
-            wire = carried(recording, r["lane"], r["dir"])
-            ok = bool(shown) and shown in wire
-            print(f"{name}: row {first} opened from the URL shows {len(shown or '')} bytes; found in {r['lane']} {r['dir']}: {ok}")
-            if not ok:
-                fail(f"{name}: row {first}'s bytes are not what {r['lane']} carried: {shown!r}")
+            check_bytes(browser, url, recording, rows, first, work, name, 0)
+        # An HTTP head: its CRs are marks, each standing for a CR the lane carried.
+        head = next((i for i, r in enumerate(rows) if r.get("kind") == "head"), None)
+        if head is not None:
+            check_bytes(browser, url, recording, rows, head, work, name, 2)
+
+        # A session over HTTP: its filter keeps its rows, and the lane list groups its
+        # connections under it.
+        ids = [r["session"] for r in rows if r.get("session")]
+        if ids:
+            session = max(set(ids), key=ids.count)
+            dom = dump(browser, url + f"#session={session}", f"{work}/{name}.session.log")
+            got = counts(dom)
+            lanes = sorted({r["lane"] for r in rows if r.get("session") == session})
+            group = re.search(r'<optgroup label="session ([^"]*)">(.*?)</optgroup>', dom, re.S)
+            grouped = re.findall(r'<option value="([^"]*)"', group.group(2)) if group else []
+            print(f"{name}: session {session}: {ids.count(session)} rows, shown by its filter: {got and got[2]}; lanes grouped under it: {grouped}")
+            if not got or got[2] != ids.count(session):
+                fail(f"{name}: the session filter shows {got and got[2]} rows, not {ids.count(session)}")
+            if not group or not set(grouped) <= set(lanes) or not grouped:
+                fail(f"{name}: the lane list does not group {lanes} under session {session}: {group and group.group(0)}")
         return url
     finally:
         if proc:
             proc.kill()
             proc.wait()
+
+
+def check_bytes(browser, url, recording, rows, i, work, name, min_marks):
+    """Row i opened from the URL: its exact bytes are found in what its lane carried
+    in its direction, each mark standing for the byte it says."""
+    dom = dump(browser, url + f"#row={i}", f"{work}/{name}.row{i}.log")
+    m = re.search(r'<pre id="bytes">(.*?)</pre>', dom, re.S)
+    shown = unmark(m.group(1)) if m else None
+    marks = len(MARK.findall(m.group(1))) if m else 0
+    r = rows[i]
+    wire = carried(recording, r["lane"], r["dir"])
+    ok = bool(shown) and re.search(shown, wire) is not None
+    print(f"{name}: row {i} ({r['kind']}) opened from the URL shows {len(m.group(1)) if m else 0} characters ({marks} marks); found in {r['lane']} {r['dir']}: {ok}")
+    if not ok:
+        fail(f"{name}: row {i}'s bytes are not what {r['lane']} carried: {m and m.group(1)!r}")
+    if marks < min_marks:
+        fail(f"{name}: row {i} ({r['kind']}) shows {marks} marks, fewer than {min_marks}")
 
 
 def check_other_origin(binary, browser, recording, work):

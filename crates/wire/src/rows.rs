@@ -12,6 +12,10 @@
 //! `summary`, `bytes`, `notes`; a message adds `shape`, `method`, `tool` (a
 //! `tools/call`'s tool), `id` (as sent), `era`, `answers` (the method a response
 //! answers), `error` (an error response or a payload that is no message) and `pretty`.
+//! A row on an HTTP connection adds `session`: the `Mcp-Session-Id` of the exchange it
+//! belongs to (2025-11-25 basic/transports "Session Management": the request's head
+//! carries it once the session is open; the initialize response's head assigns it),
+//! so a session spread over many connections reads as one.
 
 use super::classify::Class;
 use super::decode::{Decoder, Fact, Source};
@@ -19,6 +23,7 @@ use super::event::{Dir, Event, What};
 use super::explain::Asked;
 use super::text::PLAIN;
 use serde_json::{Map, Value, json};
+use std::collections::HashMap;
 
 /// Turns events into rows, in order; it keeps each lane's framing state and the
 /// methods asked (so a response names what it answers).
@@ -27,6 +32,9 @@ pub struct Rows {
     decoder: Decoder,
     /// The method of each request seen, by id.
     asked: Asked,
+    /// Each HTTP lane's session, by label: the `Mcp-Session-Id` of its exchange now
+    /// under way, as the heads carry it.
+    sessions: HashMap<String, String>,
 }
 
 impl Rows {
@@ -36,6 +44,7 @@ impl Rows {
         Rows {
             decoder: Decoder::with_max(max),
             asked: Asked::default(),
+            sessions: HashMap::new(),
         }
     }
 
@@ -43,21 +52,26 @@ impl Rows {
     pub fn feed(&mut self, n: usize, e: &Event) -> Vec<Value> {
         let mut rows = Vec::new();
         match &e.what {
-            What::Open(peer) => rows.push(row(n, e, "lane", format!("opened: {peer}"))),
-            What::Close(why) => rows.push(row(n, e, "lane", format!("closed: {why}"))),
+            What::Open(peer) => {
+                rows.push(self.in_session(e, row(n, e, "lane", format!("opened: {peer}"))))
+            }
+            What::Close(why) => {
+                rows.push(self.in_session(e, row(n, e, "lane", format!("closed: {why}"))))
+            }
             What::Tls(facts) => {
                 let mut r = row(n, e, "tls", facts.summary());
                 r.insert(
                     "notes".into(),
                     json!([facts.chain_lines(), facts.explain()].concat()),
                 );
-                rows.push(r);
+                rows.push(self.in_session(e, r));
             }
             What::Bytes(_) => {}
         }
         for fact in self.decoder.feed(e) {
             let r = match fact {
                 Fact::Head(h) => {
+                    self.session_of(e, &h);
                     let mut r = row(n, e, "head", h.start_line.clone());
                     r.insert("bytes".into(), json!(marked(&h.raw)));
                     r.insert("notes".into(), json!(super::explain::head(&h)));
@@ -88,9 +102,34 @@ impl Rows {
                 Fact::Invalid(why) => row(n, e, "odd", format!("not HTTP/1.1: {why}")),
                 Fact::Sse(_) | Fact::Chunk { .. } | Fact::End => continue,
             };
-            rows.push(r);
+            rows.push(self.in_session(e, r));
         }
         rows.into_iter().map(Value::Object).collect()
+    }
+
+    /// A row with its lane's session, when it has one now.
+    fn in_session(&self, e: &Event, mut r: Map<String, Value>) -> Map<String, Value> {
+        if let Some(session) = self.sessions.get(&e.lane.label()) {
+            r.insert("session".into(), json!(session));
+        }
+        r
+    }
+
+    /// The session a head puts its lane's exchange in. A request's head starts an
+    /// exchange: its `Mcp-Session-Id`, or none (initialize, the modern era, or no MCP
+    /// at all). A response's head keeps the request's, or names the session it assigns
+    /// (the initialize response, 2025-11-25 basic/transports "Session Management").
+    fn session_of(&mut self, e: &Event, h: &super::http1::Head) {
+        let id = h.header(super::http::SESSION_ID);
+        match (e.dir, id) {
+            (_, Some(id)) => {
+                self.sessions.insert(e.lane.label(), id.to_owned());
+            }
+            (Dir::ToServer, None) => {
+                self.sessions.remove(&e.lane.label());
+            }
+            (Dir::ToClient, None) => {}
+        }
     }
 
     /// A payload's row: what it is, what it answers, its bytes and its reading.
@@ -199,6 +238,60 @@ mod tests {
             dir,
             what: What::Bytes(bytes::Bytes::copy_from_slice(text)),
         }
+    }
+
+    fn on(lane: u32, dir: Dir, text: &[u8]) -> Event {
+        Event {
+            lane: Lane {
+                id: lane,
+                kind: LaneKind::Http,
+            },
+            ..bytes(dir, text)
+        }
+    }
+
+    #[test]
+    fn a_session_over_several_connections_is_named_on_each() {
+        let mut rows = Rows::with_max(1 << 20);
+        let init = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
+        let post = |session: &str| {
+            let mut head = format!(
+                "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+                init.len()
+            );
+            if !session.is_empty() {
+                head += &format!("MCP-Session-Id: {session}\r\n");
+            }
+            [head.as_bytes(), b"\r\n", init].concat()
+        };
+        let answer = |session: &str| {
+            format!("HTTP/1.1 200 OK\r\nmcp-session-id: {session}\r\nContent-Length: 2\r\n\r\n{{}}")
+        };
+        let sessions =
+            |got: Vec<Value>| -> Vec<Value> { got.iter().map(|r| r["session"].clone()).collect() };
+        // The initialize request is in no session yet; its answer assigns one.
+        assert_eq!(
+            sessions(rows.feed(0, &on(1, Dir::ToServer, &post("")))),
+            [Value::Null, Value::Null]
+        );
+        assert_eq!(
+            sessions(rows.feed(1, &on(1, Dir::ToClient, answer("s-1").as_bytes()))),
+            [json!("s-1"), json!("s-1")]
+        );
+        // A second connection carries it (the header's case as sent, matched without).
+        assert_eq!(
+            sessions(rows.feed(2, &on(2, Dir::ToServer, &post("s-1")))),
+            [json!("s-1"), json!("s-1")]
+        );
+        // A third carries another; the first's next request none.
+        assert_eq!(
+            sessions(rows.feed(3, &on(3, Dir::ToServer, &post("s-2")))),
+            [json!("s-2"), json!("s-2")]
+        );
+        assert_eq!(
+            sessions(rows.feed(4, &on(1, Dir::ToServer, &post("")))),
+            [Value::Null, Value::Null]
+        );
     }
 
     #[test]

@@ -14,13 +14,15 @@ const rows = [];        // every row, in order
 const shown = [];       // indexes into rows of those the filters keep
 const asked = new Map(); // "id" -> index of the latest request with it, unanswered
 const lanes = new Set();
+const laneSession = new Map(); // lane -> the first Mcp-Session-Id seen on it
+const sessions = new Map();    // Mcp-Session-Id -> its <optgroup> in the lane list
 let view = 'list';
 let picked = -1;
 let drawQueued = false;
 let messages = 0;
 let openWhenSeen = -1; // `#row=N` in the URL: open row N once it has arrived
 
-const FILTERS = ['q', 'method', 'tool', 'rid', 'lane', 'era', 'messages', 'errors'];
+const FILTERS = ['q', 'method', 'tool', 'rid', 'lane', 'session', 'era', 'messages', 'errors'];
 
 function filterState() {
   const f = {};
@@ -66,6 +68,7 @@ function keeps(r, f) {
   if (f.messages && r.kind !== 'msg' && r.kind !== 'odd') return false;
   if (f.errors && !(r.error || r.kind === 'odd')) return false;
   if (f.lane && r.lane !== f.lane) return false;
+  if (f.session && r.session !== f.session) return false;
   if (f.era && r.era !== f.era) return false;
   if (f.method && !((r.method || r.answers || '').includes(f.method))) return false;
   if (f.tool && !((r.tool || '').includes(f.tool))) return false;
@@ -89,10 +92,7 @@ function add(r) {
   const i = rows.length;
   rows.push(r);
   if (r.kind === 'msg' || r.kind === 'odd') messages++;
-  if (!lanes.has(r.lane)) {
-    lanes.add(r.lane);
-    $('lane').add(new Option(r.lane, r.lane));
-  }
+  placeLane(r);
   // A request waits for its answer; the answer links back and says how long it took.
   if (r.shape === 'request' && r.id !== null) asked.set(r.id, i);
   if ((r.shape === 'response' || r.shape === 'error') && r.id !== null && asked.has(r.id)) {
@@ -109,6 +109,36 @@ function add(r) {
   }
 }
 
+// A session's id, short enough for a column (the whole of it is in the row's detail).
+function short(session) {
+  return session.length > 8 ? session.slice(0, 8) + '…' : session;
+}
+
+// The lane list groups HTTP connections by the session they carry (legacy
+// Mcp-Session-Id), so a session spread over thirteen connections is one group; the
+// session list keeps one session's rows, whatever connection they came on.
+function placeLane(r) {
+  const list = $('lane');
+  if (!lanes.has(r.lane)) {
+    lanes.add(r.lane);
+    list.add(new Option(r.lane, r.lane));
+  }
+  if (!r.session || laneSession.has(r.lane)) return;
+  laneSession.set(r.lane, r.session);
+  if (!sessions.has(r.session)) {
+    const group = document.createElement('optgroup');
+    group.label = 'session ' + short(r.session);
+    list.append(group);
+    sessions.set(r.session, group);
+    const known = [...$('session').options].find((o) => o.value === r.session);
+    if (known) known.textContent = short(r.session); // one the URL named before it came
+    else $('session').add(new Option(short(r.session), r.session));
+    document.body.classList.add('sessions');
+  }
+  const option = [...list.options].find((o) => o.value === r.lane);
+  sessions.get(r.session).append(option);
+}
+
 function queueDraw(follow) {
   if (drawQueued) return;
   drawQueued = true;
@@ -123,6 +153,20 @@ function queueDraw(follow) {
 
 function esc(s) {
   return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+}
+
+// Exact bytes as HTML: the marks the rows carry for invisible bytes (`␍` a CR,
+// `⟨BOM⟩`, `⟨xx⟩` a byte or control character in hex) drawn as small badges, so no
+// glyph a font may lack is needed; each badge keeps the byte it stands for in
+// data-mark (`0d`, `bom`, the hex).
+function marked(s) {
+  return String(s).split(/(␍|⟨BOM⟩|⟨[0-9a-f]{2,6}⟩)/).map((part, k) => {
+    if (k % 2 === 0) return esc(part);
+    if (part === '␍') return '<span class="mark" data-mark="0d" title="a carriage return (0x0d)">CR</span>';
+    if (part === '⟨BOM⟩') return '<span class="mark" data-mark="bom" title="a byte order mark (EF BB BF)">BOM</span>';
+    const hex = part.slice(1, -1);
+    return '<span class="mark" data-mark="' + hex + '" title="0x' + hex + ': not printable UTF-8">' + hex + '</span>';
+  }).join('');
 }
 
 function classes(r) {
@@ -175,9 +219,11 @@ function draw() {
     if (view === 'sequence') {
       const body = element('span', 'body', r.summary);
       if (ms) body.append(ms);
-      el.append(t, body, element('span', 'lane', r.lane));
+      el.append(t, body, element('span', 'lane', r.lane + (r.session ? ' ' + short(r.session) : '')));
     } else {
-      el.append(t, element('span', 'lane', r.lane), element('span', 'arrow', r.dir === 'c2s' ? '→' : '←'), ' ' + r.summary);
+      el.append(t, element('span', 'lane', r.lane));
+      if (sessions.size) el.append(element('span', 'sess', r.session ? short(r.session) : ''));
+      el.append(element('span', 'arrow', r.dir === 'c2s' ? '→' : '←'), ' ' + r.summary);
       if (ms) el.append(ms);
     }
     drawn.push(el);
@@ -195,7 +241,7 @@ function open(i) {
   const r = rows[i];
   let html = '<h2>' + esc(r.summary) + '</h2><p class="where">' + esc(r.lane) + ' · ' +
     (r.dir === 'c2s' ? 'client → server' : 'server → client') + ' · +' + r.t.toFixed(6) + 's' +
-    (r.era ? ' · ' + esc(r.era) : '') + '</p>';
+    (r.era ? ' · ' + esc(r.era) : '') + (r.session ? ' · session ' + esc(r.session) : '') + '</p>';
   if (r.pair !== undefined) {
     const p = rows[r.pair];
     const what = r.shape === 'request' ? 'answered by' : 'answers';
@@ -203,8 +249,8 @@ function open(i) {
     html += '<p>' + what + ' <a data-go="' + r.pair + '">' + esc(p.summary) + '</a>' +
       (ms !== undefined ? ' after ' + ms.toFixed(1) + ' ms' : '') + '</p>';
   }
-  if (r.bytes !== undefined) html += '<h3>exact bytes</h3><pre id="bytes">' + esc(r.bytes) + '</pre>';
-  if (r.pretty !== undefined) html += '<h3>laid out</h3><pre id="pretty">' + esc(r.pretty) + '</pre>';
+  if (r.bytes !== undefined) html += '<h3>exact bytes</h3><pre id="bytes">' + marked(r.bytes) + '</pre>';
+  if (r.pretty !== undefined) html += '<h3>laid out</h3><pre id="pretty">' + marked(r.pretty) + '</pre>';
   if (r.notes && r.notes.length) html += '<h3>what the spec says</h3><ul>' + r.notes.map((n) => '<li>' + esc(n) + '</li>').join('') + '</ul>';
   $('detail').innerHTML = html;
   $('detail').dataset.n = r.n;
