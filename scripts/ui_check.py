@@ -16,13 +16,20 @@ Chromium (`--dump-dom` after the page's own script has run), and checks:
 2. the filters, taken from the URL: `#messages=1&method=tools/call` keeps exactly
    the messages `show --method tools/call` keeps;
 3. the sequence view (`#view=sequence`) is drawn;
-4. a row opened from the URL (`#row=N`, the first tools/call request, and the first
+4. a row opened from the URL (`#row=N`, the first tools/call request or else the first
+   request, and the first
    HTTP head) shows bytes found verbatim in what its lane carried in that direction,
    read from the transcript file here (base64 or text, joined); the invisible bytes
    are badges (`<span class="mark" data-mark="0d">CR</span>`), each matched as the
    byte it names (a head's CRs: at least two);
 4b. a session over HTTP (legacy `Mcp-Session-Id`): `#session=ID` keeps exactly the
    rows of that session, and the lane list groups its connections under it;
+4c. the recording of `demo-http --auth` (a file named http-auth*.jsonl): the page's
+   first OAuth flow is one line naming MCP's authorization steps in order (2025-11-25
+   basic/authorization: challenge, resource metadata, server metadata, registration,
+   authorize, token, retry, on the demo's connections c1 to c7), each with the status
+   the transcript holds for its connection; folded (`#fold=1`), no row of the steps'
+   own connections (c2 to c6) is drawn and fewer rows are shown;
 5. (live) a page from another origin (a second listener on another loopback port),
    even one that knows the token, cannot read the stream;
 6. (live) the stream refuses a missing token and a foreign Origin, with a 403 that
@@ -64,7 +71,7 @@ def start_ui(binary, recording):
     return proc, m.group(1)
 
 
-def dump(browser, url, log_path):
+def dump(browser, url, log_path, *extra):
     """The DOM after the page's script ran (virtual time lets its stream finish),
     without the page's own scripts (a frozen page has them inline: their text is no
     part of what the page shows)."""
@@ -73,7 +80,7 @@ def dump(browser, url, log_path):
             [
                 browser, "--headless", "--no-sandbox", "--disable-gpu",
                 "--enable-logging=stderr", "--v=0", "--virtual-time-budget=15000",
-                "--dump-dom", url,
+                *extra, "--dump-dom", url,
             ],
             stdout=subprocess.PIPE, stderr=log, text=True, timeout=120,
         )
@@ -217,18 +224,19 @@ def check_recording(binary, browser, recording, work, frozen):
             fail(f"{name}: the sequence view was not drawn")
 
         rows = page_rows if frozen else stream_rows(url)
-        first = next(
-            (i for i, r in enumerate(rows) if r.get("method") == "tools/call" and r.get("shape") == "request"),
-            None,
-        )
+        requests = [i for i, r in enumerate(rows) if r.get("shape") == "request"]
+        first = next((i for i in requests if rows[i].get("method") == "tools/call"), requests[0] if requests else None)
         if first is None:
-            fail(f"{name}: no tools/call request among the stream's rows")
+            fail(f"{name}: no request among the stream's rows")
         else:
             check_bytes(browser, url, recording, rows, first, work, name, 0)
         # An HTTP head: its CRs are marks, each standing for a CR the lane carried.
         head = next((i for i, r in enumerate(rows) if r.get("kind") == "head"), None)
         if head is not None:
             check_bytes(browser, url, recording, rows, head, work, name, 2)
+
+        if name.startswith("http-auth"):
+            check_oauth(browser, url, recording, work, name)
 
         # A session over HTTP: its filter keeps its rows, and the lane list groups its
         # connections under it.
@@ -250,6 +258,41 @@ def check_recording(binary, browser, recording, work, frozen):
         if proc:
             proc.kill()
             proc.wait()
+
+
+AUTH_STEPS = ["challenge", "resource metadata", "server metadata", "registration", "authorize", "token", "retry"]
+
+
+def flow_line(dom, n):
+    """The text of OAuth flow n's line, its markup stripped."""
+    m = re.search(r'<div class="row flow( folded)?" data-flow="%d"[^>]*>(.*?)</div>' % n, dom, re.S)
+    return (bool(m.group(1)), html.unescape(re.sub(r"<[^>]+>", "", m.group(2)))) if m else (None, None)
+
+
+def check_oauth(browser, url, recording, work, name):
+    # Each step's status, read here from what its connection carried back: the
+    # status line of its first response.
+    want = []
+    for k, step in enumerate(AUTH_STEPS):
+        back = carried(recording, f"c{k + 1}", "s2c")
+        status = re.match(rb"HTTP/1\.1 (\d{3}) ", back)
+        want.append(f"{step} {status.group(1).decode() if status else '?'}")
+    want = "OAuth flow 1: " + " → ".join(want)
+    # A window tall enough for every row: a live page follows the end as rows come.
+    tall = "--window-size=1400,2400"
+    dom = dump(browser, url, f"{work}/{name}.oauth.log", tall)
+    is_folded, line = flow_line(dom, 1)
+    whole = counts(dom)
+    print(f"{name}: the first OAuth flow's line: {line!r}")
+    if line is None or line[1:].strip() != want or is_folded:
+        fail(f"{name}: the first OAuth flow reads {line!r}, not {want!r}")
+    dom = dump(browser, url + "#fold=1", f"{work}/{name}.fold.log", tall)
+    is_folded, line = flow_line(dom, 1)
+    folded = counts(dom)
+    lanes = set(re.findall(r'<span class="lane">(c\d+)</span>', dom))
+    print(f"{name}: folded: {folded and folded[2]} of {whole and whole[2]} rows shown; lanes drawn: {sorted(lanes)}")
+    if not is_folded or not folded or not whole or folded[2] >= whole[2] or lanes & {"c2", "c3", "c4", "c5", "c6"}:
+        fail(f"{name}: folding flow 1 left {folded and folded[2]} of {whole and whole[2]} rows, lanes {sorted(lanes)}")
 
 
 def check_bytes(browser, url, recording, rows, i, work, name, min_marks):

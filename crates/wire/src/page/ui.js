@@ -11,7 +11,12 @@ const $ = (id) => document.getElementById(id);
 const ROW = 22; // px: one row, as --row in ui.css
 
 const rows = [];        // every row, in order
-const shown = [];       // indexes into rows of those the filters keep
+const shown = [];       // indexes into rows of those the filters keep; -N: OAuth flow N's line
+let shownRows = 0;      // how many of shown are rows (not flow lines)
+const flows = new Map(); // OAuth flow number -> its steps: [{lane, step, status}]
+const folded = new Set(); // flows drawn as their one line
+const headed = new Set(); // flows whose line is in shown
+const opened = new Map(); // lane -> index of its "opened" row, until its first head
 const asked = new Map(); // "id" -> index of the latest request with it, unanswered
 const lanes = new Set();
 const laneSession = new Map(); // lane -> the first Mcp-Session-Id seen on it
@@ -48,6 +53,7 @@ function readHash() {
     }
   }
   view = h.get('view') === 'sequence' ? 'sequence' : 'list';
+  if (h.has('fold')) for (const n of h.get('fold').split(',')) folded.add(Number(n));
   if (h.has('row')) openWhenSeen = Number(h.get('row'));
 }
 
@@ -59,6 +65,7 @@ function writeHash() {
     else if (f[k]) h.set(k, f[k]);
   }
   if (view === 'sequence') h.set('view', 'sequence');
+  if (folded.size) h.set('fold', [...folded].sort((a, b) => a - b).join(','));
   if (picked >= 0) h.set('row', String(picked));
   const s = h.toString();
   history.replaceState(null, '', location.pathname + location.search + (s ? '#' + s : ''));
@@ -83,7 +90,9 @@ function keeps(r, f) {
 function refilter() {
   const f = filterState();
   shown.length = 0;
-  for (let i = 0; i < rows.length; i++) if (keeps(rows[i], f)) shown.push(i);
+  shownRows = 0;
+  headed.clear();
+  for (let i = 0; i < rows.length; i++) if (keeps(rows[i], f)) showRow(i);
   writeHash();
   queueDraw(false);
 }
@@ -102,11 +111,71 @@ function add(r) {
     rows[q].pair = i;
     r.ms = (r.t - rows[q].t) * 1000;
   }
-  if (keeps(r, filterState())) shown.push(i);
+  const adopted = noteFlow(r, i);
+  if (adopted) refilter(); // the lane's opening joins the flow: its place changes
+  else if (keeps(r, filterState())) showRow(i);
   if (i === openWhenSeen) {
     openWhenSeen = -1;
     open(i);
   }
+}
+
+// An OAuth flow (the rows say which, and which step: rows.rs) is one line before its
+// first row, listing its steps with their statuses; a click on it folds the flow's rows
+// into it, or unfolds them.
+function showRow(i) {
+  const r = rows[i];
+  if (r.flow) {
+    if (!headed.has(r.flow)) {
+      headed.add(r.flow);
+      shown.push(-r.flow);
+    }
+    if (folded.has(r.flow)) return;
+  }
+  shown.push(i);
+  shownRows++;
+}
+
+// A flow's steps: a request's head opens one, its response's head gives its status (a
+// challenge is only a response).
+// The connection a step opened for itself belongs to the flow too: its "opened" row
+// joins it (true when that happened).
+function noteFlow(r, i) {
+  if (r.kind === 'lane' && r.summary.startsWith('opened')) opened.set(r.lane, i);
+  const first = r.kind === 'head' ? opened.get(r.lane) : undefined;
+  if (r.kind === 'head') opened.delete(r.lane);
+  if (!r.flow) return false;
+  if (!flows.has(r.flow)) flows.set(r.flow, []);
+  if (r.kind !== 'head') return false;
+  const steps = flows.get(r.flow);
+  let adopted = false;
+  if (first !== undefined && !rows[first].flow) {
+    rows[first].flow = r.flow;
+    rows[first].oauth = r.oauth;
+    adopted = true;
+  }
+  if (r.status === undefined) {
+    steps.push({ lane: r.lane, step: r.oauth, status: null });
+    return adopted;
+  }
+  const open = steps.slice().reverse().find((s) => s.lane === r.lane && s.status === null);
+  if (open) open.status = r.status;
+  else steps.push({ lane: r.lane, step: r.oauth, status: r.status });
+  return adopted;
+}
+
+function flowLine(n) {
+  const el = element('div', 'row flow' + (folded.has(n) ? ' folded' : ''));
+  el.dataset.flow = n;
+  el.append(element('span', 'fold', folded.has(n) ? '▸' : '▾'), ' OAuth flow ' + n + ': ');
+  flows.get(n).forEach((s, k) => {
+    if (k) el.append(' → ');
+    // A refusal is the flow's start when it is the challenge; anywhere else it failed.
+    const bad = s.status >= 400 && s.step !== 'challenge';
+    el.append(element('span', 'step', s.step + ' '), element('span', bad ? 'status bad' : 'status', s.status === null ? '…' : String(s.status)));
+  });
+  el.title = el.textContent.slice(2) + (folded.has(n) ? ' (click to unfold)' : ' (click to fold)');
+  return el;
 }
 
 // A session's id, short enough for a column (the whole of it is in the row's detail).
@@ -172,7 +241,9 @@ function marked(s) {
 function classes(r) {
   const c = ['row', r.dir];
   if (r.kind === 'lane') c.push('lane-note');
+  else if (r.oauth && r.kind === 'odd') c.push('oauth'); // an OAuth document: no JSON-RPC, no error
   else c.push(r.kind);
+  if (r.oauth) c.push('in-flow');
   if (r.error) c.push('err');
   return c.join(' ');
 }
@@ -210,6 +281,12 @@ function draw() {
   }
   for (let k = first; k < last; k++) {
     const i = shown[k];
+    if (i < 0) {
+      const line = flowLine(-i);
+      line.style.top = (top + k * ROW) + 'px';
+      drawn.push(line);
+      continue;
+    }
     const r = rows[i];
     const el = element('div', classes(r) + (i === picked ? ' picked' : ''));
     el.dataset.i = i;
@@ -232,8 +309,10 @@ function draw() {
   const counts = $('counts');
   counts.dataset.rows = rows.length;
   counts.dataset.messages = messages;
-  counts.dataset.shown = shown.length;
-  counts.textContent = messages + ' messages · ' + rows.length + ' rows · ' + shown.length + ' shown';
+  counts.dataset.shown = shownRows;
+  counts.dataset.flows = flows.size;
+  counts.textContent = messages + ' messages · ' + rows.length + ' rows · ' + shownRows + ' shown' +
+    (flows.size ? ' · ' + flows.size + ' OAuth flow' + (flows.size > 1 ? 's' : '') : '');
 }
 
 function open(i) {
@@ -241,7 +320,8 @@ function open(i) {
   const r = rows[i];
   let html = '<h2>' + esc(r.summary) + '</h2><p class="where">' + esc(r.lane) + ' · ' +
     (r.dir === 'c2s' ? 'client → server' : 'server → client') + ' · +' + r.t.toFixed(6) + 's' +
-    (r.era ? ' · ' + esc(r.era) : '') + (r.session ? ' · session ' + esc(r.session) : '') + '</p>';
+    (r.era ? ' · ' + esc(r.era) : '') + (r.session ? ' · session ' + esc(r.session) : '') +
+    (r.oauth ? ' · OAuth flow ' + r.flow + ': ' + esc(r.oauth) : '') + '</p>';
   if (r.pair !== undefined) {
     const p = rows[r.pair];
     const what = r.shape === 'request' ? 'answered by' : 'answers';
@@ -322,7 +402,15 @@ $('as-seq').onclick = () => { view = 'sequence'; writeHash(); queueDraw(false); 
 $('rows').addEventListener('scroll', () => queueDraw(false));
 $('rows').addEventListener('click', (e) => {
   const el = e.target.closest('.row');
-  if (el) open(Number(el.dataset.i));
+  if (!el) return;
+  if (el.dataset.flow) {
+    const n = Number(el.dataset.flow);
+    if (folded.has(n)) folded.delete(n);
+    else folded.add(n);
+    refilter();
+    return;
+  }
+  open(Number(el.dataset.i));
 });
 $('detail').addEventListener('click', (e) => {
   const go = e.target.closest('[data-go]');
