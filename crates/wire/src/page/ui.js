@@ -234,7 +234,7 @@ function marked(s) {
     if (part === '␍') return '<span class="mark" data-mark="0d" title="a carriage return (0x0d)">CR</span>';
     if (part === '⟨BOM⟩') return '<span class="mark" data-mark="bom" title="a byte order mark (EF BB BF)">BOM</span>';
     const hex = part.slice(1, -1);
-    return '<span class="mark" data-mark="' + hex + '" title="0x' + hex + ': not printable UTF-8">' + hex + '</span>';
+    return '<span class="mark" data-mark="' + hex + '" title="0x' + hex + ': a control character, or a byte that is not UTF-8">' + hex + '</span>';
   }).join('');
 }
 
