@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `mcp-raw ui`, checked in a real browser: the demos (stdio and HTTP, both eras) are
-# recorded, each recording opened with `mcp-raw ui`, and the page loaded in headless
-# Chromium (Debian's `chromium`; .ci/run installs it). What is checked, and how, is
-# said at the top of scripts/ui_check.py.
+# `mcp-raw ui`, checked in a real browser: the demos (stdio and HTTP, both eras, and
+# the OAuth flow of `demo-http --auth`) are recorded, each recording opened with
+# `mcp-raw ui`, and the page loaded in headless Chromium (Debian's `chromium`; .ci/run
+# installs it). What is checked, and how, is said at the top of scripts/ui_check.py.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 browser=$(command -v chromium || command -v chromium-browser || true)
@@ -16,5 +16,8 @@ for era in legacy modern; do
   "$bin" demo --era "$era" --color never --record "$dir/stdio-$era.jsonl" >/dev/null
   "$bin" demo-http --era "$era" --color never --record "$dir/http-$era.jsonl" >/dev/null
 done
+# The OAuth flow (an authorization server and a protected server, both spawned).
+"$bin" demo-http --auth --color never --record "$dir/http-auth.jsonl" >/dev/null
 python3 scripts/ui_check.py "$bin" "$browser" \
-  "$dir/stdio-legacy.jsonl" "$dir/stdio-modern.jsonl" "$dir/http-legacy.jsonl" "$dir/http-modern.jsonl"
+  "$dir/stdio-legacy.jsonl" "$dir/stdio-modern.jsonl" "$dir/http-legacy.jsonl" "$dir/http-modern.jsonl" \
+  "$dir/http-auth.jsonl"

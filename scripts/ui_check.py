@@ -2,24 +2,38 @@
 """`mcp-raw ui`, checked in a real browser (Debian's chromium, headless; standard
 library only). Called by scripts/ui.sh with the binary and the browser:
 
-    python3 scripts/ui_check.py BIN CHROMIUM RECORDING...
+    python3 scripts/ui_check.py [--frozen] BIN CHROMIUM RECORDING...
 
-For each recording (a transcript made by --record), it starts `BIN ui RECORDING`,
-loads the page in headless Chromium (`--dump-dom` after the page's own script has
-run), and checks:
+For each recording (a transcript made by --record), it starts `BIN ui RECORDING`
+(with --frozen, by scripts/html.sh: writes `BIN show RECORDING --html PAGE` and
+opens the file, with no listener and no network), loads the page in headless
+Chromium (`--dump-dom` after the page's own script has run), and checks:
 
 1. the page holds every message of the recording: its count equals the message
    facts of `show --json` (the library's reading, another program's output), it
-   says the recording is whole, and its console logged no error;
+   says the recording is whole, its script logged that count, and its console
+   logged no error;
 2. the filters, taken from the URL: `#messages=1&method=tools/call` keeps exactly
    the messages `show --method tools/call` keeps;
 3. the sequence view (`#view=sequence`) is drawn;
-4. a row opened from the URL (`#row=N`, the first tools/call request) shows bytes
-   found verbatim in what its lane carried in that direction, read from the
-   transcript file here (base64 or text, joined);
-5. a page from another origin (a second listener on another loopback port), even
-   one that knows the token, cannot read the stream;
-6. the stream refuses a missing token and a foreign Origin, with a 403 that says why.
+4. a row opened from the URL (`#row=N`, the first tools/call request or else the first
+   request, and the first
+   HTTP head) shows bytes found verbatim in what its lane carried in that direction,
+   read from the transcript file here (base64 or text, joined); the invisible bytes
+   are badges (`<span class="mark" data-mark="0d">CR</span>`), each matched as the
+   byte it names (a head's CRs: at least two);
+4b. a session over HTTP (legacy `Mcp-Session-Id`): `#session=ID` keeps exactly the
+   rows of that session, and the lane list groups its connections under it;
+4c. the recording of `demo-http --auth` (a file named http-auth*.jsonl): the page's
+   first OAuth flow is one line naming MCP's authorization steps in order (2025-11-25
+   basic/authorization: challenge, resource metadata, server metadata, registration,
+   authorize, token, retry, on the demo's connections c1 to c7), each with the status
+   the transcript holds for its connection; folded (`#fold=1`), no row of the steps'
+   own connections (c2 to c6) is drawn and fewer rows are shown;
+5. (live) a page from another origin (a second listener on another loopback port),
+   even one that knows the token, cannot read the stream;
+6. (live) the stream refuses a missing token and a foreign Origin, with a 403 that
+   says why.
 
 Exit status 0 when every check passes; each failure is printed.
 """
@@ -57,18 +71,27 @@ def start_ui(binary, recording):
     return proc, m.group(1)
 
 
-def dump(browser, url, log_path):
-    """The DOM after the page's script ran (virtual time lets its stream finish)."""
+def dump(browser, url, log_path, *extra):
+    """The DOM after the page's script ran (virtual time lets its stream finish),
+    without the page's own scripts (a frozen page has them inline: their text is no
+    part of what the page shows)."""
     with open(log_path, "w") as log:
         out = subprocess.run(
             [
                 browser, "--headless", "--no-sandbox", "--disable-gpu",
                 "--enable-logging=stderr", "--v=0", "--virtual-time-budget=15000",
-                "--dump-dom", url,
+                *extra, "--dump-dom", url,
             ],
             stdout=subprocess.PIPE, stderr=log, text=True, timeout=120,
         )
-    return out.stdout
+    return re.sub(r"<script\b.*?</script>", "", out.stdout, flags=re.S)
+
+
+def logged_count(log_path):
+    """The message count the page's script logged when it had the whole recording."""
+    with open(log_path) as f:
+        m = re.search(r'"mcp-raw ui: (\d+) messages, \d+ rows"', f.read())
+    return int(m.group(1)) if m else None
 
 
 def console_errors(log_path):
@@ -102,13 +125,47 @@ def stream_rows(url):
     return rows
 
 
-def unmark(text):
-    """The page's marks undone where they stand for one byte (CR; a BOM)."""
-    return text.replace("␍", "\r").replace("⟨BOM⟩", "\ufeff")
+def frozen_page(binary, recording, work):
+    """`show RECORDING --html PAGE`: the page's file URL and the rows it holds."""
+    page = os.path.join(work, os.path.basename(recording) + ".html")
+    subprocess.run([binary, "show", recording, "--html", page], check=True)
+    with open(page) as f:
+        text = f.read()
+    m = re.search(r'<script type="application/json" id="recording">(.*?)</script>', text, re.S)
+    if not m:
+        raise SystemExit(f"{page}: no recording block")
+    return "file://" + page, json.loads(m.group(1))["rows"]
+
+
+MARK = re.compile(r'<span class="mark" data-mark="([0-9a-f]+|bom)"[^>]*>[^<]*</span>')
+
+
+def unmark(inner):
+    """The bytes an exact-bytes view shows, as a pattern over bytes: its text as
+    UTF-8, each mark badge (`data-mark`: `0d` a CR, `bom`, or the hex of a byte or a
+    control character) as the byte(s) it stands for. A mark of 80-ff may be a byte
+    that is not UTF-8 or a C1 control character: either is accepted."""
+    pattern = b""
+    pieces = MARK.split(inner)
+    for k, piece in enumerate(pieces):
+        if k % 2 == 0:
+            if "<" in piece:
+                raise ValueError(f"markup other than marks in the bytes: {piece!r}")
+            pattern += re.escape(html.unescape(piece).encode())
+        elif piece == "bom":
+            pattern += re.escape(b"\xef\xbb\xbf")
+        else:
+            code = int(piece, 16)
+            char = re.escape(chr(code).encode())
+            if 0x80 <= code <= 0xFF:
+                pattern += b"(?:" + re.escape(bytes([code])) + b"|" + char + b")"
+            else:
+                pattern += char
+    return pattern
 
 
 def carried(recording, lane, direction):
-    """Everything a lane carried in one direction, as text, from the transcript."""
+    """Everything a lane carried in one direction, as bytes, from the transcript."""
     out = bytearray()
     with open(recording) as f:
         next(f)
@@ -120,7 +177,7 @@ def carried(recording, lane, direction):
                 out += e["text"].encode()
             elif "base64" in e:
                 out += base64.b64decode(e["base64"])
-    return out.decode("utf-8", "replace")
+    return bytes(out)
 
 
 def status_of(url, headers):
@@ -132,17 +189,24 @@ def status_of(url, headers):
         return e.code, e.read().decode()
 
 
-def check_recording(binary, browser, recording, work):
+def check_recording(binary, browser, recording, work, frozen):
     name = os.path.basename(recording)
-    proc, url = start_ui(binary, recording)
+    if frozen:
+        proc = None
+        url, page_rows = frozen_page(binary, recording, work)
+    else:
+        proc, url = start_ui(binary, recording)
     try:
         want = show_count(binary, recording)
         dom = dump(browser, url, f"{work}/{name}.log")
         got = counts(dom)
         errors = console_errors(f"{work}/{name}.log")
-        print(f"{name}: {want} messages recorded; the page: {got and got[1]} messages, {got and got[0]} rows")
+        logged = logged_count(f"{work}/{name}.log")
+        print(f"{name}: {want} messages recorded; the page: {got and got[1]} messages, {got and got[0]} rows; its script logged {logged}")
         if not got or got[1] != want:
             fail(f"{name}: the page shows {got and got[1]} messages, the recording has {want}")
+        if logged != want:
+            fail(f"{name}: the page's script logged {logged} messages, the recording has {want}")
         if 'data-loaded="whole"' not in dom:
             fail(f"{name}: the page never said the recording was whole")
         if errors:
@@ -159,27 +223,93 @@ def check_recording(binary, browser, recording, work):
         if 'class="seq"' not in dom or 'class="seq-heads"' not in dom:
             fail(f"{name}: the sequence view was not drawn")
 
-        rows = stream_rows(url)
-        first = next(
-            (i for i, r in enumerate(rows) if r.get("method") == "tools/call" and r.get("shape") == "request"),
-            None,
-        )
+        rows = page_rows if frozen else stream_rows(url)
+        requests = [i for i, r in enumerate(rows) if r.get("shape") == "request"]
+        first = next((i for i in requests if rows[i].get("method") == "tools/call"), requests[0] if requests else None)
         if first is None:
-            fail(f"{name}: no tools/call request among the stream's rows")
+            fail(f"{name}: no request among the stream's rows")
         else:
-            dom = dump(browser, url + f"#row={first}", f"{work}/{name}.row.log")
-            m = re.search(r'<pre id="bytes">(.*?)</pre>', dom, re.S)
-            shown = unmark(html.unescape(m.group(1))) if m else None
-            r = rows[first]
-            wire = carried(recording, r["lane"], r["dir"])
-            ok = bool(shown) and shown in wire
-            print(f"{name}: row {first} opened from the URL shows {len(shown or '')} bytes; found in {r['lane']} {r['dir']}: {ok}")
-            if not ok:
-                fail(f"{name}: row {first}'s bytes are not what {r['lane']} carried: {shown!r}")
+            check_bytes(browser, url, recording, rows, first, work, name, 0)
+        # An HTTP head: its CRs are marks, each standing for a CR the lane carried.
+        head = next((i for i, r in enumerate(rows) if r.get("kind") == "head"), None)
+        if head is not None:
+            check_bytes(browser, url, recording, rows, head, work, name, 2)
+
+        if name.startswith("http-auth"):
+            check_oauth(browser, url, recording, work, name)
+
+        # A session over HTTP: its filter keeps its rows, and the lane list groups its
+        # connections under it.
+        ids = [r["session"] for r in rows if r.get("session")]
+        if ids:
+            session = max(set(ids), key=ids.count)
+            dom = dump(browser, url + f"#session={session}", f"{work}/{name}.session.log")
+            got = counts(dom)
+            lanes = sorted({r["lane"] for r in rows if r.get("session") == session})
+            group = re.search(r'<optgroup label="session ([^"]*)">(.*?)</optgroup>', dom, re.S)
+            grouped = re.findall(r'<option value="([^"]*)"', group.group(2)) if group else []
+            print(f"{name}: session {session}: {ids.count(session)} rows, shown by its filter: {got and got[2]}; lanes grouped under it: {grouped}")
+            if not got or got[2] != ids.count(session):
+                fail(f"{name}: the session filter shows {got and got[2]} rows, not {ids.count(session)}")
+            if not group or not set(grouped) <= set(lanes) or not grouped:
+                fail(f"{name}: the lane list does not group {lanes} under session {session}: {group and group.group(0)}")
         return url
     finally:
-        proc.kill()
-        proc.wait()
+        if proc:
+            proc.kill()
+            proc.wait()
+
+
+AUTH_STEPS = ["challenge", "resource metadata", "server metadata", "registration", "authorize", "token", "retry"]
+
+
+def flow_line(dom, n):
+    """The text of OAuth flow n's line, its markup stripped."""
+    m = re.search(r'<div class="row flow( folded)?" data-flow="%d"[^>]*>(.*?)</div>' % n, dom, re.S)
+    return (bool(m.group(1)), html.unescape(re.sub(r"<[^>]+>", "", m.group(2)))) if m else (None, None)
+
+
+def check_oauth(browser, url, recording, work, name):
+    # Each step's status, read here from what its connection carried back: the
+    # status line of its first response.
+    want = []
+    for k, step in enumerate(AUTH_STEPS):
+        back = carried(recording, f"c{k + 1}", "s2c")
+        status = re.match(rb"HTTP/1\.1 (\d{3}) ", back)
+        want.append(f"{step} {status.group(1).decode() if status else '?'}")
+    want = "OAuth flow 1: " + " → ".join(want)
+    # A window tall enough for every row: a live page follows the end as rows come.
+    tall = "--window-size=1400,2400"
+    dom = dump(browser, url, f"{work}/{name}.oauth.log", tall)
+    is_folded, line = flow_line(dom, 1)
+    whole = counts(dom)
+    print(f"{name}: the first OAuth flow's line: {line!r}")
+    if line is None or line[1:].strip() != want or is_folded:
+        fail(f"{name}: the first OAuth flow reads {line!r}, not {want!r}")
+    dom = dump(browser, url + "#fold=1", f"{work}/{name}.fold.log", tall)
+    is_folded, line = flow_line(dom, 1)
+    folded = counts(dom)
+    lanes = set(re.findall(r'<span class="lane">(c\d+)</span>', dom))
+    print(f"{name}: folded: {folded and folded[2]} of {whole and whole[2]} rows shown; lanes drawn: {sorted(lanes)}")
+    if not is_folded or not folded or not whole or folded[2] >= whole[2] or lanes & {"c2", "c3", "c4", "c5", "c6"}:
+        fail(f"{name}: folding flow 1 left {folded and folded[2]} of {whole and whole[2]} rows, lanes {sorted(lanes)}")
+
+
+def check_bytes(browser, url, recording, rows, i, work, name, min_marks):
+    """Row i opened from the URL: its exact bytes are found in what its lane carried
+    in its direction, each mark standing for the byte it says."""
+    dom = dump(browser, url + f"#row={i}", f"{work}/{name}.row{i}.log")
+    m = re.search(r'<pre id="bytes">(.*?)</pre>', dom, re.S)
+    shown = unmark(m.group(1)) if m else None
+    marks = len(MARK.findall(m.group(1))) if m else 0
+    r = rows[i]
+    wire = carried(recording, r["lane"], r["dir"])
+    ok = bool(shown) and re.search(shown, wire) is not None
+    print(f"{name}: row {i} ({r['kind']}) opened from the URL shows {len(m.group(1)) if m else 0} characters ({marks} marks); found in {r['lane']} {r['dir']}: {ok}")
+    if not ok:
+        fail(f"{name}: row {i}'s bytes are not what {r['lane']} carried: {m and m.group(1)!r}")
+    if marks < min_marks:
+        fail(f"{name}: row {i} ({r['kind']}) shows {marks} marks, fewer than {min_marks}")
 
 
 def check_other_origin(binary, browser, recording, work):
@@ -234,15 +364,19 @@ def check_other_origin(binary, browser, recording, work):
 
 
 def main():
-    binary, browser, *recordings = sys.argv[1:]
+    args = sys.argv[1:]
+    frozen = args[:1] == ["--frozen"]
+    binary, browser, *recordings = args[1:] if frozen else args
     work = tempfile.mkdtemp(prefix="mcp-raw-ui-")
     for recording in recordings:
-        check_recording(binary, browser, recording, work)
-    check_other_origin(binary, browser, recordings[0], work)
+        check_recording(binary, browser, recording, work, frozen)
+    if not frozen:
+        check_other_origin(binary, browser, recordings[0], work)
+    what = "html" if frozen else "ui"
     if FAILED:
-        print(f"ui: {len(FAILED)} check(s) failed")
+        print(f"{what}: {len(FAILED)} check(s) failed")
         sys.exit(1)
-    print("ui: OK")
+    print(f"{what}: OK")
 
 
 if __name__ == "__main__":

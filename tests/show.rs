@@ -179,8 +179,9 @@ fn follow_renders_a_recording_as_it_grows() {
     golden::check("show/filter-method-tools-call.txt", &seen);
 }
 
-/// `--html`: one page that needs nothing from the network, a row per message (the
-/// browser half of this is scripts/html.sh, in headless Chromium).
+/// `--html`: one page that needs nothing from the network, the live page frozen with
+/// a row per message in its data block (the browser half of this is scripts/html.sh,
+/// in headless Chromium).
 #[test]
 fn html_is_one_self_contained_page_with_every_message() {
     let dir = scratch("html");
@@ -193,22 +194,38 @@ fn html_is_one_self_contained_page_with_every_message() {
         .filter(|l| l.contains("\"fact\":\"message\""))
         .count();
     assert!(facts >= 8);
-    assert_eq!(html.matches("class=\"msg").count(), facts);
-    for needle in ["src=\"http", "href=\"http", "@import", "url("] {
+    let start = html
+        .find("<script type=\"application/json\" id=\"recording\">")
+        .expect("a data block")
+        + "<script type=\"application/json\" id=\"recording\">".len();
+    let end = start + html[start..].find("</script>").unwrap();
+    let data: Value = serde_json::from_str(&html[start..end]).unwrap();
+    let rows = data["rows"].as_array().unwrap();
+    let payloads = rows
+        .iter()
+        .filter(|r| r["kind"] == "msg" || r["kind"] == "odd")
+        .count();
+    assert_eq!(payloads, facts);
+    for needle in ["src=\"", "href=\"", "@import", "url("] {
         assert!(!html.contains(needle), "the page loads {needle}");
     }
-    // Every message's row, whole (normalized for times): among them "request
-    // initialize #1 (legacy)" with its note "▸ initialize opens a 2025-11-25
-    // session", and each message's exact bytes, escaped
-    // (&quot;method&quot;:&quot;initialize&quot;). The rest of the page is left
-    // out: where the server's stderr lines fall among the messages (and so the
-    // count of events), and how the pipes' close is seen, depend on scheduling.
-    let rows: String = html
-        .lines()
-        .filter(|l| l.contains(r#"data-lane="stdio"><details class="msg "#))
-        .map(|l| format!("{l}\n"))
+    // Every message's row, whole, as the page's script receives it (its summary, its
+    // exact bytes, laid out, its notes): among them "request initialize #1 (legacy)"
+    // with "initialize opens a 2025-11-25 session…". Its time (`t`) and its event's
+    // position (`n`) are left out: where the server's stderr lines fall among the
+    // messages depends on scheduling.
+    let messages: String = rows
+        .iter()
+        .filter(|r| r["kind"] == "msg")
+        .map(|r| {
+            let mut r = r.clone();
+            let o = r.as_object_mut().unwrap();
+            o.shift_remove("t");
+            o.shift_remove("n");
+            format!("{r}\n")
+        })
         .collect();
-    golden::check("show/page-stdio-legacy-rows.html", &rows);
+    golden::check("show/page-stdio-legacy-rows.jsonl", &messages);
     let out = show_output(&["--html", "/nonexistent-dir/page.html"], file);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(

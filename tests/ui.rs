@@ -182,7 +182,7 @@ fn the_page_is_served_from_the_binary_and_the_data_only_with_the_token() {
     assert_eq!(index.status, 200);
     assert_eq!(
         index.text(),
-        include_str!("../crates/tools/src/ui/page/index.html")
+        include_str!("../crates/wire/src/page/index.html")
     );
     // Nothing the page loads may come from elsewhere, nor its URL leave in a Referer
     // (`connection: close` is hyper answering the request's own).

@@ -1,206 +1,126 @@
-//! `show FILE --html OUT.html`: one self-contained page (no network access: the
-//! style and the few lines of script are inline) showing a recording as a sequence
-//! diagram. A column per lane (each HTTP connection, the stdio pipe, stderr); a row
-//! per thing that crossed: a head, an SSE event, a message, a stderr line, a lane
-//! opening or closing, with its direction and time. Each row opens to the exact bytes
-//! (invisible ones marked, as `--raw` marks them) and to `--explain`'s captions.
+//! `show FILE --html OUT.html`: the live page of `mcp-raw ui`, frozen into one
+//! self-contained file. The page's own HTML, with its style and script inline (no
+//! network access at all: nothing is fetched, not even from a listener), and the
+//! recording's rows — made by [`Rows`], exactly what the live stream would carry —
+//! embedded as JSON in a `<script type="application/json">` block. The same script
+//! runs live (rows arrive over Server-Sent Events) and frozen (the rows are already
+//! in the file).
+//!
+//! The page's files live here, in the wire crate, so both `show --html` and the
+//! live listener (`mcp-raw-tools`' `ui::page`, which serves these constants) use one
+//! copy: wire may not depend on tools.
 
-use super::decode::{Decoder, Fact, Source};
-use super::event::{Dir, Event, What};
+use super::event::Event;
+use super::rows::Rows;
 use super::transcript::Header;
-use serde_json::Value;
+use serde_json::{Value, json};
 
-/// The page for these events.
-pub fn page(header: &Header, events: &[Event], max: usize) -> String {
-    let mut lanes: Vec<String> = Vec::new();
-    for e in events {
-        let l = e.lane.label();
-        if !lanes.contains(&l) {
-            lanes.push(l);
-        }
-    }
-    let mut rows = String::new();
-    let mut decoder = Decoder::with_max(max);
-    let mut asked = super::explain::Asked::default();
-    let mut messages = 0usize;
-    for e in events {
-        let col = lanes.iter().position(|l| *l == e.lane.label()).unwrap_or(0) + 2;
-        match &e.what {
-            What::Open(peer) => rows.push_str(&row(
-                e,
-                col,
-                "lane",
-                &format!("{} opened: {peer}", e.lane.label()),
-                "",
-                &[],
-            )),
-            What::Close(why) => rows.push_str(&row(
-                e,
-                col,
-                "lane",
-                &format!("{} {} closed: {why}", e.lane.label(), e.dir.name()),
-                "",
-                &[],
-            )),
-            What::Tls(facts) => rows.push_str(&row(
-                e,
-                col,
-                "lane",
-                &format!("{} {}", e.lane.label(), facts.summary()),
-                "",
-                &[facts.chain_lines(), facts.explain()].concat(),
-            )),
-            What::Bytes(_) => {}
-        }
-        for fact in decoder.feed(e) {
-            match fact {
-                Fact::Head(h) => {
-                    let notes = super::explain::head(&h);
-                    rows.push_str(&row(e, col, "head", &h.start_line, &marked(&h.raw), &notes));
-                }
-                Fact::Sse(ev) if ev.data.is_empty() => {
-                    rows.push_str(&row(
-                        e,
-                        col,
-                        "sse",
-                        "SSE event without data (priming)",
-                        &marked(&ev.raw),
-                        &[],
-                    ));
-                }
-                Fact::Payload {
-                    bytes,
-                    source,
-                    class,
-                    ..
-                } => {
-                    messages += 1;
-                    let answers = asked.answers(&class);
-                    let value = serde_json::from_slice::<Value>(&bytes).ok();
-                    let notes = super::explain::message(&class, value.as_ref(), answers.as_deref());
-                    let kind = if class.is_message() { "msg" } else { "msg odd" };
-                    let from = match source {
-                        Source::SseData => " (SSE data)",
-                        Source::Body => " (body)",
-                        Source::Line => "",
-                    };
-                    let summary = match (answers, class.shape) {
-                        (Some(m), "response" | "error") => {
-                            format!("{} ← {m}{from}", class.summary())
-                        }
-                        _ => format!("{}{from}", class.summary()),
-                    };
-                    rows.push_str(&row(e, col, kind, &summary, &marked(&bytes), &notes));
-                }
-                Fact::Stderr(line) => {
-                    rows.push_str(&row(
-                        e,
-                        col,
-                        "stderr",
-                        &String::from_utf8_lossy(&line),
-                        &marked(&line),
-                        &[],
-                    ));
-                }
-                Fact::TooLong { len } => {
-                    rows.push_str(&row(
-                        e,
-                        col,
-                        "odd",
-                        &format!(
-                            "{len} bytes: longer than the page holds whole (--max-message-bytes)"
-                        ),
-                        "",
-                        &[],
-                    ));
-                }
-                Fact::Invalid(why) => rows.push_str(&row(
-                    e,
-                    col,
-                    "odd",
-                    &format!("not HTTP/1.1: {why}"),
-                    "",
-                    &[],
-                )),
-                Fact::Sse(_) | Fact::Chunk { .. } | Fact::End => {}
-            }
-        }
-    }
-    let heads: String = lanes
+/// The page's HTML, as the live listener serves it at `/`.
+pub const INDEX: &str = include_str!("page/index.html");
+/// The page's script, as the live listener serves it at `/ui.js`.
+pub const JS: &str = include_str!("page/ui.js");
+/// The page's style, as the live listener serves it at `/ui.css`.
+pub const CSS: &str = include_str!("page/ui.css");
+
+/// Where the live page loads its style, and where the frozen one has it inline.
+const CSS_LINK: &str = "<link rel=\"stylesheet\" href=\"/ui.css\">";
+/// Where the live page loads its script.
+const JS_LINK: &str = "<script type=\"module\" src=\"/ui.js\"></script>";
+
+/// Every row `events` bring, in order, as the live stream would carry them.
+pub fn rows(events: &[Event], max: usize) -> Vec<Value> {
+    let mut rows = Rows::with_max(max);
+    events
         .iter()
         .enumerate()
-        .map(|(i, l)| {
-            format!(
-                "<div class=\"lanehead\" style=\"grid-column:{}\">{}</div>",
-                i + 2,
-                super::markup::html(l)
-            )
-        })
-        .collect();
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>mcp-raw: {role} over {transport}, {started}</title>\n<style>{CSS}</style></head>\n<body>\n<h1>mcp-raw recording: {role} over {transport}</h1>\n<p class=\"meta\">started {started} · {n} events · <span id=\"count\">{messages}</span> payloads · lanes: {lanelist} · <button id=\"open\">open all</button> <button id=\"close\">close all</button></p>\n<p class=\"meta\">→ client to server (c2s) · ← server to client (s2c) · each row opens to its exact bytes (␍ a CR, ⟨xx⟩ a byte that is not printable UTF-8) and what the spec says about it</p>\n<div class=\"grid\" style=\"grid-template-columns: 7em repeat({cols}, minmax(14em, 1fr))\">\n<div class=\"lanehead\" style=\"grid-column:1\">time</div>{heads}\n{rows}</div>\n<script>{JS}</script>\n</body></html>\n",
-        role = super::markup::html(&header.role),
-        transport = super::markup::html(&header.transport),
-        started = super::markup::html(&header.started),
-        n = events.len(),
-        lanelist = super::markup::html(&lanes.join(", ")),
-        cols = lanes.len().max(1),
-    )
+        .flat_map(|(n, e)| rows.feed(n, e))
+        .collect()
 }
 
-/// One row: the time, then the thing in its lane's column.
-fn row(e: &Event, col: usize, kind: &str, summary: &str, bytes: &str, notes: &[String]) -> String {
-    let arrow = match e.dir {
-        Dir::ToServer => "→",
-        Dir::ToClient => "←",
-    };
-    let mut body = String::new();
-    if !bytes.is_empty() {
-        body.push_str(&format!("<pre class=\"bytes\">{bytes}</pre>"));
-    }
-    for n in notes {
-        body.push_str(&format!(
-            "<p class=\"note\">▸ {}</p>",
-            super::markup::html(n)
-        ));
-    }
-    let item = if body.is_empty() {
-        format!(
-            "<div class=\"{kind} {dir}\">{arrow} {}</div>",
-            super::markup::html(summary),
-            dir = e.dir.name()
+/// The frozen page for these events.
+pub fn page(header: &Header, events: &[Event], max: usize) -> String {
+    let recording = json!({
+        "header": header.to_json(),
+        "events": events.len(),
+        "rows": rows(events, max),
+    });
+    let data = script_safe(&recording.to_string());
+    INDEX
+        .replacen(CSS_LINK, &format!("<style>\n{CSS}</style>"), 1)
+        .replacen(
+            JS_LINK,
+            &format!(
+                "<script type=\"application/json\" id=\"recording\">{data}</script>\n<script type=\"module\">\n{JS}</script>"
+            ),
+            1,
         )
-    } else {
-        format!(
-            "<details class=\"{kind} {dir}\"><summary>{arrow} {}</summary>{body}</details>",
-            super::markup::html(summary),
-            dir = e.dir.name()
-        )
-    };
-    format!(
-        "<div class=\"t\" style=\"grid-column:1\">+{:.6}s</div><div class=\"cell\" style=\"grid-column:{col}\" data-lane=\"{}\">{item}</div>\n",
-        e.t.as_secs_f64(),
-        super::markup::html(&e.lane.label())
-    )
 }
 
-/// Bytes as `--raw` shows them, made safe for HTML.
-fn marked(bytes: &[u8]) -> String {
-    super::markup::html(&super::text::mark(bytes, &super::text::PLAIN))
+/// JSON that may stand inside a `<script>` element: HTML ends a script's raw text
+/// at the first `</script` (HTML Living Standard, 13.1.2.6, "restrictions for
+/// contents of script elements"), and `<!--` changes how it is scanned, so every
+/// `<`, `>` and `&` is written as its JSON escape (`\u003c`…), which `JSON.parse`
+/// reads back as the same character. A payload's `</script>` stays text.
+fn script_safe(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            // Legal in JSON, line terminators in older JavaScript: escaped too.
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
-const CSS: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:1em;color:#222}h1{font-size:1.2em}\
-.meta{color:#555}.grid{display:grid;gap:2px 8px;align-items:start}\
-.lanehead{position:sticky;top:0;background:#eee;font-weight:bold;padding:2px 6px}\
-.t{color:#888;font:12px monospace;padding-top:3px}.cell{min-width:0}\
-details,.cell>div{border-left:3px solid #999;padding:1px 6px;background:#fafafa}\
-.c2s{border-color:#2a6fdb}.s2c{border-color:#2a9d4b}.odd{background:#fff3f0;border-color:#d9534f}\
-.lane{color:#888;font-style:italic}.stderr{color:#a33}\
-summary{cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}\
-pre.bytes{white-space:pre-wrap;word-break:break-all;font:12px monospace;background:#fff;border:1px solid #ddd;padding:4px;margin:4px 0}\
-.note{margin:2px 0;color:#7a5b00;font-size:13px}";
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Dir, Lane, LaneKind, What};
+    use std::time::Duration;
 
-const JS: &str = "(function(){var d=document.querySelectorAll('details');\
-document.getElementById('open').onclick=function(){d.forEach(function(x){x.open=true})};\
-document.getElementById('close').onclick=function(){d.forEach(function(x){x.open=false})};\
-console.log('mcp-raw page: '+document.querySelectorAll('.msg').length+' payloads');})();";
+    #[test]
+    fn the_page_files_have_the_places_the_frozen_page_fills() {
+        assert_eq!(INDEX.matches(CSS_LINK).count(), 1);
+        assert_eq!(INDEX.matches(JS_LINK).count(), 1);
+        // Inline, nothing in them may end their element early.
+        assert!(!JS.contains("</script"));
+        assert!(!CSS.contains("</style"));
+    }
+
+    #[test]
+    fn a_payload_cannot_break_out_of_the_data_block() {
+        let hostile = br#"{"jsonrpc":"2.0","method":"x</script><script>alert(1)</script><!--","params":{"a":"&amp;"}}
+"#;
+        let events = vec![Event {
+            t: Duration::from_millis(1),
+            lane: Lane {
+                id: 0,
+                kind: LaneKind::Stdio,
+            },
+            dir: Dir::ToServer,
+            what: What::Bytes(bytes::Bytes::copy_from_slice(hostile)),
+        }];
+        let header = Header::new("tap", "stdio");
+        let page = page(&header, &events, 1 << 20);
+        // Two scripts: the data and the page's own; the data block ends once.
+        assert_eq!(page.matches("</script>").count(), 2);
+        assert!(!page.contains("<!--"));
+        assert!(!page.contains("src=\""), "nothing is loaded");
+        assert!(!page.contains("href=\"/"), "nothing is loaded");
+        // The data read back as JSON is the rows the live stream carries.
+        let start = page.find("id=\"recording\">").unwrap() + "id=\"recording\">".len();
+        let end = start + page[start..].find("</script>").unwrap();
+        let data: Value = serde_json::from_str(&page[start..end]).unwrap();
+        assert_eq!(data["rows"], json!(rows(&events, 1 << 20)));
+        assert_eq!(data["events"], 1);
+        assert_eq!(
+            data["rows"][0]["bytes"],
+            String::from_utf8_lossy(&hostile[..hostile.len() - 1]).as_ref()
+        );
+    }
+}

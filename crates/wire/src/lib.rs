@@ -15,8 +15,9 @@
 //!   [`classify`] says what each payload is.
 //! - The renderings: [`transcript`] (the versioned JSONL record) and [`text`] (the
 //!   `>>>`/`<<<` view, which [`select`] narrows to some messages and [`explain`]
-//!   annotates); [`oneline`], a line per message; [`html`], one self-contained page
-//!   of a recording.
+//!   annotates); [`oneline`], a line per message; [`rows`], each event as the JSON
+//!   rows the page draws; [`html`], the page's files, and the page frozen with a
+//!   recording's rows into one self-contained file.
 //! - The HTTP binding's vocabulary both sides use: [`http`]; OAuth's body and query
 //!   format, `application/x-www-form-urlencoded`: [`form`]; its well-known URLs:
 //!   [`oauth`].
@@ -44,7 +45,7 @@
 //! select.rs             show --method/--id/--era: the messages a view keeps
 //! asked.rs              the requests a view saw unanswered, by id, bounded
 //! explain.rs            show --explain: each message's shape, era, method and section
-//! html.rs               show --html: one self-contained page, a column per lane
+//! html.rs               the page's files (page/), and show --html: that page frozen, rows inline
 //! rows.rs               the live page's rows: each event's heads, SSE events, messages as JSON
 //! markup.rs             one escaper for HTML and XML (the page, JUnit)
 //! form.rs               application/x-www-form-urlencoded both ways (OAuth bodies, queries)

@@ -12,6 +12,13 @@
 //! `summary`, `bytes`, `notes`; a message adds `shape`, `method`, `tool` (a
 //! `tools/call`'s tool), `id` (as sent), `era`, `answers` (the method a response
 //! answers), `error` (an error response or a payload that is no message) and `pretty`.
+//! A row on an HTTP connection adds `session`: the `Mcp-Session-Id` of the exchange it
+//! belongs to (2025-11-25 basic/transports "Session Management": the request's head
+//! carries it once the session is open; the initialize response's head assigns it),
+//! so a session spread over many connections reads as one. A response's head adds
+//! `status`. A row of an OAuth exchange adds `oauth`, its step, and `flow`, which flow
+//! it belongs to (1, 2…), so the page can fold a flow into one line of steps (see
+//! [`Oauth`]).
 
 use super::classify::Class;
 use super::decode::{Decoder, Fact, Source};
@@ -19,6 +26,7 @@ use super::event::{Dir, Event, What};
 use super::explain::Asked;
 use super::text::PLAIN;
 use serde_json::{Map, Value, json};
+use std::collections::HashMap;
 
 /// Turns events into rows, in order; it keeps each lane's framing state and the
 /// methods asked (so a response names what it answers).
@@ -27,6 +35,124 @@ pub struct Rows {
     decoder: Decoder,
     /// The method of each request seen, by id.
     asked: Asked,
+    /// Each HTTP lane's session, by label: the `Mcp-Session-Id` of its exchange now
+    /// under way, as the heads carry it.
+    sessions: HashMap<String, String>,
+    /// The OAuth flows seen so far, and each lane's exchange's step in them.
+    oauth: Oauth,
+}
+
+/// MCP's authorization flow as it crosses (2025-11-25 basic/authorization,
+/// "Authorization Flow Steps"): an MCP request answered 401 (or 403) with
+/// `WWW-Authenticate` (RFC 6750 §3) — the `challenge`; the `resource metadata` (RFC
+/// 9728) and the authorization `server metadata` (RFC 8414, or OpenID Connect
+/// Discovery); dynamic client `registration` (RFC 7591); the `authorize` request
+/// (OAuth 2.1 §4.1.1); the `token` request (§3.2.2); then the MCP request again with
+/// `Authorization: Bearer` — the `retry`. Which exchanges are MCP's is
+/// [`Endpoint`](super::http::endpoint::Endpoint)'s rule; the registration, authorize
+/// and token endpoints are the ones the server metadata names (or, before one was
+/// read, paths ending `/register`, `/authorize`, `/token`). A flow begins at a
+/// challenge, or at an OAuth exchange once the last flow was retried (a refresh); it is
+/// retried by the first MCP request with `Authorization` after its token step.
+#[derive(Default)]
+struct Oauth {
+    /// Which requests are MCP's.
+    endpoint: super::http::endpoint::Endpoint,
+    /// The current flow's number (0: none yet).
+    flow: usize,
+    /// Has the current flow had its token step?
+    token: bool,
+    /// Has the current flow been retried (it is over)?
+    retried: bool,
+    /// The endpoints the server metadata named, by step: (path, step).
+    named: Vec<(String, &'static str)>,
+    /// Each lane's exchange under way: its step and flow, if it is one.
+    lanes: HashMap<String, (&'static str, usize)>,
+}
+
+impl Oauth {
+    /// A request's head: the step its exchange is, if any.
+    fn request(&mut self, lane: &str, h: &super::http1::Head) {
+        let target = h.start_line.split(' ').nth(1).unwrap_or("");
+        let path = target.split('?').next().unwrap_or("");
+        let outside = self.endpoint.outside(h);
+        let step = if !outside {
+            let bearer = h.header("authorization").is_some();
+            (bearer && self.token && !self.retried).then_some("retry")
+        } else if path.starts_with("/.well-known/oauth-protected-resource") {
+            Some("resource metadata")
+        } else if path.starts_with("/.well-known/oauth-authorization-server")
+            || path.starts_with("/.well-known/openid-configuration")
+        {
+            Some("server metadata")
+        } else if let Some((_, step)) = self.named.iter().find(|(p, _)| p == path) {
+            Some(*step)
+        } else if self.named.is_empty() {
+            ["register", "authorize", "token"]
+                .iter()
+                .zip(["registration", "authorize", "token"])
+                .find(|(end, _)| path.ends_with(&format!("/{end}")))
+                .map(|(_, step)| step)
+        } else {
+            None
+        };
+        match step {
+            Some("retry") => self.retried = true,
+            Some(step) => {
+                if self.flow == 0 || self.retried {
+                    self.begin();
+                }
+                if step == "token" {
+                    self.token = true;
+                }
+            }
+            None => {}
+        }
+        match step {
+            Some(step) => self.lanes.insert(lane.to_owned(), (step, self.flow)),
+            None => self.lanes.remove(lane),
+        };
+    }
+
+    /// A response's head: an MCP exchange that is no step yet becomes the challenge
+    /// of a new flow when it is refused with `WWW-Authenticate` (RFC 6750 §3: 401 no
+    /// or a bad token, 403 not enough scope).
+    fn response(&mut self, lane: &str, h: &super::http1::Head) {
+        let refused = matches!(h.status(), Some(401 | 403));
+        if refused && h.header("www-authenticate").is_some() && !self.lanes.contains_key(lane) {
+            self.begin();
+            self.lanes.insert(lane.to_owned(), ("challenge", self.flow));
+        }
+    }
+
+    fn begin(&mut self) {
+        self.flow += 1;
+        self.token = false;
+        self.retried = false;
+    }
+
+    /// A body on `lane`: the server metadata's endpoints are learned from it.
+    fn body(&mut self, lane: &str, value: Option<&Value>) {
+        if self.lanes.get(lane).map(|s| s.0) != Some("server metadata") {
+            return;
+        }
+        for (field, step) in [
+            ("registration_endpoint", "registration"),
+            ("authorization_endpoint", "authorize"),
+            ("token_endpoint", "token"),
+        ] {
+            let url = value.and_then(|v| v.get(field)).and_then(Value::as_str);
+            // The path of an absolute URL: after `scheme://host`.
+            let path = url
+                .and_then(|u| u.split_once("://"))
+                .map(|(_, rest)| rest.find('/').map_or("/", |i| &rest[i..]));
+            if let Some(path) = path {
+                let path = path.split('?').next().unwrap_or(path).to_owned();
+                self.named.retain(|(_, s)| *s != step);
+                self.named.push((path, step));
+            }
+        }
+    }
 }
 
 impl Rows {
@@ -36,6 +162,8 @@ impl Rows {
         Rows {
             decoder: Decoder::with_max(max),
             asked: Asked::default(),
+            sessions: HashMap::new(),
+            oauth: Oauth::default(),
         }
     }
 
@@ -43,22 +171,35 @@ impl Rows {
     pub fn feed(&mut self, n: usize, e: &Event) -> Vec<Value> {
         let mut rows = Vec::new();
         match &e.what {
-            What::Open(peer) => rows.push(row(n, e, "lane", format!("opened: {peer}"))),
-            What::Close(why) => rows.push(row(n, e, "lane", format!("closed: {why}"))),
+            What::Open(peer) => {
+                rows.push(self.in_session(e, row(n, e, "lane", format!("opened: {peer}"))))
+            }
+            What::Close(why) => {
+                rows.push(self.in_session(e, row(n, e, "lane", format!("closed: {why}"))))
+            }
             What::Tls(facts) => {
                 let mut r = row(n, e, "tls", facts.summary());
                 r.insert(
                     "notes".into(),
                     json!([facts.chain_lines(), facts.explain()].concat()),
                 );
-                rows.push(r);
+                rows.push(self.in_session(e, r));
             }
             What::Bytes(_) => {}
         }
         for fact in self.decoder.feed(e) {
             let r = match fact {
                 Fact::Head(h) => {
+                    self.session_of(e, &h);
+                    let lane = e.lane.label();
+                    match e.dir {
+                        Dir::ToServer => self.oauth.request(&lane, &h),
+                        Dir::ToClient => self.oauth.response(&lane, &h),
+                    }
                     let mut r = row(n, e, "head", h.start_line.clone());
+                    if let (Dir::ToClient, Some(status)) = (e.dir, h.status()) {
+                        r.insert("status".into(), json!(status));
+                    }
                     r.insert("bytes".into(), json!(marked(&h.raw)));
                     r.insert("notes".into(), json!(super::explain::head(&h)));
                     r
@@ -88,9 +229,50 @@ impl Rows {
                 Fact::Invalid(why) => row(n, e, "odd", format!("not HTTP/1.1: {why}")),
                 Fact::Sse(_) | Fact::Chunk { .. } | Fact::End => continue,
             };
-            rows.push(r);
+            rows.push(self.in_session(e, r));
         }
         rows.into_iter().map(Value::Object).collect()
+    }
+
+    /// A row with its lane's session and OAuth step, when it has them now.
+    fn in_session(&self, e: &Event, mut r: Map<String, Value>) -> Map<String, Value> {
+        let lane = e.lane.label();
+        if let Some(session) = self.sessions.get(&lane) {
+            r.insert("session".into(), json!(session));
+        }
+        if let Some((step, flow)) = self.oauth.lanes.get(&lane) {
+            r.insert("oauth".into(), json!(step));
+            r.insert("flow".into(), json!(flow));
+            // An OAuth document or form is no JSON-RPC message, and no error for it:
+            // it is named by its step ("token form (body)", "server metadata (body)").
+            if r.get("kind") == Some(&json!("odd")) && r.get("shape").is_some() {
+                r.insert("error".into(), json!(r["shape"] == "error"));
+                let summary = r["summary"].as_str().unwrap_or("");
+                let named = match summary.strip_prefix("other") {
+                    Some(rest) => format!("{step}{rest}"),
+                    None => format!("{step} {summary}"),
+                };
+                r.insert("summary".into(), json!(named));
+            }
+        }
+        r
+    }
+
+    /// The session a head puts its lane's exchange in. A request's head starts an
+    /// exchange: its `Mcp-Session-Id`, or none (initialize, the modern era, or no MCP
+    /// at all). A response's head keeps the request's, or names the session it assigns
+    /// (the initialize response, 2025-11-25 basic/transports "Session Management").
+    fn session_of(&mut self, e: &Event, h: &super::http1::Head) {
+        let id = h.header(super::http::SESSION_ID);
+        match (e.dir, id) {
+            (_, Some(id)) => {
+                self.sessions.insert(e.lane.label(), id.to_owned());
+            }
+            (Dir::ToServer, None) => {
+                self.sessions.remove(&e.lane.label());
+            }
+            (Dir::ToClient, None) => {}
+        }
     }
 
     /// A payload's row: what it is, what it answers, its bytes and its reading.
@@ -104,6 +286,9 @@ impl Rows {
     ) -> Map<String, Value> {
         let answers = self.asked.answers(&class);
         let value = serde_json::from_slice::<Value>(bytes).ok();
+        if e.dir == Dir::ToClient {
+            self.oauth.body(&e.lane.label(), value.as_ref());
+        }
         let from = match source {
             Source::SseData => " (SSE data)",
             Source::Body => " (body)",
@@ -199,6 +384,136 @@ mod tests {
             dir,
             what: What::Bytes(bytes::Bytes::copy_from_slice(text)),
         }
+    }
+
+    fn on(lane: u32, dir: Dir, text: &[u8]) -> Event {
+        Event {
+            lane: Lane {
+                id: lane,
+                kind: LaneKind::Http,
+            },
+            ..bytes(dir, text)
+        }
+    }
+
+    #[test]
+    fn a_session_over_several_connections_is_named_on_each() {
+        let mut rows = Rows::with_max(1 << 20);
+        let init = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
+        let post = |session: &str| {
+            let mut head = format!(
+                "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+                init.len()
+            );
+            if !session.is_empty() {
+                head += &format!("MCP-Session-Id: {session}\r\n");
+            }
+            [head.as_bytes(), b"\r\n", init].concat()
+        };
+        let answer = |session: &str| {
+            format!("HTTP/1.1 200 OK\r\nmcp-session-id: {session}\r\nContent-Length: 2\r\n\r\n{{}}")
+        };
+        let sessions =
+            |got: Vec<Value>| -> Vec<Value> { got.iter().map(|r| r["session"].clone()).collect() };
+        // The initialize request is in no session yet; its answer assigns one.
+        assert_eq!(
+            sessions(rows.feed(0, &on(1, Dir::ToServer, &post("")))),
+            [Value::Null, Value::Null]
+        );
+        assert_eq!(
+            sessions(rows.feed(1, &on(1, Dir::ToClient, answer("s-1").as_bytes()))),
+            [json!("s-1"), json!("s-1")]
+        );
+        // A second connection carries it (the header's case as sent, matched without).
+        assert_eq!(
+            sessions(rows.feed(2, &on(2, Dir::ToServer, &post("s-1")))),
+            [json!("s-1"), json!("s-1")]
+        );
+        // A third carries another; the first's next request none.
+        assert_eq!(
+            sessions(rows.feed(3, &on(3, Dir::ToServer, &post("s-2")))),
+            [json!("s-2"), json!("s-2")]
+        );
+        assert_eq!(
+            sessions(rows.feed(4, &on(1, Dir::ToServer, &post("")))),
+            [Value::Null, Value::Null]
+        );
+    }
+
+    /// `mcp-raw demo-http --auth --record` (its secrets masked as every recording
+    /// masks them): the steps of each flow, in order, with their statuses.
+    #[test]
+    fn the_oauth_flow_of_the_auth_demo_is_grouped_in_order_with_its_statuses() {
+        let (_, events) =
+            crate::transcript::read(include_str!("testdata/oauth-flow.jsonl")).unwrap();
+        let mut rows = Rows::with_max(1 << 20);
+        let all: Vec<Value> = events
+            .iter()
+            .enumerate()
+            .flat_map(|(n, e)| rows.feed(n, e))
+            .collect();
+        // Each flow's exchanges: a request's head opens one, a response's head gives
+        // its status (a challenge is only a response).
+        let mut flows: Vec<Vec<(String, String, u64)>> = Vec::new();
+        for r in all.iter().filter(|r| r["kind"] == "head") {
+            let Some(flow) = r["flow"].as_u64() else {
+                continue;
+            };
+            let (lane, step) = (r["lane"].as_str().unwrap(), r["oauth"].as_str().unwrap());
+            while flows.len() < flow as usize {
+                flows.push(Vec::new());
+            }
+            let steps = &mut flows[flow as usize - 1];
+            match r["status"].as_u64() {
+                None => steps.push((lane.into(), step.into(), 0)),
+                Some(status) => match steps.iter_mut().rev().find(|s| s.0 == lane && s.2 == 0) {
+                    Some(s) => s.2 = status,
+                    None => steps.push((lane.into(), step.into(), status)),
+                },
+            }
+        }
+        let got: Vec<Vec<String>> = flows
+            .iter()
+            .map(|f| f.iter().map(|(l, s, st)| format!("{l} {s} {st}")).collect())
+            .collect();
+        assert_eq!(
+            got,
+            [
+                vec![
+                    "c1 challenge 401",
+                    "c2 resource metadata 200",
+                    "c3 server metadata 200",
+                    "c4 registration 201",
+                    "c5 authorize 302",
+                    "c6 token 200",
+                    "c7 retry 200"
+                ],
+                // A refresh, then a client_credentials token without the scope: the
+                // retry is refused (403 insufficient_scope), and that flow is over.
+                vec!["c8 token 200", "c9 token 200", "c7 retry 403"],
+                // A token that is no JWT: a new challenge, not followed.
+                vec!["c10 challenge 401"],
+            ]
+        );
+        // The MCP exchanges after the first retry are no step of any flow.
+        let later = all
+            .iter()
+            .find(|r| r["method"] == "tools/list" && r["shape"] == "request")
+            .unwrap();
+        assert_eq!(later.get("oauth"), None);
+        // The token request's secrets are masked in its bytes, as in the recording;
+        // an OAuth body is no error.
+        let form = all
+            .iter()
+            .find(|r| r["oauth"] == "token" && r["kind"] == "odd" && r["dir"] == "c2s")
+            .unwrap();
+        assert!(
+            form["bytes"]
+                .as_str()
+                .unwrap()
+                .starts_with("grant_type=authorization_code&code=****")
+        );
+        assert_eq!(form["error"], false);
     }
 
     #[test]

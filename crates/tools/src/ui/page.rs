@@ -1,5 +1,7 @@
 //! The page's files, compiled into the binary: the page works with no network, and
-//! nothing it loads comes from anywhere but this listener.
+//! nothing it loads comes from anywhere but this listener. They live in the wire
+//! crate (`crates/wire/src/page/`), which also freezes them into `show --html`'s
+//! one-file page.
 
 /// One file of the page.
 pub struct File {
@@ -14,13 +16,13 @@ pub fn file(path: &str) -> Option<File> {
     let (content_type, body): (&str, &[u8]) = match path {
         "/" | "/index.html" => (
             "text/html; charset=utf-8",
-            include_bytes!("page/index.html"),
+            crate::wire::html::INDEX.as_bytes(),
         ),
         "/ui.js" => (
             "text/javascript; charset=utf-8",
-            include_bytes!("page/ui.js"),
+            crate::wire::html::JS.as_bytes(),
         ),
-        "/ui.css" => ("text/css; charset=utf-8", include_bytes!("page/ui.css")),
+        "/ui.css" => ("text/css; charset=utf-8", crate::wire::html::CSS.as_bytes()),
         _ => return None,
     };
     Some(File { content_type, body })

@@ -2,23 +2,32 @@
 // listener that served this page), filtered, in a list or as a sequence, each
 // opening to its exact bytes. Only what is on screen is drawn, so a recording of
 // 100,000 messages scrolls as one of ten. Nothing here talks to anyone but the
-// listener that served it.
+// listener that served it. Frozen (`show --html`), the same script finds the rows
+// already in the page (a <script type="application/json" id="recording"> block) and
+// talks to no one at all.
 
 const token = new URLSearchParams(location.search).get('token') || '';
 const $ = (id) => document.getElementById(id);
 const ROW = 22; // px: one row, as --row in ui.css
 
 const rows = [];        // every row, in order
-const shown = [];       // indexes into rows of those the filters keep
+const shown = [];       // indexes into rows of those the filters keep; -N: OAuth flow N's line
+let shownRows = 0;      // how many of shown are rows (not flow lines)
+const flows = new Map(); // OAuth flow number -> its steps: [{lane, step, status}]
+const folded = new Set(); // flows drawn as their one line
+const headed = new Set(); // flows whose line is in shown
+const opened = new Map(); // lane -> index of its "opened" row, until its first head
 const asked = new Map(); // "id" -> index of the latest request with it, unanswered
 const lanes = new Set();
+const laneSession = new Map(); // lane -> the first Mcp-Session-Id seen on it
+const sessions = new Map();    // Mcp-Session-Id -> its <optgroup> in the lane list
 let view = 'list';
 let picked = -1;
 let drawQueued = false;
 let messages = 0;
 let openWhenSeen = -1; // `#row=N` in the URL: open row N once it has arrived
 
-const FILTERS = ['q', 'method', 'tool', 'rid', 'lane', 'era', 'messages', 'errors'];
+const FILTERS = ['q', 'method', 'tool', 'rid', 'lane', 'session', 'era', 'messages', 'errors'];
 
 function filterState() {
   const f = {};
@@ -44,6 +53,7 @@ function readHash() {
     }
   }
   view = h.get('view') === 'sequence' ? 'sequence' : 'list';
+  if (h.has('fold')) for (const n of h.get('fold').split(',')) folded.add(Number(n));
   if (h.has('row')) openWhenSeen = Number(h.get('row'));
 }
 
@@ -55,6 +65,7 @@ function writeHash() {
     else if (f[k]) h.set(k, f[k]);
   }
   if (view === 'sequence') h.set('view', 'sequence');
+  if (folded.size) h.set('fold', [...folded].sort((a, b) => a - b).join(','));
   if (picked >= 0) h.set('row', String(picked));
   const s = h.toString();
   history.replaceState(null, '', location.pathname + location.search + (s ? '#' + s : ''));
@@ -64,6 +75,7 @@ function keeps(r, f) {
   if (f.messages && r.kind !== 'msg' && r.kind !== 'odd') return false;
   if (f.errors && !(r.error || r.kind === 'odd')) return false;
   if (f.lane && r.lane !== f.lane) return false;
+  if (f.session && r.session !== f.session) return false;
   if (f.era && r.era !== f.era) return false;
   if (f.method && !((r.method || r.answers || '').includes(f.method))) return false;
   if (f.tool && !((r.tool || '').includes(f.tool))) return false;
@@ -78,7 +90,9 @@ function keeps(r, f) {
 function refilter() {
   const f = filterState();
   shown.length = 0;
-  for (let i = 0; i < rows.length; i++) if (keeps(rows[i], f)) shown.push(i);
+  shownRows = 0;
+  headed.clear();
+  for (let i = 0; i < rows.length; i++) if (keeps(rows[i], f)) showRow(i);
   writeHash();
   queueDraw(false);
 }
@@ -87,10 +101,7 @@ function add(r) {
   const i = rows.length;
   rows.push(r);
   if (r.kind === 'msg' || r.kind === 'odd') messages++;
-  if (!lanes.has(r.lane)) {
-    lanes.add(r.lane);
-    $('lane').add(new Option(r.lane, r.lane));
-  }
+  placeLane(r);
   // A request waits for its answer; the answer links back and says how long it took.
   if (r.shape === 'request' && r.id !== null) asked.set(r.id, i);
   if ((r.shape === 'response' || r.shape === 'error') && r.id !== null && asked.has(r.id)) {
@@ -100,11 +111,101 @@ function add(r) {
     rows[q].pair = i;
     r.ms = (r.t - rows[q].t) * 1000;
   }
-  if (keeps(r, filterState())) shown.push(i);
+  const adopted = noteFlow(r, i);
+  if (adopted) refilter(); // the lane's opening joins the flow: its place changes
+  else if (keeps(r, filterState())) showRow(i);
   if (i === openWhenSeen) {
     openWhenSeen = -1;
     open(i);
   }
+}
+
+// An OAuth flow (the rows say which, and which step: rows.rs) is one line before its
+// first row, listing its steps with their statuses; a click on it folds the flow's rows
+// into it, or unfolds them.
+function showRow(i) {
+  const r = rows[i];
+  if (r.flow) {
+    if (!headed.has(r.flow)) {
+      headed.add(r.flow);
+      shown.push(-r.flow);
+    }
+    if (folded.has(r.flow)) return;
+  }
+  shown.push(i);
+  shownRows++;
+}
+
+// A flow's steps: a request's head opens one, its response's head gives its status (a
+// challenge is only a response).
+// The connection a step opened for itself belongs to the flow too: its "opened" row
+// joins it (true when that happened).
+function noteFlow(r, i) {
+  if (r.kind === 'lane' && r.summary.startsWith('opened')) opened.set(r.lane, i);
+  const first = r.kind === 'head' ? opened.get(r.lane) : undefined;
+  if (r.kind === 'head') opened.delete(r.lane);
+  if (!r.flow) return false;
+  if (!flows.has(r.flow)) flows.set(r.flow, []);
+  if (r.kind !== 'head') return false;
+  const steps = flows.get(r.flow);
+  let adopted = false;
+  if (first !== undefined && !rows[first].flow) {
+    rows[first].flow = r.flow;
+    rows[first].oauth = r.oauth;
+    adopted = true;
+  }
+  if (r.status === undefined) {
+    steps.push({ lane: r.lane, step: r.oauth, status: null });
+    return adopted;
+  }
+  const open = steps.slice().reverse().find((s) => s.lane === r.lane && s.status === null);
+  if (open) open.status = r.status;
+  else steps.push({ lane: r.lane, step: r.oauth, status: r.status });
+  return adopted;
+}
+
+function flowLine(n) {
+  const el = element('div', 'row flow' + (folded.has(n) ? ' folded' : ''));
+  el.dataset.flow = n;
+  el.append(element('span', 'fold', folded.has(n) ? '▸' : '▾'), ' OAuth flow ' + n + ': ');
+  flows.get(n).forEach((s, k) => {
+    if (k) el.append(' → ');
+    // A refusal is the flow's start when it is the challenge; anywhere else it failed.
+    const bad = s.status >= 400 && s.step !== 'challenge';
+    el.append(element('span', 'step', s.step + ' '), element('span', bad ? 'status bad' : 'status', s.status === null ? '…' : String(s.status)));
+  });
+  el.title = el.textContent.slice(2) + (folded.has(n) ? ' (click to unfold)' : ' (click to fold)');
+  return el;
+}
+
+// A session's id, short enough for a column (the whole of it is in the row's detail).
+function short(session) {
+  return session.length > 8 ? session.slice(0, 8) + '…' : session;
+}
+
+// The lane list groups HTTP connections by the session they carry (legacy
+// Mcp-Session-Id), so a session spread over thirteen connections is one group; the
+// session list keeps one session's rows, whatever connection they came on.
+function placeLane(r) {
+  const list = $('lane');
+  if (!lanes.has(r.lane)) {
+    lanes.add(r.lane);
+    list.add(new Option(r.lane, r.lane));
+  }
+  if (!r.session || laneSession.has(r.lane)) return;
+  laneSession.set(r.lane, r.session);
+  if (!sessions.has(r.session)) {
+    const group = document.createElement('optgroup');
+    group.label = 'session ' + short(r.session);
+    list.append(group);
+    sessions.set(r.session, group);
+    const known = [...$('session').options].find((o) => o.value === r.session);
+    if (known) known.textContent = short(r.session); // one the URL named before it came
+    else $('session').add(new Option(short(r.session), r.session));
+    document.body.classList.add('sessions');
+  }
+  const option = [...list.options].find((o) => o.value === r.lane);
+  sessions.get(r.session).append(option);
 }
 
 function queueDraw(follow) {
@@ -123,10 +224,26 @@ function esc(s) {
   return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 }
 
+// Exact bytes as HTML: the marks the rows carry for invisible bytes (`␍` a CR,
+// `⟨BOM⟩`, `⟨xx⟩` a byte or control character in hex) drawn as small badges, so no
+// glyph a font may lack is needed; each badge keeps the byte it stands for in
+// data-mark (`0d`, `bom`, the hex).
+function marked(s) {
+  return String(s).split(/(␍|⟨BOM⟩|⟨[0-9a-f]{2,6}⟩)/).map((part, k) => {
+    if (k % 2 === 0) return esc(part);
+    if (part === '␍') return '<span class="mark" data-mark="0d" title="a carriage return (0x0d)">CR</span>';
+    if (part === '⟨BOM⟩') return '<span class="mark" data-mark="bom" title="a byte order mark (EF BB BF)">BOM</span>';
+    const hex = part.slice(1, -1);
+    return '<span class="mark" data-mark="' + hex + '" title="0x' + hex + ': a control character, or a byte that is not UTF-8">' + hex + '</span>';
+  }).join('');
+}
+
 function classes(r) {
   const c = ['row', r.dir];
   if (r.kind === 'lane') c.push('lane-note');
+  else if (r.oauth && r.kind === 'odd') c.push('oauth'); // an OAuth document: no JSON-RPC, no error
   else c.push(r.kind);
+  if (r.oauth) c.push('in-flow');
   if (r.error) c.push('err');
   return c.join(' ');
 }
@@ -164,6 +281,12 @@ function draw() {
   }
   for (let k = first; k < last; k++) {
     const i = shown[k];
+    if (i < 0) {
+      const line = flowLine(-i);
+      line.style.top = (top + k * ROW) + 'px';
+      drawn.push(line);
+      continue;
+    }
     const r = rows[i];
     const el = element('div', classes(r) + (i === picked ? ' picked' : ''));
     el.dataset.i = i;
@@ -173,9 +296,11 @@ function draw() {
     if (view === 'sequence') {
       const body = element('span', 'body', r.summary);
       if (ms) body.append(ms);
-      el.append(t, body, element('span', 'lane', r.lane));
+      el.append(t, body, element('span', 'lane', r.lane + (r.session ? ' ' + short(r.session) : '')));
     } else {
-      el.append(t, element('span', 'lane', r.lane), element('span', 'arrow', r.dir === 'c2s' ? '→' : '←'), ' ' + r.summary);
+      el.append(t, element('span', 'lane', r.lane));
+      if (sessions.size) el.append(element('span', 'sess', r.session ? short(r.session) : ''));
+      el.append(element('span', 'arrow', r.dir === 'c2s' ? '→' : '←'), ' ' + r.summary);
       if (ms) el.append(ms);
     }
     drawn.push(el);
@@ -184,8 +309,10 @@ function draw() {
   const counts = $('counts');
   counts.dataset.rows = rows.length;
   counts.dataset.messages = messages;
-  counts.dataset.shown = shown.length;
-  counts.textContent = messages + ' messages · ' + rows.length + ' rows · ' + shown.length + ' shown';
+  counts.dataset.shown = shownRows;
+  counts.dataset.flows = flows.size;
+  counts.textContent = messages + ' messages · ' + rows.length + ' rows · ' + shownRows + ' shown' +
+    (flows.size ? ' · ' + flows.size + ' OAuth flow' + (flows.size > 1 ? 's' : '') : '');
 }
 
 function open(i) {
@@ -193,7 +320,8 @@ function open(i) {
   const r = rows[i];
   let html = '<h2>' + esc(r.summary) + '</h2><p class="where">' + esc(r.lane) + ' · ' +
     (r.dir === 'c2s' ? 'client → server' : 'server → client') + ' · +' + r.t.toFixed(6) + 's' +
-    (r.era ? ' · ' + esc(r.era) : '') + '</p>';
+    (r.era ? ' · ' + esc(r.era) : '') + (r.session ? ' · session ' + esc(r.session) : '') +
+    (r.oauth ? ' · OAuth flow ' + r.flow + ': ' + esc(r.oauth) : '') + '</p>';
   if (r.pair !== undefined) {
     const p = rows[r.pair];
     const what = r.shape === 'request' ? 'answered by' : 'answers';
@@ -201,8 +329,8 @@ function open(i) {
     html += '<p>' + what + ' <a data-go="' + r.pair + '">' + esc(p.summary) + '</a>' +
       (ms !== undefined ? ' after ' + ms.toFixed(1) + ' ms' : '') + '</p>';
   }
-  if (r.bytes !== undefined) html += '<h3>exact bytes</h3><pre id="bytes">' + esc(r.bytes) + '</pre>';
-  if (r.pretty !== undefined) html += '<h3>laid out</h3><pre id="pretty">' + esc(r.pretty) + '</pre>';
+  if (r.bytes !== undefined) html += '<h3>exact bytes</h3><pre id="bytes">' + marked(r.bytes) + '</pre>';
+  if (r.pretty !== undefined) html += '<h3>laid out</h3><pre id="pretty">' + marked(r.pretty) + '</pre>';
   if (r.notes && r.notes.length) html += '<h3>what the spec says</h3><ul>' + r.notes.map((n) => '<li>' + esc(n) + '</li>').join('') + '</ul>';
   $('detail').innerHTML = html;
   $('detail').dataset.n = r.n;
@@ -211,15 +339,35 @@ function open(i) {
   queueDraw(false);
 }
 
+function titled(h) {
+  h = h || {};
+  const title = 'mcp-raw: ' + (h.role || '?') + ' over ' + (h.transport || '?') + (h.started ? ', ' + h.started : '');
+  $('title').textContent = title;
+  document.title = title;
+}
+
+// Every row is here: drawn at once (a hidden tab, or a headless one, may not run the
+// next frame soon), and said.
+function whole(status) {
+  draw();
+  $('status').textContent = status;
+  $('status').className = 'status';
+  document.body.dataset.loaded = 'whole';
+  console.log('mcp-raw ui: ' + messages + ' messages, ' + rows.length + ' rows');
+}
+
+// The frozen page: the rows the live stream would have carried, in the file.
+function thaw(block) {
+  const recording = JSON.parse(block.textContent);
+  titled(recording.header);
+  for (const r of recording.rows) add(r);
+  whole('the whole recording (a file: show --html)');
+}
+
 function connect() {
   fetch('/info?token=' + encodeURIComponent(token))
     .then((r) => (r.ok ? r.json() : Promise.reject(r.status)))
-    .then((info) => {
-      const h = info.header || {};
-      const title = 'mcp-raw: ' + (h.role || '?') + ' over ' + (h.transport || '?') + (h.started ? ', ' + h.started : '');
-      $('title').textContent = title;
-      document.title = title;
-    })
+    .then((info) => titled(info.header))
     .catch((status) => { $('status').textContent = 'refused (' + status + '): open the URL printed at start'; $('status').className = 'status lost'; });
   const source = new EventSource('/events?token=' + encodeURIComponent(token));
   source.onopen = () => { $('status').textContent = 'live'; $('status').className = 'status live'; };
@@ -243,11 +391,7 @@ function connect() {
   // The recording is whole (a file, not followed): nothing more will come.
   source.addEventListener('end', () => {
     source.close();
-    draw(); // at once: a hidden tab (or a headless one) may not run the next frame soon
-    $('status').textContent = 'the whole recording';
-    $('status').className = 'status';
-    document.body.dataset.loaded = 'whole';
-    console.log('mcp-raw ui: ' + messages + ' messages, ' + rows.length + ' rows');
+    whole('the whole recording');
   });
 }
 
@@ -258,7 +402,15 @@ $('as-seq').onclick = () => { view = 'sequence'; writeHash(); queueDraw(false); 
 $('rows').addEventListener('scroll', () => queueDraw(false));
 $('rows').addEventListener('click', (e) => {
   const el = e.target.closest('.row');
-  if (el) open(Number(el.dataset.i));
+  if (!el) return;
+  if (el.dataset.flow) {
+    const n = Number(el.dataset.flow);
+    if (folded.has(n)) folded.delete(n);
+    else folded.add(n);
+    refilter();
+    return;
+  }
+  open(Number(el.dataset.i));
 });
 $('detail').addEventListener('click', (e) => {
   const go = e.target.closest('[data-go]');
@@ -269,4 +421,5 @@ $('detail').addEventListener('click', (e) => {
   if (k >= 0) $('rows').scrollTop = k * ROW;
 });
 window.addEventListener('resize', () => queueDraw(false));
-connect();
+if ($('recording')) thaw($('recording'));
+else connect();
