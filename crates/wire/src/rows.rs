@@ -17,8 +17,8 @@
 //! carries it once the session is open; the initialize response's head assigns it),
 //! so a session spread over many connections reads as one. A response's head adds
 //! `status`. A row of an OAuth exchange adds `oauth`, its step, and `flow`, which flow
-//! it belongs to (1, 2…), so the page can fold a flow into one line of steps (see
-//! [`Oauth`]).
+//! it belongs to (1, 2…), so the page can fold a flow into one line of steps (the
+//! private `Oauth` below tells the steps apart).
 
 use super::classify::Class;
 use super::decode::{Decoder, Fact, Source};
