@@ -1,3 +1,4 @@
+// Over 500 lines: about 185 of them are its unit tests (a recorded OAuth flow among them).
 //! The live page's rows (`mcp-raw ui`, `--ui`): each event of a recording becomes
 //! the things a reader sees it carry — a lane opening or closing, a TLS handshake, an
 //! HTTP head, an SSE event, a message, a stderr line — as JSON objects the page draws.
