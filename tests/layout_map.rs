@@ -137,3 +137,40 @@ fn every_source_file_is_in_its_crates_layout_map() {
         assert!(ROOTS.contains(&root.as_str()), "{root} is not checked here");
     }
 }
+
+/// Every `.rs` file under `dir`, recursively.
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Small files with one job: a source file over 500 lines says why on its first line
+/// (`// Over 500 lines: …`), so the exception is a decision a reader can see, and a
+/// file that grew past it without one fails here, naming it.
+#[test]
+fn a_file_over_500_lines_says_why_at_its_top() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    for krate in ["wire", "core", "net", "tools"] {
+        rust_files(&root.join("crates").join(krate).join("src"), &mut files);
+    }
+    let mut silent = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        if text.lines().count() > 500 && !text.starts_with("// Over 500 lines") {
+            silent.push(file.strip_prefix(root).unwrap().display().to_string());
+        }
+    }
+    assert!(
+        silent.is_empty(),
+        "over 500 lines with no `// Over 500 lines: why` first line: {silent:?}"
+    );
+    assert!(files.len() > 100, "{} source files found", files.len());
+}
