@@ -139,11 +139,11 @@ fn every_source_file_is_in_its_crates_layout_map() {
 }
 
 /// Every `.rs` file under `dir`, recursively.
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+fn source_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
-            rust_files(&path, out);
+            source_files(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
             out.push(path);
         }
@@ -157,9 +157,9 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 fn a_file_over_500_lines_says_why_at_its_top() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
+    source_files(&root.join("src"), &mut files);
     for krate in ["wire", "core", "net", "tools"] {
-        rust_files(&root.join("crates").join(krate).join("src"), &mut files);
+        source_files(&root.join("crates").join(krate).join("src"), &mut files);
     }
     let mut silent = Vec::new();
     for file in &files {
