@@ -7,6 +7,12 @@
 // talks to no one at all.
 
 const token = new URLSearchParams(location.search).get('token') || '';
+// `&measure=1` in the URL: the page logs how long it took (bench/ui/measure.py reads
+// these lines from the browser's console): first rows drawn, the whole recording
+// loaded, a scroll to its end drawn, one filter keystroke; and its JS heap (Chrome).
+const measuring = new URLSearchParams(location.search).get('measure') === '1';
+const mark = (what, extra) => { if (measuring) console.log('mcp-raw measure ' + what + ' ' + performance.now().toFixed(1) + (extra || '')); };
+let firstDrawn = false;
 const $ = (id) => document.getElementById(id);
 const ROW = 22; // px: one row, as --row in ui.css
 
@@ -306,6 +312,10 @@ function draw() {
     drawn.push(el);
   }
   spacer.replaceChildren(...drawn);
+  if (!firstDrawn && drawn.length) {
+    firstDrawn = true;
+    mark('first-rows');
+  }
   const counts = $('counts');
   counts.dataset.rows = rows.length;
   counts.dataset.messages = messages;
@@ -354,6 +364,28 @@ function whole(status) {
   $('status').className = 'status';
   document.body.dataset.loaded = 'whole';
   console.log('mcp-raw ui: ' + messages + ' messages, ' + rows.length + ' rows');
+  if (measuring) measureRest();
+}
+
+// After the whole recording: a scroll to its end (drawn, laid out), then one filter
+// keystroke over every row, then the heap.
+function measureRest() {
+  mark('loaded');
+  const box = $('rows');
+  const t0 = performance.now();
+  box.scrollTop = box.scrollHeight;
+  draw();
+  void ($('spacer').lastElementChild || box).getBoundingClientRect(); // the layout, done now
+  const t1 = performance.now();
+  mark('scrolled', ' took ' + (t1 - t0).toFixed(1));
+  $('q').value = 'message 4242';
+  refilter();
+  const t2 = performance.now();
+  $('q').value = '';
+  refilter();
+  mark('filtered', ' took ' + (t2 - t1).toFixed(1));
+  const heap = performance.memory ? performance.memory.usedJSHeapSize : -1;
+  mark('done', ' heap ' + heap);
 }
 
 // The frozen page: the rows the live stream would have carried, in the file.

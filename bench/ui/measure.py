@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""How `mcp-raw ui` copes with a big recording, measured in Debian's headless chromium.
+
+    python3 bench/ui/measure.py target/debug/mcp-raw /usr/bin/chromium 10000 100000
+
+For each N: a recording of N messages (make_recording.py, beside this file), served by
+`mcp-raw ui`, opened with `&measure=1` (ui.js then logs its marks on the console, read
+here from chromium's stderr), in wall-clock time (no virtual time: real time is what is
+measured). Printed: first rows drawn and the whole recording loaded (ms since
+navigation), a scroll to the end drawn and one filter keystroke over every row (ms),
+the page's JS heap (performance.memory, precise) and the server's RSS (/proc) once the
+page has everything. Standard library only.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def rss_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def measure(binary, browser, n, tmp):
+    recording = os.path.join(tmp, f"rec-{n}.jsonl")
+    subprocess.run([sys.executable, os.path.join(HERE, "make_recording.py"), str(n), recording], check=True)
+    size = os.path.getsize(recording) / 1024 / 1024
+    ui = subprocess.Popen([binary, "ui", recording], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    marks = {}
+    try:
+        line = ui.stderr.readline()
+        m = re.search(r"ui: (http://\S+)", line)
+        if not m:
+            raise SystemExit(f"no URL from `mcp-raw ui`: {line!r}")
+        url = m.group(1) + "&measure=1"
+        profile = tempfile.mkdtemp(dir=tmp)
+        browser_proc = subprocess.Popen(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
+             "--v=0", "--enable-precise-memory-info", "--window-size=1280,800",
+             f"--user-data-dir={profile}", url],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 300
+        try:
+            for line in browser_proc.stderr:
+                m = re.search(r'"mcp-raw measure (\S+) ([\d.]+)(?: took ([\d.]+))?(?: heap (-?\d+))?"', line)
+                if m:
+                    what, at, took, heap = m.groups()
+                    marks[what] = float(took) if took else float(at)
+                    if what == "done":
+                        marks["heap"] = int(heap) / 1024 / 1024
+                        marks["rss"] = rss_mib(ui.pid)
+                        break
+                if re.search(r"CONSOLE.*(Uncaught|Error)", line):
+                    print("page error:", line.strip(), file=sys.stderr)
+                if time.monotonic() > deadline:
+                    break
+        finally:
+            browser_proc.kill()
+            browser_proc.wait()
+    finally:
+        ui.kill()
+        ui.wait()
+    if "done" not in marks:
+        raise SystemExit(f"{n} messages: the page never said it was done (marks: {marks})")
+    marks["size"] = size
+    return marks
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit("usage: measure.py MCP_RAW CHROMIUM N...")
+    binary, browser, *counts = sys.argv[1:]
+    with tempfile.TemporaryDirectory() as tmp:
+        results = [(int(n), measure(binary, browser, int(n), tmp)) for n in counts]
+    print(f"{'messages':>9} {'file MiB':>9} {'first rows ms':>14} {'loaded ms':>10} "
+          f"{'scroll end ms':>14} {'filter ms':>10} {'JS heap MiB':>12} {'server RSS MiB':>15}")
+    for n, m in results:
+        print(f"{n:>9} {m['size']:>9.1f} {m['first-rows']:>14.0f} {m['loaded']:>10.0f} "
+              f"{m['scrolled']:>14.1f} {m['filtered']:>10.1f} {m['heap']:>12.1f} {m['rss']:>15.1f}")
+
+
+if __name__ == "__main__":
+    main()
