@@ -6,7 +6,8 @@
 For each N: a recording of N messages (make_recording.py, beside this file), served by
 `mcp-raw ui`, opened with `&measure=1` (ui.js then logs its marks on the console, read
 here from chromium's stderr), in wall-clock time (no virtual time: real time is what is
-measured). Printed: first rows drawn and the whole recording loaded (ms since
+measured). Printed: the server's part alone (a plain client reads the whole event
+stream first: the file read and turned into rows), then, in the page, first rows drawn and the whole recording loaded (ms since
 navigation), a scroll to the end drawn and one filter keystroke over every row (ms),
 the page's JS heap (performance.memory, precise) and the server's RSS (/proc) once the
 page has everything. Standard library only.
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -42,6 +44,15 @@ def measure(binary, browser, n, tmp):
         if not m:
             raise SystemExit(f"no URL from `mcp-raw ui`: {line!r}")
         url = m.group(1) + "&measure=1"
+        # The server's part alone: the whole stream read by a plain client, so the file
+        # is read and turned into rows (rows.rs) before the browser comes; the page's
+        # numbers below are then the page's own (and the transfer's).
+        start = time.monotonic()
+        with urllib.request.urlopen(url.replace("/?", "/events?"), timeout=600) as events:
+            for chunk in iter(lambda: events.read(1 << 20), b""):
+                if b"event: end" in chunk[-64:]:
+                    break
+        marks["server"] = (time.monotonic() - start) * 1000
         profile = tempfile.mkdtemp(dir=tmp)
         browser_proc = subprocess.Popen(
             [browser, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
@@ -81,10 +92,10 @@ def main():
     binary, browser, *counts = sys.argv[1:]
     with tempfile.TemporaryDirectory() as tmp:
         results = [(int(n), measure(binary, browser, int(n), tmp)) for n in counts]
-    print(f"{'messages':>9} {'file MiB':>9} {'first rows ms':>14} {'loaded ms':>10} "
+    print(f"{'messages':>9} {'file MiB':>9} {'server ms':>10} {'first rows ms':>14} {'loaded ms':>10} "
           f"{'scroll end ms':>14} {'filter ms':>10} {'JS heap MiB':>12} {'server RSS MiB':>15}")
     for n, m in results:
-        print(f"{n:>9} {m['size']:>9.1f} {m['first-rows']:>14.0f} {m['loaded']:>10.0f} "
+        print(f"{n:>9} {m['size']:>9.1f} {m['server']:>10.0f} {m['first-rows']:>14.0f} {m['loaded']:>10.0f} "
               f"{m['scrolled']:>14.1f} {m['filtered']:>10.1f} {m['heap']:>12.1f} {m['rss']:>15.1f}")
 
 
