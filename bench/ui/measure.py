@@ -8,7 +8,7 @@ For each N: a recording of N messages (make_recording.py, beside this file), ser
 here from chromium's stderr), in wall-clock time (no virtual time: real time is what is
 measured). Printed: the server's part alone (a plain client reads the whole event
 stream first: the file read and turned into rows), then, in the page, first rows drawn and the whole recording loaded (ms since
-navigation), a scroll to the end drawn and one filter keystroke over every row (ms),
+navigation; of it, the time the page's script spent parsing and adding rows), a scroll to the end drawn and one filter keystroke over every row (ms),
 the page's JS heap (performance.memory, precise) and the server's RSS (/proc) once the
 page has everything. Standard library only.
 """
@@ -62,10 +62,12 @@ def measure(binary, browser, n, tmp):
         deadline = time.monotonic() + 300
         try:
             for line in browser_proc.stderr:
-                m = re.search(r'"mcp-raw measure (\S+) ([\d.]+)(?: took ([\d.]+))?(?: heap (-?\d+))?"', line)
+                m = re.search(r'"mcp-raw measure (\S+) ([\d.]+)(?: took ([\d.]+))?(?: busy ([\d.]+))?(?: heap (-?\d+))?"', line)
                 if m:
-                    what, at, took, heap = m.groups()
+                    what, at, took, busy, heap = m.groups()
                     marks[what] = float(took) if took else float(at)
+                    if busy:
+                        marks["busy"] = float(busy)
                     if what == "done":
                         marks["heap"] = int(heap) / 1024 / 1024
                         marks["rss"] = rss_mib(ui.pid)
@@ -92,10 +94,10 @@ def main():
     binary, browser, *counts = sys.argv[1:]
     with tempfile.TemporaryDirectory() as tmp:
         results = [(int(n), measure(binary, browser, int(n), tmp)) for n in counts]
-    print(f"{'messages':>9} {'file MiB':>9} {'server ms':>10} {'first rows ms':>14} {'loaded ms':>10} "
+    print(f"{'messages':>9} {'file MiB':>9} {'server ms':>10} {'first rows ms':>14} {'loaded ms':>10} {'of it JS ms':>12} "
           f"{'scroll end ms':>14} {'filter ms':>10} {'JS heap MiB':>12} {'server RSS MiB':>15}")
     for n, m in results:
-        print(f"{n:>9} {m['size']:>9.1f} {m['server']:>10.0f} {m['first-rows']:>14.0f} {m['loaded']:>10.0f} "
+        print(f"{n:>9} {m['size']:>9.1f} {m['server']:>10.0f} {m['first-rows']:>14.0f} {m['loaded']:>10.0f} {m['busy']:>12.0f} "
               f"{m['scrolled']:>14.1f} {m['filtered']:>10.1f} {m['heap']:>12.1f} {m['rss']:>15.1f}")
 
 

@@ -13,6 +13,7 @@ const token = new URLSearchParams(location.search).get('token') || '';
 const measuring = new URLSearchParams(location.search).get('measure') === '1';
 const mark = (what, extra) => { if (measuring) console.log('mcp-raw measure ' + what + ' ' + performance.now().toFixed(1) + (extra || '')); };
 let firstDrawn = false;
+let busy = 0; // ms spent in the stream's handler (parse and add), when measuring
 const $ = (id) => document.getElementById(id);
 const ROW = 22; // px: one row, as --row in ui.css
 
@@ -372,7 +373,7 @@ function whole(status) {
 // After the whole recording: a scroll to its end (drawn, laid out), then one filter
 // keystroke over every row, then the heap.
 function measureRest() {
-  mark('loaded');
+  mark('loaded', ' busy ' + busy.toFixed(1));
   const box = $('rows');
   const t0 = performance.now();
   box.scrollTop = box.scrollHeight;
@@ -412,10 +413,12 @@ function connect() {
     $('status').className = 'status lost';
   };
   source.onmessage = (e) => {
+    const t0 = measuring ? performance.now() : 0;
     const batch = JSON.parse(e.data);
     const f = filterState();
     for (const r of batch.rows) add(r, f);
     queueDraw(true);
+    if (measuring) busy += performance.now() - t0;
   };
   // Events the server let go before this page read them (--ui-keep): said as a row.
   source.addEventListener('gap', (e) => {
