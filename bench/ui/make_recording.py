@@ -3,9 +3,11 @@
 
     python3 bench/ui/make_recording.py 100000 /tmp/big.jsonl
 
-The lines are what `mcp-raw serve --record` writes for a client that initializes
+The lines are shaped as a server's `--record` writes them (event lines, each message's
+fact line after it), for a client that initializes
 (2025-11-25: initialize, its result, notifications/initialized) and then calls a tool
-again and again (tools/call "echo" and its result), so N messages are 3 + pairs: the
+again and again (tools/call "echo" and its result), so N messages are 3 + pairs (and a
+notifications/roots/list_changed when N is even): `mcp-raw check` finds nothing. The
 transcript format is README "Transcript format (version 2)". Standard library only.
 """
 import json
@@ -36,7 +38,7 @@ def main():
     sent = 0
     if n >= 3:
         message("c2s", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
+            "protocolVersion": "2025-11-25", "capabilities": {"roots": {"listChanged": True}},
             "clientInfo": {"name": "bench", "version": "1"}}},
             {"shape": "request", "method": "initialize", "id": 0})
         message("s2c", {"jsonrpc": "2.0", "id": 0, "result": {
@@ -47,16 +49,19 @@ def main():
                 {"shape": "notification", "method": "notifications/initialized"})
         sent = 3
     i = 1
+    if (n - sent) % 2:
+        # One message short of whole pairs: a notification, so no request is left unanswered.
+        message("c2s", {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"},
+                {"shape": "notification", "method": "notifications/roots/list_changed"})
+        sent += 1
     while sent < n:
         message("c2s", {"jsonrpc": "2.0", "id": i, "method": "tools/call",
                         "params": {"name": "echo", "arguments": {"text": "message %d" % i}}},
                 {"shape": "request", "method": "tools/call", "id": i})
-        sent += 1
-        if sent < n:
-            message("s2c", {"jsonrpc": "2.0", "id": i, "result": {
-                "content": [{"type": "text", "text": "message %d" % i}]}},
-                {"shape": "response", "id": i})
-            sent += 1
+        message("s2c", {"jsonrpc": "2.0", "id": i, "result": {
+            "content": [{"type": "text", "text": "message %d" % i}]}},
+            {"shape": "response", "id": i})
+        sent += 2
         i += 1
     t += 0.0001
     line({"t": round(t, 6), "lane": "stdio", "dir": "c2s", "close": "EOF"})
