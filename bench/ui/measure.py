@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """How `mcp-raw ui` copes with a big recording, measured in Debian's headless chromium.
 
-    python3 bench/ui/measure.py target/debug/mcp-raw /usr/bin/chromium 10000 100000
+    python3 bench/ui/measure.py target/release/mcp-raw /usr/bin/chromium 10000 100000
+
+(a debug build turns rows about seven times slower: measure a release one).
 
 For each N: a recording of N messages (make_recording.py, beside this file), served by
 `mcp-raw ui`, opened with `&measure=1` (ui.js then logs its marks on the console, read
