@@ -7,6 +7,13 @@
 // talks to no one at all.
 
 const token = new URLSearchParams(location.search).get('token') || '';
+// `&measure=1` in the URL: the page logs how long it took (bench/ui/measure.py reads
+// these lines from the browser's console): first rows drawn, the whole recording
+// loaded, a scroll to its end drawn, one filter keystroke; and its JS heap (Chrome).
+const measuring = new URLSearchParams(location.search).get('measure') === '1';
+const mark = (what, extra) => { if (measuring) console.log('mcp-raw measure ' + what + ' ' + performance.now().toFixed(1) + (extra || '')); };
+let firstDrawn = false;
+let busy = 0; // ms spent in the stream's handler (parse and add), when measuring
 const $ = (id) => document.getElementById(id);
 const ROW = 22; // px: one row, as --row in ui.css
 
@@ -97,7 +104,9 @@ function refilter() {
   queueDraw(false);
 }
 
-function add(r) {
+// `f`: the filters, read once for a whole batch (reading the inputs for each of
+// 100,000 rows costs more than the rest of add).
+function add(r, f) {
   const i = rows.length;
   rows.push(r);
   if (r.kind === 'msg' || r.kind === 'odd') messages++;
@@ -113,7 +122,7 @@ function add(r) {
   }
   const adopted = noteFlow(r, i);
   if (adopted) refilter(); // the lane's opening joins the flow: its place changes
-  else if (keeps(r, filterState())) showRow(i);
+  else if (keeps(r, f || filterState())) showRow(i);
   if (i === openWhenSeen) {
     openWhenSeen = -1;
     open(i);
@@ -306,6 +315,10 @@ function draw() {
     drawn.push(el);
   }
   spacer.replaceChildren(...drawn);
+  if (!firstDrawn && drawn.length) {
+    firstDrawn = true;
+    mark('first-rows');
+  }
   const counts = $('counts');
   counts.dataset.rows = rows.length;
   counts.dataset.messages = messages;
@@ -354,13 +367,36 @@ function whole(status) {
   $('status').className = 'status';
   document.body.dataset.loaded = 'whole';
   console.log('mcp-raw ui: ' + messages + ' messages, ' + rows.length + ' rows');
+  if (measuring) measureRest();
+}
+
+// After the whole recording: a scroll to its end (drawn, laid out), then one filter
+// keystroke over every row, then the heap.
+function measureRest() {
+  mark('loaded', ' busy ' + busy.toFixed(1));
+  const box = $('rows');
+  const t0 = performance.now();
+  box.scrollTop = box.scrollHeight;
+  draw();
+  void ($('spacer').lastElementChild || box).getBoundingClientRect(); // the layout, done now
+  const t1 = performance.now();
+  mark('scrolled', ' took ' + (t1 - t0).toFixed(1));
+  $('q').value = 'message 4242';
+  refilter();
+  const t2 = performance.now();
+  $('q').value = '';
+  refilter();
+  mark('filtered', ' took ' + (t2 - t1).toFixed(1));
+  const heap = performance.memory ? performance.memory.usedJSHeapSize : -1;
+  mark('done', ' heap ' + heap);
 }
 
 // The frozen page: the rows the live stream would have carried, in the file.
 function thaw(block) {
   const recording = JSON.parse(block.textContent);
   titled(recording.header);
-  for (const r of recording.rows) add(r);
+  const f = filterState();
+  for (const r of recording.rows) add(r, f);
   whole('the whole recording (a file: show --html)');
 }
 
@@ -377,9 +413,12 @@ function connect() {
     $('status').className = 'status lost';
   };
   source.onmessage = (e) => {
+    const t0 = measuring ? performance.now() : 0;
     const batch = JSON.parse(e.data);
-    for (const r of batch.rows) add(r);
+    const f = filterState();
+    for (const r of batch.rows) add(r, f);
     queueDraw(true);
+    if (measuring) busy += performance.now() - t0;
   };
   // Events the server let go before this page read them (--ui-keep): said as a row.
   source.addEventListener('gap', (e) => {
