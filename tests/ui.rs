@@ -336,7 +336,16 @@ fn a_file_that_is_no_recording_is_refused_with_status_2() {
     let dir = common::scratch("ui", "bad");
     let not = dir.join("not.jsonl");
     std::fs::write(&not, "{\"hello\": 1}\n").unwrap();
+    let empty = dir.join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
     for (file, want) in [
+        (
+            empty.clone(),
+            format!(
+                "mcp-raw: {} is empty: not a transcript (its first line is the header)\n",
+                empty.display()
+            ),
+        ),
         (
             dir.join("missing.jsonl"),
             format!(

@@ -21,16 +21,19 @@ pub fn main(args: UiArgs) -> anyhow::Result<()> {
         std::fs::File::open(file).map_err(|e| usage!("cannot read {}: {e}", file.display()))?;
     let mut lines = Lines::default();
     // The header first: the page's title, and the proof this is a transcript.
-    let header = loop {
-        if let Some((no, line)) = lines.next(&mut input, file, args.follow)? {
-            break transcript::header_of_line(&line).map_err(|e| {
-                usage!(
-                    "{} is not a transcript mcp-raw can read: line {no}: {e}",
-                    file.display()
-                )
-            })?;
-        }
+    // (A followed file is waited for until its first line comes.)
+    let Some((no, line)) = lines.next(&mut input, file, args.follow)? else {
+        return Err(usage!(
+            "{} is empty: not a transcript (its first line is the header)",
+            file.display()
+        ));
     };
+    let header = transcript::header_of_line(&line).map_err(|e| {
+        usage!(
+            "{} is not a transcript mcp-raw can read: line {no}: {e}",
+            file.display()
+        )
+    })?;
     let feed = Feed::new(header.to_json(), args.page.ui_keep);
     let mut sink = feed.sink(args.max_message_bytes);
     // Served before the file is read whole: a large recording's first rows show at once.
