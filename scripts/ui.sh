@@ -21,3 +21,6 @@ done
 python3 scripts/ui_check.py "$bin" "$browser" \
   "$dir/stdio-legacy.jsonl" "$dir/stdio-modern.jsonl" "$dir/http-legacy.jsonl" "$dir/http-modern.jsonl" \
   "$dir/http-auth.jsonl"
+# Live: a server's page open in a browser driven over the DevTools protocol while
+# clients come, through a reload (what scripts/ui_live.py checks is said at its top).
+python3 scripts/ui_live.py "$bin" "$browser"
