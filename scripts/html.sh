@@ -9,20 +9,5 @@
 # facts), its script must log that count, its console no error; its filters, its
 # sequence view and a row opened from the URL are checked as the live page's are.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-browser=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$browser" ] || { echo "chromium is not installed (apt-get install chromium)" >&2; exit 1; }
-echo "== cargo build --release"
-cargo build --release
-bin=$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/mcp-raw
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-for era in legacy modern; do
-  "$bin" demo --era "$era" --color never --record "$dir/stdio-$era.jsonl" >/dev/null
-  "$bin" demo-http --era "$era" --color never --record "$dir/http-$era.jsonl" >/dev/null
-done
-# The OAuth flow (an authorization server and a protected server, both spawned).
-"$bin" demo-http --auth --color never --record "$dir/http-auth.jsonl" >/dev/null
-python3 scripts/ui_check.py --frozen "$bin" "$browser" \
-  "$dir/stdio-legacy.jsonl" "$dir/stdio-modern.jsonl" "$dir/http-legacy.jsonl" "$dir/http-modern.jsonl" \
-  "$dir/http-auth.jsonl"
+source "$(dirname "${BASH_SOURCE[0]}")/demo_recordings.sh"
+python3 scripts/ui_check.py --frozen "$bin" "$browser" "${recordings[@]}"

@@ -345,26 +345,10 @@ async fn a_session_without_notifications_initialized_ends_after_the_init_timeout
     let r = inproc::post(&addr, &[], &initialize("2025-11-25")).await;
     let unfinished = r.header("mcp-session-id").unwrap().to_owned();
     let finished = inproc::open_session(&addr, "2025-11-25").await;
-    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
-    let status = |sid: String| {
-        let addr = addr.clone();
-        async move {
-            inproc::post(
-                &addr,
-                &[
-                    ("Mcp-Session-Id", &sid),
-                    ("MCP-Protocol-Version", "2025-11-25"),
-                ],
-                list,
-            )
-            .await
-            .status
-        }
-    };
     tokio::time::sleep(Duration::from_millis(1600)).await;
     // The handshake was never finished: the session is gone; the other one lives.
-    assert_eq!(status(unfinished).await, 404);
-    assert_eq!(status(finished).await, 200);
+    assert_eq!(inproc::list_status(&addr, &unfinished).await, 404);
+    assert_eq!(inproc::list_status(&addr, &finished).await, 200);
     let line = "[mcp-raw] ended 1 session(s): 1 never sent notifications/initialized (serve --init-timeout), 0 idle (serve --session-timeout); 0 running request(s) cancelled; 1 live";
     assert!(
         inproc::logged().iter().any(|l| l == line),
@@ -383,28 +367,12 @@ async fn an_unused_initialized_session_ends_after_the_session_timeout() {
     let addr = here(demo_server(), limits).await;
     let idle = inproc::open_session(&addr, "2025-11-25").await;
     let used = inproc::open_session(&addr, "2025-11-25").await;
-    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
-    let status = |sid: String| {
-        let addr = addr.clone();
-        async move {
-            inproc::post(
-                &addr,
-                &[
-                    ("Mcp-Session-Id", &sid),
-                    ("MCP-Protocol-Version", "2025-11-25"),
-                ],
-                list,
-            )
-            .await
-            .status
-        }
-    };
     // One session keeps being used; the other is left alone past the timeout.
     for _ in 0..4 {
         tokio::time::sleep(Duration::from_millis(400)).await;
-        assert_eq!(status(used.clone()).await, 200);
+        assert_eq!(inproc::list_status(&addr, &used).await, 200);
     }
-    assert_eq!(status(idle).await, 404);
+    assert_eq!(inproc::list_status(&addr, &idle).await, 404);
     let line = "[mcp-raw] ended 1 session(s): 0 never sent notifications/initialized (serve --init-timeout), 1 idle (serve --session-timeout); 0 running request(s) cancelled; 1 live";
     assert!(
         inproc::logged().iter().any(|l| l == line),

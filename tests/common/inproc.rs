@@ -95,6 +95,21 @@ pub async fn request(addr: &str, method: &str, headers: &[(&str, &str)], body: &
     c.reply()
 }
 
+/// The status a `tools/list` in legacy session `sid` gets: 200 while the session
+/// lives, 404 once it has ended.
+pub async fn list_status(addr: &str, sid: &str) -> u16 {
+    post(
+        addr,
+        &[
+            ("Mcp-Session-Id", sid),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    )
+    .await
+    .status
+}
+
 /// initialize + notifications/initialized; the session id.
 pub async fn open_session(addr: &str, version: &str) -> String {
     let r = post(addr, &[], &super::initialize(version)).await;

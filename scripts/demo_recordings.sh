@@ -1,0 +1,19 @@
+# Sourced by scripts/html.sh and scripts/ui.sh: finds Debian's chromium, builds
+# mcp-raw (release), and records the demos into a scratch directory removed on exit:
+# stdio and HTTP in both eras, and the OAuth flow of `demo-http --auth` (an
+# authorization server and a protected server, both spawned). Sets `browser`, `bin`,
+# `dir` and `recordings` (the five files, in that order).
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+browser=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$browser" ] || { echo "chromium is not installed (apt-get install chromium)" >&2; exit 1; }
+echo "== cargo build --release"
+cargo build --release
+bin=$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/mcp-raw
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+for era in legacy modern; do
+  "$bin" demo --era "$era" --color never --record "$dir/stdio-$era.jsonl" >/dev/null
+  "$bin" demo-http --era "$era" --color never --record "$dir/http-$era.jsonl" >/dev/null
+done
+"$bin" demo-http --auth --color never --record "$dir/http-auth.jsonl" >/dev/null
+recordings=("$dir/stdio-legacy.jsonl" "$dir/stdio-modern.jsonl" "$dir/http-legacy.jsonl" "$dir/http-modern.jsonl" "$dir/http-auth.jsonl")
