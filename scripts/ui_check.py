@@ -32,6 +32,15 @@ Chromium (`--dump-dom` after the page's own script has run), and checks:
    own connections (c2 to c6) is drawn and fewer rows are shown;
 5. (live) a page from another origin (a second listener on another loopback port),
    even one that knows the token, cannot read the stream;
+4d. check's findings: the page counts as many as `mcp-raw check --format json`
+   reports, and `#findings=1` keeps exactly the rows of the events they were found
+   at; the first such row, opened, lists each of its event's rules (the recording
+   of hostile input, stdio-hostile*.jsonl, has some);
+4e. a 2026-07-28 call retried with requestState (stdio-mrtr*.jsonl, three rounds of
+   test_input_required_result_multi_round): the third request, opened, is attempt 3
+   of the operation begun by the first, and the final answer's time is the whole
+   operation's, from the first request's time to its own, both read from the
+   transcript here;
 6. (live) the stream refuses a missing token and a foreign Origin, with a 403 that
    says why.
 
@@ -97,6 +106,55 @@ def logged_count(log_path):
 def console_errors(log_path):
     with open(log_path) as f:
         return [l for l in f if re.search(r"CONSOLE.*(Uncaught|Error)|:ERROR:CONSOLE", l)]
+
+
+def check_findings(binary, browser, url, recording, rows, work, name):
+    out = subprocess.run([binary, "check", "--format", "json", recording], stdout=subprocess.PIPE, text=True)
+    report = json.loads(out.stdout)
+    findings = report["findings"]
+    dom = dump(browser, url + "#findings=1", f"{work}/{name}.findings.log")
+    got = re.search(r'data-shown="(\d+)" data-flows="\d+" data-findings="(\d+)"', dom)
+    # Each finding sits on the rows of its event (check counts events from 1, rows
+    # from 0), or of the last event before it that brought rows.
+    ns = sorted({r["n"] for r in rows})
+    at = set()
+    for f in findings:
+        before = [n for n in ns if n <= f["event"] - 1]
+        if before:
+            at.add(before[-1])
+    want_rows = sum(1 for r in rows if r["n"] in at)
+    print(f"{name}: check found {len(findings)} on {len(at)} events ({want_rows} rows); the page: {got and got.group(2)} findings, {got and got.group(1)} rows kept by findings only")
+    if not got or int(got.group(2)) != len(findings) or int(got.group(1)) != want_rows:
+        fail(f"{name}: the page's findings {got and got.groups()} are not check's {len(findings)} on {want_rows} rows")
+    if not findings:
+        return
+    first = next(i for i, r in enumerate(rows) if r["n"] in at)
+    dom = dump(browser, url + f"#row={first}", f"{work}/{name}.finding.log")
+    listed = re.findall(r'<li class="(?:error|warning)" data-rule="([^"]+)"', dom)
+    want = [f["rule"] for f in findings if f["event"] - 1 == rows[first]["n"]]
+    print(f"{name}: row {first} (event {rows[first]['n']}) lists {listed}; check: {want}")
+    if not want or sorted(listed) != sorted(want):
+        fail(f"{name}: row {first} lists the findings {listed}, check {want}")
+
+
+def check_retry(browser, url, rows, work, name):
+    calls = [i for i, r in enumerate(rows) if r.get("shape") == "request" and r.get("method") == "tools/call"]
+    if len(calls) != 3:
+        fail(f"{name}: {len(calls)} tools/call requests, not the 3 rounds")
+        return
+    first, third = calls[0], calls[2]
+    dom = dump(browser, url + f"#row={third}", f"{work}/{name}.retry.log")
+    m = re.search(r'<p class="retry">attempt (\d+) of the operation begun by <a data-go="(\d+)">', dom)
+    print(f"{name}: the third tools/call (row {third}) reads {m and m.group(0)}")
+    if not m or m.group(1) != "3" or int(m.group(2)) != first:
+        fail(f"{name}: the third tools/call is not linked as attempt 3 of row {first}: {m and m.group(0)}")
+    answer = next(i for i, r in enumerate(rows) if i > third and r.get("shape") == "response" and r.get("id") == rows[third]["id"])
+    want = f"{(rows[answer]['t'] - rows[first]['t']) * 1000:.1f}"
+    dom = dump(browser, url + f"#row={answer}", f"{work}/{name}.op.log")
+    m = re.search(r"the whole operation, from its first attempt: ([\d.]+) ms", dom)
+    print(f"{name}: the final answer's operation time: {m and m.group(1)} ms (the transcript's times: {want} ms)")
+    if not m or m.group(1) != want:
+        fail(f"{name}: the operation took {m and m.group(1)} ms on the page, {want} ms by the transcript")
 
 
 def counts(dom):
@@ -237,6 +295,9 @@ def check_recording(binary, browser, recording, work, frozen):
 
         if name.startswith("http-auth"):
             check_oauth(browser, url, recording, work, name)
+        check_findings(binary, browser, url, recording, rows, work, name)
+        if name.startswith("stdio-mrtr"):
+            check_retry(browser, url, rows, work, name)
 
         # A session over HTTP: its filter keeps its rows, and the lane list groups its
         # connections under it.

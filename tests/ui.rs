@@ -128,12 +128,25 @@ impl Events {
 fn expected(file: &std::path::Path) -> Vec<(String, String)> {
     let (_, events) = transcript::read(&std::fs::read_to_string(file).unwrap()).unwrap();
     let mut rows = Rows::with_max(mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE);
+    // check's findings go with the event they were found at (the same checker as
+    // `mcp-raw check`).
+    let mut checker = mcp_raw_tools::check::Checker::new();
     events
         .iter()
         .enumerate()
         .map(|(n, e)| {
-            let data = serde_json::json!({"n": n, "rows": rows.feed(n, e)}).to_string();
-            (n.to_string(), data)
+            let rows = rows.feed(n, e);
+            let found: Vec<_> = checker
+                .feed(e)
+                .iter()
+                .map(mcp_raw_tools::ui::findings::json)
+                .collect();
+            let data = if found.is_empty() {
+                serde_json::json!({"n": n, "rows": rows})
+            } else {
+                serde_json::json!({"n": n, "rows": rows, "findings": found})
+            };
+            (n.to_string(), data.to_string())
         })
         .collect()
 }

@@ -137,7 +137,8 @@ pub fn show(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
     let (header, events) = super::read_transcript(file).map_err(super::exit::usage)?;
     let events = opts.only.apply(events)?;
     if let Some(out) = &opts.html {
-        let page = mcp_raw_wire::html::page(&header, &events, opts.max);
+        let findings = mcp_raw_tools::ui::findings::of_recording(&events, opts.max);
+        let page = mcp_raw_wire::html::page(&header, &events, opts.max, findings);
         transcript::create_private(out)
             .and_then(|mut f| f.write_all(page.as_bytes()))
             .map_err(|e| anyhow::anyhow!("--html {}: cannot write it: {e}", out.display()))?;

@@ -45,7 +45,7 @@ pub fn main(args: UiArgs) -> anyhow::Result<()> {
             sink.event(&e);
         }
     }
-    feed.finish();
+    sink.finish();
     // The page stays served until Ctrl-C.
     loop {
         std::thread::park();

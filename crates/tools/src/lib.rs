@@ -75,6 +75,7 @@
 //! ui/                   `mcp-raw ui`, `--ui`: the recording as a live page on loopback
 //!   mod.rs              the listener's site: routes, Host/Origin/token checks, responses
 //!   feed.rs             the recorder's sink that keeps each event's rows; a page's stream
+//!   findings.rs         check's findings, tied to their events, as the page reads them
 //!   page.rs             the page's files, compiled in
 //!   page/               index.html, ui.js, ui.css
 //! ```

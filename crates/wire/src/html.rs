@@ -37,12 +37,14 @@ pub fn rows(events: &[Event], max: usize) -> Vec<Value> {
         .collect()
 }
 
-/// The frozen page for these events.
-pub fn page(header: &Header, events: &[Event], max: usize) -> String {
+/// The frozen page for these events, with `check`'s `findings` on them (the
+/// checker lives above this crate: the caller runs it, `mcp_raw_tools::ui::findings`).
+pub fn page(header: &Header, events: &[Event], max: usize, findings: Vec<Value>) -> String {
     let recording = json!({
         "header": header.to_json(),
         "events": events.len(),
         "rows": rows(events, max),
+        "findings": findings,
     });
     let data = script_safe(&recording.to_string());
     INDEX
@@ -106,7 +108,7 @@ mod tests {
             what: What::Bytes(bytes::Bytes::copy_from_slice(hostile)),
         }];
         let header = Header::new("tap", "stdio");
-        let page = page(&header, &events, 1 << 20);
+        let page = page(&header, &events, 1 << 20, Vec::new());
         // Two scripts: the data and the page's own; the data block ends once.
         assert_eq!(page.matches("</script>").count(), 2);
         assert!(!page.contains("<!--"));

@@ -19,7 +19,10 @@
 //! so a session spread over many connections reads as one. A response's head adds
 //! `status`. A row of an OAuth exchange adds `oauth`, its step, and `flow`, which flow
 //! it belongs to (1, 2…), so the page can fold a flow into one line of steps (the
-//! private `Oauth` below tells the steps apart).
+//! private `Oauth` below tells the steps apart). A modern response that carries
+//! `result.requestState` adds `gives_state`, and a request that sends one back
+//! (`params.requestState`) adds `state`, both the exact string: the page links a
+//! retried call to its earlier attempts by them.
 
 use super::classify::Class;
 use super::decode::{Decoder, Fact, Source};
@@ -337,6 +340,29 @@ impl Rows {
             "error".into(),
             json!(class.shape == "error" || !class.is_message()),
         );
+        // 2026-07-28 basic/patterns/mrtr: an `input_required` result may carry an
+        // opaque `requestState`, and the retry MUST send it back unchanged; the page
+        // links the attempts of one operation by that exact string, never by id.
+        let state = |at: &str| {
+            value
+                .as_ref()
+                .and_then(|v| v.pointer(at))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        match class.shape {
+            "response" => {
+                if let Some(s) = state("/result/requestState") {
+                    r.insert("gives_state".into(), json!(s));
+                }
+            }
+            "request" => {
+                if let Some(s) = state("/params/requestState") {
+                    r.insert("state".into(), json!(s));
+                }
+            }
+            _ => {}
+        }
         r
     }
 }

@@ -8,6 +8,7 @@
 //! (`--ui-keep`, [`DEFAULT_KEEP`]): past it the oldest events are let go, and a page
 //! that asks for one of them is told (a `gap` event) and goes on from the oldest kept.
 
+use crate::check::Checker;
 use crate::lock::Locked;
 use crate::wire::event::Event;
 use crate::wire::recorder::Sink;
@@ -52,6 +53,9 @@ struct Shared {
     header: serde_json::Value,
     /// No more events will come (a recording read from a file, not followed).
     finished: std::sync::atomic::AtomicBool,
+    /// The `end` event's data, once finished: what only the whole recording tells
+    /// `check` (requests never answered), `{"findings":[…]}`.
+    end: Mutex<Bytes>,
 }
 
 /// The events kept, and the position of the first of them.
@@ -80,6 +84,7 @@ impl Feed {
             keep: keep.max(1),
             header,
             finished: Default::default(),
+            end: Mutex::new(Bytes::from_static(b"{}")),
         }))
     }
 
@@ -88,6 +93,7 @@ impl Feed {
         FeedSink {
             feed: self.clone(),
             rows: Rows::with_max(max_message),
+            checker: Checker::with_max(max_message),
             n: 0,
         }
     }
@@ -179,6 +185,8 @@ pub struct FeedSink {
     feed: Feed,
     /// Each lane's framing state, so bytes become heads, SSE events and messages.
     rows: Rows,
+    /// `check`'s rules over the same events: each event's findings go with its rows.
+    checker: Checker,
     /// The next event's position.
     n: usize,
 }
@@ -186,9 +194,30 @@ pub struct FeedSink {
 impl Sink for FeedSink {
     fn event(&mut self, e: &Event) {
         let rows = self.rows.feed(self.n, e);
-        let data = json!({"n": self.n, "rows": rows}).to_string();
-        self.feed.push(Bytes::from(data));
+        let found = self.checker.feed(e);
+        let data = if found.is_empty() {
+            json!({"n": self.n, "rows": rows})
+        } else {
+            let found: Vec<_> = found.iter().map(super::findings::json).collect();
+            json!({"n": self.n, "rows": rows, "findings": found})
+        };
+        self.feed.push(Bytes::from(data.to_string()));
         self.n += 1;
+    }
+}
+
+impl FeedSink {
+    /// The recording is whole (a file read to its end): what only its end tells
+    /// `check` goes with the `end` event, and the streams end once they sent it all.
+    pub fn finish(mut self) {
+        let found: Vec<_> = self
+            .checker
+            .finish()
+            .iter()
+            .map(super::findings::json)
+            .collect();
+        *self.feed.0.end.locked() = Bytes::from(json!({ "findings": found }).to_string());
+        self.feed.finish();
     }
 }
 
@@ -238,8 +267,13 @@ impl hyper::body::Body for Events {
                 // Said once, so the page stops (an EventSource would reconnect to a
                 // stream that merely ended).
                 this.ended = true;
-                return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(
-                    b"event: end\ndata: {}\n\n",
+                let data = this.feed.0.end.locked().clone();
+                return Poll::Ready(Some(Ok(Frame::data(Bytes::from(
+                    [
+                        &b"event: end\n"[..],
+                        &crate::wire::sse::encode(None, None, &data),
+                    ]
+                    .concat(),
                 )))));
             }
             let waiting = this.waiting.get_or_insert_with(|| {
@@ -326,6 +360,42 @@ mod tests {
         let end = again.frame().await.unwrap().unwrap().into_data().unwrap();
         assert_eq!(&end[..], b"event: end\ndata: {}\n\n");
         assert!(again.frame().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_finding_goes_with_its_event_and_the_end_says_what_only_it_tells() {
+        let feed = Feed::new(json!({}), DEFAULT_KEEP);
+        let mut sink = feed.sink(1 << 20);
+        // A request without "jsonrpc": "2.0" (a finding at once), and one never
+        // answered (a finding only the end can tell).
+        sink.event(&line("{\"id\":1,\"method\":\"ping\"}\n"));
+        sink.event(&line(
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n",
+        ));
+        sink.finish();
+        let mut events = feed.events(None);
+        events.frame().await.unwrap().unwrap();
+        let text = events.frame().await.unwrap().unwrap().into_data().unwrap();
+        let text = std::str::from_utf8(&text).unwrap();
+        let data: serde_json::Value =
+            serde_json::from_str(text.lines().nth(1).unwrap().strip_prefix("data: ").unwrap())
+                .unwrap();
+        assert_eq!(data["findings"][0]["event"], 0, "{text}");
+        assert_eq!(data["findings"][0]["severity"], "error", "{text}");
+        let end = events.frame().await.unwrap().unwrap().into_data().unwrap();
+        let end = std::str::from_utf8(&end).unwrap();
+        let end: serde_json::Value =
+            serde_json::from_str(end.strip_prefix("event: end\ndata: ").unwrap().trim_end())
+                .unwrap();
+        let rules: Vec<_> = end["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].clone())
+            .collect();
+        assert_eq!(rules, [json!("jsonrpc/unanswered")], "{end}");
+        assert_eq!(end["findings"][0]["event"], 1, "{end}");
+        assert!(events.frame().await.is_none());
     }
 
     #[tokio::test]

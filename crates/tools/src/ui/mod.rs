@@ -20,11 +20,13 @@
 //! ```text
 //! mod.rs      the listener's site: routes, the checks, the responses
 //! feed.rs     the recorder's sink that keeps the rows; each page's SSE stream
+//! findings.rs check's findings, tied to their events, as the page reads them
 //! page.rs     the page's files, compiled in
 //! page/       index.html, ui.js, ui.css
 //! ```
 
 pub mod feed;
+pub mod findings;
 pub mod page;
 
 pub use feed::Feed;

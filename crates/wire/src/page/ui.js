@@ -33,8 +33,12 @@ let picked = -1;
 let drawQueued = false;
 let messages = 0;
 let openWhenSeen = -1; // `#row=N` in the URL: open row N once it has arrived
+const byEvent = [];     // [event n, first row index] of each event that brought rows, in order
+let findingCount = 0;   // check's findings, all of them (those on no row too)
+const gave = new Map(); // requestState -> the rows of the responses that gave it
+const taken = new Map(); // requestState -> the first request that sent it back
 
-const FILTERS = ['q', 'method', 'tool', 'rid', 'lane', 'session', 'era', 'messages', 'errors'];
+const FILTERS = ['q', 'method', 'tool', 'rid', 'lane', 'session', 'era', 'messages', 'errors', 'findings'];
 
 function filterState() {
   const f = {};
@@ -81,6 +85,7 @@ function writeHash() {
 function keeps(r, f) {
   if (f.messages && r.kind !== 'msg' && r.kind !== 'odd') return false;
   if (f.errors && !(r.error || r.kind === 'odd')) return false;
+  if (f.findings && !(r.findings && r.findings.length)) return false;
   if (f.lane && r.lane !== f.lane) return false;
   if (f.session && r.session !== f.session) return false;
   if (f.era && r.era !== f.era) return false;
@@ -109,6 +114,7 @@ function refilter() {
 function add(r, f) {
   const i = rows.length;
   rows.push(r);
+  if (!byEvent.length || byEvent[byEvent.length - 1][0] !== r.n) byEvent.push([r.n, i]);
   if (r.kind === 'msg' || r.kind === 'odd') messages++;
   placeLane(r);
   // A request waits for its answer; the answer links back and says how long it took.
@@ -119,7 +125,14 @@ function add(r, f) {
     r.pair = q;
     rows[q].pair = i;
     r.ms = (r.t - rows[q].t) * 1000;
+    const op = rows[q].op;
+    if (op !== undefined) r.opMs = (r.t - rows[op].t) * 1000; // the whole operation's time
+    if (r.gives_state !== undefined) {
+      if (!gave.has(r.gives_state)) gave.set(r.gives_state, []);
+      gave.get(r.gives_state).push(i);
+    }
   }
+  if (r.shape === 'request' && r.state !== undefined) linkRetry(r, i);
   const adopted = noteFlow(r, i);
   if (adopted) refilter(); // the lane's opening joins the flow: its place changes
   else if (keeps(r, f || filterState())) showRow(i);
@@ -127,6 +140,54 @@ function add(r, f) {
     openWhenSeen = -1;
     open(i);
   }
+}
+
+// 2026-07-28 basic/patterns/mrtr: a retry sends back the exact requestState an
+// input_required result gave. It is linked to that result's request (and so to the
+// operation's first attempt) only when exactly one response gave that string and no
+// earlier request already sent it back; otherwise the link is refused and said, never
+// guessed from the id.
+function linkRetry(r, i) {
+  const givers = gave.get(r.state) || [];
+  if (givers.length !== 1 || taken.has(r.state)) {
+    r.unlinked = givers.length === 0 ? 'its requestState was given by no response seen'
+      : givers.length > 1 ? 'its requestState was given by ' + givers.length + ' responses'
+        : 'its requestState was already sent back by row ' + taken.get(r.state);
+    return;
+  }
+  taken.set(r.state, i);
+  const before = rows[givers[0]].pair;
+  const op = rows[before].op !== undefined ? rows[before].op : before;
+  r.op = op;
+  r.retryOf = before;
+  rows[op].attempts = (rows[op].attempts || 1) + 1;
+  r.attempt = rows[op].attempts;
+}
+
+// check's findings on an event: on the rows it brought (or, when it brought none, on
+// the last row before it), so an opened row lists them and "findings only" keeps it.
+// A finding may come later than its event (a request found unanswered at the end).
+function found(list) {
+  let changed = false;
+  let reopen = false;
+  for (const f of list) {
+    findingCount++;
+    let lo = 0, hi = byEvent.length - 1, at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (byEvent[mid][0] <= f.event) { at = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    if (at < 0) continue;
+    const end = at + 1 < byEvent.length ? byEvent[at + 1][1] : rows.length;
+    for (let i = byEvent[at][1]; i < end; i++) {
+      (rows[i].findings = rows[i].findings || []).push(f);
+      if (i === picked) reopen = true;
+    }
+    changed = true;
+  }
+  if (reopen) open(picked); // the open row's detail lists what was just found in it
+  if (changed && $('findings').checked) refilter();
+  else if (changed) queueDraw(false);
 }
 
 // An OAuth flow (the rows say which, and which step: rows.rs) is one line before its
@@ -254,6 +315,7 @@ function classes(r) {
   else c.push(r.kind);
   if (r.oauth) c.push('in-flow');
   if (r.error) c.push('err');
+  if (r.findings && r.findings.length) c.push('found');
   return c.join(' ');
 }
 
@@ -301,16 +363,24 @@ function draw() {
     el.dataset.i = i;
     el.style.top = (top + k * ROW) + 'px';
     const t = element('span', 't', '+' + r.t.toFixed(4) + 's');
-    const ms = r.ms !== undefined ? element('span', 'ms', r.ms.toFixed(1) + ' ms') : null;
+    const ms = r.ms !== undefined ? element('span', 'ms', r.ms.toFixed(1) + ' ms' +
+      (r.opMs !== undefined && r.opMs !== r.ms ? ' (operation ' + r.opMs.toFixed(1) + ' ms)' : '')) : null;
+    const badge = r.findings && r.findings.length
+      ? element('span', 'badge', r.findings.length + (r.findings.length > 1 ? ' findings' : ' finding')) : null;
+    const attempt = r.attempt !== undefined ? element('span', 'attempt', 'attempt ' + r.attempt) : null;
     if (view === 'sequence') {
       const body = element('span', 'body', r.summary);
+      if (attempt) body.append(attempt);
       if (ms) body.append(ms);
+      if (badge) body.append(badge);
       el.append(t, body, element('span', 'lane', r.lane + (r.session ? ' ' + short(r.session) : '')));
     } else {
       el.append(t, element('span', 'lane', r.lane));
       if (sessions.size) el.append(element('span', 'sess', r.session ? short(r.session) : ''));
       el.append(element('span', 'arrow', r.dir === 'c2s' ? '→' : '←'), ' ' + r.summary);
+      if (attempt) el.append(attempt);
       if (ms) el.append(ms);
+      if (badge) el.append(badge);
     }
     drawn.push(el);
   }
@@ -324,8 +394,10 @@ function draw() {
   counts.dataset.messages = messages;
   counts.dataset.shown = shownRows;
   counts.dataset.flows = flows.size;
+  counts.dataset.findings = findingCount;
   counts.textContent = messages + ' messages · ' + rows.length + ' rows · ' + shownRows + ' shown' +
-    (flows.size ? ' · ' + flows.size + ' OAuth flow' + (flows.size > 1 ? 's' : '') : '');
+    (flows.size ? ' · ' + flows.size + ' OAuth flow' + (flows.size > 1 ? 's' : '') : '') +
+    ' · ' + findingCount + ' finding' + (findingCount === 1 ? '' : 's');
 }
 
 function open(i) {
@@ -341,6 +413,17 @@ function open(i) {
     const ms = (r.ms !== undefined ? r.ms : p.ms);
     html += '<p>' + what + ' <a data-go="' + r.pair + '">' + esc(p.summary) + '</a>' +
       (ms !== undefined ? ' after ' + ms.toFixed(1) + ' ms' : '') + '</p>';
+  }
+  if (r.retryOf !== undefined) {
+    html += '<p class="retry">attempt ' + r.attempt + ' of the operation begun by <a data-go="' + r.op + '">' + esc(rows[r.op].summary) +
+      '</a>; it sends back the requestState that <a data-go="' + rows[r.retryOf].pair + '">the answer to attempt ' +
+      (rows[r.retryOf].attempt || 1) + '</a> gave (matched exactly)</p>';
+  }
+  if (r.unlinked) html += '<p class="retry">not linked to an earlier attempt: ' + esc(r.unlinked) + '</p>';
+  if (r.opMs !== undefined) html += '<p>the whole operation, from its first attempt: ' + r.opMs.toFixed(1) + ' ms</p>';
+  if (r.findings && r.findings.length) {
+    html += '<h3>check findings</h3><ul id="found">' + r.findings.map((f) => '<li class="' + esc(f.severity) + '" data-rule="' + esc(f.rule) + '"><b>' +
+      esc(f.severity) + ' ' + esc(f.rule) + '</b>: ' + esc(f.message) + ' <span class="spec">(' + esc(f.spec) + ': ' + esc(f.text) + ')</span></li>').join('') + '</ul>';
   }
   if (r.bytes !== undefined) html += '<h3>exact bytes</h3><pre id="bytes">' + marked(r.bytes) + '</pre>';
   if (r.pretty !== undefined) html += '<h3>laid out</h3><pre id="pretty">' + marked(r.pretty) + '</pre>';
@@ -397,6 +480,7 @@ function thaw(block) {
   titled(recording.header);
   const f = filterState();
   for (const r of recording.rows) add(r, f);
+  found(recording.findings || []);
   whole('the whole recording (a file: show --html)');
 }
 
@@ -417,6 +501,7 @@ function connect() {
     const batch = JSON.parse(e.data);
     const f = filterState();
     for (const r of batch.rows) add(r, f);
+    if (batch.findings) found(batch.findings);
     queueDraw(true);
     if (measuring) busy += performance.now() - t0;
   };
@@ -428,8 +513,9 @@ function connect() {
     queueDraw(true);
   });
   // The recording is whole (a file, not followed): nothing more will come.
-  source.addEventListener('end', () => {
+  source.addEventListener('end', (e) => {
     source.close();
+    found(JSON.parse(e.data).findings || []);
     whole('the whole recording');
   });
 }
