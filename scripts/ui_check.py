@@ -96,6 +96,23 @@ def dump(browser, url, log_path, *extra):
     return re.sub(r"<script\b.*?</script>", "", out.stdout, flags=re.S)
 
 
+# Screenshots of the main views go here (UI_SHOTS, else target/ui-shots), to be
+# looked at: a check in a browser proves what the DOM holds, not how it reads.
+SHOTS = os.environ.get("UI_SHOTS") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "ui-shots")
+
+
+def shot(browser, url, name):
+    os.makedirs(SHOTS, exist_ok=True)
+    path = os.path.join(SHOTS, name + ".png")
+    subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+         "--virtual-time-budget=15000", "--window-size=1400,900", f"--screenshot={path}", url],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120,
+    )
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        fail(f"no screenshot written to {path}")
+
+
 def logged_count(log_path):
     """The message count the page's script logged when it had the whole recording."""
     with open(log_path) as f:
@@ -130,6 +147,7 @@ def check_findings(binary, browser, url, recording, rows, work, name):
         return
     first = next(i for i, r in enumerate(rows) if r["n"] in at)
     dom = dump(browser, url + f"#row={first}", f"{work}/{name}.finding.log")
+    shot(browser, url + f"#findings=1&row={first}", f"{name}.findings")
     listed = re.findall(r'<li class="(?:error|warning)" data-rule="([^"]+)"', dom)
     want = [f["rule"] for f in findings if f["event"] - 1 == rows[first]["n"]]
     print(f"{name}: row {first} (event {rows[first]['n']}) lists {listed}; check: {want}")
@@ -144,6 +162,7 @@ def check_retry(browser, url, rows, work, name):
         return
     first, third = calls[0], calls[2]
     dom = dump(browser, url + f"#row={third}", f"{work}/{name}.retry.log")
+    shot(browser, url + f"#messages=1&row={third}", f"{name}.retry")
     m = re.search(r'<p class="retry">attempt (\d+) of the operation begun by <a data-go="(\d+)">', dom)
     print(f"{name}: the third tools/call (row {third}) reads {m and m.group(0)}")
     if not m or m.group(1) != "3" or int(m.group(2)) != first:
@@ -278,6 +297,7 @@ def check_recording(binary, browser, recording, work, frozen):
             fail(f"{name}: the filter keeps {got and got[2]} rows, show --method tools/call {calls}")
 
         dom = dump(browser, url + "#view=sequence", f"{work}/{name}.seq.log")
+        shot(browser, url + "#view=sequence&messages=1", f"{name}.{'frozen' if frozen else 'live'}.sequence")
         if 'class="seq"' not in dom or 'class="seq-heads"' not in dom:
             fail(f"{name}: the sequence view was not drawn")
 
@@ -347,7 +367,9 @@ def check_oauth(browser, url, recording, work, name):
     print(f"{name}: the first OAuth flow's line: {line!r}")
     if line is None or line[1:].strip() != want or is_folded:
         fail(f"{name}: the first OAuth flow reads {line!r}, not {want!r}")
+    shot(browser, url, f"{name}.list")
     dom = dump(browser, url + "#fold=1", f"{work}/{name}.fold.log", tall)
+    shot(browser, url + "#fold=1", f"{name}.folded")
     is_folded, line = flow_line(dom, 1)
     folded = counts(dom)
     lanes = set(re.findall(r'<span class="lane">(c\d+)</span>', dom))
