@@ -51,11 +51,10 @@ struct Shared {
     keep: usize,
     /// The recording's header (role, transport, when it began), for the page's title.
     header: serde_json::Value,
-    /// No more events will come (a recording read from a file, not followed).
-    finished: std::sync::atomic::AtomicBool,
-    /// The `end` event's data, once finished: what only the whole recording tells
+    /// Set once no more events will come (a recording read from a file, not
+    /// followed): the `end` event's data, with what only the whole recording tells
     /// `check` (requests never answered), `{"findings":[…]}`.
-    end: Mutex<Bytes>,
+    end: std::sync::OnceLock<Bytes>,
 }
 
 /// The events kept, and the position of the first of them.
@@ -83,8 +82,7 @@ impl Feed {
             grew: watch::Sender::new(0),
             keep: keep.max(1),
             header,
-            finished: Default::default(),
-            end: Mutex::new(Bytes::from_static(b"{}")),
+            end: std::sync::OnceLock::new(),
         }))
     }
 
@@ -115,9 +113,12 @@ impl Feed {
 
     /// Says no more events will come: the streams end once they have sent the last.
     pub fn finish(&self) {
-        self.0
-            .finished
-            .store(true, std::sync::atomic::Ordering::Release);
+        self.end_with(Bytes::from_static(b"{}"));
+    }
+
+    /// Finishes with `data` as the `end` event's (the first finish is the one kept).
+    fn end_with(&self, data: Bytes) {
+        let _ = self.0.end.set(data);
         self.0.grew.send_modify(|_| {});
     }
 
@@ -174,7 +175,7 @@ impl Feed {
     }
 
     fn finished(&self) -> bool {
-        self.0.finished.load(std::sync::atomic::Ordering::Acquire)
+        self.0.end.get().is_some()
     }
 }
 
@@ -216,8 +217,8 @@ impl FeedSink {
             .iter()
             .map(super::findings::json)
             .collect();
-        *self.feed.0.end.locked() = Bytes::from(json!({ "findings": found }).to_string());
-        self.feed.finish();
+        self.feed
+            .end_with(Bytes::from(json!({ "findings": found }).to_string()));
     }
 }
 
@@ -267,7 +268,7 @@ impl hyper::body::Body for Events {
                 // Said once, so the page stops (an EventSource would reconnect to a
                 // stream that merely ended).
                 this.ended = true;
-                let data = this.feed.0.end.locked().clone();
+                let data = this.feed.0.end.get().cloned().unwrap_or_default();
                 return Poll::Ready(Some(Ok(Frame::data(Bytes::from(
                     [
                         &b"event: end\n"[..],
