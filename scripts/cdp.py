@@ -182,6 +182,14 @@ class Tab:
                 return False
             time.sleep(0.05)
 
+    def screenshot(self, path, width=1400, height=900):
+        """A PNG of the page as drawn, at this size."""
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        data = self.call("Page.captureScreenshot", {"format": "png"})["data"]
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data))
+
     def reload(self):
         self.call("Page.reload", {"ignoreCache": True})
 

@@ -9,3 +9,6 @@ python3 scripts/ui_check.py "$bin" "$browser" "${recordings[@]}"
 # Live: a server's page open in a browser driven over the DevTools protocol while
 # clients come, through a reload (what scripts/ui_live.py checks is said at its top).
 python3 scripts/ui_live.py "$bin" "$browser"
+# Two recordings side by side (`mcp-raw ui A B`): the stdio demo in each era, checked
+# against `mcp-raw diff`'s reading (what scripts/ui_diff.py checks is said at its top).
+python3 scripts/ui_diff.py "$bin" "$browser" "${recordings[0]}" "${recordings[1]}"

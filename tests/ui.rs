@@ -45,7 +45,9 @@ impl Page {
         let url = line
             .strip_prefix("[mcp-raw] ui: http://")
             .unwrap_or_else(|| panic!("no page URL first on stderr: {line:?}"));
-        let (addr, token) = url.split_once("/?token=").unwrap();
+        let (addr, token) = url.split_once("?token=").unwrap();
+        // `/` for one recording, `/diff.html` for two.
+        let addr = addr.split_once('/').map_or(addr, |(a, _)| a);
         assert_eq!(token.len(), 43, "32 random bytes, base64url: {token}");
         Page {
             addr: addr.to_owned(),
@@ -68,8 +70,13 @@ impl Page {
 
     /// The stream's events after `after` until the recording is whole: `(id, data)`.
     fn events(&self, after: Option<usize>) -> Vec<(String, String)> {
+        self.events_of("", after)
+    }
+
+    /// [`events`](Self::events) of one side (`&side=b`) of two recordings.
+    fn events_of(&self, side: &str, after: Option<usize>) -> Vec<(String, String)> {
         let extra = after.map_or(String::new(), |n| format!("Last-Event-ID: {n}\r\n"));
-        let reply = self.get(&format!("/events?token={}", self.token), &extra);
+        let reply = self.get(&format!("/events?token={}{side}", self.token), &extra);
         assert_eq!(reply.header("content-type"), Some("text/event-stream"));
         let mut out = Vec::new();
         for e in reply.events() {
@@ -377,6 +384,115 @@ fn a_file_that_is_no_recording_is_refused_with_status_2() {
     ] {
         let out = Command::new(BIN).arg("ui").arg(&file).output().unwrap();
         assert_eq!(out.status.code(), Some(2));
+        assert_eq!(String::from_utf8_lossy(&out.stderr), want);
+    }
+}
+
+#[test]
+fn two_recordings_are_compared_as_diff_reads_them_and_each_is_served_whole() {
+    let dir = common::scratch("ui", "pair");
+    let a = dir.join("legacy.jsonl");
+    let b = dir.join("modern.jsonl");
+    for (file, era) in [(&a, "legacy"), (&b, "modern")] {
+        let out = Command::new(BIN)
+            .args(["demo", "--era", era, "--color", "never", "--record"])
+            .arg(file)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+    }
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let page = Page::start(&["ui", a, b]);
+    let index = page.get("/diff.html", "");
+    assert_eq!(
+        index.text(),
+        include_str!("../crates/wire/src/page/diff.html")
+    );
+    let doc = page.get(&format!("/diff?token={}", page.token), "").json();
+    // The same differences, in the same words, as `mcp-raw diff` prints.
+    let out = Command::new(BIN)
+        .args(["diff", "--format", "json", a, b])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut said: Vec<(String, u64, String)> = report["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let s = |k: &str| d[k].as_str().unwrap().to_owned();
+            (s("dir"), d["n"].as_u64().unwrap(), s("detail"))
+        })
+        .collect();
+    let mut shown: Vec<(String, u64, String)> = doc["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| !p["diff"].is_null())
+        .map(|p| {
+            (
+                p["dir"].as_str().unwrap().to_owned(),
+                p["n"].as_u64().unwrap(),
+                p["diff"]["detail"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    said.sort();
+    shown.sort();
+    assert!(said.len() > 5, "{said:?}");
+    assert_eq!(shown, said);
+    assert_eq!(doc["differences"], said.len());
+    // Every message of both, each once: one pair per message of the longer side.
+    let count = |side: &str, dir: &str| report[side][dir].as_u64().unwrap();
+    let pairs = doc["pairs"].as_array().unwrap().len() as u64;
+    assert_eq!(
+        pairs,
+        count("a", "c2s").max(count("b", "c2s")) + count("a", "s2c").max(count("b", "s2c"))
+    );
+    // The first difference of the demos is the first request's method: its path.
+    let first = doc["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| !p["diff"].is_null())
+        .unwrap();
+    assert_eq!(first["diff"]["at"], serde_json::json!(["method"]));
+    // Each side is its own page: A without side=, B with side=b.
+    assert_eq!(page.events(None), expected(std::path::Path::new(a)));
+    assert_eq!(
+        page.events_of("&side=b", None),
+        expected(std::path::Path::new(b))
+    );
+    let wrong = page.get(&format!("/events?token={}&side=c", page.token), "");
+    assert_eq!(wrong.status, 404);
+    assert_eq!(
+        wrong.text(),
+        "Not Found: side=\"c\"; this page has two recordings (side=a or side=b)\n"
+    );
+    // One recording's page has no /diff.
+    let one = Page::start(&["ui", a]);
+    let none = one.get(&format!("/diff?token={}", one.token), "");
+    assert_eq!(
+        (none.status, none.text().as_str()),
+        (
+            404,
+            "Not Found: /diff compares two recordings (mcp-raw ui A B); this page shows one\n"
+        )
+    );
+    // What goes with one recording only, or with two only, is refused with status 2.
+    for (args, want) in [
+        (
+            vec!["ui", "--follow", a, b],
+            "mcp-raw: --follow reads one growing recording; two (A B) are compared whole\n",
+        ),
+        (
+            vec!["ui", "--ignore", "id", a],
+            "mcp-raw: --ignore goes with two recordings (mcp-raw ui A B): it says what their comparison leaves out\n",
+        ),
+    ] {
+        let out = Command::new(BIN).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&out.stderr), want);
     }
 }

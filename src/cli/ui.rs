@@ -14,9 +14,18 @@ macro_rules! usage {
     ($($t:tt)*) => { super::exit::usage(format!($($t)*)) };
 }
 
-/// `mcp-raw ui FILE`: the recording's page, until interrupted.
+/// `mcp-raw ui FILE`: the recording's page, until interrupted (`ui A B`: the two
+/// side by side).
 pub fn main(args: UiArgs) -> anyhow::Result<()> {
-    let file = &args.file;
+    if let [a, b] = &args.files[..] {
+        return pair(a, b, &args);
+    }
+    if !args.ignore.is_empty() {
+        return Err(usage!(
+            "--ignore goes with two recordings (mcp-raw ui A B): it says what their comparison leaves out"
+        ));
+    }
+    let file = &args.files[0];
     let mut input =
         std::fs::File::open(file).map_err(|e| usage!("cannot read {}: {e}", file.display()))?;
     let mut lines = Lines::default();
@@ -47,6 +56,44 @@ pub fn main(args: UiArgs) -> anyhow::Result<()> {
     }
     sink.finish();
     // The page stays served until Ctrl-C.
+    loop {
+        std::thread::park();
+    }
+}
+
+/// `mcp-raw ui A B`: both read whole (the comparison needs every message), each
+/// served as its own page and the two compared as `diff` compares them.
+fn pair(a: &std::path::Path, b: &std::path::Path, args: &UiArgs) -> anyhow::Result<()> {
+    if args.follow {
+        return Err(usage!(
+            "--follow reads one growing recording; two (A B) are compared whole"
+        ));
+    }
+    let ignore = super::diff::rules(&args.ignore).map_err(|e| usage!("{e}"))?;
+    let (ha, ea) = super::read_transcript(a).map_err(|e| usage!("{e}"))?;
+    let (hb, eb) = super::read_transcript(b).map_err(|e| usage!("{e}"))?;
+    let feed = |header: &transcript::Header, events: &[mcp_raw_wire::event::Event]| {
+        let feed = Feed::new(header.to_json(), args.page.ui_keep);
+        let mut sink = feed.sink(args.max_message_bytes);
+        for e in events {
+            sink.event(e);
+        }
+        sink.finish();
+        feed
+    };
+    let side = |file: &std::path::Path, header: &transcript::Header, events| ui::diff::Side {
+        name: file.display().to_string(),
+        header: header.to_json(),
+        events,
+    };
+    let doc = ui::diff::document(
+        &side(a, &ha, &ea),
+        &side(b, &hb, &eb),
+        &ignore,
+        &args.ignore,
+    );
+    let (fa, fb) = (feed(&ha, &ea), feed(&hb, &eb));
+    serve_ui(|token| ui::Ui::pair(fa, fb, &doc, token), &args.page)?;
     loop {
         std::thread::park();
     }
@@ -91,6 +138,14 @@ pub fn linger() {
 /// Serves `feed`'s page on 127.0.0.1 from a thread of its own, says its URL on
 /// stderr, and opens it in a browser with `--ui-open`.
 pub fn start(feed: Feed, page: &UiPage) -> anyhow::Result<()> {
+    serve_ui(|token| ui::Ui::new(feed, token), page)
+}
+
+/// Serves the site `make` builds (given the token) as [`start`] says.
+fn serve_ui(
+    make: impl FnOnce(String) -> std::sync::Arc<ui::Ui>,
+    page: &UiPage,
+) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -104,7 +159,7 @@ pub fn start(feed: Feed, page: &UiPage) -> anyhow::Result<()> {
         })?;
     let addr = listener.local_addr()?;
     let token = mcp_raw_net::keys::random_token()?;
-    let ui = ui::Ui::new(feed, token);
+    let ui = make(token);
     let url = ui.url(addr);
     std::thread::Builder::new()
         .name("mcp-raw ui".into())

@@ -22,6 +22,11 @@ pub const JS: &str = include_str!("page/ui.js");
 /// The page's style, as the live listener serves it at `/ui.css`.
 pub const CSS: &str = include_str!("page/ui.css");
 
+/// The side-by-side page of `mcp-raw ui A B`, served at `/diff.html`.
+pub const DIFF_INDEX: &str = include_str!("page/diff.html");
+/// Its script, served at `/diff.js`.
+pub const DIFF_JS: &str = include_str!("page/diff.js");
+
 /// Where the live page loads its style, and where the frozen one has it inline.
 const CSS_LINK: &str = "<link rel=\"stylesheet\" href=\"/ui.css\">";
 /// Where the live page loads its script.

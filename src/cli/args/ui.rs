@@ -10,6 +10,8 @@ macro_rules! ui_examples {
   mcp-raw ui session.jsonl
   mcp-raw ui --follow session.jsonl
       (beside a running --record: the page grows as the file does)
+  mcp-raw ui before.jsonl after.jsonl
+      (side by side, as `diff` reads them: the first differing field marked)
   mcp-raw serve --http --ui
   mcp-raw tap --ui -- npx -y @modelcontextprotocol/server-everything"
     };
@@ -20,12 +22,19 @@ pub(crate) use ui_examples;
 #[derive(clap::Args)]
 #[group(skip)]
 pub struct UiArgs {
-    /// A JSON Lines transcript written by --record (`tap`, `serve`, `client`).
-    pub file: PathBuf,
+    /// A JSON Lines transcript written by --record (`tap`, `serve`, `client`); two
+    /// (A B) are shown side by side, message by message, as `diff` compares them.
+    #[arg(required = true, num_args = 1..=2, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
     /// Keep reading the file as it grows (beside a running --record), and stream
-    /// what is appended to the page.
+    /// what is appended to the page (one FILE only).
     #[arg(long)]
     pub follow: bool,
+    /// With two files: what the comparison leaves out, as `diff --ignore` (id,
+    /// time, uuid, a field's path; repeatable; none compares everything). Default:
+    /// id, time, uuid.
+    #[arg(long, value_name = "WHAT")]
+    pub ignore: Vec<String>,
     #[command(flatten)]
     pub page: UiPage,
     /// The largest message read whole; a longer one is shown as too long.

@@ -128,6 +128,39 @@ pub struct Difference {
     pub what: String,
     /// Where in the message, and the two values (or which side lacks the message).
     pub detail: String,
+    /// Where the first difference is, step by step from the message's top (empty
+    /// when the whole message differs, or one side lacks it): what the live page's
+    /// side-by-side view marks.
+    pub at: Vec<Step>,
+}
+
+/// One step of a path into a message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// A member of an object.
+    Key(String),
+    /// An element of an array.
+    Index(usize),
+    /// Not a step: the array reached so far differs in its length.
+    Length,
+}
+
+/// `result.content[0].text`, `params.items length`: a path as `diff` prints it.
+pub fn shown_path(at: &[Step]) -> String {
+    let mut out = String::new();
+    for step in at {
+        match step {
+            Step::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+            Step::Length => out.push_str(" length"),
+        }
+    }
+    out
 }
 
 /// Compares A and B, direction by direction, after `ignore`.
@@ -135,55 +168,67 @@ pub fn diff(a: &[Event], b: &[Event], ignore: &[Ignore]) -> Vec<Difference> {
     let (ac, as_) = messages(a);
     let (bc, bs) = messages(b);
     let mut out = Vec::new();
-    compare(Dir::ToServer, &ac, &bc, ignore, &mut out);
-    compare(Dir::ToClient, &as_, &bs, ignore, &mut out);
+    for (dir, x, y) in [(Dir::ToServer, &ac, &bc), (Dir::ToClient, &as_, &bs)] {
+        for i in 0..x.len().max(y.len()) {
+            out.extend(differ(dir, i + 1, x.get(i), y.get(i), ignore));
+        }
+    }
     out
 }
 
-fn compare(dir: Dir, a: &[Message], b: &[Message], ignore: &[Ignore], out: &mut Vec<Difference>) {
-    for i in 0..a.len().max(b.len()) {
-        match (a.get(i), b.get(i)) {
-            (Some(x), Some(y)) => {
-                let (nx, ny) = (normalize(&x.value, ignore), normalize(&y.value, ignore));
-                if let Some((path, vx, vy)) = first_difference(&nx, &ny, String::new()) {
-                    out.push(Difference {
-                        dir,
-                        n: i + 1,
-                        what: what(x),
-                        detail: format!(
-                            "{}: {} (A, event {}) vs {} (B, event {})",
-                            if path.is_empty() {
-                                "the message"
-                            } else {
-                                &path
-                            },
-                            short(&vx),
-                            x.event,
-                            short(&vy),
-                            y.event
-                        ),
-                    });
-                }
-            }
-            (Some(x), None) => out.push(Difference {
+/// How the `n`th message of one direction differs between A (`x`) and B (`y`),
+/// after `ignore`; `None` when they are the same (or neither side has one).
+pub fn differ(
+    dir: Dir,
+    n: usize,
+    x: Option<&Message>,
+    y: Option<&Message>,
+    ignore: &[Ignore],
+) -> Option<Difference> {
+    match (x, y) {
+        (Some(x), Some(y)) => {
+            let (nx, ny) = (normalize(&x.value, ignore), normalize(&y.value, ignore));
+            let (at, vx, vy) = first_difference(&nx, &ny, Vec::new())?;
+            let path = shown_path(&at);
+            Some(Difference {
                 dir,
-                n: i + 1,
+                n,
                 what: what(x),
-                detail: format!("only in A (event {}): {}", x.event, short(&x.value)),
-            }),
-            (None, Some(y)) => out.push(Difference {
-                dir,
-                n: i + 1,
-                what: what(y),
-                detail: format!("only in B (event {}): {}", y.event, short(&y.value)),
-            }),
-            (None, None) => {}
+                detail: format!(
+                    "{}: {} (A, event {}) vs {} (B, event {})",
+                    if path.is_empty() {
+                        "the message"
+                    } else {
+                        &path
+                    },
+                    short(&vx),
+                    x.event,
+                    short(&vy),
+                    y.event
+                ),
+                at,
+            })
         }
+        (Some(x), None) => Some(Difference {
+            dir,
+            n,
+            what: what(x),
+            detail: format!("only in A (event {}): {}", x.event, short(&x.value)),
+            at: Vec::new(),
+        }),
+        (None, Some(y)) => Some(Difference {
+            dir,
+            n,
+            what: what(y),
+            detail: format!("only in B (event {}): {}", y.event, short(&y.value)),
+            at: Vec::new(),
+        }),
+        (None, None) => None,
     }
 }
 
 /// `request tools/call`, `response to tools/call`, `notification notifications/progress`.
-fn what(m: &Message) -> String {
+pub fn what(m: &Message) -> String {
     let shape = if m.value.get("method").is_some() {
         if m.value.get("id").is_some() {
             "request"
@@ -291,11 +336,16 @@ fn has_uuid(s: &str) -> bool {
 }
 
 /// The first place two values differ: its path and both values there.
-fn first_difference(a: &Value, b: &Value, path: String) -> Option<(String, Value, Value)> {
+fn first_difference(a: &Value, b: &Value, path: Vec<Step>) -> Option<(Vec<Step>, Value, Value)> {
+    let into = |step: Step| {
+        let mut p = path.clone();
+        p.push(step);
+        p
+    };
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             for (k, vx) in x {
-                let p = join(&path, k);
+                let p = into(Step::Key(k.clone()));
                 match y.get(k) {
                     Some(vy) => {
                         if let Some(d) = first_difference(vx, vy, p) {
@@ -305,33 +355,29 @@ fn first_difference(a: &Value, b: &Value, path: String) -> Option<(String, Value
                     None => return Some((p, vx.clone(), Value::String("(absent)".into()))),
                 }
             }
-            y.iter()
-                .find(|(k, _)| !x.contains_key(*k))
-                .map(|(k, vy)| (join(&path, k), Value::String("(absent)".into()), vy.clone()))
+            y.iter().find(|(k, _)| !x.contains_key(*k)).map(|(k, vy)| {
+                (
+                    into(Step::Key(k.clone())),
+                    Value::String("(absent)".into()),
+                    vy.clone(),
+                )
+            })
         }
         (Value::Array(x), Value::Array(y)) => {
             for (i, (vx, vy)) in x.iter().zip(y).enumerate() {
-                if let Some(d) = first_difference(vx, vy, format!("{path}[{i}]")) {
+                if let Some(d) = first_difference(vx, vy, into(Step::Index(i))) {
                     return Some(d);
                 }
             }
             (x.len() != y.len()).then(|| {
                 (
-                    format!("{path} length"),
+                    into(Step::Length),
                     Value::from(x.len()),
                     Value::from(y.len()),
                 )
             })
         }
         _ => (a != b).then(|| (path, a.clone(), b.clone())),
-    }
-}
-
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{path}.{key}")
     }
 }
 
@@ -354,20 +400,22 @@ mod tests {
         let a = json!({"jsonrpc":"2.0","id":1,"result":{"t":"2026-12-03T09:00:17.054Z","content":[{"text":"5"}]}});
         let b = json!({"jsonrpc":"2.0","id":7,"result":{"t":"2026-12-04T10:00:00Z","content":[{"text":"6"}]}});
         let ignore = Ignore::defaults();
-        let d = first_difference(
-            &normalize(&a, &ignore),
-            &normalize(&b, &ignore),
-            String::new(),
-        );
+        let (at, x, y) =
+            first_difference(&normalize(&a, &ignore), &normalize(&b, &ignore), Vec::new()).unwrap();
         assert_eq!(
-            d,
-            Some(("result.content[0].text".into(), json!("5"), json!("6")))
+            (shown_path(&at).as_str(), x, y),
+            ("result.content[0].text", json!("5"), json!("6"))
+        );
+        let long = first_difference(&json!({"a": [1, 2]}), &json!({"a": [1]}), Vec::new());
+        assert_eq!(
+            long.map(|(at, ..)| shown_path(&at)).as_deref(),
+            Some("a length")
         );
         let path = Ignore::parse("result.content[].text").unwrap();
         let d = first_difference(
             &normalize(&a, &[Ignore::Ids, Ignore::Times, path.clone()]),
             &normalize(&b, &[Ignore::Ids, Ignore::Times, path]),
-            String::new(),
+            Vec::new(),
         );
         assert_eq!(d, None);
         assert!(has_uuid("session 20da41af-98b4-4d00-9784-706f7d43e4d3"));

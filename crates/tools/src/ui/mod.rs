@@ -9,6 +9,11 @@
 //! GET /info?token=T           the recording's header and how many events it holds
 //! GET /events?token=T         every event's rows, `id: N` its position; with
 //!                             Last-Event-ID: N it goes on from N + 1
+//!
+//! `mcp-raw ui A B`, two recordings side by side:
+//! GET /diff.html, /diff.js    the side-by-side page and its script
+//! GET /diff?token=T           diff's reading of the two, pair by pair (diff.rs)
+//! GET /…&side=b               /, /info and /events of B (A without side=)
 //! ```
 //!
 //! Who may read: the listener binds loopback only; `Host` must name a loopback host
@@ -20,11 +25,13 @@
 //! ```text
 //! mod.rs      the listener's site: routes, the checks, the responses
 //! feed.rs     the recorder's sink that keeps the rows; each page's SSE stream
+//! diff.rs     two recordings paired message by message, for the side-by-side page
 //! findings.rs check's findings, tied to their events, as the page reads them
 //! page.rs     the page's files, compiled in
 //! page/       index.html, ui.js, ui.css
 //! ```
 
+pub mod diff;
 pub mod feed;
 pub mod findings;
 pub mod page;
@@ -48,8 +55,10 @@ pub type Body = Either<Full<Bytes>, feed::Events>;
 
 /// The page's server: what it serves, and the token that opens the data.
 pub struct Ui {
-    /// The recording, as it grows.
-    feed: Feed,
+    /// The recording, as it grows; with `ui A B`, A then B.
+    feeds: Vec<Feed>,
+    /// With `ui A B`: the two compared (`/diff`, [`diff::document`]), as sent.
+    diff: Option<Bytes>,
     /// The secret in the URL printed at start; the data is refused without it.
     token: String,
     /// Loopback only (no `--allow-host`: the page is for the person at this machine).
@@ -60,15 +69,28 @@ impl Ui {
     /// A page over `feed`, opened by `token`.
     pub fn new(feed: Feed, token: String) -> Arc<Ui> {
         Arc::new(Ui {
-            feed,
+            feeds: vec![feed],
+            diff: None,
             token,
             hosts: AllowedHosts::default(),
         })
     }
 
-    /// The URL that opens the page on `addr`.
+    /// Two recordings side by side: `a` and `b` each as its own page, and `diff`
+    /// (their [`diff::document`]) as the page that compares them.
+    pub fn pair(a: Feed, b: Feed, diff: &serde_json::Value, token: String) -> Arc<Ui> {
+        Arc::new(Ui {
+            feeds: vec![a, b],
+            diff: Some(Bytes::from(diff.to_string())),
+            token,
+            hosts: AllowedHosts::default(),
+        })
+    }
+
+    /// The URL that opens the page on `addr` (the side-by-side one for two).
     pub fn url(&self, addr: std::net::SocketAddr) -> String {
-        format!("http://{addr}/?token={}", self.token)
+        let page = if self.diff.is_some() { "diff.html" } else { "" };
+        format!("http://{addr}/{page}?token={}", self.token)
     }
 }
 
@@ -136,20 +158,52 @@ impl Ui {
                 Bytes::from_static(file.body),
             );
         }
-        if !matches!(path, "/info" | "/events") {
+        if !matches!(path, "/info" | "/events" | "/diff") {
             return text(
                 StatusCode::NOT_FOUND,
                 format!("Not Found: {path} (the page is at /)"),
             );
         }
-        if !self.token_given(req.uri().query().unwrap_or("")) {
+        let query = req.uri().query().unwrap_or("");
+        if !self.token_given(query) {
             return text(
                 StatusCode::FORBIDDEN,
                 "Forbidden: the token is missing or wrong; open the URL printed when the ui started".into(),
             );
         }
+        if path == "/diff" {
+            return match &self.diff {
+                Some(doc) => respond(StatusCode::OK, "application/json", doc.clone()),
+                None => text(
+                    StatusCode::NOT_FOUND,
+                    "Not Found: /diff compares two recordings (mcp-raw ui A B); this page shows one".into(),
+                ),
+            };
+        }
+        let feed = match param(query, "side") {
+            None | Some("a") => &self.feeds[0],
+            Some("b") if self.feeds.len() > 1 => &self.feeds[1],
+            Some(other) => {
+                return text(
+                    StatusCode::NOT_FOUND,
+                    format!(
+                        "Not Found: side={other:?}; this page has {} (side=a{})",
+                        if self.feeds.len() > 1 {
+                            "two recordings"
+                        } else {
+                            "one recording"
+                        },
+                        if self.feeds.len() > 1 {
+                            " or side=b"
+                        } else {
+                            ""
+                        }
+                    ),
+                );
+            }
+        };
         if path == "/info" {
-            let info = json!({"header": self.feed.header(), "events": self.feed.len()});
+            let info = json!({"header": feed.header(), "events": feed.len()});
             return respond(
                 StatusCode::OK,
                 "application/json",
@@ -171,7 +225,7 @@ impl Ui {
                 }
             },
         };
-        let mut r = Response::new(Either::Right(self.feed.events(after)));
+        let mut r = Response::new(Either::Right(feed.events(after)));
         r.headers_mut()
             .insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
         r
@@ -205,6 +259,15 @@ impl Ui {
             .filter_map(|pair| pair.strip_prefix("token="))
             .any(|given| same(given.as_bytes(), self.token.as_bytes()))
     }
+}
+
+/// The value of `key=` in a query, as sent (the page's own parameters are plain
+/// words: nothing to decode).
+fn param<'q>(query: &'q str, key: &str) -> Option<&'q str> {
+    query.split('&').find_map(|pair| {
+        pair.strip_prefix(key)
+            .and_then(|rest| rest.strip_prefix('='))
+    })
 }
 
 /// Equal, in a time that does not depend on where they differ.

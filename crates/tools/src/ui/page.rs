@@ -23,6 +23,14 @@ pub fn file(path: &str) -> Option<File> {
             crate::wire::html::JS.as_bytes(),
         ),
         "/ui.css" => ("text/css; charset=utf-8", crate::wire::html::CSS.as_bytes()),
+        "/diff.html" => (
+            "text/html; charset=utf-8",
+            crate::wire::html::DIFF_INDEX.as_bytes(),
+        ),
+        "/diff.js" => (
+            "text/javascript; charset=utf-8",
+            crate::wire::html::DIFF_JS.as_bytes(),
+        ),
         _ => return None,
     };
     Some(File { content_type, body })

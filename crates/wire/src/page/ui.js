@@ -7,6 +7,9 @@
 // talks to no one at all.
 
 const token = new URLSearchParams(location.search).get('token') || '';
+// `&side=b`: with `mcp-raw ui A B`, the page of B (A without it).
+const side = new URLSearchParams(location.search).get('side');
+const asking = '?token=' + encodeURIComponent(token) + (side ? '&side=' + encodeURIComponent(side) : '');
 // `&measure=1` in the URL: the page logs how long it took (bench/ui/measure.py reads
 // these lines from the browser's console): first rows drawn, the whole recording
 // loaded, a scroll to its end drawn, one filter keystroke; and its JS heap (Chrome).
@@ -33,6 +36,7 @@ let picked = -1;
 let drawQueued = false;
 let messages = 0;
 let openWhenSeen = -1; // `#row=N` in the URL: open row N once it has arrived
+let openEvent = -1;    // `#event=N` (from the side-by-side page): open event N's first row
 const byEvent = [];     // [event n, first row index] of each event that brought rows, in order
 let findingCount = 0;   // check's findings, all of them (those on no row too)
 const gave = new Map(); // requestState -> the rows of the responses that gave it
@@ -66,6 +70,7 @@ function readHash() {
   view = h.get('view') === 'sequence' ? 'sequence' : 'list';
   if (h.has('fold')) for (const n of h.get('fold').split(',')) folded.add(Number(n));
   if (h.has('row')) openWhenSeen = Number(h.get('row'));
+  if (h.has('event')) openEvent = Number(h.get('event'));
 }
 
 function writeHash() {
@@ -136,8 +141,9 @@ function add(r, f) {
   const adopted = noteFlow(r, i);
   if (adopted) refilter(); // the lane's opening joins the flow: its place changes
   else if (keeps(r, f || filterState())) showRow(i);
-  if (i === openWhenSeen) {
+  if (i === openWhenSeen || (openEvent >= 0 && r.n + 1 === openEvent)) {
     openWhenSeen = -1;
+    openEvent = -1;
     open(i);
   }
 }
@@ -485,11 +491,11 @@ function thaw(block) {
 }
 
 function connect() {
-  fetch('/info?token=' + encodeURIComponent(token))
+  fetch('/info' + asking)
     .then((r) => (r.ok ? r.json() : Promise.reject(r.status)))
     .then((info) => titled(info.header))
     .catch((status) => { $('status').textContent = 'refused (' + status + '): open the URL printed at start'; $('status').className = 'status lost'; });
-  const source = new EventSource('/events?token=' + encodeURIComponent(token));
+  const source = new EventSource('/events' + asking);
   source.onopen = () => { $('status').textContent = 'live'; $('status').className = 'status live'; };
   source.onerror = () => {
     if (source.readyState === EventSource.CLOSED) return;
