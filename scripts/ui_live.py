@@ -12,7 +12,12 @@
 3. A reload mid-run: the new page shows the same count again (nothing lost, nothing
    twice).
 4. A second session: the page grows by exactly its messages.
-5. No exception was thrown in the page.
+5. Export, clicked in the page (downloads into a scratch directory): the whole
+   recording as .jsonl is the server's --record file byte for byte; what the
+   filters show (`tools/call` requests) as .jsonl is a smaller transcript in which
+   `show --method tools/call` counts every tools/call message the whole one holds;
+   the whole as .html is a frozen page of every row.
+6. No exception was thrown in the page.
 
 Exit status 0 when every check passes.
 """
@@ -21,6 +26,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cdp import Browser  # noqa: E402
@@ -36,6 +42,60 @@ def fail(what):
 def messages_in(binary, record):
     out = subprocess.run([binary, "show", record, "--json"], stdout=subprocess.PIPE, text=True, check=True).stdout
     return sum(1 for l in out.splitlines() if '"fact":"message"' in l)
+
+
+def method_count(binary, record, method):
+    out = subprocess.run([binary, "show", record, "--json", "--method", method], stdout=subprocess.PIPE, text=True, check=True).stdout
+    return sum(1 for l in out.splitlines() if '"fact":"message"' in l)
+
+
+def lines_in(path):
+    with open(path, "rb") as f:
+        return f.read().count(b"\n")
+
+
+def download(browser, tab, folder, what, button):
+    """Clicks an export button with `what` chosen; the file it downloads."""
+    before = set(os.listdir(folder))
+    tab.eval(f"document.getElementById('ex-what').value = '{what}'")
+    tab.eval(f"document.getElementById('{button}').click()")
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        new = [f for f in set(os.listdir(folder)) - before if not f.endswith(".crdownload")]
+        if new:
+            time.sleep(0.2)  # the rename is the last step; the bytes are written
+            return os.path.join(folder, new[0])
+        time.sleep(0.05)
+    status = tab.eval("document.getElementById('status').textContent")
+    fail(f"no file downloaded for {what} {button}; the page says {status!r}")
+    return None
+
+
+def check_export(binary, browser, tab, record, work):
+    folder = os.path.join(work, "downloads")
+    os.makedirs(folder)
+    browser.call("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": folder})
+    whole = download(browser, tab, folder, "whole", "ex-jsonl")
+    if whole:
+        same = open(whole, "rb").read() == open(record, "rb").read()
+        print(f"export of the whole: {os.path.basename(whole)}, {lines_in(whole)} lines; the --record file: {lines_in(record)}; {'byte for byte the same' if same else 'DIFFERENT'}")
+        if not same:
+            fail("the whole export is not the server's --record file")
+    tab.eval("(() => { const m = document.getElementById('method'); m.value = 'tools/call'; m.dispatchEvent(new Event('input')); })()")
+    shown = download(browser, tab, folder, "shown", "ex-jsonl")
+    if shown:
+        want = method_count(binary, record, "tools/call")
+        got = method_count(binary, shown, "tools/call")
+        print(f"export of what is shown (method tools/call): {lines_in(shown)} lines; tools/call messages {got}, the whole has {want}")
+        if got != want or want == 0 or lines_in(shown) >= lines_in(record):
+            fail(f"the filtered export holds {got} tools/call messages (want {want}) in {lines_in(shown)} lines (the whole: {lines_in(record)})")
+    page = download(browser, tab, folder, "whole", "ex-html")
+    if page:
+        text = open(page, encoding="utf-8").read()
+        if not text.startswith("<!DOCTYPE html>") or 'id="recording"' not in text:
+            fail(f"the .html export is not a frozen page: {text[:80]!r}")
+        else:
+            print(f"export as a page: {os.path.basename(page)}, {len(text)} bytes, the rows inside")
 
 
 def main():
@@ -82,6 +142,7 @@ def main():
             print(f"after a second session: the server recorded {grown}; the page shows {tab.eval(shown)}")
             if not ok or grown <= want:
                 fail(f"the page shows {tab.eval(shown)} messages, the server recorded {grown}")
+            check_export(binary, browser, tab, record, work)
             thrown = tab.console_errors()
             if thrown:
                 fail(f"the page threw: {thrown}")

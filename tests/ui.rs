@@ -68,6 +68,18 @@ impl Page {
         Reader::new(sock).reply()
     }
 
+    /// `METHOD path` with a body; the whole response.
+    fn send(&self, method: &str, path: &str, body: &str) -> common::HttpReply {
+        let mut sock = TcpStream::connect(&self.addr).unwrap();
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        );
+        sock.write_all(head.as_bytes()).unwrap();
+        Reader::new(sock).reply()
+    }
+
     /// The stream's events after `after` until the recording is whole: `(id, data)`.
     fn events(&self, after: Option<usize>) -> Vec<(String, String)> {
         self.events_of("", after)
@@ -495,4 +507,123 @@ fn two_recordings_are_compared_as_diff_reads_them_and_each_is_served_whole() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&out.stderr), want);
     }
+}
+
+#[test]
+fn an_export_is_the_recording_or_the_events_a_page_names_and_bad_lists_are_refused() {
+    let dir = common::scratch("ui", "export");
+    let file = demo_recording(&dir, "stdio.jsonl", "demo");
+    let page = Page::start(&["ui", "--ui-max-body-bytes", "64", file.to_str().unwrap()]);
+    let path = |p: &str| format!("{p}?token={}", page.token);
+    // The page is served while the file is read: its stream's end says it is whole.
+    page.events(None);
+    // The whole, read back: the file as --record wrote it, byte for byte.
+    let whole = page.get(&path("/export.jsonl"), "");
+    assert_eq!(whole.status, 200);
+    assert_eq!(
+        whole.header("content-type"),
+        Some("application/jsonl; charset=utf-8")
+    );
+    let disposition = whole.header("content-disposition").unwrap().to_owned();
+    assert!(
+        disposition.starts_with("attachment; filename=\"mcp-raw-client-")
+            && disposition.ends_with(".jsonl\""),
+        "{disposition}"
+    );
+    let recorded = std::fs::read(&file).unwrap();
+    if whole.body != recorded {
+        let at = whole
+            .body
+            .iter()
+            .zip(&recorded)
+            .take_while(|(a, b)| a == b)
+            .count();
+        panic!(
+            "the export differs from the file at byte {at} (of {} and {}): {:?} vs {:?}",
+            whole.body.len(),
+            recorded.len(),
+            String::from_utf8_lossy(
+                &whole.body[at.saturating_sub(80)..(at + 80).min(whole.body.len())]
+            ),
+            String::from_utf8_lossy(
+                &recorded[at.saturating_sub(80)..(at + 80).min(recorded.len())]
+            ),
+        );
+    }
+    // Events 2 and 4-5: the header, then exactly those events' lines and their facts.
+    let some = page.send("POST", &path("/export.jsonl"), "2,4-5");
+    assert_eq!(some.status, 200, "{}", some.text());
+    let events: Vec<String> = some
+        .text()
+        .lines()
+        .skip(1)
+        .filter(|l| !l.contains("\"fact\""))
+        .map(str::to_owned)
+        .collect();
+    let all: Vec<String> = String::from_utf8(whole.body.clone())
+        .unwrap()
+        .lines()
+        .skip(1)
+        .filter(|l| !l.contains("\"fact\""))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(events, [all[2].clone(), all[4].clone(), all[5].clone()]);
+    assert!(
+        some.header("content-disposition")
+            .unwrap()
+            .ends_with("-shown.jsonl\"")
+    );
+    // The frozen page of the whole: show --html's.
+    let html = page.get(&path("/export.html"), "");
+    assert!(html.text().starts_with("<!DOCTYPE html>"));
+    assert!(
+        html.text()
+            .contains("<script type=\"application/json\" id=\"recording\">")
+    );
+    // Bad input: said, quoted, with the status that fits.
+    for (method, body, status, want) in [
+        (
+            "POST",
+            "1,x",
+            400,
+            "Bad Request: the events to export: \"x\" is not an event position or a range of them (0-4,7)\n",
+        ),
+        (
+            "POST",
+            "",
+            400,
+            "Bad Request: the events to export: no event positions: the filters show no row\n",
+        ),
+        (
+            "POST",
+            "9999",
+            422,
+            &format!(
+                "Unprocessable Content: event 9999 is not in the recording ({} events so far)\n",
+                all.len()
+            ),
+        ),
+        (
+            "POST",
+            &"1,".repeat(40),
+            413,
+            "Payload Too Large: the body exceeds the 64-byte limit (--ui-max-body-bytes)\n",
+        ),
+        (
+            "PUT",
+            "1",
+            405,
+            "Method Not Allowed: PUT /export.jsonl; an export is read (GET, the whole recording) or asked for (POST, the events listed)\n",
+        ),
+    ] {
+        let r = page.send(method, &path("/export.jsonl"), body);
+        assert_eq!(
+            (r.status, r.text().as_str()),
+            (status, want),
+            "{method} {body}"
+        );
+    }
+    // Without the token, nothing.
+    let r = page.send("POST", "/export.jsonl", "1");
+    assert_eq!(r.status, 403);
 }

@@ -25,7 +25,8 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
         show_secrets: args.show_secrets,
         redact_headers: &args.style.redact_headers,
     };
-    let recorder = super::record::recorder("auth-server", "http", wanted, Vec::new())?;
+    let header = mcp_raw_wire::transcript::Header::new("auth-server", "http");
+    let recorder = super::record::recorder(&header, wanted, Vec::new())?;
     let clients = match &args.clients_file {
         None => args.clients,
         Some(path) => clients_from(path)?,

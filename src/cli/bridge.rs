@@ -15,14 +15,9 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         show_secrets: args.show_secrets,
         redact_headers: &args.style.redact_headers,
     };
-    let page = super::ui::sinks(
-        args.ui,
-        &args.ui_page,
-        "bridge",
-        "http",
-        args.max_message_bytes,
-    )?;
-    let recorder = super::record::recorder("bridge", "http", wanted, page)?;
+    let header = mcp_raw_wire::transcript::Header::new("bridge", "http");
+    let page = super::ui::sinks(args.ui, &args.ui_page, &header, args.max_message_bytes)?;
+    let recorder = super::record::recorder(&header, wanted, page)?;
     let spawn = Spawn {
         command: args.command.clone(),
         recorder: recorder

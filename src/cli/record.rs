@@ -38,8 +38,7 @@ pub enum TraceView {
 /// flags' (`tap --check`'s checker); tokens and secrets masked unless
 /// `--show-secrets`.
 pub fn recorder(
-    role: &str,
-    transport: &str,
+    header: &transcript::Header,
     wanted: Wanted<'_>,
     extra: Vec<Box<dyn Sink>>,
 ) -> anyhow::Result<Option<Recorder>> {
@@ -69,11 +68,7 @@ pub fn recorder(
         });
     }
     if let Some(path) = record {
-        sinks.push(record_file(
-            path,
-            &transcript::Header::new(role, transport),
-            max_message,
-        )?);
+        sinks.push(record_file(path, header, max_message)?);
     }
     Ok((!sinks.is_empty()).then(|| {
         let recorder = Recorder::new(sinks);

@@ -57,14 +57,9 @@ fn serve(args: &ReplayArgs) -> anyhow::Result<()> {
         show_secrets: view.show_secrets,
         redact_headers: &view.redact_headers,
     };
-    let page = super::ui::sinks(
-        view.ui,
-        &view.ui_page,
-        "replay",
-        transport,
-        view.max_message_bytes,
-    )?;
-    let recorder = super::record::recorder("replay", transport, wanted, page)?
+    let header = mcp_raw_wire::transcript::Header::new("replay", transport);
+    let page = super::ui::sinks(view.ui, &view.ui_page, &header, view.max_message_bytes)?;
+    let recorder = super::record::recorder(&header, wanted, page)?
         .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
     let n = mock.exchanges.len();
     if !http {

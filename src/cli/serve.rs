@@ -31,14 +31,9 @@ pub fn main(args: ServeArgs) -> anyhow::Result<()> {
         redact_headers: &args.redact_headers,
     };
     let transport = if args.http { "http" } else { "stdio" };
-    let page = super::ui::sinks(
-        args.ui,
-        &args.ui_page,
-        "server",
-        transport,
-        args.max_message_bytes,
-    )?;
-    let recorder = super::record::recorder("server", transport, wanted, page)?;
+    let header = mcp_raw_wire::transcript::Header::new("server", transport);
+    let page = super::ui::sinks(args.ui, &args.ui_page, &header, args.max_message_bytes)?;
+    let recorder = super::record::recorder(&header, wanted, page)?;
     if !args.http {
         let server = server(args.era, args.fixture, args.max_tasks, args.task_ttl);
         return serve_stdio(server, args.max_body_bytes, args.max_log_backlog, recorder);

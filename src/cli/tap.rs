@@ -203,14 +203,14 @@ fn recorder(
     };
     let mut sinks: Vec<Box<dyn mcp_raw_wire::recorder::Sink>> =
         live.iter().map(super::check::Live::sink).collect();
+    let header = mcp_raw_wire::transcript::Header::new("tap", transport);
     sinks.extend(super::ui::sinks(
         args.ui,
         &args.ui_page,
-        "tap",
-        transport,
+        &header,
         args.max_message_bytes,
     )?);
-    let recorder = super::record::recorder("tap", transport, wanted, sinks)?
+    let recorder = super::record::recorder(&header, wanted, sinks)?
         .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
     Ok((recorder, live))
 }

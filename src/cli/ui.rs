@@ -43,8 +43,8 @@ pub fn main(args: UiArgs) -> anyhow::Result<()> {
             file.display()
         )
     })?;
-    let feed = Feed::new(header.to_json(), args.page.ui_keep);
-    let mut sink = feed.sink(args.max_message_bytes);
+    let feed = Feed::new(header, args.page.ui_keep, args.max_message_bytes);
+    let mut sink = feed.sink();
     // Served before the file is read whole: a large recording's first rows show at once.
     start(feed.clone(), &args.page)?;
     while let Some((no, line)) = lines.next(&mut input, file, args.follow)? {
@@ -73,8 +73,8 @@ fn pair(a: &std::path::Path, b: &std::path::Path, args: &UiArgs) -> anyhow::Resu
     let (ha, ea) = super::read_transcript(a).map_err(|e| usage!("{e}"))?;
     let (hb, eb) = super::read_transcript(b).map_err(|e| usage!("{e}"))?;
     let feed = |header: &transcript::Header, events: &[mcp_raw_wire::event::Event]| {
-        let feed = Feed::new(header.to_json(), args.page.ui_keep);
-        let mut sink = feed.sink(args.max_message_bytes);
+        let feed = Feed::new(header.clone(), args.page.ui_keep, args.max_message_bytes);
+        let mut sink = feed.sink();
         for e in events {
             sink.event(e);
         }
@@ -93,7 +93,10 @@ fn pair(a: &std::path::Path, b: &std::path::Path, args: &UiArgs) -> anyhow::Resu
         &args.ignore,
     );
     let (fa, fb) = (feed(&ha, &ea), feed(&hb, &eb));
-    serve_ui(|token| ui::Ui::pair(fa, fb, &doc, token), &args.page)?;
+    serve_ui(
+        |token| ui::Ui::pair(fa, fb, &doc, token, args.page.ui_max_body_bytes),
+        &args.page,
+    )?;
     loop {
         std::thread::park();
     }
@@ -104,18 +107,15 @@ fn pair(a: &std::path::Path, b: &std::path::Path, args: &UiArgs) -> anyhow::Resu
 pub fn sinks(
     wanted: bool,
     page: &UiPage,
-    role: &str,
-    transport: &str,
+    header: &transcript::Header,
     max_message: usize,
 ) -> anyhow::Result<Vec<Box<dyn Sink>>> {
     if !wanted {
         return Ok(Vec::new());
     }
-    let feed = Feed::new(
-        transcript::Header::new(role, transport).to_json(),
-        page.ui_keep,
-    );
-    let sink = feed.sink(max_message);
+    // The same header as --record's: an export of the whole is that file.
+    let feed = Feed::new(header.clone(), page.ui_keep, max_message);
+    let sink = feed.sink();
     start(feed, page)?;
     Ok(vec![Box::new(sink)])
 }
@@ -138,7 +138,10 @@ pub fn linger() {
 /// Serves `feed`'s page on 127.0.0.1 from a thread of its own, says its URL on
 /// stderr, and opens it in a browser with `--ui-open`.
 pub fn start(feed: Feed, page: &UiPage) -> anyhow::Result<()> {
-    serve_ui(|token| ui::Ui::new(feed, token), page)
+    serve_ui(
+        |token| ui::Ui::new(feed, token, page.ui_max_body_bytes),
+        page,
+    )
 }
 
 /// Serves the site `make` builds (given the token) as [`start`] says.

@@ -57,4 +57,8 @@ pub struct UiPage {
     /// go (a page that has not read them yet is told so; the --record file keeps all).
     #[arg(long = "ui-keep", value_name = "N", default_value_t = mcp_raw_tools::ui::feed::DEFAULT_KEEP)]
     pub ui_keep: usize,
+    /// The largest request body the page may send its server (an export's list of
+    /// events); a larger one gets 413.
+    #[arg(long = "ui-max-body-bytes", value_name = "N", default_value_t = mcp_raw_tools::ui::DEFAULT_MAX_BODY)]
+    pub ui_max_body_bytes: usize,
 }

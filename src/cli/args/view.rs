@@ -82,13 +82,8 @@ impl View {
 
     fn printer_unmasked(&self, transport: &str) -> anyhow::Result<Printer> {
         let header = transcript::Header::new("client", transport);
-        let mut more = crate::cli::ui::sinks(
-            self.ui,
-            &self.ui_page,
-            "client",
-            transport,
-            self.max_message_bytes,
-        )?;
+        let mut more =
+            crate::cli::ui::sinks(self.ui, &self.ui_page, &header, self.max_message_bytes)?;
         if let Some(path) = &self.record {
             more.push(crate::cli::record::record_file(
                 path,

@@ -13,6 +13,7 @@ use crate::lock::Locked;
 use crate::wire::event::Event;
 use crate::wire::recorder::Sink;
 use crate::wire::rows::Rows;
+use crate::wire::transcript::Header;
 use bytes::Bytes;
 use hyper::body::Frame;
 use serde_json::json;
@@ -42,26 +43,55 @@ const BATCH_BYTES: usize = 256 * 1024;
 pub struct Feed(Arc<Shared>);
 
 struct Shared {
-    /// The events kept: each one's SSE data (`{"n":…,"rows":[…]}`), in order.
+    /// The events kept: each one's SSE data (`{"n":…,"rows":[…]}`) and the event
+    /// itself (what an export writes), in order.
     log: Mutex<Log>,
     /// How many events the recording has had (kept or let go): the streams wait for
     /// it to grow.
     grew: watch::Sender<usize>,
     /// The most events kept (`--ui-keep`).
     keep: usize,
-    /// The recording's header (role, transport, when it began), for the page's title.
-    header: serde_json::Value,
+    /// The largest message read whole (`--max-message-bytes`): for the rows, the
+    /// findings, and an export's facts.
+    max: usize,
+    /// The recording's header (role, transport, when it began): the page's title,
+    /// and the first line of an export.
+    header: Header,
+    /// The header as its line's JSON, as `/info` sends it.
+    header_json: serde_json::Value,
     /// Set once no more events will come (a recording read from a file, not
     /// followed): the `end` event's data, with what only the whole recording tells
     /// `check` (requests never answered), `{"findings":[…]}`.
     end: std::sync::OnceLock<Bytes>,
 }
 
+/// One event kept.
+struct Kept {
+    /// Its SSE data, as every page's stream sends it.
+    data: Bytes,
+    /// The event, as the recorder gave it: what an export writes.
+    event: Event,
+    /// What rows it brought: what an export of some events adds to them.
+    brought: Brought,
+}
+
+/// What rows an event brought, as a filtered export needs to know it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Brought {
+    /// None: it is part of what a later event completes (a read that ended inside a
+    /// line, a body not yet whole), or an opening, a close, a handshake.
+    Nothing,
+    /// Rows, none of them an HTTP head.
+    Rows,
+    /// An HTTP start line and headers: a message in its direction begins here.
+    Head,
+}
+
 /// The events kept, and the position of the first of them.
 #[derive(Default)]
 struct Log {
-    /// The kept events' data, oldest first.
-    events: std::collections::VecDeque<Bytes>,
+    /// The kept events, oldest first.
+    events: std::collections::VecDeque<Kept>,
     /// The position of `events[0]` in the recording (how many were let go).
     first: usize,
 }
@@ -75,30 +105,54 @@ impl Log {
 
 impl Feed {
     /// An empty feed for a recording described by `header` (the transcript's first
-    /// line), keeping at most `keep` events.
-    pub fn new(header: serde_json::Value, keep: usize) -> Feed {
+    /// line), keeping at most `keep` events, reading messages up to `max` bytes.
+    pub fn new(header: Header, keep: usize, max: usize) -> Feed {
         Feed(Arc::new(Shared {
             log: Mutex::default(),
             grew: watch::Sender::new(0),
             keep: keep.max(1),
+            max,
+            header_json: header.to_json(),
             header,
             end: std::sync::OnceLock::new(),
         }))
     }
 
     /// The sink that fills this feed: hand it to the recorder.
-    pub fn sink(&self, max_message: usize) -> FeedSink {
+    pub fn sink(&self) -> FeedSink {
         FeedSink {
             feed: self.clone(),
-            rows: Rows::with_max(max_message),
-            checker: Checker::with_max(max_message),
+            rows: Rows::with_max(self.0.max),
+            checker: Checker::with_max(self.0.max),
             n: 0,
         }
     }
 
-    /// The recording's header.
+    /// The recording's header, as its line's JSON.
     pub fn header(&self) -> &serde_json::Value {
+        &self.0.header_json
+    }
+
+    /// The recording's header.
+    pub fn head(&self) -> &Header {
         &self.0.header
+    }
+
+    /// The largest message read whole.
+    pub fn max(&self) -> usize {
+        self.0.max
+    }
+
+    /// The events kept, from the first kept: its position, and each event with
+    /// what rows it brought.
+    pub fn kept(&self) -> (usize, Vec<(Event, Brought)>) {
+        let log = self.0.log.locked();
+        let events = log
+            .events
+            .iter()
+            .map(|k| (k.event.clone(), k.brought))
+            .collect();
+        (log.first, events)
     }
 
     /// How many events the recording has had (the next one's position).
@@ -133,10 +187,10 @@ impl Feed {
         }
     }
 
-    fn push(&self, data: Bytes) {
+    fn push(&self, kept: Kept) {
         let len = {
             let mut log = self.0.log.locked();
-            log.events.push_back(data);
+            log.events.push_back(kept);
             if log.events.len() > self.0.keep {
                 log.events.pop_front();
                 log.first += 1;
@@ -167,7 +221,7 @@ impl Feed {
             out.extend_from_slice(&crate::wire::sse::encode(
                 Some(&next.to_string()),
                 None,
-                &log.events[next - log.first],
+                &log.events[next - log.first].data,
             ));
             next += 1;
         }
@@ -196,13 +250,24 @@ impl Sink for FeedSink {
     fn event(&mut self, e: &Event) {
         let rows = self.rows.feed(self.n, e);
         let found = self.checker.feed(e);
+        let brought = if rows.iter().any(|r| r["kind"] == "head") {
+            Brought::Head
+        } else if rows.is_empty() {
+            Brought::Nothing
+        } else {
+            Brought::Rows
+        };
         let data = if found.is_empty() {
             json!({"n": self.n, "rows": rows})
         } else {
             let found: Vec<_> = found.iter().map(super::findings::json).collect();
             json!({"n": self.n, "rows": rows, "findings": found})
         };
-        self.feed.push(Bytes::from(data.to_string()));
+        self.feed.push(Kept {
+            data: Bytes::from(data.to_string()),
+            event: e.clone(),
+            brought,
+        });
         self.n += 1;
     }
 }
@@ -319,8 +384,8 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_stream_sends_the_log_then_what_comes_and_resumes_after_an_id() {
-        let feed = Feed::new(json!({}), DEFAULT_KEEP);
-        let mut sink = feed.sink(1 << 20);
+        let feed = Feed::new(Header::new("tap", "stdio"), DEFAULT_KEEP, 1 << 20);
+        let mut sink = feed.sink();
         sink.event(&line("{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n"));
         let mut events = feed.events(None);
         let first = events.frame().await.unwrap().unwrap().into_data().unwrap();
@@ -365,8 +430,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_finding_goes_with_its_event_and_the_end_says_what_only_it_tells() {
-        let feed = Feed::new(json!({}), DEFAULT_KEEP);
-        let mut sink = feed.sink(1 << 20);
+        let feed = Feed::new(Header::new("tap", "stdio"), DEFAULT_KEEP, 1 << 20);
+        let mut sink = feed.sink();
         // A request without "jsonrpc": "2.0" (a finding at once), and one never
         // answered (a finding only the end can tell).
         sink.event(&line("{\"id\":1,\"method\":\"ping\"}\n"));
@@ -401,8 +466,8 @@ mod tests {
 
     #[tokio::test]
     async fn past_its_bound_the_oldest_go_and_a_page_that_asks_for_them_is_told() {
-        let feed = Feed::new(json!({}), 2);
-        let mut sink = feed.sink(1 << 20);
+        let feed = Feed::new(Header::new("tap", "stdio"), 2, 1 << 20);
+        let mut sink = feed.sink();
         for m in ["a", "b", "c"] {
             sink.event(&line(&format!(
                 "{{\"jsonrpc\":\"2.0\",\"method\":\"{m}\"}}\n"

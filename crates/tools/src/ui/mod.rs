@@ -10,6 +10,11 @@
 //! GET /events?token=T         every event's rows, `id: N` its position; with
 //!                             Last-Event-ID: N it goes on from N + 1
 //!
+//! GET  /export.jsonl?token=T  the whole recording as a transcript (as --record
+//!                             writes it); /export.html the frozen page of it
+//! POST /export.jsonl?token=T  the same of the events a body `0-4,7` names, and
+//!                             what they need to be read (export.rs)
+//!
 //! `mcp-raw ui A B`, two recordings side by side:
 //! GET /diff.html, /diff.js    the side-by-side page and its script
 //! GET /diff?token=T           diff's reading of the two, pair by pair (diff.rs)
@@ -26,12 +31,14 @@
 //! mod.rs      the listener's site: routes, the checks, the responses
 //! feed.rs     the recorder's sink that keeps the rows; each page's SSE stream
 //! diff.rs     two recordings paired message by message, for the side-by-side page
+//! export.rs   what the page shows, as a transcript or a frozen page
 //! findings.rs check's findings, tied to their events, as the page reads them
 //! page.rs     the page's files, compiled in
 //! page/       index.html, ui.js, ui.css
 //! ```
 
 pub mod diff;
+pub mod export;
 pub mod feed;
 pub mod findings;
 pub mod page;
@@ -42,9 +49,10 @@ use crate::transport::http::guard::{AllowedHosts, foreign_host};
 use crate::transport::http::listen::{self, Listening, Site};
 use crate::transport::http::{Limits, names};
 use bytes::Bytes;
-use http_body_util::{Either, Full};
+use http_body_util::{BodyExt, Either, Full, Limited};
 use hyper::header::{
-    CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, HOST, HeaderValue, ORIGIN,
+    CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_SECURITY_POLICY, CONTENT_TYPE, HOST, HeaderValue,
+    ORIGIN,
 };
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::json;
@@ -63,27 +71,41 @@ pub struct Ui {
     token: String,
     /// Loopback only (no `--allow-host`: the page is for the person at this machine).
     hosts: AllowedHosts,
+    /// The largest request body the page may send (`--ui-max-body-bytes`).
+    max_body: usize,
 }
+
+/// The largest body the page sends by default (`--ui-max-body-bytes`): the event
+/// list of a filtered export of every event kept, with room.
+pub const DEFAULT_MAX_BODY: usize = 16 << 20;
 
 impl Ui {
     /// A page over `feed`, opened by `token`.
-    pub fn new(feed: Feed, token: String) -> Arc<Ui> {
+    pub fn new(feed: Feed, token: String, max_body: usize) -> Arc<Ui> {
         Arc::new(Ui {
             feeds: vec![feed],
             diff: None,
             token,
             hosts: AllowedHosts::default(),
+            max_body,
         })
     }
 
     /// Two recordings side by side: `a` and `b` each as its own page, and `diff`
     /// (their [`diff::document`]) as the page that compares them.
-    pub fn pair(a: Feed, b: Feed, diff: &serde_json::Value, token: String) -> Arc<Ui> {
+    pub fn pair(
+        a: Feed,
+        b: Feed,
+        diff: &serde_json::Value,
+        token: String,
+        max_body: usize,
+    ) -> Arc<Ui> {
         Arc::new(Ui {
             feeds: vec![a, b],
             diff: Some(Bytes::from(diff.to_string())),
             token,
             hosts: AllowedHosts::default(),
+            max_body,
         })
     }
 
@@ -116,7 +138,7 @@ impl Site for Ui {
     type Body = Body;
 
     async fn answer(self: Arc<Self>, req: Request<hyper::body::Incoming>) -> Response<Body> {
-        let mut r = self.route(&req);
+        let mut r = self.route(req).await;
         let headers = r.headers_mut();
         // Nothing the page loads may come from elsewhere, nor be sent elsewhere.
         headers.insert(
@@ -136,36 +158,44 @@ impl Site for Ui {
 }
 
 impl Ui {
-    fn route(&self, req: &Request<hyper::body::Incoming>) -> Response<Body> {
-        if let Some(why) = self.foreign(req) {
+    async fn route(&self, req: Request<hyper::body::Incoming>) -> Response<Body> {
+        if let Some(why) = self.foreign(&req) {
             return text(StatusCode::FORBIDDEN, why);
         }
-        if req.method() != Method::GET {
+        let path = req.uri().path().to_owned();
+        let query = req.uri().query().unwrap_or("").to_owned();
+        let posts = matches!(path.as_str(), "/export.jsonl" | "/export.html");
+        let allowed = req.method() == Method::GET || (posts && req.method() == Method::POST);
+        if !allowed {
             return text(
                 StatusCode::METHOD_NOT_ALLOWED,
                 format!(
-                    "Method Not Allowed: {} {}; the page only reads (GET)",
+                    "Method Not Allowed: {} {path}; {}",
                     req.method(),
-                    req.uri().path()
+                    if posts {
+                        "an export is read (GET, the whole recording) or asked for (POST, the events listed)"
+                    } else {
+                        "the page only reads (GET) here"
+                    }
                 ),
             );
         }
-        let path = req.uri().path();
-        if let Some(file) = page::file(path) {
+        if req.method() == Method::GET
+            && let Some(file) = page::file(&path)
+        {
             return respond(
                 StatusCode::OK,
                 file.content_type,
                 Bytes::from_static(file.body),
             );
         }
-        if !matches!(path, "/info" | "/events" | "/diff") {
+        if !matches!(path.as_str(), "/info" | "/events" | "/diff") && !posts {
             return text(
                 StatusCode::NOT_FOUND,
                 format!("Not Found: {path} (the page is at /)"),
             );
         }
-        let query = req.uri().query().unwrap_or("");
-        if !self.token_given(query) {
+        if !self.token_given(&query) {
             return text(
                 StatusCode::FORBIDDEN,
                 "Forbidden: the token is missing or wrong; open the URL printed when the ui started".into(),
@@ -180,7 +210,7 @@ impl Ui {
                 ),
             };
         }
-        let feed = match param(query, "side") {
+        let feed = match param(&query, "side") {
             None | Some("a") => &self.feeds[0],
             Some("b") if self.feeds.len() > 1 => &self.feeds[1],
             Some(other) => {
@@ -202,6 +232,9 @@ impl Ui {
                 );
             }
         };
+        if posts {
+            return self.export(feed, &path, req).await;
+        }
         if path == "/info" {
             let info = json!({"header": feed.header(), "events": feed.len()});
             return respond(
@@ -229,6 +262,107 @@ impl Ui {
         r.headers_mut()
             .insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
         r
+    }
+
+    /// `/export.jsonl`, `/export.html`: the whole recording (GET), or the events a
+    /// POST lists; a download, named after the recording.
+    async fn export(
+        &self,
+        feed: &Feed,
+        path: &str,
+        req: Request<hyper::body::Incoming>,
+    ) -> Response<Body> {
+        let picked = if req.method() == Method::POST {
+            let body = match self.body(req).await {
+                Ok(b) => b,
+                Err(refusal) => return refusal,
+            };
+            let listed = std::str::from_utf8(&body)
+                .map_err(|_| "the body is not UTF-8 text".to_owned())
+                .and_then(export::positions);
+            match listed {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    return text(
+                        StatusCode::BAD_REQUEST,
+                        format!("Bad Request: the events to export: {e}"),
+                    );
+                }
+            }
+        } else {
+            None
+        };
+        let events = match export::events(feed, picked.as_deref()) {
+            Ok(e) => e,
+            Err(e) => {
+                return text(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    format!("Unprocessable Content: {e}"),
+                );
+            }
+        };
+        let head = feed.head();
+        let (content_type, ext, body) = if path == "/export.html" {
+            (
+                "text/html; charset=utf-8",
+                "html",
+                Bytes::from(export::html(head, &events, feed.max())),
+            )
+        } else {
+            (
+                "application/jsonl; charset=utf-8",
+                "jsonl",
+                Bytes::from(export::jsonl(head, &events, feed.max())),
+            )
+        };
+        let mut r = respond(StatusCode::OK, content_type, body);
+        // `mcp-raw-tap-2026-12-06T11-54-36-112Z.jsonl`: the recording's role and start.
+        // `-shown` for the events a page's filters kept.
+        let name = format!(
+            "mcp-raw-{}-{}{}.{ext}",
+            head.role,
+            head.started.replace([':', '.'], "-"),
+            if picked.is_some() { "-shown" } else { "" }
+        );
+        let name: String = name
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
+            .collect();
+        if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{name}\"")) {
+            r.headers_mut().insert(CONTENT_DISPOSITION, v);
+        }
+        r
+    }
+
+    /// The request's body, whole, up to `--ui-max-body-bytes` and within the body
+    /// clock every listener has; a refusal that says which limit otherwise.
+    async fn body(&self, req: Request<hyper::body::Incoming>) -> Result<Bytes, Response<Body>> {
+        let limit = self.max_body;
+        let too_large = || {
+            text(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "Payload Too Large: the body exceeds the {limit}-byte limit (--ui-max-body-bytes)"
+                ),
+            )
+        };
+        let read = Limited::new(req.into_body(), limit).collect();
+        let clock = Limits::default().body_timeout;
+        match tokio::time::timeout(clock, read).await {
+            Err(_) => Err(text(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "Request Timeout: the body did not arrive in full within {} s",
+                    clock.as_secs_f64()
+                ),
+            )),
+            Ok(Ok(collected)) => Ok(collected.to_bytes()),
+            Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
+            Ok(Err(e)) => Err(text(
+                StatusCode::BAD_REQUEST,
+                format!("Bad Request: could not read the body: {e}"),
+            )),
+        }
     }
 
     /// Why a request may not be answered: a `Host` that is no loopback name (DNS

@@ -441,6 +441,51 @@ function open(i) {
   queueDraw(false);
 }
 
+// Export what is shown, or the whole recording, as a transcript (.jsonl, the lines
+// --record writes) or as this page frozen (.html): the page's server writes either
+// from the events it keeps; for "what is shown" the page sends the positions of the
+// events whose rows its filters keep (the server adds what they need to be read).
+function exportAs(kind) {
+  const whole = $('ex-what').value === 'whole';
+  let ask = {};
+  let events = 0;
+  if (!whole) {
+    const f = filterState();
+    const ns = [];
+    for (const r of rows) if (!r.gap && keeps(r, f) && ns[ns.length - 1] !== r.n) ns.push(r.n);
+    events = ns.length;
+    const ranges = [];
+    for (let k = 0; k < ns.length;) {
+      let j = k;
+      while (j + 1 < ns.length && ns[j + 1] === ns[j] + 1) j++;
+      ranges.push(j > k ? ns[k] + '-' + ns[j] : String(ns[k]));
+      k = j + 1;
+    }
+    if (!ranges.length) { say('nothing to export: the filters show no row', true); return; }
+    ask = { method: 'POST', headers: { 'content-type': 'text/plain' }, body: ranges.join(',') };
+  }
+  fetch('/export.' + kind + asking, ask)
+    .then((r) => (r.ok ? r.blob().then((b) => [b, r.headers.get('content-disposition') || '']) : r.text().then((t) => Promise.reject(t))))
+    .then(([blob, disposition]) => {
+      const m = /filename="([^"]+)"/.exec(disposition);
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(blob);
+      a.download = m ? m[1] : 'mcp-raw-export.' + kind;
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+      say('exported ' + (whole ? 'the whole recording' : 'the ' + events + ' events shown') + ' as ' + a.download + ' (' + blob.size + ' bytes)', false);
+    })
+    .catch((why) => say('export refused: ' + why, true));
+}
+
+// A line in the status place, said over whatever it said.
+function say(text, bad) {
+  $('status').textContent = text;
+  $('status').className = 'status' + (bad ? ' lost' : '');
+}
+
 function titled(h) {
   h = h || {};
   const title = 'mcp-raw: ' + (h.role || '?') + ' over ' + (h.transport || '?') + (h.started ? ', ' + h.started : '');
@@ -482,6 +527,7 @@ function measureRest() {
 
 // The frozen page: the rows the live stream would have carried, in the file.
 function thaw(block) {
+  document.body.classList.add('frozen');
   const recording = JSON.parse(block.textContent);
   titled(recording.header);
   const f = filterState();
@@ -514,7 +560,7 @@ function connect() {
   // Events the server let go before this page read them (--ui-keep): said as a row.
   source.addEventListener('gap', (e) => {
     const g = JSON.parse(e.data);
-    add({ n: g.from, t: rows.length ? rows[rows.length - 1].t : 0, lane: '', dir: '', kind: 'odd', error: true,
+    add({ n: g.from, gap: true, t: rows.length ? rows[rows.length - 1].t : 0, lane: '', dir: '', kind: 'odd', error: true,
       summary: 'events ' + g.from + '–' + (g.to - 1) + ' were let go before this page read them (the server keeps ' + g.keep + ', --ui-keep); the --record file has them' });
     queueDraw(true);
   });
@@ -530,6 +576,8 @@ readHash();
 for (const k of FILTERS) $(k).addEventListener('input', refilter);
 $('as-list').onclick = () => { view = 'list'; writeHash(); queueDraw(false); };
 $('as-seq').onclick = () => { view = 'sequence'; writeHash(); queueDraw(false); };
+$('ex-jsonl').onclick = () => exportAs('jsonl');
+$('ex-html').onclick = () => exportAs('html');
 $('rows').addEventListener('scroll', () => queueDraw(false));
 $('rows').addEventListener('click', (e) => {
   const el = e.target.closest('.row');
