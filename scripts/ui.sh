@@ -12,3 +12,10 @@ python3 scripts/ui_live.py "$bin" "$browser"
 # Two recordings side by side (`mcp-raw ui A B`): the stdio demo in each era, checked
 # against `mcp-raw diff`'s reading (what scripts/ui_diff.py checks is said at its top).
 python3 scripts/ui_diff.py "$bin" "$browser" "${recordings[0]}" "${recordings[1]}"
+# A real client and a real server through `tap --ui`: the TypeScript SDK client against
+# @modelcontextprotocol/server-everything over stdio and HTTP, and a resend from the
+# page (scripts/ui_everything.py says what it checks). interop/run.sh installs
+# interop/ts in CI; a run of this script alone installs it when it is missing.
+[ -f interop/ts/node_modules/@modelcontextprotocol/server-everything/dist/index.js ] \
+  || (cd interop/ts && npm ci --no-audit --no-fund --loglevel=error)
+python3 scripts/ui_everything.py "$bin" "$browser"

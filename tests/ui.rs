@@ -627,3 +627,135 @@ fn an_export_is_the_recording_or_the_events_a_page_names_and_bad_lists_are_refus
     let r = page.send("POST", "/export.jsonl", "1");
     assert_eq!(r.status, 403);
 }
+
+#[test]
+fn a_tapped_request_edited_on_the_page_is_sent_again_through_the_tap() {
+    let dir = common::scratch("ui", "resend");
+    let mut server = Command::new(BIN)
+        .args(["serve", "--http", "--port", "0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = BufReader::new(server.stderr.take().unwrap()).lines();
+    let line = said.next().unwrap().unwrap();
+    let target = line
+        .split("listening on ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{line}"))
+        .trim()
+        .to_owned();
+    let record = dir.join("tap.jsonl");
+    let mut page = Page::start(&[
+        "tap",
+        "--http",
+        "--listen",
+        "127.0.0.1:0",
+        "--target",
+        &target,
+        "--ui",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    let line = page.stderr.next().unwrap().unwrap();
+    let tap = line
+        .split("listening on ")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_owned();
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            &tap,
+            "--color",
+            "never",
+            "--call",
+            r#"add={"a":1,"b":2}"#,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let info = page.get(&format!("/info?token={}", page.token), "").json();
+    assert_eq!(info["resend"], true);
+    // The tools/call request as the page has it: its event and its exact body.
+    let mut events = Events::open(&page);
+    let (n, body) = loop {
+        let e = events.next();
+        let Ok(data) = serde_json::from_str::<serde_json::Value>(&e.data) else {
+            continue;
+        };
+        let call = data["rows"].as_array().into_iter().flatten().find(|r| {
+            r["dir"] == "c2s"
+                && r["summary"]
+                    .as_str()
+                    .is_some_and(|s| s.starts_with("request tools/call"))
+        });
+        if let Some(r) = call {
+            break (
+                data["n"].as_u64().unwrap(),
+                r["bytes"].as_str().unwrap().to_owned(),
+            );
+        }
+    };
+    let edited = body.replace(r#""a":1"#, r#""a":40"#);
+    assert_ne!(edited, body);
+    let ask = serde_json::json!({"event": n, "message": edited}).to_string();
+    let sent = page.send("POST", &format!("/resend?token={}", page.token), &ask);
+    assert_eq!(sent.status, 202, "{}", sent.text());
+    let from = sent.json()["from"].as_str().unwrap().to_owned();
+    // Its answer arrives as rows of a new connection: the lane the tap opened for it
+    // (accepted from the resend's address), then the result of 40 + 2.
+    let mut lane = None;
+    let answer = loop {
+        let e = events.next();
+        let Ok(data) = serde_json::from_str::<serde_json::Value>(&e.data) else {
+            continue;
+        };
+        let rows = data["rows"].as_array().cloned().unwrap_or_default();
+        for r in &rows {
+            let opened = format!("opened: accepted from {from},");
+            if r["summary"]
+                .as_str()
+                .is_some_and(|s| s.starts_with(&opened))
+            {
+                lane = Some(r["lane"].clone());
+            }
+        }
+        let answered = rows
+            .iter()
+            .find(|r| lane.as_ref() == Some(&r["lane"]) && r["dir"] == "s2c" && r["kind"] == "msg");
+        if let Some(r) = answered {
+            break r["bytes"].as_str().unwrap().to_owned();
+        }
+    };
+    assert!(answer.contains(r#""text":"42""#), "{answer}");
+    // What was resent, in the tap's own recording: the edited body after the
+    // recorded head, framed by the resend itself.
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        recorded.contains(r#"\"a\":40"#),
+        "the resend is not in the recording"
+    );
+    assert!(recorded.contains(&format!(
+        "Connection: close\\r\\n\\r\\n{}",
+        edited.replace('"', "\\\"")
+    )));
+    // Bad asks: said, with the status that fits.
+    for (ask, status, want) in [
+        ("{", 400, "Bad Request: resend: the body is not JSON: EOF while parsing an object at line 1 column 1\n".to_owned()),
+        (r#"{"event": 1}"#, 400, "Bad Request: resend: \"message\" (the JSON to send, as text) is missing\n".to_owned()),
+        (&*format!(r#"{{"event": {n}, "message": "{{nope"}}"#), 422, "Unprocessable Content: resend: the edited message is not JSON: key must be a string at line 1 column 2\n".to_owned()),
+        (r#"{"event": 0, "message": "{}"}"#, 422, "Unprocessable Content: resend: event 0 is no bytes a client sent (a connection's opening, close or handshake)\n".to_owned()),
+    ] {
+        let r = page.send("POST", &format!("/resend?token={}", page.token), ask);
+        assert_eq!((r.status, r.text()), (status, want), "{ask}");
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+}

@@ -107,6 +107,11 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
                 ""
             }
         );
+        if listen_tls.is_none() {
+            // The page resends through this listener (a TLS one would need the page
+            // to be a TLS client of it: not offered).
+            super::ui::resend_through(addr);
+        }
         let config = http::Config {
             target,
             recorder,

@@ -120,6 +120,21 @@ pub fn sinks(
     Ok(vec![Box::new(sink)])
 }
 
+/// The page this process serves, once `--ui` or `ui` started one.
+static PAGE: std::sync::OnceLock<std::sync::Arc<ui::Ui>> = std::sync::OnceLock::new();
+
+/// The HTTP tap listens at `at`: the page (if any) offers resend through it.
+pub fn resend_through(at: std::net::SocketAddr) {
+    if let Some(page) = PAGE.get() {
+        let to = if at.ip().is_unspecified() {
+            std::net::SocketAddr::from(([127, 0, 0, 1], at.port()))
+        } else {
+            at
+        };
+        page.resend_to(to);
+    }
+}
+
 /// The URL of the page this process serves, once `--ui` or `ui` started one.
 static SERVED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
@@ -163,6 +178,7 @@ fn serve_ui(
     let addr = listener.local_addr()?;
     let token = mcp_raw_net::keys::random_token()?;
     let ui = make(token);
+    let _ = PAGE.set(ui.clone());
     let url = ui.url(addr);
     std::thread::Builder::new()
         .name("mcp-raw ui".into())

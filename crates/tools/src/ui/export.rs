@@ -79,12 +79,18 @@ pub fn events(feed: &Feed, picked: Option<&[usize]>) -> Result<Vec<Event>, Strin
             format!("event {bad} is not in the recording ({end} events so far)")
         });
     }
-    let wanted = needed(&kept, picked.iter().map(|n| n - first));
-    Ok(kept
-        .into_iter()
+    Ok(events_of(&kept, first, picked))
+}
+
+/// Of `kept` (the first at position `first`), the events at `picked` (each one
+/// kept) and what they need to be read.
+pub fn events_of(kept: &[(Event, Brought)], first: usize, picked: &[usize]) -> Vec<Event> {
+    let wanted = needed(kept, picked.iter().map(|n| n - first));
+    kept.iter()
         .zip(wanted)
-        .filter_map(|((e, _), w)| w.then_some(e))
-        .collect())
+        .filter(|(_, w)| *w)
+        .map(|((e, _), _)| e.clone())
+        .collect()
 }
 
 /// Which of `kept` (each event, and what rows it brought) an export of the events

@@ -14,6 +14,8 @@
 //!                             writes it); /export.html the frozen page of it
 //! POST /export.jsonl?token=T  the same of the events a body `0-4,7` names, and
 //!                             what they need to be read (export.rs)
+//! POST /resend?token=T        {"event": N, "message": "…"}: request N sent again
+//!                             with that body, through the HTTP tap (resend.rs)
 //!
 //! `mcp-raw ui A B`, two recordings side by side:
 //! GET /diff.html, /diff.js    the side-by-side page and its script
@@ -32,6 +34,7 @@
 //! feed.rs     the recorder's sink that keeps the rows; each page's SSE stream
 //! diff.rs     two recordings paired message by message, for the side-by-side page
 //! export.rs   what the page shows, as a transcript or a frozen page
+//! resend.rs   a relayed request, edited, sent again through the HTTP tap
 //! findings.rs check's findings, tied to their events, as the page reads them
 //! page.rs     the page's files, compiled in
 //! page/       index.html, ui.js, ui.css
@@ -42,6 +45,7 @@ pub mod export;
 pub mod feed;
 pub mod findings;
 pub mod page;
+pub mod resend;
 
 pub use feed::Feed;
 
@@ -73,6 +77,9 @@ pub struct Ui {
     hosts: AllowedHosts,
     /// The largest request body the page may send (`--ui-max-body-bytes`).
     max_body: usize,
+    /// Where a resent request goes (the HTTP tap's own listener), once the tap has
+    /// one; none: the page offers no resend.
+    resend_to: std::sync::OnceLock<std::net::SocketAddr>,
 }
 
 /// The largest body the page sends by default (`--ui-max-body-bytes`): the event
@@ -88,6 +95,7 @@ impl Ui {
             token,
             hosts: AllowedHosts::default(),
             max_body,
+            resend_to: std::sync::OnceLock::new(),
         })
     }
 
@@ -106,7 +114,13 @@ impl Ui {
             token,
             hosts: AllowedHosts::default(),
             max_body,
+            resend_to: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Offers resend on the page: requests go to the HTTP tap listening at `to`.
+    pub fn resend_to(&self, to: std::net::SocketAddr) {
+        let _ = self.resend_to.set(to);
     }
 
     /// The URL that opens the page on `addr` (the side-by-side one for two).
@@ -164,15 +178,18 @@ impl Ui {
         }
         let path = req.uri().path().to_owned();
         let query = req.uri().query().unwrap_or("").to_owned();
-        let posts = matches!(path.as_str(), "/export.jsonl" | "/export.html");
-        let allowed = req.method() == Method::GET || (posts && req.method() == Method::POST);
+        let posts = matches!(path.as_str(), "/export.jsonl" | "/export.html" | "/resend");
+        let allowed = (req.method() == Method::GET && path != "/resend")
+            || (posts && req.method() == Method::POST);
         if !allowed {
             return text(
                 StatusCode::METHOD_NOT_ALLOWED,
                 format!(
                     "Method Not Allowed: {} {path}; {}",
                     req.method(),
-                    if posts {
+                    if path == "/resend" {
+                        "a resend is asked for with POST"
+                    } else if posts {
                         "an export is read (GET, the whole recording) or asked for (POST, the events listed)"
                     } else {
                         "the page only reads (GET) here"
@@ -232,11 +249,18 @@ impl Ui {
                 );
             }
         };
+        if path == "/resend" {
+            return self.resend(feed, req).await;
+        }
         if posts {
             return self.export(feed, &path, req).await;
         }
         if path == "/info" {
-            let info = json!({"header": feed.header(), "events": feed.len()});
+            let info = json!({
+                "header": feed.header(),
+                "events": feed.len(),
+                "resend": self.resend_to.get().is_some(),
+            });
             return respond(
                 StatusCode::OK,
                 "application/json",
@@ -332,6 +356,57 @@ impl Ui {
             r.headers_mut().insert(CONTENT_DISPOSITION, v);
         }
         r
+    }
+
+    /// `/resend`: `{"event": N, "message": "…"}` sent again through the tap; 202
+    /// with the new connection's address (its answer comes as that lane's rows).
+    async fn resend(&self, feed: &Feed, req: Request<hyper::body::Incoming>) -> Response<Body> {
+        let Some(&to) = self.resend_to.get() else {
+            return text(
+                StatusCode::CONFLICT,
+                "Conflict: this page cannot resend: only the page of an HTTP tap (tap --http --ui, plain listener) sends requests again".into(),
+            );
+        };
+        let body = match self.body(req).await {
+            Ok(b) => b,
+            Err(refusal) => return refusal,
+        };
+        let asked: Result<(usize, String), String> =
+            serde_json::from_slice::<serde_json::Value>(&body)
+                .map_err(|e| format!("the body is not JSON: {e}"))
+                .and_then(|v| {
+                    let n = v["event"]
+                        .as_u64()
+                        .ok_or("\"event\" (an event position) is missing")?;
+                    let m = v["message"]
+                        .as_str()
+                        .ok_or("\"message\" (the JSON to send, as text) is missing")?;
+                    Ok((n as usize, m.to_owned()))
+                });
+        let (n, message) = match asked {
+            Ok(a) => a,
+            Err(e) => return text(StatusCode::BAD_REQUEST, format!("Bad Request: resend: {e}")),
+        };
+        let (bytes, warning) = match resend::request(feed, n, &message) {
+            Ok(r) => r,
+            Err(e) => {
+                return text(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    format!("Unprocessable Content: resend: {e}"),
+                );
+            }
+        };
+        match resend::send(to, bytes).await {
+            Ok(from) => {
+                let said = json!({"from": from.to_string(), "warning": warning});
+                respond(
+                    StatusCode::ACCEPTED,
+                    "application/json",
+                    Bytes::from(said.to_string()),
+                )
+            }
+            Err(e) => text(StatusCode::BAD_GATEWAY, format!("Bad Gateway: resend: {e}")),
+        }
     }
 
     /// The request's body, whole, up to `--ui-max-body-bytes` and within the body

@@ -21,6 +21,7 @@ const $ = (id) => document.getElementById(id);
 const ROW = 22; // px: one row, as --row in ui.css
 
 const rows = [];        // every row, in order
+window.mcpRawRows = rows; // for the tests (and devtools): the rows as the page holds them
 const shown = [];       // indexes into rows of those the filters keep; -N: OAuth flow N's line
 let shownRows = 0;      // how many of shown are rows (not flow lines)
 const flows = new Map(); // OAuth flow number -> its steps: [{lane, step, status}]
@@ -41,6 +42,7 @@ const byEvent = [];     // [event n, first row index] of each event that brought
 let findingCount = 0;   // check's findings, all of them (those on no row too)
 const gave = new Map(); // requestState -> the rows of the responses that gave it
 const taken = new Map(); // requestState -> the first request that sent it back
+let resendable = false;  // /info said this page's server resends (an HTTP tap's page)
 
 const FILTERS = ['q', 'method', 'tool', 'rid', 'lane', 'session', 'era', 'messages', 'errors', 'findings'];
 
@@ -434,6 +436,13 @@ function open(i) {
   if (r.bytes !== undefined) html += '<h3>exact bytes</h3><pre id="bytes">' + marked(r.bytes) + '</pre>';
   if (r.pretty !== undefined) html += '<h3>laid out</h3><pre id="pretty">' + marked(r.pretty) + '</pre>';
   if (r.notes && r.notes.length) html += '<h3>what the spec says</h3><ul>' + r.notes.map((n) => '<li>' + esc(n) + '</li>').join('') + '</ul>';
+  // Resend (an HTTP tap's page): the message, edited here, sent again through the tap.
+  if (resendable && r.kind === 'msg' && r.dir === 'c2s' && r.bytes !== undefined && /^c\d+$/.test(r.lane)) {
+    let text = r.bytes;
+    try { text = JSON.stringify(JSON.parse(r.bytes), null, 2); } catch (e) { /* not JSON: sent as it is, and refused */ }
+    html += '<h3>resend</h3><p class="hint">edit the message and send it again through the tap, with this request\'s headers; its answer arrives as the rows of a new connection</p>' +
+      '<textarea id="resend-text" rows="10" spellcheck="false">' + esc(text) + '</textarea><p><button id="resend-go" type="button" data-n="' + r.n + '">send again</button> <span id="resend-said"></span></p>';
+  }
   $('detail').innerHTML = html;
   $('detail').dataset.n = r.n;
   $('detail').dataset.row = i;
@@ -539,7 +548,7 @@ function thaw(block) {
 function connect() {
   fetch('/info' + asking)
     .then((r) => (r.ok ? r.json() : Promise.reject(r.status)))
-    .then((info) => titled(info.header))
+    .then((info) => { titled(info.header); resendable = info.resend === true; })
     .catch((status) => { $('status').textContent = 'refused (' + status + '): open the URL printed at start'; $('status').className = 'status lost'; });
   const source = new EventSource('/events' + asking);
   source.onopen = () => { $('status').textContent = 'live'; $('status').className = 'status live'; };
@@ -591,7 +600,22 @@ $('rows').addEventListener('click', (e) => {
   }
   open(Number(el.dataset.i));
 });
+// Resend: POST /resend with the event and the edited text; the tap records what is sent.
+function resend(button) {
+  const said = $('resend-said');
+  said.textContent = 'sending…';
+  fetch('/resend' + asking, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ event: Number(button.dataset.n), message: $('resend-text').value }) })
+    .then((r) => (r.ok ? r.json() : r.text().then((t) => Promise.reject(t))))
+    .then((a) => {
+      said.textContent = 'sent from ' + a.from + ': its rows follow on a new connection' + (a.warning ? ' (' + a.warning + ')' : '');
+      said.className = a.warning ? 'lost' : '';
+      document.body.dataset.resent = a.from;
+    })
+    .catch((why) => { said.textContent = 'refused: ' + why; said.className = 'lost'; });
+}
+
 $('detail').addEventListener('click', (e) => {
+  if (e.target.id === 'resend-go') { resend(e.target); return; }
   const go = e.target.closest('[data-go]');
   if (!go) return;
   const i = Number(go.dataset.go);
