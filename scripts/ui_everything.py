@@ -16,7 +16,12 @@ For each transport:
    direction in the transcript file, each after the one before: the bytes shown are
    the transcript's, none missing, none made up;
 4. a screenshot of the page (UI_SHOTS, else target/ui-shots); no exception thrown;
-5. (HTTP) resend from the page: the get-sum request opened (`#row=N`), its arguments
+5. (stdio) intercept: the tap runs with `--intercept tool:get-sum`; the client's
+   get-sum call waits on the page, is opened there, its arguments edited
+   (1000 + 234) and "forward as edited" clicked: the TS client's answer is 1234, the
+   recording marks the hold as held then changed, and what the server got is the
+   edited call;
+6. (HTTP) resend from the page: the get-sum request opened (`#row=N`), its arguments
    edited in the page's text box, "send again" clicked: the tap opens a new
    connection from the address the page's server names, whose request body is the
    edited text byte for byte, and the server's answer arrives as that connection's
@@ -147,7 +152,7 @@ def stdio(binary, chromium, work):
     record = os.path.join(work, "tap-stdio.jsonl")
     log = os.path.join(work, "tap-stdio.log")
     # The client starts the tap (its stderr, where the page's URL is said, to a file).
-    shim = 'exec "$0" tap --ui --record "$1" -- node "$2" stdio 2>"$3"'
+    shim = 'exec "$0" tap --ui --intercept tool:get-sum --record "$1" -- node "$2" stdio 2>"$3"'
     client = subprocess.Popen(
         ["node", CLIENT, "stdio", "sh", "-c", shim, binary, record, EV, log],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -159,10 +164,20 @@ def stdio(binary, chromium, work):
             return
         with Browser(chromium) as browser:
             tab = browser.open(url)
+            intercepted = hold_and_edit(tab)
             out, err = client.communicate(timeout=120)
             if client.returncode != 0:
                 fail(f"stdio: the TS client failed: {err[-2000:]}")
                 return
+            if intercepted:
+                seen = json.loads(out)
+                sums = [c.get("text") for c in seen.get("sum", {}).get("content", [])]
+                print(f"intercept: the TS client's get-sum answer after the edit: {sums}")
+                if not any("1234" in (t or "") for t in sums):
+                    fail(f"intercept: the client's answer is {sums}, not the edited call's 1234")
+                steps = [json.loads(l)["intercept"]["step"] for l in open(record) if '"intercept"' in l]
+                if steps != ["held", "changed"]:
+                    fail(f"intercept: the recording marks {steps}, not held then changed")
             check_page(binary, browser, tab, record, "stdio")
     finally:
         if client.poll() is None:
@@ -176,6 +191,31 @@ def stdio(binary, chromium, work):
                     continue
                 if b"tap" in cmd and record.encode() in cmd:
                     os.kill(int(pid), signal.SIGINT)
+
+
+def hold_and_edit(tab):
+    """The get-sum call the tap holds: opened on the page, edited, forwarded."""
+    if not tab.wait("document.body.dataset.waiting === '1'", within=30):
+        fail("intercept: the page never showed a held message")
+        return False
+    i = tab.eval("window.mcpRawRows.findIndex((r) => r.kind === 'intercept' && r.step === 'held')")
+    tab.eval(f"location.hash = 'row={i}'; location.reload()")
+    if not tab.wait("document.getElementById('hold-text') !== null", within=10):
+        fail("intercept: the held row offers no decision")
+        return False
+    os.makedirs(SHOTS, exist_ok=True)
+    tab.screenshot(os.path.join(SHOTS, "ui-intercept-held.png"))
+    tab.eval("""(() => {
+        const box = document.getElementById('hold-text');
+        const m = JSON.parse(box.value);
+        m.params.arguments = { a: 1000, b: 234 };
+        box.value = JSON.stringify(m, null, 2);
+        document.getElementById('hold-change').click();
+    })()""")
+    if not tab.wait("document.body.dataset.waiting === '0'", within=10):
+        fail("intercept: the tap did not say the hold was decided")
+        return False
+    return True
 
 
 def check_resend(tab):

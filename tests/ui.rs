@@ -759,3 +759,189 @@ fn a_tapped_request_edited_on_the_page_is_sent_again_through_the_tap() {
     let _ = server.kill();
     let _ = server.wait();
 }
+
+#[test]
+fn a_held_message_is_forwarded_edited_dropped_or_let_go_at_its_deadline() {
+    let dir = common::scratch("ui", "intercept");
+    let record = dir.join("tap.jsonl");
+    let mut child = Command::new(BIN)
+        .args([
+            "tap",
+            "--ui",
+            "--intercept",
+            "method:tools/call",
+            "--intercept-timeout",
+            "1",
+            "--record",
+        ])
+        .arg(&record)
+        .args(["--", BIN, "serve"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut to_tap = child.stdin.take().unwrap();
+    let mut from_tap = BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = stderr.next().unwrap().unwrap();
+    let url = url
+        .strip_prefix("[mcp-raw] ui: http://")
+        .unwrap_or_else(|| panic!("{url}"));
+    let (addr, token) = url.split_once("/?token=").unwrap();
+    let page = Page {
+        addr: addr.to_owned(),
+        token: token.to_owned(),
+        child,
+        stderr,
+    };
+    let mut say = |line: &str| {
+        to_tap.write_all(format!("{line}\n").as_bytes()).unwrap();
+        to_tap.flush().unwrap();
+    };
+    say(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+    );
+    assert!(
+        from_tap
+            .next()
+            .unwrap()
+            .unwrap()
+            .contains(r#""id":1,"result""#)
+    );
+    say(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let info = page.get(&format!("/info?token={}", page.token), "").json();
+    assert_eq!(
+        info["intercept"],
+        serde_json::json!({"filter": "method:tools/call", "timeout": 1.0})
+    );
+    let mut events = Events::open(&page);
+    let mut held = || loop {
+        let e = events.next();
+        let Ok(data) = serde_json::from_str::<serde_json::Value>(&e.data) else {
+            continue;
+        };
+        if let Some(r) = data["rows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["step"] == "held")
+        {
+            break r["hold"].as_u64().unwrap();
+        }
+    };
+    let decide = |ask: serde_json::Value| {
+        page.send(
+            "POST",
+            &format!("/intercept?token={}", page.token),
+            &ask.to_string(),
+        )
+    };
+    // 1: held, then forwarded as edited: the server answers the edited call.
+    say(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#,
+    );
+    let one = held();
+    let r = decide(
+        serde_json::json!({"hold": one, "action": "change", "message": "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"add\",\"arguments\":{\"a\":40,\"b\":2}}}"}),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let answer = from_tap.next().unwrap().unwrap();
+    assert!(answer.contains(r#""text":"42""#), "{answer}");
+    // Decided twice: the second is refused, said.
+    let again = decide(serde_json::json!({"hold": one, "action": "drop"}));
+    assert_eq!(
+        (again.status, again.text()),
+        (
+            409,
+            format!(
+                "Conflict: hold #{one} is not waiting (already decided, past its deadline, or never held)\n"
+            )
+        )
+    );
+    // 2: dropped: the server never sees it; the ping after it passes (nothing else
+    // was held behind it).
+    say(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":5,"b":5}}}"#,
+    );
+    let two = held();
+    assert_eq!(
+        decide(serde_json::json!({"hold": two, "action": "drop"})).status,
+        200
+    );
+    say(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#);
+    assert_eq!(
+        from_tap.next().unwrap().unwrap(),
+        r#"{"jsonrpc":"2.0","id":4,"result":{}}"#
+    );
+    // 3: no decision: after --intercept-timeout it is forwarded unchanged.
+    say(
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#,
+    );
+    let three = held();
+    assert!(from_tap.next().unwrap().unwrap().contains(r#""text":"5""#));
+    // Bad asks, said.
+    let bad = decide(serde_json::json!({"hold": three, "action": "pause"}));
+    assert_eq!(
+        (bad.status, bad.text()),
+        (
+            400,
+            "Bad Request: /intercept: \"action\" Some(\"pause\") is not forward, change or drop\n"
+                .to_owned()
+        )
+    );
+    let filter = page.send(
+        "POST",
+        &format!("/intercept/filter?token={}", page.token),
+        r#"{"filter":"methd:x"}"#,
+    );
+    assert_eq!(
+        (filter.status, filter.text()),
+        (400, "Bad Request: the filter: \"methd:x\": \"methd\" is not a key a filter knows (method, tool, dir, id)\n".to_owned())
+    );
+    // The recording marks each step; the lane's bytes are what the server got.
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    let steps: Vec<String> = recorded
+        .lines()
+        .filter_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+            let i = v.get("intercept")?;
+            Some(format!("{} #{}", i["step"].as_str()?, i["hold"]))
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            format!("held #{one}"),
+            format!("changed #{one}"),
+            format!("held #{two}"),
+            format!("dropped #{two}"),
+            format!("held #{three}"),
+            format!("expired #{three}"),
+        ]
+    );
+    let (_, events) = transcript::read(&recorded).unwrap();
+    let to_server: Vec<u8> = events
+        .iter()
+        .filter(|e| e.dir == mcp_raw_wire::event::Dir::ToServer)
+        .filter_map(|e| match &e.what {
+            mcp_raw_wire::event::What::Bytes(b) => Some(b.to_vec()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let to_server = String::from_utf8(to_server).unwrap();
+    assert!(
+        to_server.contains(r#""arguments":{"a":40,"b":2}"#),
+        "{to_server}"
+    );
+    assert!(
+        !to_server.contains(r#""a":1,"b":2"#),
+        "the original of a changed message crossed: {to_server}"
+    );
+    assert!(
+        !to_server.contains(r#""a":5,"b":5"#),
+        "a dropped message crossed: {to_server}"
+    );
+    assert!(to_server.contains(r#""arguments":{"a":2,"b":3}"#));
+}

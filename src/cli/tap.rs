@@ -47,11 +47,17 @@ fn run_stdio(args: TapArgs) -> anyhow::Result<i32> {
             "give the server's command after `--` (mcp-raw tap -- SERVER_CMD ARG…), or use --http",
         ));
     }
+    let intercept = interceptor(&args)?;
     let (recorder, live) = recorder(&args, "stdio")?;
+    if let Some(i) = &intercept {
+        super::ui::intercept_with(i.clone());
+    }
     let status = stdio::run(stdio::Config {
         command: args.command,
         recorder,
         drain_timeout: args.drain_timeout,
+        intercept,
+        max_line: args.max_message_bytes,
     });
     if let Some(live) = live {
         live.finish();
@@ -218,6 +224,32 @@ fn recorder(
     let recorder = super::record::recorder(&header, wanted, sinks)?
         .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
     Ok((recorder, live))
+}
+
+/// `--intercept FILTER` (or `--intercept-ui`, a filter set from the page later):
+/// the tap's holds, its filter read here so a bad one is refused before anything
+/// starts. Holding needs someone to decide: the page (`--ui`).
+#[cfg(unix)]
+fn interceptor(
+    args: &TapArgs,
+) -> anyhow::Result<Option<std::sync::Arc<mcp_raw_tools::tap::intercept::Interceptor>>> {
+    use mcp_raw_tools::tap::intercept::{Filter, Interceptor};
+    if args.intercept.is_none() && !args.intercept_ui {
+        return Ok(None);
+    }
+    if !args.ui {
+        return Err(usage(
+            "--intercept holds messages for someone to decide on the page: add --ui",
+        ));
+    }
+    let filter = match &args.intercept {
+        Some(text) => Some(Filter::parse(text).map_err(|e| usage(format!("--intercept: {e}")))?),
+        None => None,
+    };
+    Ok(Some(std::sync::Arc::new(Interceptor::new(
+        filter,
+        args.intercept_timeout,
+    ))))
 }
 
 /// The HTTP tap's or the proxy's listener, and the address it got (port 0 picks one).

@@ -135,6 +135,13 @@ pub fn resend_through(at: std::net::SocketAddr) {
     }
 }
 
+/// The tap holds messages (`--intercept`): the page shows them and decides.
+pub fn intercept_with(holds: std::sync::Arc<mcp_raw_tools::tap::intercept::Interceptor>) {
+    if let Some(page) = PAGE.get() {
+        page.intercept_with(holds);
+    }
+}
+
 /// The URL of the page this process serves, once `--ui` or `ui` started one.
 static SERVED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 

@@ -30,6 +30,7 @@
 //!     watch.rs          where each direction is in its HTTP messages, for the clocks
 //!     gateway.rs        the 502 the tap writes itself: target unreachable, or not HTTP
 //!   rewrite.rs          `--rewrite-host`: the Host line of each request head, nothing else
+//!   intercept.rs        `--intercept`: a message held in flight, forwarded, edited or dropped
 //!   proxy/              `tap --proxy`: a forward proxy (CONNECT), TLS decrypted per host
 //!     mod.rs            Config, --decrypt-host patterns, a request served its way; 400/502
 //!     ask.rs            the proxy request: its head read, CONNECT or absolute form
@@ -76,8 +77,12 @@
 //!   mod.rs              the listener's site: routes, Host/Origin/token checks, responses
 //!   feed.rs             the recorder's sink that keeps each event's rows; a page's stream
 //!   findings.rs         check's findings, tied to their events, as the page reads them
+//!   post.rs             what the page asks with POST, each body within its limit
+//!   export.rs           what the page shows, as a transcript or a frozen page
+//!   resend.rs           a relayed request, edited, sent again through the HTTP tap
+//!   diff.rs             `ui A B`: two recordings paired message by message
 //!   page.rs             the page's files, compiled in
-//!   page/               index.html, ui.js, ui.css
+//!   page/               index.html, ui.js, ui.css, diff.html, diff.js
 //! ```
 
 // Refusals travel as values (`Result<_, Response>`), built once on the cold path, so

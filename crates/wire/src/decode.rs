@@ -187,7 +187,7 @@ impl Decoder {
             }
         }
         match &event.what {
-            What::Open(_) | What::Tls(_) => Vec::new(),
+            What::Open(_) | What::Tls(_) | What::Intercept(_) => Vec::new(),
             What::Bytes(bytes) => {
                 let reader = self
                     .readers

@@ -121,6 +121,84 @@ pub enum What {
     /// A TLS handshake ended on this lane (its bytes above are the plaintext inside):
     /// what was negotiated and the peer's certificates. Boxed: it is rare and big.
     Tls(Box<super::tls::TlsFacts>),
+    /// A tap held a message in flight (`tap --intercept`), or said what became of one
+    /// it held: not bytes that crossed (those follow as their own event when the
+    /// message is passed on), a mark on the lane where they would have. Boxed: rare.
+    Intercept(Box<Intercepted>),
+}
+
+/// One step of a message a tap held (`tap --intercept`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Intercepted {
+    /// Which held message: numbered from 1 per tap, the same on each of its steps.
+    pub hold: u64,
+    /// What happened to it.
+    pub step: HoldStep,
+    /// `Held`: the message as it arrived; `Changed`: as the person edited it (the
+    /// two versions); empty for the other steps.
+    pub bytes: Bytes,
+}
+
+impl Intercepted {
+    /// One line: `held #1 (waiting: forward, edit or drop): {"jsonrpc":…}`.
+    pub fn summary(&self) -> String {
+        let text = String::from_utf8_lossy(&self.bytes);
+        let text = text.trim_end();
+        match self.step {
+            HoldStep::Held => format!(
+                "held #{} (tap --intercept; waiting: forward, edit or drop): {text}",
+                self.hold
+            ),
+            HoldStep::Forwarded => format!("held #{}: forwarded as it arrived", self.hold),
+            HoldStep::Changed => format!("held #{}: forwarded as edited: {text}", self.hold),
+            HoldStep::Dropped => format!("held #{}: dropped (never passed on)", self.hold),
+            HoldStep::Expired => format!(
+                "held #{}: no decision before the deadline (--intercept-timeout): forwarded as it arrived",
+                self.hold
+            ),
+        }
+    }
+}
+
+/// What a tap did with a message it held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoldStep {
+    /// It matched the filter and waits for a decision; nothing of it crossed yet.
+    Held,
+    /// Passed on as it arrived (its bytes follow).
+    Forwarded,
+    /// Passed on as edited (its new bytes follow; `bytes` holds them too).
+    Changed,
+    /// Not passed on: the peer never sees it.
+    Dropped,
+    /// No decision before the deadline (`--intercept-timeout`): passed on unchanged.
+    Expired,
+}
+
+impl HoldStep {
+    /// The transcript's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            HoldStep::Held => "held",
+            HoldStep::Forwarded => "forwarded",
+            HoldStep::Changed => "changed",
+            HoldStep::Dropped => "dropped",
+            HoldStep::Expired => "expired",
+        }
+    }
+
+    /// The step a transcript names.
+    pub fn from_name(name: &str) -> Option<HoldStep> {
+        [
+            HoldStep::Held,
+            HoldStep::Forwarded,
+            HoldStep::Changed,
+            HoldStep::Dropped,
+            HoldStep::Expired,
+        ]
+        .into_iter()
+        .find(|s| s.name() == name)
+    }
 }
 
 /// One wire event.

@@ -189,6 +189,15 @@ impl Rows {
                 );
                 rows.push(self.in_session(e, r));
             }
+            What::Intercept(i) => {
+                let mut r = row(n, e, "intercept", i.summary());
+                r.insert("hold".into(), json!(i.hold));
+                r.insert("step".into(), json!(i.step.name()));
+                if !i.bytes.is_empty() {
+                    r.insert("bytes".into(), json!(marked(i.bytes.trim_ascii_end())));
+                }
+                rows.push(self.in_session(e, r));
+            }
             What::Bytes(_) => {}
         }
         for fact in self.decoder.feed(e) {

@@ -256,6 +256,7 @@ impl<W: Write + Send> TextView<W> {
         match &e.what {
             What::Open(peer) => self.lane_note(e, peer),
             What::Tls(facts) => self.tls_notes(e, facts),
+            What::Intercept(i) => self.lane_note(e, &i.summary()),
             What::Close(why) => {
                 let mut out = String::new();
                 if let Some(rest) = self.partial.remove(&key).filter(|r| !r.is_empty()) {
@@ -316,6 +317,7 @@ impl<W: Write + Send> TextView<W> {
                     }
                 }
             }
+            What::Intercept(i) => out.push_str(&self.lane_note(e, &i.summary())),
             What::Close(_) | What::Bytes(_) => {}
         }
         let key = (e.lane, e.dir);

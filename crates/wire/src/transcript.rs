@@ -1,5 +1,5 @@
 // Over 500 lines: about 100 of them are its unit tests; the rest is the one format, written and read back.
-//! The transcript: one recording as JSON Lines, version 2 (the README's "Transcript
+//! The transcript: one recording as JSON Lines, version 3 (the README's "Transcript
 //! format" section shows one). The first line says what it is; then every wire event
 //! is a line, in order, followed by the facts it completed:
 //!
@@ -18,7 +18,10 @@
 //!
 //! Version 2 added the `"tls"` event: the facts of a TLS handshake on an HTTPS lane
 //! (version, cipher suite, ALPN, SNI, the peer's chain). A version 1 file is read as
-//! it always was: it has none.
+//! it always was: it has none. Version 3 added the `"intercept"` event: a message a
+//! tap held (`tap --intercept`) and what became of it, `{"step":"held","hold":1,
+//! "text":…}`; the bytes passed on follow as their own event, so the lane's bytes
+//! are still exactly what crossed to the peer.
 
 use super::decode::{Decoder, Fact, Source};
 use super::event::{Dir, Event, Lane, What};
@@ -29,10 +32,11 @@ use std::io::Write;
 use std::time::Duration;
 
 /// The format's version: bumped when a reader of the old one would misread the new.
-pub const VERSION: u64 = 2;
+pub const VERSION: u64 = 3;
 
-/// The versions this reader reads: 1 is 2 without `"tls"` events.
-pub const READS: [u64; 2] = [1, 2];
+/// The versions this reader reads: 1 is 2 without `"tls"` events, 2 is 3 without
+/// `"intercept"` events.
+pub const READS: [u64; 3] = [1, 2, 3];
 
 /// What the first line says.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,6 +78,21 @@ pub fn event_json(e: &Event) -> Value {
         What::Open(peer) => line.insert("open".into(), json!(peer)),
         What::Close(why) => line.insert("close".into(), json!(why)),
         What::Tls(facts) => line.insert("tls".into(), facts.to_json()),
+        What::Intercept(i) => {
+            let mut held = serde_json::Map::new();
+            held.insert("step".into(), json!(i.step.name()));
+            held.insert("hold".into(), json!(i.hold));
+            if !i.bytes.is_empty() {
+                match std::str::from_utf8(&i.bytes) {
+                    Ok(text) => held.insert("text".into(), json!(text)),
+                    Err(_) => held.insert(
+                        "base64".into(),
+                        json!(base64::engine::general_purpose::STANDARD.encode(&i.bytes)),
+                    ),
+                };
+            }
+            line.insert("intercept".into(), Value::Object(held))
+        }
         What::Bytes(b) => match std::str::from_utf8(b) {
             Ok(text) => line.insert("text".into(), json!(text)),
             Err(_) => line.insert(
@@ -406,8 +425,32 @@ fn parse_event(v: &Value) -> Result<Event, String> {
         What::Close(why.to_owned())
     } else if v["tls"].is_object() {
         What::Tls(Box::new(super::tls::TlsFacts::from_json(&v["tls"])?))
+    } else if let Some(held) = v["intercept"].as_object() {
+        let step = held
+            .get("step")
+            .and_then(Value::as_str)
+            .and_then(super::event::HoldStep::from_name)
+            .ok_or_else(|| format!("bad \"intercept\" step: {:?}", held.get("step")))?;
+        let hold = held
+            .get("hold")
+            .and_then(Value::as_u64)
+            .ok_or("an \"intercept\" needs its \"hold\" number")?;
+        let bytes = if let Some(text) = held.get("text").and_then(Value::as_str) {
+            bytes::Bytes::copy_from_slice(text.as_bytes())
+        } else if let Some(b64) = held.get("base64").and_then(Value::as_str) {
+            base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .map_err(|e| format!("bad \"intercept\" base64: {e}"))?
+                .into()
+        } else {
+            bytes::Bytes::new()
+        };
+        What::Intercept(Box::new(super::event::Intercepted { hold, step, bytes }))
     } else {
-        return Err("an event needs \"text\", \"base64\", \"open\", \"close\" or \"tls\"".into());
+        return Err(
+            "an event needs \"text\", \"base64\", \"open\", \"close\", \"tls\" or \"intercept\""
+                .into(),
+        );
     };
     Ok(Event {
         t: Duration::from_secs_f64(t),
@@ -553,7 +596,7 @@ mod tests {
         };
         let header = Header::new("client", "http");
         let text = format!("{}\n{}\n", header.to_json(), event_json(&event));
-        assert!(text.contains("\"version\":2"), "{text}");
+        assert!(text.contains("\"version\":3"), "{text}");
         let (_, events) = read(&text).unwrap();
         assert_eq!(events, vec![event]);
         // A version 1 file (no "tls" events) reads as it did.
@@ -561,6 +604,57 @@ mod tests {
         let (header, events) = read(old).unwrap();
         assert_eq!(header.role, "client");
         assert_eq!(events.len(), 1);
-        assert!(read("{\"transcript\":\"mcp-raw\",\"version\":3}").is_err());
+        assert!(read("{\"transcript\":\"mcp-raw\",\"version\":4}").is_err());
+    }
+
+    #[test]
+    fn an_intercept_event_reads_back_as_it_was_written() {
+        use crate::event::{HoldStep, Intercepted};
+        let lane = Lane {
+            id: 0,
+            kind: crate::event::LaneKind::Stdio,
+        };
+        let events: Vec<Event> = [
+            (HoldStep::Held, &b"{\"id\":1}\n"[..]),
+            (HoldStep::Changed, &b"{\"id\":2}\n"[..]),
+            (HoldStep::Dropped, &b""[..]),
+            (HoldStep::Expired, &b"\xff"[..]),
+        ]
+        .into_iter()
+        .map(|(step, bytes)| Event {
+            t: Duration::from_micros(7),
+            lane,
+            dir: Dir::ToServer,
+            what: What::Intercept(Box::new(Intercepted {
+                hold: 4,
+                step,
+                bytes: bytes::Bytes::copy_from_slice(bytes),
+            })),
+        })
+        .collect();
+        let header = Header::new("tap", "stdio");
+        let mut text = format!("{}\n", header.to_json());
+        for e in &events {
+            text.push_str(&format!("{}\n", event_json(e)));
+        }
+        assert!(
+            text.contains(r#""intercept":{"step":"held","hold":4,"text":"{\"id\":1}\n"}"#),
+            "{text}"
+        );
+        assert!(text.contains(r#""intercept":{"step":"dropped","hold":4}"#));
+        assert!(text.contains(r#""intercept":{"step":"expired","hold":4,"base64":"/w=="}"#));
+        let (_, back) = read(&text).unwrap();
+        assert_eq!(back, events);
+        let bad = format!(
+            "{}\n{{\"t\":0.1,\"lane\":\"stdio\",\"dir\":\"c2s\",\"intercept\":{{\"step\":\"paused\",\"hold\":1}}}}\n",
+            header.to_json()
+        );
+        assert!(
+            read(&bad)
+                .unwrap_err()
+                .contains("bad \"intercept\" step: Some(String(\"paused\"))"),
+            "{}",
+            read(&bad).unwrap_err()
+        );
     }
 }

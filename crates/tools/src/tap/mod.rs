@@ -27,6 +27,7 @@
 
 pub mod ca;
 pub mod http;
+pub mod intercept;
 pub mod proxy;
 pub mod rewrite;
 // Pipes as file descriptors, exit statuses with signals, signals passed on: Unix.

@@ -48,6 +48,13 @@ pub struct Config {
     /// After the server exits, how long its pipes may stay open (a grandchild holding
     /// them) before the tap exits anyway (`--drain-timeout`).
     pub drain_timeout: Duration,
+    /// `--intercept`: messages held in flight as the filter says. With it, the stdio
+    /// lane passes whole lines (a read that ends inside a line waits for its end,
+    /// up to `max_line` bytes), so a message can be held before any of it crosses.
+    pub intercept: Option<std::sync::Arc<super::intercept::Interceptor>>,
+    /// The longest line held whole for `--intercept` (`--max-message-bytes`); a
+    /// longer one is passed on as it comes, never held.
+    pub max_line: usize,
 }
 
 /// Why the tap could not start the server: the shells' 126 and 127 tell a client
@@ -89,6 +96,8 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
         command,
         recorder,
         drain_timeout,
+        intercept,
+        max_line,
     } = config;
     let (program, args) = command
         .split_first()
@@ -125,15 +134,31 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
     // The client → server copy is never joined: it may sit in a read of our stdin
     // after the server is gone, and the process exit ends it.
     let rec = recorder.clone();
-    std::thread::spawn(move || copy(our_stdin, child_stdin, &rec, lane, Dir::ToServer));
+    let held = intercept.clone();
+    std::thread::spawn(move || match held {
+        Some(i) => copy_lines(
+            our_stdin,
+            child_stdin,
+            &rec,
+            lane,
+            Dir::ToServer,
+            &i,
+            max_line,
+        ),
+        None => copy(our_stdin, child_stdin, &rec, lane, Dir::ToServer),
+    });
     let (done, finished) = mpsc::channel();
     for (from, to, lane) in [
         (File::from(OwnedFd::from(child_stdout)), our_stdout, lane),
         (File::from(OwnedFd::from(child_stderr)), our_stderr, log),
     ] {
         let (rec, done) = (recorder.clone(), done.clone());
+        let held = intercept.clone().filter(|_| lane.kind == LaneKind::Stdio);
         std::thread::spawn(move || {
-            copy(from, to, &rec, lane, Dir::ToClient);
+            match held {
+                Some(i) => copy_lines(from, to, &rec, lane, Dir::ToClient, &i, max_line),
+                None => copy(from, to, &rec, lane, Dir::ToClient),
+            }
             if lane.kind == LaneKind::Stdio {
                 // The server closed its stdout: so must we, at once, as a real
                 // server's closing is what its client sees. Our duplicate is gone
@@ -217,6 +242,60 @@ fn copy(mut from: impl Read, mut to: impl Write, recorder: &Recorder, lane: Lane
             break format!(
                 "writing {sink} failed: {e} (the last {n} bytes recorded from {source} were not passed on)"
             );
+        }
+    };
+    recorder.emit(lane, dir, What::Close(why));
+}
+
+/// [`copy`] under `--intercept`: whole lines, each passed through the interceptor
+/// (held when the filter matches), in order. A line longer than `max_line`, and what
+/// is left without a newline at the end, are passed on as they are.
+fn copy_lines(
+    mut from: impl Read,
+    mut to: impl Write,
+    recorder: &Recorder,
+    lane: Lane,
+    dir: Dir,
+    intercept: &super::intercept::Interceptor,
+    max_line: usize,
+) {
+    let (source, sink) = match dir {
+        Dir::ToServer => ("the client (our stdin)", "the server's stdin"),
+        Dir::ToClient => ("the server's stdout", "the client (our stdout)"),
+    };
+    let mut buf = vec![0u8; CHUNK];
+    let mut pending: Vec<u8> = Vec::new();
+    let why = 'copy: loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => {
+                if !pending.is_empty() {
+                    recorder.bytes(lane, dir, &pending);
+                    let _ = to.write_all(&pending);
+                }
+                break format!("EOF from {source}: closing {sink}");
+            }
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => break format!("reading {source} failed: {e}"),
+        };
+        pending.extend_from_slice(&buf[..n]);
+        let mut start = 0;
+        while let Some(i) = pending[start..].iter().position(|&b| b == b'\n') {
+            let end = start + i + 1;
+            let mut write = |b: &[u8]| to.write_all(b);
+            if let Err(e) = intercept.pass(recorder, lane, dir, &pending[start..end], &mut write) {
+                break 'copy format!("writing {sink} failed: {e}");
+            }
+            start = end;
+        }
+        pending.drain(..start);
+        if pending.len() > max_line {
+            // Too long to hold whole: passed on as it comes, never held.
+            recorder.bytes(lane, dir, &pending);
+            if let Err(e) = to.write_all(&pending) {
+                break format!("writing {sink} failed: {e}");
+            }
+            pending.clear();
         }
     };
     recorder.emit(lane, dir, What::Close(why));

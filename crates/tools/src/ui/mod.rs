@@ -16,6 +16,9 @@
 //!                             what they need to be read (export.rs)
 //! POST /resend?token=T        {"event": N, "message": "…"}: request N sent again
 //!                             with that body, through the HTTP tap (resend.rs)
+//! POST /intercept?token=T     {"hold": N, "action": "forward"|"change"|"drop",
+//!                             "message": "…"}: a held message decided (tap --intercept)
+//! POST /intercept/filter?token=T  {"filter": "method:tools/call"}: what is held
 //!
 //! `mcp-raw ui A B`, two recordings side by side:
 //! GET /diff.html, /diff.js    the side-by-side page and its script
@@ -34,6 +37,8 @@
 //! feed.rs     the recorder's sink that keeps the rows; each page's SSE stream
 //! diff.rs     two recordings paired message by message, for the side-by-side page
 //! export.rs   what the page shows, as a transcript or a frozen page
+//! post.rs     what the page asks with POST: exports, a resend, a held message
+//!             decided, the filter; each body read within its limit
 //! resend.rs   a relayed request, edited, sent again through the HTTP tap
 //! findings.rs check's findings, tied to their events, as the page reads them
 //! page.rs     the page's files, compiled in
@@ -45,6 +50,7 @@ pub mod export;
 pub mod feed;
 pub mod findings;
 pub mod page;
+mod post;
 pub mod resend;
 
 pub use feed::Feed;
@@ -53,10 +59,9 @@ use crate::transport::http::guard::{AllowedHosts, foreign_host};
 use crate::transport::http::listen::{self, Listening, Site};
 use crate::transport::http::{Limits, names};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Either, Full, Limited};
+use http_body_util::{Either, Full};
 use hyper::header::{
-    CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_SECURITY_POLICY, CONTENT_TYPE, HOST, HeaderValue,
-    ORIGIN,
+    CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, HOST, HeaderValue, ORIGIN,
 };
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::json;
@@ -80,6 +85,9 @@ pub struct Ui {
     /// Where a resent request goes (the HTTP tap's own listener), once the tap has
     /// one; none: the page offers no resend.
     resend_to: std::sync::OnceLock<std::net::SocketAddr>,
+    /// The stdio tap's holds (`--intercept`), once it has them; none: the page
+    /// holds nothing.
+    holds: std::sync::OnceLock<Arc<crate::tap::intercept::Interceptor>>,
 }
 
 /// The largest body the page sends by default (`--ui-max-body-bytes`): the event
@@ -96,6 +104,7 @@ impl Ui {
             hosts: AllowedHosts::default(),
             max_body,
             resend_to: std::sync::OnceLock::new(),
+            holds: std::sync::OnceLock::new(),
         })
     }
 
@@ -115,12 +124,18 @@ impl Ui {
             hosts: AllowedHosts::default(),
             max_body,
             resend_to: std::sync::OnceLock::new(),
+            holds: std::sync::OnceLock::new(),
         })
     }
 
     /// Offers resend on the page: requests go to the HTTP tap listening at `to`.
     pub fn resend_to(&self, to: std::net::SocketAddr) {
         let _ = self.resend_to.set(to);
+    }
+
+    /// Shows the tap's held messages on the page and takes its decisions.
+    pub fn intercept_with(&self, holds: Arc<crate::tap::intercept::Interceptor>) {
+        let _ = self.holds.set(holds);
     }
 
     /// The URL that opens the page on `addr` (the side-by-side one for two).
@@ -178,17 +193,24 @@ impl Ui {
         }
         let path = req.uri().path().to_owned();
         let query = req.uri().query().unwrap_or("").to_owned();
-        let posts = matches!(path.as_str(), "/export.jsonl" | "/export.html" | "/resend");
-        let allowed = (req.method() == Method::GET && path != "/resend")
-            || (posts && req.method() == Method::POST);
+        let posts = matches!(
+            path.as_str(),
+            "/export.jsonl" | "/export.html" | "/resend" | "/intercept" | "/intercept/filter"
+        );
+        let post_only = matches!(
+            path.as_str(),
+            "/resend" | "/intercept" | "/intercept/filter"
+        );
+        let allowed =
+            (req.method() == Method::GET && !post_only) || (posts && req.method() == Method::POST);
         if !allowed {
             return text(
                 StatusCode::METHOD_NOT_ALLOWED,
                 format!(
                     "Method Not Allowed: {} {path}; {}",
                     req.method(),
-                    if path == "/resend" {
-                        "a resend is asked for with POST"
+                    if post_only {
+                        "this is asked for with POST"
                     } else if posts {
                         "an export is read (GET, the whole recording) or asked for (POST, the events listed)"
                     } else {
@@ -252,6 +274,9 @@ impl Ui {
         if path == "/resend" {
             return self.resend(feed, req).await;
         }
+        if path.starts_with("/intercept") {
+            return self.intercept(&path, req).await;
+        }
         if posts {
             return self.export(feed, &path, req).await;
         }
@@ -260,6 +285,10 @@ impl Ui {
                 "header": feed.header(),
                 "events": feed.len(),
                 "resend": self.resend_to.get().is_some(),
+                "intercept": self.holds.get().map(|h| json!({
+                    "filter": h.filter(),
+                    "timeout": h.timeout().as_secs_f64(),
+                })),
             });
             return respond(
                 StatusCode::OK,
@@ -286,158 +315,6 @@ impl Ui {
         r.headers_mut()
             .insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
         r
-    }
-
-    /// `/export.jsonl`, `/export.html`: the whole recording (GET), or the events a
-    /// POST lists; a download, named after the recording.
-    async fn export(
-        &self,
-        feed: &Feed,
-        path: &str,
-        req: Request<hyper::body::Incoming>,
-    ) -> Response<Body> {
-        let picked = if req.method() == Method::POST {
-            let body = match self.body(req).await {
-                Ok(b) => b,
-                Err(refusal) => return refusal,
-            };
-            let listed = std::str::from_utf8(&body)
-                .map_err(|_| "the body is not UTF-8 text".to_owned())
-                .and_then(export::positions);
-            match listed {
-                Ok(p) => Some(p),
-                Err(e) => {
-                    return text(
-                        StatusCode::BAD_REQUEST,
-                        format!("Bad Request: the events to export: {e}"),
-                    );
-                }
-            }
-        } else {
-            None
-        };
-        let events = match export::events(feed, picked.as_deref()) {
-            Ok(e) => e,
-            Err(e) => {
-                return text(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    format!("Unprocessable Content: {e}"),
-                );
-            }
-        };
-        let head = feed.head();
-        let (content_type, ext, body) = if path == "/export.html" {
-            (
-                "text/html; charset=utf-8",
-                "html",
-                Bytes::from(export::html(head, &events, feed.max())),
-            )
-        } else {
-            (
-                "application/jsonl; charset=utf-8",
-                "jsonl",
-                Bytes::from(export::jsonl(head, &events, feed.max())),
-            )
-        };
-        let mut r = respond(StatusCode::OK, content_type, body);
-        // `mcp-raw-tap-2026-12-06T11-54-36-112Z.jsonl`: the recording's role and start.
-        // `-shown` for the events a page's filters kept.
-        let name = format!(
-            "mcp-raw-{}-{}{}.{ext}",
-            head.role,
-            head.started.replace([':', '.'], "-"),
-            if picked.is_some() { "-shown" } else { "" }
-        );
-        let name: String = name
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
-            .collect();
-        if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{name}\"")) {
-            r.headers_mut().insert(CONTENT_DISPOSITION, v);
-        }
-        r
-    }
-
-    /// `/resend`: `{"event": N, "message": "…"}` sent again through the tap; 202
-    /// with the new connection's address (its answer comes as that lane's rows).
-    async fn resend(&self, feed: &Feed, req: Request<hyper::body::Incoming>) -> Response<Body> {
-        let Some(&to) = self.resend_to.get() else {
-            return text(
-                StatusCode::CONFLICT,
-                "Conflict: this page cannot resend: only the page of an HTTP tap (tap --http --ui, plain listener) sends requests again".into(),
-            );
-        };
-        let body = match self.body(req).await {
-            Ok(b) => b,
-            Err(refusal) => return refusal,
-        };
-        let asked: Result<(usize, String), String> =
-            serde_json::from_slice::<serde_json::Value>(&body)
-                .map_err(|e| format!("the body is not JSON: {e}"))
-                .and_then(|v| {
-                    let n = v["event"]
-                        .as_u64()
-                        .ok_or("\"event\" (an event position) is missing")?;
-                    let m = v["message"]
-                        .as_str()
-                        .ok_or("\"message\" (the JSON to send, as text) is missing")?;
-                    Ok((n as usize, m.to_owned()))
-                });
-        let (n, message) = match asked {
-            Ok(a) => a,
-            Err(e) => return text(StatusCode::BAD_REQUEST, format!("Bad Request: resend: {e}")),
-        };
-        let (bytes, warning) = match resend::request(feed, n, &message) {
-            Ok(r) => r,
-            Err(e) => {
-                return text(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    format!("Unprocessable Content: resend: {e}"),
-                );
-            }
-        };
-        match resend::send(to, bytes).await {
-            Ok(from) => {
-                let said = json!({"from": from.to_string(), "warning": warning});
-                respond(
-                    StatusCode::ACCEPTED,
-                    "application/json",
-                    Bytes::from(said.to_string()),
-                )
-            }
-            Err(e) => text(StatusCode::BAD_GATEWAY, format!("Bad Gateway: resend: {e}")),
-        }
-    }
-
-    /// The request's body, whole, up to `--ui-max-body-bytes` and within the body
-    /// clock every listener has; a refusal that says which limit otherwise.
-    async fn body(&self, req: Request<hyper::body::Incoming>) -> Result<Bytes, Response<Body>> {
-        let limit = self.max_body;
-        let too_large = || {
-            text(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!(
-                    "Payload Too Large: the body exceeds the {limit}-byte limit (--ui-max-body-bytes)"
-                ),
-            )
-        };
-        let read = Limited::new(req.into_body(), limit).collect();
-        let clock = Limits::default().body_timeout;
-        match tokio::time::timeout(clock, read).await {
-            Err(_) => Err(text(
-                StatusCode::REQUEST_TIMEOUT,
-                format!(
-                    "Request Timeout: the body did not arrive in full within {} s",
-                    clock.as_secs_f64()
-                ),
-            )),
-            Ok(Ok(collected)) => Ok(collected.to_bytes()),
-            Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
-            Ok(Err(e)) => Err(text(
-                StatusCode::BAD_REQUEST,
-                format!("Bad Request: could not read the body: {e}"),
-            )),
-        }
     }
 
     /// Why a request may not be answered: a `Host` that is no loopback name (DNS

@@ -43,6 +43,8 @@ let findingCount = 0;   // check's findings, all of them (those on no row too)
 const gave = new Map(); // requestState -> the rows of the responses that gave it
 const taken = new Map(); // requestState -> the first request that sent it back
 let resendable = false;  // /info said this page's server resends (an HTTP tap's page)
+let holding = null;      // /info: the stdio tap holds messages (--intercept): {filter, timeout}
+const holds = new Map(); // held message number -> {row: its "held" row, step: its latest step}
 
 const FILTERS = ['q', 'method', 'tool', 'rid', 'lane', 'session', 'era', 'messages', 'errors', 'findings'];
 
@@ -140,6 +142,7 @@ function add(r, f) {
     }
   }
   if (r.shape === 'request' && r.state !== undefined) linkRetry(r, i);
+  if (r.kind === 'intercept') noteHold(r, i);
   const adopted = noteFlow(r, i);
   if (adopted) refilter(); // the lane's opening joins the flow: its place changes
   else if (keeps(r, f || filterState())) showRow(i);
@@ -316,8 +319,23 @@ function marked(s) {
   }).join('');
 }
 
+// tap --intercept: a held message waits until a later row says what became of it.
+function noteHold(r, i) {
+  if (r.step === 'held') holds.set(r.hold, { row: i, step: 'held' });
+  else if (holds.has(r.hold)) {
+    const h = holds.get(r.hold);
+    h.step = r.step;
+    rows[h.row].decided = r.step;
+    if (picked === h.row) open(h.row);
+  }
+  const waiting = [...holds.values()].filter((h) => h.step === 'held').length;
+  document.body.dataset.waiting = waiting;
+  $('hold-said').textContent = waiting ? waiting + ' waiting' : '';
+}
+
 function classes(r) {
   const c = ['row', r.dir];
+  if (r.kind === 'intercept' && r.step === 'held' && !r.decided) c.push('waiting');
   if (r.kind === 'lane') c.push('lane-note');
   else if (r.oauth && r.kind === 'odd') c.push('oauth'); // an OAuth document: no JSON-RPC, no error
   else c.push(r.kind);
@@ -436,6 +454,19 @@ function open(i) {
   if (r.bytes !== undefined) html += '<h3>exact bytes</h3><pre id="bytes">' + marked(r.bytes) + '</pre>';
   if (r.pretty !== undefined) html += '<h3>laid out</h3><pre id="pretty">' + marked(r.pretty) + '</pre>';
   if (r.notes && r.notes.length) html += '<h3>what the spec says</h3><ul>' + r.notes.map((n) => '<li>' + esc(n) + '</li>').join('') + '</ul>';
+  // A message the tap holds: forward it, edit it, or drop it.
+  if (r.kind === 'intercept' && r.step === 'held') {
+    if (r.decided) html += '<p class="hint">decided: ' + esc(r.decided) + '</p>';
+    else if (holding) {
+      let text = unmarkedText(r.bytes || '');
+      try { text = JSON.stringify(JSON.parse(text), null, 2); } catch (e) { /* sent as it is when forwarded */ }
+      html += '<h3>held: decide</h3><p class="hint">the tap holds it (and what follows it this way) until you decide, or for ' + holding.timeout + ' s; then it is forwarded unchanged</p>' +
+        '<textarea id="hold-text" rows="10" spellcheck="false">' + esc(text) + '</textarea><p>' +
+        '<button id="hold-forward" type="button" data-hold="' + r.hold + '">forward as it came</button> ' +
+        '<button id="hold-change" type="button" data-hold="' + r.hold + '">forward as edited</button> ' +
+        '<button id="hold-drop" type="button" data-hold="' + r.hold + '">drop</button> <span id="hold-done"></span></p>';
+    }
+  }
   // Resend (an HTTP tap's page): the message, edited here, sent again through the tap.
   if (resendable && r.kind === 'msg' && r.dir === 'c2s' && r.bytes !== undefined && /^c\d+$/.test(r.lane)) {
     let text = r.bytes;
@@ -548,7 +579,17 @@ function thaw(block) {
 function connect() {
   fetch('/info' + asking)
     .then((r) => (r.ok ? r.json() : Promise.reject(r.status)))
-    .then((info) => { titled(info.header); resendable = info.resend === true; })
+    .then((info) => {
+      titled(info.header);
+      resendable = info.resend === true;
+      holding = info.intercept || null;
+      if (holding) {
+        $('holding').hidden = false;
+        $('hold-filter').value = holding.filter || '';
+        if (!$('hold-said').textContent) $('hold-said').textContent = holding.filter ? 'holding ' + holding.filter : 'holding nothing';
+        if (picked >= 0) open(picked);
+      }
+    })
     .catch((status) => { $('status').textContent = 'refused (' + status + '): open the URL printed at start'; $('status').className = 'status lost'; });
   const source = new EventSource('/events' + asking);
   source.onopen = () => { $('status').textContent = 'live'; $('status').className = 'status live'; };
@@ -614,8 +655,37 @@ function resend(button) {
     .catch((why) => { said.textContent = 'refused: ' + why; said.className = 'lost'; });
 }
 
+// The marks of a row's bytes read back as the characters they stand for.
+function unmarkedText(s) {
+  return s.replace(/␍/g, '\r').replace(/⟨BOM⟩/g, '\ufeff').replace(/⟨([0-9a-f]{2,6})⟩/g, (m, hex) => String.fromCodePoint(parseInt(hex, 16)));
+}
+
+// A held message decided: POST /intercept; the tap's next row says what it did.
+function decide(button, action) {
+  const ask = { hold: Number(button.dataset.hold), action };
+  if (action === 'change') ask.message = $('hold-text').value;
+  // The detail may be drawn again meanwhile (the tap's row saying what it did).
+  const said = (text) => { const el = $('hold-done'); if (el) el.textContent = text; };
+  said('sending…');
+  fetch('/intercept' + asking, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ask) })
+    .then((r) => (r.ok ? r.json() : r.text().then((t) => Promise.reject(t))))
+    .then(() => said('told the tap: ' + action))
+    .catch((why) => said('refused: ' + why));
+}
+
+function setHoldFilter() {
+  fetch('/intercept/filter' + asking, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ filter: $('hold-filter').value }) })
+    .then((r) => (r.ok ? r.json() : r.text().then((t) => Promise.reject(t))))
+    .then((a) => { $('hold-said').textContent = a.filter ? 'holding ' + a.filter : 'holding nothing'; })
+    .catch((why) => { $('hold-said').textContent = 'refused: ' + why; });
+}
+
+$('hold-set').onclick = setHoldFilter;
 $('detail').addEventListener('click', (e) => {
   if (e.target.id === 'resend-go') { resend(e.target); return; }
+  if (e.target.id === 'hold-forward') { decide(e.target, 'forward'); return; }
+  if (e.target.id === 'hold-change') { decide(e.target, 'change'); return; }
+  if (e.target.id === 'hold-drop') { decide(e.target, 'drop'); return; }
   const go = e.target.closest('[data-go]');
   if (!go) return;
   const i = Number(go.dataset.go);

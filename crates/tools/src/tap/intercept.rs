@@ -1,0 +1,347 @@
+//! `tap --intercept FILTER`: mitmproxy's breakpoints, for MCP. A message that matches
+//! the filter is held in flight, and everything after it in its direction waits
+//! behind it (order is never changed); the live page (`--ui`) shows it waiting and
+//! lets the person forward it, edit it or drop it. With no decision by the deadline
+//! (`--intercept-timeout`) it is forwarded unchanged. Nothing is held without a
+//! filter.
+//!
+//! The recording marks each step on the lane where the message would have crossed
+//! ([`What::Intercept`]): `held` (with the message as it arrived), then `forwarded`,
+//! `changed` (with the edited message: both versions are in the file), `dropped` or
+//! `expired`; the bytes passed on follow as their own event, so the lane's bytes
+//! are still exactly what reached the peer.
+//!
+//! The filter: words, each `KEY:PATTERN`, all of which must match (`*` matches any
+//! run of characters):
+//!
+//! ```text
+//! method:tools/call            a request or notification with this method
+//! tool:delete_*                a tools/call of a tool whose name matches
+//! dir:c2s  dir:s2c             only messages going this way
+//! id:7                         a message with this id (as JSON: 7, "a")
+//! ```
+
+use crate::lock::Locked;
+use crate::wire::event::{Dir, HoldStep, Intercepted, Lane, What};
+use crate::wire::recorder::Recorder;
+use bytes::Bytes;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, RwLock, mpsc};
+use std::time::Duration;
+
+/// How long a held message waits for a decision by default (`--intercept-timeout`).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What must hold for a message to be held.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Filter {
+    /// The filter as written (said back to the page).
+    text: String,
+    /// Every word, each of which must match.
+    terms: Vec<Term>,
+}
+
+/// One word of a filter.
+#[derive(Debug, Clone, PartialEq)]
+enum Term {
+    /// `method:PATTERN`.
+    Method(String),
+    /// `tool:PATTERN`: `params.name` of a `tools/call`.
+    Tool(String),
+    /// `dir:c2s` or `dir:s2c`.
+    Dir(Dir),
+    /// `id:JSON`: the id as its JSON text.
+    Id(String),
+}
+
+impl Filter {
+    /// Reads `method:tools/call tool:delete_*`; a word it cannot read is refused,
+    /// quoted.
+    pub fn parse(text: &str) -> Result<Filter, String> {
+        let mut terms = Vec::new();
+        for word in text.split_whitespace() {
+            let Some((key, pattern)) = word.split_once(':') else {
+                return Err(format!(
+                    "{word:?} is not KEY:PATTERN (method:, tool:, dir:, id:)"
+                ));
+            };
+            if pattern.is_empty() {
+                return Err(format!("{word:?} has no pattern after the colon"));
+            }
+            terms.push(match key {
+                "method" => Term::Method(pattern.to_owned()),
+                "tool" => Term::Tool(pattern.to_owned()),
+                "dir" => Term::Dir(Dir::from_name(pattern).ok_or_else(|| {
+                    format!("{word:?}: the direction is c2s (to the server) or s2c (to the client)")
+                })?),
+                "id" => Term::Id(pattern.to_owned()),
+                _ => {
+                    return Err(format!(
+                        "{word:?}: {key:?} is not a key a filter knows (method, tool, dir, id)"
+                    ));
+                }
+            });
+        }
+        if terms.is_empty() {
+            return Err("an empty filter would hold nothing: give at least one KEY:PATTERN".into());
+        }
+        Ok(Filter {
+            text: text.split_whitespace().collect::<Vec<_>>().join(" "),
+            terms,
+        })
+    }
+
+    /// The filter as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Does the message `m`, going `dir`, match every word?
+    pub fn matches(&self, dir: Dir, m: &Value) -> bool {
+        self.terms.iter().all(|t| match t {
+            Term::Method(p) => m["method"].as_str().is_some_and(|s| glob(p, s)),
+            Term::Tool(p) => {
+                m["method"] == "tools/call"
+                    && m["params"]["name"].as_str().is_some_and(|s| glob(p, s))
+            }
+            Term::Dir(d) => *d == dir,
+            Term::Id(id) => m.get("id").is_some_and(|v| {
+                v.as_str() == Some(id.as_str())
+                    || serde_json::from_str::<Value>(id).is_ok_and(|want| *v == want)
+            }),
+        })
+    }
+}
+
+/// `*` matches any run of characters; everything else itself.
+fn glob(pattern: &str, s: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == s;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !s.starts_with(first) || s.len() < first.len() + last.len() || !s.ends_with(last) {
+        return false;
+    }
+    let mut at = first.len();
+    let end = s.len() - last.len();
+    for part in &parts[1..parts.len() - 1] {
+        match s[at..end].find(part) {
+            Some(i) => at += i + part.len(),
+            None => return false,
+        }
+    }
+    true
+}
+
+/// What the person decided for a held message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// Pass it on as it arrived.
+    Forward,
+    /// Pass this on instead (the edited message, without its line end).
+    Change(Bytes),
+    /// Never pass it on.
+    Drop,
+}
+
+/// One message held: what the page shows as waiting.
+#[derive(Debug, Clone)]
+pub struct Waiting {
+    /// Its number.
+    pub hold: u64,
+    /// Which way it was going.
+    pub dir: Dir,
+    /// As it arrived.
+    pub bytes: Bytes,
+}
+
+/// The tap's holds: the filter (settable from the page), the deadline, and the
+/// messages waiting, each with the way to wake the thread that holds it.
+pub struct Interceptor {
+    /// What is held; none: nothing (set from the page, or cleared).
+    filter: RwLock<Option<Filter>>,
+    /// How long a held message waits before it is forwarded unchanged.
+    timeout: Duration,
+    /// The next hold's number.
+    next: AtomicU64,
+    /// The messages waiting for a decision.
+    waiting: Mutex<HashMap<u64, (Waiting, mpsc::Sender<Decision>)>>,
+}
+
+impl Interceptor {
+    /// Holds what `filter` matches (none: nothing until the page sets one), each
+    /// for `timeout` at most.
+    pub fn new(filter: Option<Filter>, timeout: Duration) -> Interceptor {
+        Interceptor {
+            filter: RwLock::new(filter),
+            timeout,
+            next: AtomicU64::new(1),
+            waiting: Mutex::default(),
+        }
+    }
+
+    /// The filter in force, as written.
+    pub fn filter(&self) -> Option<String> {
+        self.filter
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .map(|f| f.text().to_owned())
+    }
+
+    /// Sets the filter (empty text: none, nothing more is held).
+    pub fn set_filter(&self, text: &str) -> Result<(), String> {
+        let filter = if text.trim().is_empty() {
+            None
+        } else {
+            Some(Filter::parse(text)?)
+        };
+        *self
+            .filter
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = filter;
+        Ok(())
+    }
+
+    /// The deadline of a hold.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// The messages waiting now.
+    pub fn waiting(&self) -> Vec<Waiting> {
+        let mut w: Vec<_> = self
+            .waiting
+            .locked()
+            .values()
+            .map(|(w, _)| w.clone())
+            .collect();
+        w.sort_by_key(|w| w.hold);
+        w
+    }
+
+    /// The page's decision for hold `hold`.
+    pub fn decide(&self, hold: u64, decision: Decision) -> Result<(), String> {
+        match self.waiting.locked().remove(&hold) {
+            Some((_, wake)) => {
+                // The holding thread is gone only when the tap is ending.
+                let _ = wake.send(decision);
+                Ok(())
+            }
+            None => Err(format!(
+                "hold #{hold} is not waiting (already decided, past its deadline, or never held)"
+            )),
+        }
+    }
+
+    /// Passes one whole `line` (its line end included) going `dir` on lane `lane`:
+    /// held first when the filter matches it, then recorded and written with
+    /// `write` as decided. Blocks the calling thread (the direction's copy) while
+    /// the message waits: what follows it that way waits behind it.
+    pub fn pass(
+        &self,
+        recorder: &Recorder,
+        lane: Lane,
+        dir: Dir,
+        line: &[u8],
+        write: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let held = {
+            let filter = self
+                .filter
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            filter.as_ref().is_some_and(|f| {
+                serde_json::from_slice::<Value>(line).is_ok_and(|m| f.matches(dir, &m))
+            })
+        };
+        if !held {
+            recorder.bytes(lane, dir, line);
+            return write(line);
+        }
+        let hold = self.next.fetch_add(1, Ordering::Relaxed);
+        let bytes = Bytes::copy_from_slice(line);
+        let (wake, woken) = mpsc::channel();
+        self.waiting.locked().insert(
+            hold,
+            (
+                Waiting {
+                    hold,
+                    dir,
+                    bytes: bytes.clone(),
+                },
+                wake,
+            ),
+        );
+        let mark = |step: HoldStep, bytes: Bytes| {
+            recorder.emit(
+                lane,
+                dir,
+                What::Intercept(Box::new(Intercepted { hold, step, bytes })),
+            );
+        };
+        mark(HoldStep::Held, bytes.clone());
+        let decision = woken.recv_timeout(self.timeout);
+        if decision.is_err() {
+            // The deadline: taken off the list (a decision now finds it gone).
+            self.waiting.locked().remove(&hold);
+        }
+        match decision {
+            Ok(Decision::Forward) => {
+                mark(HoldStep::Forwarded, Bytes::new());
+                recorder.bytes(lane, dir, line);
+                write(line)
+            }
+            Ok(Decision::Change(edited)) => {
+                // The same line end as the original's.
+                let end = &line[line.trim_ascii_end().len()..];
+                let new = [edited.trim_ascii_end(), end].concat();
+                mark(HoldStep::Changed, Bytes::from(new.clone()));
+                recorder.bytes(lane, dir, &new);
+                write(&new)
+            }
+            Ok(Decision::Drop) => {
+                mark(HoldStep::Dropped, Bytes::new());
+                Ok(())
+            }
+            Err(_) => {
+                mark(HoldStep::Expired, Bytes::new());
+                recorder.bytes(lane, dir, line);
+                write(line)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_filter_reads_its_words_and_matches_all_of_them() {
+        let f = Filter::parse("method:tools/call  tool:delete_*").unwrap();
+        assert_eq!(f.text(), "method:tools/call tool:delete_*");
+        let call = |name: &str| json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":name}});
+        assert!(f.matches(Dir::ToServer, &call("delete_all")));
+        assert!(!f.matches(Dir::ToServer, &call("add")));
+        let d = Filter::parse("dir:s2c id:\"x\"").unwrap();
+        assert!(d.matches(Dir::ToClient, &json!({"id":"x","result":{}})));
+        assert!(!d.matches(Dir::ToServer, &json!({"id":"x","result":{}})));
+        assert!(glob("a*b*c", "aXXbYc") && !glob("a*b*c", "aXXc") && glob("*", ""));
+        assert_eq!(
+            Filter::parse("methd:x"),
+            Err(
+                "\"methd:x\": \"methd\" is not a key a filter knows (method, tool, dir, id)".into()
+            )
+        );
+        assert_eq!(
+            Filter::parse("tools/call"),
+            Err("\"tools/call\" is not KEY:PATTERN (method:, tool:, dir:, id:)".into())
+        );
+        assert!(Filter::parse("  ").is_err());
+    }
+}
