@@ -201,7 +201,7 @@ fn a_recording_streams_whole_in_order_and_resumes_after_an_id() {
     let header: serde_json::Value = serde_json::from_str(header.lines().next().unwrap()).unwrap();
     assert_eq!(
         info,
-        serde_json::json!({"header": header, "events": want.len()})
+        serde_json::json!({"header": header, "events": want.len(), "resend": false, "intercept": null})
     );
 }
 

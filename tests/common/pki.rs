@@ -100,12 +100,16 @@ impl Pki {
     }
 }
 
-/// The `"tls"` objects of a transcript (version 2, the one with TLS facts), in order.
+/// The `"tls"` objects of a transcript (this version: 2 and later have TLS facts), in order.
 pub fn tls_events(record: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(record).unwrap();
     let mut lines = text.lines();
     let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
-    assert_eq!(header["version"], 2, "{header}");
+    assert_eq!(
+        header["version"],
+        mcp_raw_wire::transcript::VERSION,
+        "{header}"
+    );
     lines
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .filter(|v| v.get("tls").is_some())
