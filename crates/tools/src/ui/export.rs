@@ -5,7 +5,7 @@
 //! An export is made of whole events, never of rows cut out of them, so what it
 //! holds is bytes that crossed, exactly, and `show`, `check`, `replay` and `mcp-raw ui`
 //! read it as any recording. Which events a filtered export needs beyond the ones
-//! whose rows are shown ([`needed`]), each direction of a lane read as the byte
+//! whose rows are shown (`needed`), each direction of a lane read as the byte
 //! stream it is:
 //! - on an HTTP connection, the whole HTTP message a shown event is part of: from
 //!   the event that brought its head to the one before the next head that way (a
