@@ -43,6 +43,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cdp import Browser  # noqa: E402
+from ui_live import messages_in  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 EV = os.path.join(ROOT, "interop/ts/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
@@ -55,11 +56,6 @@ FAILED = []
 def fail(what):
     FAILED.append(what)
     print("FAILED:", what)
-
-
-def messages_in(binary, record):
-    out = subprocess.run([binary, "show", record, "--json"], stdout=subprocess.PIPE, text=True, check=True).stdout
-    return sum(1 for l in out.splitlines() if '"fact":"message"' in l)
 
 
 def carried(record):

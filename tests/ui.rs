@@ -325,22 +325,7 @@ fn a_live_server_shows_each_request_as_it_comes() {
         .nth(1)
         .unwrap_or_else(|| panic!("{listening}"))
         .to_owned();
-    let out = Command::new(BIN)
-        .args([
-            "client",
-            &mcp,
-            "--color",
-            "never",
-            "--call",
-            r#"add={"a":2,"b":3}"#,
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    call_add(&mcp, r#"add={"a":2,"b":3}"#);
     // The server's page holds the call and its answer, as the server saw them.
     let mut stream = Events::open(&page);
     let mut summaries = Vec::new();
@@ -665,22 +650,7 @@ fn a_tapped_request_edited_on_the_page_is_sent_again_through_the_tap() {
         .and_then(|rest| rest.split(',').next())
         .unwrap_or_else(|| panic!("{line}"))
         .to_owned();
-    let out = Command::new(BIN)
-        .args([
-            "client",
-            &tap,
-            "--color",
-            "never",
-            "--call",
-            r#"add={"a":1,"b":2}"#,
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    call_add(&tap, r#"add={"a":1,"b":2}"#);
     let info = page.get(&format!("/info?token={}", page.token), "").json();
     assert_eq!(info["resend"], true);
     // The tools/call request as the page has it: its event and its exact body.
@@ -944,4 +914,17 @@ fn a_held_message_is_forwarded_edited_dropped_or_let_go_at_its_deadline() {
         "a dropped message crossed: {to_server}"
     );
     assert!(to_server.contains(r#""arguments":{"a":2,"b":3}"#));
+}
+
+/// `mcp-raw client URL --call ADD`: a session that must succeed.
+fn call_add(url: &str, call: &str) {
+    let out = Command::new(BIN)
+        .args(["client", url, "--color", "never", "--call", call])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
