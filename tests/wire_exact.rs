@@ -3,7 +3,9 @@
 //! `serve --record` see the same bytes as the client on the other end.
 
 mod common;
-use common::{BIN, HttpServer, golden, stamp, unstamped};
+use common::{BIN, client_inproc, golden, stamp, unstamped};
+use mcp_raw_net::client::http_link::HttpLink;
+use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient, Options};
 use mcp_raw_wire::event::{Dir, LaneKind};
 use mcp_raw_wire::http1;
 use mcp_raw_wire::recorder::concat;
@@ -331,23 +333,13 @@ fn serve_trace_and_record_over_stdio_match_the_pipes() {
     assert_eq!(answers, String::from_utf8(out.stdout.clone()).unwrap());
     let (header, events) = read_transcript(&record);
     assert_eq!(header.role, "server");
-    // `mcp-raw show` renders the record again: the same raw view the trace was.
-    let shown = Command::new(BIN)
-        .args(["show", "--raw", "--color", "never"])
-        .arg(&record)
-        .output()
-        .unwrap();
+    // `mcp-raw show` renders the record again: the same raw view the trace was
+    // (the library's view of the recording, in-process: the view is the subject).
     assert_eq!(
-        unstamped(&String::from_utf8_lossy(&shown.stdout)),
+        unstamped(&client_inproc::show_raw(&record)),
         wire_lines(&trace)
     );
-    let pretty = Command::new(BIN)
-        .arg("show")
-        .arg("--pretty")
-        .arg(&record)
-        .output()
-        .unwrap();
-    let doc: Value = serde_json::from_slice(&pretty.stdout).unwrap();
+    let doc: Value = serde_json::from_slice(&client_inproc::show_pretty(&record)).unwrap();
     assert_eq!(
         doc["rendering"],
         "pretty JSON of an mcp-raw transcript; the JSON Lines file is the record"
@@ -359,6 +351,7 @@ fn serve_trace_and_record_over_stdio_match_the_pipes() {
         "{\"transcript\":\"mcp-raw\",\"version\":1}\n{\"t\":0,\"lane\":\"c1\"}\n",
     )
     .unwrap();
+    // The refusal's words and exit status are the program's: a process.
     let refused = Command::new(BIN).arg("show").arg(&bad).output().unwrap();
     assert!(!refused.status.success());
     assert_eq!(
@@ -373,32 +366,25 @@ fn serve_trace_and_record_over_stdio_match_the_pipes() {
 }
 
 /// Over HTTP, the server's record of a session and the client's are the same bytes
-/// both ways; the server's trace shows the client's request line as sent.
+/// both ways; the server's trace shows the client's request line as sent. (Both
+/// ends in-process, through the library's server, client and recorders: the records
+/// are the subject, not the processes.)
 #[test]
 fn serve_record_over_http_equals_the_clients_record() {
     let dir = tempdir("trace-http");
     let (server_rec, client_rec) = (dir.join("server.jsonl"), dir.join("client.jsonl"));
-    let server = HttpServer::start(&["--trace", "--record", server_rec.to_str().unwrap()]);
-    let out = Command::new(BIN)
-        .args([
-            "client",
-            &format!("http://{}/mcp", server.addr),
-            "--call",
-            r#"add={"a":1,"b":2}"#,
-            "--record",
-        ])
-        .arg(&client_rec)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (server, trace) = client_inproc::traced_recording(&server_rec);
+    let driven = client_inproc::drive_http_recording(
+        &format!("http://{}/mcp", server.addr),
+        Options::default(),
+        &[("add", serde_json::json!({"a": 1, "b": 2}))],
+        Some(&client_rec),
+    );
+    assert_eq!(
+        driven.results,
+        vec![Ok(r#"{"resultType":"complete","content":[{"type":"text","text":"3"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp-raw","version":"0.1.0"}}}"#.to_owned())]
     );
     let (_, theirs) = read_transcript(&client_rec);
-    // The server flushes each line as it records it; give the last one a moment.
-    std::thread::sleep(Duration::from_millis(100));
-    let (_, ours) = read_transcript(&server_rec);
     // Connection by connection (the client's background GET has its own, and the
     // two sides may number them in a different order): the same bytes both ways.
     let per_lane = |events: &[mcp_raw_wire::event::Event]| {
@@ -418,13 +404,18 @@ fn serve_record_over_http_equals_the_clients_record() {
         both.sort();
         both
     };
-    let ours = per_lane(&ours);
+    let theirs = per_lane(&theirs);
+    // The server records its last write as it makes it; each event reaches the
+    // transcript before the trace, so each write to the trace is a moment to look.
+    let log = trace.once(Duration::from_secs(10), |_| {
+        per_lane(&read_transcript(&server_rec).1) == theirs
+    });
+    let ours = per_lane(&read_transcript(&server_rec).1);
     assert!(
         ours.iter()
             .any(|(c2s, _)| c2s.starts_with(b"POST /mcp HTTP/1.1"))
     );
-    assert_eq!(ours, per_lane(&theirs));
-    let log = server.log.lock().unwrap().clone();
+    assert_eq!(ours, theirs);
     assert!(
         unstamped(&log).contains(">>> POST /mcp HTTP/1.1\n>>> host: "),
         "{log}"
@@ -559,34 +550,56 @@ fn client_json_prints_the_transcript_on_stdout() {
 }
 
 /// `--timeout`: a server that sends its head and then nothing is given up on after
-/// the timeout, saying which wait ran out; the exit status is 3.
-#[test]
-fn a_stalled_response_ends_at_the_timeout() {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+/// the timeout, saying which wait ran out. Timing is the subject: the library's
+/// client and the silent server on tokio's paused clock, so the 0.5 s costs no wall
+/// time and the give-up is seen at the limit exactly. (The CLI says this error as
+/// `mcp-raw: {e:#}` with exit status 3, as every connection failure:
+/// client.rs `exit_codes_say_what_went_wrong`.)
+#[tokio::test(start_paused = true)]
+async fn a_stalled_response_ends_at_the_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let (mut sock, _) = listener.accept().unwrap();
+    tokio::spawn(async move {
+        let (mut sock, _) = listener.accept().await.unwrap();
         let mut framer = http1::Framer::new(http1::Side::Request, 1 << 20);
-        read_request(&mut sock, &mut framer, &mut Vec::new());
+        let mut buf = [0u8; 4096];
+        'request: loop {
+            let n = sock.read(&mut buf).await.unwrap();
+            assert!(n > 0, "the client hung up before its request ended");
+            for part in framer.feed(&buf[..n]) {
+                if matches!(part, http1::Part::End) {
+                    break 'request;
+                }
+            }
+        }
         sock.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+            .await
             .unwrap();
         // Nothing more: the connection stays open until the client gives up on it.
-        let _ = sock.read(&mut [0u8; 1]);
+        let _ = sock.read(&mut [0u8; 1]).await;
     });
-    let started = std::time::Instant::now();
-    let out = Command::new(BIN)
-        .args(["client", &format!("http://{addr}/mcp"), "--timeout", "0.5"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let url = format!("http://{addr}/mcp");
+    let (printer, _trace) = client_inproc::viewing(None, "http");
+    // What `--timeout 0.5` sets: the link's read deadline and the client's.
+    let mut link = HttpLink::new(&url, &printer).unwrap();
+    link.timeout = Duration::from_millis(500);
+    let options = Options {
+        timeout: Duration::from_millis(500),
+        ..Options::default()
+    };
+    let started = tokio::time::Instant::now();
+    let failed = McpClient::connect(Link::Http(link), &url, options, &mut EraCache::default())
+        .await
+        .err()
+        .expect("the stalled probe fails");
+    let took = started.elapsed();
     assert_eq!(
-        err,
-        "mcp-raw: the response body stalled: nothing for 500ms (--timeout): deadline has elapsed\n"
+        format!("{failed:#}"),
+        "the response body stalled: nothing for 500ms (--timeout): deadline has elapsed"
     );
     assert!(
-        started.elapsed() < Duration::from_secs(4),
-        "{:?}",
-        started.elapsed()
+        took >= Duration::from_millis(500) && took < Duration::from_millis(600),
+        "{took:?}"
     );
 }

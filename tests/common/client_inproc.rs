@@ -440,3 +440,57 @@ pub fn show_oneline(path: &std::path::Path, methods: &[&str]) -> String {
     drop(view);
     trace.once(std::time::Duration::ZERO, |_| true)
 }
+
+/// `serve --http --trace --record PATH` (the demo tools, both eras), in-process: the
+/// transcript written to `path` as the binary writes it, and the trace (the text
+/// view, no colour) to the returned [`Trace`]. The transcript is fed each event
+/// before the view, so a wait on the trace sees the file already holding it.
+pub fn traced_recording(path: &std::path::Path) -> (InProcess, Trace) {
+    use mcp_raw_wire::{recorder::Recorder, transcript};
+    let max = mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
+    let trace = Trace::default();
+    let sink = transcript::create(path, &transcript::Header::new("server", "http"), max)
+        .expect("the server's transcript");
+    let view = mcp_raw_wire::text::TextView::with_max(trace.clone(), false, false, max);
+    let recorder = Recorder::new(vec![sink, Box::new(view)]);
+    recorder.set_redaction(true);
+    let server = InProcess::with(
+        demo("both"),
+        mcp_raw_net::transport::http::Config {
+            recorder: Some(recorder),
+            ..Default::default()
+        },
+    );
+    (server, trace)
+}
+
+/// `mcp-raw show --raw --color never FILE`, in-process: the library's text view in
+/// raw mode (every byte verbatim) fed the recording's events.
+pub fn show_raw(path: &std::path::Path) -> String {
+    use mcp_raw_wire::recorder::Sink;
+    let trace = Trace::default();
+    let mut view = mcp_raw_wire::text::TextView::with_max(
+        trace.clone(),
+        false,
+        true,
+        mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
+    );
+    for e in &transcript_events(path) {
+        view.event(e);
+    }
+    drop(view);
+    trace.once(std::time::Duration::ZERO, |_| true)
+}
+
+/// `mcp-raw show --pretty FILE`, in-process: the library's pretty JSON document of
+/// the recording, made terminal-safe as the subcommand writes it (its stdout bytes).
+pub fn show_pretty(path: &std::path::Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).expect("the transcript");
+    let (header, events) = mcp_raw_wire::transcript::read_bytes(&bytes).expect("a transcript");
+    let out = mcp_raw_wire::transcript::pretty(
+        &header,
+        &events,
+        mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
+    ) + "\n";
+    mcp_raw_wire::term::json_safe(out.as_bytes()).into_owned()
+}
