@@ -634,49 +634,39 @@ fn any_method_with_progress_and_logs_in_both_eras() {
 }
 
 /// Secrets are masked in the view and the record by default (same length, `*`), and
-/// shown as they crossed with --show-secrets.
+/// shown as they crossed with --show-secrets. (The library's client and recorder,
+/// in-process, with what `--era legacy --header … [--show-secrets]` sets: the link's
+/// extra header, the printer's redaction.)
 #[test]
 fn tokens_are_masked_unless_show_secrets() {
+    use common::client_inproc::{drive_http_with, viewing};
     let server = demo_http("both");
     let url = format!("http://{}/mcp", server.addr);
-    let dir = std::env::temp_dir().join(format!("mcp-raw-secrets-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("client", "secrets");
     let record = dir.join("masked.jsonl");
-    let out = std::process::Command::new(common::BIN)
-        .args(["client", "--era", "legacy", "--color", "never"])
-        .args(["--header", "Authorization: Bearer s3cr3t-t0ken", "--record"])
-        .arg(&record)
-        .arg(&url)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let shown = String::from_utf8_lossy(&out.stdout);
+    let legacy = || Options {
+        eras: Eras::Legacy,
+        ..Options::default()
+    };
+    let bearer = |link: &mut mcp_raw_net::client::http_link::HttpLink| {
+        link.extra_headers
+            .push(("Authorization".into(), "Bearer s3cr3t-t0ken".into()));
+    };
+    let masked = drive_http_with(&url, legacy(), &[], viewing(Some(&record), "http"), bearer);
     // Each request's header line, whole: the token masked, its length kept.
     assert_eq!(
-        lines_starting(&unstamped(&shown), ">>> authorization:"),
+        lines_starting(&masked.view, ">>> authorization:"),
         ">>> authorization: Bearer ************\n".repeat(5)
     );
-    assert!(!shown.contains("s3cr3t"));
-    assert!(!std::fs::read_to_string(&record).unwrap().contains("s3cr3t"));
-    let out = std::process::Command::new(common::BIN)
-        .args([
-            "client",
-            "--era",
-            "legacy",
-            "--color",
-            "never",
-            "--show-secrets",
-        ])
-        .args(["--header", "Authorization: Bearer s3cr3t-t0ken"])
-        .arg(&url)
-        .output()
-        .unwrap();
+    assert!(!masked.view.contains("s3cr3t"));
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    assert!(recorded.contains("Bearer ************"), "{recorded}");
+    assert!(!recorded.contains("s3cr3t"));
+    let (printer, trace) = viewing(None, "http");
+    printer.recorder().set_redaction(false);
+    let shown = drive_http_with(&url, legacy(), &[], (printer, trace), bearer);
     assert_eq!(
-        lines_starting(
-            &unstamped(&String::from_utf8_lossy(&out.stdout)),
-            ">>> authorization:"
-        ),
+        lines_starting(&shown.view, ">>> authorization:"),
         ">>> authorization: Bearer s3cr3t-t0ken\n".repeat(5)
     );
 }

@@ -9,6 +9,8 @@ mod common;
 
 use common::client_inproc::show_oneline;
 use common::{BIN, golden};
+use mcp_raw_core::Eras;
+use mcp_raw_net::client::mcp_client::Options;
 use mcp_raw_wire::event::{Dir, Event, LaneKind};
 use mcp_raw_wire::recorder::concat;
 use mcp_raw_wire::transcript;
@@ -272,14 +274,25 @@ fn serve_and_tap_trace_oneline_say_the_same_lines() {
 fn over_http_the_lines_carry_the_http_status() {
     let (server, trace) = common::client_inproc::traced_oneline();
     let url = format!("http://{}/mcp", server.addr);
-    let out = Command::new(BIN)
-        .args(["client", "--oneline", "--color", "never", "--era", "legacy"])
-        .args(["--call", r#"echo={"message":"over http"}"#])
-        .arg(&url)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
+    // `client --oneline --era legacy --call echo=… URL` as the library runs it,
+    // in-process: the view is the subject, not the client's process.
+    let driven = common::client_inproc::drive_http_with(
+        &url,
+        Options {
+            eras: Eras::Legacy,
+            ..Options::default()
+        },
+        &[("echo", serde_json::json!({"message": "over http"}))],
+        common::client_inproc::viewing_oneline(),
+        |_| {},
+    );
+    assert_eq!(
+        driven.results,
+        vec![Ok(
+            r#"{"content":[{"type":"text","text":"over http"}]}"#.to_owned()
+        )]
+    );
+    let stdout = driven.view;
     let lines = message_lines(&stdout);
     let find = |needle: &[&str]| {
         lines

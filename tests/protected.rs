@@ -9,7 +9,7 @@
 mod common;
 
 use common::http_client::exchange;
-use common::tools_inproc::{self, AuthPeer};
+use common::tools_inproc::{self, AuthPeer, TapFlags, TapPeer};
 use common::{BIN, Http, HttpReply, HttpServer, golden, scratch};
 use mcp_raw_net::transport::http::auth::Settings;
 use mcp_raw_tools::authserver::Config as AuthConfig;
@@ -547,16 +547,17 @@ fn the_tap_masks_the_tokens_it_passes_on() {
     let token = "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.e30.c2ln-a-token-to-keep-secret";
     for show in [false, true] {
         let record = dir.join(format!("tap-{show}.jsonl"));
-        let mut command = Command::new(BIN);
-        command
-            .args(["tap", "--http", "--listen", "127.0.0.1:0", "--target"])
-            .arg(format!("http://{}/mcp", server.addr))
-            .arg("--record")
-            .arg(&record);
-        if show {
-            command.arg("--show-secrets");
-        }
-        let tap = HttpServer::spawn(command);
+        // The tap in-process (the library's relay, as `tap --http --target URL
+        // --record FILE [--show-secrets]` sets it up): what it passes on and
+        // records is the subject.
+        let tap = TapPeer::http(
+            &format!("http://{}/mcp", server.addr),
+            TapFlags {
+                record: Some(&record),
+                show_secrets: show,
+                ..TapFlags::default()
+            },
+        );
         let r = post_mcp(&tap.addr, Some(token));
         // The real token reached the server: it could not check it (no AS), so 503,
         // not the 401 a masked token ("****…", not a JWT) would get.

@@ -1,11 +1,15 @@
-//! `mcp-raw tap`, through the real binary: a client talks to a server with the tap
-//! in between, and what the client saw (its own recording) is byte for byte what the
-//! tap recorded, both ways; the server's exit status comes back through the tap.
+//! `mcp-raw tap`: a client talks to a server with the tap in between, and what the
+//! client saw (its own recording) is byte for byte what the tap recorded, both ways;
+//! the server's exit status comes back through the tap. The stdio tap runs as the
+//! real binary (its pipes and exit status are the subject); the HTTP relay runs
+//! in-process (common::tools_inproc::TapPeer, the library's relay as the CLI sets
+//! it up).
 
 mod common;
 
 use common::BIN;
 use common::client_inproc::demo_http;
+use common::tools_inproc::{TapFlags, TapPeer};
 use mcp_raw_wire::event::{Dir, Event, LaneKind};
 use mcp_raw_wire::recorder::concat;
 use mcp_raw_wire::transcript;
@@ -144,36 +148,17 @@ fn stdout_pollution_and_the_exit_status_pass_through() {
     assert_eq!(none.status.code(), Some(2));
 }
 
-/// The HTTP tap, started on port 0; killed on drop.
-struct HttpTap {
-    child: std::process::Child,
-    url: String,
-}
-
-impl Drop for HttpTap {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn http_tap(target: &str, record: &std::path::Path) -> HttpTap {
-    let mut child = Command::new(BIN)
-        .args([
-            "tap",
-            "--http",
-            "--listen",
-            "127.0.0.1:0",
-            "--target",
-            target,
-        ])
-        .arg("--record")
-        .arg(record)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = common::listening_url(child.stderr.take().unwrap());
-    HttpTap { child, url }
+/// `tap --http --listen 127.0.0.1:0 --target TARGET --record FILE`, in-process: the
+/// relay's bytes and its answers are the subject, not its process (the stdio tap
+/// above stays a process: its pipes and exit status are what it is).
+fn http_tap(target: &str, record: &std::path::Path) -> TapPeer {
+    TapPeer::http(
+        target,
+        TapFlags {
+            record: Some(record),
+            ..TapFlags::default()
+        },
+    )
 }
 
 /// HTTP, both eras: every connection the client made, each way, holds the same bytes
@@ -189,7 +174,7 @@ fn http_tap_relays_byte_for_byte_in_both_eras() {
         );
         let tap = http_tap(&format!("http://{}/mcp", server.addr), &tapped);
         // The client (`client URL --era ERA --call add --record FILE`) is the library's,
-        // in-process: the tap, a process, is the subject.
+        // in-process, as the tap is.
         let options = mcp_raw_net::client::mcp_client::Options {
             eras: common::client_inproc::eras(era),
             ..Default::default()
@@ -231,11 +216,7 @@ fn an_unreachable_target_gets_a_502() {
         &format!("http://127.0.0.1:{port}/mcp"),
         &dir.join("t.jsonl"),
     );
-    let addr = tap
-        .url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp");
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    let mut s = std::net::TcpStream::connect(&tap.addr).unwrap();
     use std::io::{Read, Write};
     s.write_all(b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
         .unwrap();

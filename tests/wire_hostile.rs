@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::tools_inproc::{TapFlags, TapPeer};
 use common::{BIN, golden};
 use serde_json::json;
 use std::process::{Command, Output};
@@ -290,39 +291,15 @@ fn an_unreadable_key_file_is_usage_not_failure() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
 
-/// The tap, over HTTP, on port 0 in front of `target`, recording to `record`; killed
-/// on drop.
-struct Tap(std::process::Child, String);
-
-impl Drop for Tap {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+/// The tap, over HTTP, on port 0 in front of `target`, with `flags`: in-process (the
+/// library's relay, as `tap --http --listen 127.0.0.1:0 --target TARGET` sets it up),
+/// since what it relays, records and closes is the subject, not its process.
+fn http_tap(target: &str, flags: TapFlags) -> TapPeer {
+    TapPeer::http(target, flags)
 }
 
-fn http_tap(target: &str, extra: &[&str]) -> Tap {
-    let mut child = Command::new(BIN)
-        .args([
-            "tap",
-            "--http",
-            "--listen",
-            "127.0.0.1:0",
-            "--target",
-            target,
-        ])
-        .args(extra)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = common::listening_url(child.stderr.take().unwrap());
-    let addr = url
-        .trim_start_matches("http://")
-        .split('/')
-        .next()
-        .unwrap()
-        .to_owned();
-    Tap(child, addr)
+fn secs(n: u64) -> std::time::Duration {
+    std::time::Duration::from_secs(n)
 }
 
 /// A target that reads one request (head and Content-Length body) per connection
@@ -382,19 +359,18 @@ fn cookies_api_keys_introspected_tokens_and_passwords_are_masked_in_the_record()
     );
     let tap = http_tap(
         &format!("http://{target}/introspect"),
-        &[
-            "--record",
-            record.to_str().unwrap(),
-            "--redact-header",
-            "X-Mine",
-        ],
+        TapFlags {
+            record: Some(&record),
+            redact_headers: vec!["X-Mine".into()],
+            ..TapFlags::default()
+        },
     );
     let body = "token=SECRETTOKEN1&token_type_hint=access_token&password=SECRETPASS2";
     let request = format!(
         "POST /introspect HTTP/1.1\r\nHost: x\r\nCookie: a=SECRETCOOKIE5; b=SECRETCOOKIE6\r\nX-Api-Key: SECRETKEY7\r\nX-Mine: SECRETMINE8\r\nX-Plain: visible\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
-    let reply = exchange(&tap.1, request.as_bytes());
+    let reply = exchange(&tap.addr, request.as_bytes());
     // What the tap passes on is never changed: the target's bytes, whole.
     assert_eq!(
         reply,
@@ -468,17 +444,21 @@ fn the_http_tap_closes_half_sent_heads_and_idle_connections() {
     let server = common::InProcess::demo();
     let tap = http_tap(
         &format!("http://{}/mcp", server.addr),
-        &["--header-timeout", "1", "--idle-timeout", "2"],
+        TapFlags {
+            header_timeout: secs(1),
+            idle_timeout: secs(2),
+            ..TapFlags::default()
+        },
     );
     let started = std::time::Instant::now();
     // Half a request line, then nothing: closed after --header-timeout (serve's own
     // header timeout is 30 s, so the close is the tap's).
-    let mut half = std::net::TcpStream::connect(&tap.1).unwrap();
+    let mut half = std::net::TcpStream::connect(&tap.addr).unwrap();
     half.write_all(b"POST /mcp HTT").unwrap();
     // A connection that never sends a byte: the same clock.
-    let mut silent = std::net::TcpStream::connect(&tap.1).unwrap();
+    let mut silent = std::net::TcpStream::connect(&tap.addr).unwrap();
     // A whole request, answered; then idle on a kept-alive connection.
-    let mut idle = std::net::TcpStream::connect(&tap.1).unwrap();
+    let mut idle = std::net::TcpStream::connect(&tap.addr).unwrap();
     idle.write_all(b"GET /nothing-here HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         .unwrap();
     let (got, took) = read_until_closed(&mut half, started);
@@ -539,10 +519,13 @@ fn a_target_that_is_not_http_gets_the_client_a_502() {
         let target = babbling_target(reply);
         let tap = http_tap(
             &format!("http://{target}/mcp"),
-            &["--record", record.to_str().unwrap()],
+            TapFlags {
+                record: Some(&record),
+                ..TapFlags::default()
+            },
         );
         let got = exchange(
-            &tap.1,
+            &tap.addr,
             b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
         );
         // The whole response; the body says what the target sent, escaped.
@@ -659,32 +642,26 @@ fn a_server_request_replayed_over_http_goes_on_an_event_stream() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    let mut mock = Command::new(BIN)
-        .arg("replay")
-        .arg(&orig)
-        .args(["--http", "--port", "0", "--record"])
-        .arg(&mocked)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = common::listening_url(mock.stderr.take().unwrap());
-    let out = Command::new(BIN)
-        .args([
-            "client", "--era", "legacy", "--answer", sampled, "--call", call,
-        ])
-        .args(["--timeout", "10", "--color", "never", "--record"])
-        .arg(&again)
-        .arg(&url)
-        .output()
-        .unwrap();
-    let _ = mock.kill();
-    let _ = mock.wait();
-    let shown = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{shown}{}",
-        String::from_utf8_lossy(&out.stderr)
+    // The mock and the client after it in-process (the library's replay server and
+    // client, with what `replay --http --record` and `client --era legacy --answer
+    // … --call … --timeout 10 --record` set): the exchange is the subject. The
+    // recording above stays a stdio one, made over real pipes.
+    let mock = common::tools_inproc::MockPeer::http_recording(&orig, Some(&mocked));
+    let mut answers = mcp_raw_net::client::answers::Answers::default();
+    answers.set(sampled).unwrap();
+    let driven = common::client_inproc::drive_http_recording(
+        &mock.url,
+        mcp_raw_net::client::mcp_client::Options {
+            eras: mcp_raw_core::Eras::Legacy,
+            answers,
+            timeout: std::time::Duration::from_secs(10),
+            ..Default::default()
+        },
+        &[("test_sampling", json!({"prompt": "hi"}))],
+        Some(&again),
     );
+    drop(mock);
+    let shown = &driven.view;
     // The question reached the client, on the POST's event stream, before the result.
     // (Not the whole view: where the 202 of the answer's own POST falls among the
     // stream's events is a race between two connections.)
@@ -692,14 +669,15 @@ fn a_server_request_replayed_over_http_goes_on_an_event_stream() {
     let result = shown.find("LLM response: sampled!");
     assert!(asked.is_some() && asked < result, "{shown}");
     assert!(shown.contains("content-type: text/event-stream"), "{shown}");
-    assert!(shown.contains("# test_sampling: ok"), "{shown}");
-    let out = run(&["check", mocked.to_str().unwrap()]);
+    // The call's result, whole (what the CLI captions `# test_sampling: ok`).
     assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+        driven.results,
+        vec![Ok(
+            r#"{"content":[{"type":"text","text":"LLM response: sampled!"}]}"#.to_owned()
+        )]
     );
+    let (status, report) = common::tools_inproc::check(&mocked);
+    assert_eq!(status, 0, "{report}");
     let out = run(&["diff", orig.to_str().unwrap(), again.to_str().unwrap()]);
     assert_eq!(
         out.status.code(),
@@ -774,10 +752,14 @@ fn the_http_tap_leaves_a_quiet_stream_alone() {
     });
     let tap = http_tap(
         &format!("http://{target}/mcp"),
-        &["--idle-timeout", "1", "--header-timeout", "1"],
+        TapFlags {
+            idle_timeout: secs(1),
+            header_timeout: secs(1),
+            ..TapFlags::default()
+        },
     );
     let got = exchange(
-        &tap.1,
+        &tap.addr,
         b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
     );
     // Passed whole, byte for byte as the target wrote it.
@@ -804,10 +786,14 @@ fn the_http_tap_closes_a_silent_connection_that_is_not_http() {
     });
     let tap = http_tap(
         &format!("http://{target}/mcp"),
-        &["--idle-timeout", "1", "--header-timeout", "60"],
+        TapFlags {
+            idle_timeout: secs(1),
+            header_timeout: secs(60),
+            ..TapFlags::default()
+        },
     );
     let started = std::time::Instant::now();
-    let mut garbage = std::net::TcpStream::connect(&tap.1).unwrap();
+    let mut garbage = std::net::TcpStream::connect(&tap.addr).unwrap();
     // A "head" longer than any the tap reads (64 KiB): the framing is lost.
     garbage.write_all(&vec![b'a'; 70_000]).unwrap();
     let (_, took) = read_until_closed(&mut garbage, started);

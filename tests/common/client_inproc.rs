@@ -350,9 +350,26 @@ pub fn drive_http_recording(
     calls: &[(&str, serde_json::Value)],
     record: Option<&std::path::Path>,
 ) -> Driven {
+    drive_http_with(url, options, calls, viewing(record, "http"), |_| {})
+}
+
+/// [`drive_http`] with this printer and its view (`viewing`, `viewing_oneline`), the
+/// link set by `tune` first (what `--header` sets): the view kept whole, stamps
+/// removed.
+pub fn drive_http_with(
+    url: &str,
+    options: mcp_raw_net::client::mcp_client::Options,
+    calls: &[(&str, serde_json::Value)],
+    (printer, trace): (mcp_raw_net::client::wire_print::Printer, Trace),
+    tune: impl FnOnce(&mut mcp_raw_net::client::http_link::HttpLink),
+) -> Driven {
+    use mcp_raw_net::client::http_link::HttpLink;
+    use mcp_raw_net::client::mcp_client::Link;
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let (mut client, trace) = http_client_recording(url, options, record).await;
+        let mut link = HttpLink::new(url, &printer).expect("an http:// URL");
+        tune(&mut link);
+        let mut client = connect(Link::Http(link), url, options).await;
         let spoken = client.spoken().clone();
         // As the CLI does: the tools listed before any call.
         client.list_tools().await.unwrap();
@@ -368,6 +385,21 @@ pub fn drive_http_recording(
             view: super::unstamped(&trace.once(std::time::Duration::ZERO, |_| true)),
         }
     })
+}
+
+/// A printer like `mcp-raw client --oneline --color never`'s: the one-line view
+/// written to the returned [`Trace`] (captions nowhere, as in [`viewing`]).
+pub fn viewing_oneline() -> (mcp_raw_net::client::wire_print::Printer, Trace) {
+    let trace = Trace::default();
+    let max = mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
+    let view = mcp_raw_wire::oneline::OnelineView::new(trace.clone(), false, max);
+    let printer = mcp_raw_net::client::wire_print::Printer::sinks_only(
+        vec![Box::new(view)],
+        max,
+        mcp_raw_net::client::wire_print::Screen::new(std::io::sink()),
+    );
+    printer.recorder().set_redaction(true);
+    (printer, trace)
 }
 
 /// The events of the transcript at `path`, read as `show` and `check` read it.

@@ -86,10 +86,30 @@ pub struct MockPeer {
 
 impl MockPeer {
     pub fn http(file: &std::path::Path) -> MockPeer {
+        MockPeer::http_recording(file, None)
+    }
+
+    /// `mcp-raw replay FILE --http --port 0 --record RECORD`: the mock's own
+    /// transcript (role `replay` over `http`, secrets masked) written to `record`.
+    pub fn http_recording(file: &std::path::Path, record: Option<&std::path::Path>) -> MockPeer {
         use mcp_raw_tools::replay::{diff::Ignore, mock::Mock, serve};
         let bytes = std::fs::read(file).unwrap();
         let (_, events) = mcp_raw_wire::transcript::read_bytes(&bytes).unwrap();
         let mock = Mock::from_events(&events, Ignore::defaults());
+        let recorder = match record {
+            Some(path) => {
+                let sink = mcp_raw_wire::transcript::create(
+                    path,
+                    &mcp_raw_wire::transcript::Header::new("replay", "http"),
+                    mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
+                )
+                .expect("the mock's transcript");
+                let recorder = mcp_raw_wire::recorder::Recorder::new(vec![sink]);
+                recorder.set_redaction(true);
+                recorder
+            }
+            None => mcp_raw_wire::recorder::Recorder::none(),
+        };
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let addr = runtime.block_on(async {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -97,7 +117,7 @@ impl MockPeer {
             tokio::spawn(serve::http(
                 mock,
                 listener,
-                mcp_raw_wire::recorder::Recorder::none(),
+                recorder,
                 mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
                 None,
                 http::Limits::default(),
@@ -131,4 +151,87 @@ pub fn check(file: &std::path::Path) -> (i32, String) {
     };
     let status = i32::from(report::count(&findings).0 > 0);
     (status, report::text(&findings, totals))
+}
+
+/// The HTTP tap's flags a test sets; the rest are the defaults.
+pub struct TapFlags<'a> {
+    /// `--record FILE`.
+    pub record: Option<&'a std::path::Path>,
+    /// `--show-secrets`.
+    pub show_secrets: bool,
+    /// `--redact-header NAME`, each.
+    pub redact_headers: Vec<String>,
+    /// `--header-timeout`.
+    pub header_timeout: std::time::Duration,
+    /// `--idle-timeout`.
+    pub idle_timeout: std::time::Duration,
+}
+
+impl Default for TapFlags<'_> {
+    fn default() -> Self {
+        use mcp_raw_tools::tap::http::limits;
+        TapFlags {
+            record: None,
+            show_secrets: false,
+            redact_headers: Vec::new(),
+            header_timeout: limits::HEADER_TIMEOUT,
+            idle_timeout: limits::IDLE_TIMEOUT,
+        }
+    }
+}
+
+/// `mcp-raw tap --http --listen 127.0.0.1:0 --target TARGET` with `flags`,
+/// in-process: the library's HTTP relay configured as src/cli/tap.rs configures it,
+/// its transcript (role `tap` over `http`) written to `flags.record`; stopped on drop.
+pub struct TapPeer {
+    /// `http://127.0.0.1:PORT` and the target's path.
+    pub url: String,
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl TapPeer {
+    pub fn http(target: &str, flags: TapFlags) -> TapPeer {
+        use mcp_raw_tools::tap::http::{self as tap, limits};
+        let target = tap::Target::parse(target).expect("a target the tap accepts");
+        let recorder = match flags.record {
+            Some(path) => {
+                let sink = mcp_raw_wire::transcript::create(
+                    path,
+                    &mcp_raw_wire::transcript::Header::new("tap", "http"),
+                    mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
+                )
+                .expect("the tap's transcript");
+                let recorder = mcp_raw_wire::recorder::Recorder::new(vec![sink]);
+                recorder.set_redaction(!flags.show_secrets);
+                recorder.redact_headers(&flags.redact_headers);
+                recorder
+            }
+            None => mcp_raw_wire::recorder::Recorder::none(),
+        };
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let addr = runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap().to_string();
+            let config = tap::Config {
+                target: target.clone(),
+                recorder,
+                rewrite_host: false,
+                connect_timeout: limits::CONNECT_TIMEOUT,
+                max_connections: limits::MAX_CONNECTIONS,
+                header_timeout: flags.header_timeout,
+                idle_timeout: flags.idle_timeout,
+                target_tls: Arc::new(Default::default()),
+                listen_tls: None,
+            };
+            tokio::spawn(tap::run(listener, config, std::future::pending()));
+            addr
+        });
+        TapPeer {
+            url: format!("http://{addr}{}", target.path),
+            addr,
+            _runtime: runtime,
+        }
+    }
 }
