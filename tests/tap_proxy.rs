@@ -1,4 +1,4 @@
-//! `mcp-raw ca` and `mcp-raw tap --proxy` through the real binary: a CA made in a
+//! `mcp-raw ca` (through the real binary) and `mcp-raw tap --proxy` (in-process): a CA made in a
 //! scratch directory, an HTTPS MCP server mcp-raw did not terminate TLS for (Python's
 //! `ssl` in front of `mcp-raw serve --http`, tests/servers/tls_relay.py, with a leaf
 //! from a test CA), and a client mcp-raw did not write: Python's urllib, through the
@@ -9,7 +9,8 @@ mod common;
 use common::client_inproc::{demo_http, recording};
 use common::client_inproc::{lines_starting, lines_with};
 use common::golden::normalize;
-use common::{BIN, HttpServer, scratch};
+use common::tools_inproc::ProxyPeer;
+use common::{BIN, scratch};
 
 /// What `mcp-raw ca` prints after its first line: where the key is and how each
 /// program is told to trust the certificate `cert`.
@@ -123,18 +124,18 @@ fn front(dir: &Path, target: &str) -> Front {
     }
 }
 
-/// `mcp-raw tap --proxy --listen 127.0.0.1:0 ARGS`, killed on drop; its address.
-fn proxy(dir: &Path, args: &[&str]) -> HttpServer {
-    let mut command = Command::new(BIN);
-    command
-        .args(["tap", "--proxy", "--listen", "127.0.0.1:0", "--ca-dir"])
-        .arg(dir.join("ca"))
-        .arg("--cacert")
-        .arg(dir.join("server-ca.pem"))
-        .arg("--record")
-        .arg(dir.join("proxy.jsonl"))
-        .args(args);
-    HttpServer::spawn(command)
+/// `mcp-raw tap --proxy --listen 127.0.0.1:0 --ca-dir DIR/ca --cacert
+/// DIR/server-ca.pem --record DIR/proxy.jsonl [--decrypt-host HOST…]`, in-process
+/// (common::tools_inproc::ProxyPeer: the library's proxy as the CLI sets it up): what
+/// it relays and records is the subject; `mcp-raw ca`, which makes the CA it loads,
+/// stays the binary.
+fn proxy(dir: &Path, decrypt: &[&str]) -> ProxyPeer {
+    ProxyPeer::start(
+        &dir.join("ca"),
+        &dir.join("server-ca.pem"),
+        &dir.join("proxy.jsonl"),
+        decrypt,
+    )
 }
 
 /// The Python client through the proxy at `proxy`, trusting `cafiles`.
@@ -224,7 +225,7 @@ fn a_python_client_through_the_proxy_is_recorded_in_plaintext() {
     let server_record = dir.join("server.jsonl");
     let server = recording(&server_record);
     let front = front(&dir, &server.addr);
-    let proxy = proxy(&dir, &["--decrypt-host", "localhost"]);
+    let proxy = proxy(&dir, &["localhost"]);
     let trust = [cert.clone(), dir.join("server-ca.pem")];
 
     // Decrypted: localhost.
@@ -233,7 +234,7 @@ fn a_python_client_through_the_proxy_is_recorded_in_plaintext() {
         &proxy.addr,
         &trust,
     );
-    assert!(out.status.success(), "{out:?}\n{}", proxy.logged());
+    assert!(out.status.success(), "{out:?}");
     let answers: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answers["initialize"][0], 200, "{answers}");
     assert_eq!(answers["initialized"][0], 202, "{answers}");
@@ -350,7 +351,7 @@ fn the_python_sdk_client_through_the_proxy_is_recorded_in_plaintext() {
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{out:?}\n{}", proxy.logged());
+    assert!(out.status.success(), "{out:?}");
     assert!(said.contains("add,echo,get_current_time 42"), "{said}");
     drop(proxy);
     let tapped = read(&dir.join("proxy.jsonl"));
@@ -534,6 +535,7 @@ fn bad_requests_and_failed_handshakes_are_answered_and_recorded() {
         )
     );
 
+    // The CLI's own refusal of a non-loopback --listen (its exit status): a process.
     let remote = Command::new(BIN)
         .args(["tap", "--proxy", "--listen", "0.0.0.0:0", "--ca-dir"])
         .arg(dir.join("ca"))

@@ -235,3 +235,59 @@ impl TapPeer {
         }
     }
 }
+
+/// `mcp-raw tap --proxy --listen 127.0.0.1:0 --ca-dir CA_DIR --cacert CACERT
+/// --record RECORD [--decrypt-host HOST…]`, in-process: the library's proxy
+/// configured as src/cli/tap.rs configures it (the flags' defaults for its clocks
+/// and bounds), the CA loaded from `ca_dir` as the binary loads it; stopped on drop.
+pub struct ProxyPeer {
+    /// `127.0.0.1:PORT` (`HTTPS_PROXY=http://ADDR`).
+    pub addr: String,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl ProxyPeer {
+    pub fn start(
+        ca_dir: &std::path::Path,
+        cacert: &std::path::Path,
+        record: &std::path::Path,
+        decrypt: &[&str],
+    ) -> ProxyPeer {
+        use mcp_raw_tools::tap::{ca::Ca, http::limits as http_limits, proxy};
+        let sink = mcp_raw_wire::transcript::create(
+            record,
+            &mcp_raw_wire::transcript::Header::new("tap", "http"),
+            mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
+        )
+        .expect("the proxy's transcript");
+        let recorder = mcp_raw_wire::recorder::Recorder::new(vec![sink]);
+        recorder.set_redaction(true);
+        let tls = mcp_raw_net::client::tls::Tls::new(mcp_raw_net::client::tls::TlsOptions {
+            cacert: vec![cacert.to_owned()],
+            ..Default::default()
+        })
+        .expect("--cacert read");
+        let config = proxy::Config {
+            recorder,
+            ca: Ca::load(ca_dir).expect("the CA `mcp-raw ca` made"),
+            decrypt: decrypt.iter().map(|h| h.to_string()).collect(),
+            tls,
+            connect_timeout: http_limits::CONNECT_TIMEOUT,
+            max_connections: http_limits::MAX_CONNECTIONS,
+            header_timeout: http_limits::HEADER_TIMEOUT,
+            max_head_bytes: proxy::limits::MAX_HEAD_BYTES,
+            idle_timeout: http_limits::IDLE_TIMEOUT,
+        };
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let addr = runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap().to_string();
+            tokio::spawn(proxy::run(listener, config, std::future::pending()));
+            addr
+        });
+        ProxyPeer {
+            addr,
+            _runtime: runtime,
+        }
+    }
+}
