@@ -20,6 +20,7 @@ const ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
 const JSON: (&str, &str) = ("Content-Type", "application/json");
 
 fn bridge(extra: &[&str], server: &[&str]) -> HttpServer {
+    // The bridge's children, their stderr echoed and its log lines read, are processes of its own: a process.
     let mut command = Command::new(BIN);
     command
         .args(["bridge", "--port", "0"])
@@ -452,6 +453,7 @@ fn a_child_that_never_answers_times_out() {
 #[test]
 fn a_bridge_or_server_beyond_loopback_needs_allow_remote() {
     for sub in [&["bridge"][..], &["serve", "--http"][..]] {
+        // --allow-remote is the CLI's own refusal (its stderr, its exit status): a process.
         let mut command = Command::new(BIN);
         command.args(sub).args(["--host", "0.0.0.0", "--port", "0"]);
         if sub[0] == "bridge" {
@@ -469,6 +471,7 @@ fn a_bridge_or_server_beyond_loopback_needs_allow_remote() {
             &["--allow-remote"][..],
             &["--auth-server", "http://127.0.0.1:1"][..],
         ] {
+            // --allow-remote is the CLI's own refusal (its stderr, its exit status): a process.
             let mut command = Command::new(BIN);
             command
                 .args(sub)

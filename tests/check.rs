@@ -33,6 +33,7 @@ fn server_script(name: &str) -> String {
 
 /// `mcp-raw check ARGS…`, run to its end.
 fn check(args: &[&str]) -> std::process::Output {
+    // Check's --format, --rules, exit statuses and refusals are the CLI's: a process.
     Command::new(BIN).arg("check").args(args).output().unwrap()
 }
 
@@ -73,6 +74,7 @@ fn expect(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {
 fn a_stdio_server_that_breaks_rules_is_named_rule_by_rule() {
     let dir = scratch("stdio");
     let file = dir.join("tap.jsonl");
+    // The stdio tap with --check: its pipes and its live findings on stderr are the CLI's: a process.
     let mut tap = Command::new(BIN)
         .args(["tap", "--check", "--record"])
         .arg(&file)
@@ -251,6 +253,7 @@ fn an_http_server_that_breaks_transport_rules_is_named() {
         .spawn()
         .unwrap();
     let target = common::listening_url(server.stdout.take().unwrap());
+    // Tap --check's live findings are written by the CLI on its stderr: a process.
     let mut tap = Command::new(BIN)
         .args([
             "tap",
@@ -478,6 +481,7 @@ fn clean_recordings_report_nothing() {
     for era in ["legacy", "modern"] {
         for (transport, target) in [("stdio", None), ("http", Some(url.as_str()))] {
             let file = dir.join(format!("{transport}-{era}.jsonl"));
+            // Over stdio the client spawns `mcp-raw serve` itself; the CLI's --method/--progress flags run here too: a process.
             let mut cmd = Command::new(BIN);
             cmd.args([
                 "client",

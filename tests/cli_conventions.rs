@@ -27,6 +27,7 @@ const UNCOLOURED: &[&str] = &["completions", "ca", "ui"];
 
 /// `mcp-raw ARGS…`, run to its end.
 fn mcp_raw(args: &[&str]) -> std::process::Output {
+    // The CLI's conventions (--help, --color, exit statuses) are the subject: a process.
     Command::new(BIN).args(args).output().unwrap()
 }
 
@@ -209,6 +210,7 @@ fn client_follow_is_the_old_listen_and_format_json_is_json() {
 fn color_always_colours_a_trace_and_never_does_not() {
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     for (when, escapes) in [("always", true), ("never", false)] {
+        // --color always/never on a piped stderr is the CLI's decision: a process.
         let mut child = Command::new(BIN)
             .args(["serve", "--trace", "--color", when])
             .stdin(std::process::Stdio::piped())

@@ -15,6 +15,7 @@ use std::process::Command;
 
 /// Runs `mcp-raw client --era ERA TARGET --call ...`; returns (success, stdout+stderr).
 fn client(era: &str, target: &str, calls: &[&str]) -> (bool, String) {
+    // Each golden holds the CLI's captions and exit status beside the wire, and the stdio cases spawn the server: a process.
     let mut cmd = Command::new(BIN);
     cmd.args(["client", "--era", era, target]);
     for c in calls {
@@ -205,6 +206,7 @@ fn listen_shows_notifications_as_they_arrive_until_ctrl_c() {
     for era in ["legacy", "modern"] {
         let http = conformance_http(era);
         let url = format!("http://{}/mcp", http.addr);
+        // Stopped by SIGINT (Ctrl-C): the signal is the subject, a process.
         let mut listener = Command::new(BIN)
             .args(["client", &url, "--listen", "--color", "never"])
             .stdout(std::process::Stdio::piped())
@@ -331,6 +333,7 @@ done
 fn listen_over_stdio_shows_late_notifications_until_stdout_closes() {
     let script = std::env::temp_dir().join(format!("mcp-raw-late-{}.sh", std::process::id()));
     std::fs::write(&script, LATE_NOTIFIER).unwrap();
+    // The CLI's --listen over stdio (a child server) and its captions until stdout closes: a process.
     let out = Command::new(BIN)
         .args([
             "client",
@@ -369,6 +372,7 @@ fn listen_over_stdio_shows_late_notifications_until_stdout_closes() {
 #[test]
 fn exit_codes_say_what_went_wrong() {
     let status = |args: &[&str]| {
+        // Exit statuses and the CLI's own refusals are the subject: a process.
         let out = Command::new(BIN).arg("client").args(args).output().unwrap();
         (
             out.status.code(),
@@ -407,6 +411,7 @@ fn exit_codes_say_what_went_wrong() {
     );
     // The help that documents these codes ("Exit status: 0 all went well", ...):
     // the same bytes as tests/golden.rs compares (an empty environment, as there).
+    // --help's bytes are the CLI's: a process.
     let help = Command::new(BIN)
         .args(["client", "--help"])
         .env_clear()
@@ -421,6 +426,7 @@ fn exit_codes_say_what_went_wrong() {
 fn stdio_targets_take_a_command_env_and_cwd() {
     let script =
         format!("test \"$MCP_RAW_TEST\" = yes && test \"$(pwd)\" = /tmp && exec {BIN} serve");
+    // The CLI's -- CMD, --env and --cwd (a child's environment and directory): a process.
     let out = Command::new(BIN)
         .args([
             "client",
@@ -510,6 +516,7 @@ async fn a_slow_starting_server_is_probed_once_it_is_up() {
 #[test]
 fn any_method_with_progress_and_logs_in_both_eras() {
     for era in ["legacy", "modern"] {
+        // The CLI's --method/--params/--progress/--log-level parsing and captions, a stdio child server: a process.
         let out = Command::new(BIN)
             .args([
                 "client",

@@ -20,6 +20,7 @@ const ELICITED: &str =
     r#"elicitation={"action":"accept","content":{"username":"ada","email":"ada@example.com"}}"#;
 
 fn run(args: &[&str]) -> (Option<i32>, String) {
+    // Stdio targets (the server a child of the client) and the CLI's --answer flags: a process.
     let out = Command::new(BIN)
         .args(["client", "--color", "never"])
         .args(args)

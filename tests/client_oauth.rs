@@ -53,6 +53,7 @@ fn server(args: &[&str]) -> Server {
 /// `mcp-raw client --era legacy --color never URL --call whoami ARGS…`: (exit code,
 /// the view without its time stamps, stderr).
 fn client(url: &str, args: &[&str]) -> (i32, String, String) {
+    // The CLI's OAuth flags (--grant, --client-key, --assertion files…) are read by the program: a process.
     let out = Command::new(BIN)
         .args(["client", "--era", "legacy", "--color", "never", url])
         .args(["--call", "whoami"])

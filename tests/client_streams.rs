@@ -46,6 +46,7 @@ fn python(script: &str, args: &[&str]) -> Python {
 /// Runs `mcp-raw ARGS`, killed if it takes longer than `limit`: its output, and how
 /// long it took.
 fn run_within(args: &[&str], limit: Duration) -> (Output, Duration) {
+    // The client's --timeout kill and exit status against Python servers: a process.
     output_within(Command::new(BIN).args(args), limit)
 }
 
@@ -259,6 +260,7 @@ fn conformance_client_reconnects_in_the_sse_retry_scenario() {
     let server = python("resuming_http.py", &[]);
     let url = format!("http://127.0.0.1:{}/mcp", server.port);
     let (out, _) = output_within(
+        // `conformance-client` reads its scenario from the environment (MCP_CONFORMANCE_*): a process.
         Command::new(BIN)
             .args(["conformance-client", "--color", "never", &url])
             .env("MCP_CONFORMANCE_SCENARIO", "sse-retry")

@@ -23,6 +23,7 @@ use std::process::Command;
 const NAMED: &str = r#"elicitation={"action":"accept","content":{"name":"Ada","confirm":true}}"#;
 
 fn client(args: &[&str]) -> (Option<i32>, String) {
+    // Stdio targets (the server a child of the client) and the CLI's --tasks/--answer flags: a process.
     let out = Command::new(BIN)
         .args(["client", "--color", "never"])
         .args(args)
@@ -334,6 +335,7 @@ fn on_a_terminal_the_user_answers_elicitation_and_sampling_in_both_eras() {
 
 #[test]
 fn ask_always_without_a_terminal_is_a_usage_error() {
+    // --ask without a controlling terminal (/dev/tty) is the process's condition: a process.
     let out = Command::new(BIN)
         .args(["client", "--ask", "always", "--", BIN, "serve"])
         .stdin(std::process::Stdio::null())

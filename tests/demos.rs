@@ -11,6 +11,7 @@ use std::process::Command;
 /// `mcp-raw ARGS`, which must succeed with its stdout piped (so not coloured): its
 /// stdout.
 fn demo(args: &[&str]) -> String {
+    // The demo subcommands' stdout is the subject: a process.
     let out = Command::new(BIN).args(args).output().unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(

@@ -28,6 +28,7 @@ use std::process::{Command, Output, Stdio};
 /// `mcp-raw ARGS` with an empty environment (nothing the help shows or the views
 /// colour may come from the caller's): its exit code and stdout.
 fn run(args: &[&str]) -> (Option<i32>, String) {
+    // Golden files of the CLI's own output (--help, an empty environment): a process.
     let out = Command::new(BIN).args(args).env_clear().output().unwrap();
     (out.status.code(), stdout(&out))
 }
@@ -38,6 +39,7 @@ fn stdout(out: &Output) -> String {
 
 /// `mcp-raw ARGS`, which must succeed: its stdout.
 fn ok(args: &[&str]) -> String {
+    // Golden files of the CLI's own output (an empty environment): a process.
     let out = Command::new(BIN).args(args).env_clear().output().unwrap();
     assert!(
         out.status.success(),
@@ -170,6 +172,7 @@ fn kept_recording() -> PathBuf {
 /// `mcp-raw ARGS` in `tests/golden/show/` (so a file is named as `recording.jsonl`,
 /// wherever the repository is), which must exit with `code`: its stdout.
 fn in_show_dir(args: &[&str], code: i32) -> String {
+    // Show and check as the CLI renders them, in a chosen working directory, exit statuses checked: a process.
     let out = Command::new(BIN)
         .args(args)
         .current_dir(golden::dir().join("show"))
@@ -234,6 +237,7 @@ fn converse(name: &str, steps: &[&[&str]]) -> String {
 /// As [`converse`], with more flags for `serve`: FILE, and what it wrote on stderr.
 fn converse_with(name: &str, flags: &[&str], steps: &[&[&str]]) -> (String, String) {
     let file = scratch(&format!("{name}.jsonl"));
+    // Serve over stdio (its pipes, its stderr log and trace): a process.
     let mut serve = Command::new(BIN)
         .args(["serve", "--record", file.to_str().unwrap()])
         .args(flags)

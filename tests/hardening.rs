@@ -557,6 +557,7 @@ fn delete_cancels_a_request_waiting_for_the_client_and_ends_its_stream() {
 
 #[test]
 fn ended_sessions_give_back_the_memory_of_their_waiting_requests() {
+    // The resident memory (RSS) of the server is the subject: a process.
     let s = HttpServer::start(&["--fixture", "conformance", "--init-timeout", "60"]);
     let prompt = "x".repeat(1024 * 1024);
     let round = || {
@@ -974,6 +975,7 @@ struct StdioServer {
 
 impl StdioServer {
     fn start(args: &[&str]) -> StdioServer {
+        // Serve over stdio (its pipes): a process.
         let mut child = Command::new(BIN)
             .arg("serve")
             .args(args)
@@ -1162,6 +1164,7 @@ fn auth_server_and_replay_keep_the_connection_clocks_of_serve() {
         ("replay --http", vec!["replay", recording, "--http"]),
     ] {
         let args: Vec<&str> = first.into_iter().chain(clocks).collect();
+        // Auth-server's and replay's own --idle-timeout/--header-timeout flags are under test: a process.
         let mut child = Command::new(BIN)
             .args(&args)
             .stdin(Stdio::null())

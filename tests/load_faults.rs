@@ -77,6 +77,7 @@ const GOOD_STYLES: [Style; 3] = [
 #[test]
 fn load_and_faults_leave_no_trace_and_good_calls_all_succeed() {
     let started = Instant::now();
+    // A server under load and faults (file descriptors, kills) is the subject: a process.
     let mut server = HttpServer::start(&[
         "--fixture",
         "conformance",

@@ -130,6 +130,7 @@ fn check_line(line: &str, arrow: &str, want: &Value) {
 fn client_oneline_is_a_line_per_message_and_show_prints_the_same() {
     let dir = common::scratch("oneline", "client");
     let record = dir.join("session.jsonl");
+    // Over stdio the client spawns `mcp-raw serve` itself: a process.
     let out = Command::new(BIN)
         .args(["client", "--oneline", "--color", "never"])
         .args(["--call", r#"echo={"message":"hi there"}"#])
@@ -194,6 +195,7 @@ fn client_oneline_is_a_line_per_message_and_show_prints_the_same() {
 
 /// Sends `lines` to `mcp-raw ARGS` on stdin and returns its stderr once it exits.
 fn stderr_of(args: &[&str], lines: &[&str]) -> String {
+    // Serve and tap over stdio (their pipes, the trace on stderr): a process.
     let mut child = Command::new(BIN)
         .args(args)
         .stdin(Stdio::piped())
@@ -367,6 +369,7 @@ fn max_unanswered_bounds_what_a_view_remembers() {
     }
     std::fs::write(&file, text).unwrap();
     let show = |extra: &[&str]| {
+        // --max-unanswered sets a process-wide bound (asked::set_max_unanswered): a process.
         let out = Command::new(BIN)
             .args(extra)
             .args(["show", "--oneline", "--color", "never"])

@@ -52,6 +52,7 @@ impl Drop for Logged {
 }
 
 fn protected_process(issuer: &str, extra: &[&str]) -> Logged {
+    // The server's own log lines on stderr and its flags are the subject: a process.
     let mut child = Command::new(BIN)
         .args(["serve", "--http", "--port", "0", "--auth-server", issuer])
         .args(["--required-scope", "mcp:tools"])
@@ -108,6 +109,7 @@ impl Logged {
 
 /// `mcp-raw ARGS…`, run to its end.
 fn mcp_raw(args: &[&str]) -> std::process::Output {
+    // The CLI's refusals of auth flags (stderr, exit status): a process.
     Command::new(BIN).args(args).output().unwrap()
 }
 
@@ -487,6 +489,7 @@ fn demo_http_auth_walks_the_flow_and_checks_every_answer() {
 /// `mcp-raw bridge --port 0 --auth-server ISSUER -- mcp-raw serve`: the bridge's own
 /// flags under test, so a process.
 fn bridge(issuer: &str) -> HttpServer {
+    // The bridge's own --auth-server flags are under test: a process.
     let mut command = Command::new(BIN);
     command
         .args(["bridge", "--port", "0", "--auth-server", issuer, "--"])

@@ -23,6 +23,7 @@ fn scratch(name: &str) -> std::path::PathBuf {
 
 /// `mcp-raw ARGS…`, run to its end.
 fn mcp_raw(args: &[&str]) -> std::process::Output {
+    // Replay, diff and check as the CLI runs them (exit statuses, stdio): a process.
     Command::new(BIN).args(args).output().unwrap()
 }
 
@@ -295,6 +296,7 @@ fn the_mock_refuses_an_overlong_line_and_goes_on() {
     let dir = scratch("limit");
     let orig = dir.join("orig.jsonl");
     record_stdio(&orig, "legacy", &[]);
+    // Replay over stdio (its pipes): a process.
     let mut mock = Command::new(BIN)
         .arg("replay")
         .arg(&orig)

@@ -8,6 +8,7 @@ use std::process::Command;
 
 /// `mcp-raw ARGS…`, run to its end.
 fn mcp_raw(args: &[&str]) -> std::process::Output {
+    // The shell scripts drive the binary: a process.
     Command::new(BIN).args(args).output().unwrap()
 }
 

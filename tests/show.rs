@@ -19,6 +19,7 @@ fn scratch(name: &str) -> std::path::PathBuf {
 /// A stdio session of mcp-raw's client with `mcp-raw serve` in `era` (two calls),
 /// recorded to `file`.
 fn record_to(file: &std::path::Path, era: &str) {
+    // A stdio recording: the client spawns `mcp-raw serve` over pipes: a process.
     let out = Command::new(BIN)
         .args(["client", "--era", era, "--call", "add={\"a\":2,\"b\":3}"])
         .args(["--call", "get_current_time", "--record"])
@@ -48,6 +49,7 @@ fn record(era: &str) -> &'static std::path::Path {
 
 /// `mcp-raw show FILE --color never ARGS…`, run to its end.
 fn show_output(args: &[&str], file: &std::path::Path) -> std::process::Output {
+    // Show's flags, its --html refusal and exit status are the CLI's: a process.
     Command::new(BIN)
         .arg("show")
         .arg(file)
@@ -130,6 +132,7 @@ fn explain_names_the_shape_the_method_and_its_section() {
 fn follow_renders_a_recording_as_it_grows() {
     let dir = scratch("follow");
     let file = dir.join("live.jsonl");
+    // --follow (polling a growing file, stopped by a kill) is the CLI's loop: a process.
     let mut follower = Command::new(BIN)
         .args([
             "show",

@@ -26,6 +26,7 @@ fn key_file(name: &str, bytes: &[u8]) -> PathBuf {
 
 /// A conformance replica sealing with the key in `key`.
 fn replica(key: &Path) -> Wire {
+    // The state key is process-wide (state_key::install): replicas with their own keys are processes.
     Wire::over(HttpServer::start(&[
         "--fixture",
         "conformance",
@@ -86,6 +87,7 @@ fn replicas_sharing_a_key_open_each_others_state_and_another_key_is_refused() {
 fn the_variable_names_the_key_file_too() {
     let shared = key_file("env", "e".repeat(32).as_bytes());
     let start = || {
+        // MCP_RAW_STATE_KEY_FILE is read from the process's environment: a process.
         let mut command = Command::new(BIN);
         command
             .args(["serve", "--http", "--port", "0", "--fixture", "conformance"])
@@ -116,6 +118,7 @@ fn a_text_key_loses_its_newline_and_a_binary_key_ending_in_one_is_kept_whole() {
     // (Its own file name: the tests run in parallel in one process, and another test
     // removes its "other" file when it ends.)
     let other = key_file("first-31", &random[..31]);
+    // The key file read at start, the process-wide key: a process.
     let out = Command::new(BIN)
         .args(["serve", "--http", "--port", "0", "--state-key-file"])
         .arg(&other)
@@ -155,6 +158,7 @@ fn a_missing_or_short_key_file_stops_the_server_naming_the_file() {
             ),
         ),
     ] {
+        // The CLI's refusal of a bad key file (stderr, exit status): a process.
         let out = Command::new(BIN)
             .args(["serve", "--http", "--port", "0", "--state-key-file"])
             .arg(path)

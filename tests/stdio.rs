@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 /// Starts `mcp-raw serve ARGS`, its stdin and stdout piped, its stderr to `stderr`.
 fn spawn_serve(args: &[&str], stderr: impl Into<Stdio>) -> std::process::Child {
+    // Serve over stdio (its pipes) is the subject: a process.
     Command::new(BIN)
         .arg("serve")
         .args(args)

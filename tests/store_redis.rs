@@ -100,6 +100,7 @@ impl Redis {
 
 /// A replica: `serve --http --port 0 --fixture conformance --store URL --task-lease 1`.
 fn replica(redis: &Redis) -> HttpServer {
+    // Replicas killed with SIGKILL, each with its own log on stderr: processes.
     HttpServer::start(&[
         "--fixture",
         "conformance",
@@ -365,6 +366,7 @@ fn a_bad_or_unreachable_store_stops_the_server_before_it_listens() {
             ),
         ),
     ] {
+        // A bad store stops the CLI before it listens (stderr, exit status): a process.
         let out = Command::new(BIN)
             .args([
                 "serve",
@@ -384,6 +386,7 @@ fn a_bad_or_unreachable_store_stops_the_server_before_it_listens() {
         // "listening" line before it.
         assert_eq!(err, says, "{value}");
     }
+    // A bad store stops the CLI before it listens (stderr, exit status): a process.
     let out = Command::new(BIN)
         .args([
             "serve",
@@ -402,6 +405,7 @@ fn a_bad_or_unreachable_store_stops_the_server_before_it_listens() {
         err,
         "mcp-raw: --task-lease 0: a lease must last at least 0.1 s\n"
     );
+    // A bad store stops the CLI before it listens (stderr, exit status): a process.
     let out = Command::new(BIN)
         .args(["serve", "--http", "--store", "redis://u:hunter2@h:1"])
         .output()
@@ -422,6 +426,7 @@ fn without_redis_a_request_gets_an_error_quoting_it_and_the_server_recovers() {
     };
     let port = redis.port;
     let url = redis.url();
+    // The server survives Redis going away, its own store trace on stderr: a process.
     let s = HttpServer::start(&["--fixture", "conformance", "--store", &url, "--store-trace"]);
     let before = create(&s, "slow_compute", json!({"seconds": 0.1}));
     poll(&s, &before, "completed");
@@ -682,6 +687,7 @@ fn replicas_share_tasks_over_tls_as_an_acl_user() {
     };
     let start = |trace: bool| {
         let a = args(trace);
+        // The CLI's --store-* flags and its 'shared through … AUTH as' line, each replica's own trace: processes.
         HttpServer::start(&a.iter().map(String::as_str).collect::<Vec<_>>())
     };
     let (a, b) = (start(true), start(false));
@@ -788,6 +794,7 @@ fn a_wrong_password_a_missing_one_and_the_wrong_port_are_clear_errors() {
     // The default user's password alone (no `user:`) is AUTH's one-argument form.
     let default = redis.dir.join("default.auth");
     std::fs::write(&default, "default-s3cret").unwrap();
+    // The CLI's 'AUTH as the default user' line on stderr: a process.
     let ok = HttpServer::start(&[
         "--fixture",
         "conformance",
@@ -901,6 +908,7 @@ fn a_redis_that_asks_for_a_client_certificate_gets_store_cert() {
     let mut args = vec!["--fixture", "conformance", "--store", url.as_str()];
     args.extend(base);
     args.extend(["--store-cert", me.as_str(), "--store-key", key.as_str()]);
+    // The CLI's --store-cert/--store-key read from files: a process.
     let s = HttpServer::start(&args);
     let id = create(&s, "slow_compute", json!({"seconds": 0.1}));
     assert_eq!(poll(&s, &id, "completed")["status"], "completed");

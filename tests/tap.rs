@@ -46,6 +46,7 @@ fn per_lane(events: &[Event], dir: Dir) -> BTreeSet<Vec<u8>> {
 fn stdio_tap_passes_every_byte_and_records_them() {
     let dir = scratch("stdio");
     let (mine, tapped) = (dir.join("client.jsonl"), dir.join("tap.jsonl"));
+    // The stdio tap (its pipes, the server's exit status passed on): a process.
     let out = Command::new(BIN)
         .args(["client", "--call", "add={\"a\":2,\"b\":3}", "--record"])
         .arg(&mine)
@@ -76,6 +77,7 @@ fn stdio_tap_passes_every_byte_and_records_them() {
         assert_eq!(tap, client, "{d:?} differs");
     }
     // `show` renders the tap's recording, one lane and one direction at a time.
+    // Show's --lane/--dir flags as the CLI applies them: a process.
     let only = Command::new(BIN)
         .arg("show")
         .arg(&tapped)
@@ -84,6 +86,7 @@ fn stdio_tap_passes_every_byte_and_records_them() {
         .unwrap();
     let only = String::from_utf8_lossy(&only.stdout);
     assert!(only.contains("<<< ") && !only.contains(">>> "), "{only}");
+    // Show's --lane refusal (stderr, exit status): a process.
     let bad = Command::new(BIN)
         .arg("show")
         .arg(&tapped)
@@ -110,6 +113,7 @@ fn stdio_tap_passes_every_byte_and_records_them() {
 /// untouched (the client's view has it), and the exit status is the server's.
 #[test]
 fn stdout_pollution_and_the_exit_status_pass_through() {
+    // The stdio tap passes its server's exit status on: a process.
     let out = Command::new(BIN)
         .args([
             "tap",
@@ -135,6 +139,7 @@ fn stdout_pollution_and_the_exit_status_pass_through() {
         out.stdout,
         b"hello \xff not json\n{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\r\n"
     );
+    // The stdio tap's exit status for a server it cannot spawn: a process.
     let missing = Command::new(BIN)
         .args(["tap", "--", "/nonexistent/server"])
         .output()
@@ -144,6 +149,7 @@ fn stdout_pollution_and_the_exit_status_pass_through() {
         String::from_utf8_lossy(&missing.stderr),
         "mcp-raw tap: cannot spawn the server \"/nonexistent/server\": No such file or directory (os error 2)\n"
     );
+    // Tap without arguments is a usage error (exit status 2): a process.
     let none = Command::new(BIN).arg("tap").output().unwrap();
     assert_eq!(none.status.code(), Some(2));
 }
@@ -246,6 +252,7 @@ fn an_unreachable_target_gets_a_502() {
 fn the_servers_stdout_closing_closes_ours_and_fd_1_stays_valid() {
     use std::io::Read;
     let started = std::time::Instant::now();
+    // The stdio tap's fd 1 after its server closes stdout: a process.
     let mut tap = Command::new(BIN)
         .args([
             "tap",

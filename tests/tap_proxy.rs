@@ -52,6 +52,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 fn ca(dir: &Path, action: &[&str]) -> Output {
+    // The ca subcommand (files, modes, what it prints) is the subject: a process.
     Command::new(BIN)
         .arg("ca")
         .args(action)

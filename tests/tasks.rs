@@ -453,6 +453,7 @@ impl Lines {
 /// `notifications/tasks` on a `subscriptions/listen` for the task.
 #[test]
 fn tasks_work_over_stdio_too() {
+    // Serve over stdio (its pipes): a process.
     let mut child = Command::new(BIN)
         .args(["serve", "--fixture", "conformance"])
         .stdin(Stdio::piped())

@@ -421,6 +421,7 @@ fn keylog_writes_nss_lines_to_a_private_file() {
     assert!(out.status.success(), "{}", text(&out));
     // And from the environment variable browsers and curl read.
     let env = pki.dir.join("env.keys");
+    // SSLKEYLOGFILE is read from the process's environment: a process.
     let out = Command::new(BIN)
         .args([
             "client",
@@ -649,6 +650,7 @@ fn follow_and_raw_work_over_tls() {
     let front = Front::serving(&pki, "good", false, conformance_http("legacy"));
     let url = front.url("localhost");
     let ca = pki.path("ca.pem");
+    // --follow stopped by a signal: a process.
     let mut listener = Command::new(BIN)
         .args([
             "client", &url, "--cacert", &ca, "--follow", "--raw", "--color", "never",

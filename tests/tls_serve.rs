@@ -52,6 +52,7 @@ impl Drop for Listener {
 
 impl Listener {
     fn start(args: &[String]) -> Listener {
+        // Each listener's own log line (https://…) and flags are the subject: a process.
         let mut child = Command::new(BIN)
             .args(args)
             .stdin(Stdio::null())
@@ -374,6 +375,7 @@ fn bad_tls_flags_are_usage_errors_that_name_the_file() {
     let pki = serving_pki("bad");
     std::fs::write(pki.dir.join("empty.pem"), "nothing here\n").unwrap();
     let run = |args: &[&str]| {
+        // The CLI's refusals of bad TLS flags (stderr, exit status 2): a process.
         let out = Command::new(BIN)
             .args(args)
             .stdin(Stdio::null())
@@ -682,6 +684,7 @@ fn an_https_authorization_server_outside_the_trust_store_is_503_and_logged() {
         )
     );
     // An unreadable --auth-cacert stops the server at start, naming it.
+    // An unreadable --auth-cacert stops the CLI at start (stderr, exit status): a process.
     let out = Command::new(BIN)
         .args(["serve", "--http", "--port", "0", "--auth-server", &issuer])
         .args(["--auth-cacert", "/nonexistent/ca.pem"])
@@ -790,6 +793,7 @@ fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
         )
     );
     // --insecure and --cacert are for an https:// target.
+    // The CLI's refusal of --insecure/--cacert for an http:// target: a process.
     let out = Command::new(BIN)
         .args(["tap", "--http", "--listen", "127.0.0.1:0", "--insecure"])
         .args(["--target", "http://127.0.0.1:1/mcp"])
@@ -986,6 +990,7 @@ fn a_listener_with_a_client_ca_requires_and_records_the_clients_certificate() {
         "[mcp-raw] TLS connection from 127.0.0.1:<port> refused: TLS handshake failed: peer sent no certificates\n"
     );
     // The flag needs a listener with TLS.
+    // The CLI's refusal of --tls-client-ca without a TLS listener: a process.
     let out = Command::new(BIN)
         .args(["serve", "--http", "--port", "0", "--tls-client-ca"])
         .arg(pki.path("ca.pem"))

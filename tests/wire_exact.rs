@@ -140,6 +140,7 @@ fn client_raw_shows_every_byte_of_an_odd_server_as_it_arrives() {
     let (addr, read, written) = odd_server();
     let dir = tempdir("odd");
     let record = dir.join("client.jsonl");
+    // The golden view holds the CLI's captions beside every byte: a process.
     let out = Command::new(BIN)
         .args([
             "client",
@@ -219,6 +220,7 @@ fn stdout_pollution_is_shown_flagged_and_the_session_goes_on() {
     let record = dir.join("client.jsonl");
     let target = format!("sh {}", script.display());
     let run = |raw: bool| {
+        // A stdio target (the client spawns it) and the CLI's captions in the golden view: a process.
         let mut cmd = Command::new(BIN);
         cmd.args(["client", &target, "--color", "never", "--record"])
             .arg(&record);
@@ -290,6 +292,7 @@ fn wire_lines(view: &str) -> String {
 fn serve_trace_and_record_over_stdio_match_the_pipes() {
     let dir = tempdir("trace-stdio");
     let record = dir.join("server.jsonl");
+    // Serve over stdio (its pipes, its stderr trace): a process.
     let mut child = Command::new(BIN)
         .args(["serve", "--trace", "raw", "--record"])
         .arg(&record)
@@ -439,6 +442,7 @@ fn unwritable_records_and_foreign_files_are_refused_clearly() {
         ],
         vec!["client", "true", "--record", "/nonexistent/dir/x.jsonl"],
     ] {
+        // An unwritable --record stops the CLI (stderr, exit status 2): a process.
         let out = Command::new(BIN)
             .args(&args)
             .stdin(Stdio::null())
@@ -452,6 +456,7 @@ fn unwritable_records_and_foreign_files_are_refused_clearly() {
             "{args:?}"
         );
     }
+    // Show's refusal of a foreign file (stderr, exit status 2): a process.
     let out = Command::new(BIN)
         .args(["show", "Cargo.toml"])
         .output()
@@ -471,6 +476,7 @@ fn a_line_over_max_message_bytes_is_shown_as_too_long_and_kept_in_the_record() {
     let script = dir.join("server.sh");
     std::fs::write(&script, POLLUTING_SERVER).unwrap();
     let record = dir.join("client.jsonl");
+    // A stdio target (the client spawns it) and the CLI's captions in the golden view: a process.
     let out = Command::new(BIN)
         .args([
             "client",
@@ -512,6 +518,7 @@ fn a_line_over_max_message_bytes_is_shown_as_too_long_and_kept_in_the_record() {
 /// to stderr); it reads back as a transcript.
 #[test]
 fn client_json_prints_the_transcript_on_stdout() {
+    // Client --json splits stdout (the transcript) from stderr (the captions): a process.
     let out = Command::new(BIN)
         .args([
             "client",

@@ -25,6 +25,7 @@ fn header(transport: &str) -> serde_json::Value {
 }
 
 fn run(args: &[&str]) -> Output {
+    // What a terminal gets from the CLI (stdout and stderr, exit statuses): a process.
     Command::new(BIN).args(args).output().unwrap()
 }
 
@@ -127,6 +128,7 @@ fn control_bytes_from_a_peer_are_shown_escaped_in_every_view() {
     let script = format!(
         "printf '\\033]0;pwned\\007 log \\033[2J\\r\\n' >&2; printf 'junk \\033[2J\\n'; exec {BIN} serve"
     );
+    // A stdio server's stderr and stdout pollution reach the client's terminal: a process.
     let out = Command::new(BIN)
         .args(["client", "--color", "never", "--", "sh", "-c", &script])
         .output()
@@ -282,6 +284,7 @@ fn every_subcommand_states_its_exit_status_in_help() {
 #[test]
 fn an_unreadable_key_file_is_usage_not_failure() {
     let dir = scratch("key");
+    // An unreadable key file is the CLI's usage error (exit status 2): a process.
     let out = Command::new(BIN)
         .args(["serve", "--state-key-file"])
         .arg(dir.join("no-such-key"))
@@ -553,6 +556,7 @@ fn records_and_pages_are_private_and_never_written_through_a_symlink() {
     // An existing file, readable by all, is emptied and made private.
     std::fs::write(&record, "old").unwrap();
     std::fs::set_permissions(&record, std::fs::Permissions::from_mode(0o644)).unwrap();
+    // Serve --record creates the file (its mode) before it serves: a process.
     let out = Command::new(BIN)
         .args(["serve", "--record"])
         .arg(&record)
@@ -576,6 +580,7 @@ fn records_and_pages_are_private_and_never_written_through_a_symlink() {
     std::fs::write(&victim, "precious").unwrap();
     let link = dir.join("link.jsonl");
     symlink(&victim, &link).unwrap();
+    // Serve --record refuses a symbolic link (stderr, exit status 2): a process.
     let out = Command::new(BIN)
         .args(["serve", "--record"])
         .arg(&link)
@@ -625,6 +630,7 @@ fn a_server_request_replayed_over_http_goes_on_an_event_stream() {
         dir.join("mock.jsonl"),
         dir.join("again.jsonl"),
     );
+    // The original recording is a stdio one: the client spawns `mcp-raw serve` over pipes.
     let out = Command::new(BIN)
         .args([
             "client", "--era", "legacy", "--answer", sampled, "--call", call, "--record",

@@ -43,6 +43,7 @@ impl Drop for HttpServer {
 
 impl HttpServer {
     pub fn start(extra: &[&str]) -> HttpServer {
+        // The binary's own HTTP server, for the tests whose subject is the process: a process.
         let mut command = Command::new(BIN);
         command.args(["serve", "--http", "--port", "0"]).args(extra);
         HttpServer::spawn(command)

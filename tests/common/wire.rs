@@ -82,6 +82,7 @@ impl Wire {
         match t {
             Transport::Stdio => Wire::fresh(t),
             Transport::Http => {
+                // A fixture in another process: what it seals, this process cannot open.
                 let s = HttpServer::start(&["--fixture", "conformance"]);
                 Wire::http(s.addr.clone(), Box::new(s))
             }
@@ -174,6 +175,7 @@ impl Wire {
 
 impl Pipes {
     fn spawn() -> Pipes {
+        // The conformance fixture over stdio (its pipes): a process.
         let mut child = Command::new(BIN)
             .args(["serve", "--fixture", "conformance"])
             .stdin(Piped::piped())

@@ -8,7 +8,10 @@
   its own `Command::new(BIN)`); `HttpServer::spawn(cmd)` is not counted again,
   its command was counted where it was built;
 - in-process: call sites that run the server inside the test process, on port 0
-  (`InProcess::…(`, `serve_here(`), or a library entry point driven directly;
+  (`InProcess::…(`, `serve_here(`), a tool run in-process as the peer of a test
+  (`AuthPeer::…(`, `MockPeer::…(`, `TapPeer::…(`, `ProxyPeer::…(`, tests/common/
+  tools_inproc.rs), or the library's client driven as the CLI drives it
+  (`drive_http…(`, tests/common/client_inproc.rs);
 - real sleeps: `thread::sleep(` calls (a test waiting on the wall clock);
   `tokio::time::sleep(` is listed apart: under a paused clock
   (`start_paused = true`) it costs no time.
@@ -22,7 +25,9 @@ import sys
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 KINDS = {
     "binary starts": re.compile(r"Command::new\((common::)?BIN\)|HttpServer::start\("),
-    "in-process": re.compile(r"InProcess::\w+\(|serve_here\("),
+    "in-process": re.compile(
+        r"InProcess::\w+\(|serve_here\(|(Auth|Mock|Tap|Proxy)Peer::\w+\(|drive_http\w*\("
+    ),
     "real sleeps": re.compile(r"thread::sleep\("),
     "tokio sleeps": re.compile(r"time::sleep\("),
 }
