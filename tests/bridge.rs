@@ -42,16 +42,9 @@ fn response(r: &Reply) -> Value {
         .unwrap_or_else(|| panic!("no response in {}: {}", r.status, r.text()))
 }
 
-/// Waits until the bridge's log says `what` (the log is read on a thread).
+/// Waits until the bridge's log says `what` (each line read wakes the wait).
 fn logs(b: &HttpServer, what: &str) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while Instant::now() < deadline {
-        if b.logged().contains(what) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
+    b.wait_logged(what, Duration::from_secs(5))
 }
 
 fn modern(

@@ -194,16 +194,9 @@ fn listen(s: &HttpServer, notifications: Value) -> Stream {
     stream
 }
 
-/// Waits until `s` has logged `needle` (at most 10 s).
+/// Waits until `s` has logged `needle` (at most 10 s; each line read wakes the wait).
 fn logged(s: &HttpServer, needle: &str) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < deadline {
-        if s.logged().contains(needle) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
+    s.wait_logged(needle, Duration::from_secs(10))
 }
 
 #[test]

@@ -32,6 +32,8 @@ pub struct HttpServer {
     pub addr: String,
     /// Everything the server wrote on stderr so far.
     pub log: std::sync::Arc<std::sync::Mutex<String>>,
+    /// Notified at each line added to `log` ([`HttpServer::wait_logged`]).
+    written: std::sync::Arc<std::sync::Condvar>,
 }
 
 impl Drop for HttpServer {
@@ -80,15 +82,22 @@ impl HttpServer {
         };
         // Keep draining stderr so the server never blocks on a full pipe.
         let log = std::sync::Arc::new(std::sync::Mutex::new(early));
-        let keep = log.clone();
+        let written = std::sync::Arc::new(std::sync::Condvar::new());
+        let (keep, wake) = (log.clone(), written.clone());
         std::thread::spawn(move || {
             for line in lines.map_while(Result::ok) {
                 let mut log = keep.lock().unwrap();
                 log.push_str(&line);
                 log.push('\n');
+                wake.notify_all();
             }
         });
-        HttpServer { child, addr, log }
+        HttpServer {
+            child,
+            addr,
+            log,
+            written,
+        }
     }
 
     /// The server's process id.
@@ -99,6 +108,17 @@ impl HttpServer {
     /// What the server logged so far.
     pub fn logged(&self) -> String {
         self.log.lock().unwrap().clone()
+    }
+
+    /// Whether the server's stderr says `needle` within `limit`: each line read wakes
+    /// the wait (no polling).
+    pub fn wait_logged(&self, needle: &str, limit: std::time::Duration) -> bool {
+        let log = self.log.lock().unwrap();
+        let (log, _) = self
+            .written
+            .wait_timeout_while(log, limit, |l| !l.contains(needle))
+            .unwrap();
+        log.contains(needle)
     }
 
     /// Whether the process is still running.
