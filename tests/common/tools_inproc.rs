@@ -1,11 +1,15 @@
-//! The wire tools run in-process, for tests where a tool is only a peer or an
-//! inspector, not the subject: the authorization server a protected server asks
-//! ([`AuthPeer`]), a protected `serve --http` a client or tap talks to
-//! ([`protected`]), the mock a client talks to ([`MockPeer`]), each on 127.0.0.1,
-//! port 0, on its own runtime and stopped on drop; and `check`'s text report of a
-//! recording ([`check`]). Each is built from the same library calls as the binary's
-//! subcommand (src/cli/auth_server.rs, src/cli/serve.rs, src/cli/replay.rs,
-//! src/cli/check.rs), so the in-process peer is the same thing as the process.
+//! The wire tools run in-process, for tests where a tool is a peer or an inspector,
+//! or where what it relays and records is the subject and its process is not: the
+//! authorization server a protected server asks ([`AuthPeer`]), a protected
+//! `serve --http` a client or tap talks to ([`protected`]), the mock a client talks
+//! to ([`MockPeer`], its own recording too), the HTTP tap ([`TapPeer`], the flags a
+//! test sets as [`TapFlags`]) and the forward proxy ([`ProxyPeer`]), each on
+//! 127.0.0.1, port 0, on its own runtime and stopped on drop; and `check`'s text
+//! report of a recording ([`check`]). Each is built from the same library calls as
+//! the binary's subcommand (src/cli/auth_server.rs, src/cli/serve.rs,
+//! src/cli/replay.rs, src/cli/tap.rs, src/cli/check.rs), so the in-process peer is
+//! the same thing as the process; what stays the binary's alone is turning flags
+//! into those calls.
 
 use super::InProcess;
 use mcp_raw_core::Server;
