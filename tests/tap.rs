@@ -289,3 +289,48 @@ fn the_servers_stdout_closing_closes_ours_and_fd_1_stays_valid() {
         Some("/dev/null")
     );
 }
+
+/// The CLI's flags reach the HTTP relay: the other HTTP tap tests run the library's
+/// relay in-process, so this one runs `mcp-raw tap --http … --redact-header X-Mine
+/// --record FILE` as the binary (how the CLI turns its flags into the relay's
+/// settings is the subject: a process). A `ping` crosses; the client gets the
+/// server's bytes unchanged, and the record holds them with `X-Mine`'s value masked a
+/// `*` per byte, exactly.
+#[test]
+fn the_binary_hands_its_flags_to_the_http_relay() {
+    use std::io::{Read, Write};
+    let dir = scratch("binary-flags");
+    let record = dir.join("tap.jsonl");
+    let server = demo_http("legacy");
+    let mut command = Command::new(BIN);
+    command
+        .args(["tap", "--http", "--listen", "127.0.0.1:0", "--target"])
+        .arg(format!("http://{}/mcp", server.addr))
+        .args(["--redact-header", "X-Mine", "--record"])
+        .arg(&record);
+    let tap = common::HttpServer::spawn(command);
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Mine: SECRETMINE8\r\nX-Plain: visible\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut s = std::net::TcpStream::connect(&tap.addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut reply = Vec::new();
+    let _ = s.read_to_end(&mut reply);
+    assert!(
+        reply.starts_with(b"HTTP/1.1 200 OK\r\n"),
+        "{}",
+        String::from_utf8_lossy(&reply)
+    );
+    drop(tap);
+    let (_, events) = read(&record);
+    let way = |d: Dir| concat(&events, |e| e.lane.kind == LaneKind::Http && e.dir == d);
+    assert_eq!(
+        String::from_utf8_lossy(&way(Dir::ToServer)),
+        request.replace("SECRETMINE8", "***********")
+    );
+    assert_eq!(way(Dir::ToClient), reply);
+}

@@ -646,3 +646,64 @@ fn the_ca_shows_rotates_refuses_a_loose_key_and_deletes() {
         "delete removed the link, not its target"
     );
 }
+
+/// The CLI's flags reach the proxy: the tests above run the library's proxy
+/// in-process, so this one runs `mcp-raw tap --proxy … --decrypt-host localhost
+/// --record FILE` as the binary (how the CLI turns its flags into the proxy's settings
+/// is the subject: a process). urllib to localhost is decrypted (its plaintext
+/// recorded, the same bytes as the server's own recording), to 127.0.0.1 an opaque
+/// tunnel (no payload recorded).
+#[test]
+fn the_binary_hands_its_flags_to_the_proxy() {
+    let dir = scratch("tap-proxy", "binary-flags");
+    let made = ca(&dir.join("ca"), &[]);
+    assert!(made.status.success(), "{made:?}");
+    let cert = dir.join("ca").canonicalize().unwrap().join("ca.pem");
+    server_pki(&dir);
+    let server_record = dir.join("server.jsonl");
+    let server = recording(&server_record);
+    let front = front(&dir, &server.addr);
+    let mut command = Command::new(BIN);
+    command
+        .args(["tap", "--proxy", "--listen", "127.0.0.1:0", "--ca-dir"])
+        .arg(dir.join("ca"))
+        .arg("--cacert")
+        .arg(dir.join("server-ca.pem"))
+        .arg("--record")
+        .arg(dir.join("proxy.jsonl"))
+        .args(["--decrypt-host", "localhost"]);
+    let proxy = common::HttpServer::spawn(command);
+    let trust = [cert, dir.join("server-ca.pem")];
+    let out = python(
+        &format!("https://localhost:{}/mcp", front.port),
+        &proxy.addr,
+        &trust,
+    );
+    assert!(out.status.success(), "{out:?}\n{}", proxy.logged());
+    let decrypted = read(&dir.join("proxy.jsonl"));
+    for d in [Dir::ToServer, Dir::ToClient] {
+        assert_eq!(
+            per_lane(&decrypted, d),
+            per_lane(&read(&server_record), d),
+            "{d:?}: the plaintext differs"
+        );
+    }
+    let out = python(
+        &format!("https://127.0.0.1:{}/mcp", front.port),
+        &proxy.addr,
+        &trust,
+    );
+    assert!(out.status.success(), "{out:?}\n{}", proxy.logged());
+    let after = read(&dir.join("proxy.jsonl"));
+    assert!(
+        notes(&after[decrypted.len()..]).contains("opaque tunnel, CONNECT 127.0.0.1:"),
+        "{}",
+        notes(&after)
+    );
+    assert!(
+        !after[decrypted.len()..]
+            .iter()
+            .any(|e| matches!(e.what, What::Bytes(_) | What::Tls(_))),
+        "an opaque tunnel's payload is not recorded"
+    );
+}
