@@ -201,7 +201,7 @@ fn a_recording_streams_whole_in_order_and_resumes_after_an_id() {
     let header: serde_json::Value = serde_json::from_str(header.lines().next().unwrap()).unwrap();
     assert_eq!(
         info,
-        serde_json::json!({"header": header, "events": want.len(), "resend": false, "intercept": null})
+        serde_json::json!({"header": header, "events": want.len(), "resend": false, "resend_rows": null, "intercept": null})
     );
 }
 
@@ -914,6 +914,289 @@ fn a_held_message_is_forwarded_edited_dropped_or_let_go_at_its_deadline() {
         "a dropped message crossed: {to_server}"
     );
     assert!(to_server.contains(r#""arguments":{"a":2,"b":3}"#));
+}
+
+/// A stdio tap started with its page: the client's pipes, and the page.
+struct StdioTap {
+    page: Page,
+    /// The client's end of the tap's stdin; none once the client closed it.
+    to_tap: Option<std::process::ChildStdin>,
+    from_tap: std::process::ChildStdout,
+}
+
+impl StdioTap {
+    fn start(tap: &[&str], server: &[&str]) -> StdioTap {
+        let mut child = Command::new(BIN)
+            .arg("tap")
+            .args(tap)
+            .arg("--")
+            .args(server)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+        let to_tap = child.stdin.take().unwrap();
+        let from_tap = child.stdout.take().unwrap();
+        let url = stderr.next().unwrap().unwrap();
+        let url = url
+            .strip_prefix("[mcp-raw] ui: http://")
+            .unwrap_or_else(|| panic!("{url}"));
+        let (addr, token) = url.split_once("/?token=").unwrap();
+        StdioTap {
+            page: Page {
+                addr: addr.to_owned(),
+                token: token.to_owned(),
+                child,
+                stderr,
+            },
+            to_tap: Some(to_tap),
+            from_tap,
+        }
+    }
+
+    /// The client writes these bytes to the tap.
+    fn say(&mut self, bytes: &str) {
+        let to = self.to_tap.as_mut().unwrap();
+        to.write_all(bytes.as_bytes()).unwrap();
+        to.flush().unwrap();
+    }
+
+    /// `POST /resend` of `message` (as if edited from event `n`): status and text.
+    fn resend(&self, n: u64, message: &str) -> (u16, String) {
+        let ask = serde_json::json!({"event": n, "message": message}).to_string();
+        let r = self
+            .page
+            .send("POST", &format!("/resend?token={}", self.page.token), &ask);
+        (r.status, r.text())
+    }
+}
+
+/// The first row on `events` that `pick` keeps, with its event's position.
+fn row_where(
+    events: &mut Events,
+    pick: impl Fn(&serde_json::Value) -> bool,
+) -> (u64, serde_json::Value) {
+    loop {
+        let e = events.next();
+        let Ok(data) = serde_json::from_str::<serde_json::Value>(&e.data) else {
+            continue;
+        };
+        if let Some(r) = data["rows"].as_array().into_iter().flatten().find(|r| pick(r)) {
+            return (data["n"].as_u64().unwrap(), r.clone());
+        }
+    }
+}
+
+/// The bytes of one direction of a recording's stdio lane, concatenated.
+fn lane_bytes(events: &[mcp_raw_wire::event::Event], dir: mcp_raw_wire::event::Dir) -> String {
+    let bytes: Vec<u8> = events
+        .iter()
+        .filter(|e| e.dir == dir && e.lane.kind == mcp_raw_wire::event::LaneKind::Stdio)
+        .filter_map(|e| match &e.what {
+            mcp_raw_wire::event::What::Bytes(b) => Some(b.to_vec()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    String::from_utf8(bytes).unwrap()
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+
+#[test]
+fn a_stdio_taps_page_resends_a_request_whose_answer_the_client_never_sees() {
+    use mcp_raw_wire::event::{Dir, What};
+    let dir = common::scratch("ui", "stdio-resend");
+    let record = dir.join("tap.jsonl");
+    let mut tap = StdioTap::start(
+        &["--ui", "--record", record.to_str().unwrap()],
+        &[BIN, "serve"],
+    );
+    let mut events = Events::open(&tap.page);
+    tap.say(&format!("{INITIALIZE}\n"));
+    tap.say("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
+    tap.say(&format!("{call}\n"));
+    // The call as the page has it; then its answer (so id 2 is no longer in flight).
+    let (n, row) = row_where(&mut events, |r| {
+        r["dir"] == "c2s" && r["kind"] == "msg" && r["method"] == "tools/call"
+    });
+    assert_eq!(row["bytes"], call);
+    row_where(&mut events, |r| r["dir"] == "s2c" && r["id"] == "2");
+    let info = tap
+        .page
+        .get(&format!("/info?token={}", tap.page.token), "")
+        .json();
+    assert_eq!(
+        (&info["resend"], &info["resend_rows"]),
+        (&serde_json::json!(true), &serde_json::json!("requests"))
+    );
+    let edited = call.replace(r#""a":1"#, r#""a":40"#);
+    let (status, said) = tap.resend(n, &edited);
+    assert_eq!(status, 202, "{said}");
+    let said: serde_json::Value = serde_json::from_str(&said).unwrap();
+    let number = said["resend"].as_u64().unwrap();
+    assert_eq!(
+        said,
+        serde_json::json!({"resend": number, "id": 2, "sent": format!("{edited}\n")})
+    );
+    // The page sees the resend marked, then its answer as a new row.
+    let (_, resent) = row_where(&mut events, |r| r["step"] == "resent");
+    assert_eq!(resent["bytes"], edited);
+    let (_, answered) = row_where(&mut events, |r| r["step"] == "answered");
+    assert_eq!(answered["hold"], number);
+    let answer = answered["bytes"].as_str().unwrap().to_owned();
+    assert!(answer.contains(r#""text":"42""#), "{answer}");
+    // The client goes on: a ping answered as ever; then it ends the session.
+    tap.say("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n");
+    row_where(&mut events, |r| r["dir"] == "s2c" && r["id"] == "3");
+    // Refused, said whole: each with its status.
+    let refusals = [
+        (
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            422,
+            "Unprocessable Content: resend: \"notifications/initialized\" is a notification (no \"id\"): it gets no answer to show; the page resends requests (give it an \"id\")\n",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+            422,
+            "Unprocessable Content: resend: a response (to id 5): it answers what the server asked the client, once, and only the client may; the page resends requests\n",
+        ),
+        (
+            r#"[{"jsonrpc":"2.0","id":5,"method":"ping"}]"#,
+            422,
+            "Unprocessable Content: resend: a batch (a JSON array): the page resends one request at a time\n",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            422,
+            "Unprocessable Content: resend: \"id\" null is not a string or an integer (MCP 2025-11-25 basic: a request's id MUST be one)\n",
+        ),
+        (
+            "{nope",
+            422,
+            "Unprocessable Content: resend: the edited message is not JSON: key must be a string at line 1 column 2\n",
+        ),
+    ];
+    for (message, status, text) in refusals {
+        assert_eq!(tap.resend(n, message), (status, text.to_owned()), "{message}");
+    }
+    assert_eq!(
+        tap.resend(0, r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#),
+        (422, "Unprocessable Content: resend: event 0 is no bytes a client sent (a lane's opening, close or mark, or the server's)\n".to_owned())
+    );
+    let bad = tap
+        .page
+        .send("POST", &format!("/resend?token={}", tap.page.token), "{");
+    assert_eq!(
+        (bad.status, bad.text()),
+        (400, "Bad Request: resend: the body is not JSON: EOF while parsing an object at line 1 column 1\n".to_owned())
+    );
+    tap.to_tap = None;
+    let mut got = String::new();
+    std::io::Read::read_to_string(&mut tap.from_tap, &mut got).unwrap();
+    // The tap's work is done (the recording whole); its page stays.
+    assert!(
+        tap.page
+            .stderr
+            .by_ref()
+            .map_while(Result::ok)
+            .any(|l| l.contains("ui: done")),
+        "the tap did not finish"
+    );
+    // The client got exactly the server's answers to its own three requests: what
+    // the recording's lane says crossed to it, and not the resend's answer.
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    let (_, recording) = transcript::read(&recorded).unwrap();
+    assert_eq!(got, lane_bytes(&recording, Dir::ToClient));
+    assert_eq!(got.lines().count(), 3, "{got}");
+    assert!(!got.contains(r#""text":"42""#), "{got}");
+    // The server got the client's lines and the resend between them, whole.
+    assert_eq!(
+        lane_bytes(&recording, Dir::ToServer),
+        format!(
+            "{INITIALIZE}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n{call}\n{edited}\n{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}}\n"
+        )
+    );
+    // The recording marks the resend before its bytes, and keeps its answer.
+    let marks: Vec<(String, u64, String)> = recording
+        .iter()
+        .filter_map(|e| match &e.what {
+            What::Intercept(i) => Some((
+                i.step.name().to_owned(),
+                i.hold,
+                String::from_utf8_lossy(&i.bytes).into_owned(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            ("resent".to_owned(), number, format!("{edited}\n")),
+            ("answered".to_owned(), number, format!("{answer}\n")),
+        ]
+    );
+    let at = |want: &dyn Fn(&What) -> bool| recording.iter().position(|e| want(&e.what)).unwrap();
+    let mark = at(&|w| matches!(w, What::Intercept(i) if i.step.name() == "resent"));
+    let bytes = at(&|w| matches!(w, What::Bytes(b) if b.starts_with(edited.as_bytes())));
+    assert_eq!(bytes, mark + 1, "the resend's bytes follow its mark");
+}
+
+#[test]
+fn a_stdio_tap_refuses_a_resend_it_could_not_tell_apart_or_place() {
+    // A server that reads nothing and answers nothing: the client's requests stay
+    // in flight.
+    let mut tap = StdioTap::start(
+        &["--ui", "--max-message-bytes", "1024"],
+        &["sh", "-c", "sleep 30"],
+    );
+    let mut events = Events::open(&tap.page);
+    tap.say("{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"ping\"}\n");
+    let (n, _) = row_where(&mut events, |r| r["dir"] == "c2s" && r["kind"] == "msg");
+    assert_eq!(
+        tap.resend(n, r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#),
+        (409, "Conflict: resend: id \"a\" is in flight from the client (its request is not answered yet): the server's two answers could not be told apart; give the resend another id\n".to_owned())
+    );
+    let (status, said) = tap.resend(n, r#"{"jsonrpc":"2.0","id":"b","method":"ping"}"#);
+    assert_eq!(status, 202, "{said}");
+    assert_eq!(
+        tap.resend(n, r#"{"jsonrpc":"2.0","id":"b","method":"ping"}"#),
+        (409, "Conflict: resend: id \"b\" is an earlier resend's, still waiting for its answer; give this one another id\n".to_owned())
+    );
+    // A line longer than --max-message-bytes passes as it comes: while it is
+    // unfinished, nothing may be written inside it.
+    tap.say(&format!("{{\"jsonrpc\":\"2.0\",\"id\":\"c\",\"method\":\"ping\",\"params\":{{\"x\":\"{}", "x".repeat(2000)));
+    let deadline = std::time::Instant::now() + common::http_client::WAIT;
+    let mid = loop {
+        let r = tap.resend(n, r#"{"jsonrpc":"2.0","id":"d","method":"ping"}"#);
+        if r.0 == 409 || std::time::Instant::now() > deadline {
+            break r;
+        }
+        // Not read by the tap yet: that resend went in before the long line.
+        assert_eq!(r.0, 202, "{}", r.1);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(
+        mid,
+        (409, "Conflict: resend: the client is writing a line too long to be passed whole (--max-message-bytes): a resend now would land inside it; try again when it ends\n".to_owned())
+    );
+    tap.say("\"}}\n");
+    tap.to_tap = None;
+    let deadline = std::time::Instant::now() + common::http_client::WAIT;
+    let closed = loop {
+        let r = tap.resend(n, r#"{"jsonrpc":"2.0","id":"e","method":"ping"}"#);
+        if r.0 == 409 || std::time::Instant::now() > deadline {
+            break r;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(
+        closed,
+        (409, "Conflict: resend: the server's stdin is closed (the client ended the session): nothing more can be sent to it\n".to_owned())
+    );
 }
 
 /// `mcp-raw client URL --call ADD`: a session that must succeed.

@@ -135,6 +135,13 @@ pub fn resend_through(at: std::net::SocketAddr) {
     }
 }
 
+/// A live session takes the page's resends (a stdio tap's server, a client's).
+pub fn resend_into(session: std::sync::Arc<dyn ui::live::Live>) {
+    if let Some(page) = PAGE.get() {
+        page.resend_into(session);
+    }
+}
+
 /// The tap holds messages (`--intercept`): the page shows them and decides.
 pub fn intercept_with(holds: std::sync::Arc<mcp_raw_tools::tap::intercept::Interceptor>) {
     if let Some(page) = PAGE.get() {

@@ -206,6 +206,12 @@ impl Interceptor {
         Ok(())
     }
 
+    /// The next number of the tap's own doings (a hold, or a resend from the page:
+    /// they share the count, so `#N` on the page names one of them).
+    pub fn number(&self) -> u64 {
+        self.next.fetch_add(1, Ordering::Relaxed)
+    }
+
     /// The deadline of a hold.
     pub fn timeout(&self) -> Duration {
         self.timeout
@@ -262,7 +268,7 @@ impl Interceptor {
             recorder.bytes(lane, dir, line);
             return write(line);
         }
-        let hold = self.next.fetch_add(1, Ordering::Relaxed);
+        let hold = self.number();
         let bytes = Bytes::copy_from_slice(line);
         let (wake, woken) = mpsc::channel();
         self.waiting.locked().insert(
