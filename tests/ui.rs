@@ -983,7 +983,12 @@ fn row_where(
         let Ok(data) = serde_json::from_str::<serde_json::Value>(&e.data) else {
             continue;
         };
-        if let Some(r) = data["rows"].as_array().into_iter().flatten().find(|r| pick(r)) {
+        if let Some(r) = data["rows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| pick(r))
+        {
             return (data["n"].as_u64().unwrap(), r.clone());
         }
     }
@@ -1081,7 +1086,11 @@ fn a_stdio_taps_page_resends_a_request_whose_answer_the_client_never_sees() {
         ),
     ];
     for (message, status, text) in refusals {
-        assert_eq!(tap.resend(n, message), (status, text.to_owned()), "{message}");
+        assert_eq!(
+            tap.resend(n, message),
+            (status, text.to_owned()),
+            "{message}"
+        );
     }
     assert_eq!(
         tap.resend(0, r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#),
@@ -1168,7 +1177,10 @@ fn a_stdio_tap_refuses_a_resend_it_could_not_tell_apart_or_place() {
     );
     // A line longer than --max-message-bytes passes as it comes: while it is
     // unfinished, nothing may be written inside it.
-    tap.say(&format!("{{\"jsonrpc\":\"2.0\",\"id\":\"c\",\"method\":\"ping\",\"params\":{{\"x\":\"{}", "x".repeat(2000)));
+    tap.say(&format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":\"c\",\"method\":\"ping\",\"params\":{{\"x\":\"{}",
+        "x".repeat(2000)
+    ));
     let deadline = std::time::Instant::now() + common::http_client::WAIT;
     let mid = loop {
         let r = tap.resend(n, r#"{"jsonrpc":"2.0","id":"d","method":"ping"}"#);
@@ -1197,6 +1209,215 @@ fn a_stdio_tap_refuses_a_resend_it_could_not_tell_apart_or_place() {
         closed,
         (409, "Conflict: resend: the server's stdin is closed (the client ended the session): nothing more can be sent to it\n".to_owned())
     );
+}
+
+/// The client-side heads and messages of a recording, from its fact lines:
+/// `(lane, headers of the request head before it, method, id)` of each request, and
+/// each head's start line.
+fn requests_of(
+    recorded: &str,
+) -> (
+    Vec<(String, Vec<serde_json::Value>, String, String)>,
+    Vec<String>,
+) {
+    let mut head: std::collections::HashMap<String, Vec<serde_json::Value>> = Default::default();
+    let (mut requests, mut starts) = (Vec::new(), Vec::new());
+    for line in recorded.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["dir"] != "c2s" {
+            continue;
+        }
+        let lane = v["lane"].as_str().unwrap_or_default().to_owned();
+        match v["fact"].as_str() {
+            Some("head") => {
+                starts.push(v["start"].as_str().unwrap().to_owned());
+                head.insert(lane, v["headers"].as_array().unwrap().clone());
+            }
+            Some("message") if v["shape"] == "request" => requests.push((
+                lane.clone(),
+                head.get(&lane).cloned().unwrap_or_default(),
+                v["method"].as_str().unwrap().to_owned(),
+                v["id"].to_string(),
+            )),
+            _ => {}
+        }
+    }
+    (requests, starts)
+}
+
+#[test]
+fn a_clients_page_resends_on_the_live_session_over_stdio_and_http_in_both_eras() {
+    let dir = common::scratch("ui", "client-resend");
+    let mut server = Command::new(BIN)
+        .args(["serve", "--http", "--port", "0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = BufReader::new(server.stderr.take().unwrap()).lines();
+    let line = said.next().unwrap().unwrap();
+    let url = line
+        .split("listening on ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{line}"))
+        .trim()
+        .to_owned();
+    for (era, target) in [
+        ("legacy", vec!["--", BIN, "serve"]),
+        ("modern", vec!["--", BIN, "serve"]),
+        ("legacy", vec![url.as_str()]),
+        ("modern", vec![url.as_str()]),
+    ] {
+        let record = dir.join(format!("{era}-{}.jsonl", target.len()));
+        let mut args = vec![
+            "client",
+            "--ui",
+            "--color",
+            "never",
+            "--era",
+            era,
+            "--record",
+            record.to_str().unwrap(),
+            "--call",
+            r#"add={"a":1,"b":2}"#,
+        ];
+        args.extend(&target);
+        let mut page = Page::start(&args);
+        let how = format!("{era} {}", target.join(" "));
+        assert!(
+            page.stderr
+                .by_ref()
+                .map_while(Result::ok)
+                .any(|l| l.contains("the session open for its resends until Ctrl-C")),
+            "{how}: the client did not keep its session"
+        );
+        let info = page.get(&format!("/info?token={}", page.token), "").json();
+        assert_eq!(
+            (&info["resend"], &info["resend_rows"]),
+            (&serde_json::json!(true), &serde_json::json!("requests")),
+            "{how}"
+        );
+        let mut events = Events::open(&page);
+        let (n, call) = row_where(&mut events, |r| {
+            r["dir"] == "c2s" && r["kind"] == "msg" && r["method"] == "tools/call"
+        });
+        let call = call["bytes"].as_str().unwrap().trim_end().to_owned();
+        let edited = call.replace(r#""a":1"#, r#""a":40"#);
+        assert_ne!(edited, call, "{how}");
+        let ask = serde_json::json!({"event": n, "message": edited}).to_string();
+        let sent = page.send("POST", &format!("/resend?token={}", page.token), &ask);
+        assert_eq!(sent.status, 202, "{how}: {}", sent.text());
+        let sent = sent.json();
+        let id = sent["id"].as_i64().unwrap();
+        assert_eq!(sent["answered"], true, "{how}: {sent}");
+        // Its answer, a new row: the result of 40 + 2.
+        let (_, answer) = row_where(&mut events, |r| {
+            r["dir"] == "s2c" && r["kind"] == "msg" && r["id"] == id.to_string()
+        });
+        assert!(
+            answer["bytes"].as_str().unwrap().contains(r#""text":"42""#),
+            "{how}: {answer}"
+        );
+        // Not a request: refused, said.
+        let r = page.send(
+            "POST",
+            &format!("/resend?token={}", page.token),
+            &serde_json::json!({"event": n, "message": r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#}).to_string(),
+        );
+        assert_eq!((r.status, r.text()), (422, "Unprocessable Content: resend: \"notifications/initialized\" is a notification (no \"id\"): it gets no answer to show; the page resends requests (give it an \"id\")\n".to_owned()), "{how}");
+        // Ctrl-C: the session is closed and the client ends.
+        let pid = page.child.id().to_string();
+        assert!(
+            Command::new("kill")
+                .args(["-INT", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let status = page.child.wait().unwrap();
+        assert!(status.success(), "{how}: {status}");
+        let recorded = std::fs::read_to_string(&record).unwrap();
+        // Sent as edited, with the session's next id.
+        let (_, recording) = transcript::read(&recorded).unwrap();
+        let c2s = lane_bytes_any(&recording);
+        let want = edited.replacen(
+            &format!("\"id\":{}", call_id(&call)),
+            &format!("\"id\":{id}"),
+            1,
+        );
+        assert!(c2s.contains(&want), "{how}: {want} not in {c2s}");
+        let (requests, starts) = requests_of(&recorded);
+        let calls: Vec<_> = requests.iter().filter(|r| r.2 == "tools/call").collect();
+        assert_eq!(calls.len(), 2, "{how}: {requests:?}");
+        assert_eq!(calls[1].3, id.to_string(), "{how}");
+        if target.len() == 1 {
+            // HTTP: the resend's head is the client's own for that call (the session
+            // id and version, or the mirrored headers), but for its length.
+            let without_length = |h: &Vec<serde_json::Value>| -> Vec<serde_json::Value> {
+                h.iter()
+                    .filter(|h| h[0] != "content-length")
+                    .cloned()
+                    .collect()
+            };
+            assert_eq!(
+                without_length(&calls[1].1),
+                without_length(&calls[0].1),
+                "{how}"
+            );
+            assert!(!calls[1].1.is_empty(), "{how}");
+            if era == "legacy" {
+                assert!(
+                    calls[1].1.iter().any(|h| h[0] == "mcp-session-id"),
+                    "{how}: {:?}",
+                    calls[1].1
+                );
+                assert_eq!(
+                    starts.last().unwrap().split(' ').next(),
+                    Some("DELETE"),
+                    "{how}: {starts:?}"
+                );
+            } else {
+                assert!(
+                    calls[1].1.iter().any(|h| h[0]
+                        .as_str()
+                        .is_some_and(|n| n.eq_ignore_ascii_case("mcp-method"))),
+                    "{how}: {:?}",
+                    calls[1].1
+                );
+            }
+        } else {
+            // stdio: the server's stdin closed after the resend.
+            assert!(
+                recording
+                    .iter()
+                    .any(|e| matches!(&e.what, mcp_raw_wire::event::What::Close(_))
+                        && e.dir == mcp_raw_wire::event::Dir::ToServer),
+                "{how}"
+            );
+        }
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
+/// The id of a request as written.
+fn call_id(message: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(message).unwrap()["id"].to_string()
+}
+
+/// Every byte the client sent, on every lane, concatenated.
+fn lane_bytes_any(events: &[mcp_raw_wire::event::Event]) -> String {
+    let bytes: Vec<u8> = events
+        .iter()
+        .filter(|e| e.dir == mcp_raw_wire::event::Dir::ToServer)
+        .filter_map(|e| match &e.what {
+            mcp_raw_wire::event::What::Bytes(b) => Some(b.to_vec()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// `mcp-raw client URL --call ADD`: a session that must succeed.

@@ -118,13 +118,9 @@ impl Resender {
                 )),
             }
         };
-        let passed = self.intercept.pass(
-            &self.recorder,
-            self.lane,
-            Dir::ToServer,
-            line,
-            &mut write,
-        );
+        let passed =
+            self.intercept
+                .pass(&self.recorder, self.lane, Dir::ToServer, line, &mut write);
         *mid_line = false;
         passed
     }
