@@ -1155,6 +1155,50 @@ fn a_stdio_taps_page_resends_a_request_whose_answer_the_client_never_sees() {
 }
 
 #[test]
+fn a_resend_is_not_behind_a_message_the_tap_holds() {
+    let mut tap = StdioTap::start(
+        &["--ui", "--intercept", "method:tools/call"],
+        &[BIN, "serve"],
+    );
+    let mut events = Events::open(&tap.page);
+    tap.say(&format!("{INITIALIZE}\n"));
+    // The page resends from the initialize request's row.
+    let (n, _) = row_where(&mut events, |r| r["kind"] == "msg" && r["dir"] == "c2s");
+    tap.say("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
+    tap.say(&format!("{call}\n"));
+    let (_, held) = row_where(&mut events, |r| r["step"] == "held");
+    // The call waits on the page; the page's own request goes to the server now.
+    let (status, said) = tap.resend(n, r#"{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"add","arguments":{"a":20,"b":22}}}"#);
+    assert_eq!(status, 202, "{said}");
+    let (_, answered) = row_where(&mut events, |r| r["step"] == "answered");
+    assert_eq!(answered["id"], "\"p\"");
+    assert!(
+        answered["bytes"]
+            .as_str()
+            .unwrap()
+            .contains(r#""text":"42""#),
+        "{answered}"
+    );
+    let decided = tap.page.send(
+        "POST",
+        &format!("/intercept?token={}", tap.page.token),
+        &serde_json::json!({"hold": held["hold"], "action": "forward"}).to_string(),
+    );
+    assert_eq!(decided.status, 200, "{}", decided.text());
+    tap.to_tap = None;
+    let mut got = String::new();
+    std::io::Read::read_to_string(&mut tap.from_tap, &mut got).unwrap();
+    // The client got its two answers, and nothing of the page's.
+    let ids: Vec<serde_json::Value> = got
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].clone())
+        .collect();
+    assert_eq!(ids, [serde_json::json!(1), serde_json::json!(2)], "{got}");
+    assert!(got.contains(r#""text":"3""#), "{got}");
+}
+
+#[test]
 fn a_stdio_tap_refuses_a_resend_it_could_not_tell_apart_or_place() {
     // A server that reads nothing and answers nothing: the client's requests stay
     // in flight.

@@ -6,7 +6,9 @@
 //! The client→server copy runs in whole-line mode (as `--intercept`'s, through the
 //! same [`Interceptor`]), and every line it passes is recorded and written under one
 //! lock that the resend takes too: a resend never lands inside a client's line, and
-//! the lane's bytes, in the recording's order, are exactly what the server got. The
+//! the lane's bytes, in the recording's order, are exactly what the server got. A
+//! client's message the tap holds does not hold the lock: the page's resend is no
+//! message of the client's, so it is not behind it. The
 //! recording marks the resend ([`HoldStep::Resent`], the line) before its bytes, and
 //! its answer ([`HoldStep::Answered`], the answer's bytes: it is no byte of the
 //! lane's, since the client never got it).
@@ -101,28 +103,27 @@ impl Resender {
     }
 
     /// One whole line from the client, passed through the interceptor (held when
-    /// its filter says) and written, under the lock a resend takes.
+    /// its filter says): what crosses is recorded and written under the lock a
+    /// resend takes; the wait for a decision is not (a resend goes on meanwhile:
+    /// it is the page's, not behind the client's held message).
     pub fn client_line(&self, line: &[u8]) -> std::io::Result<()> {
-        let mut pipe = self.pipe.locked();
-        let Pipe { to, mid_line } = &mut *pipe;
-        let mut write = |b: &[u8]| -> std::io::Result<()> {
-            // What the server gets: a request's id is now in flight.
-            if let Some((id, true)) = id_of(b) {
-                self.asked.locked().insert(id);
-            }
-            match to {
-                Some(to) => to.write_all(b),
-                None => Err(std::io::Error::new(
-                    std::io::ErrorKind::BrokenPipe,
-                    "the server's stdin is closed",
-                )),
-            }
-        };
-        let passed =
-            self.intercept
-                .pass(&self.recorder, self.lane, Dir::ToServer, line, &mut write);
-        *mid_line = false;
-        passed
+        self.intercept
+            .pass_with(&self.recorder, self.lane, Dir::ToServer, line, &mut |b| {
+                let mut pipe = self.pipe.locked();
+                // What the server gets: a request's id is now in flight.
+                if let Some((id, true)) = id_of(b) {
+                    self.asked.locked().insert(id);
+                }
+                self.recorder.bytes(self.lane, Dir::ToServer, b);
+                pipe.mid_line = false;
+                match &mut pipe.to {
+                    Some(to) => to.write_all(b),
+                    None => Err(std::io::Error::new(
+                        std::io::ErrorKind::BrokenPipe,
+                        "the server's stdin is closed",
+                    )),
+                }
+            })
     }
 
     /// Bytes from the client that are not a whole line (one too long to hold, or
@@ -162,8 +163,7 @@ impl Resender {
     }
 
     /// Writes the page's `message` to the server as one line; what to tell the page.
-    /// Blocks while the client's copy holds the stdin (a message held, at most
-    /// for `--intercept-timeout`).
+    /// Waits (briefly) while the client's copy writes a line.
     pub fn resend(&self, message: &str) -> Sent {
         let (m, id) = live::request_of(message)?;
         let key = id.to_string();
