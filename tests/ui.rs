@@ -1152,6 +1152,19 @@ fn a_stdio_taps_page_resends_a_request_whose_answer_the_client_never_sees() {
     let mark = at(&|w| matches!(w, What::Intercept(i) if i.step.name() == "resent"));
     let bytes = at(&|w| matches!(w, What::Bytes(b) if b.starts_with(edited.as_bytes())));
     assert_eq!(bytes, mark + 1, "the resend's bytes follow its mark");
+    // check reads the kept answer as the server's: the resend is answered; it did
+    // reuse the client's id 2, which the spec forbids, and check says so.
+    let checked = Command::new(BIN)
+        .arg("check")
+        .arg(&record)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert!(
+        said.contains("error jsonrpc/duplicate-id: request tools/call reuses id 2, used before in this session"),
+        "{said}"
+    );
+    assert!(!said.contains("jsonrpc/unanswered"), "{said}");
 }
 
 #[test]
