@@ -1268,15 +1268,20 @@ fn a_stdio_tap_refuses_a_resend_it_could_not_tell_apart_or_place() {
     );
 }
 
-/// The client-side heads and messages of a recording, from its fact lines:
-/// `(lane, headers of the request head before it, method, id)` of each request, and
-/// each head's start line.
-fn requests_of(
-    recorded: &str,
-) -> (
-    Vec<(String, Vec<serde_json::Value>, String, String)>,
-    Vec<String>,
-) {
+/// One request a client sent, read from a recording's fact lines.
+#[derive(Debug)]
+struct Asked {
+    /// The header pairs of the HTTP request head it came in (none on stdio).
+    headers: Vec<serde_json::Value>,
+    /// Its method.
+    method: String,
+    /// Its id, as JSON text.
+    id: String,
+}
+
+/// The requests of a recording, from its fact lines, and each client-side head's
+/// start line.
+fn requests_of(recorded: &str) -> (Vec<Asked>, Vec<String>) {
     let mut head: std::collections::HashMap<String, Vec<serde_json::Value>> = Default::default();
     let (mut requests, mut starts) = (Vec::new(), Vec::new());
     for line in recorded.lines() {
@@ -1290,12 +1295,11 @@ fn requests_of(
                 starts.push(v["start"].as_str().unwrap().to_owned());
                 head.insert(lane, v["headers"].as_array().unwrap().clone());
             }
-            Some("message") if v["shape"] == "request" => requests.push((
-                lane.clone(),
-                head.get(&lane).cloned().unwrap_or_default(),
-                v["method"].as_str().unwrap().to_owned(),
-                v["id"].to_string(),
-            )),
+            Some("message") if v["shape"] == "request" => requests.push(Asked {
+                headers: head.get(&lane).cloned().unwrap_or_default(),
+                method: v["method"].as_str().unwrap().to_owned(),
+                id: v["id"].to_string(),
+            }),
             _ => {}
         }
     }
@@ -1369,8 +1373,9 @@ fn a_clients_page_resends_on_the_live_session_over_stdio_and_http_in_both_eras()
         let id = sent["id"].as_i64().unwrap();
         assert_eq!(sent["answered"], true, "{how}: {sent}");
         // Its answer, a new row: the result of 40 + 2.
+        let id_text = id.to_string();
         let (_, answer) = row_where(&mut events, |r| {
-            r["dir"] == "s2c" && r["kind"] == "msg" && r["id"] == id.to_string()
+            r["dir"] == "s2c" && r["kind"] == "msg" && r["id"] == id_text.as_str()
         });
         assert!(
             answer["bytes"].as_str().unwrap().contains(r#""text":"42""#),
@@ -1405,9 +1410,12 @@ fn a_clients_page_resends_on_the_live_session_over_stdio_and_http_in_both_eras()
         );
         assert!(c2s.contains(&want), "{how}: {want} not in {c2s}");
         let (requests, starts) = requests_of(&recorded);
-        let calls: Vec<_> = requests.iter().filter(|r| r.2 == "tools/call").collect();
+        let calls: Vec<_> = requests
+            .iter()
+            .filter(|r| r.method == "tools/call")
+            .collect();
         assert_eq!(calls.len(), 2, "{how}: {requests:?}");
-        assert_eq!(calls[1].3, id.to_string(), "{how}");
+        assert_eq!(calls[1].id, id.to_string(), "{how}");
         if target.len() == 1 {
             // HTTP: the resend's head is the client's own for that call (the session
             // id and version, or the mirrored headers), but for its length.
@@ -1418,16 +1426,16 @@ fn a_clients_page_resends_on_the_live_session_over_stdio_and_http_in_both_eras()
                     .collect()
             };
             assert_eq!(
-                without_length(&calls[1].1),
-                without_length(&calls[0].1),
+                without_length(&calls[1].headers),
+                without_length(&calls[0].headers),
                 "{how}"
             );
-            assert!(!calls[1].1.is_empty(), "{how}");
+            assert!(!calls[1].headers.is_empty(), "{how}");
             if era == "legacy" {
                 assert!(
-                    calls[1].1.iter().any(|h| h[0] == "mcp-session-id"),
+                    calls[1].headers.iter().any(|h| h[0] == "mcp-session-id"),
                     "{how}: {:?}",
-                    calls[1].1
+                    calls[1].headers
                 );
                 assert_eq!(
                     starts.last().unwrap().split(' ').next(),
@@ -1436,11 +1444,11 @@ fn a_clients_page_resends_on_the_live_session_over_stdio_and_http_in_both_eras()
                 );
             } else {
                 assert!(
-                    calls[1].1.iter().any(|h| h[0]
+                    calls[1].headers.iter().any(|h| h[0]
                         .as_str()
                         .is_some_and(|n| n.eq_ignore_ascii_case("mcp-method"))),
                     "{how}: {:?}",
-                    calls[1].1
+                    calls[1].headers
                 );
             }
         } else {
