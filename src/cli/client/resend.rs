@@ -17,7 +17,10 @@ use tokio::sync::{mpsc, oneshot};
 type Job = (String, oneshot::Sender<Sent>);
 
 /// The page's side: each resend handed to the client's loop.
-struct Session(mpsc::Sender<Job>);
+struct Session(
+    /// Where the client's loop takes each resend from.
+    mpsc::Sender<Job>,
+);
 
 impl Live for Session {
     fn send(&self, message: String) -> Pin<Box<dyn Future<Output = Sent> + Send + '_>> {
@@ -37,7 +40,10 @@ impl Live for Session {
 
 /// The client's side: the resends the page asks for, from when the page has the
 /// session (at start) to [`serve`].
-pub struct Resends(mpsc::Receiver<Job>);
+pub struct Resends(
+    /// The resends the page asked for, in order.
+    mpsc::Receiver<Job>,
+);
 
 /// Offers the page (if this process serves one) resends on the session.
 pub fn offer() -> Option<Resends> {

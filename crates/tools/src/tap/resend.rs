@@ -227,7 +227,10 @@ impl Resender {
 }
 
 /// The [`Live`] of a shared [`Resender`], for the page.
-pub struct Shared(pub Arc<Resender>);
+pub struct Shared(
+    /// The tap's resends, shared with its copying threads.
+    pub Arc<Resender>,
+);
 
 impl Live for Shared {
     fn send(
