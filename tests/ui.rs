@@ -1168,6 +1168,22 @@ fn a_stdio_taps_page_resends_a_request_whose_answer_the_client_never_sees() {
 }
 
 #[test]
+fn a_page_with_no_live_session_refuses_to_resend_and_says_which_pages_can() {
+    let dir = common::scratch("ui", "no-resend");
+    let file = demo_recording(&dir, "demo.jsonl", "demo");
+    let page = Page::start(&["ui", file.to_str().unwrap()]);
+    let r = page.send(
+        "POST",
+        &format!("/resend?token={}", page.token),
+        r#"{"event": 1, "message": "{}"}"#,
+    );
+    assert_eq!(
+        (r.status, r.text()),
+        (409, "Conflict: this page cannot resend: the pages of an HTTP tap (tap --http --ui, plain listener), a stdio tap (tap --ui) and a client (client --ui) send requests again\n".to_owned())
+    );
+}
+
+#[test]
 fn a_resend_is_not_behind_a_message_the_tap_holds() {
     let mut tap = StdioTap::start(
         &["--ui", "--intercept", "method:tools/call"],
