@@ -16,7 +16,8 @@
 //!
 //! A read is recorded, then written on at once in one write: no line is waited for,
 //! so a server that writes half a line, or a line that is not JSON, is passed on as it
-//! is. The end of a pipe is passed on too: the client closing our stdin closes the
+//! is. (With `--intercept`, or `--ui` whose page resends into the server's stdin, the
+//! stdio lane passes whole lines instead: `copy_lines`, `resend.rs`.) The end of a pipe is passed on too: the client closing our stdin closes the
 //! server's (which is how a stdio session ends, `basic/lifecycle` "Shutdown"); the
 //! server closing its stdout closes ours: the client sees the end the moment the
 //! server's comes. (The tap writes through a duplicate of its stdout and never closes
