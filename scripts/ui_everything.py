@@ -21,6 +21,11 @@ For each transport:
    (1000 + 234) and "forward as edited" clicked: the TS client's answer is 1234, the
    recording marks the hold as held then changed, and what the server got is the
    edited call;
+   (stdio) resend, while that call waits (the session is live): the client's
+   tools/list request opened (`#row=N`), edited on the page into a get-sum call of
+   its own (id "page-1", 20 + 22), "send again" clicked: its answer (42) arrives as
+   a new row, which is the recording's `answered` mark byte for byte, the line the
+   server got is the edited text, and the TS client never sees that answer;
 6. (HTTP) resend from the page: the get-sum request opened (`#row=N`), its arguments
    edited in the page's text box, "send again" clicked: the tap opens a new
    connection from the address the page's server names, whose request body is the
@@ -160,6 +165,9 @@ def stdio(binary, chromium, work):
             return
         with Browser(chromium) as browser:
             tab = browser.open(url)
+            resent = None
+            if tab.wait("document.body.dataset.waiting === '1'", within=30):
+                resent = resend_while_held(tab)
             intercepted = hold_and_edit(tab)
             out, err = client.communicate(timeout=120)
             if client.returncode != 0:
@@ -171,9 +179,12 @@ def stdio(binary, chromium, work):
                 print(f"intercept: the TS client's get-sum answer after the edit: {sums}")
                 if not any("1234" in (t or "") for t in sums):
                     fail(f"intercept: the client's answer is {sums}, not the edited call's 1234")
-                steps = [json.loads(l)["intercept"]["step"] for l in open(record) if '"intercept"' in l]
+                marks = [json.loads(l)["intercept"] for l in open(record) if '"intercept"' in l]
+                steps = [m["step"] for m in marks if m["step"] in ("held", "changed")]
                 if steps != ["held", "changed"]:
                     fail(f"intercept: the recording marks {steps}, not held then changed")
+                if resent:
+                    check_resent(marks, resent, out)
             check_page(binary, browser, tab, record, "stdio")
     finally:
         if client.poll() is None:
@@ -212,6 +223,63 @@ def hold_and_edit(tab):
         fail("intercept: the tap did not say the hold was decided")
         return False
     return True
+
+
+def resend_while_held(tab):
+    """The page's own get-sum, resent from the tools/list request's row while the
+    client's call is held: (the text sent, the answer row's bytes) or None."""
+    i = tab.eval("window.mcpRawRows.findIndex((r) => r.kind === 'msg' && r.dir === 'c2s' && r.method === 'tools/list')")
+    if i is None or i < 0:
+        fail("stdio resend: no tools/list request row")
+        return None
+    tab.eval(f"location.hash = 'row={i}'; location.reload()")
+    if not tab.wait("document.getElementById('resend-text') !== null", within=10):
+        fail("stdio resend: the opened tools/list request offers no resend")
+        return None
+    edited = tab.eval("""(() => {
+        const box = document.getElementById('resend-text');
+        const m = JSON.parse(box.value);
+        m.id = 'page-1';
+        m.method = 'tools/call';
+        m.params = { name: 'get-sum', arguments: { a: 20, b: 22 } };
+        box.value = JSON.stringify(m);
+        return box.value;
+    })()""")
+    os.makedirs(SHOTS, exist_ok=True)
+    tab.screenshot(os.path.join(SHOTS, "ui-resend-stdio-edited.png"))
+    tab.eval("document.getElementById('resend-go').click()")
+    answered = "window.mcpRawRows.find((r) => r.step === 'answered' && r.id === '\"page-1\"')"
+    if not tab.wait(f"{answered} !== undefined", within=10):
+        fail(f"stdio resend: no answer row: {tab.eval('document.getElementById(' + repr('resend-said') + ').textContent')}")
+        return None
+    answer = tab.eval(f"{answered}.bytes")
+    paired = tab.eval(f"{answered}.pair !== undefined && window.mcpRawRows[{answered}.pair].id === '\"page-1\"'")
+    said = tab.eval("document.getElementById('resend-said').textContent")
+    os.makedirs(SHOTS, exist_ok=True)
+    tab.eval(f"location.hash = 'row=' + window.mcpRawRows.indexOf({answered}); location.reload()")
+    tab.wait("document.getElementById('detail').dataset.row !== undefined", within=10)
+    tab.screenshot(os.path.join(SHOTS, "ui-resend-stdio.png"))
+    print(f"stdio resend: {said}; the answer row (paired with its request: {paired}): {answer[:160]}")
+    if not paired:
+        fail("stdio resend: the answer row is not paired with the resent request")
+    return edited, answer
+
+
+def check_resent(marks, resent, client_out):
+    """The recording's resend marks are what the page sent and showed; the client
+    never saw the answer."""
+    edited, answer = resent
+    sent = [m.get("text") for m in marks if m["step"] == "resent"]
+    got = [m.get("text") for m in marks if m["step"] == "answered"]
+    if sent != [edited + "\n"]:
+        fail(f"stdio resend: the recording's resent line is {sent}, not the edited text {edited!r}")
+    if [unmarked(answer) + b"\n"] != [g.encode() for g in got]:
+        fail(f"stdio resend: the page's answer row {answer!r} is not the recording's answered mark {got}")
+    if '"42"' not in answer and "42" not in answer:
+        fail(f"stdio resend: the answer is not 20 + 22: {answer}")
+    if "page-1" in client_out:
+        fail("stdio resend: the TS client saw the page's answer")
+    print("stdio resend: the recording's resent and answered marks are the page's text and row byte for byte; the client never saw it")
 
 
 def check_resend(tab):

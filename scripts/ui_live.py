@@ -18,11 +18,21 @@
    `show --method tools/call` counts every tools/call message the whole one holds;
    the whole as .html is a frozen page of every row.
 6. No exception was thrown in the page.
+7. A client's page (`client URL --ui --era legacy|modern --call add=…`, against the
+   same server): after its calls the client keeps the session open; the tools/call
+   request row opened (`#row=N`), its arguments edited on the page (40 + 2), "send
+   again" clicked: the answer (42) arrives as a new row paired with the request, the
+   client's own --record holds the request as edited (with the session's next id)
+   and that answer, byte for byte as the page shows them; Ctrl-C then closes the
+   session (legacy: the last request is its DELETE) and the client exits 0.
+   Screenshots in target/ui-shots (UI_SHOTS).
 
 Exit status 0 when every check passes.
 """
+import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -98,6 +108,86 @@ def check_export(binary, browser, tab, record, work):
             print(f"export as a page: {os.path.basename(page)}, {len(text)} bytes, the rows inside")
 
 
+SHOTS = os.environ.get("UI_SHOTS") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "ui-shots")
+
+
+def client_resend(binary, browser, mcp, era, work):
+    """A client's page resends an edited call on the client's live session."""
+    record = os.path.join(work, f"client-{era}.jsonl")
+    client = subprocess.Popen(
+        [binary, "client", mcp, "--ui", "--color", "never", "--era", era, "--record", record, "--call", 'add={"a":1,"b":2}'],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        page = None
+        kept = False
+        deadline = time.time() + 30
+        while time.time() < deadline and not kept:
+            line = client.stderr.readline()
+            if not line:
+                break
+            m = re.search(r"ui: (http://\S+)", line)
+            if m and page is None:
+                page = m.group(1)
+            kept = "the session open for its resends" in line
+        if not page or not kept:
+            fail(f"client {era}: no page kept with its session open")
+            return
+        tab = browser.open(page)
+        row = "window.mcpRawRows.findIndex((r) => r.kind === 'msg' && r.dir === 'c2s' && r.method === 'tools/call')"
+        if not tab.wait(f"{row} >= 0"):
+            fail(f"client {era}: no tools/call request row")
+            return
+        tab.eval(f"location.hash = 'row=' + {row}; location.reload()")
+        if not tab.wait("document.getElementById('resend-text') !== null", within=10):
+            fail(f"client {era}: the tools/call request offers no resend")
+            return
+        tab.eval("""(() => {
+            const box = document.getElementById('resend-text');
+            const m = JSON.parse(box.value);
+            m.params.arguments = { a: 40, b: 2 };
+            box.value = JSON.stringify(m);
+        })()""")
+        os.makedirs(SHOTS, exist_ok=True)
+        tab.screenshot(os.path.join(SHOTS, f"ui-client-resend-{era}-edited.png"))
+        tab.eval("document.getElementById('resend-go').click()")
+        if not tab.wait("document.body.dataset.resent !== undefined", within=20):
+            fail(f"client {era}: not sent: {tab.eval('document.getElementById(' + repr('resend-said') + ').textContent')}")
+            return
+        sent = tab.eval("document.body.dataset.resent")
+        answer = f"window.mcpRawRows.find((r) => r.kind === 'msg' && r.dir === 's2c' && r.id === '{sent}')"
+        if not tab.wait(f"{answer} !== undefined", within=20):
+            fail(f"client {era}: no answer row for id {sent}")
+            return
+        shown = tab.eval(f"{answer}.bytes")
+        request = tab.eval(f"window.mcpRawRows[{answer}.pair].bytes")
+        said = tab.eval("document.getElementById('resend-said').textContent")
+        tab.eval(f"location.hash = 'row=' + window.mcpRawRows.indexOf({answer}); location.reload()")
+        tab.wait("document.getElementById('detail').dataset.row !== undefined", within=10)
+        tab.screenshot(os.path.join(SHOTS, f"ui-client-resend-{era}.png"))
+        client.send_signal(signal.SIGINT)
+        code = client.wait(timeout=20)
+        if code != 0:
+            fail(f"client {era}: exited {code} after Ctrl-C")
+        text = open(record, encoding="utf-8").read()
+        lanes = "".join(json.loads(l).get("text", "") for l in text.splitlines()[1:] if '"fact"' not in l)
+        starts = [json.loads(l)["start"] for l in text.splitlines() if '"fact":"head"' in l and '"dir":"c2s"' in l]
+        print(f"client {era}: {said}; the answer row: {shown[:120]}")
+        if '"a":40' not in request or f'"id":{sent}' not in request:
+            fail(f"client {era}: the resent request row is {request!r}")
+        if '42' not in shown:
+            fail(f"client {era}: the answer is not 40 + 2: {shown}")
+        if request not in lanes or shown not in lanes:
+            fail(f"client {era}: the page's request or answer is not in the client's recording byte for byte")
+        if era == "legacy" and (not starts or not starts[-1].startswith("DELETE ")):
+            fail(f"client {era}: the session was not DELETEd on Ctrl-C: {starts[-3:]}")
+        print(f"client {era}: the resent request and its answer are the client's --record's bytes; Ctrl-C closed the session ({starts[-1] if starts else '?'}) and the client exited {code}")
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+
+
 def main():
     binary, chromium = sys.argv[1:3]
     work = tempfile.mkdtemp(prefix="mcp-raw-ui-live-")
@@ -146,6 +236,8 @@ def main():
             thrown = tab.console_errors()
             if thrown:
                 fail(f"the page threw: {thrown}")
+            for era in ("legacy", "modern"):
+                client_resend(binary, browser, mcp, era, work)
     finally:
         server.kill()
         server.wait()

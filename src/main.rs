@@ -36,6 +36,7 @@
 //!     target.rs         TARGET (a URL or a command line) and the link to it
 //!     flags.rs          the calls, the methods in order, the answers
 //!     oauth.rs          the OAuth flags, checked together
+//!     resend.rs         --ui: the session kept open for the page's resends until Ctrl-C
 //!   conformance_client.rs `conformance-client`: what the official suite drives
 //!   completions.rs      `completions SHELL`: the script clap_complete writes
 //!   demo_stdio.rs       `demo`: spawns `mcp-raw serve`, drives it over pipes

@@ -201,7 +201,7 @@ fn a_recording_streams_whole_in_order_and_resumes_after_an_id() {
     let header: serde_json::Value = serde_json::from_str(header.lines().next().unwrap()).unwrap();
     assert_eq!(
         info,
-        serde_json::json!({"header": header, "events": want.len(), "resend": false, "intercept": null})
+        serde_json::json!({"header": header, "events": want.len(), "resend": false, "resend_rows": null, "intercept": null})
     );
 }
 
@@ -914,6 +914,604 @@ fn a_held_message_is_forwarded_edited_dropped_or_let_go_at_its_deadline() {
         "a dropped message crossed: {to_server}"
     );
     assert!(to_server.contains(r#""arguments":{"a":2,"b":3}"#));
+}
+
+/// A stdio tap started with its page: the client's pipes, and the page.
+struct StdioTap {
+    page: Page,
+    /// The client's end of the tap's stdin; none once the client closed it.
+    to_tap: Option<std::process::ChildStdin>,
+    from_tap: std::process::ChildStdout,
+}
+
+impl StdioTap {
+    fn start(tap: &[&str], server: &[&str]) -> StdioTap {
+        let mut child = Command::new(BIN)
+            .arg("tap")
+            .args(tap)
+            .arg("--")
+            .args(server)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+        let to_tap = child.stdin.take().unwrap();
+        let from_tap = child.stdout.take().unwrap();
+        let url = stderr.next().unwrap().unwrap();
+        let url = url
+            .strip_prefix("[mcp-raw] ui: http://")
+            .unwrap_or_else(|| panic!("{url}"));
+        let (addr, token) = url.split_once("/?token=").unwrap();
+        StdioTap {
+            page: Page {
+                addr: addr.to_owned(),
+                token: token.to_owned(),
+                child,
+                stderr,
+            },
+            to_tap: Some(to_tap),
+            from_tap,
+        }
+    }
+
+    /// The client writes these bytes to the tap.
+    fn say(&mut self, bytes: &str) {
+        let to = self.to_tap.as_mut().unwrap();
+        to.write_all(bytes.as_bytes()).unwrap();
+        to.flush().unwrap();
+    }
+
+    /// `POST /resend` of `message` (as if edited from event `n`): status and text.
+    fn resend(&self, n: u64, message: &str) -> (u16, String) {
+        let ask = serde_json::json!({"event": n, "message": message}).to_string();
+        let r = self
+            .page
+            .send("POST", &format!("/resend?token={}", self.page.token), &ask);
+        (r.status, r.text())
+    }
+}
+
+/// The first row on `events` that `pick` keeps, with its event's position.
+fn row_where(
+    events: &mut Events,
+    pick: impl Fn(&serde_json::Value) -> bool,
+) -> (u64, serde_json::Value) {
+    loop {
+        let e = events.next();
+        let Ok(data) = serde_json::from_str::<serde_json::Value>(&e.data) else {
+            continue;
+        };
+        if let Some(r) = data["rows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| pick(r))
+        {
+            return (data["n"].as_u64().unwrap(), r.clone());
+        }
+    }
+}
+
+/// The bytes of one direction of a recording's stdio lane, concatenated.
+fn lane_bytes(events: &[mcp_raw_wire::event::Event], dir: mcp_raw_wire::event::Dir) -> String {
+    let bytes: Vec<u8> = events
+        .iter()
+        .filter(|e| e.dir == dir && e.lane.kind == mcp_raw_wire::event::LaneKind::Stdio)
+        .filter_map(|e| match &e.what {
+            mcp_raw_wire::event::What::Bytes(b) => Some(b.to_vec()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    String::from_utf8(bytes).unwrap()
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+
+#[test]
+fn a_stdio_taps_page_resends_a_request_whose_answer_the_client_never_sees() {
+    use mcp_raw_wire::event::{Dir, What};
+    let dir = common::scratch("ui", "stdio-resend");
+    let record = dir.join("tap.jsonl");
+    let mut tap = StdioTap::start(
+        &["--ui", "--record", record.to_str().unwrap()],
+        &[BIN, "serve"],
+    );
+    let mut events = Events::open(&tap.page);
+    tap.say(&format!("{INITIALIZE}\n"));
+    tap.say("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
+    tap.say(&format!("{call}\n"));
+    // The call as the page has it; then its answer (so id 2 is no longer in flight).
+    let (n, row) = row_where(&mut events, |r| {
+        r["dir"] == "c2s" && r["kind"] == "msg" && r["method"] == "tools/call"
+    });
+    assert_eq!(row["bytes"], call);
+    row_where(&mut events, |r| r["dir"] == "s2c" && r["id"] == "2");
+    let info = tap
+        .page
+        .get(&format!("/info?token={}", tap.page.token), "")
+        .json();
+    assert_eq!(
+        (&info["resend"], &info["resend_rows"]),
+        (&serde_json::json!(true), &serde_json::json!("requests"))
+    );
+    let edited = call.replace(r#""a":1"#, r#""a":40"#);
+    let (status, said) = tap.resend(n, &edited);
+    assert_eq!(status, 202, "{said}");
+    let said: serde_json::Value = serde_json::from_str(&said).unwrap();
+    let number = said["resend"].as_u64().unwrap();
+    assert_eq!(
+        said,
+        serde_json::json!({"resend": number, "id": 2, "sent": format!("{edited}\n")})
+    );
+    // The page sees the resend marked, then its answer as a new row.
+    let (_, resent) = row_where(&mut events, |r| r["step"] == "resent");
+    assert_eq!(resent["bytes"], edited);
+    let (_, answered) = row_where(&mut events, |r| r["step"] == "answered");
+    assert_eq!(answered["hold"], number);
+    let answer = answered["bytes"].as_str().unwrap().to_owned();
+    assert!(answer.contains(r#""text":"42""#), "{answer}");
+    // The client goes on: a ping answered as ever; then it ends the session.
+    tap.say("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n");
+    row_where(&mut events, |r| r["dir"] == "s2c" && r["id"] == "3");
+    // Refused, said whole: each with its status.
+    let refusals = [
+        (
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            422,
+            "Unprocessable Content: resend: \"notifications/initialized\" is a notification (no \"id\"): it gets no answer to show; the page resends requests (give it an \"id\")\n",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+            422,
+            "Unprocessable Content: resend: a response (to id 5): it answers what the server asked the client, once, and only the client may; the page resends requests\n",
+        ),
+        (
+            r#"[{"jsonrpc":"2.0","id":5,"method":"ping"}]"#,
+            422,
+            "Unprocessable Content: resend: a batch (a JSON array): the page resends one request at a time\n",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            422,
+            "Unprocessable Content: resend: \"id\" null is not a string or an integer (MCP 2025-11-25 basic: a request's id MUST be one)\n",
+        ),
+        (
+            "{nope",
+            422,
+            "Unprocessable Content: resend: the edited message is not JSON: key must be a string at line 1 column 2\n",
+        ),
+    ];
+    for (message, status, text) in refusals {
+        assert_eq!(
+            tap.resend(n, message),
+            (status, text.to_owned()),
+            "{message}"
+        );
+    }
+    assert_eq!(
+        tap.resend(0, r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#),
+        (422, "Unprocessable Content: resend: event 0 is no bytes a client sent (a lane's opening, close or mark, or the server's)\n".to_owned())
+    );
+    let bad = tap
+        .page
+        .send("POST", &format!("/resend?token={}", tap.page.token), "{");
+    assert_eq!(
+        (bad.status, bad.text()),
+        (400, "Bad Request: resend: the body is not JSON: EOF while parsing an object at line 1 column 1\n".to_owned())
+    );
+    tap.to_tap = None;
+    let mut got = String::new();
+    std::io::Read::read_to_string(&mut tap.from_tap, &mut got).unwrap();
+    // The tap's work is done (the recording whole); its page stays.
+    assert!(
+        tap.page
+            .stderr
+            .by_ref()
+            .map_while(Result::ok)
+            .any(|l| l.contains("ui: done")),
+        "the tap did not finish"
+    );
+    // The client got exactly the server's answers to its own three requests: what
+    // the recording's lane says crossed to it, and not the resend's answer.
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    let (_, recording) = transcript::read(&recorded).unwrap();
+    assert_eq!(got, lane_bytes(&recording, Dir::ToClient));
+    assert_eq!(got.lines().count(), 3, "{got}");
+    assert!(!got.contains(r#""text":"42""#), "{got}");
+    // The server got the client's lines and the resend between them, whole.
+    assert_eq!(
+        lane_bytes(&recording, Dir::ToServer),
+        format!(
+            "{INITIALIZE}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n{call}\n{edited}\n{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}}\n"
+        )
+    );
+    // The recording marks the resend before its bytes, and keeps its answer.
+    let marks: Vec<(String, u64, String)> = recording
+        .iter()
+        .filter_map(|e| match &e.what {
+            What::Intercept(i) => Some((
+                i.step.name().to_owned(),
+                i.hold,
+                String::from_utf8_lossy(&i.bytes).into_owned(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            ("resent".to_owned(), number, format!("{edited}\n")),
+            ("answered".to_owned(), number, format!("{answer}\n")),
+        ]
+    );
+    let at = |want: &dyn Fn(&What) -> bool| recording.iter().position(|e| want(&e.what)).unwrap();
+    let mark = at(&|w| matches!(w, What::Intercept(i) if i.step.name() == "resent"));
+    let bytes = at(&|w| matches!(w, What::Bytes(b) if b.starts_with(edited.as_bytes())));
+    assert_eq!(bytes, mark + 1, "the resend's bytes follow its mark");
+    // check reads the kept answer as the server's: the resend is answered; it did
+    // reuse the client's id 2, which the spec forbids, and check says so.
+    let checked = Command::new(BIN)
+        .arg("check")
+        .arg(&record)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert!(
+        said.contains("error jsonrpc/duplicate-id: request tools/call reuses id 2, used before in this session"),
+        "{said}"
+    );
+    assert!(!said.contains("jsonrpc/unanswered"), "{said}");
+}
+
+#[test]
+fn a_page_with_no_live_session_refuses_to_resend_and_says_which_pages_can() {
+    let dir = common::scratch("ui", "no-resend");
+    let file = demo_recording(&dir, "demo.jsonl", "demo");
+    let page = Page::start(&["ui", file.to_str().unwrap()]);
+    let r = page.send(
+        "POST",
+        &format!("/resend?token={}", page.token),
+        r#"{"event": 1, "message": "{}"}"#,
+    );
+    assert_eq!(
+        (r.status, r.text()),
+        (409, "Conflict: this page cannot resend: the pages of an HTTP tap (tap --http --ui, plain listener), a stdio tap (tap --ui) and a client (client --ui) send requests again\n".to_owned())
+    );
+}
+
+#[test]
+fn a_resend_is_not_behind_a_message_the_tap_holds() {
+    let mut tap = StdioTap::start(
+        &["--ui", "--intercept", "method:tools/call"],
+        &[BIN, "serve"],
+    );
+    let mut events = Events::open(&tap.page);
+    tap.say(&format!("{INITIALIZE}\n"));
+    // The page resends from the initialize request's row.
+    let (n, _) = row_where(&mut events, |r| r["kind"] == "msg" && r["dir"] == "c2s");
+    tap.say("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
+    tap.say(&format!("{call}\n"));
+    let (_, held) = row_where(&mut events, |r| r["step"] == "held");
+    // The call waits on the page; the page's own request goes to the server now.
+    let (status, said) = tap.resend(n, r#"{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"add","arguments":{"a":20,"b":22}}}"#);
+    assert_eq!(status, 202, "{said}");
+    let (_, answered) = row_where(&mut events, |r| r["step"] == "answered");
+    assert_eq!(answered["id"], "\"p\"");
+    assert!(
+        answered["bytes"]
+            .as_str()
+            .unwrap()
+            .contains(r#""text":"42""#),
+        "{answered}"
+    );
+    let decided = tap.page.send(
+        "POST",
+        &format!("/intercept?token={}", tap.page.token),
+        &serde_json::json!({"hold": held["hold"], "action": "forward"}).to_string(),
+    );
+    assert_eq!(decided.status, 200, "{}", decided.text());
+    tap.to_tap = None;
+    let mut got = String::new();
+    std::io::Read::read_to_string(&mut tap.from_tap, &mut got).unwrap();
+    // The client got its two answers, and nothing of the page's.
+    let ids: Vec<serde_json::Value> = got
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].clone())
+        .collect();
+    assert_eq!(ids, [serde_json::json!(1), serde_json::json!(2)], "{got}");
+    assert!(got.contains(r#""text":"3""#), "{got}");
+}
+
+#[test]
+fn a_stdio_tap_refuses_a_resend_it_could_not_tell_apart_or_place() {
+    // A server that reads nothing and answers nothing: the client's requests stay
+    // in flight.
+    let mut tap = StdioTap::start(
+        &["--ui", "--max-message-bytes", "1024"],
+        &["sh", "-c", "sleep 30"],
+    );
+    let mut events = Events::open(&tap.page);
+    tap.say("{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"ping\"}\n");
+    let (n, _) = row_where(&mut events, |r| r["dir"] == "c2s" && r["kind"] == "msg");
+    assert_eq!(
+        tap.resend(n, r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#),
+        (409, "Conflict: resend: id \"a\" is in flight from the client (its request is not answered yet): the server's two answers could not be told apart; give the resend another id\n".to_owned())
+    );
+    let (status, said) = tap.resend(n, r#"{"jsonrpc":"2.0","id":"b","method":"ping"}"#);
+    assert_eq!(status, 202, "{said}");
+    assert_eq!(
+        tap.resend(n, r#"{"jsonrpc":"2.0","id":"b","method":"ping"}"#),
+        (409, "Conflict: resend: id \"b\" is an earlier resend's, still waiting for its answer; give this one another id\n".to_owned())
+    );
+    // A line longer than --max-message-bytes passes as it comes: while it is
+    // unfinished, nothing may be written inside it.
+    tap.say(&format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":\"c\",\"method\":\"ping\",\"params\":{{\"x\":\"{}",
+        "x".repeat(2000)
+    ));
+    let deadline = std::time::Instant::now() + common::http_client::WAIT;
+    let mut attempt = 0;
+    let mid = loop {
+        // A new id each time: a resend that went in first still waits for its answer.
+        attempt += 1;
+        let r = tap.resend(
+            n,
+            &format!(r#"{{"jsonrpc":"2.0","id":"d{attempt}","method":"ping"}}"#),
+        );
+        if r.0 == 409 || std::time::Instant::now() > deadline {
+            break r;
+        }
+        // Not read by the tap yet: that resend went in before the long line.
+        assert_eq!(r.0, 202, "{}", r.1);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(
+        mid,
+        (409, "Conflict: resend: the client is writing a line too long to be passed whole (--max-message-bytes): a resend now would land inside it; try again when it ends\n".to_owned())
+    );
+    tap.say("\"}}\n");
+    tap.to_tap = None;
+    let deadline = std::time::Instant::now() + common::http_client::WAIT;
+    let closed = loop {
+        attempt += 1;
+        let r = tap.resend(
+            n,
+            &format!(r#"{{"jsonrpc":"2.0","id":"e{attempt}","method":"ping"}}"#),
+        );
+        // Until the tap has read the long line's end and then the close, a resend
+        // is refused as inside that line, or goes in.
+        if (r.0 == 409 && !r.1.contains("a line too long")) || std::time::Instant::now() > deadline
+        {
+            break r;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(
+        closed,
+        (409, "Conflict: resend: the server's stdin is closed (the client ended the session): nothing more can be sent to it\n".to_owned())
+    );
+}
+
+/// One request a client sent, read from a recording's fact lines.
+#[derive(Debug)]
+struct Asked {
+    /// The header pairs of the HTTP request head it came in (none on stdio).
+    headers: Vec<serde_json::Value>,
+    /// Its method.
+    method: String,
+    /// Its id, as JSON text.
+    id: String,
+}
+
+/// The requests of a recording, from its fact lines, and each client-side head's
+/// start line.
+fn requests_of(recorded: &str) -> (Vec<Asked>, Vec<String>) {
+    let mut head: std::collections::HashMap<String, Vec<serde_json::Value>> = Default::default();
+    let (mut requests, mut starts) = (Vec::new(), Vec::new());
+    for line in recorded.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["dir"] != "c2s" {
+            continue;
+        }
+        let lane = v["lane"].as_str().unwrap_or_default().to_owned();
+        match v["fact"].as_str() {
+            Some("head") => {
+                starts.push(v["start"].as_str().unwrap().to_owned());
+                head.insert(lane, v["headers"].as_array().unwrap().clone());
+            }
+            Some("message") if v["shape"] == "request" => requests.push(Asked {
+                headers: head.get(&lane).cloned().unwrap_or_default(),
+                method: v["method"].as_str().unwrap().to_owned(),
+                id: v["id"].to_string(),
+            }),
+            _ => {}
+        }
+    }
+    (requests, starts)
+}
+
+#[test]
+fn a_clients_page_resends_on_the_live_session_over_stdio_and_http_in_both_eras() {
+    let dir = common::scratch("ui", "client-resend");
+    let mut server = Command::new(BIN)
+        .args(["serve", "--http", "--port", "0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = BufReader::new(server.stderr.take().unwrap()).lines();
+    let line = said.next().unwrap().unwrap();
+    let url = line
+        .split("listening on ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{line}"))
+        .trim()
+        .to_owned();
+    for (era, target) in [
+        ("legacy", vec!["--", BIN, "serve"]),
+        ("modern", vec!["--", BIN, "serve"]),
+        ("legacy", vec![url.as_str()]),
+        ("modern", vec![url.as_str()]),
+    ] {
+        let record = dir.join(format!("{era}-{}.jsonl", target.len()));
+        let mut args = vec![
+            "client",
+            "--ui",
+            "--color",
+            "never",
+            "--era",
+            era,
+            "--record",
+            record.to_str().unwrap(),
+            "--call",
+            r#"add={"a":1,"b":2}"#,
+        ];
+        args.extend(&target);
+        let mut page = Page::start(&args);
+        let how = format!("{era} {}", target.join(" "));
+        assert!(
+            page.stderr
+                .by_ref()
+                .map_while(Result::ok)
+                .any(|l| l.contains("the session open for its resends until Ctrl-C")),
+            "{how}: the client did not keep its session"
+        );
+        let info = page.get(&format!("/info?token={}", page.token), "").json();
+        assert_eq!(
+            (&info["resend"], &info["resend_rows"]),
+            (&serde_json::json!(true), &serde_json::json!("requests")),
+            "{how}"
+        );
+        let mut events = Events::open(&page);
+        let (n, call) = row_where(&mut events, |r| {
+            r["dir"] == "c2s" && r["kind"] == "msg" && r["method"] == "tools/call"
+        });
+        let call = call["bytes"].as_str().unwrap().trim_end().to_owned();
+        let edited = call.replace(r#""a":1"#, r#""a":40"#);
+        assert_ne!(edited, call, "{how}");
+        let ask = serde_json::json!({"event": n, "message": edited}).to_string();
+        let sent = page.send("POST", &format!("/resend?token={}", page.token), &ask);
+        assert_eq!(sent.status, 202, "{how}: {}", sent.text());
+        let sent = sent.json();
+        let id = sent["id"].as_i64().unwrap();
+        assert_eq!(sent["answered"], true, "{how}: {sent}");
+        // Its answer, a new row: the result of 40 + 2.
+        let id_text = id.to_string();
+        let (_, answer) = row_where(&mut events, |r| {
+            r["dir"] == "s2c" && r["kind"] == "msg" && r["id"] == id_text.as_str()
+        });
+        assert!(
+            answer["bytes"].as_str().unwrap().contains(r#""text":"42""#),
+            "{how}: {answer}"
+        );
+        // Not a request: refused, said.
+        let r = page.send(
+            "POST",
+            &format!("/resend?token={}", page.token),
+            &serde_json::json!({"event": n, "message": r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#}).to_string(),
+        );
+        assert_eq!((r.status, r.text()), (422, "Unprocessable Content: resend: \"notifications/initialized\" is a notification (no \"id\"): it gets no answer to show; the page resends requests (give it an \"id\")\n".to_owned()), "{how}");
+        // Ctrl-C: the session is closed and the client ends.
+        let pid = page.child.id().to_string();
+        assert!(
+            Command::new("kill")
+                .args(["-INT", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let status = page.child.wait().unwrap();
+        assert!(status.success(), "{how}: {status}");
+        let recorded = std::fs::read_to_string(&record).unwrap();
+        // Sent as edited, with the session's next id.
+        let (_, recording) = transcript::read(&recorded).unwrap();
+        let c2s = lane_bytes_any(&recording);
+        let want = edited.replacen(
+            &format!("\"id\":{}", call_id(&call)),
+            &format!("\"id\":{id}"),
+            1,
+        );
+        assert!(c2s.contains(&want), "{how}: {want} not in {c2s}");
+        let (requests, starts) = requests_of(&recorded);
+        let calls: Vec<_> = requests
+            .iter()
+            .filter(|r| r.method == "tools/call")
+            .collect();
+        assert_eq!(calls.len(), 2, "{how}: {requests:?}");
+        assert_eq!(calls[1].id, id.to_string(), "{how}");
+        if target.len() == 1 {
+            // HTTP: the resend's head is the client's own for that call (the session
+            // id and version, or the mirrored headers), but for its length.
+            let without_length = |h: &Vec<serde_json::Value>| -> Vec<serde_json::Value> {
+                h.iter()
+                    .filter(|h| h[0] != "content-length")
+                    .cloned()
+                    .collect()
+            };
+            assert_eq!(
+                without_length(&calls[1].headers),
+                without_length(&calls[0].headers),
+                "{how}"
+            );
+            assert!(!calls[1].headers.is_empty(), "{how}");
+            if era == "legacy" {
+                assert!(
+                    calls[1].headers.iter().any(|h| h[0] == "mcp-session-id"),
+                    "{how}: {:?}",
+                    calls[1].headers
+                );
+                assert_eq!(
+                    starts.last().unwrap().split(' ').next(),
+                    Some("DELETE"),
+                    "{how}: {starts:?}"
+                );
+            } else {
+                assert!(
+                    calls[1].headers.iter().any(|h| h[0]
+                        .as_str()
+                        .is_some_and(|n| n.eq_ignore_ascii_case("mcp-method"))),
+                    "{how}: {:?}",
+                    calls[1].headers
+                );
+            }
+        } else {
+            // stdio: the server's stdin closed after the resend.
+            assert!(
+                recording
+                    .iter()
+                    .any(|e| matches!(&e.what, mcp_raw_wire::event::What::Close(_))
+                        && e.dir == mcp_raw_wire::event::Dir::ToServer),
+                "{how}"
+            );
+        }
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
+/// The id of a request as written.
+fn call_id(message: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(message).unwrap()["id"].to_string()
+}
+
+/// Every byte the client sent, on every lane, concatenated.
+fn lane_bytes_any(events: &[mcp_raw_wire::event::Event]) -> String {
+    let bytes: Vec<u8> = events
+        .iter()
+        .filter(|e| e.dir == mcp_raw_wire::event::Dir::ToServer)
+        .filter_map(|e| match &e.what {
+            mcp_raw_wire::event::What::Bytes(b) => Some(b.to_vec()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// `mcp-raw client URL --call ADD`: a session that must succeed.

@@ -52,12 +52,34 @@ fn run_stdio(args: TapArgs) -> anyhow::Result<i32> {
     if let Some(i) = &intercept {
         super::ui::intercept_with(i.clone());
     }
+    // The page resends into the server's stdin: a line between the client's,
+    // through the same interceptor (a new one, holding nothing, without --intercept).
+    let resend = args.ui.then(|| {
+        let through = intercept.clone().unwrap_or_else(|| {
+            std::sync::Arc::new(mcp_raw_tools::tap::intercept::Interceptor::new(
+                None,
+                args.intercept_timeout,
+            ))
+        });
+        let lane = recorder.lane(mcp_raw_wire::event::LaneKind::Stdio);
+        std::sync::Arc::new(mcp_raw_tools::tap::resend::Resender::new(
+            recorder.clone(),
+            through,
+            lane,
+        ))
+    });
+    if let Some(r) = &resend {
+        super::ui::resend_into(std::sync::Arc::new(mcp_raw_tools::tap::resend::Shared(
+            r.clone(),
+        )));
+    }
     let status = stdio::run(stdio::Config {
         command: args.command,
         recorder,
         drain_timeout: args.drain_timeout,
         intercept,
         max_line: args.max_message_bytes,
+        resend,
     });
     if let Some(live) = live {
         live.finish();

@@ -135,6 +135,30 @@ pub fn resend_through(at: std::net::SocketAddr) {
     }
 }
 
+/// A live session takes the page's resends (a stdio tap's server, a client's);
+/// false when this process serves no page.
+pub fn resend_into(session: std::sync::Arc<dyn ui::live::Live>) -> bool {
+    match PAGE.get() {
+        Some(page) => {
+            page.resend_into(session);
+            true
+        }
+        None => false,
+    }
+}
+
+/// A program that kept its page served itself (a client's, with its session open
+/// until Ctrl-C): [`linger`] has nothing more to do.
+static LINGERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The page's URL, for a program that keeps it served itself until Ctrl-C (and
+/// then exits: [`linger`] returns at once); none when there is no page.
+pub fn keep_serving() -> Option<&'static str> {
+    let url = SERVED.get()?;
+    LINGERED.store(true, std::sync::atomic::Ordering::Relaxed);
+    Some(url)
+}
+
 /// The tap holds messages (`--intercept`): the page shows them and decides.
 pub fn intercept_with(holds: std::sync::Arc<mcp_raw_tools::tap::intercept::Interceptor>) {
     if let Some(page) = PAGE.get() {
@@ -149,6 +173,9 @@ static SERVED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 /// done, until interrupted (Ctrl-C): a client's session ends in a second, and its
 /// page is still worth reading. Returns at once otherwise.
 pub fn linger() {
+    if LINGERED.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
     if let Some(url) = SERVED.get() {
         eprintln!("[mcp-raw] ui: done; the page stays at {url} until Ctrl-C");
         loop {

@@ -42,6 +42,7 @@
 //!     stdio.rs          the stdio path: a line out, lines in until the response
 //!     http.rs           the HTTP path: mirrored headers, OAuth retries, session, resumes
 //!     tools.rs          tools/list and tools/call: x-mcp-header, task support
+//!     resend.rs         a request edited on the page (client --ui), sent again on the session
 //!   answers.rs          what the client answers when a server asks
 //!   ask_user.rs         --ask: sampling and elicitation answered at a terminal
 //!   tasks.rs            following a task a server runs for tools/call, polled on the wire

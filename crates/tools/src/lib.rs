@@ -31,6 +31,8 @@
 //!     gateway.rs        the 502 the tap writes itself: target unreachable, or not HTTP
 //!   rewrite.rs          `--rewrite-host`: the Host line of each request head, nothing else
 //!   intercept.rs        `--intercept`: a message held in flight, forwarded, edited or dropped
+//!   resend.rs           the page's resend on a stdio tap: a line between the client's, its
+//!                       answer kept from the client
 //!   proxy/              `tap --proxy`: a forward proxy (CONNECT), TLS decrypted per host
 //!     mod.rs            Config, --decrypt-host patterns, a request served its way; 400/502
 //!     ask.rs            the proxy request: its head read, CONNECT or absolute form
@@ -80,6 +82,7 @@
 //!   post.rs             what the page asks with POST, each body within its limit
 //!   export.rs           what the page shows, as a transcript or a frozen page
 //!   resend.rs           a relayed request, edited, sent again through the HTTP tap
+//!   live.rs             a live session the page resends into: a stdio tap's server, a client's
 //!   diff.rs             `ui A B`: two recordings paired message by message
 //!   page.rs             the page's files, compiled in
 //!   page/               index.html, ui.js, ui.css, diff.html, diff.js

@@ -122,20 +122,26 @@ pub enum What {
     /// what was negotiated and the peer's certificates. Boxed: it is rare and big.
     Tls(Box<super::tls::TlsFacts>),
     /// A tap held a message in flight (`tap --intercept`), or said what became of one
-    /// it held: not bytes that crossed (those follow as their own event when the
+    /// it held; or it wrote the page's resend, or kept the answer to one from the
+    /// client: not bytes that crossed (those follow as their own event when the
     /// message is passed on), a mark on the lane where they would have. Boxed: rare.
     Intercept(Box<Intercepted>),
 }
 
-/// One step of a message a tap held (`tap --intercept`).
+/// One step of a message a tap held (`tap --intercept`), or of a message the page
+/// had the tap send (a resend on a stdio tap): the tap's own doings on the wire.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Intercepted {
-    /// Which held message: numbered from 1 per tap, the same on each of its steps.
+    /// Which held message or resend: numbered from 1 per tap (holds and resends
+    /// share the count, so a number names one of them), the same on each of its
+    /// steps.
     pub hold: u64,
     /// What happened to it.
     pub step: HoldStep,
     /// `Held`: the message as it arrived; `Changed`: as the person edited it (the
-    /// two versions); empty for the other steps.
+    /// two versions); `Resent`: the line the tap wrote to the server; `Answered`:
+    /// the server's answer, which never crossed to the client; empty for the
+    /// other steps.
     pub bytes: Bytes,
 }
 
@@ -156,6 +162,14 @@ impl Intercepted {
                 "held #{}: no decision before the deadline (--intercept-timeout): forwarded as it arrived",
                 self.hold
             ),
+            HoldStep::Resent => format!(
+                "resend #{} from the page (the client never sent it), written to the server: {text}",
+                self.hold
+            ),
+            HoldStep::Answered => format!(
+                "resend #{}: the server's answer, kept from the client (which never asked): {text}",
+                self.hold
+            ),
         }
     }
 }
@@ -173,6 +187,12 @@ pub enum HoldStep {
     Dropped,
     /// No decision before the deadline (`--intercept-timeout`): passed on unchanged.
     Expired,
+    /// Not the client's: the page's resend, written to the server between the
+    /// client's lines (its bytes follow on the lane, as the server got them).
+    Resent,
+    /// The server's answer to a resend (the same id): recorded here, never passed
+    /// to the client, which never asked (so not among the lane's bytes).
+    Answered,
 }
 
 impl HoldStep {
@@ -184,6 +204,8 @@ impl HoldStep {
             HoldStep::Changed => "changed",
             HoldStep::Dropped => "dropped",
             HoldStep::Expired => "expired",
+            HoldStep::Resent => "resent",
+            HoldStep::Answered => "answered",
         }
     }
 
@@ -195,6 +217,8 @@ impl HoldStep {
             HoldStep::Changed,
             HoldStep::Dropped,
             HoldStep::Expired,
+            HoldStep::Resent,
+            HoldStep::Answered,
         ]
         .into_iter()
         .find(|s| s.name() == name)

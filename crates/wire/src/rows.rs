@@ -196,6 +196,22 @@ impl Rows {
                 if !i.bytes.is_empty() {
                     r.insert("bytes".into(), json!(marked(i.bytes.trim_ascii_end())));
                 }
+                if i.step == super::event::HoldStep::Answered {
+                    // The answer to the page's resend: never on the lane, still the
+                    // response to the resent request (paired by its id, as any).
+                    let bytes = i.bytes.trim_ascii_end();
+                    let class = super::classify::classify(bytes);
+                    r.insert("answers".into(), json!(self.asked.answers(&class)));
+                    r.insert("shape".into(), json!(class.shape));
+                    r.insert(
+                        "id".into(),
+                        json!(class.id.as_ref().map(|id| id.to_string())),
+                    );
+                    r.insert(
+                        "pretty".into(),
+                        json!(super::pretty::json_text(bytes, &PLAIN)),
+                    );
+                }
                 rows.push(self.in_session(e, r));
             }
             What::Bytes(_) => {}

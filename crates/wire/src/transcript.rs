@@ -1,5 +1,5 @@
 // Over 500 lines: about 100 of them are its unit tests; the rest is the one format, written and read back.
-//! The transcript: one recording as JSON Lines, version 3 (the README's "Transcript
+//! The transcript: one recording as JSON Lines, version 4 (the README's "Transcript
 //! format" section shows one). The first line says what it is; then every wire event
 //! is a line, in order, followed by the facts it completed:
 //!
@@ -21,7 +21,11 @@
 //! it always was: it has none. Version 3 added the `"intercept"` event: a message a
 //! tap held (`tap --intercept`) and what became of it, `{"step":"held","hold":1,
 //! "text":…}`; the bytes passed on follow as their own event, so the lane's bytes
-//! are still exactly what crossed to the peer.
+//! are still exactly what crossed to the peer. Version 4 added two steps of it for
+//! the page's resend on a stdio tap: `resent` (the line the tap wrote to the server
+//! for the page, not the client's; its bytes follow on the lane) and `answered`
+//! (the server's answer to it, kept from the client, so only in the mark). A
+//! version 3 file is read as it always was: it has neither.
 
 use super::decode::{Decoder, Fact, Source};
 use super::event::{Dir, Event, Lane, What};
@@ -32,11 +36,11 @@ use std::io::Write;
 use std::time::Duration;
 
 /// The format's version: bumped when a reader of the old one would misread the new.
-pub const VERSION: u64 = 3;
+pub const VERSION: u64 = 4;
 
 /// The versions this reader reads: 1 is 2 without `"tls"` events, 2 is 3 without
-/// `"intercept"` events.
-pub const READS: [u64; 3] = [1, 2, 3];
+/// `"intercept"` events, 3 is 4 without their `resent` and `answered` steps.
+pub const READS: [u64; 4] = [1, 2, 3, 4];
 
 /// What the first line says.
 #[derive(Debug, Clone, PartialEq)]
@@ -596,7 +600,7 @@ mod tests {
         };
         let header = Header::new("client", "http");
         let text = format!("{}\n{}\n", header.to_json(), event_json(&event));
-        assert!(text.contains("\"version\":3"), "{text}");
+        assert!(text.contains("\"version\":4"), "{text}");
         let (_, events) = read(&text).unwrap();
         assert_eq!(events, vec![event]);
         // A version 1 file (no "tls" events) reads as it did.
@@ -604,7 +608,7 @@ mod tests {
         let (header, events) = read(old).unwrap();
         assert_eq!(header.role, "client");
         assert_eq!(events.len(), 1);
-        assert!(read("{\"transcript\":\"mcp-raw\",\"version\":4}").is_err());
+        assert!(read("{\"transcript\":\"mcp-raw\",\"version\":5}").is_err());
     }
 
     #[test]
@@ -619,6 +623,8 @@ mod tests {
             (HoldStep::Changed, &b"{\"id\":2}\n"[..]),
             (HoldStep::Dropped, &b""[..]),
             (HoldStep::Expired, &b"\xff"[..]),
+            (HoldStep::Resent, &b"{\"id\":3}\n"[..]),
+            (HoldStep::Answered, &b"{\"id\":3,\"result\":{}}\n"[..]),
         ]
         .into_iter()
         .map(|(step, bytes)| Event {

@@ -15,7 +15,10 @@ macro_rules! client_examples {
   mcp-raw client --call echo='{"message": "hi"}' --record out.jsonl "npx -y @modelcontextprotocol/server-everything"
   mcp-raw client --method resources/read --params '{"uri": "test://static-text"}' -- mcp-raw serve --fixture conformance
   mcp-raw client --oneline --call get_current_time -- mcp-raw serve
-      (a line per message instead of the whole JSON)"#
+      (a line per message instead of the whole JSON)
+  mcp-raw client --ui --call add='{"a": 2, "b": 3}' -- mcp-raw serve
+      (with --ui the session stays open after the calls, for requests edited and
+      resent from the page, until Ctrl-C closes it: DELETE, or the server's stdin)"#
     };
 }
 pub(crate) use client_examples;

@@ -117,7 +117,10 @@ pub struct TapArgs {
     pub record: Option<PathBuf>,
     /// Show every byte in and out live in a web page on 127.0.0.1 (its URL, with a
     /// random token, printed on stderr): the messages as a list or a sequence, each
-    /// opening to its exact bytes.
+    /// opening to its exact bytes. A request can be edited and resent from the page:
+    /// over stdio it is written to the server between the client's lines (which then
+    /// pass whole) and its answer kept from the client; over HTTP it goes through the
+    /// tap on a new connection.
     #[arg(long)]
     pub ui: bool,
     #[command(flatten)]

@@ -4,6 +4,7 @@
 
 mod flags;
 mod oauth;
+mod resend;
 mod target;
 
 pub use target::Target;
@@ -89,6 +90,8 @@ pub async fn run(
         Target::Stdio(words) => words.join(" "),
     };
     let answers = flags::answers(args)?;
+    // --ui: the page may resend on this session (once the work below is done).
+    let resends = resend::offer();
     let link = target::open_link(&target, args, &printer)?;
     let eras: Eras = args.era.into();
     let options = Options {
@@ -173,6 +176,9 @@ pub async fn run(
             })
             .await?;
         printer.caption(&format!("Stopped listening: {ended}"));
+    }
+    if let Some(resends) = resends {
+        resends.serve(&mut client).await;
     }
     client.close().await?;
     if failed > 0 {

@@ -118,6 +118,20 @@ impl Checker {
         if let What::Tls(facts) = &event.what {
             tls(facts, &at, &mut out);
         }
+        // A stdio tap's answer to the page's resend (`answered`): the server's
+        // response line, which the lane's bytes do not carry (the client never got
+        // it), read as the server's next line so the resent request is answered.
+        let kept;
+        let event = match &event.what {
+            What::Intercept(i) if i.step == crate::wire::event::HoldStep::Answered => {
+                kept = Event {
+                    what: What::Bytes(i.bytes.clone()),
+                    ..event.clone()
+                };
+                &kept
+            }
+            _ => event,
+        };
         for fact in self.decoder.feed(event) {
             if let Fact::Payload { class, .. } = &fact
                 && (class.is_message() || class.shape == "invalid")

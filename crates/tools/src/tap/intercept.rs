@@ -206,6 +206,12 @@ impl Interceptor {
         Ok(())
     }
 
+    /// The next number of the tap's own doings (a hold, or a resend from the page:
+    /// they share the count, so `#N` on the page names one of them).
+    pub fn number(&self) -> u64 {
+        self.next.fetch_add(1, Ordering::Relaxed)
+    }
+
     /// The deadline of a hold.
     pub fn timeout(&self) -> Duration {
         self.timeout
@@ -249,6 +255,23 @@ impl Interceptor {
         line: &[u8],
         write: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
+        self.pass_with(recorder, lane, dir, line, &mut |b| {
+            recorder.bytes(lane, dir, b);
+            write(b)
+        })
+    }
+
+    /// [`pass`](Self::pass), the bytes that cross both recorded and written by
+    /// `send` (so a caller can do the two under a lock of its own, which the wait
+    /// for a decision is not under: the stdio tap's resends go on meanwhile).
+    pub fn pass_with(
+        &self,
+        recorder: &Recorder,
+        lane: Lane,
+        dir: Dir,
+        line: &[u8],
+        send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
         let held = {
             let filter = self
                 .filter
@@ -259,10 +282,9 @@ impl Interceptor {
             })
         };
         if !held {
-            recorder.bytes(lane, dir, line);
-            return write(line);
+            return send(line);
         }
-        let hold = self.next.fetch_add(1, Ordering::Relaxed);
+        let hold = self.number();
         let bytes = Bytes::copy_from_slice(line);
         let (wake, woken) = mpsc::channel();
         self.waiting.locked().insert(
@@ -292,16 +314,14 @@ impl Interceptor {
         match decision {
             Ok(Decision::Forward) => {
                 mark(HoldStep::Forwarded, Bytes::new());
-                recorder.bytes(lane, dir, line);
-                write(line)
+                send(line)
             }
             Ok(Decision::Change(edited)) => {
                 // The same line end as the original's.
                 let end = &line[line.trim_ascii_end().len()..];
                 let new = [edited.trim_ascii_end(), end].concat();
                 mark(HoldStep::Changed, Bytes::from(new.clone()));
-                recorder.bytes(lane, dir, &new);
-                write(&new)
+                send(&new)
             }
             Ok(Decision::Drop) => {
                 mark(HoldStep::Dropped, Bytes::new());
@@ -309,8 +329,7 @@ impl Interceptor {
             }
             Err(_) => {
                 mark(HoldStep::Expired, Bytes::new());
-                recorder.bytes(lane, dir, line);
-                write(line)
+                send(line)
             }
         }
     }

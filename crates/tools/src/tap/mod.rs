@@ -7,6 +7,8 @@
 //!               the tap spawns the server and copies bytes between the two sets of pipes
 //! http/         `tap --http`: a reverse proxy at the TCP level, one lane per connection;
 //!               the one response it writes itself is a 502 for a target it cannot reach
+//! resend.rs     the page's resend on a stdio tap: a line between the client's, its
+//!               answer kept from the client
 //! rewrite.rs    `--rewrite-host`: the Host line of each request head, and nothing else
 //! proxy/        `tap --proxy`: a forward proxy (CONNECT), decrypting chosen hosts' TLS
 //! ca.rs         `mcp-raw ca`: the local CA, and the leaf it signs for each decrypted host
@@ -29,6 +31,8 @@ pub mod ca;
 pub mod http;
 pub mod intercept;
 pub mod proxy;
+#[cfg(unix)]
+pub mod resend;
 pub mod rewrite;
 // Pipes as file descriptors, exit statuses with signals, signals passed on: Unix.
 #[cfg(unix)]

@@ -16,7 +16,8 @@
 //!
 //! A read is recorded, then written on at once in one write: no line is waited for,
 //! so a server that writes half a line, or a line that is not JSON, is passed on as it
-//! is. The end of a pipe is passed on too: the client closing our stdin closes the
+//! is. (With `--intercept`, or `--ui` whose page resends into the server's stdin, the
+//! stdio lane passes whole lines instead: `copy_lines`, `resend.rs`.) The end of a pipe is passed on too: the client closing our stdin closes the
 //! server's (which is how a stdio session ends, `basic/lifecycle` "Shutdown"); the
 //! server closing its stdout closes ours: the client sees the end the moment the
 //! server's comes. (The tap writes through a duplicate of its stdout and never closes
@@ -55,6 +56,10 @@ pub struct Config {
     /// The longest line held whole for `--intercept` (`--max-message-bytes`); a
     /// longer one is passed on as it comes, never held.
     pub max_line: usize,
+    /// `--ui`: the page's resends, written to the server's stdin between the
+    /// client's lines (both directions then pass whole lines, through its
+    /// interceptor, `intercept` when given), and their answers kept from the client.
+    pub resend: Option<std::sync::Arc<super::resend::Resender>>,
 }
 
 /// Why the tap could not start the server: the shells' 126 and 127 tell a client
@@ -98,7 +103,10 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
         drain_timeout,
         intercept,
         max_line,
+        resend,
     } = config;
+    // Whole lines whenever something is held or written between the client's.
+    let intercept = intercept.or_else(|| resend.as_ref().map(|r| r.interceptor().clone()));
     let (program, args) = command
         .split_first()
         .context("no server command after `--`")?;
@@ -135,17 +143,50 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
     // after the server is gone, and the process exit ends it.
     let rec = recorder.clone();
     let held = intercept.clone();
-    std::thread::spawn(move || match held {
-        Some(i) => copy_lines(
-            our_stdin,
-            child_stdin,
-            &rec,
-            lane,
-            Dir::ToServer,
-            &i,
-            max_line,
-        ),
-        None => copy(our_stdin, child_stdin, &rec, lane, Dir::ToServer),
+    let page = resend.clone();
+    // With the page's resends, the server's stdin is shared with them, under one
+    // lock, from before anything can be sent.
+    let child_stdin = match &resend {
+        Some(r) => {
+            r.attach(File::from(OwnedFd::from(child_stdin)));
+            None
+        }
+        None => Some(child_stdin),
+    };
+    std::thread::spawn(move || match (held, page, child_stdin) {
+        (_, Some(r), _) => {
+            copy_lines(
+                our_stdin,
+                &rec,
+                lane,
+                Dir::ToServer,
+                max_line,
+                &mut |line| r.client_line(line),
+                &mut |part| r.client_part(part),
+            );
+            r.close();
+        }
+        (Some(i), None, Some(mut to)) => {
+            let to = std::cell::RefCell::new(&mut to);
+            copy_lines(
+                our_stdin,
+                &rec,
+                lane,
+                Dir::ToServer,
+                max_line,
+                &mut |line| {
+                    i.pass(&rec, lane, Dir::ToServer, line, &mut |b| {
+                        to.borrow_mut().write_all(b)
+                    })
+                },
+                &mut |part| {
+                    rec.bytes(lane, Dir::ToServer, part);
+                    to.borrow_mut().write_all(part)
+                },
+            )
+        }
+        (None, None, Some(to)) => copy(our_stdin, to, &rec, lane, Dir::ToServer),
+        (_, None, None) => {}
     });
     let (done, finished) = mpsc::channel();
     for (from, to, lane) in [
@@ -154,9 +195,34 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
     ] {
         let (rec, done) = (recorder.clone(), done.clone());
         let held = intercept.clone().filter(|_| lane.kind == LaneKind::Stdio);
+        let page = resend.clone();
         std::thread::spawn(move || {
             match held {
-                Some(i) => copy_lines(from, to, &rec, lane, Dir::ToClient, &i, max_line),
+                Some(i) => {
+                    let mut to = to;
+                    let to = std::cell::RefCell::new(&mut to);
+                    copy_lines(
+                        from,
+                        &rec,
+                        lane,
+                        Dir::ToClient,
+                        max_line,
+                        &mut |line| {
+                            // The answer to a page's resend: recorded, kept from the
+                            // client, which never asked.
+                            if page.as_ref().is_some_and(|r| r.server_line(line)) {
+                                return Ok(());
+                            }
+                            i.pass(&rec, lane, Dir::ToClient, line, &mut |b| {
+                                to.borrow_mut().write_all(b)
+                            })
+                        },
+                        &mut |part| {
+                            rec.bytes(lane, Dir::ToClient, part);
+                            to.borrow_mut().write_all(part)
+                        },
+                    )
+                }
                 None => copy(from, to, &rec, lane, Dir::ToClient),
             }
             if lane.kind == LaneKind::Stdio {
@@ -247,17 +313,18 @@ fn copy(mut from: impl Read, mut to: impl Write, recorder: &Recorder, lane: Lane
     recorder.emit(lane, dir, What::Close(why));
 }
 
-/// [`copy`] under `--intercept`: whole lines, each passed through the interceptor
-/// (held when the filter matches), in order. A line longer than `max_line`, and what
-/// is left without a newline at the end, are passed on as they are.
+/// [`copy`] in whole lines (under `--intercept`, or with the page's resends): each
+/// line handed to `line` (which records and writes it, or holds or keeps it), in
+/// order. A line longer than `max_line`, and what is left without a newline at the
+/// end, go to `part` as they are (recorded and written, never held).
 fn copy_lines(
     mut from: impl Read,
-    mut to: impl Write,
     recorder: &Recorder,
     lane: Lane,
     dir: Dir,
-    intercept: &super::intercept::Interceptor,
     max_line: usize,
+    line: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    part: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
 ) {
     let (source, sink) = match dir {
         Dir::ToServer => ("the client (our stdin)", "the server's stdin"),
@@ -269,8 +336,7 @@ fn copy_lines(
         let n = match from.read(&mut buf) {
             Ok(0) => {
                 if !pending.is_empty() {
-                    recorder.bytes(lane, dir, &pending);
-                    let _ = to.write_all(&pending);
+                    let _ = part(&pending);
                 }
                 break format!("EOF from {source}: closing {sink}");
             }
@@ -282,8 +348,7 @@ fn copy_lines(
         let mut start = 0;
         while let Some(i) = pending[start..].iter().position(|&b| b == b'\n') {
             let end = start + i + 1;
-            let mut write = |b: &[u8]| to.write_all(b);
-            if let Err(e) = intercept.pass(recorder, lane, dir, &pending[start..end], &mut write) {
+            if let Err(e) = line(&pending[start..end]) {
                 break 'copy format!("writing {sink} failed: {e}");
             }
             start = end;
@@ -291,8 +356,7 @@ fn copy_lines(
         pending.drain(..start);
         if pending.len() > max_line {
             // Too long to hold whole: passed on as it comes, never held.
-            recorder.bytes(lane, dir, &pending);
-            if let Err(e) = to.write_all(&pending) {
+            if let Err(e) = part(&pending) {
                 break format!("writing {sink} failed: {e}");
             }
             pending.clear();

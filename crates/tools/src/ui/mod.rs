@@ -15,7 +15,9 @@
 //! POST /export.jsonl?token=T  the same of the events a body `0-4,7` names, and
 //!                             what they need to be read (export.rs)
 //! POST /resend?token=T        {"event": N, "message": "…"}: request N sent again
-//!                             with that body, through the HTTP tap (resend.rs)
+//!                             with that body, through the HTTP tap (resend.rs),
+//!                             or on a live session: a stdio tap's server, a
+//!                             client's session (live.rs)
 //! POST /intercept?token=T     {"hold": N, "action": "forward"|"change"|"drop",
 //!                             "message": "…"}: a held message decided (tap --intercept)
 //! POST /intercept/filter?token=T  {"filter": "method:tools/call"}: what is held
@@ -40,6 +42,7 @@
 //! post.rs     what the page asks with POST: exports, a resend, a held message
 //!             decided, the filter; each body read within its limit
 //! resend.rs   a relayed request, edited, sent again through the HTTP tap
+//! live.rs     a live session that takes the page's resends (stdio tap, client)
 //! findings.rs check's findings, tied to their events, as the page reads them
 //! page.rs     the page's files, compiled in
 //! page/       index.html, ui.js, ui.css
@@ -49,6 +52,7 @@ pub mod diff;
 pub mod export;
 pub mod feed;
 pub mod findings;
+pub mod live;
 pub mod page;
 mod post;
 pub mod resend;
@@ -88,6 +92,9 @@ pub struct Ui {
     /// The stdio tap's holds (`--intercept`), once it has them; none: the page
     /// holds nothing.
     holds: std::sync::OnceLock<Arc<crate::tap::intercept::Interceptor>>,
+    /// The live session a resent message goes into (a stdio tap's server, a
+    /// client's session), once there is one; none: only `resend_to`, if any.
+    live: std::sync::OnceLock<Arc<dyn live::Live>>,
 }
 
 /// The largest body the page sends by default (`--ui-max-body-bytes`): the event
@@ -105,6 +112,7 @@ impl Ui {
             max_body,
             resend_to: std::sync::OnceLock::new(),
             holds: std::sync::OnceLock::new(),
+            live: std::sync::OnceLock::new(),
         })
     }
 
@@ -125,12 +133,18 @@ impl Ui {
             max_body,
             resend_to: std::sync::OnceLock::new(),
             holds: std::sync::OnceLock::new(),
+            live: std::sync::OnceLock::new(),
         })
     }
 
     /// Offers resend on the page: requests go to the HTTP tap listening at `to`.
     pub fn resend_to(&self, to: std::net::SocketAddr) {
         let _ = self.resend_to.set(to);
+    }
+
+    /// Offers resend on the page: edited requests go into `session`.
+    pub fn resend_into(&self, session: Arc<dyn live::Live>) {
+        let _ = self.live.set(session);
     }
 
     /// Shows the tap's held messages on the page and takes its decisions.
@@ -284,7 +298,14 @@ impl Ui {
             let info = json!({
                 "header": feed.header(),
                 "events": feed.len(),
-                "resend": self.resend_to.get().is_some(),
+                "resend": self.resend_to.get().is_some() || self.live.get().is_some(),
+                // Which rows the page offers to resend: an HTTP tap's, a request's
+                // whole HTTP message; a live session's, a request's JSON.
+                "resend_rows": match (self.resend_to.get(), self.live.get()) {
+                    (Some(_), _) => Some("http"),
+                    (None, Some(l)) => Some(l.rows()),
+                    (None, None) => None,
+                },
                 "intercept": self.holds.get().map(|h| json!({
                     "filter": h.filter(),
                     "timeout": h.timeout().as_secs_f64(),

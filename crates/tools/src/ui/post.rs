@@ -90,12 +90,13 @@ impl Ui {
         feed: &Feed,
         req: Request<hyper::body::Incoming>,
     ) -> Response<Body> {
-        let Some(&to) = self.resend_to.get() else {
+        let live = self.live.get().filter(|_| self.resend_to.get().is_none());
+        if self.resend_to.get().is_none() && live.is_none() {
             return text(
                 StatusCode::CONFLICT,
-                "Conflict: this page cannot resend: only the page of an HTTP tap (tap --http --ui, plain listener) sends requests again".into(),
+                "Conflict: this page cannot resend: the pages of an HTTP tap (tap --http --ui, plain listener), a stdio tap (tap --ui) and a client (client --ui) send requests again".into(),
             );
-        };
+        }
         let body = match self.body(req).await {
             Ok(b) => b,
             Err(refusal) => return refusal,
@@ -116,6 +117,15 @@ impl Ui {
             Ok(a) => a,
             Err(e) => return text(StatusCode::BAD_REQUEST, format!("Bad Request: resend: {e}")),
         };
+        if let Some(session) = live {
+            return self.resend_live(feed, n, message, session.as_ref()).await;
+        }
+        let Some(&to) = self.resend_to.get() else {
+            return text(
+                StatusCode::CONFLICT,
+                "Conflict: this page cannot resend".into(),
+            );
+        };
         let (bytes, warning) = match resend::request(feed, n, &message) {
             Ok(r) => r,
             Err(e) => {
@@ -135,6 +145,32 @@ impl Ui {
                 )
             }
             Err(e) => text(StatusCode::BAD_GATEWAY, format!("Bad Gateway: resend: {e}")),
+        }
+    }
+
+    /// `/resend` on a live session: event `n` must be a message a client sent; the
+    /// edited `message` goes into `session`, which says what it sent (202) or why
+    /// not.
+    async fn resend_live(
+        &self,
+        feed: &Feed,
+        n: usize,
+        message: String,
+        session: &dyn super::live::Live,
+    ) -> Response<Body> {
+        if let Err(e) = resend::sent_by_client(feed, n) {
+            return text(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("Unprocessable Content: resend: {e}"),
+            );
+        }
+        match session.send(message).await {
+            Ok(said) => respond(
+                StatusCode::ACCEPTED,
+                "application/json",
+                Bytes::from(said.to_string()),
+            ),
+            Err(refusal) => text(refusal.status, refusal.message),
         }
     }
 

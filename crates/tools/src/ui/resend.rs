@@ -21,6 +21,25 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// reaches the tap and the page) before it is let go.
 pub const READ_FOR: Duration = Duration::from_secs(300);
 
+/// Is event `n` of `feed` bytes a client sent (the message a live session's resend
+/// starts from)? Why not, otherwise.
+pub fn sent_by_client(feed: &Feed, n: usize) -> Result<(), String> {
+    let (first, kept) = feed.kept();
+    let Some(i) = n.checked_sub(first).filter(|i| *i < kept.len()) else {
+        return Err(format!(
+            "event {n} is not among the events this page's server keeps ({first}–{})",
+            first + kept.len()
+        ));
+    };
+    let (event, _) = &kept[i];
+    if !matches!(event.what, What::Bytes(_)) || event.dir != Dir::ToServer {
+        return Err(format!(
+            "event {n} is no bytes a client sent (a lane's opening, close or mark, or the server's)"
+        ));
+    }
+    Ok(())
+}
+
 /// The bytes to send for event `n` of `feed` with `edited` as its body, and a
 /// warning when the recorded head's credentials are masked.
 pub fn request(feed: &Feed, n: usize, edited: &str) -> Result<(Vec<u8>, Option<String>), String> {

@@ -42,7 +42,9 @@ const byEvent = [];     // [event n, first row index] of each event that brought
 let findingCount = 0;   // check's findings, all of them (those on no row too)
 const gave = new Map(); // requestState -> the rows of the responses that gave it
 const taken = new Map(); // requestState -> the first request that sent it back
-let resendable = false;  // /info said this page's server resends (an HTTP tap's page)
+let resendable = false;  // /info said this page's server resends
+let resendRows = null;   // which rows: 'http' (an HTTP tap: the request's whole HTTP message), 'requests' (a live session: a request's JSON)
+let role = '';           // the recording's role: 'tap' or 'client' say how a resend travels
 let holding = null;      // /info: the stdio tap holds messages (--intercept): {filter, timeout}
 const holds = new Map(); // held message number -> {row: its "held" row, step: its latest step}
 
@@ -321,6 +323,7 @@ function marked(s) {
 
 // tap --intercept: a held message waits until a later row says what became of it.
 function noteHold(r, i) {
+  if (r.step === 'resent' || r.step === 'answered') return; // the page's resend, not a hold
   if (r.step === 'held') holds.set(r.hold, { row: i, step: 'held' });
   else if (holds.has(r.hold)) {
     const h = holds.get(r.hold);
@@ -468,10 +471,20 @@ function open(i) {
     }
   }
   // Resend (an HTTP tap's page): the message, edited here, sent again through the tap.
-  if (resendable && r.kind === 'msg' && r.dir === 'c2s' && r.bytes !== undefined && /^c\d+$/.test(r.lane)) {
+  if (resendable && r.kind === 'msg' && r.dir === 'c2s' && r.bytes !== undefined && /^c\d+$/.test(r.lane) && resendRows === 'http') {
     let text = r.bytes;
     try { text = JSON.stringify(JSON.parse(r.bytes), null, 2); } catch (e) { /* not JSON: sent as it is, and refused */ }
     html += '<h3>resend</h3><p class="hint">edit the message and send it again through the tap, with this request\'s headers; its answer arrives as the rows of a new connection</p>' +
+      '<textarea id="resend-text" rows="10" spellcheck="false">' + esc(text) + '</textarea><p><button id="resend-go" type="button" data-n="' + r.n + '">send again</button> <span id="resend-said"></span></p>';
+  }
+  // Resend on a live session (a stdio tap's server, a client's session): a request's JSON.
+  if (resendable && resendRows === 'requests' && r.kind === 'msg' && r.dir === 'c2s' && r.shape === 'request' && r.bytes !== undefined) {
+    let text = unmarkedText(r.bytes);
+    try { text = JSON.stringify(JSON.parse(text), null, 2); } catch (e) { /* not JSON: refused, said */ }
+    const how = role === 'client'
+      ? 'edit the request and send it again on this client\'s session (with the session\'s next id and its own headers); its answer arrives as a new row'
+      : 'edit the request and write it to the server between the client\'s lines (as one line); its answer arrives as a new row and is kept from the client, which never asked. Give it an id the client is not waiting on';
+    html += '<h3>resend</h3><p class="hint">' + how + '</p>' +
       '<textarea id="resend-text" rows="10" spellcheck="false">' + esc(text) + '</textarea><p><button id="resend-go" type="button" data-n="' + r.n + '">send again</button> <span id="resend-said"></span></p>';
   }
   $('detail').innerHTML = html;
@@ -582,6 +595,9 @@ function connect() {
     .then((info) => {
       titled(info.header);
       resendable = info.resend === true;
+      resendRows = info.resend_rows || null;
+      role = (info.header && info.header.role) || '';
+      if (resendable && picked >= 0) open(picked);
       holding = info.intercept || null;
       if (holding) {
         $('holding').hidden = false;
@@ -648,9 +664,15 @@ function resend(button) {
   fetch('/resend' + asking, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ event: Number(button.dataset.n), message: $('resend-text').value }) })
     .then((r) => (r.ok ? r.json() : r.text().then((t) => Promise.reject(t))))
     .then((a) => {
-      said.textContent = 'sent from ' + a.from + ': its rows follow on a new connection' + (a.warning ? ' (' + a.warning + ')' : '');
+      if (a.from !== undefined) {
+        said.textContent = 'sent from ' + a.from + ': its rows follow on a new connection' + (a.warning ? ' (' + a.warning + ')' : '');
+        document.body.dataset.resent = a.from;
+      } else {
+        said.textContent = (a.resend !== undefined ? 'resend #' + a.resend + ' written' : 'sent as id ' + a.id) +
+          (a.answered === false ? '; no answer came' : '; its answer is a new row');
+        document.body.dataset.resent = a.id;
+      }
       said.className = a.warning ? 'lost' : '';
-      document.body.dataset.resent = a.from;
     })
     .catch((why) => { said.textContent = 'refused: ' + why; said.className = 'lost'; });
 }

@@ -17,15 +17,19 @@
 //!   legacy session and its resumed streams.
 //! - `tools.rs`: `tools/list` and `tools/call`, `x-mcp-header` and task support.
 //! - `options.rs`: the settings and their defaults.
+//! - `resend.rs`: a request edited on the page (`client --ui`), sent again on the
+//!   live session.
 
 mod era;
 mod http;
 mod options;
+mod resend;
 mod stdio;
 mod tools;
 
 pub use era::{EraCache, Spoken};
 pub use options::Options;
+pub use resend::Resent;
 
 use super::answers::Answers;
 use super::auth::Authorizer;
