@@ -31,6 +31,7 @@
 //!   exit.rs             the one exit-status rule, and each subcommand's line of it
 //!   replay.rs           `replay FILE --against TARGET`: the client side sent again
 //!   record.rs           `--trace` and `--record`: the sinks a recorder feeds
+//!   color.rs            `--color`: when to colour; the terminal question asked here
 //!   client/             `client TARGET`: any server's wire
 //!     mod.rs            connect, list, call, follow; the exit status
 //!     target.rs         TARGET (a URL or a command line) and the link to it

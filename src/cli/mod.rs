@@ -8,6 +8,7 @@ pub mod bridge;
 pub mod ca;
 pub mod check;
 pub mod client;
+pub mod color;
 pub mod completions;
 pub mod conformance_client;
 pub mod demo_auth;

@@ -31,10 +31,10 @@ pub use serve::{FixtureArg, ServeArgs};
 pub use tap::TapArgs;
 pub use ui::{UiArgs, UiPage};
 
+use super::color::ColorChoice;
 use super::exit;
 use clap::{Parser, Subcommand};
 use mcp_raw_core::Eras;
-use mcp_raw_net::client::wire_print::ColorChoice;
 use std::time::Duration;
 
 /// A hand-written MCP server and client that shows every byte on the wire.

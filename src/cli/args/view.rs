@@ -2,7 +2,8 @@
 //! `conformance-client`): the text view, `--raw`, `--oneline` or the transcript, and
 //! its `--record` file.
 
-use mcp_raw_net::client::wire_print::{ColorChoice, Printer, Screen};
+use crate::cli::color::ColorChoice;
+use mcp_raw_net::client::wire_print::{Printer, Screen};
 use mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
 use mcp_raw_wire::transcript;
 use std::path::PathBuf;
