@@ -17,6 +17,7 @@ pub mod demo_stdio;
 pub mod diff;
 pub mod exit;
 pub mod listening;
+pub mod printer;
 pub mod record;
 pub mod replay;
 pub mod script;

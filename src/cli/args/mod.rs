@@ -30,6 +30,7 @@ pub use replay::ReplayArgs;
 pub use serve::{FixtureArg, ServeArgs};
 pub use tap::TapArgs;
 pub use ui::{UiArgs, UiPage};
+pub use view::View;
 
 use super::color::ColorChoice;
 use super::exit;
