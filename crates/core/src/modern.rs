@@ -1,6 +1,6 @@
 //! The modern, stateless era (MCP 2026-07-28): no `initialize`, no session. Each
 //! request is checked on its own `_meta` ([`meta`]) and served on its own
-//! (`subscriptions/listen`, the one stream that stays open, in [`super::listen`]);
+//! (`subscriptions/listen`, the one stream that stays open, in `listen.rs`);
 //! every result says what it is and names the server, dressed as it goes out
 //! (`basic/index` "Result Responses", "Per-response protocol fields";
 //! `server/utilities/caching`):
