@@ -22,7 +22,7 @@
 //!     completions.rs    `completions SHELL`
 //!     listener.rs       every HTTP listener's groups: TLS, OAuth, limits
 //!     ui.rs             `ui`'s flags, and where `--ui` serves its page
-//!     view.rs           what a client-side program prints: text, raw, JSON
+//!     view.rs           the flags of what a client-side program prints: text, raw, JSON
 //!   serve.rs            `serve`: the server, its transport, its recorder
 //!   show.rs             `show FILE`: a transcript rendered again
 //!   ui.rs               `ui FILE`, `--ui`: the live page on loopback, a recording streamed in
@@ -31,6 +31,8 @@
 //!   exit.rs             the one exit-status rule, and each subcommand's line of it
 //!   replay.rs           `replay FILE --against TARGET`: the client side sent again
 //!   record.rs           `--trace` and `--record`: the sinks a recorder feeds
+//!   printer.rs          a client-side program's printer, built from its view flags
+//!   color.rs            `--color`: when to colour; the terminal question asked here
 //!   client/             `client TARGET`: any server's wire
 //!     mod.rs            connect, list, call, follow; the exit status
 //!     target.rs         TARGET (a URL or a command line) and the link to it

@@ -174,3 +174,53 @@ fn a_file_over_500_lines_says_why_at_its_top() {
     );
     assert!(files.len() > 100, "{} source files found", files.len());
 }
+
+/// Library crates never print: they report through the `log` facade or hand back
+/// values, and write only to the writers the binary gives them; the binary (`src/`)
+/// decides what reaches stdout and stderr. So no library source names a print macro or
+/// one of the process's own streams, outside comments.
+#[test]
+fn library_crates_never_print() {
+    // The stdio tap's streams are its data, not a report: it relays this process's
+    // stdin, stdout and stderr to and from the server it runs.
+    const RELAYS_ITS_OWN_STREAMS: &[&str] = &["crates/tools/src/tap/stdio.rs"];
+    const PRINTING: &[&str] = &[
+        "print!(",
+        "println!(",
+        "dbg!(",
+        "stdout()",
+        "stderr()",
+        "stdin()",
+    ];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for krate in ["wire", "core", "net", "tools"] {
+        source_files(&root.join("crates").join(krate).join("src"), &mut files);
+    }
+    let mut printing = Vec::new();
+    for file in &files {
+        let name = file.strip_prefix(root).unwrap().display().to_string();
+        if RELAYS_ITS_OWN_STREAMS.contains(&name.as_str()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            if code.starts_with("//") {
+                continue;
+            }
+            if let Some(what) = PRINTING.iter().find(|p| code.contains(*p)) {
+                printing.push(format!("{name}:{}: {what}", n + 1));
+            }
+        }
+    }
+    assert!(
+        printing.is_empty(),
+        "library code that prints or names the process's streams: {printing:?}"
+    );
+    assert!(
+        files.len() > 100,
+        "{} library source files found",
+        files.len()
+    );
+}

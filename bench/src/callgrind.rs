@@ -143,7 +143,7 @@ const PARTS: [(&str, &[&str]); 9] = [
     ),
     (
         "… of which: a 2026-07-28 result's `resultType` and `_meta`, written as it goes out",
-        &["<mcp_raw_core::dress::Modern as mcp_raw_wire::jsonrpc::Dress>::write"],
+        &["<mcp_raw_core::modern::Modern as mcp_raw_wire::jsonrpc::Dress>::write"],
     ),
     (
         "hyper reading the request head",

@@ -1,7 +1,7 @@
 //! Where `--trace` and `--record` lead: the sinks a recorder feeds, built from the
 //! flags (the text view on stderr, a JSONL transcript file).
 
-use mcp_raw_net::client::wire_print::ColorChoice;
+use super::color::ColorChoice;
 use mcp_raw_wire::recorder::{Recorder, Sink};
 use mcp_raw_wire::transcript;
 

@@ -85,9 +85,10 @@
 //! legacy.rs             legacy dispatch, gated by the lifecycle phase; logging/setLevel
 //! lifecycle.rs          initialize, version negotiation, -32002, batches
 //! meta.rs               per-request _meta, read once: version, capabilities, -32022
-//! modern.rs             modern dispatch: server/discover, subscriptions/listen
-//! dress.rs              a modern result's resultType, _meta serverInfo and caching hints,
-//!                       written as the response goes out
+//! modern.rs             modern dispatch and server/discover; a modern result's
+//!                       resultType, _meta serverInfo and caching hints, written as the
+//!                       response goes out
+//! listen.rs             subscriptions/listen: the filter checked, acknowledged, registered
 //! methods.rs            the method table both eras share; which answers are streams
 //! tasks/                the tasks extension (SEP-2663)
 //!   mod.rs              Store (in memory, or its shared half): create, get, update, cancel, bounds
@@ -139,12 +140,12 @@ mod completion;
 pub mod content;
 pub mod context;
 pub mod core;
-pub mod dress;
 pub mod envelope;
 pub mod era;
 pub mod future;
 mod legacy;
 mod lifecycle;
+mod listen;
 pub mod meta;
 mod methods;
 pub mod modern;
@@ -214,7 +215,7 @@ pub struct Server {
     pub version: &'static str,
     /// How this server's 2026-07-28 results are dressed (`resultType`, serverInfo,
     /// caching hints), built once.
-    pub dressings: dress::Dressings,
+    pub dressings: modern::Dressings,
 }
 
 impl Server {
@@ -263,7 +264,7 @@ impl Server {
             hub,
             name: NAME,
             version: VERSION,
-            dressings: dress::Dressings::new(NAME, VERSION),
+            dressings: modern::Dressings::new(NAME, VERSION),
         })
     }
 

@@ -351,7 +351,7 @@ fn discover_names_versions_capabilities_and_server() {
         result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
         "mcp-raw"
     );
-    assert_eq!(result["ttlMs"], super::dress::TTL_MS);
+    assert_eq!(result["ttlMs"], super::modern::TTL_MS);
     assert_eq!(result["cacheScope"], "public");
     // resultType comes first on the wire.
     assert_eq!(
@@ -365,7 +365,7 @@ fn modern_requests_need_no_handshake_and_carry_result_type() {
     let mut s = session();
     let list = modern(&mut s, 1, "tools/list", json!({}));
     assert_eq!(list["result"]["resultType"], "complete");
-    assert_eq!(list["result"]["ttlMs"], super::dress::TTL_MS);
+    assert_eq!(list["result"]["ttlMs"], super::modern::TTL_MS);
     assert_eq!(list["result"]["cacheScope"], "public");
     let names: Vec<_> = list["result"]["tools"]
         .as_array()

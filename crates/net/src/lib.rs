@@ -66,13 +66,13 @@
 //!   log.rs              the stdio log: lines written to stderr by a thread, off the answer path
 //!   tls.rs              a listener's TLS (--tls-cert/--tls-key): accept, deadline, the facts
 //!   http/               Streamable HTTP on one endpoint, /mcp
-//!     mod.rs            routing by path and method, GET and DELETE
+//!     mod.rs            routing by path and method; a POST read, then the core's era
+//!                       rule; GET and DELETE
 //!     listen.rs         accept loop: TCP_NODELAY, --max-connections, backoff out of fds
 //!     conn.rs           one connection: header and idle timeouts, lingering close
 //!     limits.rs         every limit and its default
 //!     guard.rs          Host/Origin (DNS rebinding), Accept, Content-Type, repeated
 //!                       headers, body size and time
-//!     post.rs           a POST: parse, then ask the core's era rule
 //!     legacy.rs         session path: Mcp-Session-Id and MCP-Protocol-Version checks
 //!     sessions.rs       Mcp-Session-Id: minting, lookup, termination, cancellation
 //!     resume.rs         resumable legacy streams: event ids, Last-Event-ID

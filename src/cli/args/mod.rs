@@ -30,11 +30,12 @@ pub use replay::ReplayArgs;
 pub use serve::{FixtureArg, ServeArgs};
 pub use tap::TapArgs;
 pub use ui::{UiArgs, UiPage};
+pub use view::View;
 
+use super::color::ColorChoice;
 use super::exit;
 use clap::{Parser, Subcommand};
 use mcp_raw_core::Eras;
-use mcp_raw_net::client::wire_print::ColorChoice;
 use std::time::Duration;
 
 /// A hand-written MCP server and client that shows every byte on the wire.

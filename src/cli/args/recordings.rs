@@ -1,6 +1,6 @@
 //! The flags of the subcommands that read a recording: `check`, `diff`, `show`.
 
-use mcp_raw_net::client::wire_print::ColorChoice;
+use crate::cli::color::ColorChoice;
 use mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
 use std::path::PathBuf;
 

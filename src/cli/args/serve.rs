@@ -2,7 +2,7 @@
 
 use super::listener::{HttpLimits, ProtectArgs, TlsListen};
 use super::{EraArg, TraceView, secs};
-use mcp_raw_net::client::wire_print::ColorChoice;
+use crate::cli::color::ColorChoice;
 use mcp_raw_net::transport::http;
 use mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
 use std::path::PathBuf;

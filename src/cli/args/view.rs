@@ -1,10 +1,10 @@
-//! The view a client-side program prints (`client`, the demos, `replay --against`,
-//! `conformance-client`): the text view, `--raw`, `--oneline` or the transcript, and
-//! its `--record` file.
+//! The flags of the view a client-side program prints (`client`, the demos, `replay
+//! --against`, `conformance-client`): the text view, `--raw`, `--oneline` or the
+//! transcript, and its `--record` file. The printer they make is built in
+//! `cli/printer.rs`.
 
-use mcp_raw_net::client::wire_print::{ColorChoice, Printer, Screen};
+use crate::cli::color::ColorChoice;
 use mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
-use mcp_raw_wire::transcript;
 use std::path::PathBuf;
 
 /// `--format` of the client, the demos and replay: the text view, or the transcript.
@@ -19,7 +19,7 @@ pub struct View {
     /// Print every byte exactly as it travelled (CR, chunk sizes, SSE fields, compact
     /// JSON) instead of the readable view.
     #[arg(long)]
-    raw: bool,
+    pub raw: bool,
     /// Print the JSON Lines transcript on stdout instead of the text view (captions go
     /// to stderr); the same as --format json.
     #[arg(long, conflicts_with = "raw")]
@@ -51,7 +51,7 @@ pub struct View {
     /// Colour the output: auto (only on a terminal, and not when NO_COLOR is set),
     /// always, or never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    color: ColorChoice,
+    pub color: ColorChoice,
     /// Show tokens and secrets as they crossed. By default the view and the record
     /// mask them, same length, with `*`: Authorization/DPoP header values, token
     /// fields of OAuth JSON, and codes, verifiers and secrets in forms and URLs. Only
@@ -69,61 +69,5 @@ impl View {
     /// Is the transcript on stdout (`--json`, `--format json`)?
     pub fn json(&self) -> bool {
         self.json || self.format == Some(OutputFormat::Json)
-    }
-
-    /// The client's printer: the text view (or `--json`'s transcript) on stdout, and
-    /// the `--record` file.
-    pub fn printer(&self, transport: &str) -> anyhow::Result<Printer> {
-        let printer = self.printer_unmasked(transport)?;
-        printer.recorder().set_redaction(!self.show_secrets);
-        printer.recorder().redact_headers(&self.redact_headers);
-        Ok(printer)
-    }
-
-    fn printer_unmasked(&self, transport: &str) -> anyhow::Result<Printer> {
-        let header = transcript::Header::new("client", transport);
-        let mut more =
-            crate::cli::ui::sinks(self.ui, &self.ui_page, &header, self.max_message_bytes)?;
-        if let Some(path) = &self.record {
-            more.push(crate::cli::record::record_file(
-                path,
-                &header,
-                self.max_message_bytes,
-            )?);
-        }
-        if self.json() {
-            if self.raw || self.oneline {
-                let flag = if self.raw { "--raw" } else { "--oneline" };
-                anyhow::bail!("{flag} shows a text view: it cannot go with --format json");
-            }
-            more.insert(
-                0,
-                Box::new(transcript::Writer::new(
-                    std::io::stdout(),
-                    &header,
-                    self.max_message_bytes,
-                )?) as _,
-            );
-            return Ok(Printer::sinks_only(
-                more,
-                self.max_message_bytes,
-                Screen::new(std::io::stderr()),
-            ));
-        }
-        if self.oneline {
-            return Ok(Printer::oneline(
-                Screen::new(std::io::stdout()),
-                self.color.enabled(),
-                more,
-                self.max_message_bytes,
-            ));
-        }
-        Ok(Printer::new(
-            Screen::new(std::io::stdout()),
-            self.color.enabled(),
-            self.raw,
-            more,
-            self.max_message_bytes,
-        ))
     }
 }

@@ -8,7 +8,7 @@
 use crate::lock::Locked;
 use crate::wire::recorder::{Recorder, Sink};
 use crate::wire::text::{COLOR, PLAIN, Style};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 /// Where the client's view and captions go, in the order they are written: the
@@ -36,38 +36,6 @@ impl Write for Screen {
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.0.locked().flush()
-    }
-}
-
-/// When to colour the output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ColorChoice {
-    /// On a terminal (not `NO_COLOR`, not `TERM=dumb`).
-    Auto,
-    /// Always.
-    Always,
-    /// Never.
-    Never,
-}
-
-impl ColorChoice {
-    /// `auto` means: stdout is a terminal, `NO_COLOR` is unset, `TERM` is not `dumb`.
-    pub fn enabled(self) -> bool {
-        match self {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => crate::wire::text::auto_color(std::io::stdout().is_terminal()),
-        }
-    }
-
-    /// The same for what goes to stderr (`--trace`): `auto` asks whether stderr is a
-    /// terminal.
-    pub fn enabled_on_stderr(self) -> bool {
-        match self {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => crate::wire::text::auto_color(std::io::stderr().is_terminal()),
-        }
     }
 }
 

@@ -1,5 +1,5 @@
 //! The Streamable HTTP transport: one endpoint, `/mcp`, serving both eras. `POST`
-//! carries client messages ([`post`], then [`legacy`] with sessions per MCP
+//! carries client messages (`post`, then [`legacy`] with sessions per MCP
 //! 2025-11-25 `basic/transports`, or [`modern`], stateless, per 2026-07-28
 //! `basic/transports/streamable-http`). `GET` opens a legacy session's push stream
 //! (or resumes a request's stream) where the server has something to push, else
@@ -16,12 +16,11 @@ pub mod limits;
 pub mod listen;
 pub mod modern;
 pub mod names;
-pub mod post;
 pub mod reply;
 pub mod resume;
 pub mod sessions;
 
-use crate::protocol::{Core, Door, Era, Facts, Server, era};
+use crate::protocol::{Core, Door, Era, Facts, Incoming, Server, era};
 use hyper::header::{ALLOW, HeaderValue};
 use hyper::{HeaderMap, Method, Request, StatusCode};
 pub use limits::Limits;
@@ -221,7 +220,7 @@ pub(crate) async fn route(app: &App, mut req: Request<hyper::body::Incoming>) ->
         ));
     }
     let answer = match *req.method() {
-        Method::POST => return post::handle(app, req).await,
+        Method::POST => return post(app, req).await,
         Method::DELETE if app.era(req.headers(), Door::Delete) == Era::Legacy => delete(app, &req),
         Method::DELETE => not_allowed(
             app,
@@ -248,6 +247,44 @@ pub(crate) async fn route(app: &App, mut req: Request<hyper::body::Incoming>) ->
     };
     // A GET's stream or a DELETE's 204 with a body still coming ends the connection too.
     unread(answer)
+}
+
+/// A POST to `/mcp`, up to the point where the eras part: headers checked, body
+/// read and parsed, era chosen by the core's one rule ([`era::choose`]). The session
+/// path continues in [`legacy`], the stateless path in [`modern`].
+async fn post(app: &App, request: Request<hyper::body::Incoming>) -> HttpResponse {
+    match post_inner(app, request).await {
+        Ok(r) | Err(r) => r,
+    }
+}
+
+async fn post_inner(
+    app: &App,
+    request: Request<hyper::body::Incoming>,
+) -> Result<HttpResponse, HttpResponse> {
+    let body_coming = !hyper::body::Body::is_end_stream(request.body());
+    let (parts, body) = request.into_parts();
+    let headers = &parts.headers;
+    let unread = |r| guard::refused_unread(body_coming, r);
+    guard::check_accept(headers).map_err(unread)?;
+    guard::check_content_type(headers).map_err(unread)?;
+    let bytes = guard::read_body(body, headers, &app.listening.limits).await?;
+    let body = Incoming::read(&bytes, facts(headers, Door::Message), app.core.keeps_meta())
+        .map_err(|e| reply::rpc_error(StatusCode::BAD_REQUEST, e))?;
+    // The era rule reads the message's `_meta` too (a batch has none to read).
+    let era = match &body {
+        Incoming::One(envelope) => {
+            era::choose(app.core.eras(), &envelope.facts, Some(&envelope.meta))
+        }
+        Incoming::Batch(_) => era::choose(app.core.eras(), &facts(headers, Door::Message), None),
+    };
+    match era {
+        Era::Modern => Ok(modern::post(app, headers, body).await),
+        Era::Legacy => {
+            let who = parts.extensions.get::<auth::Principal>();
+            legacy::post(app, headers, who, body).await
+        }
+    }
 }
 
 /// `GET /mcp` in a legacy session. With `Last-Event-ID`: the rest of a request's
