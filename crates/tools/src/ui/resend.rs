@@ -21,17 +21,22 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// reaches the tap and the page) before it is let go.
 pub const READ_FOR: Duration = Duration::from_secs(300);
 
+/// Where event `n` stands among the `len` events a page's server keeps from `first`
+/// on, or why it is not there (let go, or not yet had).
+fn index(first: usize, len: usize, n: usize) -> Result<usize, String> {
+    n.checked_sub(first).filter(|i| *i < len).ok_or_else(|| {
+        format!(
+            "event {n} is not among the events this page's server keeps ({first}–{})",
+            first + len
+        )
+    })
+}
+
 /// Is event `n` of `feed` bytes a client sent (the message a live session's resend
 /// starts from)? Why not, otherwise.
 pub fn sent_by_client(feed: &Feed, n: usize) -> Result<(), String> {
     let (first, kept) = feed.kept();
-    let Some(i) = n.checked_sub(first).filter(|i| *i < kept.len()) else {
-        return Err(format!(
-            "event {n} is not among the events this page's server keeps ({first}–{})",
-            first + kept.len()
-        ));
-    };
-    let (event, _) = &kept[i];
+    let (event, _) = &kept[index(first, kept.len(), n)?];
     if !matches!(event.what, What::Bytes(_)) || event.dir != Dir::ToServer {
         return Err(format!(
             "event {n} is no bytes a client sent (a lane's opening, close or mark, or the server's)"
@@ -46,13 +51,7 @@ pub fn request(feed: &Feed, n: usize, edited: &str) -> Result<(Vec<u8>, Option<S
     serde_json::from_str::<serde_json::Value>(edited)
         .map_err(|e| format!("the edited message is not JSON: {e}"))?;
     let (first, kept) = feed.kept();
-    let Some(i) = n.checked_sub(first).filter(|i| *i < kept.len()) else {
-        return Err(format!(
-            "event {n} is not among the events this page's server keeps ({first}–{})",
-            first + kept.len()
-        ));
-    };
-    let (event, _) = &kept[i];
+    let (event, _) = &kept[index(first, kept.len(), n)?];
     if !matches!(event.what, What::Bytes(_)) {
         return Err(format!(
             "event {n} is no bytes a client sent (a connection's opening, close or handshake)"
