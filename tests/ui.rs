@@ -616,21 +616,9 @@ fn an_export_is_the_recording_or_the_events_a_page_names_and_bad_lists_are_refus
 #[test]
 fn a_tapped_request_edited_on_the_page_is_sent_again_through_the_tap() {
     let dir = common::scratch("ui", "resend");
-    let mut server = Command::new(BIN)
-        .args(["serve", "--http", "--port", "0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut said = BufReader::new(server.stderr.take().unwrap()).lines();
-    let line = said.next().unwrap().unwrap();
-    let target = line
-        .split("listening on ")
-        .nth(1)
-        .unwrap_or_else(|| panic!("{line}"))
-        .trim()
-        .to_owned();
+    // `serve --http`, in-process: the tap and its page are the subject, not the server.
+    let server = common::InProcess::demo();
+    let target = format!("http://{}/mcp", server.addr);
     let record = dir.join("tap.jsonl");
     let mut page = Page::start(&[
         "tap",
@@ -726,8 +714,7 @@ fn a_tapped_request_edited_on_the_page_is_sent_again_through_the_tap() {
         let r = page.send("POST", &format!("/resend?token={}", page.token), ask);
         assert_eq!((r.status, r.text()), (status, want), "{ask}");
     }
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
 }
 
 #[test]
@@ -1338,21 +1325,9 @@ fn requests_of(recorded: &str) -> (Vec<Asked>, Vec<String>) {
 #[test]
 fn a_clients_page_resends_on_the_live_session_over_stdio_and_http_in_both_eras() {
     let dir = common::scratch("ui", "client-resend");
-    let mut server = Command::new(BIN)
-        .args(["serve", "--http", "--port", "0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut said = BufReader::new(server.stderr.take().unwrap()).lines();
-    let line = said.next().unwrap().unwrap();
-    let url = line
-        .split("listening on ")
-        .nth(1)
-        .unwrap_or_else(|| panic!("{line}"))
-        .trim()
-        .to_owned();
+    // `serve --http`, in-process: the client and its page are the subject, not the server.
+    let server = common::InProcess::demo();
+    let url = format!("http://{}/mcp", server.addr);
     for (era, target) in [
         ("legacy", vec!["--", BIN, "serve"]),
         ("modern", vec!["--", BIN, "serve"]),
@@ -1491,8 +1466,7 @@ fn a_clients_page_resends_on_the_live_session_over_stdio_and_http_in_both_eras()
             );
         }
     }
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
 }
 
 /// The id of a request as written.
