@@ -155,6 +155,7 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
         ));
     }
     let listen = listen_addr(&args.listen, args.allow_remote).map_err(usage)?;
+    let intercept = interceptor(&args)?;
     let dir = match &args.ca_dir {
         Some(dir) => dir.clone(),
         None => mcp_raw_tools::tap::ca::default_dir()?,
@@ -170,7 +171,6 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
         insecure: args.insecure,
         ..Default::default()
     })?;
-    let intercept = interceptor(&args)?;
     let (recorder, live) = recorder(&args, "http")?;
     if let Some(i) = &intercept {
         super::ui::intercept_with(i.clone());

@@ -386,7 +386,14 @@ impl Interceptor {
                 // The same line end as the original's.
                 let end = &line[line.trim_ascii_end().len()..];
                 let new = [edited.trim_ascii_end(), end].concat();
-                mark(recorder, lane, dir, hold, HoldStep::Changed, Bytes::from(new.clone()));
+                mark(
+                    recorder,
+                    lane,
+                    dir,
+                    hold,
+                    HoldStep::Changed,
+                    Bytes::from(new.clone()),
+                );
                 recorder.bytes(lane, dir, &new);
                 write(&new)
             }

@@ -22,7 +22,7 @@ pub(super) enum Piece {
     /// dropped request in its place.
     Raw(Bytes, u64),
     /// A whole message whose body may be JSON-RPC: a POST (requests), or a final
-    /// response with a JSON body.
+    /// response with a JSON body or an event stream of a known length.
     Message(Message),
     /// Part of an event stream's body (`text/event-stream`) ending at the end of an
     /// event: the events in it may be held one by one.
@@ -51,7 +51,7 @@ pub(super) struct Events {
     /// Its exact bytes.
     pub raw: Bytes,
     /// How many of them come before its first chunk-size line (the end of the
-    /// previous chunk: its CRLF); all of them when the body is not chunked.
+    /// previous chunk: its CRLF); none when the body is not chunked.
     pub prefix: usize,
     /// The body's bytes in it, de-chunked: whole events.
     pub text: Bytes,
@@ -68,7 +68,7 @@ enum State {
     Passing,
     /// Inside a message kept whole (it may be held).
     Keeping,
-    /// Inside an event stream's body.
+    /// Inside an event stream's body (chunked, or read to the close).
     Stream {
         /// Chunked (else read to the close).
         chunked: bool,
@@ -279,12 +279,17 @@ impl Cutter {
         match self.side {
             Side::Request => head.method() == Some("POST"),
             Side::Response => {
-                head.status().is_some_and(|s| s >= 200)
-                    && head.header("content-type").is_some_and(|v| {
-                        v.trim_start()
-                            .to_ascii_lowercase()
-                            .starts_with("application/json")
-                    })
+                let json = head.header("content-type").is_some_and(|v| {
+                    v.trim_start()
+                        .to_ascii_lowercase()
+                        .starts_with("application/json")
+                });
+                // An event stream of a known length is whole when it ends: kept
+                // whole, its events held one by one, its length set anew.
+                let sized_stream = head.is_sse()
+                    && !head_is_chunked(head)
+                    && head.header("content-length").is_some();
+                head.status().is_some_and(|s| s >= 200) && (json || sized_stream)
             }
         }
     }
@@ -303,10 +308,11 @@ impl Cutter {
     /// Gathered events, whole, handed out.
     fn events(&mut self, chunked: bool, out: &mut Vec<Piece>) {
         let end = self.read;
+        // Read to the close, the raw bytes are the text: nothing comes before it.
         let prefix = if chunked {
             self.first_size.unwrap_or(end)
         } else {
-            end
+            0
         };
         let raw: Vec<u8> = self.raw.drain(..end).collect();
         self.shift(end);

@@ -101,6 +101,13 @@ pub(super) async fn message(
     dir: Dir,
     m: Message,
 ) -> Send {
+    if m.head.is_sse() {
+        // An event stream of a known length: its events held one by one.
+        return match held_events(holding, recorder, lane, &m.body).await {
+            Some(text) => Send::Bytes(Bytes::from(reframed(&m, &text))),
+            None => Send::Bytes(m.raw),
+        };
+    }
     if !holding.intercept.wants(dir, &m.body) {
         return Send::Bytes(m.raw);
     }
@@ -197,11 +204,37 @@ fn with_length(head: &[u8], n: usize) -> Vec<u8> {
 /// Part of an event stream, each event whose `data` the filter matches held in
 /// turn (what follows waits behind it); sent as it came unless one was changed or
 /// dropped, then as one new chunk (chunked) or the new text.
-pub(super) async fn events(holding: &Holding, recorder: &Recorder, lane: Lane, ev: Events) -> Bytes {
+pub(super) async fn events(
+    holding: &Holding,
+    recorder: &Recorder,
+    lane: Lane,
+    ev: Events,
+) -> Bytes {
+    let Some(text) = held_events(holding, recorder, lane, &ev.text).await else {
+        return ev.raw;
+    };
+    let mut out = ev.raw[..ev.prefix].to_vec();
+    if ev.chunked {
+        // RFC 9112 §7.1: the new text as one chunk; the original chunk's CRLF
+        // follows it in the stream.
+        out.extend_from_slice(format!("{:x}\r\n", text.len()).as_bytes());
+    }
+    out.extend_from_slice(&text);
+    Bytes::from(out)
+}
+
+/// Whole events, each whose `data` the filter matches held in turn: the new text
+/// when one was changed or dropped, none when all go as they came.
+async fn held_events(
+    holding: &Holding,
+    recorder: &Recorder,
+    lane: Lane,
+    all: &[u8],
+) -> Option<Vec<u8>> {
     let dir = Dir::ToClient;
-    let mut text = Vec::with_capacity(ev.text.len());
+    let mut text = Vec::with_capacity(all.len());
     let mut touched = false;
-    for event in split_events(&ev.text) {
+    for event in split_events(all) {
         let data = data_of(event);
         if data.is_empty() || !holding.intercept.wants(dir, &data) {
             text.extend_from_slice(event);
@@ -238,15 +271,7 @@ pub(super) async fn events(holding: &Holding, recorder: &Recorder, lane: Lane, e
             }
         }
     }
-    if !touched {
-        return ev.raw;
-    }
-    let mut out = ev.raw[..ev.prefix].to_vec();
-    if ev.chunked {
-        out.extend_from_slice(format!("{:x}\r\n", text.len()).as_bytes());
-    }
-    out.extend_from_slice(&text);
-    Bytes::from(out)
+    touched.then_some(text)
 }
 
 /// The lines of `bytes`, each with its line end (CRLF, LF or a lone CR: the event
@@ -438,7 +463,10 @@ mod tests {
                 _ => None,
             })
             .expect("events");
-        assert_eq!(&ev.text[..], b"id: 7\r\nevent: message\r\ndata: {\"a\":1}\r\n\r\n");
+        assert_eq!(
+            &ev.text[..],
+            b"id: 7\r\nevent: message\r\ndata: {\"a\":1}\r\n\r\n"
+        );
         assert_eq!(&ev.raw[..ev.prefix], b"");
         assert_eq!(
             with_data(&ev.text, b"{\"a\":2}"),

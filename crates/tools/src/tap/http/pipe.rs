@@ -5,14 +5,14 @@
 
 use super::super::CHUNK;
 use super::super::rewrite::HostRewriter;
-use super::gateway::{gateway_error, not_http};
-use super::sides::Sides;
 use super::cut::{Cutter, Piece};
+use super::gateway::{gateway_error, not_http};
 use super::hold;
+use super::sides::Sides;
 use super::watch::Clocks;
+use crate::wire::event::Dir;
 use crate::wire::http1::Side;
 use bytes::Bytes;
-use crate::wire::event::Dir;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// Copies both ways between the client's halves and the target's, recording on
@@ -280,7 +280,10 @@ async fn to_client(
                 }
                 if let (Some(c), Some(h)) = (&mut cutter, &sides.holding) {
                     let pieces = c.finish(h.intercept.active());
-                    if pass(&mut to, sides, h, pieces, &mut answered).await.is_err() {
+                    if pass(&mut to, sides, h, pieces, &mut answered)
+                        .await
+                        .is_err()
+                    {
                         return Err(());
                     }
                 }
@@ -322,7 +325,10 @@ async fn to_client(
                 sides.recorder.bytes(lane, Dir::ToClient, read);
             }
             let pieces = c.feed(read, h.intercept.active());
-            if pass(&mut to, sides, h, pieces, &mut answered).await.is_err() {
+            if pass(&mut to, sides, h, pieces, &mut answered)
+                .await
+                .is_err()
+            {
                 return Err(());
             }
             continue;
