@@ -667,3 +667,62 @@ fn intercept_refusals_are_said_whole() {
         "{said}"
     );
 }
+
+/// With `--rewrite-host` the two sides differ: the client's lane keeps what the client
+/// sent, the target's lane what the server got — the edited call, its Host
+/// rewritten and its Content-Length the edit's — and the hold is marked there.
+#[test]
+fn with_rewrite_host_the_target_side_carries_the_edit() {
+    let dir = common::scratch("tap-intercept", "rewrite");
+    let record = dir.join("tap.jsonl");
+    let server = fake(vec![vec![Box::leak(
+        json_of(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).into_boxed_str(),
+    )]]);
+    let tap = Tap::start(
+        &[
+            "--http",
+            "--rewrite-host",
+            "--target",
+            &format!("http://{}/mcp", server.addr),
+        ],
+        "method:tools/call",
+        "20",
+        &record,
+    );
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
+    let edited = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1000,"b":234}}}"#;
+    let mut sock = TcpStream::connect(&tap.addr).unwrap();
+    let request = post("tap.example", "", body);
+    sock.write_all(&request).unwrap();
+    tap.held(1);
+    tap.decide(1, "change", Some(edited));
+    let answer = response(&mut sock);
+    assert_eq!(body_of(&answer), r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    std::thread::sleep(Duration::from_millis(200));
+    let want = String::from_utf8(post(&server.addr, "", edited)).unwrap();
+    assert_eq!(String::from_utf8_lossy(&server.got.lock().unwrap()), want);
+    let text = std::fs::read_to_string(&record).unwrap();
+    let (_, events) = transcript::read(&text).unwrap();
+    let lane_bytes = |lane: &str| -> String {
+        let b: Vec<u8> = events
+            .iter()
+            .filter(|e| e.lane.label() == lane && e.dir == Dir::ToServer)
+            .filter_map(|e| match &e.what {
+                What::Bytes(b) => Some(b.to_vec()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        String::from_utf8(b).unwrap()
+    };
+    assert_eq!(lane_bytes("c1"), String::from_utf8(request).unwrap());
+    assert_eq!(lane_bytes("c2"), want);
+    let marked: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.what {
+            What::Intercept(i) => Some(format!("{} {:?}", e.lane.label(), i.step)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(marked, ["c2 Held", "c2 Changed"]);
+}
