@@ -11,6 +11,11 @@
 //! `expired`; the bytes passed on follow as their own event, so the lane's bytes
 //! are still exactly what reached the peer.
 //!
+//! This file is the filter and the waiting list, shared by every kind of tap: the
+//! stdio tap holds whole lines ([`Interceptor::pass`], a copy's thread blocked), the
+//! HTTP tap and the proxy hold a POST's body, a JSON answer or one SSE event
+//! ([`Interceptor::hold`], a task waiting; `http/hold.rs` frames what goes on).
+//!
 //! The filter: words, each `KEY:PATTERN`, all of which must match (`*` matches any
 //! run of characters):
 //!
