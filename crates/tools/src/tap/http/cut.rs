@@ -139,6 +139,9 @@ impl Cutter {
             self.read = end;
             self.part(part, end, holding, &mut out);
         }
+        // Whatever the framer took and handed out no part for (the bytes after a
+        // break in the framing, which it drops unread) is read too.
+        self.read = self.raw.len() - self.framer.buffered();
         match self.state {
             // Inside a body passed on: what is read goes at once.
             State::Passing | State::Opaque => self.hand_out(self.read, &mut out),

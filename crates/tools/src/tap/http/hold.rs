@@ -439,6 +439,25 @@ mod tests {
     }
 
     #[test]
+    fn bytes_that_break_the_framing_pass_as_they_came_and_all_after_them() {
+        let wire = b"POST /mcp HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\nmore\r\n\r\nPOST /mcp HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}";
+        for cut in 0..wire.len() {
+            // No finish: every byte is out once it has been read.
+            let mut c = Cutter::new(Side::Request, 64 * 1024, 1 << 20);
+            let mut got = c.feed(&wire[..cut], true);
+            got.extend(c.feed(&wire[cut..], true));
+            let mut all = Vec::new();
+            for p in &got {
+                match p {
+                    Piece::Raw(b, _) => all.extend_from_slice(b),
+                    other => panic!("cut at {cut}: {other:?} after a break"),
+                }
+            }
+            assert_eq!(all, wire, "cut at {cut}");
+        }
+    }
+
+    #[test]
     fn a_chunked_body_is_framed_anew_with_its_own_last_chunk() {
         let wire = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n1\r\n}\r\n0\r\nX-T: 1\r\n\r\n";
         let got = pieces(Side::Response, wire, 40);
