@@ -73,7 +73,8 @@ enum State {
         /// Chunked (else read to the close).
         chunked: bool,
     },
-    /// The framing broke: everything passes as it comes.
+    /// The framing broke, or the connection asked to leave HTTP (an upgrade):
+    /// everything passes as it comes.
     Opaque,
 }
 
@@ -106,6 +107,9 @@ pub(super) struct Cutter {
     counts: bool,
     /// Where, in `raw`, each counted message read and not yet handed out ends.
     ends: Vec<usize>,
+    /// The message being read asks for an upgrade (or is a 101): after it the
+    /// connection is opaque.
+    upgrading: bool,
 }
 
 impl Cutter {
@@ -125,6 +129,7 @@ impl Cutter {
             max,
             counts: false,
             ends: Vec::new(),
+            upgrading: false,
         }
     }
 
@@ -141,7 +146,11 @@ impl Cutter {
         }
         // Whatever the framer took and handed out no part for (the bytes after a
         // break in the framing, which it drops unread) is read too.
-        self.read = self.raw.len() - self.framer.buffered();
+        self.read = if self.state == State::Opaque {
+            self.raw.len()
+        } else {
+            self.raw.len() - self.framer.buffered()
+        };
         match self.state {
             // Inside a body passed on: what is read goes at once.
             State::Passing | State::Opaque => self.hand_out(self.read, &mut out),
@@ -174,6 +183,10 @@ impl Cutter {
 
     /// One part read, ending at `end` in `raw` (beginning at `start`).
     fn part(&mut self, part: Part, end: usize, holding: bool, out: &mut Vec<Piece>) {
+        if self.state == State::Opaque {
+            // Handed out as it comes, whatever the framer still makes of it.
+            return;
+        }
         match part {
             Part::Invalid(_) => {
                 self.state = State::Opaque;
@@ -204,6 +217,13 @@ impl Cutter {
                     };
                     self.body.clear();
                     self.first_size = None;
+                    // An upgrade asked for, or switched to (RFC 9110 §7.8, §15.2.2):
+                    // what follows may be another protocol; it passes as it comes.
+                    let upgrade = match self.side {
+                        Side::Request => head.header("upgrade").is_some(),
+                        Side::Response => head.status() == Some(101),
+                    };
+                    self.upgrading = upgrade;
                 }
             }
             Part::ChunkSize { line, size } => {
@@ -255,7 +275,11 @@ impl Cutter {
                     _ => self.hand_out(end, out),
                 }
                 if self.state != State::Opaque {
-                    self.state = State::Between;
+                    self.state = if std::mem::take(&mut self.upgrading) {
+                        State::Opaque
+                    } else {
+                        State::Between
+                    };
                 }
             }
         }

@@ -458,6 +458,23 @@ mod tests {
     }
 
     #[test]
+    fn after_an_upgrade_every_byte_passes_at_once() {
+        let mut c = Cutter::new(Side::Request, 64 * 1024, 1 << 20);
+        let got = c.feed(
+            b"GET /ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n\x81\x05hello",
+            true,
+        );
+        let all: Vec<u8> = got
+            .iter()
+            .flat_map(|p| match p {
+                Piece::Raw(b, _) => b.to_vec(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert!(all.ends_with(b"\x81\x05hello"), "{all:?}");
+    }
+
+    #[test]
     fn a_chunked_body_is_framed_anew_with_its_own_last_chunk() {
         let wire = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n1\r\n}\r\n0\r\nX-T: 1\r\n\r\n";
         let got = pieces(Side::Response, wire, 40);
