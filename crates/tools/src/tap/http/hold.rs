@@ -254,6 +254,7 @@ async fn held_events(
                 text.extend_from_slice(event);
             }
             Outcome::Decided(Decision::Change(new)) => {
+                let new = one_line(new);
                 mark(recorder, lane, dir, hold, HoldStep::Changed, new.clone());
                 text.extend_from_slice(&with_data(event, &new));
                 touched = true;
@@ -272,6 +273,23 @@ async fn held_events(
         }
     }
     touched.then_some(text)
+}
+
+/// An edited event's data on one line: a CR or LF in it would end the `data:` line
+/// (the event stream's line ends), so JSON written over lines is written again on
+/// one; the page sends JSON only.
+fn one_line(new: Bytes) -> Bytes {
+    if !new.iter().any(|b| *b == b'\r' || *b == b'\n') {
+        return new;
+    }
+    match serde_json::from_slice::<serde_json::Value>(&new) {
+        Ok(v) => Bytes::from(v.to_string()),
+        Err(_) => Bytes::from(
+            new.iter()
+                .map(|b| if *b == b'\r' || *b == b'\n' { b' ' } else { *b })
+                .collect::<Vec<u8>>(),
+        ),
+    }
 }
 
 /// The lines of `bytes`, each with its line end (CRLF, LF or a lone CR: the event
@@ -509,6 +527,10 @@ mod tests {
             b"id: 7\r\nevent: message\r\ndata: {\"a\":2}\r\n\r\n"
         );
         assert_eq!(data_of(&ev.text), b"{\"a\":1}");
+        assert_eq!(
+            &one_line(Bytes::from_static(b"{\"a\":\r 2}"))[..],
+            b"{\"a\":2}"
+        );
         assert_eq!(split_events(b"data: 1\n\ndata: 2\n\n").len(), 2);
     }
 }
