@@ -31,6 +31,7 @@
 //!     gateway.rs        the 502 the tap writes itself: target unreachable, or not HTTP
 //!     cut.rs            --intercept: a direction cut at what may be held, the rest as is
 //!     hold.rs           --intercept: a held body or event passed on, framed anew, dropped
+//!     sse_edit.rs       --intercept: an event stream's events, their data, one edited
 //!   rewrite.rs          `--rewrite-host`: the Host line of each request head, nothing else
 //!   intercept.rs        `--intercept`: a message held in flight, forwarded, edited or dropped
 //!   proxy/              `tap --proxy`: a forward proxy (CONNECT), TLS decrypted per host

@@ -34,6 +34,7 @@
 //! gateway.rs   the one response the tap writes itself: a 502
 //! cut.rs       --intercept: one direction's bytes cut where a held message needs it
 //! hold.rs      --intercept: a message held, then passed on, framed anew, or dropped
+//! sse_edit.rs  --intercept: an event stream's events, their data, an event edited
 //! ```
 
 mod cut;
@@ -41,6 +42,7 @@ mod gateway;
 pub mod hold;
 mod pipe;
 mod sides;
+mod sse_edit;
 mod target;
 mod watch;
 

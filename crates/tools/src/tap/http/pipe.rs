@@ -243,15 +243,7 @@ async fn to_client(
     let mut answered = 0u64;
     loop {
         if let Some(h) = &sides.holding {
-            while let Some(answer) = h.due(answered) {
-                sides.watch().answered_by_tap();
-                sides.changed.notify_one();
-                sides.recorder.bytes(sides.client, Dir::ToClient, &answer);
-                if let Err(e) = to.write_all(&answer).await {
-                    sides.close(Dir::ToClient, &format!("writing the client failed: {e}"));
-                    return Err(());
-                }
-            }
+            owed(&mut to, sides, h, answered).await?;
         }
         let read = async {
             match &sides.holding {
@@ -267,6 +259,10 @@ async fn to_client(
         let n = match read.await {
             None => continue,
             Some(Ok(0)) => {
+                if let Some(h) = &sides.holding {
+                    // An answer the tap owes may have come due as the target closed.
+                    owed(&mut to, sides, h, answered).await?;
+                }
                 if let Some(held) = first.take() {
                     let waiting = sides.watch().in_flight();
                     if !held.is_empty() || waiting {
@@ -395,14 +391,27 @@ async fn pass(
         }
         *answered += ends;
         // The tap's answers owed after this one go now, in their places.
-        while let Some(answer) = h.due(*answered) {
-            sides.watch().answered_by_tap();
-            sides.changed.notify_one();
-            sides.recorder.bytes(lane, Dir::ToClient, &answer);
-            if let Err(e) = to.write_all(&answer).await {
-                sides.close(Dir::ToClient, &format!("writing the client failed: {e}"));
-                return Err(());
-            }
+        owed(to, sides, h, *answered).await?;
+    }
+    Ok(())
+}
+
+/// Writes the tap's answers to dropped requests that are due once `answered` of the
+/// target's answers have gone, each recorded on the client's lane (it is what the
+/// client got).
+async fn owed(
+    to: &mut (impl AsyncWrite + Unpin),
+    sides: &Sides<'_>,
+    h: &hold::Holding,
+    answered: u64,
+) -> Result<(), ()> {
+    while let Some(answer) = h.due(answered) {
+        sides.watch().answered_by_tap();
+        sides.changed.notify_one();
+        sides.recorder.bytes(sides.client, Dir::ToClient, &answer);
+        if let Err(e) = to.write_all(&answer).await {
+            sides.close(Dir::ToClient, &format!("writing the client failed: {e}"));
+            return Err(());
         }
     }
     Ok(())
