@@ -18,7 +18,11 @@ chromium over the DevTools protocol, scripts/cdp.py), with real clients and serv
    the proxy's plain-HTTP path); its add call (2 + 40) is held, edited on the page to
    1000 + 234, and the client prints 1234; the page's rows equal the recording's
    messages one for one.
-3. A screenshot of each page (UI_SHOTS, else target/ui-shots); no exception thrown.
+3. The same over HTTPS: HTTPS_PROXY, `serve --http --tls-cert` (a leaf for localhost
+   from a test CA made with openssl, which the proxy trusts with --cacert), the
+   client trusting the proxy's CA (SSL_CERT_FILE): the call held and edited inside
+   the decrypted tunnel, the recording's TLS facts naming localhost.
+4. A screenshot of each page (UI_SHOTS, else target/ui-shots); no exception thrown.
 
 Needs interop/ts/node_modules (scripts/ui.sh installs it) and, for 2, interop/.venv
 (interop/run.sh makes it; without it 2 is skipped, said, unless
@@ -150,31 +154,61 @@ def http_intercept(binary, chromium, work):
         stop([tap, server])
 
 
-def proxy_page(binary, chromium, work):
-    name = "proxy"
+def server_pki(work):
+    """A test CA and a leaf for localhost (openssl), for `serve --http --tls-cert`."""
+    pki = os.path.join(work, "server-pki")
+    os.makedirs(pki, exist_ok=True)
+    p = lambda f: os.path.join(pki, f)  # noqa: E731
+    ext = p("leaf.ext")
+    with open(ext, "w") as f:
+        f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n")
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    for cmd in (
+        ["openssl", "req", "-x509", *ec, "-keyout", p("ca.key"), "-out", p("ca.pem"), "-days", "2", "-subj", "/CN=ui_tap_http test server CA"],
+        ["openssl", "req", *ec, "-keyout", p("server.key"), "-out", p("server.csr"), "-subj", "/CN=localhost"],
+        ["openssl", "x509", "-req", "-in", p("server.csr"), "-CA", p("ca.pem"), "-CAkey", p("ca.key"), "-CAcreateserial",
+         "-out", p("server.pem"), "-days", "2", "-extfile", ext],
+    ):
+        made = subprocess.run(cmd, capture_output=True, text=True)
+        if made.returncode != 0:
+            raise SystemExit(f"openssl failed: {' '.join(cmd)}: {made.stderr}")
+    return p("ca.pem"), p("server.pem"), p("server.key")
+
+
+def proxy_page(binary, chromium, work, tls):
+    """The Python SDK client through `tap --proxy --ui --intercept tool:add`: in plain
+    HTTP (HTTP_PROXY, absolute-form requests), or over HTTPS (HTTPS_PROXY: CONNECT,
+    the TLS inside decrypted with the proxy's CA, which SSL_CERT_FILE trusts)."""
+    name = "proxy-tls" if tls else "proxy"
     if not os.path.exists(PYTHON):
         if os.environ.get("MCP_RAW_REQUIRE_SDK") == "1":
             ue.fail(f"{name}: MCP_RAW_REQUIRE_SDK=1 but there is no {PYTHON}")
         else:
             print(f"{name}: skipped: no {PYTHON} (interop/run.sh py-http makes it)")
         return
-    record = os.path.join(work, "tap-proxy.jsonl")
-    ca = os.path.join(work, "ca")
+    record = os.path.join(work, f"tap-{name}.jsonl")
+    ca = os.path.join(work, f"ca-{name}")
     made = subprocess.run([binary, "ca", "--dir", ca], capture_output=True, text=True)
     if made.returncode != 0:
         ue.fail(f"{name}: mcp-raw ca failed: {made.stderr}")
         return
     port = ue.free_port()
-    server_log = os.path.join(work, "serve-proxy.log")
-    tap_log = os.path.join(work, "tap-proxy.log")
+    server_log = os.path.join(work, f"serve-{name}.log")
+    tap_log = os.path.join(work, f"tap-{name}.log")
+    serve = [binary, "serve", "--http", "--port", str(port)]
+    proxy_flags = []
+    if tls:
+        server_ca, cert, key = server_pki(work)
+        serve += ["--tls-cert", cert, "--tls-key", key]
+        proxy_flags = ["--cacert", server_ca, "--decrypt-host", "localhost"]
     server = tap = None
     try:
-        server = subprocess.Popen([binary, "serve", "--http", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=open(server_log, "w"))
+        server = subprocess.Popen(serve, stdout=subprocess.DEVNULL, stderr=open(server_log, "w"))
         if not ue.wait_for(server_log, r"(listening on)"):
-            ue.fail(f"{name}: serve --http did not start")
+            ue.fail(f"{name}: serve --http did not start: {open(server_log).read()[-500:]}")
             return
         tap = subprocess.Popen(
-            [binary, "tap", "--proxy", "--listen", "127.0.0.1:0", "--ca-dir", ca,
+            [binary, "tap", "--proxy", "--listen", "127.0.0.1:0", "--ca-dir", ca, *proxy_flags,
              "--ui", "--intercept", "tool:add", "--record", record],
             stdout=subprocess.DEVNULL, stderr=open(tap_log, "w"),
         )
@@ -187,9 +221,16 @@ def proxy_page(binary, chromium, work):
             tab = browser.open(url)
             if not tab.wait("document.getElementById('status').textContent === 'live'"):
                 ue.fail(f"{name}: the page never said it was live")
-            env = {k: v for k, v in os.environ.items() if k.lower() not in ("http_proxy", "https_proxy", "no_proxy", "all_proxy")}
-            env.update(HTTP_PROXY=proxy, PYTHONDONTWRITEBYTECODE="1")
-            client = subprocess.Popen([PYTHON, SDK_CLIENT, f"http://127.0.0.1:{port}/mcp"], env=env,
+            env = {k: v for k, v in os.environ.items()
+                   if k.lower() not in ("http_proxy", "https_proxy", "no_proxy", "all_proxy", "ssl_cert_dir", "ssl_cert_file")}
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+            if tls:
+                env.update(HTTPS_PROXY=proxy, SSL_CERT_FILE=os.path.join(ca, "ca.pem"))
+                target = f"https://localhost:{port}/mcp"
+            else:
+                env.update(HTTP_PROXY=proxy)
+                target = f"http://127.0.0.1:{port}/mcp"
+            client = subprocess.Popen([PYTHON, SDK_CLIENT, target], env=env,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             decided = hold_and_edit(tab, {"a": 1000, "b": 234}, name)
             out, err = client.communicate(timeout=120)
@@ -202,8 +243,13 @@ def proxy_page(binary, chromium, work):
                     ue.fail(f"{name}: the client's answer is {out.strip()!r}, not the edited call's 1234")
                 if steps_of(record) != ["held", "changed"]:
                     ue.fail(f"{name}: the recording marks {steps_of(record)}, not held then changed")
-            opened = [json.loads(line).get("open", "") for line in open(record) if '"open"' in line]
-            if not any("relayed in plain HTTP" in o for o in opened):
+            lines = [json.loads(line) for line in open(record)][1:]
+            opened = [e.get("open", "") for e in lines if "open" in e]
+            if tls:
+                sni = [e["tls"].get("sni") for e in lines if "tls" in e]
+                if "localhost" not in sni or not any("decrypt" in o for o in opened):
+                    ue.fail(f"{name}: no decrypted connection to localhost recorded: {opened} {sni}")
+            elif not any("relayed in plain HTTP" in o for o in opened):
                 ue.fail(f"{name}: no connection relayed in plain HTTP by the proxy: {opened}")
             ue.check_page(binary, browser, tab, record, name)
     finally:
@@ -216,7 +262,8 @@ def main():
         raise SystemExit(f"server-everything is not installed ({ue.EV}): npm ci in interop/ts")
     work = tempfile.mkdtemp(prefix="mcp-raw-ui-tap-http-")
     http_intercept(binary, chromium, work)
-    proxy_page(binary, chromium, work)
+    proxy_page(binary, chromium, work, tls=False)
+    proxy_page(binary, chromium, work, tls=True)
     if ue.FAILED:
         print(f"ui tap http: {len(ue.FAILED)} check(s) failed")
         sys.exit(1)
