@@ -304,7 +304,10 @@ impl Cutter {
     /// POST). A response: a final one whose body is JSON (`application/json`).
     fn keeps(&self, head: &Head) -> bool {
         match self.side {
-            Side::Request => head.method() == Some("POST"),
+            // A client that sent `Expect: 100-continue` waits for the server's 100
+            // before its body (RFC 9110 §10.1.1): kept, the head would never reach the
+            // server; it passes as it comes.
+            Side::Request => head.method() == Some("POST") && head.header("expect").is_none(),
             Side::Response => {
                 let json = head.header("content-type").is_some_and(|v| {
                     v.trim_start()

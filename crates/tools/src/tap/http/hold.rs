@@ -350,6 +350,16 @@ mod tests {
     }
 
     #[test]
+    fn a_post_that_waits_for_100_continue_passes_its_head_at_once() {
+        let mut c = Cutter::new(Side::Request, 64 * 1024, 1 << 20);
+        let head = b"POST /mcp HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n";
+        assert_eq!(
+            c.feed(head, true),
+            [Piece::Raw(Bytes::from_static(head), 0)]
+        );
+    }
+
+    #[test]
     fn after_an_upgrade_every_byte_passes_at_once() {
         let mut c = Cutter::new(Side::Request, 64 * 1024, 1 << 20);
         let got = c.feed(
