@@ -518,7 +518,7 @@ fn a_held_request_holds_the_one_behind_it_and_an_edited_event_keeps_its_fields()
 }
 
 /// An answer held and dropped: the client gets the tap's 502 in its place and the
-/// connection goes on; an event dropped from a stream read to the close is a
+/// connection goes on; one held and forwarded comes as it was sent; an event dropped from a stream read to the close is a
 /// comment in its place; through the forward proxy (plain HTTP, absolute form) the
 /// same holds.
 #[test]
@@ -532,6 +532,9 @@ fn a_dropped_answer_is_the_taps_502_and_a_dropped_event_a_comment_also_through_t
             )],
             vec![&*Box::leak(
                 json_of(r#"{"jsonrpc":"2.0","id":8,"result":{}}"#).into_boxed_str(),
+            )],
+            vec![&*Box::leak(
+                json_of(r#"{"jsonrpc":"2.0","id":7,"result":{"n":2}}"#).into_boxed_str(),
             )],
             vec![
                 "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n",
@@ -595,10 +598,19 @@ fn a_dropped_answer_is_the_taps_502_and_a_dropped_event_a_comment_also_through_t
             r#"{"jsonrpc":"2.0","id":8,"result":{}}"#,
             "{mode}"
         );
+        // Held, forwarded as it came: the bytes the server sent, exactly.
+        sock.write_all(ask(7).as_bytes()).unwrap();
+        tap.held(2);
+        tap.decide(2, "forward", None);
+        assert_eq!(
+            String::from_utf8_lossy(&response(&mut sock)),
+            json_of(r#"{"jsonrpc":"2.0","id":7,"result":{"n":2}}"#),
+            "{mode}"
+        );
         // A stream read to the close: its event with id 7 held, dropped.
         sock.write_all(ask(9).as_bytes()).unwrap();
-        tap.held(2);
-        tap.decide(2, "drop", None);
+        tap.held(3);
+        tap.decide(3, "drop", None);
         sock.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
         let mut rest = Vec::new();
         let mut buf = [0u8; 4096];
@@ -612,13 +624,20 @@ fn a_dropped_answer_is_the_taps_502_and_a_dropped_event_a_comment_also_through_t
         }
         assert_eq!(
             String::from_utf8_lossy(&rest),
-            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n: mcp-raw tap: hold #2: an event was dropped here (--intercept)\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":11,\"result\":{}}\n\n",
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n: mcp-raw tap: hold #3: an event was dropped here (--intercept)\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":11,\"result\":{}}\n\n",
             "{mode}"
         );
         std::thread::sleep(Duration::from_millis(200));
         assert_eq!(
             steps(&record),
-            ["held #1", "dropped #1", "held #2", "dropped #2"],
+            [
+                "held #1",
+                "dropped #1",
+                "held #2",
+                "forwarded #2",
+                "held #3",
+                "dropped #3"
+            ],
             "{mode}"
         );
     }
