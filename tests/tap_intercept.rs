@@ -745,3 +745,76 @@ fn with_rewrite_host_the_target_side_carries_the_edit() {
         .collect();
     assert_eq!(marked, ["c2 Held", "c2 Changed"]);
 }
+
+/// The server's answers held and changed, from `serve --http` (2025-11-25): the
+/// initialize answer, JSON, goes on with its `Content-Length` rewritten; the call's
+/// answer, an event stream of known length, with its one event's data changed and
+/// its length set anew; every other header line as the server sent it.
+#[test]
+fn answers_from_serve_http_are_changed_with_their_lengths_set_anew() {
+    let server = demo_http("legacy");
+    let dir = common::scratch("tap-intercept", "answers");
+    let record = dir.join("tap.jsonl");
+    let tap = Tap::start(
+        &["--http", "--target", &format!("http://{}/mcp", server.addr)],
+        "dir:s2c",
+        "20",
+        &record,
+    );
+    let mut sock = TcpStream::connect(&tap.addr).unwrap();
+    sock.write_all(&post("127.0.0.1", "", &common::initialize("2025-11-25")))
+        .unwrap();
+    tap.held(1);
+    let init = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"edited at the tap","version":"9"}}}"#;
+    tap.decide(1, "change", Some(init));
+    let answer = String::from_utf8(response(&mut sock)).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    assert_eq!(body, init);
+    assert!(
+        head.contains(&format!("\r\ncontent-length: {}\r\n", init.len())),
+        "{head}"
+    );
+    let session = head
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .unwrap()
+        .to_owned();
+    let headers = format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
+    sock.write_all(&post(
+        "127.0.0.1",
+        &headers,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    ))
+    .unwrap();
+    assert!(
+        String::from_utf8(response(&mut sock))
+            .unwrap()
+            .starts_with("HTTP/1.1 202 Accepted\r\n")
+    );
+    sock.write_all(&post(
+        "127.0.0.1",
+        &headers,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#,
+    ))
+    .unwrap();
+    tap.held(2);
+    let result =
+        r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"three"}]}}"#;
+    tap.decide(2, "change", Some(result));
+    let answer = String::from_utf8(response(&mut sock)).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    assert_eq!(body, format!("data: {result}\n\n"));
+    assert!(
+        head.starts_with("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n")
+            && head.contains(&format!("\r\ncontent-length: {}\r\n", body.len())),
+        "{head}"
+    );
+    drop(sock);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        steps(&record),
+        ["held #1", "changed #1", "held #2", "changed #2"]
+    );
+    let r = recorded(&record);
+    assert_eq!(r.changed, [init, result]);
+}
