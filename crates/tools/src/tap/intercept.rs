@@ -453,4 +453,17 @@ mod tests {
         );
         assert!(Filter::parse("  ").is_err());
     }
+
+    #[test]
+    fn a_batch_is_wanted_when_any_of_its_messages_matches() {
+        let holds = Interceptor::new(Filter::parse("tool:delete_*").ok(), DEFAULT_TIMEOUT);
+        let call =
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all"}}"#;
+        let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+        assert!(holds.wants(Dir::ToServer, format!("[{ping},{call}]").as_bytes()));
+        assert!(!holds.wants(Dir::ToServer, format!("[{ping}]").as_bytes()));
+        assert!(!holds.wants(Dir::ToServer, b"not json"));
+        holds.set_filter("").unwrap();
+        assert!(!holds.active() && !holds.wants(Dir::ToServer, call.as_bytes()));
+    }
 }
