@@ -818,3 +818,79 @@ fn answers_from_serve_http_are_changed_with_their_lengths_set_anew() {
     let r = recorded(&record);
     assert_eq!(r.changed, [init, result]);
 }
+
+/// A held answer stops the connection's clocks: held past `--idle-timeout` (the
+/// server has answered, so nothing is in flight as the server's bytes say), it still
+/// reaches the client when forwarded.
+#[test]
+fn a_hold_longer_than_the_idle_timeout_keeps_its_connection() {
+    let server = demo_http("legacy");
+    let dir = common::scratch("tap-intercept", "clocks");
+    let record = dir.join("tap.jsonl");
+    let tap = Tap::start(
+        &[
+            "--http",
+            "--idle-timeout",
+            "1",
+            "--target",
+            &format!("http://{}/mcp", server.addr),
+        ],
+        "dir:s2c id:1",
+        "20",
+        &record,
+    );
+    let mut sock = TcpStream::connect(&tap.addr).unwrap();
+    sock.write_all(&post("127.0.0.1", "", &common::initialize("2025-11-25")))
+        .unwrap();
+    tap.held(1);
+    std::thread::sleep(Duration::from_millis(2500));
+    tap.decide(1, "forward", None);
+    let answer = String::from_utf8(response(&mut sock)).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+    assert!(answer.contains(r#""id":1,"result""#), "{answer}");
+}
+
+/// A connection that fails while its answer is held (the client resets it) ends the
+/// hold: the recording marks it `dropped` (the answer never crossed), and the page
+/// can no longer decide it.
+#[test]
+fn a_hold_whose_connection_fails_is_marked_dropped() {
+    let server = demo_http("modern");
+    let dir = common::scratch("tap-intercept", "reset");
+    let record = dir.join("tap.jsonl");
+    let tap = Tap::start(
+        &["--http", "--target", &format!("http://{}/mcp", server.addr)],
+        "dir:s2c id:2",
+        "20",
+        &record,
+    );
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let mut sock = TcpStream::connect(&tap.addr).unwrap();
+    // The first answer comes and is left unread: closing with it unread is a reset.
+    let list = post(
+        "127.0.0.1",
+        "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\n",
+        &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{meta}}}}}"#),
+    );
+    let call = post(
+        "127.0.0.1",
+        "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: add\r\n",
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},{meta}}}}}"#
+        ),
+    );
+    sock.write_all(&[list, call].concat()).unwrap();
+    tap.held(1);
+    std::thread::sleep(Duration::from_millis(100));
+    drop(sock);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while steps(&record).len() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(steps(&record), ["held #1", "dropped #1"]);
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        text.contains("reading the client failed: Connection reset by peer"),
+        "{text}"
+    );
+}

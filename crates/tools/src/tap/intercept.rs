@@ -196,11 +196,26 @@ struct Listed<'a> {
     holds: &'a Interceptor,
     /// The hold's number.
     hold: u64,
+    /// Where a hold whose waiter went away undecided is marked `dropped` (its
+    /// message never crossed; the lane's close says why), so the page stops showing
+    /// it waiting; none once it is settled, or for a stdio copy (which never goes
+    /// away undecided).
+    unsettled: Option<(&'a Recorder, Lane, Dir)>,
 }
 
 impl Drop for Listed<'_> {
     fn drop(&mut self) {
         self.holds.waiting.locked().remove(&self.hold);
+        if let Some((recorder, lane, dir)) = self.unsettled.take() {
+            mark(
+                recorder,
+                lane,
+                dir,
+                self.hold,
+                HoldStep::Dropped,
+                Bytes::new(),
+            );
+        }
     }
 }
 
@@ -331,7 +346,11 @@ impl Interceptor {
                 let _ = wake.send(d);
             }),
         );
-        let _listed = Listed { holds: self, hold };
+        let _listed = Listed {
+            holds: self,
+            hold,
+            unsettled: None,
+        };
         match woken.recv_timeout(self.timeout) {
             Ok(d) => (hold, Outcome::Decided(d)),
             Err(_) => (hold, Outcome::Expired),
@@ -339,7 +358,8 @@ impl Interceptor {
     }
 
     /// [`Interceptor::hold_blocking`] for a task (an HTTP relay's direction): the
-    /// task waits, the runtime's threads do not.
+    /// task waits, the runtime's threads do not. A task dropped while it waits (its
+    /// connection closed) marks the hold `dropped`: its message never crossed.
     pub async fn hold(
         &self,
         recorder: &Recorder,
@@ -357,11 +377,18 @@ impl Interceptor {
                 let _ = wake.send(d);
             }),
         );
-        let _listed = Listed { holds: self, hold };
-        match tokio::time::timeout(self.timeout, woken).await {
-            Ok(Ok(d)) => (hold, Outcome::Decided(d)),
-            _ => (hold, Outcome::Expired),
-        }
+        let mut listed = Listed {
+            holds: self,
+            hold,
+            unsettled: Some((recorder, lane, dir)),
+        };
+        let outcome = match tokio::time::timeout(self.timeout, woken).await {
+            Ok(Ok(d)) => Outcome::Decided(d),
+            _ => Outcome::Expired,
+        };
+        // Settled: the caller marks what became of it.
+        listed.unsettled = None;
+        (hold, outcome)
     }
 
     /// Passes one whole `line` (its line end included) going `dir` on lane `lane`:

@@ -18,6 +18,8 @@
 //! The recording marks each step (`held`, `forwarded`, `changed` with the new body,
 //! `dropped`, `expired`) on the lane where the bytes are recorded, and the bytes
 //! passed on follow as their own event, so the lane's bytes stay what crossed.
+//! A hold whose connection fails while it waits is marked `dropped`
+//! (`Interceptor::hold`): its message never crossed.
 
 use super::cut::{Events, Message};
 use super::sse_edit::{data_of, line_end, one_line, split_events, with_data};
