@@ -518,11 +518,11 @@ fn a_held_request_holds_the_one_behind_it_and_an_edited_event_keeps_its_fields()
 }
 
 /// An answer held and dropped: the client gets the tap's 502 in its place and the
-/// connection goes on; one held and forwarded comes as it was sent; an event dropped from a stream read to the close is a
-/// comment in its place; through the forward proxy (plain HTTP, absolute form) the
-/// same holds.
+/// connection goes on; one held and forwarded comes as it was sent; an event dropped
+/// from a stream read to the close is not passed on; through the forward proxy
+/// (plain HTTP, absolute form) the same holds.
 #[test]
-fn a_dropped_answer_is_the_taps_502_and_a_dropped_event_a_comment_also_through_the_proxy() {
+fn a_dropped_answer_is_the_taps_502_and_a_dropped_event_is_gone_also_through_the_proxy() {
     let dir = common::scratch("tap-intercept", "dropped");
     for mode in ["http", "proxy"] {
         let record = dir.join(format!("{mode}.jsonl"));
@@ -624,7 +624,7 @@ fn a_dropped_answer_is_the_taps_502_and_a_dropped_event_a_comment_also_through_t
         }
         assert_eq!(
             String::from_utf8_lossy(&rest),
-            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n: mcp-raw tap: hold #3: an event was dropped here (--intercept)\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":11,\"result\":{}}\n\n",
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":11,\"result\":{}}\n\n",
             "{mode}"
         );
         std::thread::sleep(Duration::from_millis(200));
@@ -892,5 +892,70 @@ fn a_hold_whose_connection_fails_is_marked_dropped() {
     assert!(
         text.contains("reading the client failed: Connection reset by peer"),
         "{text}"
+    );
+}
+
+/// Events dropped from a chunked stream leave no trace in its framing: a chunk that
+/// held only a dropped event is left out whole (its size line and the CRLF after
+/// its data), one that held another event too is sent again as one chunk with the
+/// other alone; the rest as it came.
+#[test]
+fn events_dropped_from_a_chunked_stream_leave_its_framing_whole() {
+    let dir = common::scratch("tap-intercept", "chunked-drop");
+    let record = dir.join("tap.jsonl");
+    let held = |n: u64| {
+        format!(
+            "data: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"n\":{n}}}}}\n\n"
+        )
+    };
+    let kept = "id: k\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n\n";
+    let chunk = |s: &str| format!("{:x}\r\n{s}\r\n", s.len());
+    let head =
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let server = fake(vec![vec![
+        head,
+        leak(chunk(&held(1))),
+        leak(chunk(&format!("{}{kept}", held(2)))),
+        leak(chunk(&held(3))),
+        "0\r\n\r\n",
+    ]]);
+    let tap = Tap::start(
+        &["--http", "--target", &format!("http://{}/mcp", server.addr)],
+        "method:notifications/message",
+        "20",
+        &record,
+    );
+    let mut sock = TcpStream::connect(&tap.addr).unwrap();
+    sock.write_all(&post(
+        "127.0.0.1",
+        "",
+        r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+    ))
+    .unwrap();
+    for hold in 1..=3 {
+        tap.held(hold);
+        tap.decide(hold, "drop", None);
+    }
+    let got = response(&mut sock);
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        format!("{head}{}0\r\n\r\n", chunk(kept))
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        steps(&record),
+        [
+            "held #1",
+            "dropped #1",
+            "held #2",
+            "dropped #2",
+            "held #3",
+            "dropped #3"
+        ]
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&recorded(&record).to_client),
+        String::from_utf8_lossy(&got)
     );
 }

@@ -12,8 +12,8 @@
 //! - dropped: a request never reaches the target, and the tap answers it in its
 //!   place on the connection: `502 Bad Gateway`, a plain-text body that says it was
 //!   dropped at the tap; a JSON response is replaced by the same 502; an event is
-//!   replaced by an SSE comment saying so (a comment dispatches nothing, RFC: the
-//!   HTML Living Standard's "server-sent events", lines starting with a colon).
+//!   just not passed on (a chunked stream's chunk that held nothing else is left
+//!   out whole, its size line and its CRLF).
 //!
 //! The recording marks each step (`held`, `forwarded`, `changed` with the new body,
 //! `dropped`, `expired`) on the lane where the bytes are recorded, and the bytes
@@ -22,7 +22,7 @@
 //! (`Interceptor::hold`): its message never crossed.
 
 use super::cut::{Events, Message};
-use super::sse_edit::{data_of, line_end, one_line, split_events, with_data};
+use super::sse_edit::{data_of, one_line, split_events, with_data};
 use crate::tap::intercept::{Decision, Interceptor, Outcome, mark};
 use crate::wire::event::{Dir, HoldStep, Lane};
 use crate::wire::recorder::Recorder;
@@ -206,24 +206,45 @@ fn with_length(head: &[u8], n: usize) -> Vec<u8> {
 
 /// Part of an event stream, each event whose `data` the filter matches held in
 /// turn (what follows waits behind it); sent as it came unless one was changed or
-/// dropped, then as one new chunk (chunked) or the new text.
+/// dropped, then as one new chunk (chunked) or the new text. Also says whether the
+/// CRLF that ends the original chunk, which comes next in the stream, must be left
+/// out: when nothing is left of the text, no chunk is sent, so no chunk ends there.
 pub(super) async fn events(
     holding: &Holding,
     recorder: &Recorder,
     lane: Lane,
     ev: Events,
-) -> Bytes {
+) -> (Bytes, bool) {
     let Some(text) = held_events(holding, recorder, lane, &ev.text).await else {
-        return ev.raw;
+        return (ev.raw, false);
     };
     let mut out = ev.raw[..ev.prefix].to_vec();
+    if ev.chunked && text.is_empty() {
+        // A chunk of size 0 would end the body (RFC 9112 §7.1): none is sent.
+        return (Bytes::from(out), true);
+    }
     if ev.chunked {
         // RFC 9112 §7.1: the new text as one chunk; the original chunk's CRLF
         // follows it in the stream.
         out.extend_from_slice(format!("{:x}\r\n", text.len()).as_bytes());
     }
     out.extend_from_slice(&text);
-    Bytes::from(out)
+    (Bytes::from(out), false)
+}
+
+/// `bytes` without the line end they begin with (the end of a chunk whose data was
+/// left out), when `skip` says so; `skip` is then done.
+pub(super) fn without_chunk_end(bytes: Bytes, skip: &mut bool) -> Bytes {
+    if !*skip || bytes.is_empty() {
+        return bytes;
+    }
+    *skip = false;
+    let n = if bytes.starts_with(b"\r\n") {
+        2
+    } else {
+        usize::from(bytes.starts_with(b"\n"))
+    };
+    bytes.slice(n..)
 }
 
 /// Whole events, each whose `data` the filter matches held in turn: the new text
@@ -263,14 +284,9 @@ async fn held_events(
                 touched = true;
             }
             Outcome::Decided(Decision::Drop) => {
+                // Not passed on: the client never sees it (the recording's
+                // `dropped` step says it was there).
                 mark(recorder, lane, dir, hold, HoldStep::Dropped, Bytes::new());
-                let eol = line_end(event);
-                text.extend_from_slice(
-                    format!(": mcp-raw tap: hold #{hold}: an event was dropped here (--intercept)")
-                        .as_bytes(),
-                );
-                text.extend_from_slice(eol);
-                text.extend_from_slice(eol);
                 touched = true;
             }
         }

@@ -241,6 +241,9 @@ async fn to_client(
     // The target's answers passed on: the tap's own to a dropped request goes after
     // as many as came before the request.
     let mut answered = 0u64;
+    // An event stream's chunk was left out whole (its events dropped): the CRLF that
+    // ended it, the next bytes, is left out too.
+    let mut skip_crlf = false;
     loop {
         if let Some(h) = &sides.holding {
             owed(&mut to, sides, h, answered).await?;
@@ -276,7 +279,7 @@ async fn to_client(
                 }
                 if let (Some(c), Some(h)) = (&mut cutter, &sides.holding) {
                     let pieces = c.finish(h.intercept.active());
-                    if pass(&mut to, sides, h, pieces, &mut answered)
+                    if pass(&mut to, sides, h, pieces, &mut answered, &mut skip_crlf)
                         .await
                         .is_err()
                     {
@@ -321,7 +324,7 @@ async fn to_client(
                 sides.recorder.bytes(lane, Dir::ToClient, read);
             }
             let pieces = c.feed(read, h.intercept.active());
-            if pass(&mut to, sides, h, pieces, &mut answered)
+            if pass(&mut to, sides, h, pieces, &mut answered, &mut skip_crlf)
                 .await
                 .is_err()
             {
@@ -347,35 +350,40 @@ async fn to_client(
 
 /// Passes the target's `pieces` on to the client under `--intercept`: each that may
 /// be held after its hold, each recorded on the client's lane before it is written;
-/// `answered` counts the target's answers passed on.
+/// `answered` counts the target's answers passed on; `skip_crlf`: the next bytes
+/// begin with the end of a chunk left out.
 async fn pass(
     to: &mut (impl AsyncWrite + Unpin),
     sides: &Sides<'_>,
     h: &hold::Holding,
     pieces: Vec<Piece>,
     answered: &mut u64,
+    skip_crlf: &mut bool,
 ) -> Result<(), ()> {
     let lane = sides.client;
     for piece in pieces {
-        let (out, ends) = match piece {
-            Piece::Raw(b, ends) => (b, ends),
+        let (out, ends, skip) = match piece {
+            Piece::Raw(b, ends) => (b, ends, false),
             Piece::Message(m) => {
                 held(sides, true);
                 let sending = hold::message(h, sides.recorder, lane, Dir::ToClient, m).await;
                 held(sides, false);
                 match sending {
-                    hold::Send::Bytes(b) => (b, 1),
+                    hold::Send::Bytes(b) => (b, 1, false),
                     // An answer is never dropped without one in its place.
-                    hold::Send::Dropped(_) => (Bytes::new(), 1),
+                    hold::Send::Dropped(_) => (Bytes::new(), 1, false),
                 }
             }
             Piece::Events(e) => {
                 held(sides, true);
-                let b = hold::events(h, sides.recorder, lane, e).await;
+                let (b, skip) = hold::events(h, sides.recorder, lane, e).await;
                 held(sides, false);
-                (b, 0)
+                (b, 0, skip)
             }
         };
+        // A chunk left out whole: the CRLF that ended it, next, is left out too.
+        let out = hold::without_chunk_end(out, skip_crlf);
+        *skip_crlf |= skip;
         if !out.is_empty() {
             sides.recorder.bytes(lane, Dir::ToClient, &out);
             if let Err(e) = to.write_all(&out).await {

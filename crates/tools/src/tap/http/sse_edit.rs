@@ -90,7 +90,7 @@ fn strip_end(line: &[u8]) -> &[u8] {
 }
 
 /// The event's line end (its first line's).
-pub(super) fn line_end(event: &[u8]) -> &[u8] {
+fn line_end(event: &[u8]) -> &[u8] {
     let first = lines(event).into_iter().next().unwrap_or(b"\n");
     let bare = strip_end(first).len();
     if bare == first.len() {
