@@ -459,9 +459,14 @@ fn a_held_request_holds_the_one_behind_it_and_an_edited_event_keeps_its_fields()
     ))
     .unwrap();
     let mut sock = TcpStream::connect(&tap.addr).unwrap();
-    sock.write_all(format!("{first}{second}").as_bytes())
+    // The first and half the second together; the rest of the second while the
+    // first is held (the tap reads it, and keeps it behind the hold).
+    let (second_a, second_b) = second.split_at(20);
+    sock.write_all(format!("{first}{second_a}").as_bytes())
         .unwrap();
     tap.held(1);
+    std::thread::sleep(Duration::from_millis(100));
+    sock.write_all(second_b.as_bytes()).unwrap();
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(
         String::from_utf8_lossy(&server.got.lock().unwrap()),
@@ -957,5 +962,61 @@ fn events_dropped_from_a_chunked_stream_leave_its_framing_whole() {
     assert_eq!(
         String::from_utf8_lossy(&recorded(&record).to_client),
         String::from_utf8_lossy(&got)
+    );
+}
+
+/// A client that resets its connection while its request is held ends the hold: the
+/// request is marked `dropped` and never reaches the server.
+#[test]
+fn a_request_whose_client_resets_while_held_never_reaches_the_server() {
+    let dir = common::scratch("tap-intercept", "client-reset");
+    let record = dir.join("tap.jsonl");
+    let server = fake(vec![
+        vec![Box::leak(
+            json_of(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).into_boxed_str(),
+        )],
+        vec![Box::leak(
+            json_of(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#).into_boxed_str(),
+        )],
+    ]);
+    let tap = Tap::start(
+        &["--http", "--target", &format!("http://{}/mcp", server.addr)],
+        "method:tools/call",
+        "20",
+        &record,
+    );
+    let ping = post(
+        "127.0.0.1",
+        "",
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+    );
+    let call = post(
+        "127.0.0.1",
+        "",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete_all"}}"#,
+    );
+    let mut sock = TcpStream::connect(&tap.addr).unwrap();
+    // The ping's answer comes and is left unread: closing with it unread is a reset.
+    sock.write_all(&[ping.clone(), call].concat()).unwrap();
+    tap.held(1);
+    std::thread::sleep(Duration::from_millis(200));
+    drop(sock);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while steps(&record).len() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(steps(&record), ["held #1", "dropped #1"]);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        String::from_utf8_lossy(&server.got.lock().unwrap()),
+        String::from_utf8_lossy(&ping),
+        "only the ping reached the server"
+    );
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        text.contains(
+            "reading the client failed while a request was held: Connection reset by peer"
+        ),
+        "{text}"
     );
 }

@@ -100,12 +100,27 @@ async fn to_target(
     // Requests passed on to the target: the tap's answer to a dropped one goes after
     // the target's answers to these.
     let mut sent = 0u64;
+    // While a request is held the client is still read (one read at most, kept
+    // here for after the hold), so a client that resets its connection ends the
+    // hold instead of leaving it waiting for nobody; `early_eof`: it closed its
+    // sending side meanwhile.
+    let (mut early, mut early_eof) = (Vec::new(), false);
+    let mut spare = vec![0u8; CHUNK];
     loop {
-        let n = match from.read(&mut buf).await {
-            Ok(n) => n,
-            Err(e) => {
-                sides.close(Dir::ToServer, &format!("reading the client failed: {e}"));
-                return Err(());
+        let n = if !early.is_empty() {
+            let k = early.len();
+            buf[..k].copy_from_slice(&early);
+            early.clear();
+            k
+        } else if std::mem::take(&mut early_eof) {
+            0
+        } else {
+            match from.read(&mut buf).await {
+                Ok(n) => n,
+                Err(e) => {
+                    sides.close(Dir::ToServer, &format!("reading the client failed: {e}"));
+                    return Err(());
+                }
             }
         };
         let read = &buf[..n];
@@ -141,8 +156,27 @@ async fn to_target(
                             out.clear();
                             let lane = sides.target.unwrap_or(sides.client);
                             held(sides, true);
-                            let sending =
-                                hold::message(h, sides.recorder, lane, Dir::ToServer, m).await;
+                            let holding = hold::message(h, sides.recorder, lane, Dir::ToServer, m);
+                            tokio::pin!(holding);
+                            let sending = loop {
+                                let listen = early.is_empty() && !early_eof && n > 0;
+                                tokio::select! {
+                                    sending = &mut holding => break sending,
+                                    r = from.read(&mut spare), if listen => match r {
+                                        Ok(0) => early_eof = true,
+                                        Ok(k) => early.extend_from_slice(&spare[..k]),
+                                        Err(e) => {
+                                            // Returning drops the hold: it is marked
+                                            // dropped, its request never sent.
+                                            sides.close(
+                                                Dir::ToServer,
+                                                &format!("reading the client failed while a request was held: {e}"),
+                                            );
+                                            return Err(());
+                                        }
+                                    },
+                                }
+                            };
                             held(sides, false);
                             match sending {
                                 hold::Send::Bytes(b) => {
