@@ -1,7 +1,7 @@
 //! `tap --http --intercept` (and the proxy's plain and decrypted connections): what
 //! the relay does with a piece that could be held (`cut.rs` cuts them). A JSON-RPC
-//! message the filter matches — a POST's body, a JSON response's body, one event's `data` in an
-//! event stream — waits for the page's decision or the deadline; then:
+//! message the filter matches — a POST's body, a JSON response's body, one event's
+//! `data` in an event stream — waits for the page's decision or the deadline; then:
 //!
 //! - forwarded, or let go at the deadline: its bytes go on exactly as they came;
 //! - changed: the new body goes on with framing of its own — the head's
