@@ -19,3 +19,8 @@ python3 scripts/ui_diff.py "$bin" "$browser" "${recordings[0]}" "${recordings[1]
 [ -f interop/ts/node_modules/@modelcontextprotocol/server-everything/dist/index.js ] \
   || (cd interop/ts && npm ci --no-audit --no-fund --loglevel=error)
 python3 scripts/ui_everything.py "$bin" "$browser"
+# Holding on an HTTP tap and the forward proxy's page: the TS SDK client's get-sum held
+# and edited on `tap --http --ui --intercept`'s page, and the Python SDK client through
+# `tap --proxy --ui --intercept` (HTTP_PROXY) held and edited too, each page's rows
+# equal to the recording's messages (scripts/ui_tap_http.py says what it checks).
+python3 scripts/ui_tap_http.py "$bin" "$browser"

@@ -707,3 +707,109 @@ fn the_binary_hands_its_flags_to_the_proxy() {
         "an opaque tunnel's payload is not recorded"
     );
 }
+
+/// `tap --proxy --ui --intercept tool:add`, decrypting localhost: the Python client's
+/// add call, inside the TLS tunnel, is held; the page's edit (1000 + 234) is what the
+/// server gets, framed anew, and the client reads the edited call's answer. The
+/// recording marks held then changed on the decrypted lane, after its TLS facts.
+#[test]
+fn a_call_held_inside_a_decrypted_tunnel_is_edited_on_the_page() {
+    use std::io::BufRead;
+    let dir = scratch("tap-proxy", "intercept");
+    assert!(ca(&dir.join("ca"), &[]).status.success());
+    let cert = dir.join("ca").join("ca.pem");
+    server_pki(&dir);
+    let server_record = dir.join("server.jsonl");
+    let server = recording(&server_record);
+    let front = front(&dir, &server.addr);
+    let record = dir.join("proxy.jsonl");
+    let mut child = Command::new(BIN)
+        .args(["tap", "--proxy", "--listen", "127.0.0.1:0", "--ca-dir"])
+        .arg(dir.join("ca"))
+        .arg("--cacert")
+        .arg(dir.join("server-ca.pem"))
+        .args([
+            "--decrypt-host",
+            "localhost",
+            "--ui",
+            "--intercept",
+            "tool:add",
+        ])
+        .args(["--intercept-timeout", "20", "--record"])
+        .arg(&record)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let page = lines.next().unwrap().unwrap();
+    let (page, token) = page
+        .strip_prefix("[mcp-raw] ui: http://")
+        .and_then(|u| u.split_once("/?token="))
+        .map(|(a, t)| (a.to_owned(), t.to_owned()))
+        .unwrap_or_else(|| panic!("no page URL first: {page:?}"));
+    let said = lines.next().unwrap().unwrap();
+    let proxy = said
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .unwrap_or_else(|| panic!("no address in {said:?}"))
+        .to_owned();
+    std::thread::spawn(move || for _ in lines {});
+    let url = format!("https://localhost:{}/mcp", front.port);
+    let trust = [cert, dir.join("server-ca.pem")];
+    let client = std::thread::spawn(move || python(&url, &proxy, &trust));
+    let steps = || -> Vec<String> {
+        std::fs::read_to_string(&record)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| {
+                let v: Value = serde_json::from_str(l).ok()?;
+                Some(v.get("intercept")?["step"].as_str()?.to_owned())
+            })
+            .collect()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while steps().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(steps(), ["held"]);
+    let edited = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1000,"b":234}}}"#;
+    let ask = serde_json::json!({"hold": 1, "action": "change", "message": edited}).to_string();
+    let mut sock = std::net::TcpStream::connect(&page).unwrap();
+    write!(
+        sock,
+        "POST /intercept?token={token} HTTP/1.1\r\nHost: {page}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{ask}",
+        ask.len()
+    )
+    .unwrap();
+    let mut decided = String::new();
+    sock.read_to_string(&mut decided).unwrap();
+    assert!(decided.starts_with("HTTP/1.1 200 OK\r\n"), "{decided}");
+    let out = client.join().unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(out.status.success(), "{out:?}");
+    let answers: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        answers["call"][1],
+        "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"1234\"}]}}\n\n",
+        "{answers}"
+    );
+    assert_eq!(steps(), ["held", "changed"]);
+    // What the server got is the edited call, its Content-Length the edited body's.
+    let seen = read(&server_record);
+    let to_server = String::from_utf8(concat(&seen, |e| e.dir == Dir::ToServer)).unwrap();
+    let call = to_server.rsplit("POST /mcp ").next().unwrap_or_default();
+    assert!(
+        call.contains(&format!("\r\nContent-Length: {}\r\n", edited.len()))
+            && call.ends_with(&format!("\r\n\r\n{edited}")),
+        "{to_server}"
+    );
+    assert!(!to_server.contains(r#""a":2,"b":40"#), "{to_server}");
+    let tapped = read(&record);
+    assert_eq!(
+        per_lane(&tapped, Dir::ToServer),
+        per_lane(&seen, Dir::ToServer),
+        "the decrypted lanes' bytes are what the server got"
+    );
+}

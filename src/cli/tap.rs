@@ -99,7 +99,11 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
         .ok_or_else(|| usage("--http needs --target http://HOST:PORT/PATH"))?;
     let target = http::Target::parse(target).map_err(usage)?;
     let listen = listen_addr(&args.listen, args.allow_remote).map_err(usage)?;
+    let intercept = interceptor(&args)?;
     let (recorder, live) = recorder(&args, "http")?;
+    if let Some(i) = &intercept {
+        super::ui::intercept_with(i.clone());
+    }
     let listen_tls = super::serve::tls_listen(&args.tls)?;
     if !target.tls && (args.insecure || !args.cacert.is_empty()) {
         return Err(usage(
@@ -150,6 +154,8 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
             idle_timeout: super::args::off_if_zero(args.idle_timeout),
             target_tls: std::sync::Arc::new(target_tls),
             listen_tls,
+            intercept,
+            intercept_max: args.intercept_max_bytes,
         };
         http::run(listener, config, interrupted()).await?;
         if let Some(live) = live {
@@ -171,6 +177,7 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
         ));
     }
     let listen = listen_addr(&args.listen, args.allow_remote).map_err(usage)?;
+    let intercept = interceptor(&args)?;
     let dir = match &args.ca_dir {
         Some(dir) => dir.clone(),
         None => mcp_raw_tools::tap::ca::default_dir()?,
@@ -187,6 +194,9 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
         ..Default::default()
     })?;
     let (recorder, live) = recorder(&args, "http")?;
+    if let Some(i) = &intercept {
+        super::ui::intercept_with(i.clone());
+    }
     super::runtime()?.block_on(async {
         let (listener, addr) = bind(listen).await?;
         eprintln!(
@@ -208,6 +218,8 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
             header_timeout: super::args::off_if_zero(args.header_timeout),
             max_head_bytes: args.max_head_bytes,
             idle_timeout: super::args::off_if_zero(args.idle_timeout),
+            intercept,
+            intercept_max: args.intercept_max_bytes,
         };
         proxy::run(listener, config, interrupted()).await?;
         if let Some(live) = live {
@@ -251,7 +263,6 @@ fn recorder(
 /// `--intercept FILTER` (or `--intercept-ui`, a filter set from the page later):
 /// the tap's holds, its filter read here so a bad one is refused before anything
 /// starts. Holding needs someone to decide: the page (`--ui`).
-#[cfg(unix)]
 fn interceptor(
     args: &TapArgs,
 ) -> anyhow::Result<Option<std::sync::Arc<mcp_raw_tools::tap::intercept::Interceptor>>> {

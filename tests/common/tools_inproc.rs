@@ -228,6 +228,9 @@ impl TapPeer {
                 idle_timeout: flags.idle_timeout,
                 target_tls: Arc::new(Default::default()),
                 listen_tls: None,
+                // No --intercept: nothing is held.
+                intercept: None,
+                intercept_max: mcp_raw_tools::tap::http::hold::DEFAULT_MAX_BYTES,
             };
             tokio::spawn(tap::run(listener, config, std::future::pending()));
             addr
@@ -281,6 +284,9 @@ impl ProxyPeer {
             header_timeout: http_limits::HEADER_TIMEOUT,
             max_head_bytes: proxy::limits::MAX_HEAD_BYTES,
             idle_timeout: http_limits::IDLE_TIMEOUT,
+            // No --intercept: nothing is held.
+            intercept: None,
+            intercept_max: mcp_raw_tools::tap::http::hold::DEFAULT_MAX_BYTES,
         };
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let addr = runtime.block_on(async {

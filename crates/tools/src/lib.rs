@@ -29,6 +29,9 @@
 //!     sides.rs          the lanes one connection is recorded on, and its watch
 //!     watch.rs          where each direction is in its HTTP messages, for the clocks
 //!     gateway.rs        the 502 the tap writes itself: target unreachable, or not HTTP
+//!     cut.rs            --intercept: a direction cut at what may be held, the rest as is
+//!     hold.rs           --intercept: a held body or event passed on, framed anew, dropped
+//!     sse_edit.rs       --intercept: an event stream's events, their data, one edited
 //!   rewrite.rs          `--rewrite-host`: the Host line of each request head, nothing else
 //!   intercept.rs        `--intercept`: a message held in flight, forwarded, edited or dropped
 //!   resend.rs           the page's resend on a stdio tap: a line between the client's, its

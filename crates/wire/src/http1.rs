@@ -136,6 +136,24 @@ impl Framer {
         parts
     }
 
+    /// Takes `bytes` in without reading them yet: [`Framer::next_part`] then hands out
+    /// one part at a time, and [`Framer::buffered`] after each says where it ended (a
+    /// relay that must cut the bytes at a message's end: `tap --intercept`).
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// The next part the bytes pushed so far complete, if any.
+    pub fn next_part(&mut self) -> Option<Part> {
+        self.step()
+    }
+
+    /// How many of the bytes pushed are not yet part of a part handed out: the bytes
+    /// pushed so far, less these, end where the last part ended.
+    pub fn buffered(&self) -> usize {
+        self.buf.len()
+    }
+
     /// How many bytes fed so far are the start of a head not yet complete (0 inside
     /// a body, between messages, or once opaque). A relay that rewrites heads (the
     /// tap's `--rewrite-host`) holds exactly these back and forwards the rest.

@@ -125,19 +125,24 @@ pub struct TapArgs {
     pub ui: bool,
     #[command(flatten)]
     pub ui_page: super::UiPage,
-    /// Stdio, with --ui: hold each message that matches FILTER in flight until it is
-    /// forwarded, edited or dropped on the page (what follows it that way waits
-    /// behind it). FILTER: words KEY:PATTERN, all of which must match, `*` any run:
-    /// method:tools/call, tool:delete_*, dir:c2s, id:7.
-    #[arg(long, value_name = "FILTER", conflicts_with = "web")]
+    /// With --ui: hold each JSON-RPC message that matches FILTER in flight until it
+    /// is forwarded, edited or dropped on the page (what follows it that way waits
+    /// behind it): stdio lines; with --http or --proxy, a POST's body, a JSON
+    /// answer, or one event of an event stream. FILTER: words KEY:PATTERN, all of
+    /// which must match, `*` any run: method:tools/call, tool:delete_*, dir:c2s, id:7.
+    #[arg(long, value_name = "FILTER")]
     pub intercept: Option<String>,
-    /// Stdio, with --ui: offer holding on the page with no filter yet (the page sets
-    /// one; nothing is held until it does).
-    #[arg(long, conflicts_with = "web")]
+    /// With --ui: offer holding on the page with no filter yet (the page sets one;
+    /// nothing is held until it does).
+    #[arg(long)]
     pub intercept_ui: bool,
     /// Seconds a held message waits for a decision; then it is forwarded unchanged.
     #[arg(long, value_name = "SECS", default_value = "60", value_parser = secs)]
     pub intercept_timeout: Duration,
+    /// With --http or --proxy and --intercept: the largest body (or event) kept
+    /// whole so it can be held; a longer one passes as it comes, never held.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw_tools::tap::http::hold::DEFAULT_MAX_BYTES, requires = "web")]
+    pub intercept_max_bytes: usize,
     /// Check every message as it passes (the rules of `mcp-raw check`): each
     /// violation on stderr as it happens, a summary when the tap ends. The tap's exit
     /// status stays the server's.

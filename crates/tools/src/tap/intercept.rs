@@ -11,6 +11,11 @@
 //! `expired`; the bytes passed on follow as their own event, so the lane's bytes
 //! are still exactly what reached the peer.
 //!
+//! This file is the filter and the waiting list, shared by every kind of tap: the
+//! stdio tap holds whole lines ([`Interceptor::pass`], a copy's thread blocked), the
+//! HTTP tap and the proxy hold a POST's body, a JSON answer or one SSE event
+//! ([`Interceptor::hold`], a task waiting; `http/hold.rs` frames what goes on).
+//!
 //! The filter: words, each `KEY:PATTERN`, all of which must match (`*` matches any
 //! run of characters):
 //!
@@ -158,8 +163,21 @@ pub struct Waiting {
     pub bytes: Bytes,
 }
 
+/// How a held message's holder is woken: a stdio copy's thread blocks on a channel,
+/// an HTTP relay's task awaits one.
+type Wake = Box<dyn FnOnce(Decision) + Send>;
+
+/// What became of a held message: a decision, or the deadline.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The page decided.
+    Decided(Decision),
+    /// No decision by `--intercept-timeout`: forwarded unchanged.
+    Expired,
+}
+
 /// The tap's holds: the filter (settable from the page), the deadline, and the
-/// messages waiting, each with the way to wake the thread that holds it.
+/// messages waiting, each with the way to wake what holds it.
 pub struct Interceptor {
     /// What is held; none: nothing (set from the page, or cleared).
     filter: RwLock<Option<Filter>>,
@@ -168,7 +186,37 @@ pub struct Interceptor {
     /// The next hold's number.
     next: AtomicU64,
     /// The messages waiting for a decision.
-    waiting: Mutex<HashMap<u64, (Waiting, mpsc::Sender<Decision>)>>,
+    waiting: Mutex<HashMap<u64, (Waiting, Wake)>>,
+}
+
+/// A hold's place on the waiting list, taken off when its waiter is gone (a relayed
+/// connection that closed while its message was held): the page stops offering it.
+struct Listed<'a> {
+    /// Whose list.
+    holds: &'a Interceptor,
+    /// The hold's number.
+    hold: u64,
+    /// Where a hold whose waiter went away undecided is marked `dropped` (its
+    /// message never crossed; the lane's close says why), so the page stops showing
+    /// it waiting; none once it is settled, or for a stdio copy (which never goes
+    /// away undecided).
+    unsettled: Option<(&'a Recorder, Lane, Dir)>,
+}
+
+impl Drop for Listed<'_> {
+    fn drop(&mut self) {
+        self.holds.waiting.locked().remove(&self.hold);
+        if let Some((recorder, lane, dir)) = self.unsettled.take() {
+            mark(
+                recorder,
+                lane,
+                dir,
+                self.hold,
+                HoldStep::Dropped,
+                Bytes::new(),
+            );
+        }
+    }
 }
 
 impl Interceptor {
@@ -212,6 +260,31 @@ impl Interceptor {
         self.next.fetch_add(1, Ordering::Relaxed)
     }
 
+    /// Is a filter in force (anything to look for)?
+    pub fn active(&self) -> bool {
+        self.filter
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .is_some()
+    }
+
+    /// Does the filter hold `message` (JSON text) going `dir`? A batch (an array) is
+    /// held whole when any of its messages matches; what is not JSON never is.
+    pub fn wants(&self, dir: Dir, message: &[u8]) -> bool {
+        let filter = self
+            .filter
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some(f) = filter.as_ref() else {
+            return false;
+        };
+        match serde_json::from_slice::<Value>(message) {
+            Ok(Value::Array(batch)) => batch.iter().any(|m| f.matches(dir, m)),
+            Ok(m) => f.matches(dir, &m),
+            Err(_) => false,
+        }
+    }
+
     /// The deadline of a hold.
     pub fn timeout(&self) -> Duration {
         self.timeout
@@ -233,14 +306,95 @@ impl Interceptor {
     pub fn decide(&self, hold: u64, decision: Decision) -> Result<(), String> {
         match self.waiting.locked().remove(&hold) {
             Some((_, wake)) => {
-                // The holding thread is gone only when the tap is ending.
-                let _ = wake.send(decision);
+                wake(decision);
                 Ok(())
             }
             None => Err(format!(
                 "hold #{hold} is not waiting (already decided, past its deadline, or never held)"
             )),
         }
+    }
+
+    /// Puts `bytes` (the message as it arrived) on the waiting list and marks it
+    /// `held` on `lane`; returns its number.
+    fn list(&self, recorder: &Recorder, lane: Lane, dir: Dir, bytes: &Bytes, wake: Wake) -> u64 {
+        let hold = self.number();
+        let waiting = Waiting {
+            hold,
+            dir,
+            bytes: bytes.clone(),
+        };
+        self.waiting.locked().insert(hold, (waiting, wake));
+        mark(recorder, lane, dir, hold, HoldStep::Held, bytes.clone());
+        hold
+    }
+
+    /// Holds `message` (it matched): marked `held` on `lane`, then waits for the
+    /// page's decision or the deadline, blocking the calling thread (a stdio copy:
+    /// what follows it that way waits behind it). Returns the hold's number and what
+    /// became of it; the caller marks the step and passes the bytes on.
+    pub fn hold_blocking(
+        &self,
+        recorder: &Recorder,
+        lane: Lane,
+        dir: Dir,
+        message: &[u8],
+    ) -> (u64, Outcome) {
+        let (wake, woken) = mpsc::channel();
+        let bytes = Bytes::copy_from_slice(message);
+        let hold = self.list(
+            recorder,
+            lane,
+            dir,
+            &bytes,
+            Box::new(move |d| {
+                // The holding thread is gone only when the tap is ending.
+                let _ = wake.send(d);
+            }),
+        );
+        let _listed = Listed {
+            holds: self,
+            hold,
+            unsettled: None,
+        };
+        match woken.recv_timeout(self.timeout) {
+            Ok(d) => (hold, Outcome::Decided(d)),
+            Err(_) => (hold, Outcome::Expired),
+        }
+    }
+
+    /// [`Interceptor::hold_blocking`] for a task (an HTTP relay's direction): the
+    /// task waits, the runtime's threads do not. A task dropped while it waits (its
+    /// connection closed) marks the hold `dropped`: its message never crossed.
+    pub async fn hold(
+        &self,
+        recorder: &Recorder,
+        lane: Lane,
+        dir: Dir,
+        message: Bytes,
+    ) -> (u64, Outcome) {
+        let (wake, woken) = tokio::sync::oneshot::channel();
+        let hold = self.list(
+            recorder,
+            lane,
+            dir,
+            &message,
+            Box::new(move |d| {
+                let _ = wake.send(d);
+            }),
+        );
+        let mut listed = Listed {
+            holds: self,
+            hold,
+            unsettled: Some((recorder, lane, dir)),
+        };
+        let outcome = match tokio::time::timeout(self.timeout, woken).await {
+            Ok(Ok(d)) => Outcome::Decided(d),
+            _ => Outcome::Expired,
+        };
+        // Settled: the caller marks what became of it.
+        listed.unsettled = None;
+        (hold, outcome)
     }
 
     /// Passes one whole `line` (its line end included) going `dir` on lane `lane`:
@@ -272,67 +426,49 @@ impl Interceptor {
         line: &[u8],
         send: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        let held = {
-            let filter = self
-                .filter
-                .read()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            filter.as_ref().is_some_and(|f| {
-                serde_json::from_slice::<Value>(line).is_ok_and(|m| f.matches(dir, &m))
-            })
-        };
-        if !held {
+        if !self.wants(dir, line) {
             return send(line);
         }
-        let hold = self.number();
-        let bytes = Bytes::copy_from_slice(line);
-        let (wake, woken) = mpsc::channel();
-        self.waiting.locked().insert(
-            hold,
-            (
-                Waiting {
-                    hold,
-                    dir,
-                    bytes: bytes.clone(),
-                },
-                wake,
-            ),
-        );
-        let mark = |step: HoldStep, bytes: Bytes| {
-            recorder.emit(
-                lane,
-                dir,
-                What::Intercept(Box::new(Intercepted { hold, step, bytes })),
-            );
-        };
-        mark(HoldStep::Held, bytes.clone());
-        let decision = woken.recv_timeout(self.timeout);
-        if decision.is_err() {
-            // The deadline: taken off the list (a decision now finds it gone).
-            self.waiting.locked().remove(&hold);
-        }
-        match decision {
-            Ok(Decision::Forward) => {
-                mark(HoldStep::Forwarded, Bytes::new());
+        let (hold, outcome) = self.hold_blocking(recorder, lane, dir, line);
+        match outcome {
+            Outcome::Decided(Decision::Forward) => {
+                mark(recorder, lane, dir, hold, HoldStep::Forwarded, Bytes::new());
                 send(line)
             }
-            Ok(Decision::Change(edited)) => {
+            Outcome::Decided(Decision::Change(edited)) => {
                 // The same line end as the original's.
                 let end = &line[line.trim_ascii_end().len()..];
                 let new = [edited.trim_ascii_end(), end].concat();
-                mark(HoldStep::Changed, Bytes::from(new.clone()));
+                mark(
+                    recorder,
+                    lane,
+                    dir,
+                    hold,
+                    HoldStep::Changed,
+                    Bytes::from(new.clone()),
+                );
                 send(&new)
             }
-            Ok(Decision::Drop) => {
-                mark(HoldStep::Dropped, Bytes::new());
+            Outcome::Decided(Decision::Drop) => {
+                mark(recorder, lane, dir, hold, HoldStep::Dropped, Bytes::new());
                 Ok(())
             }
-            Err(_) => {
-                mark(HoldStep::Expired, Bytes::new());
+            Outcome::Expired => {
+                mark(recorder, lane, dir, hold, HoldStep::Expired, Bytes::new());
                 send(line)
             }
         }
     }
+}
+
+/// Records one step of hold `hold` on `lane` (`bytes`: the message for `held` and
+/// `changed`, empty otherwise).
+pub fn mark(recorder: &Recorder, lane: Lane, dir: Dir, hold: u64, step: HoldStep, bytes: Bytes) {
+    recorder.emit(
+        lane,
+        dir,
+        What::Intercept(Box::new(Intercepted { hold, step, bytes })),
+    );
 }
 
 #[cfg(test)]
@@ -362,5 +498,18 @@ mod tests {
             Err("\"tools/call\" is not KEY:PATTERN (method:, tool:, dir:, id:)".into())
         );
         assert!(Filter::parse("  ").is_err());
+    }
+
+    #[test]
+    fn a_batch_is_wanted_when_any_of_its_messages_matches() {
+        let holds = Interceptor::new(Filter::parse("tool:delete_*").ok(), DEFAULT_TIMEOUT);
+        let call =
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all"}}"#;
+        let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+        assert!(holds.wants(Dir::ToServer, format!("[{ping},{call}]").as_bytes()));
+        assert!(!holds.wants(Dir::ToServer, format!("[{ping}]").as_bytes()));
+        assert!(!holds.wants(Dir::ToServer, b"not json"));
+        holds.set_filter("").unwrap();
+        assert!(!holds.active() && !holds.wants(Dir::ToServer, call.as_bytes()));
     }
 }

@@ -89,7 +89,7 @@ pub struct Ui {
     /// Where a resent request goes (the HTTP tap's own listener), once the tap has
     /// one; none: the page offers no resend.
     resend_to: std::sync::OnceLock<std::net::SocketAddr>,
-    /// The stdio tap's holds (`--intercept`), once it has them; none: the page
+    /// The tap's holds (`--intercept`: stdio, HTTP or the proxy), once it has them; none: the page
     /// holds nothing.
     holds: std::sync::OnceLock<Arc<crate::tap::intercept::Interceptor>>,
     /// The live session a resent message goes into (a stdio tap's server, a

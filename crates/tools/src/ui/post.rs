@@ -184,7 +184,7 @@ impl Ui {
         let Some(holds) = self.holds.get() else {
             return text(
                 StatusCode::CONFLICT,
-                "Conflict: this page holds nothing: only a stdio tap's page with --intercept (or --intercept-ui) does".into(),
+                "Conflict: this page holds nothing: only a tap's page with --intercept (or --intercept-ui) does".into(),
             );
         };
         let body = match self.body(req).await {

@@ -32,11 +32,17 @@
 //! sides.rs     the lanes a connection is recorded on, and its watch
 //! watch.rs     where each direction is in its HTTP messages; the clocks
 //! gateway.rs   the one response the tap writes itself: a 502
+//! cut.rs       --intercept: one direction's bytes cut where a held message needs it
+//! hold.rs      --intercept: a message held, then passed on, framed anew, or dropped
+//! sse_edit.rs  --intercept: an event stream's events, their data, an event edited
 //! ```
 
+mod cut;
 mod gateway;
+pub mod hold;
 mod pipe;
 mod sides;
+mod sse_edit;
 mod target;
 mod watch;
 
@@ -101,6 +107,11 @@ pub struct Config {
     pub target_tls: Arc<crate::client::tls::Tls>,
     /// `--tls-cert`/`--tls-key`: the tap's own listener speaks TLS; none: plain.
     pub listen_tls: Option<Arc<crate::transport::tls::Acceptor>>,
+    /// `--intercept`: the messages held in flight (`hold.rs`); none: every byte
+    /// passes as it comes.
+    pub intercept: Option<Arc<super::intercept::Interceptor>>,
+    /// `--intercept-max-bytes`: the largest body (or event) kept whole to be held.
+    pub intercept_max: usize,
 }
 
 /// A stream the relay can cut in two halves, each direction on its own: a TCP
@@ -292,7 +303,8 @@ async fn pump<C: Halves, U: Halves>(client: C, upstream: U, ends: Ends, config: 
     if let Some(facts) = reached {
         recorder.emit(target_lane.unwrap_or(lane), Dir::ToClient, What::Tls(facts));
     }
-    let sides = Sides::new(recorder, lane, target_lane);
+    let sides = Sides::new(recorder, lane, target_lane)
+        .holding(config.intercept.clone(), config.intercept_max);
     let (client_r, client_w) = client.halves();
     let (upstream_r, upstream_w) = upstream.halves();
     let rewriter = config

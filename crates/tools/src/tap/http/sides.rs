@@ -19,6 +19,9 @@ pub(crate) struct Sides<'a> {
     watch: std::sync::Mutex<Watch>,
     /// Woken when `watch` moves a clock.
     pub(super) changed: tokio::sync::Notify,
+    /// `--intercept`: the messages of this connection that may be held; none: every
+    /// byte passes as it comes.
+    pub(super) holding: Option<super::hold::Holding>,
 }
 
 impl<'a> Sides<'a> {
@@ -30,7 +33,19 @@ impl<'a> Sides<'a> {
             target,
             watch: std::sync::Mutex::new(Watch::new()),
             changed: tokio::sync::Notify::new(),
+            holding: None,
         }
+    }
+
+    /// The connection's messages may be held (`--intercept`), bodies up to `max`
+    /// bytes kept whole.
+    pub(crate) fn holding(
+        mut self,
+        intercept: Option<std::sync::Arc<crate::tap::intercept::Interceptor>>,
+        max: usize,
+    ) -> Sides<'a> {
+        self.holding = intercept.map(|i| super::hold::Holding::new(i, max));
+        self
     }
 
     /// Bytes the client sent before the relay began (the proxy read the first head to

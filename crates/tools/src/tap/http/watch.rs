@@ -41,6 +41,9 @@ pub(super) struct Watch {
     /// The last read, either way: an opaque connection silent for the idle timeout
     /// is closed, so bytes that are not HTTP cannot hold a relay slot forever.
     last_activity: std::time::Instant,
+    /// Messages held now (`--intercept`): while one waits for the page, no clock
+    /// closes the connection (the hold has its own deadline).
+    holding: u32,
 }
 
 impl Watch {
@@ -58,6 +61,29 @@ impl Watch {
             final_head: false,
             opaque: false,
             last_activity: now,
+            holding: 0,
+        }
+    }
+
+    /// A message of this connection is held (`true`) or no longer (`false`).
+    pub(super) fn hold(&mut self, held: bool) {
+        if held {
+            self.holding += 1;
+        } else {
+            self.holding = self.holding.saturating_sub(1);
+            self.last_activity = std::time::Instant::now();
+            if self.head_started.is_some() {
+                self.head_started = Some(self.last_activity);
+            }
+        }
+    }
+
+    /// The tap answered a request itself (it was dropped at the tap): one answer
+    /// fewer awaited from the target.
+    pub(super) fn answered_by_tap(&mut self) {
+        self.answered += 1;
+        if self.answered >= self.asked {
+            self.idle_since = std::time::Instant::now();
         }
     }
 
@@ -115,6 +141,9 @@ impl Watch {
     /// When the connection is to be closed, and why; `None` while a request is in
     /// flight and no head is arriving.
     pub(super) fn deadline(&self, config: &Clocks) -> Option<(std::time::Instant, String)> {
+        if self.holding > 0 {
+            return None;
+        }
         if self.opaque {
             return Some((
                 self.last_activity.checked_add(config.idle_timeout)?,

@@ -114,7 +114,8 @@ pub(super) async fn decrypted(asked: Asked, config: &Config) {
         ),
     );
     recorder.emit(lane, Dir::ToClient, What::Tls(Box::new(facts)));
-    let sides = Sides::new(recorder, lane, None);
+    let sides =
+        Sides::new(recorder, lane, None).holding(config.intercept.clone(), config.intercept_max);
     let clocks = Clocks {
         header_timeout: config.header_timeout,
         idle_timeout: config.idle_timeout,

@@ -71,6 +71,12 @@ pub struct Config {
     /// `--idle-timeout`: a connection (or tunnel) with nothing in flight this long is
     /// closed.
     pub idle_timeout: Duration,
+    /// `--intercept`: messages held in flight on the connections the proxy reads
+    /// (plain HTTP and decrypted TLS; an opaque tunnel's bytes cannot be); none:
+    /// every byte passes as it comes.
+    pub intercept: Option<std::sync::Arc<crate::tap::intercept::Interceptor>>,
+    /// `--intercept-max-bytes`: the largest body (or event) kept whole to be held.
+    pub intercept_max: usize,
 }
 
 /// Does `host` match one of `patterns` (none: every host matches)? A pattern is a

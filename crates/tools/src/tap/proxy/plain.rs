@@ -39,32 +39,40 @@ pub(super) async fn plain(asked: Asked, config: &Config) {
             "proxy: accepted from {peer}, relayed in plain HTTP as {local} → {target} (the connection stays with this host)"
         ),
     );
-    let sides = Sides::new(recorder, lane, None);
-    // The first head now; what came after it goes through the same check as the
-    // client's later reads.
-    sides.client_sent(head);
-    if upstream.write_all(head).await.is_err() {
-        recorder.emit(
-            lane,
-            Dir::ToServer,
-            What::Close(format!("writing {target} failed")),
-        );
-        return;
-    }
+    let sides =
+        Sides::new(recorder, lane, None).holding(config.intercept.clone(), config.intercept_max);
+    let mut framer =
+        crate::wire::http1::Framer::new(crate::wire::http1::Side::Request, config.max_head_bytes);
+    let pending = if config.intercept.is_some() {
+        // Holding: the first request goes through the relay whole, head and all, so
+        // it may be held like any other (the framer below reads it again).
+        [&head[..], &rest].concat()
+    } else {
+        // The first head now; what came after it goes through the same check as
+        // the client's later reads.
+        sides.client_sent(head);
+        if upstream.write_all(head).await.is_err() {
+            recorder.emit(
+                lane,
+                Dir::ToServer,
+                What::Close(format!("writing {target} failed")),
+            );
+            return;
+        }
+        // The first head was read already: the framer starts after it.
+        let _ = framer.feed(head);
+        rest
+    };
     let clocks = Clocks {
         header_timeout: config.header_timeout,
         idle_timeout: config.idle_timeout,
     };
     let (client_r, client_w) = client.into_split();
-    let mut framer =
-        crate::wire::http1::Framer::new(crate::wire::http1::Side::Request, config.max_head_bytes);
-    // The first head was read already: the framer starts after it.
-    let _ = framer.feed(head);
     let client_r = SameHost {
         recorder,
         lane,
         inner: client_r,
-        pending: rest,
+        pending,
         framer,
         host: host.to_owned(),
         port,
