@@ -33,7 +33,9 @@
 //!     hold.rs           --intercept: a held body or event passed on, framed anew, dropped
 //!     sse_edit.rs       --intercept: an event stream's events, their data, one edited
 //!   rewrite.rs          `--rewrite-host`: the Host line of each request head, nothing else
-//!   intercept.rs        `--intercept`: a message held in flight, forwarded, edited or dropped
+//!   intercept/          `--intercept`: a message held in flight, forwarded, edited or dropped
+//!     mod.rs            the holds: listed for the page, decided, let go at the deadline
+//!     filter.rs         the filter: KEY:PATTERN words, all of which must match
 //!   resend.rs           the page's resend on a stdio tap: a line between the client's, its
 //!                       answer kept from the client
 //!   proxy/              `tap --proxy`: a forward proxy (CONNECT), TLS decrypted per host
