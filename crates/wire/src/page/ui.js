@@ -589,24 +589,36 @@ function thaw(block) {
   whole('the whole recording (a file: show --html)');
 }
 
-function connect() {
+// What the page's server can do (resend, holds): asked at the start, and once more
+// with the first events, since a program says what it offers a moment after its page
+// is up (an HTTP tap knows where it listens only once it has bound), and a page
+// opened at once could have asked before.
+function askInfo() {
   fetch('/info' + asking)
     .then((r) => (r.ok ? r.json() : Promise.reject(r.status)))
     .then((info) => {
       titled(info.header);
+      // An open row is drawn again only when what it may offer changed (an edit in
+      // progress is not wiped by the second asking).
+      const before = JSON.stringify([resendable, resendRows, holding !== null]);
       resendable = info.resend === true;
       resendRows = info.resend_rows || null;
       role = (info.header && info.header.role) || '';
-      if (resendable && picked >= 0) open(picked);
       holding = info.intercept || null;
       if (holding) {
         $('holding').hidden = false;
-        $('hold-filter').value = holding.filter || '';
+        if (!$('hold-filter').value) $('hold-filter').value = holding.filter || '';
         if (!$('hold-said').textContent) $('hold-said').textContent = holding.filter ? 'holding ' + holding.filter : 'holding nothing';
-        if (picked >= 0) open(picked);
       }
+      const changed = before !== JSON.stringify([resendable, resendRows, holding !== null]);
+      if (changed && (resendable || holding) && picked >= 0) open(picked);
     })
     .catch((status) => { $('status').textContent = 'refused (' + status + '): open the URL printed at start'; $('status').className = 'status lost'; });
+}
+
+function connect() {
+  askInfo();
+  let askedAgain = false;
   const source = new EventSource('/events' + asking);
   source.onopen = () => { $('status').textContent = 'live'; $('status').className = 'status live'; };
   source.onerror = () => {
@@ -620,6 +632,7 @@ function connect() {
     const f = filterState();
     for (const r of batch.rows) add(r, f);
     if (batch.findings) found(batch.findings);
+    if (!askedAgain) { askedAgain = true; askInfo(); }
     queueDraw(true);
     if (measuring) busy += performance.now() - t0;
   };
