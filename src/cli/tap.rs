@@ -226,10 +226,19 @@ fn recorder(
     let live = args
         .check
         .then(|| super::check::Live::new(args.max_message_bytes));
+    let session = match &args.record_dir {
+        Some(dir) => Some(super::sessions::start(
+            dir,
+            &args.name,
+            args.record_dir_max_age,
+            args.record_dir_max_bytes,
+        )?),
+        None => None,
+    };
     let wanted = super::record::Wanted {
         trace: args.trace,
         color: args.style.color,
-        record: args.record.as_deref(),
+        record: args.record.as_deref().or(session.as_deref()),
         max_message: args.max_message_bytes,
         show_secrets: args.show_secrets,
         redact_headers: &args.style.redact_headers,

@@ -1,0 +1,333 @@
+//! `mcp-raw wrap install|uninstall|status`: the clients' MCP configurations edited
+//! so that each stdio server they start runs through `mcp-raw tap`, recording each
+//! session into the state directory; undone byte for byte.
+//!
+//! The files touched: the client's configuration (only the wrapped entries'
+//! `command` and `args` bytes, through a temporary file renamed over it), and in
+//! `STATE/wrap/` the original bytes and the manifest of edits (see `store`).
+
+pub mod clients;
+pub mod edit;
+pub mod entries;
+pub mod jsonc;
+pub mod store;
+
+use super::args::{WrapAction, WrapArgs, WrapTarget};
+use clients::{Client, ConfigFile, Env};
+use edit::{Edit, Shim};
+use entries::{Found, Shape};
+use mcp_raw_wire::term::escape;
+use std::path::{Path, PathBuf};
+
+/// Runs `wrap`; returns the exit status: 0 done, 1 a file was left alone because
+/// it could not be changed (said on stderr), 2 usage.
+pub fn main(args: WrapArgs) -> anyhow::Result<u8> {
+    let (target, action) = match &args.action {
+        WrapAction::Install(a) => (&a.target, Action::Install { dry_run: a.dry_run }),
+        WrapAction::Uninstall(a) => (&a.target, Action::Uninstall { dry_run: a.dry_run }),
+        WrapAction::Status(t) => (t, Action::Status),
+    };
+    let state = match &target.state_dir {
+        Some(d) => absolute(d)?,
+        None => clients::state_dir()?,
+    };
+    let env = Env::from_process();
+    let home = env.as_ref().ok().map(|e| e.home.clone());
+    let files = files(target, env)?;
+    let mut failed = 0;
+    let mut out = String::new();
+    for file in &files {
+        if !file.path.exists() {
+            if matches!(action, Action::Status) {
+                out.push_str(&format!(
+                    "{:<15} {} (none)\n",
+                    file.client.name(),
+                    clients::tilde(&file.path, home.as_deref())
+                ));
+            }
+            continue;
+        }
+        out.push_str(&format!(
+            "{:<15} {}\n",
+            file.client.name(),
+            escape(&clients::tilde(&file.path, home.as_deref()))
+        ));
+        let result = match action {
+            Action::Install { dry_run } => {
+                install(file, &target.servers, &state, dry_run, &mut out)
+            }
+            Action::Uninstall { dry_run } => {
+                uninstall(file, &target.servers, &state, dry_run, &mut out)
+            }
+            Action::Status => status(file, &target.servers, &mut out),
+        };
+        if let Err(e) = result {
+            failed += 1;
+            out.push_str(&format!("  left alone: {}\n", escape(&format!("{e:#}"))));
+            eprintln!("mcp-raw wrap: {}", escape(&format!("{e:#}")));
+        }
+    }
+    if files.iter().all(|f| !f.path.exists()) && !matches!(action, Action::Status) {
+        out.push_str("no client configuration found (`mcp-raw wrap status` lists where each is looked for)\n");
+    }
+    print!("{out}");
+    Ok(u8::from(failed > 0))
+}
+
+#[derive(Clone, Copy)]
+enum Action {
+    Install { dry_run: bool },
+    Uninstall { dry_run: bool },
+    Status,
+}
+
+/// The files to work on: `--config PATH` of `--client`'s kind, else each known
+/// client's (those of `--client`, or all) at their documented places.
+fn files(target: &WrapTarget, env: anyhow::Result<Env>) -> anyhow::Result<Vec<ConfigFile>> {
+    if let Some(path) = &target.config {
+        let [client] = target.clients.as_slice() else {
+            return Err(super::exit::usage(
+                "--config PATH needs one --client NAME: the kind of file it is",
+            ));
+        };
+        return Ok(vec![client.file(absolute(path)?)]);
+    }
+    let env = env?;
+    let wanted: Vec<Client> = if target.clients.is_empty() {
+        Client::ALL.to_vec()
+    } else {
+        target.clients.clone()
+    };
+    Ok(wanted.into_iter().flat_map(|c| c.files(&env)).collect())
+}
+
+fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
+    Ok(if p.is_absolute() {
+        p.to_owned()
+    } else {
+        std::env::current_dir()?.join(p)
+    })
+}
+
+/// A configuration's text, or why not (unreadable, not UTF-8).
+fn read(path: &Path) -> anyhow::Result<String> {
+    let bytes =
+        std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let (line, column) = jsonc::line_col(&String::from_utf8_lossy(&e.as_bytes()[..at]), at);
+        anyhow::anyhow!("{}:{line}:{column}: not UTF-8 text", path.display())
+    })
+}
+
+/// The servers of a file, or the parse error as `FILE:LINE:COLUMN: why`.
+fn parse(file: &ConfigFile, text: &str) -> anyhow::Result<Vec<entries::Entry>> {
+    match entries::read(file.format, text, file.table) {
+        Ok(Found::Entries(e)) => Ok(e),
+        Ok(Found::NoTable) => Ok(Vec::new()),
+        Err(e) => anyhow::bail!(
+            "{}:{}:{}: {}",
+            file.path.display(),
+            e.line,
+            e.column,
+            e.message
+        ),
+    }
+}
+
+fn selected(servers: &[String], name: &str) -> bool {
+    servers.is_empty() || servers.iter().any(|s| s == name)
+}
+
+/// Refuses a file its owner cannot write (a read-only config stays as it is).
+fn writable(path: &Path) -> anyhow::Result<()> {
+    let meta = std::fs::metadata(path)?;
+    if meta.permissions().readonly() {
+        anyhow::bail!(
+            "{} is read-only; not changed (make it writable, then run again)",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Why a remote entry is left as it is.
+const REMOTE: &str = "not wrapped: a remote (URL) server; the client connects to the URL itself, and a stdio shim it starts cannot stand in for a URL (record it with `mcp-raw tap --http --listen 127.0.0.1:PORT --target URL` and point the entry at the tap)";
+
+fn install(
+    file: &ConfigFile,
+    servers: &[String],
+    state: &Path,
+    dry_run: bool,
+    out: &mut String,
+) -> anyhow::Result<()> {
+    let text = read(&file.path)?;
+    let found = parse(file, &text)?;
+    let bin = std::env::current_exe()?.canonicalize()?;
+    let bin = bin
+        .to_str()
+        .ok_or_else(|| anyhow::anyhow!("the path of mcp-raw is not UTF-8: {}", bin.display()))?;
+    let record_dir = state.join("sessions");
+    let record_dir = record_dir
+        .to_str()
+        .ok_or_else(|| anyhow::anyhow!("the state directory's path is not UTF-8"))?;
+    let shim = Shim { bin, record_dir };
+    let mut planned: Vec<(String, Vec<(std::ops::Range<usize>, Edit)>)> = Vec::new();
+    for entry in found.iter().filter(|e| selected(servers, &e.name)) {
+        let name = escape(&entry.name);
+        match &entry.shape {
+            _ if edit::is_wrapped(entry) => out.push_str(&format!("  {name}: already wrapped\n")),
+            Shape::Stdio { .. } => {
+                let session = format!("{}/{}", file.client.name(), entry.name);
+                planned.push((
+                    entry.name.clone(),
+                    edit::wrap(&text, file.format, entry, &shim, &session),
+                ));
+                out.push_str(&format!(
+                    "  {name}: {}\n",
+                    if dry_run {
+                        "would be wrapped"
+                    } else {
+                        "wrapped"
+                    }
+                ));
+            }
+            Shape::Remote => out.push_str(&format!("  {name}: {REMOTE}\n")),
+            Shape::Unusable(why) => out.push_str(&format!("  {name}: not wrapped: {why}\n")),
+        }
+    }
+    if planned.is_empty() || dry_run {
+        return Ok(());
+    }
+    writable(&file.path)?;
+    let new = edit::splice(
+        &text,
+        planned
+            .iter()
+            .flat_map(|(_, e)| e.iter().map(|(span, e)| (span.clone(), e.wrapped.clone())))
+            .collect(),
+    );
+    // The original is kept before the first change, and the manifest before the file
+    // is replaced: whatever stops us, uninstall has what it needs.
+    let target = file.path.canonicalize()?;
+    let kept = store::kept(state, &target);
+    let mut manifest = store::read_manifest(&kept.manifest)?;
+    if manifest.is_empty() {
+        store::private_file(&kept.orig, text.as_bytes())?;
+    }
+    let before = manifest.clone();
+    manifest.retain(|(n, _)| !planned.iter().any(|(p, _)| p == n));
+    manifest.extend(
+        planned
+            .into_iter()
+            .map(|(n, e)| (n, e.into_iter().map(|(_, e)| e).collect())),
+    );
+    store::write_manifest(&kept.manifest, &target, &manifest)?;
+    if let Err(e) = store::replace(&target, text.as_bytes(), new.as_bytes()) {
+        store::write_manifest(&kept.manifest, &target, &before)?;
+        return Err(e);
+    }
+    out.push_str(&format!(
+        "  original kept in {}\n",
+        escape(&kept.orig.display().to_string())
+    ));
+    Ok(())
+}
+
+fn uninstall(
+    file: &ConfigFile,
+    servers: &[String],
+    state: &Path,
+    dry_run: bool,
+    out: &mut String,
+) -> anyhow::Result<()> {
+    let target = file.path.canonicalize()?;
+    let kept = store::kept(state, &target);
+    let manifest = store::read_manifest(&kept.manifest)?;
+    if manifest.is_empty() {
+        out.push_str("  nothing wrapped by mcp-raw here\n");
+        return Ok(());
+    }
+    let text = read(&target)?;
+    let found = parse(file, &text)?;
+    let mut splices = Vec::new();
+    let mut refused = Vec::new();
+    let (undo, keep): (Vec<_>, Vec<_>) = manifest
+        .into_iter()
+        .partition(|(n, _)| selected(servers, n));
+    for (name, edits) in &undo {
+        let Some(entry) = found.iter().find(|e| &e.name == name) else {
+            refused.push(format!("server {} is no longer in the file", escape(name)));
+            continue;
+        };
+        for e in edits {
+            let start = edit::start_of(entry, e.at);
+            match start {
+                Some(s) if text[s..].starts_with(&e.wrapped) => {
+                    splices.push((s..s + e.wrapped.len(), e.original.clone()))
+                }
+                _ => refused.push(format!(
+                    "server {}'s {} changed since install",
+                    escape(name),
+                    e.at.name()
+                )),
+            }
+        }
+    }
+    if !refused.is_empty() {
+        anyhow::bail!(
+            "{}: {}; cannot restore it exactly, nothing changed (the original is in {})",
+            file.path.display(),
+            refused.join("; "),
+            kept.orig.display()
+        );
+    }
+    for (name, _) in &undo {
+        out.push_str(&format!(
+            "  {}: {}\n",
+            escape(name),
+            if dry_run {
+                "would be restored"
+            } else {
+                "restored"
+            }
+        ));
+    }
+    if dry_run {
+        return Ok(());
+    }
+    writable(&target)?;
+    let new = edit::splice(&text, splices);
+    store::replace(&target, text.as_bytes(), new.as_bytes())?;
+    store::write_manifest(&kept.manifest, &target, &keep)?;
+    if keep.is_empty() {
+        if std::fs::read(&kept.orig).ok().as_deref() == Some(new.as_bytes()) {
+            store::remove(&kept.orig)?;
+            out.push_str("  the file is byte for byte what it was before install\n");
+        } else {
+            out.push_str(&format!(
+                "  the file changed elsewhere since install: those changes are kept; the original stays in {}\n",
+                escape(&kept.orig.display().to_string())
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn status(file: &ConfigFile, servers: &[String], out: &mut String) -> anyhow::Result<()> {
+    let text = read(&file.path)?;
+    let found = parse(file, &text)?;
+    if found.is_empty() {
+        out.push_str("  (no servers)\n");
+    }
+    for entry in found.iter().filter(|e| selected(servers, &e.name)) {
+        let what = match &entry.shape {
+            _ if edit::is_wrapped(entry) => "wrapped".to_owned(),
+            Shape::Stdio { .. } => "not wrapped".to_owned(),
+            Shape::Remote => "remote (URL): cannot be wrapped".to_owned(),
+            Shape::Unusable(why) => format!("cannot be wrapped: {why}"),
+        };
+        out.push_str(&format!("  {}: {what}\n", escape(&entry.name)));
+    }
+    Ok(())
+}
