@@ -125,7 +125,9 @@ fn json_shape(node: &Node) -> Shape {
                     match items.iter().map(json_str).collect::<Option<Vec<_>>>() {
                         Some(items) => Some((a.span.clone(), items)),
                         None => {
-                            return Shape::Unusable("an element of its args is not a string".into());
+                            return Shape::Unusable(
+                                "an element of its args is not a string".into(),
+                            );
                         }
                     }
                 }
