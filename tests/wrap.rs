@@ -11,7 +11,7 @@
 mod common;
 use common::{BIN, golden};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 /// A scratch home: `home/` (HOME), `state/` (XDG_STATE_HOME), `config/`

@@ -30,34 +30,33 @@ pub(crate) use sessions_examples;
 // `mcp-raw wrap`'s arguments.
 #[derive(clap::Args)]
 pub struct WrapArgs {
-    #[command(subcommand)]
+    /// install (put `mcp-raw tap` in front of each stdio server, the original kept
+    /// first; wrapped ones are left), uninstall (put back the bytes install
+    /// replaced, each entry checked first) or status (each configuration, its
+    /// servers, and whether each is wrapped).
+    #[arg(value_enum)]
     pub action: WrapAction,
-}
-
-/// What `mcp-raw wrap` does.
-#[derive(clap::Subcommand)]
-pub enum WrapAction {
-    /// Put `mcp-raw tap` in front of each stdio server of the clients'
-    /// configurations (the original backed up first); already wrapped ones are left.
-    Install(WrapChange),
-    /// Put back the bytes install replaced, each entry checked first.
-    Uninstall(WrapChange),
-    /// List each client's configuration, its servers and whether each is wrapped.
-    Status(WrapTarget),
-}
-
-// `install` and `uninstall`: which files and servers, and whether to only say.
-#[derive(clap::Args)]
-pub struct WrapChange {
     #[command(flatten)]
     pub target: WrapTarget,
-    /// Say what would change, and change nothing.
+    /// With install or uninstall: say what would change, and change nothing.
     #[arg(long)]
     pub dry_run: bool,
 }
 
+/// What `mcp-raw wrap` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum WrapAction {
+    /// Put the tap in front of each stdio server.
+    Install,
+    /// Put back what install replaced.
+    Uninstall,
+    /// List the configurations and their servers.
+    Status,
+}
+
 // Which configurations and servers.
 #[derive(clap::Args)]
+#[group(skip)]
 pub struct WrapTarget {
     /// Only this client's configurations (repeatable) [default: every client's]
     #[arg(long = "client", value_enum, value_name = "NAME")]
@@ -77,6 +76,7 @@ pub struct WrapTarget {
 
 // `mcp-raw sessions`' arguments.
 #[derive(clap::Args)]
+#[group(skip)]
 pub struct SessionsArgs {
     /// The state directory whose sessions/ to list [default: as `wrap`'s]
     #[arg(long, value_name = "DIR")]

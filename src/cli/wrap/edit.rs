@@ -46,6 +46,9 @@ pub struct Edit {
     pub wrapped: String,
 }
 
+/// An edit and the span of the file it replaces.
+pub type Placed = (Range<usize>, Edit);
+
 /// What `wrap` puts in front of a server.
 pub struct Shim<'a> {
     /// The running mcp-raw's absolute path.

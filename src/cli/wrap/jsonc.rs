@@ -323,7 +323,7 @@ mod tests {
         let e = parse("{\"s\": \"\\ud83d\\ude00é\" , \"t\": x}")
             .err()
             .expect("fails");
-        assert_eq!((e.line, e.column), (1, 25), "{}", e.message);
+        assert_eq!((e.line, e.column), (1, 30), "{}", e.message);
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub mod store;
 
 use super::args::{WrapAction, WrapArgs, WrapTarget};
 use clients::{Client, ConfigFile, Env};
-use edit::{Edit, Shim};
+use edit::Shim;
 use entries::{Found, Shape};
 use mcp_raw_wire::term::escape;
 use std::path::{Path, PathBuf};
@@ -22,10 +22,12 @@ use std::path::{Path, PathBuf};
 /// Runs `wrap`; returns the exit status: 0 done, 1 a file was left alone because
 /// it could not be changed (said on stderr), 2 usage.
 pub fn main(args: WrapArgs) -> anyhow::Result<u8> {
-    let (target, action) = match &args.action {
-        WrapAction::Install(a) => (&a.target, Action::Install { dry_run: a.dry_run }),
-        WrapAction::Uninstall(a) => (&a.target, Action::Uninstall { dry_run: a.dry_run }),
-        WrapAction::Status(t) => (t, Action::Status),
+    let dry_run = args.dry_run;
+    let target = &args.target;
+    let action = match args.action {
+        WrapAction::Install => Action::Install { dry_run },
+        WrapAction::Uninstall => Action::Uninstall { dry_run },
+        WrapAction::Status => Action::Status,
     };
     let state = match &target.state_dir {
         Some(d) => absolute(d)?,
@@ -172,7 +174,7 @@ fn install(
         .to_str()
         .ok_or_else(|| anyhow::anyhow!("the state directory's path is not UTF-8"))?;
     let shim = Shim { bin, record_dir };
-    let mut planned: Vec<(String, Vec<(std::ops::Range<usize>, Edit)>)> = Vec::new();
+    let mut planned: Vec<(String, Vec<edit::Placed>)> = Vec::new();
     for entry in found.iter().filter(|e| selected(servers, &e.name)) {
         let name = escape(&entry.name);
         match &entry.shape {
