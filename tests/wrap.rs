@@ -496,6 +496,15 @@ fn entries_that_cannot_be_wrapped_and_server_choice() {
         ),
     );
     assert_eq!(now, expected);
+    let coloured = ok(&home.run(&["wrap", "status", "--client", "cursor", "--color", "always"]));
+    assert!(
+        coloured.contains("  two: \x1b[32mwrapped\x1b[0m\n"),
+        "{coloured:?}"
+    );
+    assert!(
+        coloured.contains("  one: \x1b[33mnot wrapped\x1b[0m\n"),
+        "{coloured:?}"
+    );
     ok(&home.run(&["wrap", "uninstall", "--client", "cursor"]));
     assert_eq!(std::fs::read_to_string(&config).unwrap(), text_in);
 }
@@ -585,6 +594,23 @@ fn a_wrapped_server_records_a_session_that_sessions_lists() {
     assert!(listed.starts_with("1 session(s) in "), "{listed}");
 
     let short = cols[0];
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&home.run(&["sessions", "--format", "json"]))).unwrap();
+    assert_eq!(json[0]["session"], short);
+    assert_eq!(
+        (
+            json[0]["messages"].as_u64(),
+            json[0]["errors"].as_u64(),
+            json[0]["findings"].as_u64()
+        ),
+        (Some(7), Some(1), Some(2))
+    );
+    // Coloured on request: a session with error responses in red.
+    let coloured = ok(&home.run(&["sessions", "--color", "always"]));
+    assert!(
+        coloured.contains("\x1b[31m       7      1        2\x1b[0m"),
+        "{coloured:?}"
+    );
     let shown = ok(&home.run(&["show", "--oneline", short]));
     assert!(shown.contains("tools/list"), "{shown}");
     let checked = home.run(&["check", short]);

@@ -133,6 +133,7 @@ pub fn main(args: SessionsArgs) -> u8 {
             return 2;
         }
     };
+    let color = args.color.enabled() && args.format == "text";
     let mut out = format!("{} session(s) in {}\n", all.len(), dir.display());
     if !all.is_empty() {
         out.push_str(&format!(
@@ -140,22 +141,46 @@ pub fn main(args: SessionsArgs) -> u8 {
             "SESSION", "MESSAGES", "ERRORS", "FINDINGS", "BYTES"
         ));
     }
-    for (path, len, _) in &all {
+    let mut json = Vec::new();
+    for (path, len, modified) in &all {
         let name = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let counts = match super::read_transcript(path) {
-            Ok((_, events)) => {
-                let (messages, errors, findings) = count(&events, args.max_message_bytes);
+        let counts = super::read_transcript(path)
+            .ok()
+            .map(|(_, events)| count(&events, args.max_message_bytes));
+        let millis = modified
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        json.push(serde_json::json!({
+            "session": name,
+            "path": path.to_string_lossy(),
+            "messages": counts.map(|c| c.0),
+            "errors": counts.map(|c| c.1),
+            "findings": counts.map(|c| c.2),
+            "bytes": len,
+            "modified": mcp_raw_wire::clock::format_unix_millis(millis),
+        }));
+        let text = match counts {
+            Some((messages, errors, findings)) => {
                 format!("{messages:>8} {errors:>6} {findings:>8}")
             }
-            Err(_) => format!("{:>24}", "(unreadable)"),
+            None => format!("{:>24}", "(unreadable)"),
+        };
+        let marked = match counts {
+            Some((_, e, _)) if color && e > 0 => format!("\x1b[31m{text}\x1b[0m"),
+            Some((_, _, f)) if color && f > 0 => format!("\x1b[33m{text}\x1b[0m"),
+            _ => text,
         };
         out.push_str(&format!(
-            "{:<56} {counts} {len:>10}\n",
+            "{:<56} {marked} {len:>10}\n",
             mcp_raw_wire::term::escape(&name)
         ));
+    }
+    if args.format == "json" {
+        out = serde_json::to_string_pretty(&json).unwrap_or_default();
+        out.push('\n');
     }
     print!("{out}");
     0

@@ -1,5 +1,6 @@
 //! `mcp-raw wrap`'s actions and flags, and `mcp-raw sessions`'.
 
+use crate::cli::color::ColorChoice;
 use crate::cli::wrap::clients::Client;
 use std::path::PathBuf;
 
@@ -41,6 +42,10 @@ pub struct WrapArgs {
     /// With install or uninstall: say what would change, and change nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Colour what each server's line says (wrapped green, left as it is yellow, a
+    /// file left alone red): auto (on a terminal, NO_COLOR unset), always or never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
 }
 
 /// What `mcp-raw wrap` does.
@@ -84,4 +89,12 @@ pub struct SessionsArgs {
     /// The largest message read whole when counting; a longer one counts as too long.
     #[arg(long, value_name = "N", default_value_t = mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE)]
     pub max_message_bytes: usize,
+    /// text (a line per session) or json (an array: each session's name, path,
+    /// counts, size and time).
+    #[arg(long, value_parser = ["text", "json"], default_value = "text")]
+    pub format: String,
+    /// Colour the text list (a session with error responses or findings marked):
+    /// auto (on a terminal, NO_COLOR unset), always or never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
 }

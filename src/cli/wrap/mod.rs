@@ -38,6 +38,7 @@ pub fn main(args: WrapArgs) -> anyhow::Result<u8> {
     let files = files(target, env)?;
     let mut failed = 0;
     let mut out = String::new();
+    let color = args.color.enabled();
     for file in &files {
         if !file.path.exists() {
             if matches!(action, Action::Status) {
@@ -65,15 +66,57 @@ pub fn main(args: WrapArgs) -> anyhow::Result<u8> {
         };
         if let Err(e) = result {
             failed += 1;
-            out.push_str(&format!("  left alone: {}\n", escape(&format!("{e:#}"))));
+            out.push_str(&format!(
+                "  {} {}\n",
+                paint(color, "31", "left alone:"),
+                escape(&format!("{e:#}"))
+            ));
             eprintln!("mcp-raw wrap: {}", escape(&format!("{e:#}")));
         }
     }
     if files.iter().all(|f| !f.path.exists()) && !matches!(action, Action::Status) {
         out.push_str("no client configuration found (`mcp-raw wrap status` lists where each is looked for)\n");
     }
-    print!("{out}");
+    print!("{}", if color { colored(&out) } else { out });
     Ok(u8::from(failed > 0))
+}
+
+/// `text` in the SGR colour `code` when colouring.
+fn paint(color: bool, code: &str, text: &str) -> String {
+    if color {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_owned()
+    }
+}
+
+/// Each server line's verdict coloured: done green, left as it is yellow.
+fn colored(out: &str) -> String {
+    const MARKS: [(&str, &str); 7] = [
+        (": already wrapped", "32"),
+        (": wrapped", "32"),
+        (": restored", "32"),
+        (": not wrapped: ", "33"),
+        (": remote (URL): cannot be wrapped", "33"),
+        (": cannot be wrapped: ", "33"),
+        (": not wrapped", "33"),
+    ];
+    let mut text = String::new();
+    for line in out.split_inclusive('\n') {
+        let found = MARKS
+            .iter()
+            .find_map(|(m, code)| line.find(m).map(|at| (at, *m, *code)));
+        match found {
+            Some((at, mark, code)) if line.starts_with("  ") => {
+                let word = &mark[2..];
+                text.push_str(&line[..at + 2]);
+                text.push_str(&paint(true, code, word.trim_end()));
+                text.push_str(&line[at + 2 + word.trim_end().len()..]);
+            }
+            _ => text.push_str(line),
+        }
+    }
+    text
 }
 
 #[derive(Clone, Copy)]
