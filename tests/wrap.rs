@@ -466,11 +466,11 @@ fn entries_that_cannot_be_wrapped_and_server_choice() {
     let home = Home::new("unusable");
     let config = home.path("project/.cursor/mcp.json");
     std::fs::create_dir_all(config.parent().unwrap()).unwrap();
-    let text_in = "{\"mcpServers\": {\n  \"num\": {\"command\": 42},\n  \"mixed\": {\"command\": \"x\", \"args\": [\"a\", 1]},\n  \"none\": {\"disabled\": true},\n  \"one\": {\"command\": \"one\"},\n  \"two\": {\"command\": \"two\"}\n}}\n";
+    let text_in = "{\"mcpServers\": {\n  \"num\": {\"command\": 42},\n  \"mixed\": {\"command\": \"x\", \"args\": [\"a\", 1]},\n  \"none\": {\"disabled\": true},\n  \"twice\": {\"command\": \"a\"},\n  \"twice\": {\"command\": \"b\"},\n  \"one\": {\"command\": \"one\"},\n  \"two\": {\"command\": \"two\"}\n}}\n";
     std::fs::write(&config, text_in).unwrap();
     let said = ok(&home.run(&[
         "wrap", "install", "--client", "cursor", "--server", "num", "--server", "mixed",
-        "--server", "none", "--server", "two",
+        "--server", "none", "--server", "twice", "--server", "two",
     ]));
     assert!(
         said.contains("num: not wrapped: its command is not a string"),
@@ -662,4 +662,62 @@ fn the_sessions_directory_keeps_under_its_size_limit() {
         left[2].starts_with("x_y_") && left[2].ends_with(".jsonl"),
         "{left:?}"
     );
+}
+
+/// A client rewriting its file (atomically, as editors do) while `install` runs,
+/// again and again: every look at the file finds one whole version (the client's
+/// or the client's wrapped), never a mixture; each install either wrapped or said
+/// the file changed under it; once the client stops, an install wraps its last one.
+#[test]
+fn a_file_its_client_rewrites_meanwhile_is_never_half_written() {
+    let home = Home::new("race");
+    let config = home.place("gemini.in.json", "home/.gemini/settings.json");
+    let a = std::fs::read_to_string(&config).unwrap();
+    let b = a.replace("\"GitHub\"", "\"Dracula\"");
+    let wrapped_of = |text: &str| {
+        std::fs::write(&config, text).unwrap();
+        ok(&home.run(&["wrap", "install", "--client", "gemini"]));
+        let w = std::fs::read_to_string(&config).unwrap();
+        ok(&home.run(&["wrap", "uninstall", "--client", "gemini"]));
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), text);
+        w
+    };
+    let (wa, wb) = (wrapped_of(&a), wrapped_of(&b));
+    let whole = [a.clone(), b.clone(), wa.clone(), wb.clone()];
+
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let client = {
+        let (stop, config, a, b) = (stop.clone(), config.clone(), a.clone(), b.clone());
+        std::thread::spawn(move || {
+            let tmp = config.with_extension("client-tmp");
+            let mut n = 0u32;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                std::fs::write(&tmp, if n % 2 == 0 { &b } else { &a }).unwrap();
+                std::fs::rename(&tmp, &config).unwrap();
+                n += 1;
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            // The client's last word.
+            std::fs::write(&tmp, &b).unwrap();
+            std::fs::rename(&tmp, &config).unwrap();
+        })
+    };
+    let (mut wrapped, mut refused) = (0, 0);
+    for _ in 0..25 {
+        let out = home.run(&["wrap", "install", "--client", "gemini"]);
+        let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        match out.status.code() {
+            Some(0) => wrapped += 1,
+            Some(1) if said.contains("changed while wrap was editing it") => refused += 1,
+            other => panic!("install ended {other:?}: {said}"),
+        }
+        let now = std::fs::read_to_string(&config).unwrap();
+        assert!(whole.contains(&now), "a mixture on disk:\n{now}");
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    client.join().unwrap();
+    eprintln!("race: {wrapped} wrapped, {refused} refused");
+    assert_eq!(wrapped + refused, 25);
+    ok(&home.run(&["wrap", "install", "--client", "gemini"]));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), wb);
 }

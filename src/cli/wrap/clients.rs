@@ -15,8 +15,8 @@
 //! - Windsurf: `~/.codeium/windsurf/mcp_config.json`; `mcpServers`.
 //! - Gemini CLI: `~/.gemini/settings.json` and `.gemini/settings.json` in the
 //!   project; `mcpServers`.
-//! - Codex: `config.toml` in `$CODEX_HOME` (default `~/.codex`), tables
-//!   `[mcp_servers.NAME]`.
+//! - Codex: `config.toml` in `$CODEX_HOME` (default `~/.codex`), and
+//!   `.codex/config.toml` in a trusted project; tables `[mcp_servers.NAME]`.
 
 use super::entries::Format;
 use std::path::{Path, PathBuf};
@@ -110,7 +110,10 @@ impl Client {
                 home.join(".gemini/settings.json"),
                 env.cwd.join(".gemini/settings.json"),
             ],
-            Client::Codex => vec![env.codex_home.join("config.toml")],
+            Client::Codex => vec![
+                env.codex_home.join("config.toml"),
+                env.cwd.join(".codex/config.toml"),
+            ],
         };
         paths.into_iter().map(|p| self.file(p)).collect()
     }

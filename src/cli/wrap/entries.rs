@@ -68,12 +68,24 @@ pub struct Unparsable {
     pub message: String,
 }
 
-/// Reads the entries under `path` (a key path such as `["mcp", "servers"]`).
+/// Reads the entries under `path` (a key path such as `["mcp", "servers"]`). A name
+/// given twice (JSON allows it; the clients' readers keep the last) leaves every
+/// entry of that name unwrappable: which one the client runs is not ours to guess.
 pub fn read(format: Format, text: &str, path: &[&str]) -> Result<Found, Unparsable> {
-    match format {
+    let found = match format {
         Format::Json => read_json(text, path),
         Format::Toml => read_toml(text, path),
+    }?;
+    let Found::Entries(mut entries) = found else {
+        return Ok(found);
+    };
+    let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
+    for e in &mut entries {
+        if names.iter().filter(|n| **n == e.name).count() > 1 {
+            e.shape = Shape::Unusable("its name is given twice in the file".into());
+        }
     }
+    Ok(Found::Entries(entries))
 }
 
 fn read_json(text: &str, path: &[&str]) -> Result<Found, Unparsable> {
