@@ -5,8 +5,9 @@
 //! - Claude Desktop: `claude_desktop_config.json` in `~/Library/Application
 //!   Support/Claude/` (macOS), `%APPDATA%\Claude\` (Windows), `~/.config/Claude/`
 //!   (Linux builds); `mcpServers`.
-//! - Claude Code: `~/.claude.json` (user scope) and `.mcp.json` in the project;
-//!   `mcpServers`.
+//! - Claude Code: `~/.claude.json` (user scope under `mcpServers`, and each
+//!   project's local scope under `projects` → PATH → `mcpServers`) and `.mcp.json` in
+//!   the project; `mcpServers`.
 //! - Cursor: `~/.cursor/mcp.json` and `.cursor/mcp.json` in the project; `mcpServers`.
 //! - VS Code: `mcp.json` in the user profile (`Code/User/` under `~/.config`,
 //!   `~/Library/Application Support` or `%APPDATA%`) and `.vscode/mcp.json`, servers
@@ -41,8 +42,8 @@ pub struct ConfigFile {
     pub path: PathBuf,
     /// How it is written.
     pub format: Format,
-    /// The keys leading to the servers table.
-    pub table: &'static [&'static str],
+    /// The keys leading to each servers table (`*`: through every member).
+    pub tables: &'static [&'static [&'static str]],
 }
 
 impl Client {
@@ -73,19 +74,23 @@ impl Client {
     /// The format of a file of this client (VS Code's user `settings.json` puts its
     /// servers under `mcp` → `servers`: told apart by its file name).
     pub fn file(self, path: PathBuf) -> ConfigFile {
-        let (format, table): (Format, &'static [&'static str]) = match self {
-            Client::Codex => (Format::Toml, &["mcp_servers"]),
-            Client::Vscode if path.file_name().is_some_and(|n| n == "settings.json") => {
-                (Format::Json, &["mcp", "servers"])
-            }
-            Client::Vscode => (Format::Json, &["servers"]),
-            _ => (Format::Json, &["mcpServers"]),
+        let named = |n: &str| path.file_name().is_some_and(|f| f == n);
+        let (format, tables): (Format, &'static [&'static [&'static str]]) = match self {
+            Client::Codex => (Format::Toml, &[&["mcp_servers"]]),
+            Client::Vscode if named("settings.json") => (Format::Json, &[&["mcp", "servers"]]),
+            Client::Vscode => (Format::Json, &[&["servers"]]),
+            // Claude Code's user file also holds each project's local-scope servers.
+            Client::ClaudeCode if named(".claude.json") => (
+                Format::Json,
+                &[&["mcpServers"], &["projects", "*", "mcpServers"]],
+            ),
+            _ => (Format::Json, &[&["mcpServers"]]),
         };
         ConfigFile {
             client: self,
             path,
             format,
-            table,
+            tables,
         }
     }
 

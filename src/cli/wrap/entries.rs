@@ -27,6 +27,9 @@ pub struct Str {
 pub struct Entry {
     /// Its name: the key under the servers table.
     pub name: String,
+    /// The member a `*` step of the table's path went through, when it has one:
+    /// Claude Code's project path in `projects.PATH.mcpServers`.
+    pub scope: Option<String>,
     /// What it is.
     pub shape: Shape,
 }
@@ -68,20 +71,39 @@ pub struct Unparsable {
     pub message: String,
 }
 
-/// Reads the entries under `path` (a key path such as `["mcp", "servers"]`). A name
-/// given twice (JSON allows it; the clients' readers keep the last) leaves every
-/// entry of that name unwrappable: which one the client runs is not ours to guess.
-pub fn read(format: Format, text: &str, path: &[&str]) -> Result<Found, Unparsable> {
-    let found = match format {
-        Format::Json => read_json(text, path),
-        Format::Toml => read_toml(text, path),
-    }?;
-    let Found::Entries(mut entries) = found else {
-        return Ok(found);
-    };
-    let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
+impl Entry {
+    /// What the manifest and the output call it: the name, and its scope if any.
+    pub fn key(&self) -> String {
+        match &self.scope {
+            Some(scope) => format!("{} (project {scope})", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// Reads the entries under each of `tables` (key paths such as `["mcp", "servers"]`;
+/// a `*` step goes through every member, JSON only). A name given twice in one table
+/// (JSON allows it; the clients' readers keep the last) leaves every entry of that
+/// name unwrappable: which one the client runs is not ours to guess.
+pub fn read(format: Format, text: &str, tables: &[&[&str]]) -> Result<Found, Unparsable> {
+    let mut entries = Vec::new();
+    let mut any = false;
+    for path in tables {
+        let found = match format {
+            Format::Json => read_json(text, path),
+            Format::Toml => read_toml(text, path),
+        }?;
+        if let Found::Entries(e) = found {
+            any = true;
+            entries.extend(e);
+        }
+    }
+    if !any {
+        return Ok(Found::NoTable);
+    }
+    let keys: Vec<String> = entries.iter().map(Entry::key).collect();
     for e in &mut entries {
-        if names.iter().filter(|n| **n == e.name).count() > 1 {
+        if keys.iter().filter(|k| **k == e.key()).count() > 1 {
             e.shape = Shape::Unusable("its name is given twice in the file".into());
         }
     }
@@ -94,25 +116,49 @@ fn read_json(text: &str, path: &[&str]) -> Result<Found, Unparsable> {
         column: e.column,
         message: e.message,
     })?;
-    let mut table = &doc;
-    for key in path {
-        match table.get(key) {
-            Some(t) => table = t,
-            None => return Ok(Found::NoTable),
+    let mut tables = Vec::new();
+    walk(&doc, path, None, &mut tables);
+    if tables.is_empty() {
+        return Ok(Found::NoTable);
+    }
+    let mut entries = Vec::new();
+    for (scope, members) in tables {
+        entries.extend(members.iter().map(|(name, node)| Entry {
+            name: name.clone(),
+            scope: scope.clone(),
+            shape: json_shape(node),
+        }));
+    }
+    Ok(Found::Entries(entries))
+}
+
+/// The objects at the end of `path` from `node`, each with the member name its
+/// `*` step went through.
+fn walk<'a>(
+    node: &'a Node,
+    path: &[&str],
+    scope: Option<String>,
+    out: &mut Vec<(Option<String>, &'a [(String, Node)])>,
+) {
+    match path.split_first() {
+        None => {
+            if let Kind::Object(members) = &node.kind {
+                out.push((scope, members));
+            }
+        }
+        Some((&"*", rest)) => {
+            if let Kind::Object(members) = &node.kind {
+                for (name, child) in members {
+                    walk(child, rest, Some(name.clone()), out);
+                }
+            }
+        }
+        Some((key, rest)) => {
+            if let Some(child) = node.get(key) {
+                walk(child, rest, scope, out);
+            }
         }
     }
-    let Kind::Object(members) = &table.kind else {
-        return Ok(Found::NoTable);
-    };
-    Ok(Found::Entries(
-        members
-            .iter()
-            .map(|(name, node)| Entry {
-                name: name.clone(),
-                shape: json_shape(node),
-            })
-            .collect(),
-    ))
 }
 
 fn json_str(n: &Node) -> Option<Str> {
@@ -189,6 +235,7 @@ fn read_toml(text: &str, path: &[&str]) -> Result<Found, Unparsable> {
             .iter()
             .map(|(name, item)| Entry {
                 name: name.to_owned(),
+                scope: None,
                 shape: toml_shape(item, crlf),
             })
             .collect(),

@@ -167,7 +167,7 @@ fn read(path: &Path) -> anyhow::Result<String> {
 
 /// The servers of a file, or the parse error as `FILE:LINE:COLUMN: why`.
 fn parse(file: &ConfigFile, text: &str) -> anyhow::Result<Vec<entries::Entry>> {
-    match entries::read(file.format, text, file.table) {
+    match entries::read(file.format, text, file.tables) {
         Ok(Found::Entries(e)) => Ok(e),
         Ok(Found::NoTable) => Ok(Vec::new()),
         Err(e) => anyhow::bail!(
@@ -180,8 +180,13 @@ fn parse(file: &ConfigFile, text: &str) -> anyhow::Result<Vec<entries::Entry>> {
     }
 }
 
+/// Whether `--server` picks the entry of this name, or of this manifest key (the
+/// name, then ` (project PATH)` for a project's own).
 fn selected(servers: &[String], name: &str) -> bool {
-    servers.is_empty() || servers.iter().any(|s| s == name)
+    servers.is_empty()
+        || servers
+            .iter()
+            .any(|s| s == name || name.starts_with(&format!("{s} (project ")))
 }
 
 /// Refuses a file its owner cannot write (a read-only config stays as it is).
@@ -219,13 +224,14 @@ fn install(
     let shim = Shim { bin, record_dir };
     let mut planned: Vec<(String, Vec<edit::Placed>)> = Vec::new();
     for entry in found.iter().filter(|e| selected(servers, &e.name)) {
-        let name = escape(&entry.name);
+        let key = entry.key();
+        let name = escape(&key);
         match &entry.shape {
             _ if edit::is_wrapped(entry) => out.push_str(&format!("  {name}: already wrapped\n")),
             Shape::Stdio { .. } => {
                 let session = format!("{}/{}", file.client.name(), entry.name);
                 planned.push((
-                    entry.name.clone(),
+                    entry.key(),
                     edit::wrap(&text, file.format, entry, &shim, &session),
                 ));
                 out.push_str(&format!(
@@ -301,7 +307,7 @@ fn uninstall(
         .into_iter()
         .partition(|(n, _)| selected(servers, n));
     for (name, edits) in &undo {
-        let Some(entry) = found.iter().find(|e| &e.name == name) else {
+        let Some(entry) = found.iter().find(|e| e.key() == *name) else {
             refused.push(format!("server {} is no longer in the file", escape(name)));
             continue;
         };
@@ -372,7 +378,7 @@ fn status(file: &ConfigFile, servers: &[String], out: &mut String) -> anyhow::Re
             Shape::Remote => "remote (URL): cannot be wrapped".to_owned(),
             Shape::Unusable(why) => format!("cannot be wrapped: {why}"),
         };
-        out.push_str(&format!("  {}: {what}\n", escape(&entry.name)));
+        out.push_str(&format!("  {}: {what}\n", escape(&entry.key())));
     }
     Ok(())
 }
