@@ -692,7 +692,7 @@ fn a_file_its_client_rewrites_meanwhile_is_never_half_written() {
             let tmp = config.with_extension("client-tmp");
             let mut n = 0u32;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                std::fs::write(&tmp, if n % 2 == 0 { &b } else { &a }).unwrap();
+                std::fs::write(&tmp, if n.is_multiple_of(2) { &b } else { &a }).unwrap();
                 std::fs::rename(&tmp, &config).unwrap();
                 n += 1;
                 std::thread::sleep(std::time::Duration::from_millis(2));

@@ -132,14 +132,12 @@ fn read_json(text: &str, path: &[&str]) -> Result<Found, Unparsable> {
     Ok(Found::Entries(entries))
 }
 
+/// A servers table found: the `*` step's member name, if any, and its members.
+type Table<'a> = (Option<String>, &'a [(String, Node)]);
+
 /// The objects at the end of `path` from `node`, each with the member name its
 /// `*` step went through.
-fn walk<'a>(
-    node: &'a Node,
-    path: &[&str],
-    scope: Option<String>,
-    out: &mut Vec<(Option<String>, &'a [(String, Node)])>,
-) {
+fn walk<'a>(node: &'a Node, path: &[&str], scope: Option<String>, out: &mut Vec<Table<'a>>) {
     match path.split_first() {
         None => {
             if let Kind::Object(members) = &node.kind {
