@@ -94,9 +94,13 @@ pub fn parse(text: &str) -> Result<Node, ParseError> {
 /// Nesting deeper than this is refused rather than overflowing the stack.
 const MAX_DEPTH: usize = 512;
 
+/// The reader's place in the text.
 struct Parser<'a> {
+    /// The whole document.
     text: &'a str,
+    /// The byte being read.
     at: usize,
+    /// Objects and arrays open around it (bounded by [`MAX_DEPTH`]).
     depth: usize,
 }
 

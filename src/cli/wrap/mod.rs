@@ -119,10 +119,20 @@ fn colored(out: &str) -> String {
     text
 }
 
+/// What is done to each file, `--dry-run` carried along.
 #[derive(Clone, Copy)]
 enum Action {
-    Install { dry_run: bool },
-    Uninstall { dry_run: bool },
+    /// Wrap its stdio servers (`dry_run`: only say which).
+    Install {
+        /// `--dry-run`.
+        dry_run: bool,
+    },
+    /// Undo the edits the manifest lists (`dry_run`: only say which).
+    Uninstall {
+        /// `--dry-run`.
+        dry_run: bool,
+    },
+    /// List its servers and whether each is wrapped.
     Status,
 }
 
