@@ -721,3 +721,47 @@ fn a_file_its_client_rewrites_meanwhile_is_never_half_written() {
     ok(&home.run(&["wrap", "install", "--client", "gemini"]));
     assert_eq!(std::fs::read_to_string(&config).unwrap(), wb);
 }
+
+/// A sessions directory the tap cannot write to does not keep the server from
+/// running: said on stderr, the bytes relayed all the same, unrecorded.
+#[test]
+fn an_unwritable_sessions_directory_leaves_the_server_running() {
+    let home = Home::new("unwritable");
+    let file = home.path("a-file");
+    std::fs::write(&file, "").unwrap();
+    let dir = file.join("sessions");
+    let mut child = Command::new(BIN)
+        .args([
+            "tap",
+            "--record-dir",
+            dir.to_str().unwrap(),
+            "--name",
+            "c/s",
+            "--",
+            BIN,
+            "serve",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("\"id\":1"),
+        "{}",
+        text(&out.stdout)
+    );
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("mcp-raw tap: --record-dir ") && err.contains("the server runs unrecorded"),
+        "{err}"
+    );
+}

@@ -117,7 +117,9 @@ pub struct TapArgs {
     pub record: Option<PathBuf>,
     /// Write each session to a file of its own in DIR (made if absent), named by
     /// --name and the start time: NAME_YYYYMMDDTHHMMSSmmmZ_pPID.jsonl (`wrap` sets
-    /// this to the state directory's sessions/; `mcp-raw sessions` lists them).
+    /// this to the state directory's sessions/; `mcp-raw sessions` lists them). A
+    /// directory that cannot be written is said on stderr and the server runs
+    /// unrecorded.
     #[arg(long, value_name = "DIR", conflicts_with = "record")]
     pub record_dir: Option<PathBuf>,
     /// With --record-dir: the name the session's file begins with, CLIENT/SERVER

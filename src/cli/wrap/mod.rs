@@ -29,6 +29,13 @@ pub fn main(args: WrapArgs) -> anyhow::Result<u8> {
         WrapAction::Uninstall => Action::Uninstall { dry_run },
         WrapAction::Status => Action::Status,
     };
+    // The shim is the stdio tap, which runs on Unix only: wrapped servers could not
+    // start elsewhere, so nothing is wrapped there (status and uninstall still work).
+    if cfg!(not(unix)) && matches!(action, Action::Install { .. }) {
+        anyhow::bail!(
+            "the stdio tap runs on Unix only, so a wrapped server could not start here; nothing changed"
+        );
+    }
     let state = match &target.state_dir {
         Some(d) => absolute(d)?,
         None => clients::state_dir()?,
