@@ -765,3 +765,63 @@ fn an_unwritable_sessions_directory_leaves_the_server_running() {
         "{err}"
     );
 }
+
+/// Odd files: a byte order mark (kept), a symbolic link (followed: its target is
+/// edited, the link stays), bytes that are not UTF-8 (left alone, the place said),
+/// and an entry wrapped under another state directory (uninstall says so and leaves it).
+#[cfg(unix)]
+#[test]
+fn a_bom_a_symlink_bytes_not_utf8_and_a_wrap_it_has_no_record_of() {
+    let home = Home::new("odd");
+    let real = home.path("dotfiles/mcp.json");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    let original = "\u{feff}{\"mcpServers\": {\"s\": {\"command\": \"srv\"}}}\n";
+    std::fs::write(&real, original).unwrap();
+    let link = home.path("home/.cursor/mcp.json");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let said = ok(&home.run(&["wrap", "install", "--client", "cursor"]));
+    assert!(said.contains("  s: wrapped"), "{said}");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let wrapped = std::fs::read_to_string(&real).unwrap();
+    assert!(
+        wrapped.starts_with("\u{feff}{\"mcpServers\": {\"s\": {\"command\": \"/"),
+        "{wrapped}"
+    );
+
+    // Another state directory has no record of it: said, left.
+    let elsewhere = home.path("other-state");
+    let said = ok(&home.run(&[
+        "wrap",
+        "uninstall",
+        "--client",
+        "cursor",
+        "--state-dir",
+        elsewhere.to_str().unwrap(),
+    ]));
+    assert!(
+        said.contains("  s: wrapped, but ")
+            && said.contains("holds no record of it; left as it is"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), wrapped);
+
+    ok(&home.run(&["wrap", "uninstall", "--client", "cursor"]));
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), original);
+
+    let bad = home.path("home/.gemini/settings.json");
+    std::fs::create_dir_all(bad.parent().unwrap()).unwrap();
+    std::fs::write(&bad, b"{\n  \"theme\": \"caf\xe9\"\n}\n").unwrap();
+    let out = home.run(&["wrap", "install", "--client", "gemini"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains(&format!("{}:2:16: not UTF-8 text", bad.display())),
+        "{}",
+        text(&out.stderr)
+    );
+}

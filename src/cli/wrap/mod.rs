@@ -312,12 +312,25 @@ fn uninstall(
     let target = file.path.canonicalize()?;
     let kept = store::kept(state, &target);
     let manifest = store::read_manifest(&kept.manifest)?;
-    if manifest.is_empty() {
-        out.push_str("  nothing wrapped by mcp-raw here\n");
-        return Ok(());
-    }
     let text = read(&target)?;
     let found = parse(file, &text)?;
+    if manifest.is_empty() {
+        let orphans: Vec<String> = found
+            .iter()
+            .filter(|e| selected(servers, &e.key()) && edit::is_wrapped(e))
+            .map(|e| escape(&e.key()).into_owned())
+            .collect();
+        if orphans.is_empty() {
+            out.push_str("  nothing wrapped by mcp-raw here\n");
+        }
+        for name in orphans {
+            out.push_str(&format!(
+                "  {name}: wrapped, but {} holds no record of it; left as it is (its original command and args follow `--` in its args)\n",
+                escape(&kept.manifest.display().to_string())
+            ));
+        }
+        return Ok(());
+    }
     let mut splices = Vec::new();
     let mut refused = Vec::new();
     let (undo, keep): (Vec<_>, Vec<_>) = manifest
@@ -349,6 +362,17 @@ fn uninstall(
             refused.join("; "),
             kept.orig.display()
         );
+    }
+    // Wrapped, but not by an install this state directory remembers (another
+    // --state-dir, or its files removed): said, and left for the user.
+    for entry in found.iter().filter(|e| selected(servers, &e.key())) {
+        if edit::is_wrapped(entry) && !undo.iter().any(|(n, _)| *n == entry.key()) {
+            out.push_str(&format!(
+                "  {}: wrapped, but {} holds no record of it; left as it is (its original command and args follow `--` in its args)\n",
+                escape(&entry.key()),
+                escape(&kept.manifest.display().to_string())
+            ));
+        }
     }
     for (name, _) in &undo {
         out.push_str(&format!(
