@@ -621,6 +621,32 @@ fn a_wrapped_server_records_a_session_that_sessions_lists() {
         text(&checked.stdout)
     );
 
+    // ui too: the page is served for the session named (its URL on stderr), then
+    // stopped here.
+    let mut ui = Command::new(BIN)
+        .args(["ui", short])
+        .env_clear()
+        .env("HOME", home.path("home"))
+        .env("XDG_STATE_HOME", home.path("state"))
+        .current_dir(home.path("project"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(ui.stderr.take().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    let _ = ui.kill();
+    let _ = ui.wait();
+    assert!(
+        first.starts_with("[mcp-raw] ui: http://127.0.0.1:"),
+        "{first}"
+    );
+
     ok(&home.run(&["wrap", "uninstall"]));
 }
 
