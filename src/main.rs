@@ -23,6 +23,7 @@
 //!     listener.rs       every HTTP listener's groups: TLS, OAuth, limits
 //!     ui.rs             `ui`'s flags, and where `--ui` serves its page
 //!     view.rs           the flags of what a client-side program prints: text, raw, JSON
+//!     wrap.rs           `wrap install|uninstall|status` and `sessions`: files, servers, state
 //!   serve.rs            `serve`: the server, its transport, its recorder
 //!   show.rs             `show FILE`: a transcript rendered again
 //!   ui.rs               `ui FILE`, `--ui`: the live page on loopback, a recording streamed in
@@ -51,6 +52,14 @@
 //!   auth_server.rs      `auth-server`: the flags → the loopback authorization server
 //!   script.rs           the sessions the demos drive, and what each reply must be
 //!   stderr_log.rs       the libraries' reports (the `log` facade) written to stderr
+//!   sessions.rs         `sessions`: the state directory's recordings, listed; `tap --record-dir`
+//!   wrap/               `wrap`: the clients' configurations, tap in front of each server
+//!     mod.rs            install, uninstall, status: per file, per server, what was done
+//!     clients.rs        each client's files at their documented places per OS; the state dir
+//!     entries.rs        a file's servers and their values' byte spans (JSON(C) or TOML)
+//!     jsonc.rs          JSON with comments and trailing commas, each value's span kept
+//!     edit.rs           the spliced bytes: an entry wrapped, and unwrapped after a check
+//!     store.rs          the originals and the manifest of edits; the atomic write
 //! ```
 
 mod cli;
@@ -77,11 +86,31 @@ fn main() -> ExitCode {
         Command::AuthServer(args) => apart(move || cli::auth_server::main(args)),
         Command::Completions(args) => apart(move || cli::completions::main(args)),
         Command::ConformanceClient(args) => apart(move || cli::conformance_client::main(args)),
-        Command::Check(args) => return ExitCode::from(apart(move || cli::check::main(args))),
+        Command::Check(mut args) => {
+            args.file = args.file.map(|f| cli::sessions::resolve(&f));
+            return ExitCode::from(apart(move || cli::check::main(args)));
+        }
         Command::Replay(args) => return ExitCode::from(apart(move || cli::replay::main(args))),
         Command::Diff(args) => return ExitCode::from(apart(move || cli::diff::main(args))),
-        Command::Show(args) => return ExitCode::from(apart(move || cli::show::main(args))),
-        Command::Ui(args) => apart(move || cli::ui::main(args)),
+        Command::Show(mut args) => {
+            args.file = cli::sessions::resolve(&args.file);
+            return ExitCode::from(apart(move || cli::show::main(args)));
+        }
+        Command::Ui(mut args) => {
+            args.files = args
+                .files
+                .iter()
+                .map(|f| cli::sessions::resolve(f))
+                .collect();
+            apart(move || cli::ui::main(args))
+        }
+        Command::Wrap(args) => {
+            return ExitCode::from(
+                apart(move || cli::wrap::main(args))
+                    .unwrap_or_else(|e| cli::exit::report("mcp-raw wrap", &e)),
+            );
+        }
+        Command::Sessions(args) => return ExitCode::from(apart(move || cli::sessions::main(args))),
         Command::Demo(args) => apart(move || cli::demo_stdio::main(args)),
         Command::DemoHttp(args) => apart(move || cli::demo_http::main(args)),
     };

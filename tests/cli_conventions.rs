@@ -19,6 +19,7 @@ const FORMATS: &[(&str, &[&str])] = &[
     ("check", &["text", "json", "junit"]),
     ("diff", &["text", "json"]),
     ("show", &["text", "json", "pretty"]),
+    ("sessions", &["text", "json"]),
 ];
 
 /// The subcommands that print nothing a colour could mark (a shell script; a CA's

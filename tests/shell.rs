@@ -48,6 +48,9 @@ fn bash_completes_subcommands_and_flags() {
     // The hidden subcommand is not offered: `co` is only `completions`.
     assert_eq!(ask("mcp-raw co", 1), "completions");
     assert_eq!(ask("mcp-raw serve --required-s", 2), "--required-scope");
+    assert_eq!(ask("mcp-raw wr", 1), "wrap");
+    assert_eq!(ask("mcp-raw wrap --cl", 2), "--client");
+    assert_eq!(ask("mcp-raw se", 1), "serve sessions");
 }
 
 #[test]

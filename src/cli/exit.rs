@@ -113,6 +113,22 @@ macro_rules! ca_exit {
 }
 pub(crate) use ca_exit;
 
+/// `wrap`'s closing line.
+macro_rules! wrap_exit {
+    () => {
+        "Exit status: 0 done (entries that cannot be wrapped are said and left); 1 a file was left alone (it does not parse, is read-only, or changed since install in a way uninstall cannot undo); 2 usage."
+    };
+}
+pub(crate) use wrap_exit;
+
+/// `sessions`' closing line.
+macro_rules! sessions_exit {
+    () => {
+        "Exit status: 0 listed (none is not an error); 2 the state directory cannot be read."
+    };
+}
+pub(crate) use sessions_exit;
+
 /// A bad flag value, TARGET or input file: the caller's mistake, exit status 2.
 #[derive(Debug)]
 pub struct Usage(pub String);

@@ -22,10 +22,12 @@ pub mod record;
 pub mod replay;
 pub mod script;
 pub mod serve;
+pub mod sessions;
 pub mod show;
 pub mod stderr_log;
 pub mod tap;
 pub mod ui;
+pub mod wrap;
 
 /// The largest file a secret is read from: a secret, not a document.
 pub const MAX_SECRET_FILE: u64 = 64 * 1024;

@@ -249,6 +249,25 @@ fn recorder(
     let mut sinks: Vec<Box<dyn mcp_raw_wire::recorder::Sink>> =
         live.iter().map(super::check::Live::sink).collect();
     let header = mcp_raw_wire::transcript::Header::new("tap", transport);
+    // `--record-dir` is what `wrap` puts in a client's configuration: a directory it
+    // cannot write to must not keep the client's server from starting, so the tap
+    // says why on stderr (which clients keep in their logs) and relays unrecorded.
+    if let Some(dir) = &args.record_dir {
+        let session = super::sessions::start(
+            dir,
+            &args.name,
+            args.record_dir_max_age,
+            args.record_dir_max_bytes,
+        )
+        .and_then(|path| super::record::record_file(&path, &header, args.max_message_bytes));
+        match session {
+            Ok(sink) => sinks.push(sink),
+            Err(e) => eprintln!(
+                "mcp-raw tap: {}; the server runs unrecorded",
+                mcp_raw_wire::term::escape(&format!("{e:#}"))
+            ),
+        }
+    }
     sinks.extend(super::ui::sinks(
         args.ui,
         &args.ui_page,

@@ -16,6 +16,7 @@ mod serve;
 mod tap;
 mod ui;
 mod view;
+mod wrap;
 
 pub use super::record::TraceView;
 pub use auth_server::AuthServerArgs;
@@ -31,6 +32,7 @@ pub use serve::{FixtureArg, ServeArgs};
 pub use tap::TapArgs;
 pub use ui::{UiArgs, UiPage};
 pub use view::View;
+pub use wrap::{SessionsArgs, WrapAction, WrapArgs, WrapTarget};
 
 use super::color::ColorChoice;
 use super::exit;
@@ -131,6 +133,16 @@ pub enum Command {
     /// bytes; --follow streams what a running --record appends.
     #[command(after_help = concat!(ui::ui_examples!(), "\n\n", exit::ui_exit!()))]
     Ui(UiArgs),
+    /// Put `mcp-raw tap` in front of every stdio server the clients you use start
+    /// (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Gemini CLI, Codex):
+    /// their configurations edited in place, byte for byte undoable; each session
+    /// recorded in the state directory (`mcp-raw sessions` lists them).
+    #[command(after_help = concat!(wrap::wrap_examples!(), "\n\n", exit::wrap_exit!()))]
+    Wrap(WrapArgs),
+    /// List the sessions wrapped servers recorded, newest first: messages, errors
+    /// and findings of each (`check`'s rules); show, check and ui take the short name.
+    #[command(after_help = concat!(wrap::sessions_examples!(), "\n\n", exit::sessions_exit!()))]
+    Sessions(SessionsArgs),
     /// Spawn `mcp-raw serve` as a child and drive one whole session over stdio,
     /// printing every message sent (>>>) and received (<<<).
     #[command(after_help = concat!(demos::demo_examples!(), "\n\n", exit::demo_exit!()))]

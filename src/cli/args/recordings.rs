@@ -40,7 +40,8 @@ pub(crate) use show_examples;
 #[derive(clap::Args)]
 #[group(skip)]
 pub struct CheckArgs {
-    /// A JSON Lines transcript written by --record (`tap`, `serve`, `client`).
+    /// A JSON Lines transcript written by --record (`tap`, `serve`, `client`), or a
+    /// session's short name (`mcp-raw sessions`).
     #[arg(required_unless_present = "rules")]
     pub file: Option<PathBuf>,
     /// text (a line per finding, then a summary), json (one document) or junit
@@ -97,7 +98,8 @@ pub struct DiffArgs {
 #[derive(clap::Args)]
 #[group(skip)]
 pub struct ShowArgs {
-    /// A JSON Lines transcript written by --record.
+    /// A JSON Lines transcript written by --record, or a session's short name
+    /// (`mcp-raw sessions`).
     pub file: PathBuf,
     /// Every byte verbatim, invisible ones marked.
     #[arg(long)]

@@ -115,6 +115,35 @@ pub struct TapArgs {
     /// Write every byte both ways to FILE as a JSON Lines transcript (role "tap").
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Write each session to a file of its own in DIR (made if absent), named by
+    /// --name and the start time: NAME_YYYYMMDDTHHMMSSmmmZ_pPID.jsonl (`wrap` sets
+    /// this to the state directory's sessions/; `mcp-raw sessions` lists them). A
+    /// directory that cannot be written is said on stderr and the server runs
+    /// unrecorded.
+    #[arg(long, value_name = "DIR", conflicts_with = "record")]
+    pub record_dir: Option<PathBuf>,
+    /// With --record-dir: the name the session's file begins with, CLIENT/SERVER
+    /// (`wrap` writes it; `/` and any character outside [A-Za-z0-9.-] become `_`).
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "tap",
+        requires = "record_dir"
+    )]
+    pub name: String,
+    /// With --record-dir: at start, delete the directory's recordings older than
+    /// this many days; 0 keeps them all.
+    #[arg(
+        long,
+        value_name = "DAYS",
+        default_value_t = 30,
+        requires = "record_dir"
+    )]
+    pub record_dir_max_age: u64,
+    /// With --record-dir: at start, delete the oldest recordings until the
+    /// directory's total is under N bytes; 0 sets no limit.
+    #[arg(long, value_name = "N", default_value_t = 1 << 30, requires = "record_dir")]
+    pub record_dir_max_bytes: u64,
     /// Show every byte in and out live in a web page on 127.0.0.1 (its URL, with a
     /// random token, printed on stderr): the messages as a list or a sequence, each
     /// opening to its exact bytes. A request can be edited and resent from the page:

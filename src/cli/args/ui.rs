@@ -22,7 +22,8 @@ pub(crate) use ui_examples;
 #[derive(clap::Args)]
 #[group(skip)]
 pub struct UiArgs {
-    /// A JSON Lines transcript written by --record (`tap`, `serve`, `client`); two
+    /// A JSON Lines transcript written by --record (`tap`, `serve`, `client`) or a
+    /// session's short name (`mcp-raw sessions`); two
     /// (A B) are shown side by side, message by message, as `diff` compares them.
     #[arg(required = true, num_args = 1..=2, value_name = "FILE")]
     pub files: Vec<PathBuf>,

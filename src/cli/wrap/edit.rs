@@ -1,0 +1,165 @@
+//! The edits themselves, on text: an entry wrapped (its `command` and `args`
+//! literals replaced, nothing else), and the same edits undone, each checked first
+//! against what the file holds now.
+
+use super::entries::{Entry, Format, Shape};
+use super::jsonc::quote;
+use std::ops::Range;
+
+/// Which value of an entry an edit starts at.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum At {
+    /// The `command` literal (and, when the entry had no `args`, the member
+    /// inserted after it).
+    Command,
+    /// The `args` array.
+    Args,
+}
+
+impl At {
+    /// As kept in the manifest.
+    pub fn name(self) -> &'static str {
+        match self {
+            At::Command => "command",
+            At::Args => "args",
+        }
+    }
+
+    /// From the manifest.
+    pub fn from_name(s: &str) -> Option<At> {
+        match s {
+            "command" => Some(At::Command),
+            "args" => Some(At::Args),
+            _ => None,
+        }
+    }
+}
+
+/// One change to one entry: the bytes that were there and the bytes put there.
+#[derive(Clone, Debug)]
+pub struct Edit {
+    /// Where it starts.
+    pub at: At,
+    /// The bytes before `install` (what `uninstall` puts back).
+    pub original: String,
+    /// The bytes `install` wrote.
+    pub wrapped: String,
+}
+
+/// An edit and the span of the file it replaces.
+pub type Placed = (Range<usize>, Edit);
+
+/// What `wrap` puts in front of a server.
+pub struct Shim<'a> {
+    /// The running mcp-raw's absolute path.
+    pub bin: &'a str,
+    /// The sessions directory the tap records into.
+    pub record_dir: &'a str,
+}
+
+/// Whether an entry's command is already the tap (an mcp-raw binary run as `tap`
+/// with `--name`): install leaves it, status says wrapped.
+pub fn is_wrapped(entry: &Entry) -> bool {
+    let Shape::Stdio { command, args, .. } = &entry.shape else {
+        return false;
+    };
+    let program = command
+        .value
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(&command.value);
+    let args = args.as_ref().map(|(_, a)| a.as_slice()).unwrap_or(&[]);
+    matches!(program, "mcp-raw" | "mcp-raw.exe")
+        && args.first().is_some_and(|a| a.value == "tap")
+        && args.iter().any(|a| a.value == "--name")
+}
+
+/// The edits that wrap a stdio entry, each with the span of the file it replaces:
+/// `command` becomes the mcp-raw binary, `args` becomes `tap --record-dir DIR --name
+/// CLIENT/SERVER -- COMMAND ARG…`, the original command and arguments copied as
+/// the literals they were written as (their escapes, their quotes).
+pub fn wrap(
+    text: &str,
+    format: Format,
+    entry: &Entry,
+    shim: &Shim,
+    name: &str,
+) -> Vec<(Range<usize>, Edit)> {
+    let Shape::Stdio {
+        command,
+        args,
+        insert_sep,
+    } = &entry.shape
+    else {
+        return Vec::new();
+    };
+    let mut items: Vec<String> = ["tap", "--record-dir", shim.record_dir, "--name", name, "--"]
+        .iter()
+        .map(|s| quote(s))
+        .collect();
+    items.push(text[command.span.clone()].to_owned());
+    if let Some((_, list)) = args {
+        items.extend(list.iter().map(|a| text[a.span.clone()].to_owned()));
+    }
+    let array = format!("[{}]", items.join(", "));
+    let bin = quote(shim.bin);
+    match args {
+        Some((span, _)) => vec![
+            (
+                command.span.clone(),
+                Edit {
+                    at: At::Command,
+                    original: text[command.span.clone()].to_owned(),
+                    wrapped: bin,
+                },
+            ),
+            (
+                span.clone(),
+                Edit {
+                    at: At::Args,
+                    original: text[span.clone()].to_owned(),
+                    wrapped: array,
+                },
+            ),
+        ],
+        None => {
+            let key = match format {
+                Format::Json => "\"args\": ",
+                Format::Toml => "args = ",
+            };
+            vec![(
+                command.span.clone(),
+                Edit {
+                    at: At::Command,
+                    original: text[command.span.clone()].to_owned(),
+                    wrapped: format!("{bin}{insert_sep}{key}{array}"),
+                },
+            )]
+        }
+    }
+}
+
+/// Where an edit of `entry` starts in the current text.
+pub fn start_of(entry: &Entry, at: At) -> Option<usize> {
+    match (&entry.shape, at) {
+        (Shape::Stdio { command, .. }, At::Command) => Some(command.span.start),
+        (
+            Shape::Stdio {
+                args: Some((span, _)),
+                ..
+            },
+            At::Args,
+        ) => Some(span.start),
+        _ => None,
+    }
+}
+
+/// `text` with each span replaced (spans must not overlap).
+pub fn splice(text: &str, mut edits: Vec<(Range<usize>, String)>) -> String {
+    edits.sort_by_key(|(span, _)| std::cmp::Reverse(span.start));
+    let mut out = text.to_owned();
+    for (span, new) in edits {
+        out.replace_range(span, &new);
+    }
+    out
+}
