@@ -150,12 +150,27 @@ fn steps_after(record: &Path, n: usize) -> Vec<String> {
     steps(record)
 }
 
-/// The recording's intercept steps once the client has closed `sock` and the tap
-/// has had 200 ms to record the end.
+/// The recording's intercept steps once the client has closed `sock` ([`steps_settled`]).
 fn steps_once_closed(sock: TcpStream, record: &Path) -> Vec<String> {
     drop(sock);
+    steps_settled(record)
+}
+
+/// The recording's intercept steps once the tap has had 200 ms to record the last.
+fn steps_settled(record: &Path) -> Vec<String> {
     std::thread::sleep(Duration::from_millis(200));
     steps(record)
+}
+
+/// The steps of holds #1, #2… each held then ended as `ends` says, in turn:
+/// `held #1`, `ENDS[0] #1`, `held #2`…
+fn held_then(ends: &[&str]) -> Vec<String> {
+    let mut want = Vec::new();
+    for (hold, end) in (1..).zip(ends) {
+        want.push(format!("held #{hold}"));
+        want.push(format!("{end} #{hold}"));
+    }
+    want
 }
 
 /// The recording's events, and of them the bytes each way, concatenated, and what
@@ -372,14 +387,7 @@ fn held_calls_on_an_http_tap_are_changed_dropped_or_let_go_in_both_eras() {
         assert!(body_of(&answer).contains(r#""text":"5""#), "{era}");
         assert_eq!(
             steps_once_closed(sock, &record),
-            [
-                "held #1",
-                "changed #1",
-                "held #2",
-                "dropped #2",
-                "held #3",
-                "expired #3"
-            ],
+            held_then(&["changed", "dropped", "expired"]),
             "{era}"
         );
         let r = recorded(&record);
@@ -526,7 +534,7 @@ fn a_held_request_holds_the_one_behind_it_and_an_edited_event_keeps_its_fields()
     assert_eq!(String::from_utf8_lossy(&json), json_answer);
     assert_eq!(
         steps_once_closed(sock, &record),
-        ["held #1", "changed #1", "held #2", "changed #2"]
+        held_then(&["changed", "changed"])
     );
     let r = recorded(&record);
     assert_eq!(r.changed, [edited, new_result]);
@@ -644,17 +652,9 @@ fn a_dropped_answer_is_the_taps_502_and_a_dropped_event_is_gone_also_through_the
             "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":11,\"result\":{}}\n\n",
             "{mode}"
         );
-        std::thread::sleep(Duration::from_millis(200));
         assert_eq!(
-            steps(&record),
-            [
-                "held #1",
-                "dropped #1",
-                "held #2",
-                "forwarded #2",
-                "held #3",
-                "dropped #3"
-            ],
+            steps_settled(&record),
+            held_then(&["dropped", "forwarded", "dropped"]),
             "{mode}"
         );
     }
@@ -821,7 +821,7 @@ fn answers_from_serve_http_are_changed_with_their_lengths_set_anew() {
     );
     assert_eq!(
         steps_once_closed(sock, &record),
-        ["held #1", "changed #1", "held #2", "changed #2"]
+        held_then(&["changed", "changed"])
     );
     let r = recorded(&record);
     assert_eq!(r.changed, [init, result]);
@@ -884,7 +884,7 @@ fn a_hold_whose_connection_fails_is_marked_dropped() {
     tap.held(1);
     std::thread::sleep(Duration::from_millis(100));
     drop(sock);
-    assert_eq!(steps_after(&record, 2), ["held #1", "dropped #1"]);
+    assert_eq!(steps_after(&record, 2), held_then(&["dropped"]));
     let text = std::fs::read_to_string(&record).unwrap();
     assert!(
         text.contains("reading the client failed: Connection reset by peer"),
@@ -932,17 +932,9 @@ fn events_dropped_from_a_chunked_stream_leave_its_framing_whole() {
         String::from_utf8_lossy(&got),
         format!("{head}{}0\r\n\r\n", chunk(kept))
     );
-    std::thread::sleep(Duration::from_millis(200));
     assert_eq!(
-        steps(&record),
-        [
-            "held #1",
-            "dropped #1",
-            "held #2",
-            "dropped #2",
-            "held #3",
-            "dropped #3"
-        ]
+        steps_settled(&record),
+        held_then(&["dropped", "dropped", "dropped"])
     );
     assert_eq!(
         String::from_utf8_lossy(&recorded(&record).to_client),
@@ -976,7 +968,7 @@ fn a_request_whose_client_resets_while_held_never_reaches_the_server() {
     tap.held(1);
     std::thread::sleep(Duration::from_millis(200));
     drop(sock);
-    assert_eq!(steps_after(&record, 2), ["held #1", "dropped #1"]);
+    assert_eq!(steps_after(&record, 2), held_then(&["dropped"]));
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(
         String::from_utf8_lossy(&server.got.lock().unwrap()),
