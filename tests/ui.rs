@@ -33,13 +33,25 @@ impl Drop for Page {
 
 impl Page {
     fn start(args: &[&str]) -> Page {
-        let mut child = Command::new(BIN)
+        let child = Command::new(BIN)
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
+        let page = Page::of(child);
+        assert_eq!(
+            page.token.len(),
+            43,
+            "32 random bytes, base64url: {}",
+            page.token
+        );
+        page
+    }
+
+    /// The page `child` (its stderr piped) says it serves on its first stderr line.
+    fn of(mut child: std::process::Child) -> Page {
         let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
         let line = stderr.next().unwrap().unwrap();
         let url = line
@@ -48,7 +60,6 @@ impl Page {
         let (addr, token) = url.split_once("?token=").unwrap();
         // `/` for one recording, `/diff.html` for two.
         let addr = addr.split_once('/').map_or(addr, |(a, _)| a);
-        assert_eq!(token.len(), 43, "32 random bytes, base64url: {token}");
         Page {
             addr: addr.to_owned(),
             token: token.to_owned(),
@@ -896,21 +907,10 @@ impl StdioTap {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
         let to_tap = child.stdin.take().unwrap();
         let from_tap = child.stdout.take().unwrap();
-        let url = stderr.next().unwrap().unwrap();
-        let url = url
-            .strip_prefix("[mcp-raw] ui: http://")
-            .unwrap_or_else(|| panic!("{url}"));
-        let (addr, token) = url.split_once("/?token=").unwrap();
         StdioTap {
-            page: Page {
-                addr: addr.to_owned(),
-                token: token.to_owned(),
-                child,
-                stderr,
-            },
+            page: Page::of(child),
             to_tap: Some(to_tap),
             from_tap,
         }

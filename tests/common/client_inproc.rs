@@ -419,12 +419,18 @@ fn transcript_events(path: &std::path::Path) -> Vec<mcp_raw_wire::event::Event> 
 /// `mcp-raw show --color never [--explain] FILE`, in-process: the library's text
 /// view fed the recording's events.
 pub fn show_text(path: &std::path::Path, explain: bool) -> String {
+    shown(path, false, explain)
+}
+
+/// The library's text view (no colour; `raw`: every byte verbatim; `explain`: the
+/// captions of `--explain`) fed the recording's events: what `show` writes.
+fn shown(path: &std::path::Path, raw: bool, explain: bool) -> String {
     use mcp_raw_wire::recorder::Sink;
     let trace = Trace::default();
     let mut view = mcp_raw_wire::text::TextView::with_max(
         trace.clone(),
         false,
-        false,
+        raw,
         mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
     )
     .explaining(explain);
@@ -494,19 +500,7 @@ pub fn traced_recording(path: &std::path::Path) -> (InProcess, Trace) {
 /// `mcp-raw show --raw --color never FILE`, in-process: the library's text view in
 /// raw mode (every byte verbatim) fed the recording's events.
 pub fn show_raw(path: &std::path::Path) -> String {
-    use mcp_raw_wire::recorder::Sink;
-    let trace = Trace::default();
-    let mut view = mcp_raw_wire::text::TextView::with_max(
-        trace.clone(),
-        false,
-        true,
-        mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
-    );
-    for e in &transcript_events(path) {
-        view.event(e);
-    }
-    drop(view);
-    trace.once(std::time::Duration::ZERO, |_| true)
+    shown(path, true, false)
 }
 
 /// `mcp-raw show --pretty FILE`, in-process: the library's pretty JSON document of
