@@ -48,7 +48,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cdp import Browser  # noqa: E402
-from ui_live import messages_in  # noqa: E402
+from ui_live import edit_resend, messages_in, resend_go  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 EV = os.path.join(ROOT, "interop/ts/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
@@ -291,18 +291,11 @@ def check_resend(tab):
     if not tab.wait("document.getElementById('resend-text') !== null"):
         fail("resend: the opened get-sum request offers no resend")
         return
-    edited = tab.eval("""(() => {
-        const box = document.getElementById('resend-text');
-        const m = JSON.parse(box.value);
-        m.params.arguments = { a: 1000, b: 234 };
-        box.value = JSON.stringify(m);
-        document.getElementById('resend-go').click();
-        return box.value;
-    })()""")
-    if not tab.wait("document.body.dataset.resent !== undefined", within=20):
-        fail(f"resend: not sent: {tab.eval('document.getElementById(' + repr('resend-said') + ').textContent')}")
+    edited = edit_resend(tab, {"a": 1000, "b": 234})
+    sent_from, said = resend_go(tab)
+    if sent_from is None:
+        fail(f"resend: not sent: {said}")
         return
-    sent_from = tab.eval("document.body.dataset.resent")
     lane_of = f"(window.mcpRawRows.find((r) => r.kind === 'lane' && r.summary.startsWith('opened: accepted from {sent_from},')) || {{}}).lane"
     if not tab.wait(f"{lane_of} !== undefined && window.mcpRawRows.some((r) => r.lane === {lane_of} && r.dir === 's2c' && r.kind === 'head')", within=20):
         fail(f"resend: no answer on a connection from {sent_from}")
@@ -317,6 +310,28 @@ def check_resend(tab):
     print(f"resend: sent from {sent_from} as lane {lane}, body the edited text byte for byte; answered {status}: {(answer or '(no message)')[:160]}")
 
 
+def start_tap(binary, flags, log, name, what):
+    """`mcp-raw tap FLAGS…`, its stderr written to `log`: the process, and the page's
+    URL and the address it listens on, as it says them there (both None, and a
+    failure counted, when it did not say them in time)."""
+    tap = subprocess.Popen([binary, "tap", *flags], stdout=subprocess.DEVNULL, stderr=open(log, "w"))
+    url = wait_for(log, r"ui: (http://\S+)")
+    addr = wait_for(log, r"listening on (http://[^\s,]+)")
+    if not url or not addr:
+        fail(f"{name}: {what} did not say its page and its address")
+        return tap, None, None
+    return tap, url, addr
+
+
+def live_tab(browser, url, name):
+    """The page at `url` opened in `browser`, once it says it is live (a failure is
+    counted when it never does)."""
+    tab = browser.open(url)
+    if not tab.wait("document.getElementById('status').textContent === 'live'"):
+        fail(f"{name}: the page never said it was live")
+    return tab
+
+
 def http(binary, chromium, work):
     record = os.path.join(work, "tap-http.jsonl")
     port = free_port()
@@ -329,19 +344,15 @@ def http(binary, chromium, work):
         if not wait_for(server_log, r"(listening on port)"):
             fail("http: server-everything did not start")
             return
-        tap = subprocess.Popen(
-            [binary, "tap", "--http", "--listen", "127.0.0.1:0", "--target", f"http://127.0.0.1:{port}/mcp", "--ui", "--record", record],
-            stdout=subprocess.DEVNULL, stderr=open(tap_log, "w"),
+        tap, url, mcp = start_tap(
+            binary,
+            ["--http", "--listen", "127.0.0.1:0", "--target", f"http://127.0.0.1:{port}/mcp", "--ui", "--record", record],
+            tap_log, "http", "the tap",
         )
-        url = wait_for(tap_log, r"ui: (http://\S+)")
-        mcp = wait_for(tap_log, r"listening on (http://[^\s,]+)")
-        if not url or not mcp:
-            fail("http: the tap did not say its page and its address")
+        if not url:
             return
         with Browser(chromium) as browser:
-            tab = browser.open(url)
-            if not tab.wait("document.getElementById('status').textContent === 'live'"):
-                fail("http: the page never said it was live")
+            tab = live_tab(browser, url, "http")
             out = subprocess.run(["node", CLIENT, "http", mcp], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
             if out.returncode != 0:
                 fail(f"http: the TS client failed: {out.stderr[-2000:]}")

@@ -111,6 +111,27 @@ def check_export(binary, browser, tab, record, work):
 SHOTS = os.environ.get("UI_SHOTS") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "ui-shots")
 
 
+def edit_resend(tab, arguments):
+    """The open row's resend box, its tools/call `arguments` set to `arguments` (a
+    dict): the box's new text."""
+    return tab.eval("""(() => {
+        const box = document.getElementById('resend-text');
+        const m = JSON.parse(box.value);
+        m.params.arguments = %s;
+        box.value = JSON.stringify(m);
+        return box.value;
+    })()""" % json.dumps(arguments))
+
+
+def resend_go(tab):
+    """The resend button clicked, then up to 20 s for the page to mark what it sent:
+    (`data-resent`, None), or (None, what the page said instead)."""
+    tab.eval("document.getElementById('resend-go').click()")
+    if not tab.wait("document.body.dataset.resent !== undefined", within=20):
+        return None, tab.eval("document.getElementById('resend-said').textContent")
+    return tab.eval("document.body.dataset.resent"), None
+
+
 def client_resend(binary, browser, mcp, era, work):
     """A client's page resends an edited call on the client's live session."""
     record = os.path.join(work, f"client-{era}.jsonl")
@@ -142,19 +163,13 @@ def client_resend(binary, browser, mcp, era, work):
         if not tab.wait("document.getElementById('resend-text') !== null", within=10):
             fail(f"client {era}: the tools/call request offers no resend")
             return
-        tab.eval("""(() => {
-            const box = document.getElementById('resend-text');
-            const m = JSON.parse(box.value);
-            m.params.arguments = { a: 40, b: 2 };
-            box.value = JSON.stringify(m);
-        })()""")
+        edit_resend(tab, {"a": 40, "b": 2})
         os.makedirs(SHOTS, exist_ok=True)
         tab.screenshot(os.path.join(SHOTS, f"ui-client-resend-{era}-edited.png"))
-        tab.eval("document.getElementById('resend-go').click()")
-        if not tab.wait("document.body.dataset.resent !== undefined", within=20):
-            fail(f"client {era}: not sent: {tab.eval('document.getElementById(' + repr('resend-said') + ').textContent')}")
+        sent, said = resend_go(tab)
+        if sent is None:
+            fail(f"client {era}: not sent: {said}")
             return
-        sent = tab.eval("document.body.dataset.resent")
         answer = f"window.mcpRawRows.find((r) => r.kind === 'msg' && r.dir === 's2c' && r.id === '{sent}')"
         if not tab.wait(f"{answer} !== undefined", within=20):
             fail(f"client {era}: no answer row for id {sent}")

@@ -73,6 +73,12 @@ def steps_of(record):
     return [json.loads(line)["intercept"]["step"] for line in open(record) if '"intercept"' in line]
 
 
+def held_then_changed(record, name):
+    """The recording marks one hold, held then changed."""
+    if steps_of(record) != ["held", "changed"]:
+        ue.fail(f"{name}: the recording marks {steps_of(record)}, not held then changed")
+
+
 def edited_request_sent(record, name, needle):
     """The c2s bytes of the lane the hold was on: the edited call, its
     Content-Length the edited body's."""
@@ -119,20 +125,16 @@ def http_intercept(binary, chromium, work):
         if not ue.wait_for(server_log, r"(listening on port)"):
             ue.fail(f"{name}: server-everything did not start")
             return
-        tap = subprocess.Popen(
-            [binary, "tap", "--http", "--listen", "127.0.0.1:0", "--target", f"http://127.0.0.1:{port}/mcp",
+        tap, url, mcp = ue.start_tap(
+            binary,
+            ["--http", "--listen", "127.0.0.1:0", "--target", f"http://127.0.0.1:{port}/mcp",
              "--ui", "--intercept", "tool:get-sum", "--record", record],
-            stdout=subprocess.DEVNULL, stderr=open(tap_log, "w"),
+            tap_log, name, "the tap",
         )
-        url = ue.wait_for(tap_log, r"ui: (http://\S+)")
-        mcp = ue.wait_for(tap_log, r"listening on (http://[^\s,]+)")
-        if not url or not mcp:
-            ue.fail(f"{name}: the tap did not say its page and its address")
+        if not url:
             return
         with Browser(chromium) as browser:
-            tab = browser.open(url)
-            if not tab.wait("document.getElementById('status').textContent === 'live'"):
-                ue.fail(f"{name}: the page never said it was live")
+            tab = ue.live_tab(browser, url, name)
             client = subprocess.Popen(["node", ue.CLIENT, "http", mcp], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             decided = hold_and_edit(tab, {"a": 1000, "b": 234}, name)
             out, err = client.communicate(timeout=120)
@@ -144,8 +146,7 @@ def http_intercept(binary, chromium, work):
                 print(f"{name}: the TS client's get-sum answer after the edit: {sums}")
                 if not any("1234" in (t or "") for t in sums):
                     ue.fail(f"{name}: the client's answer is {sums}, not the edited call's 1234")
-                if steps_of(record) != ["held", "changed"]:
-                    ue.fail(f"{name}: the recording marks {steps_of(record)}, not held then changed")
+                held_then_changed(record, name)
                 edited_request_sent(record, name, b'"arguments":{"a":1000,"b":234}')
             ue.check_page(binary, browser, tab, record, name)
     finally:
@@ -207,20 +208,16 @@ def proxy_page(binary, chromium, work, tls):
         if not ue.wait_for(server_log, r"(listening on)"):
             ue.fail(f"{name}: serve --http did not start: {open(server_log).read()[-500:]}")
             return
-        tap = subprocess.Popen(
-            [binary, "tap", "--proxy", "--listen", "127.0.0.1:0", "--ca-dir", ca, *proxy_flags,
+        tap, url, proxy = ue.start_tap(
+            binary,
+            ["--proxy", "--listen", "127.0.0.1:0", "--ca-dir", ca, *proxy_flags,
              "--ui", "--intercept", "tool:add", "--record", record],
-            stdout=subprocess.DEVNULL, stderr=open(tap_log, "w"),
+            tap_log, name, "the proxy",
         )
-        url = ue.wait_for(tap_log, r"ui: (http://\S+)")
-        proxy = ue.wait_for(tap_log, r"listening on (http://[^\s,]+)")
-        if not url or not proxy:
-            ue.fail(f"{name}: the proxy did not say its page and its address")
+        if not url:
             return
         with Browser(chromium) as browser:
-            tab = browser.open(url)
-            if not tab.wait("document.getElementById('status').textContent === 'live'"):
-                ue.fail(f"{name}: the page never said it was live")
+            tab = ue.live_tab(browser, url, name)
             env = {k: v for k, v in os.environ.items()
                    if k.lower() not in ("http_proxy", "https_proxy", "no_proxy", "all_proxy", "ssl_cert_dir", "ssl_cert_file")}
             env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -241,8 +238,7 @@ def proxy_page(binary, chromium, work, tls):
             if decided:
                 if not out.strip().endswith(" 1234"):
                     ue.fail(f"{name}: the client's answer is {out.strip()!r}, not the edited call's 1234")
-                if steps_of(record) != ["held", "changed"]:
-                    ue.fail(f"{name}: the recording marks {steps_of(record)}, not held then changed")
+                held_then_changed(record, name)
             lines = [json.loads(line) for line in open(record)][1:]
             opened = [e.get("open", "") for e in lines if "open" in e]
             if tls:

@@ -248,14 +248,7 @@ fn listen_shows_notifications_as_they_arrive_until_ctrl_c() {
             "\"method\": \"notifications/tools/list_changed\"",
             &mut seen,
         );
-        let pid = listener.id().to_string();
-        assert!(
-            Command::new("kill")
-                .args(["-INT", &pid])
-                .status()
-                .unwrap()
-                .success()
-        );
+        common::interrupt(&listener);
         let status = listener.wait().unwrap();
         wait_for("# Stopped listening: interrupted", &mut seen);
         // The rest of its output (the process has exited: the channel ends).

@@ -77,6 +77,16 @@ impl Tap {
         }
     }
 
+    /// `tap --http --target http://SERVER/mcp`, the rest as [`Tap::start`].
+    fn http(server: &str, filter: &str, timeout: &str, record: &Path) -> Tap {
+        Tap::start(
+            &["--http", "--target", &format!("http://{server}/mcp")],
+            filter,
+            timeout,
+            record,
+        )
+    }
+
     /// The page's decision for hold `hold`: `{"hold": …}` answered 200.
     fn decide(&self, hold: u64, action: &str, message: Option<&str>) {
         let mut ask = serde_json::json!({"hold": hold, "action": action});
@@ -113,6 +123,11 @@ impl Tap {
     }
 }
 
+/// `tap.jsonl` in a scratch folder of its own, `name`.
+fn record_in(name: &str) -> PathBuf {
+    common::scratch("tap-intercept", name).join("tap.jsonl")
+}
+
 /// The recording's intercept steps, `held #1`…, in order.
 fn steps(record: &Path) -> Vec<String> {
     std::fs::read_to_string(record)
@@ -124,6 +139,38 @@ fn steps(record: &Path) -> Vec<String> {
             Some(format!("{} #{}", i["step"].as_str()?, i["hold"]))
         })
         .collect()
+}
+
+/// The recording's intercept steps once there are `n` of them (or 5 s have passed).
+fn steps_after(record: &Path, n: usize) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while steps(record).len() < n && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    steps(record)
+}
+
+/// The recording's intercept steps once the client has closed `sock` ([`steps_settled`]).
+fn steps_once_closed(sock: TcpStream, record: &Path) -> Vec<String> {
+    drop(sock);
+    steps_settled(record)
+}
+
+/// The recording's intercept steps once the tap has had 200 ms to record the last.
+fn steps_settled(record: &Path) -> Vec<String> {
+    std::thread::sleep(Duration::from_millis(200));
+    steps(record)
+}
+
+/// The steps of holds #1, #2… each held then ended as `ends` says, in turn:
+/// `held #1`, `ENDS[0] #1`, `held #2`…
+fn held_then(ends: &[&str]) -> Vec<String> {
+    let mut want = Vec::new();
+    for (hold, end) in (1..).zip(ends) {
+        want.push(format!("held #{hold}"));
+        want.push(format!("{end} #{hold}"));
+    }
+    want
 }
 
 /// The recording's events, and of them the bytes each way, concatenated, and what
@@ -205,6 +252,11 @@ fn json_of(body: &str) -> String {
     )
 }
 
+/// What a fake server writes, made to last as long as the test ([`fake`] keeps it).
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
 /// A response's body, de-framed.
 fn body_of(raw: &[u8]) -> String {
     let mut framer = Framer::new(Side::Response, 1 << 20);
@@ -230,12 +282,7 @@ fn held_calls_on_an_http_tap_are_changed_dropped_or_let_go_in_both_eras() {
     let dir = common::scratch("tap-intercept", "eras");
     for era in ["legacy", "modern"] {
         let record = dir.join(format!("{era}.jsonl"));
-        let tap = Tap::start(
-            &["--http", "--target", &format!("http://{}/mcp", server.addr)],
-            "tool:add",
-            "1",
-            &record,
-        );
+        let tap = Tap::http(&server.addr, "tool:add", "1", &record);
         let host = "127.0.0.1";
         let mut sock = TcpStream::connect(&tap.addr).unwrap();
         let mut sent: Vec<u8> = Vec::new();
@@ -338,18 +385,9 @@ fn held_calls_on_an_http_tap_are_changed_dropped_or_let_go_in_both_eras() {
         let answer = response(&mut sock);
         got.extend_from_slice(&answer);
         assert!(body_of(&answer).contains(r#""text":"5""#), "{era}");
-        drop(sock);
-        std::thread::sleep(Duration::from_millis(200));
         assert_eq!(
-            steps(&record),
-            [
-                "held #1",
-                "changed #1",
-                "held #2",
-                "dropped #2",
-                "held #3",
-                "expired #3"
-            ],
+            steps_once_closed(sock, &record),
+            held_then(&["changed", "dropped", "expired"]),
             "{era}"
         );
         let r = recorded(&record);
@@ -421,30 +459,23 @@ fn fake(answers: Vec<Vec<&'static str>>) -> Fake {
 /// they came; the second answer, JSON, passes untouched.
 #[test]
 fn a_held_request_holds_the_one_behind_it_and_an_edited_event_keeps_its_fields() {
-    let dir = common::scratch("tap-intercept", "pipelined");
-    let record = dir.join("tap.jsonl");
+    let record = record_in("pipelined");
     let first_event = "id: e1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n";
     let held_event = "id: e2\r\nevent: message\r\nretry: 500\r\ndata: {\"jsonrpc\":\"2.0\",\r\ndata: \"id\":9,\"result\":{\"v\":1}}\r\n\r\n";
     let chunk = |s: &str| format!("{:x}\r\n{s}\r\n", s.len());
     let stream_head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nX-Server: fake\r\n\r\n";
-    let json_answer: &'static str =
-        Box::leak(json_of(r#"{"jsonrpc":"2.0","id":10,"result":{}}"#).into_boxed_str());
+    let json_answer: &'static str = leak(json_of(r#"{"jsonrpc":"2.0","id":10,"result":{}}"#));
     let answers = vec![
         vec![
             stream_head,
-            Box::leak(chunk(first_event).into_boxed_str()),
-            Box::leak(chunk(held_event).into_boxed_str()),
+            leak(chunk(first_event)),
+            leak(chunk(held_event)),
             "0\r\n\r\n",
         ],
         vec![json_answer],
     ];
     let server = fake(answers);
-    let tap = Tap::start(
-        &["--http", "--target", &format!("http://{}/mcp", server.addr)],
-        "id:9",
-        "20",
-        &record,
-    );
+    let tap = Tap::http(&server.addr, "id:9", "20", &record);
     let held_body = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x","arguments":{"v":1}}}"#;
     let (a, b) = held_body.split_at(30);
     let first = format!(
@@ -501,11 +532,9 @@ fn a_held_request_holds_the_one_behind_it_and_an_edited_event_keeps_its_fields()
     );
     assert_eq!(String::from_utf8_lossy(&stream), want_stream);
     assert_eq!(String::from_utf8_lossy(&json), json_answer);
-    drop(sock);
-    std::thread::sleep(Duration::from_millis(200));
     assert_eq!(
-        steps(&record),
-        ["held #1", "changed #1", "held #2", "changed #2"]
+        steps_once_closed(sock, &record),
+        held_then(&["changed", "changed"])
     );
     let r = recorded(&record);
     assert_eq!(r.changed, [edited, new_result]);
@@ -532,15 +561,11 @@ fn a_dropped_answer_is_the_taps_502_and_a_dropped_event_is_gone_also_through_the
     for mode in ["http", "proxy"] {
         let record = dir.join(format!("{mode}.jsonl"));
         let answers = vec![
-            vec![&*Box::leak(
-                json_of(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#).into_boxed_str(),
-            )],
-            vec![&*Box::leak(
-                json_of(r#"{"jsonrpc":"2.0","id":8,"result":{}}"#).into_boxed_str(),
-            )],
-            vec![&*Box::leak(
-                json_of(r#"{"jsonrpc":"2.0","id":7,"result":{"n":2}}"#).into_boxed_str(),
-            )],
+            vec![leak(json_of(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#))],
+            vec![leak(json_of(r#"{"jsonrpc":"2.0","id":8,"result":{}}"#))],
+            vec![leak(json_of(
+                r#"{"jsonrpc":"2.0","id":7,"result":{"n":2}}"#,
+            ))],
             vec![
                 "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n",
                 "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"again\":true}}\n\n",
@@ -550,12 +575,7 @@ fn a_dropped_answer_is_the_taps_502_and_a_dropped_event_is_gone_also_through_the
         let server = fake(answers);
         let target = format!("http://{}/mcp", server.addr);
         let tap = if mode == "http" {
-            Tap::start(
-                &["--http", "--target", &target],
-                "dir:s2c id:7",
-                "20",
-                &record,
-            )
+            Tap::http(&server.addr, "dir:s2c id:7", "20", &record)
         } else {
             let ca = dir.join("ca");
             let made = Command::new(BIN)
@@ -632,17 +652,9 @@ fn a_dropped_answer_is_the_taps_502_and_a_dropped_event_is_gone_also_through_the
             "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":11,\"result\":{}}\n\n",
             "{mode}"
         );
-        std::thread::sleep(Duration::from_millis(200));
         assert_eq!(
-            steps(&record),
-            [
-                "held #1",
-                "dropped #1",
-                "held #2",
-                "forwarded #2",
-                "held #3",
-                "dropped #3"
-            ],
+            steps_settled(&record),
+            held_then(&["dropped", "forwarded", "dropped"]),
             "{mode}"
         );
     }
@@ -697,11 +709,10 @@ fn intercept_refusals_are_said_whole() {
 /// rewritten and its Content-Length the edit's — and the hold is marked there.
 #[test]
 fn with_rewrite_host_the_target_side_carries_the_edit() {
-    let dir = common::scratch("tap-intercept", "rewrite");
-    let record = dir.join("tap.jsonl");
-    let server = fake(vec![vec![Box::leak(
-        json_of(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).into_boxed_str(),
-    )]]);
+    let record = record_in("rewrite");
+    let server = fake(vec![vec![leak(json_of(
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+    ))]]);
     let tap = Tap::start(
         &[
             "--http",
@@ -758,14 +769,8 @@ fn with_rewrite_host_the_target_side_carries_the_edit() {
 #[test]
 fn answers_from_serve_http_are_changed_with_their_lengths_set_anew() {
     let server = demo_http("legacy");
-    let dir = common::scratch("tap-intercept", "answers");
-    let record = dir.join("tap.jsonl");
-    let tap = Tap::start(
-        &["--http", "--target", &format!("http://{}/mcp", server.addr)],
-        "dir:s2c",
-        "20",
-        &record,
-    );
+    let record = record_in("answers");
+    let tap = Tap::http(&server.addr, "dir:s2c", "20", &record);
     let mut sock = TcpStream::connect(&tap.addr).unwrap();
     sock.write_all(&post("127.0.0.1", "", &common::initialize("2025-11-25")))
         .unwrap();
@@ -814,11 +819,9 @@ fn answers_from_serve_http_are_changed_with_their_lengths_set_anew() {
             && head.contains(&format!("\r\ncontent-length: {}\r\n", body.len())),
         "{head}"
     );
-    drop(sock);
-    std::thread::sleep(Duration::from_millis(200));
     assert_eq!(
-        steps(&record),
-        ["held #1", "changed #1", "held #2", "changed #2"]
+        steps_once_closed(sock, &record),
+        held_then(&["changed", "changed"])
     );
     let r = recorded(&record);
     assert_eq!(r.changed, [init, result]);
@@ -830,8 +833,7 @@ fn answers_from_serve_http_are_changed_with_their_lengths_set_anew() {
 #[test]
 fn a_hold_longer_than_the_idle_timeout_keeps_its_connection() {
     let server = demo_http("legacy");
-    let dir = common::scratch("tap-intercept", "clocks");
-    let record = dir.join("tap.jsonl");
+    let record = record_in("clocks");
     let tap = Tap::start(
         &[
             "--http",
@@ -861,14 +863,8 @@ fn a_hold_longer_than_the_idle_timeout_keeps_its_connection() {
 #[test]
 fn a_hold_whose_connection_fails_is_marked_dropped() {
     let server = demo_http("modern");
-    let dir = common::scratch("tap-intercept", "reset");
-    let record = dir.join("tap.jsonl");
-    let tap = Tap::start(
-        &["--http", "--target", &format!("http://{}/mcp", server.addr)],
-        "dir:s2c id:2",
-        "20",
-        &record,
-    );
+    let record = record_in("reset");
+    let tap = Tap::http(&server.addr, "dir:s2c id:2", "20", &record);
     let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
     let mut sock = TcpStream::connect(&tap.addr).unwrap();
     // The first answer comes and is left unread: closing with it unread is a reset.
@@ -888,11 +884,7 @@ fn a_hold_whose_connection_fails_is_marked_dropped() {
     tap.held(1);
     std::thread::sleep(Duration::from_millis(100));
     drop(sock);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while steps(&record).len() < 2 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert_eq!(steps(&record), ["held #1", "dropped #1"]);
+    assert_eq!(steps_after(&record, 2), held_then(&["dropped"]));
     let text = std::fs::read_to_string(&record).unwrap();
     assert!(
         text.contains("reading the client failed: Connection reset by peer"),
@@ -906,8 +898,7 @@ fn a_hold_whose_connection_fails_is_marked_dropped() {
 /// other alone; the rest as it came.
 #[test]
 fn events_dropped_from_a_chunked_stream_leave_its_framing_whole() {
-    let dir = common::scratch("tap-intercept", "chunked-drop");
-    let record = dir.join("tap.jsonl");
+    let record = record_in("chunked-drop");
     let held = |n: u64| {
         format!(
             "data: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"n\":{n}}}}}\n\n"
@@ -917,7 +908,6 @@ fn events_dropped_from_a_chunked_stream_leave_its_framing_whole() {
     let chunk = |s: &str| format!("{:x}\r\n{s}\r\n", s.len());
     let head =
         "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
-    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
     let server = fake(vec![vec![
         head,
         leak(chunk(&held(1))),
@@ -925,12 +915,7 @@ fn events_dropped_from_a_chunked_stream_leave_its_framing_whole() {
         leak(chunk(&held(3))),
         "0\r\n\r\n",
     ]]);
-    let tap = Tap::start(
-        &["--http", "--target", &format!("http://{}/mcp", server.addr)],
-        "method:notifications/message",
-        "20",
-        &record,
-    );
+    let tap = Tap::http(&server.addr, "method:notifications/message", "20", &record);
     let mut sock = TcpStream::connect(&tap.addr).unwrap();
     sock.write_all(&post(
         "127.0.0.1",
@@ -947,17 +932,9 @@ fn events_dropped_from_a_chunked_stream_leave_its_framing_whole() {
         String::from_utf8_lossy(&got),
         format!("{head}{}0\r\n\r\n", chunk(kept))
     );
-    std::thread::sleep(Duration::from_millis(200));
     assert_eq!(
-        steps(&record),
-        [
-            "held #1",
-            "dropped #1",
-            "held #2",
-            "dropped #2",
-            "held #3",
-            "dropped #3"
-        ]
+        steps_settled(&record),
+        held_then(&["dropped", "dropped", "dropped"])
     );
     assert_eq!(
         String::from_utf8_lossy(&recorded(&record).to_client),
@@ -969,22 +946,12 @@ fn events_dropped_from_a_chunked_stream_leave_its_framing_whole() {
 /// request is marked `dropped` and never reaches the server.
 #[test]
 fn a_request_whose_client_resets_while_held_never_reaches_the_server() {
-    let dir = common::scratch("tap-intercept", "client-reset");
-    let record = dir.join("tap.jsonl");
+    let record = record_in("client-reset");
     let server = fake(vec![
-        vec![Box::leak(
-            json_of(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).into_boxed_str(),
-        )],
-        vec![Box::leak(
-            json_of(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#).into_boxed_str(),
-        )],
+        vec![leak(json_of(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#))],
+        vec![leak(json_of(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#))],
     ]);
-    let tap = Tap::start(
-        &["--http", "--target", &format!("http://{}/mcp", server.addr)],
-        "method:tools/call",
-        "20",
-        &record,
-    );
+    let tap = Tap::http(&server.addr, "method:tools/call", "20", &record);
     let ping = post(
         "127.0.0.1",
         "",
@@ -1001,11 +968,7 @@ fn a_request_whose_client_resets_while_held_never_reaches_the_server() {
     tap.held(1);
     std::thread::sleep(Duration::from_millis(200));
     drop(sock);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while steps(&record).len() < 2 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert_eq!(steps(&record), ["held #1", "dropped #1"]);
+    assert_eq!(steps_after(&record, 2), held_then(&["dropped"]));
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(
         String::from_utf8_lossy(&server.got.lock().unwrap()),

@@ -33,13 +33,25 @@ impl Drop for Page {
 
 impl Page {
     fn start(args: &[&str]) -> Page {
-        let mut child = Command::new(BIN)
+        let child = Command::new(BIN)
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
+        let page = Page::of(child);
+        assert_eq!(
+            page.token.len(),
+            43,
+            "32 random bytes, base64url: {}",
+            page.token
+        );
+        page
+    }
+
+    /// The page `child` (its stderr piped) says it serves on its first stderr line.
+    fn of(mut child: std::process::Child) -> Page {
         let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
         let line = stderr.next().unwrap().unwrap();
         let url = line
@@ -48,7 +60,6 @@ impl Page {
         let (addr, token) = url.split_once("?token=").unwrap();
         // `/` for one recording, `/diff.html` for two.
         let addr = addr.split_once('/').map_or(addr, |(a, _)| a);
-        assert_eq!(token.len(), 43, "32 random bytes, base64url: {token}");
         Page {
             addr: addr.to_owned(),
             token: token.to_owned(),
@@ -643,24 +654,13 @@ fn a_tapped_request_edited_on_the_page_is_sent_again_through_the_tap() {
     assert_eq!(info["resend"], true);
     // The tools/call request as the page has it: its event and its exact body.
     let mut events = Events::open(&page);
-    let (n, body) = loop {
-        let e = events.next();
-        let Ok(data) = serde_json::from_str::<serde_json::Value>(&e.data) else {
-            continue;
-        };
-        let call = data["rows"].as_array().into_iter().flatten().find(|r| {
-            r["dir"] == "c2s"
-                && r["summary"]
-                    .as_str()
-                    .is_some_and(|s| s.starts_with("request tools/call"))
-        });
-        if let Some(r) = call {
-            break (
-                data["n"].as_u64().unwrap(),
-                r["bytes"].as_str().unwrap().to_owned(),
-            );
-        }
-    };
+    let (n, call) = row_where(&mut events, |r| {
+        r["dir"] == "c2s"
+            && r["summary"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("request tools/call"))
+    });
+    let body = call["bytes"].as_str().unwrap().to_owned();
     let edited = body.replace(r#""a":1"#, r#""a":40"#);
     assert_ne!(edited, body);
     let ask = serde_json::json!({"event": n, "message": edited}).to_string();
@@ -773,19 +773,9 @@ fn a_held_message_is_forwarded_edited_dropped_or_let_go_at_its_deadline() {
         serde_json::json!({"filter": "method:tools/call", "timeout": 1.0})
     );
     let mut events = Events::open(&page);
-    let mut held = || loop {
-        let e = events.next();
-        let Ok(data) = serde_json::from_str::<serde_json::Value>(&e.data) else {
-            continue;
-        };
-        if let Some(r) = data["rows"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|r| r["step"] == "held")
-        {
-            break r["hold"].as_u64().unwrap();
-        }
+    let mut held = || {
+        let (_, r) = row_where(&mut events, |r| r["step"] == "held");
+        r["hold"].as_u64().unwrap()
     };
     let decide = |ask: serde_json::Value| {
         page.send(
@@ -878,16 +868,10 @@ fn a_held_message_is_forwarded_edited_dropped_or_let_go_at_its_deadline() {
         ]
     );
     let (_, events) = transcript::read(&recorded).unwrap();
-    let to_server: Vec<u8> = events
-        .iter()
-        .filter(|e| e.dir == mcp_raw_wire::event::Dir::ToServer)
-        .filter_map(|e| match &e.what {
-            mcp_raw_wire::event::What::Bytes(b) => Some(b.to_vec()),
-            _ => None,
-        })
-        .flatten()
-        .collect();
-    let to_server = String::from_utf8(to_server).unwrap();
+    let to_server = String::from_utf8(bytes_of(&events, |e| {
+        e.dir == mcp_raw_wire::event::Dir::ToServer
+    }))
+    .unwrap();
     assert!(
         to_server.contains(r#""arguments":{"a":40,"b":2}"#),
         "{to_server}"
@@ -923,21 +907,10 @@ impl StdioTap {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
         let to_tap = child.stdin.take().unwrap();
         let from_tap = child.stdout.take().unwrap();
-        let url = stderr.next().unwrap().unwrap();
-        let url = url
-            .strip_prefix("[mcp-raw] ui: http://")
-            .unwrap_or_else(|| panic!("{url}"));
-        let (addr, token) = url.split_once("/?token=").unwrap();
         StdioTap {
-            page: Page {
-                addr: addr.to_owned(),
-                token: token.to_owned(),
-                child,
-                stderr,
-            },
+            page: Page::of(child),
             to_tap: Some(to_tap),
             from_tap,
         }
@@ -981,18 +954,28 @@ fn row_where(
     }
 }
 
-/// The bytes of one direction of a recording's stdio lane, concatenated.
-fn lane_bytes(events: &[mcp_raw_wire::event::Event], dir: mcp_raw_wire::event::Dir) -> String {
-    let bytes: Vec<u8> = events
+/// The bytes of a recording's events that `keep` keeps, concatenated.
+fn bytes_of(
+    events: &[mcp_raw_wire::event::Event],
+    keep: impl Fn(&mcp_raw_wire::event::Event) -> bool,
+) -> Vec<u8> {
+    events
         .iter()
-        .filter(|e| e.dir == dir && e.lane.kind == mcp_raw_wire::event::LaneKind::Stdio)
+        .filter(|e| keep(e))
         .filter_map(|e| match &e.what {
             mcp_raw_wire::event::What::Bytes(b) => Some(b.to_vec()),
             _ => None,
         })
         .flatten()
-        .collect();
-    String::from_utf8(bytes).unwrap()
+        .collect()
+}
+
+/// The bytes of one direction of a recording's stdio lane, concatenated.
+fn lane_bytes(events: &[mcp_raw_wire::event::Event], dir: mcp_raw_wire::event::Dir) -> String {
+    String::from_utf8(bytes_of(events, |e| {
+        e.dir == dir && e.lane.kind == mcp_raw_wire::event::LaneKind::Stdio
+    }))
+    .unwrap()
 }
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
@@ -1393,14 +1376,7 @@ fn a_clients_page_resends_on_the_live_session_over_stdio_and_http_in_both_eras()
         );
         assert_eq!((r.status, r.text()), (422, "Unprocessable Content: resend: \"notifications/initialized\" is a notification (no \"id\"): it gets no answer to show; the page resends requests (give it an \"id\")\n".to_owned()), "{how}");
         // Ctrl-C: the session is closed and the client ends.
-        let pid = page.child.id().to_string();
-        assert!(
-            Command::new("kill")
-                .args(["-INT", &pid])
-                .status()
-                .unwrap()
-                .success()
-        );
+        common::interrupt(&page.child);
         let status = page.child.wait().unwrap();
         assert!(status.success(), "{how}: {status}");
         let recorded = std::fs::read_to_string(&record).unwrap();
@@ -1476,16 +1452,10 @@ fn call_id(message: &str) -> String {
 
 /// Every byte the client sent, on every lane, concatenated.
 fn lane_bytes_any(events: &[mcp_raw_wire::event::Event]) -> String {
-    let bytes: Vec<u8> = events
-        .iter()
-        .filter(|e| e.dir == mcp_raw_wire::event::Dir::ToServer)
-        .filter_map(|e| match &e.what {
-            mcp_raw_wire::event::What::Bytes(b) => Some(b.to_vec()),
-            _ => None,
-        })
-        .flatten()
-        .collect();
-    String::from_utf8_lossy(&bytes).into_owned()
+    String::from_utf8_lossy(&bytes_of(events, |e| {
+        e.dir == mcp_raw_wire::event::Dir::ToServer
+    }))
+    .into_owned()
 }
 
 /// `mcp-raw client URL --call ADD`: a session that must succeed.

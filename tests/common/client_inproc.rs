@@ -64,27 +64,42 @@ pub fn lines_starting(text: &str, prefix: &str) -> String {
 /// binary's `--record` writes it (header role `server` over `http`, secrets masked,
 /// the default `--max-message-bytes`).
 pub fn server_recorder(path: &std::path::Path) -> mcp_raw_wire::recorder::Recorder {
-    use mcp_raw_wire::{recorder::Recorder, transcript};
-    let sink = transcript::create(
+    masked(vec![server_transcript(path)])
+}
+
+/// The transcript sink of `--record PATH` on a server (role `server` over `http`,
+/// the default `--max-message-bytes`).
+fn server_transcript(path: &std::path::Path) -> Box<dyn mcp_raw_wire::recorder::Sink> {
+    use mcp_raw_wire::transcript;
+    transcript::create(
         path,
         &transcript::Header::new("server", "http"),
         mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
     )
-    .expect("the server's transcript");
-    let recorder = Recorder::new(vec![sink]);
+    .expect("the server's transcript")
+}
+
+/// A recorder feeding `sinks`, secrets masked (the binary's default).
+fn masked(sinks: Vec<Box<dyn mcp_raw_wire::recorder::Sink>>) -> mcp_raw_wire::recorder::Recorder {
+    let recorder = mcp_raw_wire::recorder::Recorder::new(sinks);
     recorder.set_redaction(true);
     recorder
 }
 
-/// `serve --http --record PATH` (the demo tools, both eras), in-process.
-pub fn recording(path: &std::path::Path) -> InProcess {
+/// `serve --http` (the demo tools, both eras), in-process, recording with `recorder`.
+fn demo_recorded(recorder: mcp_raw_wire::recorder::Recorder) -> InProcess {
     InProcess::with(
         demo("both"),
         mcp_raw_net::transport::http::Config {
-            recorder: Some(server_recorder(path)),
+            recorder: Some(recorder),
             ..Default::default()
         },
     )
+}
+
+/// `serve --http --record PATH` (the demo tools, both eras), in-process.
+pub fn recording(path: &std::path::Path) -> InProcess {
+    demo_recorded(server_recorder(path))
 }
 
 /// `--tls-cert CERT --tls-key KEY [--tls-client-ca CA]`: the listener's TLS, read
@@ -248,16 +263,7 @@ pub fn traced_oneline() -> (InProcess, Trace) {
         false,
         mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
     );
-    let recorder = mcp_raw_wire::recorder::Recorder::new(vec![Box::new(view)]);
-    recorder.set_redaction(true);
-    let server = InProcess::with(
-        demo("both"),
-        mcp_raw_net::transport::http::Config {
-            recorder: Some(recorder),
-            ..Default::default()
-        },
-    );
-    (server, trace)
+    (demo_recorded(masked(vec![Box::new(view)])), trace)
 }
 
 /// A printer like `mcp-raw client --color never [--record FILE]`'s: the text view
@@ -413,12 +419,18 @@ fn transcript_events(path: &std::path::Path) -> Vec<mcp_raw_wire::event::Event> 
 /// `mcp-raw show --color never [--explain] FILE`, in-process: the library's text
 /// view fed the recording's events.
 pub fn show_text(path: &std::path::Path, explain: bool) -> String {
+    shown(path, false, explain)
+}
+
+/// The library's text view (no colour; `raw`: every byte verbatim; `explain`: the
+/// captions of `--explain`) fed the recording's events: what `show` writes.
+fn shown(path: &std::path::Path, raw: bool, explain: bool) -> String {
     use mcp_raw_wire::recorder::Sink;
     let trace = Trace::default();
     let mut view = mcp_raw_wire::text::TextView::with_max(
         trace.clone(),
         false,
-        false,
+        raw,
         mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
     )
     .explaining(explain);
@@ -478,40 +490,17 @@ pub fn show_oneline(path: &std::path::Path, methods: &[&str]) -> String {
 /// view, no colour) to the returned [`Trace`]. The transcript is fed each event
 /// before the view, so a wait on the trace sees the file already holding it.
 pub fn traced_recording(path: &std::path::Path) -> (InProcess, Trace) {
-    use mcp_raw_wire::{recorder::Recorder, transcript};
     let max = mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
     let trace = Trace::default();
-    let sink = transcript::create(path, &transcript::Header::new("server", "http"), max)
-        .expect("the server's transcript");
     let view = mcp_raw_wire::text::TextView::with_max(trace.clone(), false, false, max);
-    let recorder = Recorder::new(vec![sink, Box::new(view)]);
-    recorder.set_redaction(true);
-    let server = InProcess::with(
-        demo("both"),
-        mcp_raw_net::transport::http::Config {
-            recorder: Some(recorder),
-            ..Default::default()
-        },
-    );
-    (server, trace)
+    let recorder = masked(vec![server_transcript(path), Box::new(view)]);
+    (demo_recorded(recorder), trace)
 }
 
 /// `mcp-raw show --raw --color never FILE`, in-process: the library's text view in
 /// raw mode (every byte verbatim) fed the recording's events.
 pub fn show_raw(path: &std::path::Path) -> String {
-    use mcp_raw_wire::recorder::Sink;
-    let trace = Trace::default();
-    let mut view = mcp_raw_wire::text::TextView::with_max(
-        trace.clone(),
-        false,
-        true,
-        mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
-    );
-    for e in &transcript_events(path) {
-        view.event(e);
-    }
-    drop(view);
-    trace.once(std::time::Duration::ZERO, |_| true)
+    shown(path, true, false)
 }
 
 /// `mcp-raw show --pretty FILE`, in-process: the library's pretty JSON document of

@@ -334,6 +334,19 @@ pub fn stamp_before(view: &str, at: usize) -> f64 {
     last.expect("a stamped line before that point")
 }
 
+/// Ctrl-C for `child`, still running: `kill -INT PID`, which must succeed.
+pub fn interrupt(child: &Child) {
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success(),
+        "kill -INT {pid}"
+    );
+}
+
 /// A fresh directory of one test's own under the system's temp dir:
 /// `mcp-raw-SUITE-NAME-PID`.
 pub fn scratch(suite: &str, name: &str) -> std::path::PathBuf {

@@ -100,33 +100,16 @@ impl MockPeer {
         let bytes = std::fs::read(file).unwrap();
         let (_, events) = mcp_raw_wire::transcript::read_bytes(&bytes).unwrap();
         let mock = Mock::from_events(&events, Ignore::defaults());
-        let recorder = match record {
-            Some(path) => {
-                let sink = mcp_raw_wire::transcript::create(
-                    path,
-                    &mcp_raw_wire::transcript::Header::new("replay", "http"),
-                    mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
-                )
-                .expect("the mock's transcript");
-                let recorder = mcp_raw_wire::recorder::Recorder::new(vec![sink]);
-                recorder.set_redaction(true);
-                recorder
-            }
-            None => mcp_raw_wire::recorder::Recorder::none(),
-        };
-        let runtime = tokio::runtime::Runtime::new().unwrap();
-        let addr = runtime.block_on(async {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let addr = listener.local_addr().unwrap().to_string();
-            tokio::spawn(serve::http(
+        let recorder = http_recorder(record, "replay", false, &[]);
+        let (runtime, addr) = spawn_on_port_0(|listener| {
+            serve::http(
                 mock,
                 listener,
                 recorder,
                 mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
                 None,
                 http::Limits::default(),
-            ));
-            addr
+            )
         });
         MockPeer {
             url: format!("http://{addr}{}", mcp_raw_wire::http::ENDPOINT),
@@ -199,42 +182,28 @@ impl TapPeer {
     pub fn http(target: &str, flags: TapFlags) -> TapPeer {
         use mcp_raw_tools::tap::http::{self as tap, limits};
         let target = tap::Target::parse(target).expect("a target the tap accepts");
-        let recorder = match flags.record {
-            Some(path) => {
-                let sink = mcp_raw_wire::transcript::create(
-                    path,
-                    &mcp_raw_wire::transcript::Header::new("tap", "http"),
-                    mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
-                )
-                .expect("the tap's transcript");
-                let recorder = mcp_raw_wire::recorder::Recorder::new(vec![sink]);
-                recorder.set_redaction(!flags.show_secrets);
-                recorder.redact_headers(&flags.redact_headers);
-                recorder
-            }
-            None => mcp_raw_wire::recorder::Recorder::none(),
+        let recorder = http_recorder(
+            flags.record,
+            "tap",
+            flags.show_secrets,
+            &flags.redact_headers,
+        );
+        let config = tap::Config {
+            target: target.clone(),
+            recorder,
+            rewrite_host: false,
+            connect_timeout: limits::CONNECT_TIMEOUT,
+            max_connections: limits::MAX_CONNECTIONS,
+            header_timeout: flags.header_timeout,
+            idle_timeout: flags.idle_timeout,
+            target_tls: Arc::new(Default::default()),
+            listen_tls: None,
+            // No --intercept: nothing is held.
+            intercept: None,
+            intercept_max: mcp_raw_tools::tap::http::hold::DEFAULT_MAX_BYTES,
         };
-        let runtime = tokio::runtime::Runtime::new().unwrap();
-        let addr = runtime.block_on(async {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let addr = listener.local_addr().unwrap().to_string();
-            let config = tap::Config {
-                target: target.clone(),
-                recorder,
-                rewrite_host: false,
-                connect_timeout: limits::CONNECT_TIMEOUT,
-                max_connections: limits::MAX_CONNECTIONS,
-                header_timeout: flags.header_timeout,
-                idle_timeout: flags.idle_timeout,
-                target_tls: Arc::new(Default::default()),
-                listen_tls: None,
-                // No --intercept: nothing is held.
-                intercept: None,
-                intercept_max: mcp_raw_tools::tap::http::hold::DEFAULT_MAX_BYTES,
-            };
-            tokio::spawn(tap::run(listener, config, std::future::pending()));
-            addr
-        });
+        let (runtime, addr) =
+            spawn_on_port_0(|listener| tap::run(listener, config, std::future::pending()));
         TapPeer {
             url: format!("http://{addr}{}", target.path),
             addr,
@@ -261,14 +230,7 @@ impl ProxyPeer {
         decrypt: &[&str],
     ) -> ProxyPeer {
         use mcp_raw_tools::tap::{ca::Ca, http::limits as http_limits, proxy};
-        let sink = mcp_raw_wire::transcript::create(
-            record,
-            &mcp_raw_wire::transcript::Header::new("tap", "http"),
-            mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
-        )
-        .expect("the proxy's transcript");
-        let recorder = mcp_raw_wire::recorder::Recorder::new(vec![sink]);
-        recorder.set_redaction(true);
+        let recorder = http_recorder(Some(record), "tap", false, &[]);
         let tls = mcp_raw_net::client::tls::Tls::new(mcp_raw_net::client::tls::TlsOptions {
             cacert: vec![cacert.to_owned()],
             ..Default::default()
@@ -288,16 +250,54 @@ impl ProxyPeer {
             intercept: None,
             intercept_max: mcp_raw_tools::tap::http::hold::DEFAULT_MAX_BYTES,
         };
-        let runtime = tokio::runtime::Runtime::new().unwrap();
-        let addr = runtime.block_on(async {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let addr = listener.local_addr().unwrap().to_string();
-            tokio::spawn(proxy::run(listener, config, std::future::pending()));
-            addr
-        });
+        let (runtime, addr) =
+            spawn_on_port_0(|listener| proxy::run(listener, config, std::future::pending()));
         ProxyPeer {
             addr,
             _runtime: runtime,
         }
     }
+}
+
+/// The recorder a peer writes its transcript with (role `role` over `http`) to
+/// `path`, secrets masked unless `show_secrets`, the headers `redact_headers` masked
+/// too (`--redact-header`); one that records nothing without a path.
+fn http_recorder(
+    path: Option<&std::path::Path>,
+    role: &str,
+    show_secrets: bool,
+    redact_headers: &[String],
+) -> mcp_raw_wire::recorder::Recorder {
+    let Some(path) = path else {
+        return mcp_raw_wire::recorder::Recorder::none();
+    };
+    let sink = mcp_raw_wire::transcript::create(
+        path,
+        &mcp_raw_wire::transcript::Header::new(role, "http"),
+        mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
+    )
+    .unwrap_or_else(|e| panic!("the {role}'s transcript at {}: {e}", path.display()));
+    let recorder = mcp_raw_wire::recorder::Recorder::new(vec![sink]);
+    recorder.set_redaction(!show_secrets);
+    recorder.redact_headers(redact_headers);
+    recorder
+}
+
+/// A runtime of its own with `serve(listener)` spawned on it, the listener on
+/// 127.0.0.1, port 0: the runtime (dropping it stops the peer) and `127.0.0.1:PORT`.
+fn spawn_on_port_0<F>(
+    serve: impl FnOnce(tokio::net::TcpListener) -> F,
+) -> (tokio::runtime::Runtime, String)
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let addr = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        tokio::spawn(serve(listener));
+        addr
+    });
+    (runtime, addr)
 }

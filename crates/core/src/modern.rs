@@ -391,6 +391,14 @@ mod tests {
         Value::Object(fields)
     }
 
+    /// The bytes, as text, of the success answering id 7 with `result`, dressed with
+    /// `dressing` when there is one.
+    fn answer(result: impl Into<Payload>, dressing: Option<Dressing>) -> String {
+        let mut response = Response::success(RequestId::from(7), result);
+        response.dress = dressing;
+        String::from_utf8(response.to_bytes()).unwrap()
+    }
+
     #[test]
     fn the_bytes_are_those_of_the_edited_map() {
         let dressings = Dressings::new("n", "1");
@@ -408,12 +416,9 @@ mod tests {
         ];
         for result in &results {
             for cache in [false, true] {
-                let mut response = Response::success(RequestId::from(7), result.clone());
-                response.dress = Some(dressings.get(cache));
-                let plain = Response::success(RequestId::from(7), as_map_edits(result, cache));
                 assert_eq!(
-                    String::from_utf8(response.to_bytes()).unwrap(),
-                    String::from_utf8(plain.to_bytes()).unwrap(),
+                    answer(result.clone(), Some(dressings.get(cache))),
+                    answer(as_map_edits(result, cache), None),
                     "{result} cache={cache}"
                 );
             }
@@ -446,13 +451,9 @@ mod tests {
         for result in rendered {
             let value = result.value().clone();
             for cache in [false, true] {
-                let mut response = Response::success(RequestId::from(7), result.clone());
-                response.dress = Some(dressings.get(cache));
-                let mut from_value = Response::success(RequestId::from(7), value.clone());
-                from_value.dress = Some(dressings.get(cache));
                 assert_eq!(
-                    String::from_utf8(response.to_bytes()).unwrap(),
-                    String::from_utf8(from_value.to_bytes()).unwrap(),
+                    answer(result.clone(), Some(dressings.get(cache))),
+                    answer(value.clone(), Some(dressings.get(cache))),
                     "{value} cache={cache}"
                 );
             }
