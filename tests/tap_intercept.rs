@@ -112,14 +112,10 @@ impl Tap {
 
     /// Waits (5 s at most) until the recording marks hold `hold` held.
     fn held(&self, hold: u64) {
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if steps(&self.record).contains(&format!("held #{hold}")) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        let marked = || steps(&self.record).contains(&format!("held #{hold}"));
+        if !eventually(Duration::from_secs(5), marked) {
+            panic!("hold #{hold} never held: {:?}", steps(&self.record));
         }
-        panic!("hold #{hold} never held: {:?}", steps(&self.record));
     }
 }
 
@@ -141,25 +137,72 @@ fn steps(record: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Whether `done` comes true within `limit`: asked again every 10 ms (what is
+/// awaited is written by another process, the tap, to its recording).
+fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    loop {
+        if done() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// The recording's intercept steps once there are `n` of them (or 5 s have passed).
 fn steps_after(record: &Path, n: usize) -> Vec<String> {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while steps(record).len() < n && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    eventually(Duration::from_secs(5), || steps(record).len() >= n);
     steps(record)
 }
 
-/// The recording's intercept steps once the client has closed `sock` ([`steps_settled`]).
-fn steps_once_closed(sock: TcpStream, record: &Path) -> Vec<String> {
+/// The recording's intercept steps once they are `want` (or 5 s have passed).
+fn steps_when(record: &Path, want: &[String]) -> Vec<String> {
+    eventually(Duration::from_secs(5), || steps(record) == want);
+    steps(record)
+}
+
+/// The recording's intercept steps once the client has closed `sock`, the tap has
+/// recorded every connection's close (so every byte before it) and the steps are
+/// `want` (or 5 s have passed).
+fn steps_once_closed(sock: TcpStream, record: &Path, want: &[String]) -> Vec<String> {
     drop(sock);
-    steps_settled(record)
+    eventually(Duration::from_secs(5), || {
+        all_closed(record) && steps(record) == want
+    });
+    steps(record)
 }
 
-/// The recording's intercept steps once the tap has had 200 ms to record the last.
-fn steps_settled(record: &Path) -> Vec<String> {
-    std::thread::sleep(Duration::from_millis(200));
-    steps(record)
+/// Has the tap recorded as many closes as opens (every connection ended)?
+fn all_closed(record: &Path) -> bool {
+    let text = std::fs::read_to_string(record).unwrap_or_default();
+    let count = |key: &str| {
+        text.lines()
+            .filter(|l| {
+                serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| v.get(key).is_some())
+            })
+            .count()
+    };
+    let opens = count("open");
+    opens > 0 && count("close") >= opens
+}
+
+/// Is there something unread on `sock` (an answer come, left unread, so closing is
+/// a reset)?
+fn unread(sock: &TcpStream) -> bool {
+    sock.set_nonblocking(true).unwrap();
+    let there = matches!(sock.peek(&mut [0u8; 1]), Ok(n) if n > 0);
+    sock.set_nonblocking(false).unwrap();
+    there
+}
+
+/// What `server` has got so far, once it is `want` (or 5 s have passed).
+fn server_got_when(server: &Fake, want: &str) -> String {
+    let got = || String::from_utf8_lossy(&server.got.lock().unwrap()).into_owned();
+    eventually(Duration::from_secs(5), || got() == want);
+    got()
 }
 
 /// The steps of holds #1, #2… each held then ended as `ends` says, in turn:
@@ -385,11 +428,8 @@ fn held_calls_on_an_http_tap_are_changed_dropped_or_let_go_in_both_eras() {
         let answer = response(&mut sock);
         got.extend_from_slice(&answer);
         assert!(body_of(&answer).contains(r#""text":"5""#), "{era}");
-        assert_eq!(
-            steps_once_closed(sock, &record),
-            held_then(&["changed", "dropped", "expired"]),
-            "{era}"
-        );
+        let want = held_then(&["changed", "dropped", "expired"]);
+        assert_eq!(steps_once_closed(sock, &record, &want), want, "{era}");
         let r = recorded(&record);
         assert_eq!(r.changed, [edited], "{era}");
         // The lane's bytes are what crossed: the edited call, framed anew, and no
@@ -496,13 +536,16 @@ fn a_held_request_holds_the_one_behind_it_and_an_edited_event_keeps_its_fields()
     sock.write_all(format!("{first}{second_a}").as_bytes())
         .unwrap();
     tap.held(1);
-    std::thread::sleep(Duration::from_millis(100));
     sock.write_all(second_b.as_bytes()).unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(
-        String::from_utf8_lossy(&server.got.lock().unwrap()),
-        "",
-        "the held request, or the one behind it, reached the server"
+    // Nothing may reach the server while the first is held: 300 ms watched for a byte.
+    assert!(
+        !eventually(Duration::from_millis(300), || !server
+            .got
+            .lock()
+            .unwrap()
+            .is_empty()),
+        "the held request, or the one behind it, reached the server: {}",
+        String::from_utf8_lossy(&server.got.lock().unwrap())
     );
     let edited = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x","arguments":{"v":2}}}"#;
     tap.decide(1, "change", Some(edited));
@@ -516,11 +559,7 @@ fn a_held_request_holds_the_one_behind_it_and_an_edited_event_keeps_its_fields()
     // then the ping as it was sent.
     let head_end = first.find("\r\n\r\n").unwrap() + 4;
     let want_server = format!("{}{}0\r\n\r\n{second}", &first[..head_end], chunk(edited));
-    std::thread::sleep(Duration::from_millis(200));
-    assert_eq!(
-        String::from_utf8_lossy(&server.got.lock().unwrap()),
-        want_server
-    );
+    assert_eq!(server_got_when(&server, &want_server), want_server);
     // The client got the first event's chunk as it came; the edited event in a
     // chunk of its own after the first chunk's CRLF, its id, event and retry kept,
     // one data line in place of the two, its line ends CRLF as the server's were.
@@ -532,10 +571,8 @@ fn a_held_request_holds_the_one_behind_it_and_an_edited_event_keeps_its_fields()
     );
     assert_eq!(String::from_utf8_lossy(&stream), want_stream);
     assert_eq!(String::from_utf8_lossy(&json), json_answer);
-    assert_eq!(
-        steps_once_closed(sock, &record),
-        held_then(&["changed", "changed"])
-    );
+    let want = held_then(&["changed", "changed"]);
+    assert_eq!(steps_once_closed(sock, &record, &want), want);
     let r = recorded(&record);
     assert_eq!(r.changed, [edited, new_result]);
     assert_eq!(String::from_utf8_lossy(&r.to_server), want_server);
@@ -652,11 +689,8 @@ fn a_dropped_answer_is_the_taps_502_and_a_dropped_event_is_gone_also_through_the
             "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":11,\"result\":{}}\n\n",
             "{mode}"
         );
-        assert_eq!(
-            steps_settled(&record),
-            held_then(&["dropped", "forwarded", "dropped"]),
-            "{mode}"
-        );
+        let want = held_then(&["dropped", "forwarded", "dropped"]);
+        assert_eq!(steps_when(&record, &want), want, "{mode}");
     }
 }
 
@@ -733,9 +767,8 @@ fn with_rewrite_host_the_target_side_carries_the_edit() {
     tap.decide(1, "change", Some(edited));
     let answer = response(&mut sock);
     assert_eq!(body_of(&answer), r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
-    std::thread::sleep(Duration::from_millis(200));
     let want = String::from_utf8(post(&server.addr, "", edited)).unwrap();
-    assert_eq!(String::from_utf8_lossy(&server.got.lock().unwrap()), want);
+    assert_eq!(server_got_when(&server, &want), want);
     let text = std::fs::read_to_string(&record).unwrap();
     let (_, events) = transcript::read(&text).unwrap();
     let lane_bytes = |lane: &str| -> String {
@@ -819,10 +852,8 @@ fn answers_from_serve_http_are_changed_with_their_lengths_set_anew() {
             && head.contains(&format!("\r\ncontent-length: {}\r\n", body.len())),
         "{head}"
     );
-    assert_eq!(
-        steps_once_closed(sock, &record),
-        held_then(&["changed", "changed"])
-    );
+    let want = held_then(&["changed", "changed"]);
+    assert_eq!(steps_once_closed(sock, &record, &want), want);
     let r = recorded(&record);
     assert_eq!(r.changed, [init, result]);
 }
@@ -882,7 +913,8 @@ fn a_hold_whose_connection_fails_is_marked_dropped() {
     );
     sock.write_all(&[list, call].concat()).unwrap();
     tap.held(1);
-    std::thread::sleep(Duration::from_millis(100));
+    // The list's answer come and left unread: closing is then a reset.
+    assert!(eventually(Duration::from_secs(5), || unread(&sock)));
     drop(sock);
     assert_eq!(steps_after(&record, 2), held_then(&["dropped"]));
     let text = std::fs::read_to_string(&record).unwrap();
@@ -932,12 +964,12 @@ fn events_dropped_from_a_chunked_stream_leave_its_framing_whole() {
         String::from_utf8_lossy(&got),
         format!("{head}{}0\r\n\r\n", chunk(kept))
     );
+    let want = held_then(&["dropped", "dropped", "dropped"]);
+    assert_eq!(steps_when(&record, &want), want);
+    let to_client = || recorded(&record).to_client;
+    eventually(Duration::from_secs(5), || to_client() == got);
     assert_eq!(
-        steps_settled(&record),
-        held_then(&["dropped", "dropped", "dropped"])
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&recorded(&record).to_client),
+        String::from_utf8_lossy(&to_client()),
         String::from_utf8_lossy(&got)
     );
 }
@@ -966,13 +998,13 @@ fn a_request_whose_client_resets_while_held_never_reaches_the_server() {
     // The ping's answer comes and is left unread: closing with it unread is a reset.
     sock.write_all(&[ping.clone(), call].concat()).unwrap();
     tap.held(1);
-    std::thread::sleep(Duration::from_millis(200));
+    assert!(eventually(Duration::from_secs(5), || unread(&sock)));
     drop(sock);
     assert_eq!(steps_after(&record, 2), held_then(&["dropped"]));
-    std::thread::sleep(Duration::from_millis(200));
+    let ping = String::from_utf8_lossy(&ping).into_owned();
     assert_eq!(
-        String::from_utf8_lossy(&server.got.lock().unwrap()),
-        String::from_utf8_lossy(&ping),
+        server_got_when(&server, &ping),
+        ping,
         "only the ping reached the server"
     );
     let text = std::fs::read_to_string(&record).unwrap();
