@@ -2,10 +2,13 @@
 //! (`tap --record-dir`), the old ones pruned at start by age and total size;
 //! `mcp-raw sessions`, the list, newest first, with each one's messages, error
 //! responses and findings; a session's short name turned back into its file.
+//!
+//! [`Listing::read`] returns the list as values, [`Listing::text`] and
+//! [`Listing::json`] its two renderings; the caller prints them.
 
-use super::args::SessionsArgs;
-use mcp_raw_tools::check::Checker;
-use mcp_raw_tools::check::report;
+use crate::check::Checker;
+use crate::check::report;
+use crate::wire;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -35,14 +38,10 @@ fn part(name: &str) -> String {
 /// older than `max_age_days` removed, then its oldest until the total is under
 /// `max_bytes` (0 turns either limit off). Returns the new session's path.
 pub fn start(dir: &Path, name: &str, max_age_days: u64, max_bytes: u64) -> anyhow::Result<PathBuf> {
-    std::fs::create_dir_all(dir).map_err(|e| {
-        super::exit::usage(format!(
-            "--record-dir {}: cannot create it: {e}",
-            dir.display()
-        ))
-    })?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| anyhow::anyhow!("--record-dir {}: cannot create it: {e}", dir.display()))?;
     prune(dir, max_age_days, max_bytes);
-    let stamp: String = mcp_raw_wire::clock::now_rfc3339()
+    let stamp: String = wire::clock::now_rfc3339()
         .chars()
         .filter(|c| !matches!(c, '-' | ':' | '.'))
         .collect();
@@ -74,6 +73,9 @@ fn recordings(dir: &Path) -> std::io::Result<Vec<(PathBuf, u64, SystemTime)>> {
     Ok(out)
 }
 
+/// Removes the recordings older than `max_age_days`, then the oldest until the rest
+/// total at most `max_bytes` (0 turns either limit off); one that cannot be removed
+/// is logged and kept.
 fn prune(dir: &Path, max_age_days: u64, max_bytes: u64) {
     let Ok(all) = recordings(dir) else { return };
     let now = SystemTime::now();
@@ -92,11 +94,12 @@ fn prune(dir: &Path, max_age_days: u64, max_bytes: u64) {
     }
 }
 
-/// The sessions directory of the state directory `--state-dir` (or the default).
-fn dir(state: Option<&Path>) -> anyhow::Result<PathBuf> {
+/// The sessions directory of the state directory `state` (`--state-dir`), or of
+/// the default one (see [`crate::wrap::clients::state_dir`]).
+pub fn dir(state: Option<&Path>) -> anyhow::Result<PathBuf> {
     Ok(match state {
         Some(s) => s.join("sessions"),
-        None => super::wrap::clients::state_dir()?.join("sessions"),
+        None => crate::wrap::clients::state_dir()?.join("sessions"),
     })
 }
 
@@ -119,77 +122,140 @@ pub fn resolve(file: &Path) -> PathBuf {
     }
 }
 
-/// Runs `sessions`: the list on stdout; returns the exit status.
-pub fn main(args: SessionsArgs) -> u8 {
-    let dir = match dir(args.state_dir.as_deref()) {
-        Ok(d) => d,
-        Err(e) => return super::exit::report("mcp-raw sessions", &e),
-    };
-    let all = match recordings(&dir) {
-        Ok(all) => all,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => {
-            eprintln!("mcp-raw sessions: cannot read {}: {e}", dir.display());
-            return 2;
+/// What one recording holds, as `check` and the rows count it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counts {
+    /// Its JSON-RPC messages, both directions.
+    pub messages: usize,
+    /// The error responses among them.
+    pub errors: usize,
+    /// What `check` finds in it: errors and warnings.
+    pub findings: usize,
+}
+
+/// One session in the sessions directory.
+pub struct Session {
+    /// Its short name: the file name without `.jsonl` (what `show`, `check` and
+    /// `ui` take in place of a file).
+    pub name: String,
+    /// Its file.
+    pub path: PathBuf,
+    /// The file's size.
+    pub bytes: u64,
+    /// When it was last written.
+    pub modified: SystemTime,
+    /// Its counts, or `None` when it cannot be read as a transcript.
+    pub counts: Option<Counts>,
+}
+
+/// The sessions of one directory, newest first.
+pub struct Listing {
+    /// The directory listed.
+    pub dir: PathBuf,
+    /// Its sessions, newest first.
+    pub sessions: Vec<Session>,
+}
+
+impl Listing {
+    /// Reads `dir` (an absent one holds no session), each recording counted with
+    /// messages read whole up to `max_message_bytes`.
+    pub fn read(dir: &Path, max_message_bytes: usize) -> std::io::Result<Listing> {
+        let all = match recordings(dir) {
+            Ok(all) => all,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        let sessions = all
+            .into_iter()
+            .map(|(path, bytes, modified)| {
+                let name = path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let counts = std::fs::read(&path)
+                    .ok()
+                    .and_then(|text| wire::transcript::read_bytes(&text).ok())
+                    .map(|(_, events)| count(&events, max_message_bytes));
+                Session {
+                    name,
+                    path,
+                    bytes,
+                    modified,
+                    counts,
+                }
+            })
+            .collect();
+        Ok(Listing {
+            dir: dir.to_owned(),
+            sessions,
+        })
+    }
+
+    /// The list as text: a count and the directory, then a line per session (its
+    /// counts red when it has error responses, yellow when findings, if `color`).
+    pub fn text(&self, color: bool) -> String {
+        let mut out = format!(
+            "{} session(s) in {}\n",
+            self.sessions.len(),
+            self.dir.display()
+        );
+        if !self.sessions.is_empty() {
+            out.push_str(&format!(
+                "{:<56} {:>8} {:>6} {:>8} {:>10}\n",
+                "SESSION", "MESSAGES", "ERRORS", "FINDINGS", "BYTES"
+            ));
         }
-    };
-    let color = args.color.enabled() && args.format == "text";
-    let mut out = format!("{} session(s) in {}\n", all.len(), dir.display());
-    if !all.is_empty() {
-        out.push_str(&format!(
-            "{:<56} {:>8} {:>6} {:>8} {:>10}\n",
-            "SESSION", "MESSAGES", "ERRORS", "FINDINGS", "BYTES"
-        ));
+        for s in &self.sessions {
+            let text = match s.counts {
+                Some(c) => format!("{:>8} {:>6} {:>8}", c.messages, c.errors, c.findings),
+                None => format!("{:>24}", "(unreadable)"),
+            };
+            let marked = match s.counts {
+                Some(c) if color && c.errors > 0 => format!("\x1b[31m{text}\x1b[0m"),
+                Some(c) if color && c.findings > 0 => format!("\x1b[33m{text}\x1b[0m"),
+                _ => text,
+            };
+            out.push_str(&format!(
+                "{:<56} {marked} {:>10}\n",
+                wire::term::escape(&s.name),
+                s.bytes
+            ));
+        }
+        out
     }
-    let mut json = Vec::new();
-    for (path, len, modified) in &all {
-        let name = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let counts = super::read_transcript(path)
-            .ok()
-            .map(|(_, events)| count(&events, args.max_message_bytes));
-        let millis = modified
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as i64);
-        json.push(serde_json::json!({
-            "session": name,
-            "path": path.to_string_lossy(),
-            "messages": counts.map(|c| c.0),
-            "errors": counts.map(|c| c.1),
-            "findings": counts.map(|c| c.2),
-            "bytes": len,
-            "modified": mcp_raw_wire::clock::format_unix_millis(millis),
-        }));
-        let text = match counts {
-            Some((messages, errors, findings)) => {
-                format!("{messages:>8} {errors:>6} {findings:>8}")
-            }
-            None => format!("{:>24}", "(unreadable)"),
-        };
-        let marked = match counts {
-            Some((_, e, _)) if color && e > 0 => format!("\x1b[31m{text}\x1b[0m"),
-            Some((_, _, f)) if color && f > 0 => format!("\x1b[33m{text}\x1b[0m"),
-            _ => text,
-        };
-        out.push_str(&format!(
-            "{:<56} {marked} {len:>10}\n",
-            mcp_raw_wire::term::escape(&name)
-        ));
-    }
-    if args.format == "json" {
-        out = serde_json::to_string_pretty(&json).unwrap_or_default();
+
+    /// The list as a JSON array (pretty, a line break after it): each session's
+    /// name, path, counts (`null` when unreadable), size and time.
+    pub fn json(&self) -> String {
+        let json: Vec<serde_json::Value> = self
+            .sessions
+            .iter()
+            .map(|s| {
+                let millis = s
+                    .modified
+                    .duration_since(SystemTime::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as i64);
+                serde_json::json!({
+                    "session": s.name,
+                    "path": s.path.to_string_lossy(),
+                    "messages": s.counts.map(|c| c.messages),
+                    "errors": s.counts.map(|c| c.errors),
+                    "findings": s.counts.map(|c| c.findings),
+                    "bytes": s.bytes,
+                    "modified": wire::clock::format_unix_millis(millis),
+                })
+            })
+            .collect();
+        let mut out = serde_json::to_string_pretty(&json).unwrap_or_default();
         out.push('\n');
+        out
     }
-    print!("{out}");
-    0
 }
 
 /// A recording's JSON-RPC messages, error responses among them, and what `check`
 /// finds in it (errors and warnings).
-fn count(events: &[mcp_raw_wire::event::Event], max: usize) -> (usize, usize, usize) {
-    let mut rows = mcp_raw_wire::rows::Rows::with_max(max);
+fn count(events: &[wire::event::Event], max: usize) -> Counts {
+    let mut rows = wire::rows::Rows::with_max(max);
     let mut checker = Checker::with_max(max);
     let (mut messages, mut errors, mut findings) = (0, 0, Vec::new());
     for (n, e) in events.iter().enumerate() {
@@ -203,5 +269,9 @@ fn count(events: &[mcp_raw_wire::event::Event], max: usize) -> (usize, usize, us
     }
     findings.extend(checker.finish());
     let (e, w) = report::count(&findings);
-    (messages, errors, e + w)
+    Counts {
+        messages,
+        errors,
+        findings: e + w,
+    }
 }
