@@ -275,3 +275,79 @@ fn count(events: &[wire::event::Event], max: usize) -> Counts {
         findings: e + w,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch directory of this test's own, removed first if a run left it.
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("mcp-raw-sessions-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn names_become_file_name_parts() {
+        assert_eq!(part("cursor/github"), "cursor_github");
+        assert_eq!(part("a b:c.d-e"), "a_b_c.d-e");
+        assert_eq!(part(".hidden"), "_.hidden");
+        assert_eq!(part(""), "_");
+    }
+
+    #[test]
+    fn start_makes_the_directory_and_prunes_the_oldest_over_the_size() {
+        let dir = scratch("prune");
+        let path = start(&dir, "c/s", 0, 0).expect("starts");
+        assert!(dir.is_dir());
+        let file = path.file_name().and_then(|n| n.to_str()).expect("a name");
+        assert!(
+            file.starts_with("c_s_") && file.ends_with(&format!("_p{}.jsonl", std::process::id())),
+            "{file}"
+        );
+        // Three recordings of 10 bytes, oldest first by name (same mtime: the
+        // later name counts as newer); a limit of 25 bytes keeps the newest two.
+        for n in ["a", "b", "c"] {
+            std::fs::write(dir.join(format!("{n}.jsonl")), [b'x'; 10]).expect("writes");
+        }
+        std::fs::write(dir.join("notes.txt"), [b'x'; 100]).expect("writes");
+        start(&dir, "c/s", 0, 25).expect("starts");
+        let left: Vec<String> = recordings(&dir)
+            .expect("lists")
+            .into_iter()
+            .map(|(p, _, _)| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left.len(), 2, "{left:?}");
+        assert!(
+            dir.join("notes.txt").exists(),
+            "only .jsonl files are pruned"
+        );
+        std::fs::remove_dir_all(&dir).expect("cleans up");
+    }
+
+    #[test]
+    fn an_absent_directory_lists_nothing_and_an_unreadable_session_says_so() {
+        let dir = scratch("list");
+        let empty = Listing::read(&dir, 1024).expect("absent is empty");
+        assert_eq!(
+            empty.text(false),
+            format!("0 session(s) in {}\n", dir.display())
+        );
+        assert_eq!(empty.json(), "[]\n");
+        std::fs::create_dir_all(&dir).expect("makes");
+        std::fs::write(dir.join("x_1.jsonl"), "not a transcript\n").expect("writes");
+        let one = Listing::read(&dir, 1024).expect("reads");
+        assert_eq!(one.sessions.len(), 1);
+        assert_eq!(one.sessions[0].name, "x_1");
+        assert_eq!(one.sessions[0].counts, None);
+        let text = one.text(true);
+        assert!(text.contains("(unreadable)"), "{text}");
+        assert!(!text.contains('\x1b'), "nothing to colour: {text:?}");
+        let json: serde_json::Value = serde_json::from_str(&one.json()).expect("JSON");
+        assert_eq!(json[0]["session"], "x_1");
+        assert_eq!(json[0]["messages"], serde_json::Value::Null);
+        assert_eq!(json[0]["bytes"], 17);
+        std::fs::remove_dir_all(&dir).expect("cleans up");
+    }
+}
