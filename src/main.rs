@@ -1,6 +1,6 @@
 //! `mcp-raw`: the binary, the top of the workspace. Every subcommand is a call into a
 //! program in `src/cli/`, built on the crates below it like any program would be:
-//! `mcp-raw-tools` (tap, check, replay, bridge, auth-server), `mcp-raw-net`
+//! `mcp-raw-tools` (tap, check, replay, bridge, auth-server, wrap, sessions), `mcp-raw-net`
 //! (transports, the client, OAuth), `mcp-raw-core` (the protocol) and `mcp-raw-wire`
 //! (the bytes and their views).
 //!
@@ -52,14 +52,8 @@
 //!   auth_server.rs      `auth-server`: the flags → the loopback authorization server
 //!   script.rs           the sessions the demos drive, and what each reply must be
 //!   stderr_log.rs       the libraries' reports (the `log` facade) written to stderr
-//!   sessions.rs         `sessions`: the state directory's recordings, listed; `tap --record-dir`
-//!   wrap/               `wrap`: the clients' configurations, tap in front of each server
-//!     mod.rs            install, uninstall, status: per file, per server, what was done
-//!     clients.rs        each client's files at their documented places per OS; the state dir
-//!     entries.rs        a file's servers and their values' byte spans (JSON(C) or TOML)
-//!     jsonc.rs          JSON with comments and trailing commas, each value's span kept
-//!     edit.rs           the spliced bytes: an entry wrapped, and unwrapped after a check
-//!     store.rs          the originals and the manifest of edits; the atomic write
+//!   sessions.rs         `sessions`: the flags → the library's listing, printed as text or JSON
+//!   wrap.rs             `wrap`: the flags → the library's options, its report printed
 //! ```
 
 mod cli;
@@ -87,20 +81,20 @@ fn main() -> ExitCode {
         Command::Completions(args) => apart(move || cli::completions::main(args)),
         Command::ConformanceClient(args) => apart(move || cli::conformance_client::main(args)),
         Command::Check(mut args) => {
-            args.file = args.file.map(|f| cli::sessions::resolve(&f));
+            args.file = args.file.map(|f| mcp_raw_tools::sessions::resolve(&f));
             return ExitCode::from(apart(move || cli::check::main(args)));
         }
         Command::Replay(args) => return ExitCode::from(apart(move || cli::replay::main(args))),
         Command::Diff(args) => return ExitCode::from(apart(move || cli::diff::main(args))),
         Command::Show(mut args) => {
-            args.file = cli::sessions::resolve(&args.file);
+            args.file = mcp_raw_tools::sessions::resolve(&args.file);
             return ExitCode::from(apart(move || cli::show::main(args)));
         }
         Command::Ui(mut args) => {
             args.files = args
                 .files
                 .iter()
-                .map(|f| cli::sessions::resolve(f))
+                .map(|f| mcp_raw_tools::sessions::resolve(f))
                 .collect();
             apart(move || cli::ui::main(args))
         }

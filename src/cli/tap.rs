@@ -253,7 +253,7 @@ fn recorder(
     // cannot write to must not keep the client's server from starting, so the tap
     // says why on stderr (which clients keep in their logs) and relays unrecorded.
     if let Some(dir) = &args.record_dir {
-        let session = super::sessions::start(
+        let session = mcp_raw_tools::sessions::start(
             dir,
             &args.name,
             args.record_dir_max_age,

@@ -11,6 +11,9 @@
 //! - [`bridge`]: a stdio server served as Streamable HTTP.
 //! - [`authserver`]: a small OAuth 2.1 authorization server for demos and tests.
 //! - [`ui`]: the recording as a live web page on loopback (`mcp-raw ui`, `--ui`).
+//! - [`wrap`]: the clients' MCP configurations edited so each stdio server runs
+//!   through the tap, and undone byte for byte (`mcp-raw wrap`).
+//! - [`sessions`]: the sessions those taps record, pruned, listed, found by name.
 //!
 //! It stands on `mcp-raw-wire`, `mcp-raw-core` and `mcp-raw-net`; nothing below
 //! imports it.
@@ -91,6 +94,15 @@
 //!   diff.rs             `ui A B`: two recordings paired message by message
 //!   page.rs             the page's files, compiled in
 //!   page/               index.html, ui.js, ui.css, diff.html, diff.js
+//! wrap/                 `mcp-raw wrap`: the clients' configurations, tap in front of each server
+//!   mod.rs              install, uninstall, status: per file, per server, what was done
+//!   clients.rs          each client's files at their documented places per OS; the state dir
+//!   entries.rs          a file's servers and their values' byte spans (JSON(C) or TOML)
+//!   jsonc.rs            JSON with comments and trailing commas, each value's span kept
+//!   edit.rs             the spliced bytes: an entry wrapped, and unwrapped after a check
+//!   store.rs            the originals and the manifest of edits; the atomic write
+//! sessions.rs           `mcp-raw sessions`, `tap --record-dir`: the recordings, pruned,
+//!                       counted, listed; a short name turned back into its file
 //! ```
 
 // Refusals travel as values (`Result<_, Response>`), built once on the cold path, so
@@ -107,5 +119,7 @@ pub mod authserver;
 pub mod bridge;
 pub mod check;
 pub mod replay;
+pub mod sessions;
 pub mod tap;
 pub mod ui;
+pub mod wrap;

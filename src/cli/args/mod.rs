@@ -32,7 +32,7 @@ pub use serve::{FixtureArg, ServeArgs};
 pub use tap::TapArgs;
 pub use ui::{UiArgs, UiPage};
 pub use view::View;
-pub use wrap::{SessionsArgs, WrapAction, WrapArgs, WrapTarget};
+pub use wrap::{SessionsArgs, WrapAction, WrapArgs};
 
 use super::color::ColorChoice;
 use super::exit;

@@ -1,7 +1,7 @@
 //! `mcp-raw wrap`'s actions and flags, and `mcp-raw sessions`'.
 
 use crate::cli::color::ColorChoice;
-use crate::cli::wrap::clients::Client;
+use mcp_raw_tools::wrap::clients::Client;
 use std::path::PathBuf;
 
 macro_rules! wrap_examples {
@@ -59,13 +59,42 @@ pub enum WrapAction {
     Status,
 }
 
+/// `--client NAME`: the clients of [`Client`], as clap reads and lists them (the
+/// library takes no clap types; `From` maps each to its own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClientName {
+    // No doc comments on these: clap would print them in `--help` as each value's
+    // description, and the help is a golden file.
+    ClaudeDesktop,
+    ClaudeCode,
+    Cursor,
+    Vscode,
+    Windsurf,
+    Gemini,
+    Codex,
+}
+
+impl From<ClientName> for Client {
+    fn from(c: ClientName) -> Client {
+        match c {
+            ClientName::ClaudeDesktop => Client::ClaudeDesktop,
+            ClientName::ClaudeCode => Client::ClaudeCode,
+            ClientName::Cursor => Client::Cursor,
+            ClientName::Vscode => Client::Vscode,
+            ClientName::Windsurf => Client::Windsurf,
+            ClientName::Gemini => Client::Gemini,
+            ClientName::Codex => Client::Codex,
+        }
+    }
+}
+
 // Which configurations and servers.
 #[derive(clap::Args)]
 #[group(skip)]
 pub struct WrapTarget {
     /// Only this client's configurations (repeatable) [default: every client's]
     #[arg(long = "client", value_enum, value_name = "NAME")]
-    pub clients: Vec<Client>,
+    pub clients: Vec<ClientName>,
     /// Only the server of this name (repeatable) [default: every server]
     #[arg(long = "server", value_name = "NAME")]
     pub servers: Vec<String>,
@@ -97,4 +126,26 @@ pub struct SessionsArgs {
     /// auto (on a terminal, NO_COLOR unset), always or never.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    /// Each name clap accepts is the library's name for the client it maps to, and
+    /// every client of the library has one, in the same order.
+    #[test]
+    fn client_names_are_the_librarys() {
+        let names: Vec<String> = ClientName::value_variants()
+            .iter()
+            .map(|c| {
+                let v = c.to_possible_value().expect("not skipped");
+                assert_eq!(v.get_name(), Client::from(*c).name());
+                v.get_name().to_owned()
+            })
+            .collect();
+        let library: Vec<&str> = Client::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names, library);
+    }
 }

@@ -163,3 +163,67 @@ pub fn splice(text: &str, mut edits: Vec<(Range<usize>, String)>) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wrap::entries::{self, Found};
+
+    fn entries(format: Format, text: &str, table: &str) -> Vec<Entry> {
+        match entries::read(format, text, &[&[table]]) {
+            Ok(Found::Entries(e)) => e,
+            _ => panic!("no entries in {text:?}"),
+        }
+    }
+
+    const SHIM: Shim = Shim {
+        bin: "/bin/mcp-raw",
+        record_dir: "/s",
+    };
+
+    #[test]
+    fn a_json_entry_without_args_gets_one_after_its_command() {
+        let text = "{\"mcpServers\": {\"x\": {\"command\": \"n\\u0070x\" /* c */}}}";
+        let found = entries(Format::Json, text, "mcpServers");
+        let edits = wrap(text, Format::Json, &found[0], &SHIM, "cursor/x");
+        assert_eq!(edits.len(), 1);
+        let new = splice(
+            text,
+            edits
+                .iter()
+                .map(|(s, e)| (s.clone(), e.wrapped.clone()))
+                .collect(),
+        );
+        assert_eq!(
+            new,
+            "{\"mcpServers\": {\"x\": {\"command\": \"/bin/mcp-raw\", \"args\": [\"tap\", \"--record-dir\", \"/s\", \"--name\", \"cursor/x\", \"--\", \"n\\u0070x\"] /* c */}}}"
+        );
+        let wrapped = entries(Format::Json, &new, "mcpServers");
+        assert!(is_wrapped(&wrapped[0]));
+        // Undone: the edit's bytes found where it starts now, the original put back.
+        let (_, e) = &edits[0];
+        let at = start_of(&wrapped[0], e.at).expect("the command");
+        assert!(new[at..].starts_with(&e.wrapped));
+        let back = splice(&new, vec![(at..at + e.wrapped.len(), e.original.clone())]);
+        assert_eq!(back, text);
+    }
+
+    #[test]
+    fn a_toml_table_entry_keeps_its_literals_and_line_endings() {
+        let text = "[mcp_servers.x]\r\ncommand = 'npx' # c\r\nargs = [\"-y\", 'pkg']\r\n";
+        let found = entries(Format::Toml, text, "mcp_servers");
+        let edits = wrap(text, Format::Toml, &found[0], &SHIM, "codex/x");
+        let new = splice(
+            text,
+            edits
+                .iter()
+                .map(|(s, e)| (s.clone(), e.wrapped.clone()))
+                .collect(),
+        );
+        assert_eq!(
+            new,
+            "[mcp_servers.x]\r\ncommand = \"/bin/mcp-raw\" # c\r\nargs = [\"tap\", \"--record-dir\", \"/s\", \"--name\", \"codex/x\", \"--\", 'npx', \"-y\", 'pkg']\r\n"
+        );
+        assert!(is_wrapped(&entries(Format::Toml, &new, "mcp_servers")[0]));
+    }
+}

@@ -23,14 +23,21 @@ use super::entries::Format;
 use std::path::{Path, PathBuf};
 
 /// A client `wrap` can edit the configuration of.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Client {
+    /// Claude Desktop.
     ClaudeDesktop,
+    /// Claude Code.
     ClaudeCode,
+    /// Cursor.
     Cursor,
+    /// VS Code.
     Vscode,
+    /// Windsurf.
     Windsurf,
+    /// Gemini CLI.
     Gemini,
+    /// Codex.
     Codex,
 }
 

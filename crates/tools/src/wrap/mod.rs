@@ -5,6 +5,9 @@
 //! The files touched: the client's configuration (only the wrapped entries'
 //! `command` and `args` bytes, through a temporary file renamed over it), and in
 //! `STATE/wrap/` the original bytes and the manifest of edits (see `store`).
+//!
+//! [`run`] takes plain [`Options`] and returns a [`Report`]: the text for stdout and
+//! each file left alone with why; the caller prints them.
 
 pub mod clients;
 pub mod edit;
@@ -12,40 +15,81 @@ pub mod entries;
 pub mod jsonc;
 pub mod store;
 
-use super::args::{WrapAction, WrapArgs, WrapTarget};
+use crate::wire::term::escape;
 use clients::{Client, ConfigFile, Env};
 use edit::Shim;
 use entries::{Found, Shape};
-use mcp_raw_wire::term::escape;
 use std::path::{Path, PathBuf};
 
-/// Runs `wrap`; returns the exit status: 0 done, 1 a file was left alone because
-/// it could not be changed (said on stderr), 2 usage.
-pub fn main(args: WrapArgs) -> anyhow::Result<u8> {
-    let dry_run = args.dry_run;
-    let target = &args.target;
-    let action = match args.action {
-        WrapAction::Install => Action::Install { dry_run },
-        WrapAction::Uninstall => Action::Uninstall { dry_run },
-        WrapAction::Status => Action::Status,
-    };
-    // The shim is the stdio tap, which runs on Unix only: wrapped servers could not
-    // start elsewhere, so nothing is wrapped there (status and uninstall still work).
-    if cfg!(not(unix)) && matches!(action, Action::Install { .. }) {
-        anyhow::bail!(
-            "the stdio tap runs on Unix only, so a wrapped server could not start here; nothing changed"
-        );
-    }
-    let state = match &target.state_dir {
-        Some(d) => absolute(d)?,
-        None => clients::state_dir()?,
-    };
+/// What `wrap` does to each file, `--dry-run` carried along.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Wrap its stdio servers (`dry_run`: only say which).
+    Install {
+        /// `--dry-run`: say what would change, change nothing.
+        dry_run: bool,
+    },
+    /// Undo the edits the manifest lists (`dry_run`: only say which).
+    Uninstall {
+        /// `--dry-run`: say what would change, change nothing.
+        dry_run: bool,
+    },
+    /// List its servers and whether each is wrapped.
+    Status,
+}
+
+/// Which configuration files to work on.
+#[derive(Clone, Debug)]
+pub enum Files {
+    /// `--config PATH` (absolute), read as a file of this client's kind.
+    Config {
+        /// The kind of file it is (`--client NAME`).
+        client: Client,
+        /// The file.
+        path: PathBuf,
+    },
+    /// Each of these clients' files at their documented places (all of them when
+    /// the list is empty).
+    Clients(Vec<Client>),
+}
+
+/// A `wrap` run, as plain values (the binary maps its flags to these).
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Install, uninstall or status.
+    pub action: Action,
+    /// The configuration files.
+    pub files: Files,
+    /// `--server NAME`s: only these entries (all when empty).
+    pub servers: Vec<String>,
+    /// The state directory (absolute): originals, manifests, `sessions/`.
+    pub state: PathBuf,
+    /// The mcp-raw binary put in front of each server; `None`: the running program.
+    pub program: Option<PathBuf>,
+    /// Whether the report's verdicts are coloured (SGR).
+    pub color: bool,
+}
+
+/// What a run did: the text for stdout, and each file left alone.
+pub struct Report {
+    /// Per file, its path and per server what was done (coloured if asked).
+    pub text: String,
+    /// Why each file left alone was (it is also said in `text`), in file order.
+    pub left_alone: Vec<anyhow::Error>,
+}
+
+/// Runs `wrap` over the files `options` names. Fails as a whole only when the
+/// files cannot be found (no home directory); a file that cannot be changed is
+/// left alone and said in the report.
+pub fn run(options: &Options) -> anyhow::Result<Report> {
+    let action = options.action;
+    let state = &options.state;
     let env = Env::from_process();
     let home = env.as_ref().ok().map(|e| e.home.clone());
-    let files = files(target, env)?;
-    let mut failed = 0;
+    let files = files(&options.files, env)?;
+    let mut left_alone = Vec::new();
     let mut out = String::new();
-    let color = args.color.enabled();
+    let color = options.color;
     for file in &files {
         if !file.path.exists() {
             if matches!(action, Action::Status) {
@@ -62,30 +106,35 @@ pub fn main(args: WrapArgs) -> anyhow::Result<u8> {
             file.client.name(),
             escape(&clients::tilde(&file.path, home.as_deref()))
         ));
+        let servers = &options.servers;
         let result = match action {
-            Action::Install { dry_run } => {
-                install(file, &target.servers, &state, dry_run, &mut out)
-            }
-            Action::Uninstall { dry_run } => {
-                uninstall(file, &target.servers, &state, dry_run, &mut out)
-            }
-            Action::Status => status(file, &target.servers, &mut out),
+            Action::Install { dry_run } => install(
+                file,
+                servers,
+                state,
+                options.program.as_deref(),
+                dry_run,
+                &mut out,
+            ),
+            Action::Uninstall { dry_run } => uninstall(file, servers, state, dry_run, &mut out),
+            Action::Status => status(file, servers, &mut out),
         };
         if let Err(e) = result {
-            failed += 1;
             out.push_str(&format!(
                 "  {} {}\n",
                 paint(color, "31", "left alone:"),
                 escape(&format!("{e:#}"))
             ));
-            eprintln!("mcp-raw wrap: {}", escape(&format!("{e:#}")));
+            left_alone.push(e);
         }
     }
     if files.iter().all(|f| !f.path.exists()) && !matches!(action, Action::Status) {
         out.push_str("no client configuration found (`mcp-raw wrap status` lists where each is looked for)\n");
     }
-    print!("{}", if color { colored(&out) } else { out });
-    Ok(u8::from(failed > 0))
+    Ok(Report {
+        text: if color { colored(&out) } else { out },
+        left_alone,
+    })
 }
 
 /// `text` in the SGR colour `code` when colouring.
@@ -126,44 +175,25 @@ fn colored(out: &str) -> String {
     text
 }
 
-/// What is done to each file, `--dry-run` carried along.
-#[derive(Clone, Copy)]
-enum Action {
-    /// Wrap its stdio servers (`dry_run`: only say which).
-    Install {
-        /// `--dry-run`.
-        dry_run: bool,
-    },
-    /// Undo the edits the manifest lists (`dry_run`: only say which).
-    Uninstall {
-        /// `--dry-run`.
-        dry_run: bool,
-    },
-    /// List its servers and whether each is wrapped.
-    Status,
-}
-
-/// The files to work on: `--config PATH` of `--client`'s kind, else each known
-/// client's (those of `--client`, or all) at their documented places.
-fn files(target: &WrapTarget, env: anyhow::Result<Env>) -> anyhow::Result<Vec<ConfigFile>> {
-    if let Some(path) = &target.config {
-        let [client] = target.clients.as_slice() else {
-            return Err(super::exit::usage(
-                "--config PATH needs one --client NAME: the kind of file it is",
-            ));
-        };
-        return Ok(vec![client.file(absolute(path)?)]);
+/// The files to work on: `--config PATH`, else each wanted client's (all when
+/// none is named) at their documented places.
+fn files(files: &Files, env: anyhow::Result<Env>) -> anyhow::Result<Vec<ConfigFile>> {
+    match files {
+        Files::Config { client, path } => Ok(vec![client.file(path.clone())]),
+        Files::Clients(wanted) => {
+            let env = env?;
+            let wanted = if wanted.is_empty() {
+                Client::ALL.as_slice()
+            } else {
+                wanted.as_slice()
+            };
+            Ok(wanted.iter().flat_map(|c| c.files(&env)).collect())
+        }
     }
-    let env = env?;
-    let wanted: Vec<Client> = if target.clients.is_empty() {
-        Client::ALL.to_vec()
-    } else {
-        target.clients.clone()
-    };
-    Ok(wanted.into_iter().flat_map(|c| c.files(&env)).collect())
 }
 
-fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
+/// `p` made absolute against the current directory.
+pub fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
     Ok(if p.is_absolute() {
         p.to_owned()
     } else {
@@ -225,12 +255,17 @@ fn install(
     file: &ConfigFile,
     servers: &[String],
     state: &Path,
+    program: Option<&Path>,
     dry_run: bool,
     out: &mut String,
 ) -> anyhow::Result<()> {
     let text = read(&file.path)?;
     let found = parse(file, &text)?;
-    let bin = std::env::current_exe()?.canonicalize()?;
+    let bin = match program {
+        Some(p) => p.to_owned(),
+        None => std::env::current_exe()?,
+    }
+    .canonicalize()?;
     let bin = bin
         .to_str()
         .ok_or_else(|| anyhow::anyhow!("the path of mcp-raw is not UTF-8: {}", bin.display()))?;

@@ -167,3 +167,71 @@ pub fn replace(path: &Path, old: &[u8], new: &[u8]) -> anyhow::Result<()> {
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_files_are_apart_per_path_and_stable() {
+        let state = Path::new("/state");
+        let a = kept(state, Path::new("/p1/.cursor/mcp.json"));
+        let b = kept(state, Path::new("/p2/.cursor/mcp.json"));
+        assert_ne!(a.orig, b.orig);
+        assert_eq!(a.orig, kept(state, Path::new("/p1/.cursor/mcp.json")).orig);
+        let name = a.orig.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("mcp.json-") && name.ends_with(".orig"),
+            "{name}"
+        );
+        assert_eq!(a.orig.parent(), Some(Path::new("/state/wrap")));
+        assert_eq!(a.manifest.with_extension("orig"), a.orig);
+    }
+
+    #[test]
+    fn a_manifest_round_trips_and_replace_refuses_a_file_changed_meanwhile() {
+        let dir = std::env::temp_dir().join(format!("mcp-raw-store-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = dir.join("mcp.json");
+        let path = dir.join("wrap/m.json");
+        let manifest: Manifest = vec![(
+            "github".into(),
+            vec![Edit {
+                at: At::Args,
+                original: "[\"a\"]".into(),
+                wrapped: "[\"tap\", \"a\"]".into(),
+            }],
+        )];
+        write_manifest(&path, &config, &manifest).expect("writes");
+        let back = read_manifest(&path).expect("reads");
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].0, "github");
+        assert_eq!(back[0].1[0].at, At::Args);
+        assert_eq!(back[0].1[0].wrapped, "[\"tap\", \"a\"]");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        write_manifest(&path, &config, &Vec::new()).expect("an empty one removes it");
+        assert!(!path.exists());
+        assert!(read_manifest(&path).expect("absent").is_empty());
+
+        std::fs::write(&config, "old").expect("writes");
+        let e = replace(&config, b"what we read", b"new").expect_err("changed meanwhile");
+        assert!(
+            format!("{e}").contains("changed while wrap was editing it"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(&config).unwrap(), b"old");
+        replace(&config, b"old", b"new").expect("replaces");
+        assert_eq!(std::fs::read(&config).unwrap(), b"new");
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left.len(), 2, "no temporary file left: {left:?}");
+        std::fs::remove_dir_all(&dir).expect("cleans up");
+    }
+}
