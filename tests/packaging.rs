@@ -34,9 +34,15 @@ fn the_npm_packages_carry_the_crate_version_and_name_each_other() {
     let version = env!("CARGO_PKG_VERSION");
     let main = json("packaging/npm/mcp-raw/package.json");
     assert_eq!(main["name"], "mcp-raw");
-    assert_eq!(main["version"], version, "packaging/npm/mcp-raw/package.json");
+    assert_eq!(
+        main["version"], version,
+        "packaging/npm/mcp-raw/package.json"
+    );
     assert_eq!(main["bin"]["mcp-raw"], "bin/mcp-raw.js");
-    assert!(main.get("dependencies").is_none(), "the launcher has no dependencies");
+    assert!(
+        main.get("dependencies").is_none(),
+        "the launcher has no dependencies"
+    );
     let optional = main["optionalDependencies"].as_object().unwrap();
     let mut named: Vec<String> = optional
         .keys()
@@ -47,9 +53,16 @@ fn the_npm_packages_carry_the_crate_version_and_name_each_other() {
         })
         .collect();
     named.sort();
-    assert_eq!(named, platforms(), "optionalDependencies against packaging/npm/platforms/");
+    assert_eq!(
+        named,
+        platforms(),
+        "optionalDependencies against packaging/npm/platforms/"
+    );
     for (name, wanted) in optional {
-        assert_eq!(wanted, version, "{name}: the launcher must ask for its own version");
+        assert_eq!(
+            wanted, version,
+            "{name}: the launcher must ask for its own version"
+        );
     }
     for platform in platforms() {
         let path = format!("packaging/npm/platforms/{platform}/package.json");
@@ -61,8 +74,16 @@ fn the_npm_packages_carry_the_crate_version_and_name_each_other() {
         let (os, cpu) = platform.split_once('-').unwrap();
         assert_eq!(p["os"], serde_json::json!([os]), "{path}");
         assert_eq!(p["cpu"], serde_json::json!([cpu]), "{path}");
-        let exe = if os == "win32" { "bin/mcp-raw.exe" } else { "bin/mcp-raw" };
-        assert_eq!(p["files"], serde_json::json!([exe, "LICENSE-MIT", "LICENSE-APACHE"]), "{path}");
+        let exe = if os == "win32" {
+            "bin/mcp-raw.exe"
+        } else {
+            "bin/mcp-raw"
+        };
+        assert_eq!(
+            p["files"],
+            serde_json::json!([exe, "LICENSE-MIT", "LICENSE-APACHE"]),
+            "{path}"
+        );
     }
 }
 

@@ -14,6 +14,7 @@ use crate::table::{Better, Table};
 use crate::workload;
 
 /// What `builds` was asked for.
+#[derive(Debug)]
 struct Options {
     /// (column name, path of the binary); the first is the yardstick of the ratios.
     builds: Vec<(String, String)>,
@@ -50,7 +51,9 @@ fn options(args: &[String]) -> Result<Options, String> {
         }
     }
     if o.builds.len() < 2 {
-        return Err("builds: name two builds or more, NAME=BINARY each (the first is the yardstick)".into());
+        return Err(
+            "builds: name two builds or more, NAME=BINARY each (the first is the yardstick)".into(),
+        );
     }
     Ok(o)
 }
@@ -87,7 +90,11 @@ pub fn main(args: &[String]) -> Result<(), String> {
             );
             let start = workload::cold_start(p, Era::Legacy, o.starts)
                 .map_err(|e| format!("cold start, {}: {e}", p.name))?;
-            eprintln!("   cold start, {}: {:.2} ms", p.name, start.as_secs_f64() * 1e3);
+            eprintln!(
+                "   cold start, {}: {:.2} ms",
+                p.name,
+                start.as_secs_f64() * 1e3
+            );
             table.put(
                 "stdio cold start",
                 "ms to first answer",
@@ -126,8 +133,16 @@ mod tests {
         let o = options(&args(&["default=/a", "static=/b", "--reps", "2"])).unwrap();
         assert_eq!(o.builds[1], ("static".into(), "/b".into()));
         assert_eq!(o.reps, 2);
-        assert!(options(&args(&["default=/a"])).unwrap_err().contains("two builds"));
-        assert!(options(&args(&["/a", "b=/b"])).unwrap_err().contains("\"/a\""));
+        assert!(
+            options(&args(&["default=/a"]))
+                .unwrap_err()
+                .contains("two builds")
+        );
+        assert!(
+            options(&args(&["/a", "b=/b"]))
+                .unwrap_err()
+                .contains("\"/a\"")
+        );
         assert!(options(&args(&["a=/a", "b=/b", "--starts", "0"])).is_err());
     }
 }
