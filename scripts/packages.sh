@@ -12,7 +12,7 @@
 #      ./mcp-raw-*.tgz ./mcp-raw-linux-x64-*.tgz`, `pip install ./mcp_raw-*.whl` into a
 #      fresh venv), then run through it: `--version`, `demo`, a `tap` with a real
 #      initialize (its answer compared byte for byte with the server's own), an exit
-#      status, and, through the npm launcher, `npx mcp-raw`, SIGTERM passed on, and
+#      status, and, through the npm launcher, `npx mcp-raw`, SIGTERM and SIGINT passed on, and
 #      the messages of a missing platform package.
 #
 #   scripts/packages.sh            everything above
@@ -154,33 +154,42 @@ cmp "$app/node_modules/@mcp-raw/linux-x64/bin/mcp-raw" "$static" || fail "npm's 
 try "node_modules/.bin/mcp-raw" "$app/node_modules/.bin/mcp-raw"
 (cd "$app" && try "npx -y mcp-raw" npx --offline -y mcp-raw)
 
-echo "== npm: SIGTERM to the launcher reaches the binary, and the launcher dies of it"
-mkfifo "$work/stdin"
-"$app/node_modules/.bin/mcp-raw" serve <"$work/stdin" >/dev/null 2>&1 &
-launcher=$!
-exec 7>"$work/stdin"
-child=
-for _ in $(seq 100); do
-  child=$(pgrep -P $launcher -x mcp-raw || true)
-  [ -n "$child" ] && break
-  sleep 0.05
-done
-[ -n "$child" ] || fail "the launcher (pid $launcher) started no mcp-raw"
-kill -TERM $launcher
-for _ in $(seq 100); do
-  kill -0 $launcher 2>/dev/null || break
-  sleep 0.05
-done
-if kill -0 $launcher 2>/dev/null; then
-  kill -KILL $launcher $child 2>/dev/null || true
-  fail "the launcher did not end within 5 s of SIGTERM"
-fi
-status=0
-wait $launcher || status=$?
-exec 7>&-
-kill -0 "$child" 2>/dev/null && fail "the binary (pid $child) outlived its launcher's SIGTERM"
-[ $status = 143 ] || fail "after SIGTERM the launcher ended with $status, not 143 (killed by SIGTERM)"
-echo "   SIGTERM: the binary ended, the launcher's status is 143 as the binary's would be"
+echo "== npm: SIGTERM and SIGINT to the launcher reach the binary, and the launcher dies of them"
+# Sends SIG to the launcher running `mcp-raw serve` (stdin held open by a fifo): the
+# binary must end, and the launcher's status must be 128 + the signal's number, what
+# bash reports for a process killed by it (a launcher that did not pass the signal on
+# would end without its binary, or not at all).
+signal_through() {
+  local sig=$1 want=$2 launcher child status=0
+  rm -f "$work/stdin"
+  mkfifo "$work/stdin"
+  "$app/node_modules/.bin/mcp-raw" serve <"$work/stdin" >/dev/null 2>&1 &
+  launcher=$!
+  exec 7>"$work/stdin"
+  child=
+  for _ in $(seq 100); do
+    child=$(pgrep -P $launcher -x mcp-raw || true)
+    [ -n "$child" ] && break
+    sleep 0.05
+  done
+  [ -n "$child" ] || fail "the launcher (pid $launcher) started no mcp-raw"
+  kill -"$sig" $launcher
+  for _ in $(seq 100); do
+    kill -0 $launcher 2>/dev/null || break
+    sleep 0.05
+  done
+  if kill -0 $launcher 2>/dev/null; then
+    kill -KILL $launcher $child 2>/dev/null || true
+    fail "the launcher did not end within 5 s of SIG$sig"
+  fi
+  wait $launcher || status=$?
+  exec 7>&-
+  kill -0 "$child" 2>/dev/null && fail "the binary (pid $child) outlived its launcher's SIG$sig"
+  [ $status = "$want" ] || fail "after SIG$sig the launcher ended with $status, not $want"
+  echo "   SIG$sig: the binary ended, the launcher's status is $want"
+}
+signal_through TERM 143
+signal_through INT 130
 
 echo "== npm: no platform package, and a platform with none published"
 bare=$work/npm-bare
