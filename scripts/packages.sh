@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
 # mcp-raw's packages, built and tried without publishing anything (CI runs this):
 #
-#   1. the fully static Linux x64 build (glibc, `-C target-feature=+crt-static
-#      -C relocation-model=static`), which
-#      every package carries; `ldd` must call it "not a dynamic executable";
+#   1. the fully static Linux x64 build (scripts/static-build.sh), which every
+#      package carries; `ldd` must call it "not a dynamic executable";
 #   2. the release asset (scripts/archive.sh), checked against the file name and path
 #      that Cargo.toml's [package.metadata.binstall] templates give for this platform;
 #   3. the npm packages (`mcp-raw`, the launcher, and `@mcp-raw/linux-x64`, the binary)
 #      with `npm pack`, and the wheel with maturin (packaging/python);
 #   4. each installed from its local file into a fresh directory (`npm install
 #      ./mcp-raw-*.tgz ./mcp-raw-linux-x64-*.tgz`, `pip install ./mcp_raw-*.whl` into a
-#      fresh venv), then run through it: `--version`, `demo`, a `tap` with a real
-#      initialize (its answer compared byte for byte with the server's own), an exit
-#      status, and, through the npm launcher, `npx mcp-raw`, SIGTERM and SIGINT passed on, and
-#      the messages of a missing platform package.
+#      fresh venv, `uvx --from` and `pipx run --spec` on the wheel's file), then run
+#      through each: `--version`, `demo`, a `tap` with a real initialize (its answer
+#      compared byte for byte with the server's own), exit statuses; through the npm
+#      launcher also `npx -y mcp-raw`, SIGTERM and SIGINT passed on, and the messages
+#      of a missing platform package.
 #
 #   scripts/packages.sh            everything above
 #   MCP_RAW_STATIC_BIN=PATH        skip step 1's build and use that binary (it must be static)
 #
-# No network is needed once maturin is installed (pinned, from PyPI, into
-# target/packages/maturin: once). Files land in target/packages/dist; scratch
+# No network is needed once maturin, uv and pipx are installed (pinned, from PyPI,
+# into target/packages/tools: once). Files land in target/packages/dist; scratch
 # directories under /tmp are removed on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +31,9 @@ fail() {
 target_dir=${CARGO_TARGET_DIR:-$root/target}
 triple=x86_64-unknown-linux-gnu
 maturin_version=1.16.0
+# `uvx` and `pipx run`, tried on the wheel's file as a user would run them.
+uv_version=0.13.8
+pipx_version=1.18.4
 # scripts/static-build.sh's flags (it says why), for maturin to find that build fresh.
 static_flags=$(sed -n 's/^RUSTFLAGS="\(.*\)" \\$/\1/p' scripts/static-build.sh)
 [ -n "$static_flags" ] || fail "no RUSTFLAGS line in scripts/static-build.sh"
@@ -96,15 +99,19 @@ npm_linux=$dist/mcp-raw-linux-x64-$version.tgz
 [ -f "$npm_main" ] && [ -f "$npm_linux" ] || fail "npm pack made: $(ls "$dist")"
 
 echo "== maturin $maturin_version: the wheel (bindings = \"bin\"), from the same static build"
-maturin=$target_dir/packages/maturin
-if [ "$("$maturin/bin/maturin" --version 2>/dev/null)" != "maturin $maturin_version" ]; then
-  rm -rf "$maturin"
-  python3 -m venv "$maturin"
-  PIP_DISABLE_PIP_VERSION_CHECK=1 "$maturin/bin/pip" install --quiet "maturin==$maturin_version"
+tools=$target_dir/packages/tools
+want="maturin $maturin_version, uv $uv_version, pipx $pipx_version"
+if [ "$(cat "$tools/.stamp" 2>/dev/null)" != "$want" ]; then
+  rm -rf "$tools"
+  python3 -m venv "$tools"
+  PIP_DISABLE_PIP_VERSION_CHECK=1 "$tools/bin/pip" install --quiet \
+    "maturin==$maturin_version" "uv==$uv_version" "pipx==$pipx_version"
+  echo "$want" >"$tools/.stamp"
 fi
+
 # The same flags and target as step 1, so cargo finds that build fresh instead of
 # building again (`cmp` below proves the wheel holds those very bytes).
-(cd packaging/python && RUSTFLAGS="$static_flags" "$maturin/bin/maturin" build \
+(cd packaging/python && RUSTFLAGS="$static_flags" "$tools/bin/maturin" build \
   --release --quiet --target $triple --out "$dist" >"$work/maturin.log" 2>&1) \
   || { cat "$work/maturin.log" >&2; fail "maturin build"; }
 wheel=$(ls "$dist"/mcp_raw-"$version"-*.whl)
@@ -213,6 +220,12 @@ python3 -m venv "$work/venv"
 PIP_DISABLE_PIP_VERSION_CHECK=1 "$work/venv/bin/pip" install --quiet --no-index "$wheel"
 cmp "$work/venv/bin/mcp-raw" "$static" || fail "the wheel's binary is not the static build"
 try "venv/bin/mcp-raw" "$work/venv/bin/mcp-raw"
+
+echo "== uvx and pipx run on the wheel's file (offline: nothing else to fetch)"
+UV_CACHE_DIR=$work/uv-cache UV_TOOL_DIR=$work/uv-tools UV_PYTHON_DOWNLOADS=never \
+  try "uvx mcp-raw" "$tools/bin/uvx" --offline --from "$wheel" mcp-raw
+PIP_NO_INDEX=1 PIPX_HOME=$work/pipx PIPX_BIN_DIR=$work/pipx/bin \
+  try "pipx run mcp-raw" "$tools/bin/pipx" run --spec "$wheel" mcp-raw
 
 echo "== packages.sh: all passed; in $dist:"
 (cd "$dist" && ls -l | tail -n +2 | awk '{printf "   %s  %s bytes\n", $NF, $5}')
