@@ -7,10 +7,12 @@
 //! ```text
 //! mcp-bench run PEERS.txt [--reps N] [--secs S] [--warm S] [--only a,b] [--eras legacy,modern] [--sessions N] [--starts N] [--strict]
 //! mcp-bench callgrind "MCP-RAW COMMAND"      instructions per call under valgrind
+//! mcp-bench builds NAME=BIN NAME=BIN [--reps N] [--starts N]   size, cold start, idle RSS of builds side by side
 //! mcp-bench link-order BIN OUT | --check BIN FILE   the functions serving runs (link/order.txt)
 //! mcp-bench floor-pipe | floor-http PORT    the floors themselves
 //! ```
 
+mod builds;
 mod callgrind;
 mod cpu;
 mod floor;
@@ -61,9 +63,10 @@ fn main() {
             Some(cmd) => callgrind::report(cmd),
             None => Err("usage: mcp-bench callgrind \"MCP-RAW COMMAND\"".into()),
         },
+        Some("builds") => builds::main(&args[1..]),
         Some("link-order") => link_order::main(&args[1..]),
         Some("run") => options(&args[1..]).and_then(|o| run(&o)),
-        _ => Err("usage: mcp-bench run PEERS.txt [options] | callgrind CMD | link-order BIN OUT | floor-pipe | floor-http PORT".into()),
+        _ => Err("usage: mcp-bench run PEERS.txt [options] | callgrind CMD | builds NAME=BIN NAME=BIN | link-order BIN OUT | floor-pipe | floor-http PORT".into()),
     };
     if let Err(e) = result {
         eprintln!("mcp-bench: {e}");
