@@ -15,10 +15,10 @@ use std::time::{Duration, SystemTime};
 /// The file name's extension.
 const EXT: &str = "jsonl";
 
-/// `NAME` as a file name's part: `/` and anything outside `[A-Za-z0-9.-]` → `_`.
-fn part(name: &str) -> String {
-    let s: String = name
-        .chars()
+/// `text` with `/` and anything outside `[A-Za-z0-9.-]` made `_`: safe in a file
+/// name on every system (also `wrap`'s backups).
+pub(crate) fn file_safe(text: &str) -> String {
+    text.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
                 c
@@ -26,7 +26,12 @@ fn part(name: &str) -> String {
                 '_'
             }
         })
-        .collect();
+        .collect()
+}
+
+/// `NAME` as a file name's part ([`file_safe`]), never empty or hidden.
+fn part(name: &str) -> String {
+    let s = file_safe(name);
     if s.is_empty() || s.starts_with('.') {
         format!("_{s}")
     } else {

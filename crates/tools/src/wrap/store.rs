@@ -24,19 +24,12 @@ pub fn kept(state: &Path, config: &Path) -> Kept {
     for b in full.as_bytes() {
         h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
     }
-    let base: String = config
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let base = crate::sessions::file_safe(
+        &config
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    );
     let dir = state.join("wrap");
     Kept {
         orig: dir.join(format!("{base}-{h:016x}.orig")),
