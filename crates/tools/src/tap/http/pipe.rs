@@ -131,6 +131,8 @@ async fn to_target(
             // Two sides: the client's records what it sent, as it came.
             sides.recorder.bytes(sides.client, Dir::ToServer, read);
         }
+        // Without --intercept a read goes on as it is, not copied; with it, the
+        // cutter's pieces.
         let pieces: Vec<Bytes> = match (&mut cutter, &sides.holding) {
             (Some(c), Some(h)) => {
                 let active = h.intercept.active();
@@ -192,9 +194,14 @@ async fn to_target(
                 }
                 out
             }
-            _ => vec![Bytes::copy_from_slice(read)],
+            _ => Vec::new(),
         };
-        if send(&mut to, sides, &mut rewriter, &pieces).await.is_err() {
+        let sent_on = if cutter.is_some() {
+            send(&mut to, sides, &mut rewriter, &pieces).await
+        } else {
+            send(&mut to, sides, &mut rewriter, &[read]).await
+        };
+        if sent_on.is_err() {
             return Err(());
         }
         if n == 0 {
@@ -230,18 +237,22 @@ async fn send(
     to: &mut (impl AsyncWrite + Unpin),
     sides: &Sides<'_>,
     rewriter: &mut Option<HostRewriter>,
-    pieces: &[Bytes],
+    pieces: &[impl AsRef<[u8]>],
 ) -> Result<(), ()> {
     for piece in pieces {
-        let (out, lane) = match (rewriter.as_mut(), sides.target) {
-            (Some(rw), Some(target)) => (rw.feed(piece), target),
-            _ => (piece.to_vec(), sides.client),
+        let fed;
+        let (out, lane): (&[u8], _) = match (rewriter.as_mut(), sides.target) {
+            (Some(rw), Some(target)) => {
+                fed = rw.feed(piece.as_ref());
+                (&fed, target)
+            }
+            _ => (piece.as_ref(), sides.client),
         };
         if out.is_empty() {
             continue;
         }
-        sides.recorder.bytes(lane, Dir::ToServer, &out);
-        if let Err(e) = to.write_all(&out).await {
+        sides.recorder.bytes(lane, Dir::ToServer, out);
+        if let Err(e) = to.write_all(out).await {
             sides.close(
                 Dir::ToServer,
                 &format!("writing the target failed: {e} (the last {} bytes recorded were not passed on)", out.len()),
