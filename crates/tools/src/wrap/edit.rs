@@ -169,6 +169,17 @@ mod tests {
     use super::*;
     use crate::wrap::entries::{self, Found};
 
+    /// `text` with every edit's wrapped bytes in place.
+    fn wrapped(text: &str, edits: &[(Range<usize>, Edit)]) -> String {
+        splice(
+            text,
+            edits
+                .iter()
+                .map(|(s, e)| (s.clone(), e.wrapped.clone()))
+                .collect(),
+        )
+    }
+
     fn entries(format: Format, text: &str, table: &str) -> Vec<Entry> {
         match entries::read(format, text, &[&[table]]) {
             Ok(Found::Entries(e)) => e,
@@ -187,13 +198,7 @@ mod tests {
         let found = entries(Format::Json, text, "mcpServers");
         let edits = wrap(text, Format::Json, &found[0], &SHIM, "cursor/x");
         assert_eq!(edits.len(), 1);
-        let new = splice(
-            text,
-            edits
-                .iter()
-                .map(|(s, e)| (s.clone(), e.wrapped.clone()))
-                .collect(),
-        );
+        let new = wrapped(text, &edits);
         assert_eq!(
             new,
             "{\"mcpServers\": {\"x\": {\"command\": \"/bin/mcp-raw\", \"args\": [\"tap\", \"--record-dir\", \"/s\", \"--name\", \"cursor/x\", \"--\", \"n\\u0070x\"] /* c */}}}"
@@ -213,13 +218,7 @@ mod tests {
         let text = "[mcp_servers.x]\r\ncommand = 'npx' # c\r\nargs = [\"-y\", 'pkg']\r\n";
         let found = entries(Format::Toml, text, "mcp_servers");
         let edits = wrap(text, Format::Toml, &found[0], &SHIM, "codex/x");
-        let new = splice(
-            text,
-            edits
-                .iter()
-                .map(|(s, e)| (s.clone(), e.wrapped.clone()))
-                .collect(),
-        );
+        let new = wrapped(text, &edits);
         assert_eq!(
             new,
             "[mcp_servers.x]\r\ncommand = \"/bin/mcp-raw\" # c\r\nargs = [\"tap\", \"--record-dir\", \"/s\", \"--name\", \"codex/x\", \"--\", 'npx', \"-y\", 'pkg']\r\n"
