@@ -1,139 +1,14 @@
-//! `mcp-raw`: the binary, the top of the workspace. Every subcommand is a call into a
-//! program in `src/cli/`, built on the crates below it like any program would be:
-//! `mcp-raw-tools` (tap, check, replay, bridge, auth-server, wrap, sessions), `mcp-raw-net`
-//! (transports, the client, OAuth), `mcp-raw-core` (the protocol) and `mcp-raw-wire`
-//! (the bytes and their views).
-//!
-//! ```text
-//! main.rs               the subcommand parsed, its program called, its exit status
-//! cli/                  the programs behind the command line
-//!   mod.rs              the runtime they run on; secrets and recordings read; the list
-//!   args/               every subcommand and flag (clap derive; `///` is the help)
-//!     mod.rs            the subcommands, their closing text; what several share
-//!     serve.rs          `serve`'s flags: transport, server, shared store, trace
-//!     client.rs         `client`'s flags: target, calls, limits, TLS, OAuth
-//!     tap.rs            `tap`'s flags: stdio, `--http`, `--proxy`, their clocks
-//!     bridge.rs         `bridge`'s flags: serve's HTTP flags made unconditional
-//!     auth_server.rs    `auth-server`'s flags: what it issues, its limits
-//!     ca.rs             `ca`'s action and directory
-//!     replay.rs         `replay`'s flags: the mock's transport or `--against`
-//!     recordings.rs     `check`, `diff` and `show`: the flags of the readers
-//!     demos.rs          `demo`, `demo-http`, `conformance-client`
-//!     completions.rs    `completions SHELL`
-//!     listener.rs       every HTTP listener's groups: TLS, OAuth, limits
-//!     ui.rs             `ui`'s flags, and where `--ui` serves its page
-//!     view.rs           the flags of what a client-side program prints: text, raw, JSON
-//!     wrap.rs           `wrap install|uninstall|status` and `sessions`: files, servers, state
-//!   serve.rs            `serve`: the server, its transport, its recorder
-//!   show.rs             `show FILE`: a transcript rendered again
-//!   ui.rs               `ui FILE`, `--ui`: the live page on loopback, a recording streamed in
-//!   check.rs            `check FILE`, `tap --check`: the spec's rules, reported
-//!   diff.rs             `diff A B`: two recordings, message by message
-//!   exit.rs             the one exit-status rule, and each subcommand's line of it
-//!   replay.rs           `replay FILE --against TARGET`: the client side sent again
-//!   record.rs           `--trace` and `--record`: the sinks a recorder feeds
-//!   printer.rs          a client-side program's printer, built from its view flags
-//!   color.rs            `--color`: when to colour; the terminal question asked here
-//!   client/             `client TARGET`: any server's wire
-//!     mod.rs            connect, list, call, follow; the exit status
-//!     target.rs         TARGET (a URL or a command line) and the link to it
-//!     flags.rs          the calls, the methods in order, the answers
-//!     oauth.rs          the OAuth flags, checked together
-//!     resend.rs         --ui: the session kept open for the page's resends until Ctrl-C
-//!   conformance_client.rs `conformance-client`: what the official suite drives
-//!   completions.rs      `completions SHELL`: the script clap_complete writes
-//!   demo_stdio.rs       `demo`: spawns `mcp-raw serve`, drives it over pipes
-//!   demo_http.rs        `demo-http`: spawns `mcp-raw serve --http`
-//!   listening.rs        the address a spawned server announces on stderr
-//!   demo_auth.rs        `demo-http --auth`: spawns `auth-server` and a protected `serve --http`
-//!   bridge.rs           `bridge -- SERVER_CMD`: the flags → a forwarding core behind the HTTP transport
-//!   tap.rs              `tap`: the flags → a stdio tap, an HTTP tap or a proxy, and its exit status
-//!   ca.rs               `ca`: the local CA of `tap --proxy`: create, show, rotate, delete
-//!   auth_server.rs      `auth-server`: the flags → the loopback authorization server
-//!   script.rs           the sessions the demos drive, and what each reply must be
-//!   stderr_log.rs       the libraries' reports (the `log` facade) written to stderr
-//!   sessions.rs         `sessions`: the flags → the library's listing, printed as text or JSON
-//!   wrap.rs             `wrap`: the flags → the library's options, its report printed
-//! ```
+//! The `mcp-raw` binary: the process's arguments run on the process's console
+//! ([`mcp_raw::run`]; the layout map is the library's, `src/lib.rs`).
 
-mod cli;
-
-use clap::Parser;
-use cli::args::{Cli, Command};
+use mcp_raw::cli::console::Console;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     mcp_raw_net::memory::return_large_blocks_promptly();
-    cli::stderr_log::install();
-    let cli = Cli::parse_from(without_alias_separator(std::env::args_os().collect()));
-    if let Some(n) = cli.max_unanswered {
-        mcp_raw_wire::asked::set_max_unanswered(n);
-    }
-    // Each program returns either what went wrong (its exit status by `exit::code`) or
-    // the exit status itself (those with statuses of their own: see each `--help`).
-    let result = match cli.command {
-        Command::Serve(args) => apart(move || cli::serve::main(args)),
-        Command::Client(args) => return ExitCode::from(apart(move || cli::client::main(args))),
-        Command::Tap(args) => return ExitCode::from(apart(move || cli::tap::main(args))),
-        Command::Ca(args) => apart(move || cli::ca::main(args)),
-        Command::Bridge(args) => apart(move || cli::bridge::main(args)),
-        Command::AuthServer(args) => apart(move || cli::auth_server::main(args)),
-        Command::Completions(args) => apart(move || cli::completions::main(args)),
-        Command::ConformanceClient(args) => apart(move || cli::conformance_client::main(args)),
-        Command::Check(mut args) => {
-            args.file = args.file.map(|f| mcp_raw_tools::sessions::resolve(&f));
-            return ExitCode::from(apart(move || cli::check::main(args)));
-        }
-        Command::Replay(args) => return ExitCode::from(apart(move || cli::replay::main(args))),
-        Command::Diff(args) => return ExitCode::from(apart(move || cli::diff::main(args))),
-        Command::Show(mut args) => {
-            args.file = mcp_raw_tools::sessions::resolve(&args.file);
-            return ExitCode::from(apart(move || cli::show::main(args)));
-        }
-        Command::Ui(mut args) => {
-            args.files = args
-                .files
-                .iter()
-                .map(|f| mcp_raw_tools::sessions::resolve(f))
-                .collect();
-            apart(move || cli::ui::main(args))
-        }
-        Command::Wrap(args) => {
-            return ExitCode::from(
-                apart(move || cli::wrap::main(args))
-                    .unwrap_or_else(|e| cli::exit::report("mcp-raw wrap", &e)),
-            );
-        }
-        Command::Sessions(args) => return ExitCode::from(apart(move || cli::sessions::main(args))),
-        Command::Demo(args) => apart(move || cli::demo_stdio::main(args)),
-        Command::DemoHttp(args) => apart(move || cli::demo_http::main(args)),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => ExitCode::from(cli::exit::report("mcp-raw", &e)),
-    }
-}
-
-/// Runs one subcommand in a stack frame of its own. `main` holds every subcommand's
-/// locals otherwise (the futures `block_on` runs among them): a 63 KB frame whose
-/// stack probe touches each of its 16 pages at every start, a page fault each (about
-/// 4 µs apiece on these machines: a tenth of `serve`'s cold start, measured by
-/// `perf record -e page-faults`). Apart, a start pays for the subcommand it runs.
-#[inline(never)]
-fn apart<T>(run: impl FnOnce() -> T) -> T {
-    let out = run();
-    // With --ui, the page outlives the program's work (a client's session, a stdio
-    // tap's server): it stays served until Ctrl-C.
-    cli::ui::linger();
-    out
-}
-
-/// `cargo demo -- --era modern` reaches the binary as `demo -- --era modern` (the
-/// alias already ends in `--`); drop that second `--` so the flags parse.
-fn without_alias_separator(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    let is_demo = args.get(1).is_some_and(|a| a == "demo" || a == "demo-http");
-    if is_demo && args.get(2).is_some_and(|a| a == "--") {
-        args.remove(2);
-    }
-    args
+    mcp_raw::cli::stderr_log::install();
+    ExitCode::from(mcp_raw::run(
+        std::env::args_os().collect(),
+        &Console::process(),
+    ))
 }

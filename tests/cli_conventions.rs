@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{BIN, golden};
+use common::{BIN, Ran, cli_here, golden};
 use std::process::Command;
 
 /// Subcommands with a machine-readable output, and the formats `--format` offers.
@@ -26,17 +26,17 @@ const FORMATS: &[(&str, &[&str])] = &[
 /// paths and fingerprint; the page's URL, the page drawing its own colours).
 const UNCOLOURED: &[&str] = &["completions", "ca", "ui"];
 
-/// `mcp-raw ARGS…`, run to its end.
-fn mcp_raw(args: &[&str]) -> std::process::Output {
-    // The CLI's conventions (--help, --color, exit statuses) are the subject: a process.
-    Command::new(BIN).args(args).output().unwrap()
+/// `mcp-raw ARGS…`, run to its end in-process (the binary is this same `run` on the
+/// process's streams: `the_binary_is_run_on_the_process_console`).
+fn mcp_raw(args: &[&str]) -> Ran {
+    cli_here(args)
 }
 
 /// `mcp-raw ARGS…`: whether it succeeded, and its stdout and stderr.
 fn help(args: &[&str]) -> (bool, String) {
     let out = mcp_raw(args);
     (
-        out.status.success(),
+        out.ok(),
         format!(
             "{}{}",
             String::from_utf8_lossy(&out.stdout),
@@ -171,7 +171,7 @@ fn client_follow_is_the_old_listen_and_format_json_is_json() {
         BIN,
         "serve",
     ]);
-    assert!(out.status.success());
+    assert!(out.ok(), "{}", out.err());
     let stdout = String::from_utf8_lossy(&out.stdout);
     let first: serde_json::Value =
         serde_json::from_str(stdout.lines().next().unwrap()).expect("JSON Lines");
@@ -200,7 +200,7 @@ fn client_follow_is_the_old_listen_and_format_json_is_json() {
     let doc: serde_json::Value = serde_json::from_slice(&pretty.stdout).expect("one JSON document");
     assert!(doc.is_object() || doc.is_array());
     let refused = mcp_raw(&["show", "--format", "json", "--raw", file]);
-    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(refused.code, 2);
     assert_eq!(
         String::from_utf8_lossy(&refused.stderr),
         "error: --raw shows a text view: it cannot go with --format json or pretty\n\nUsage: mcp-raw [OPTIONS] <COMMAND>\n\nFor more information, try '--help'.\n"
@@ -246,5 +246,61 @@ fn color_always_colours_a_trace_and_never_does_not() {
             )
         };
         assert_eq!(traced.join("\n"), want, "--color {when}");
+    }
+}
+
+/// The binary is `mcp_raw::run` on the process's arguments and streams, so what the
+/// other tests here (and every `cli_here` in the suite) see in-process is what a user
+/// sees: for each command line, the real binary's exit status, stdout and stderr
+/// equal the in-process run's, byte for byte (a help page, clap's refusal, a program's
+/// own refusal, a report on stdout with exit 1, a view of a recording).
+#[test]
+fn the_binary_is_run_on_the_process_console() {
+    let dir = common::scratch("conventions", "process");
+    let recording = dir.join("r.jsonl");
+    let ran = cli_here([
+        "client",
+        "--record",
+        recording.to_str().unwrap(),
+        "--call",
+        "echo={\"message\":\"hi\"}",
+        "--",
+        BIN,
+        "serve",
+    ]);
+    assert!(ran.ok(), "{}", ran.err());
+    let file = recording.to_str().unwrap();
+    let lines: &[&[&str]] = &[
+        &["--help"],
+        &["show", "--help"],
+        &["--version"],
+        &["serve", "--no-such-flag"],
+        &["check", "--rules"],
+        &["check"],
+        &["show", file, "--color", "never"],
+        &["show", file, "--json"],
+        &["show", "/nonexistent/recording.jsonl"],
+        &["diff", file, file],
+        &["ca", "show", "--dir", "/nonexistent/ca"],
+    ];
+    for args in lines {
+        // The binary's own run of the line, to compare with: a process.
+        let process = Command::new(BIN).args(*args).output().unwrap();
+        let here = cli_here(*args);
+        assert_eq!(
+            process.status.code(),
+            Some(i32::from(here.code)),
+            "{args:?}: exit status"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&process.stdout),
+            String::from_utf8_lossy(&here.stdout),
+            "{args:?}: stdout"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&process.stderr),
+            here.err(),
+            "{args:?}: stderr"
+        );
     }
 }

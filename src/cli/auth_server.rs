@@ -2,10 +2,11 @@
 //! (`mcp_raw_tools::authserver`), its recorder, and the line that says where it is.
 
 use super::args::AuthServerArgs;
+use super::console::Console;
 use mcp_raw_tools::authserver::{AuthServer, Config, serve};
 use std::sync::Arc;
 
-pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
+pub fn main(args: AuthServerArgs, console: &Console) -> anyhow::Result<()> {
     let loopback = args
         .host
         .parse::<std::net::IpAddr>()
@@ -26,7 +27,7 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
         redact_headers: &args.style.redact_headers,
     };
     let header = mcp_raw_wire::transcript::Header::new("auth-server", "http");
-    let recorder = super::record::recorder(&header, wanted, Vec::new())?;
+    let recorder = super::record::recorder(&header, wanted, Vec::new(), console)?;
     let clients = match &args.clients_file {
         None => args.clients,
         Some(path) => clients_from(path)?,
@@ -58,12 +59,12 @@ pub fn main(args: AuthServerArgs) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("cannot listen on {}:{}: {e}", args.host, args.port))?;
         let addr = listener.local_addr()?;
         let server = Arc::new(AuthServer::new(format!("{scheme}://{addr}"), config)?);
-        eprintln!(
+        console.say(format_args!(
             "[mcp-raw] authorization server listening on {scheme}://{addr} (metadata at {scheme}://{addr}/.well-known/oauth-authorization-server; it approves every request: demos and tests only)"
-        );
+        ));
         tokio::select! {
             r = serve(listener, server, recorder, tls) => r?,
-            _ = tokio::signal::ctrl_c() => eprintln!("[mcp-raw] interrupted: shutting down"),
+            _ = tokio::signal::ctrl_c() => console.say(format_args!("[mcp-raw] interrupted: shutting down")),
         }
         Ok(())
     })

@@ -3,10 +3,11 @@
 //! `bridge`), and the listening line scripts read the port from.
 
 use super::args::BridgeArgs;
+use super::console::Console;
 use mcp_raw_net::transport::http;
 use mcp_raw_tools::bridge::{Bridge, child::Spawn, probe};
 
-pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
+pub fn main(args: BridgeArgs, console: &Console) -> anyhow::Result<()> {
     let wanted = super::record::Wanted {
         trace: args.trace,
         color: args.style.color,
@@ -16,8 +17,14 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
         redact_headers: &args.style.redact_headers,
     };
     let header = mcp_raw_wire::transcript::Header::new("bridge", "http");
-    let page = super::ui::sinks(args.ui, &args.ui_page, &header, args.max_message_bytes)?;
-    let recorder = super::record::recorder(&header, wanted, page)?;
+    let page = super::ui::sinks(
+        args.ui,
+        &args.ui_page,
+        &header,
+        args.max_message_bytes,
+        console,
+    )?;
+    let recorder = super::record::recorder(&header, wanted, page, console)?;
     let spawn = Spawn {
         command: args.command.clone(),
         recorder: recorder
@@ -46,36 +53,36 @@ pub fn main(args: BridgeArgs) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("cannot listen on {host}:{port}: {e}"))?;
         let addr = listener.local_addr()?;
         super::serve::check_remote(addr, args.allow_remote, &config)?;
-        super::serve::protect_at(&mut config, addr);
-        eprintln!(
+        super::serve::protect_at(&mut config, addr, console);
+        console.say(format_args!(
             "[mcp-raw] bridge listening on {}://{addr}{}, serving {}",
             super::serve::scheme(&config),
             mcp_raw_wire::http::ENDPOINT,
             args.command.join(" ")
-        );
+        ));
         // Connections wait in the listen queue while one child lists its tools.
         let schemas = if args.probe_timeout.is_zero() {
             Vec::new()
         } else {
             match probe::tool_schemas(&spawn, args.probe_timeout, args.probe_pages).await {
                 Ok(schemas) => {
-                    eprintln!(
+                    console.say(format_args!(
                         "[mcp-raw] bridge: the server lists {} tool(s); their x-mcp-header annotations are checked",
                         schemas.len()
-                    );
+                    ));
                     schemas
                 }
                 Err(why) => {
-                    eprintln!(
+                    console.say(format_args!(
                         "[mcp-raw] bridge: could not read the tools' schemas ({why}); Mcp-Param-* headers are not checked"
-                    );
+                    ));
                     Vec::new()
                 }
             }
         };
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
-            eprintln!("[mcp-raw] bridge interrupted: shutting down (children are killed)");
+            console.say(format_args!("[mcp-raw] bridge interrupted: shutting down (children are killed)"));
         };
         let app = http::App::with_core(Bridge::new(spawn, schemas), config);
         http::serve(listener, app, shutdown).await?;

@@ -2,11 +2,21 @@
 //! what each runtime needs to trust it.
 
 use super::args::{CaAction, CaArgs};
+use super::console::Console;
 use mcp_raw_tools::tap::ca;
 use rustls::pki_types::pem::PemObject;
+use std::fmt::Write;
 
-/// Runs `mcp-raw ca ACTION`.
-pub fn main(args: CaArgs) -> anyhow::Result<()> {
+/// Runs `mcp-raw ca ACTION`; what it did and how to trust the CA, in one write on
+/// stdout.
+pub fn main(args: CaArgs, console: &Console) -> anyhow::Result<()> {
+    let mut out = String::new();
+    let done = act(args, &mut out);
+    console.print(out);
+    done
+}
+
+fn act(args: CaArgs, out: &mut String) -> anyhow::Result<()> {
     let dir = match args.dir {
         Some(dir) => dir,
         None => ca::default_dir()?,
@@ -18,34 +28,36 @@ pub fn main(args: CaArgs) -> anyhow::Result<()> {
     let (cert, key) = ca::paths(&dir);
     match args.action {
         CaAction::Create if ca::exists(&dir) => {
-            println!("a CA already exists: {}", cert.display());
-            trust(&cert, &key);
+            let _ = writeln!(out, "a CA already exists: {}", cert.display());
+            trust(out, &cert, &key);
         }
         CaAction::Create => {
             ca::create(&dir)?;
             let (cert, key) = ca::paths(&absolute(dir.clone()));
-            println!("created a CA: {}", cert.display());
-            trust(&cert, &key);
+            let _ = writeln!(out, "created a CA: {}", cert.display());
+            trust(out, &cert, &key);
         }
         CaAction::Rotate => {
             ca::delete(&dir)?;
             ca::create(&dir)?;
             let (cert, key) = ca::paths(&absolute(dir.clone()));
-            println!(
+            let _ = writeln!(
+                out,
                 "a new CA replaces the old one: {} (programs that trusted the old one must trust this one now)",
                 cert.display()
             );
-            trust(&cert, &key);
+            trust(out, &cert, &key);
         }
         CaAction::Delete => {
             let gone = ca::delete(&dir)?;
             if gone.is_empty() {
-                println!("no CA in {}", dir.display());
+                let _ = writeln!(out, "no CA in {}", dir.display());
             }
             for path in gone {
-                println!("removed {}", path.display());
+                let _ = writeln!(out, "removed {}", path.display());
             }
-            println!(
+            let _ = writeln!(
+                out,
                 "if you added it to the system store: sudo rm /usr/local/share/ca-certificates/mcp-raw.crt && sudo update-ca-certificates --fresh"
             );
         }
@@ -58,24 +70,29 @@ pub fn main(args: CaArgs) -> anyhow::Result<()> {
                 .ok_or_else(|| anyhow::anyhow!("{}: no certificate in it", cert.display()))?
                 .map_err(|e| anyhow::anyhow!("{}: {e}", cert.display()))?;
             let facts = mcp_raw_net::client::tls::describe(&der);
-            println!("certificate: {}", cert.display());
-            println!("key:         {}", key.display());
-            println!("subject:     {}", facts.subject);
-            println!("valid:       {} to {}", facts.not_before, facts.not_after);
-            println!("SHA-256:     {}", facts.sha256);
+            let _ = writeln!(out, "certificate: {}", cert.display());
+            let _ = writeln!(out, "key:         {}", key.display());
+            let _ = writeln!(out, "subject:     {}", facts.subject);
+            let _ = writeln!(
+                out,
+                "valid:       {} to {}",
+                facts.not_before, facts.not_after
+            );
+            let _ = writeln!(out, "SHA-256:     {}", facts.sha256);
         }
     }
     Ok(())
 }
 
 /// The lines that make each runtime trust the CA, and what trusting it means.
-fn trust(cert: &std::path::Path, key: &std::path::Path) {
-    println!("key (0600, keep it private): {}", key.display());
-    println!("to trust it:");
+fn trust(out: &mut String, cert: &std::path::Path, key: &std::path::Path) {
+    let _ = writeln!(out, "key (0600, keep it private): {}", key.display());
+    let _ = writeln!(out, "to trust it:");
     for line in ca::trust_lines(cert) {
-        println!("  {line}");
+        let _ = writeln!(out, "  {line}");
     }
-    println!(
+    let _ = writeln!(
+        out,
         "whoever holds the key can impersonate any site to a program that trusts this CA: `mcp-raw ca delete` when done"
     );
 }

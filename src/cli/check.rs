@@ -3,18 +3,18 @@
 //! recorder, each finding on stderr as it happens.
 
 use super::args::{CheckArgs, CheckFormat};
+use super::console::Console;
 use mcp_raw_tools::check::report::{self, Totals};
 use mcp_raw_tools::check::{Checker, Finding, rules};
 use mcp_raw_wire::event::Event;
 use mcp_raw_wire::lock::Locked;
 use mcp_raw_wire::recorder::Sink;
-use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 /// Runs `check`; returns the exit status: 0 no errors, 1 errors, 2 unreadable.
-pub fn main(args: CheckArgs) -> u8 {
+pub fn main(args: CheckArgs, console: &Console) -> u8 {
     let (file, format, max) = (args.file.as_deref(), args.format, args.max_message_bytes);
-    let color = args.color.enabled();
+    let color = args.color.enabled(console);
     if args.rules {
         let mut out = String::new();
         for r in rules::ALL {
@@ -26,17 +26,20 @@ pub fn main(args: CheckArgs) -> u8 {
                 r.text
             ));
         }
-        let _ = std::io::stdout().lock().write_all(out.as_bytes());
+        console.print(out);
         return 0;
     }
     let Some(file) = file else {
-        eprintln!("mcp-raw check: give a transcript FILE (or --rules)");
+        console.say("mcp-raw check: give a transcript FILE (or --rules)");
         return 2;
     };
     let events = match read(file) {
         Ok(events) => events,
         Err(e) => {
-            eprintln!("mcp-raw check: {}", mcp_raw_wire::term::escape(&e));
+            console.say(format_args!(
+                "mcp-raw check: {}",
+                mcp_raw_wire::term::escape(&e)
+            ));
             return 2;
         }
     };
@@ -56,7 +59,7 @@ pub fn main(args: CheckArgs) -> u8 {
         CheckFormat::Json => report::json(&findings, totals),
         CheckFormat::Junit => report::junit(&file.display().to_string(), &findings, totals),
     };
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    console.print(out);
     u8::from(report::count(&findings).0 > 0)
 }
 
@@ -96,14 +99,17 @@ pub struct Live(Arc<Mutex<LiveState>>);
 
 struct LiveState {
     checker: Checker,
+    /// Where each finding and the summary are said (stderr).
+    console: Console,
     /// Every finding so far, for the closing summary.
     findings: Vec<Finding>,
 }
 
 impl Live {
-    pub fn new(max: usize) -> Live {
+    pub fn new(max: usize, console: &Console) -> Live {
         Live(Arc::new(Mutex::new(LiveState {
             checker: Checker::with_max(max),
+            console: console.clone(),
             findings: Vec::new(),
         })))
     }
@@ -117,13 +123,16 @@ impl Live {
     pub fn finish(&self) {
         let mut s = self.0.locked();
         let late = s.checker.finish();
-        print(&late);
+        print(&late, &s.console);
         s.findings.extend(late);
         let totals = Totals {
             events: s.checker.events(),
             messages: s.checker.messages(),
         };
-        eprintln!("[mcp-raw check] {}", report::summary(&s.findings, totals));
+        s.console.say(format_args!(
+            "[mcp-raw check] {}",
+            report::summary(&s.findings, totals)
+        ));
     }
 }
 
@@ -131,14 +140,13 @@ impl Sink for Live {
     fn event(&mut self, event: &Event) {
         let mut s = self.0.locked();
         let found = s.checker.feed(event);
-        print(&found);
+        print(&found, &s.console);
         s.findings.extend(found);
     }
 }
 
-fn print(findings: &[Finding]) {
-    let mut err = std::io::stderr().lock();
+fn print(findings: &[Finding], console: &Console) {
     for f in findings {
-        let _ = writeln!(err, "[mcp-raw check] {}", report::line(f));
+        console.say(format_args!("[mcp-raw check] {}", report::line(f)));
     }
 }

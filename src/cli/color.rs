@@ -2,7 +2,7 @@
 //! a terminal is the binary's question: the libraries take the answer as a `bool`
 //! (`color`) and never look at the process's streams themselves.
 
-use std::io::IsTerminal;
+use super::console::Console;
 
 /// When to colour the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -17,21 +17,21 @@ pub enum ColorChoice {
 
 impl ColorChoice {
     /// `auto` means: stdout is a terminal, `NO_COLOR` is unset, `TERM` is not `dumb`.
-    pub fn enabled(self) -> bool {
+    pub fn enabled(self, console: &Console) -> bool {
         match self {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => mcp_raw_wire::text::auto_color(std::io::stdout().is_terminal()),
+            ColorChoice::Auto => mcp_raw_wire::text::auto_color(console.out_is_terminal()),
         }
     }
 
     /// The same for what goes to stderr (`--trace`): `auto` asks whether stderr is a
     /// terminal.
-    pub fn enabled_on_stderr(self) -> bool {
+    pub fn enabled_on_stderr(self, console: &Console) -> bool {
         match self {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => mcp_raw_wire::text::auto_color(std::io::stderr().is_terminal()),
+            ColorChoice::Auto => mcp_raw_wire::text::auto_color(console.err_is_terminal()),
         }
     }
 }

@@ -2,9 +2,10 @@
 //! subcommands people use.
 
 use super::args::{Cli, CompletionsArgs};
+use super::console::Console;
 use std::io::Write;
 
-pub fn main(args: CompletionsArgs) -> anyhow::Result<()> {
+pub fn main(args: CompletionsArgs, console: &Console) -> anyhow::Result<()> {
     use clap::CommandFactory;
     let shell = args.shell;
     // Hidden subcommands (`conformance-client`) are not offered: clap_complete
@@ -25,7 +26,7 @@ pub fn main(args: CompletionsArgs) -> anyhow::Result<()> {
             .into_bytes();
     }
     // A closed pipe (`| head`) is the reader's choice, not an error.
-    match std::io::stdout().write_all(&script) {
+    match console.out().write_all(&script) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other.map_err(anyhow::Error::from),
     }

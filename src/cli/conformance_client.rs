@@ -16,8 +16,11 @@ use mcp_raw_net::client::wire_print::Printer;
 use serde_json::{Map, Value, json};
 
 /// `mcp-raw conformance-client URL`: the view's printer, then [`run`].
-pub fn main(args: super::args::ConformanceClientArgs) -> anyhow::Result<()> {
-    let printer = args.view.printer("http")?;
+pub fn main(
+    args: super::args::ConformanceClientArgs,
+    console: &super::console::Console,
+) -> anyhow::Result<()> {
+    let printer = args.view.printer("http", console)?;
     super::runtime()?.block_on(run(&args.url, printer))
 }
 

@@ -28,8 +28,11 @@ struct Demo {
 
 /// `mcp-raw demo-http`: the view's printer, then [`run`], or with `--auth` the
 /// OAuth walk-through ([`super::demo_auth::run`]).
-pub fn main(args: super::args::DemoHttpArgs) -> anyhow::Result<()> {
-    let printer = args.view.printer("http")?;
+pub fn main(
+    args: super::args::DemoHttpArgs,
+    console: &super::console::Console,
+) -> anyhow::Result<()> {
+    let printer = args.view.printer("http", console)?;
     if args.auth {
         return super::runtime()?.block_on(super::demo_auth::run(args.port, printer));
     }

@@ -21,8 +21,8 @@ struct Demo {
 }
 
 /// `mcp-raw demo`: the view's printer, then [`run`].
-pub fn main(args: super::args::DemoArgs) -> anyhow::Result<()> {
-    let printer = args.view.printer("stdio")?;
+pub fn main(args: super::args::DemoArgs, console: &super::console::Console) -> anyhow::Result<()> {
+    let printer = args.view.printer("stdio", console)?;
     super::runtime()?.block_on(run(args.era.into(), printer))
 }
 

@@ -2,25 +2,31 @@
 //! differ.
 
 use super::args::DiffArgs;
+use super::console::Console;
 use mcp_raw_tools::replay::diff::{self, Ignore};
 use serde_json::json;
-use std::io::Write;
 
 /// Runs `diff`; returns the exit status: 0 same, 1 different, 2 unreadable or usage.
-pub fn main(args: DiffArgs) -> u8 {
+pub fn main(args: DiffArgs, console: &Console) -> u8 {
     let (a, b, format, max_shown) = (&args.a, &args.b, args.format.as_str(), args.max_shown);
-    let color = args.color.enabled();
+    let color = args.color.enabled(console);
     let ignore = match rules(&args.ignore) {
         Ok(i) => i,
         Err(e) => {
-            eprintln!("mcp-raw diff: {}", mcp_raw_wire::term::escape(&e));
+            console.say(format_args!(
+                "mcp-raw diff: {}",
+                mcp_raw_wire::term::escape(&e)
+            ));
             return 2;
         }
     };
     let (ea, eb) = match (read(a), read(b)) {
         (Ok(x), Ok(y)) => (x, y),
         (Err(e), _) | (_, Err(e)) => {
-            eprintln!("mcp-raw diff: {}", mcp_raw_wire::term::escape(&e));
+            console.say(format_args!(
+                "mcp-raw diff: {}",
+                mcp_raw_wire::term::escape(&e)
+            ));
             return 2;
         }
     };
@@ -71,7 +77,7 @@ pub fn main(args: DiffArgs) -> u8 {
             bs.len()
         ));
     }
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    console.print(out);
     u8::from(!found.is_empty())
 }
 

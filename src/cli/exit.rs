@@ -9,6 +9,8 @@
 //! subcommand's examples (beside its flags, in `args/`) into one literal at compile
 //! time.
 
+use super::console::Console;
+
 /// `client`'s closing line.
 macro_rules! client_exit {
     () => {
@@ -154,15 +156,30 @@ pub fn code(e: &anyhow::Error) -> u8 {
 
 /// What went wrong, one line on stderr, `PROGRAM: …` (escaped: an error may quote
 /// what a peer sent, shown, not obeyed by the terminal).
-pub fn say(program: &str, e: &anyhow::Error) {
-    eprintln!(
+pub fn say(program: &str, e: &anyhow::Error, console: &Console) {
+    console.say(format_args!(
         "{program}: {}",
         mcp_raw_wire::term::escape(&format!("{e:#}"))
-    );
+    ));
 }
 
 /// [`say`], then the exit status by [`code`].
-pub fn report(program: &str, e: &anyhow::Error) -> u8 {
-    say(program, e);
+pub fn report(program: &str, e: &anyhow::Error, console: &Console) -> u8 {
+    say(program, e, console);
     code(e)
+}
+
+/// What clap says when it refuses a command line (or answers `--help`, `--version`),
+/// and its status (2, or 0): on the process's console exactly what `Cli::parse` would
+/// print (its colours and all); in a buffer, the plain text.
+pub fn clap_refused(e: clap::Error, console: &Console) -> u8 {
+    let status = u8::try_from(e.exit_code()).unwrap_or(2);
+    if console.is_process() {
+        let _ = e.print();
+    } else if e.use_stderr() {
+        let _ = std::io::Write::write_all(&mut console.err(), e.render().to_string().as_bytes());
+    } else {
+        console.print(e.render().to_string());
+    }
+    status
 }

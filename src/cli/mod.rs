@@ -11,6 +11,7 @@ pub mod client;
 pub mod color;
 pub mod completions;
 pub mod conformance_client;
+pub mod console;
 pub mod demo_auth;
 pub mod demo_http;
 pub mod demo_stdio;

@@ -4,23 +4,29 @@
 //! `--record` file and the `--ui` page beside it.
 
 use super::args::View;
+use super::console::Console;
 use mcp_raw_net::client::wire_print::{Printer, Screen};
 use mcp_raw_wire::transcript;
 
 impl View {
     /// The client's printer: the text view (or `--json`'s transcript) on stdout, and
     /// the `--record` file.
-    pub fn printer(&self, transport: &str) -> anyhow::Result<Printer> {
-        let printer = self.printer_unmasked(transport)?;
+    pub fn printer(&self, transport: &str, console: &Console) -> anyhow::Result<Printer> {
+        let printer = self.printer_unmasked(transport, console)?;
         printer.recorder().set_redaction(!self.show_secrets);
         printer.recorder().redact_headers(&self.redact_headers);
         Ok(printer)
     }
 
-    fn printer_unmasked(&self, transport: &str) -> anyhow::Result<Printer> {
+    fn printer_unmasked(&self, transport: &str, console: &Console) -> anyhow::Result<Printer> {
         let header = transcript::Header::new("client", transport);
-        let mut more =
-            crate::cli::ui::sinks(self.ui, &self.ui_page, &header, self.max_message_bytes)?;
+        let mut more = crate::cli::ui::sinks(
+            self.ui,
+            &self.ui_page,
+            &header,
+            self.max_message_bytes,
+            console,
+        )?;
         if let Some(path) = &self.record {
             more.push(crate::cli::record::record_file(
                 path,
@@ -36,7 +42,7 @@ impl View {
             more.insert(
                 0,
                 Box::new(transcript::Writer::new(
-                    std::io::stdout(),
+                    console.out(),
                     &header,
                     self.max_message_bytes,
                 )?) as _,
@@ -44,20 +50,20 @@ impl View {
             return Ok(Printer::sinks_only(
                 more,
                 self.max_message_bytes,
-                Screen::new(std::io::stderr()),
+                Screen::new(console.err()),
             ));
         }
         if self.oneline {
             return Ok(Printer::oneline(
-                Screen::new(std::io::stdout()),
-                self.color.enabled(),
+                Screen::new(console.out()),
+                self.color.enabled(console),
                 more,
                 self.max_message_bytes,
             ));
         }
         Ok(Printer::new(
-            Screen::new(std::io::stdout()),
-            self.color.enabled(),
+            Screen::new(console.out()),
+            self.color.enabled(console),
             self.raw,
             more,
             self.max_message_bytes,

@@ -2,6 +2,7 @@
 //! flags (the text view on stderr, a JSONL transcript file).
 
 use super::color::ColorChoice;
+use super::console::Console;
 use mcp_raw_wire::recorder::{Recorder, Sink};
 use mcp_raw_wire::transcript;
 
@@ -36,11 +37,12 @@ pub enum TraceView {
 /// A recorder for `role` (`server`, `tap`, `bridge`…: the transcript header says
 /// which), if `--trace` or `--record` asks for one, with `extra` sinks beside the
 /// flags' (`tap --check`'s checker); tokens and secrets masked unless
-/// `--show-secrets`.
+/// `--show-secrets`. The trace goes to `console`'s stderr.
 pub fn recorder(
     header: &transcript::Header,
     wanted: Wanted<'_>,
     extra: Vec<Box<dyn Sink>>,
+    console: &Console,
 ) -> anyhow::Result<Option<Recorder>> {
     let Wanted {
         trace,
@@ -52,15 +54,17 @@ pub fn recorder(
     } = wanted;
     let mut sinks: Vec<Box<dyn Sink>> = extra;
     if let Some(view) = trace {
-        let color = color.unwrap_or(ColorChoice::Auto).enabled_on_stderr();
+        let color = color
+            .unwrap_or(ColorChoice::Auto)
+            .enabled_on_stderr(console);
         sinks.push(match view {
             TraceView::Oneline => Box::new(mcp_raw_wire::oneline::OnelineView::new(
-                std::io::stderr(),
+                console.err(),
                 color,
                 max_message,
             )),
             _ => Box::new(mcp_raw_wire::text::TextView::with_max(
-                std::io::stderr(),
+                console.err(),
                 color,
                 view == TraceView::Raw,
                 max_message,

@@ -4,22 +4,23 @@
 
 use super::args::ReplayArgs;
 use super::client::Target;
+use super::console::Console;
 use super::exit::Usage;
 use mcp_raw_net::client::stdio_link::Spawn;
 use mcp_raw_tools::replay::script::Script;
 use mcp_raw_tools::replay::{against, mock, serve};
 
 /// Runs `replay`; returns the exit status.
-pub fn main(args: ReplayArgs) -> u8 {
+pub fn main(args: ReplayArgs, console: &Console) -> u8 {
     let serving = args.against.is_none() && args.command.is_empty();
     let result = if serving {
-        serve(&args).map(|()| None)
+        serve(&args, console).map(|()| None)
     } else {
-        run(args).map(Some)
+        run(args, console).map(Some)
     };
     match result {
         Ok(Some(outcome)) => {
-            eprintln!(
+            console.say(format_args!(
                 "[mcp-raw replay] {} client message(s) sent again{}{}",
                 outcome.sent,
                 if outcome.followed > 0 {
@@ -32,17 +33,17 @@ pub fn main(args: ReplayArgs) -> u8 {
                 } else {
                     String::new()
                 }
-            );
+            ));
             0
         }
         Ok(None) => 0,
-        Err(e) => super::exit::report("mcp-raw replay", &e),
+        Err(e) => super::exit::report("mcp-raw replay", &e, console),
     }
 }
 
 /// No `--against`: the recording's server side, served on the transport it was
 /// recorded on.
-fn serve(args: &ReplayArgs) -> anyhow::Result<()> {
+fn serve(args: &ReplayArgs, console: &Console) -> anyhow::Result<()> {
     let (file, view) = (args.file.as_path(), &args.view);
     let events = read(file)?;
     let ignore = super::diff::rules(&args.ignore).map_err(Usage)?;
@@ -58,8 +59,14 @@ fn serve(args: &ReplayArgs) -> anyhow::Result<()> {
         redact_headers: &view.redact_headers,
     };
     let header = mcp_raw_wire::transcript::Header::new("replay", transport);
-    let page = super::ui::sinks(view.ui, &view.ui_page, &header, view.max_message_bytes)?;
-    let recorder = super::record::recorder(&header, wanted, page)?
+    let page = super::ui::sinks(
+        view.ui,
+        &view.ui_page,
+        &header,
+        view.max_message_bytes,
+        console,
+    )?;
+    let recorder = super::record::recorder(&header, wanted, page, console)?
         .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
     let n = mock.exchanges.len();
     if !http {
@@ -69,10 +76,10 @@ fn serve(args: &ReplayArgs) -> anyhow::Result<()> {
             )
             .into());
         }
-        eprintln!(
+        console.say(format_args!(
             "[mcp-raw] replay serving {} over stdio ({n} recorded client messages)",
             file.display()
-        );
+        ));
         return serve::stdio(
             mock,
             recorder,
@@ -94,11 +101,11 @@ fn serve(args: &ReplayArgs) -> anyhow::Result<()> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", args.port))?;
-        eprintln!(
+        console.say(format_args!(
             "[mcp-raw] replay listening on {scheme}://{}/mcp, serving {} ({n} recorded client messages)",
             listener.local_addr()?,
             file.display()
-        );
+        ));
         tokio::select! {
             r = serve::http(mock, listener, recorder, view.max_message_bytes, tls, limits) => r,
             _ = tokio::signal::ctrl_c() => Ok(()),
@@ -112,7 +119,7 @@ fn read(file: &std::path::Path) -> anyhow::Result<Vec<mcp_raw_wire::event::Event
     Ok(events)
 }
 
-fn run(args: ReplayArgs) -> anyhow::Result<against::Outcome> {
+fn run(args: ReplayArgs, console: &Console) -> anyhow::Result<against::Outcome> {
     let ReplayArgs {
         file,
         against,
@@ -153,11 +160,11 @@ fn run(args: ReplayArgs) -> anyhow::Result<against::Outcome> {
         }
     };
     if script.http != (transport == "http") {
-        eprintln!(
+        console.say(format_args!(
             "[mcp-raw replay] note: the recording is {}, the target {transport}: the messages are sent as they are",
             if script.http { "HTTP" } else { "stdio" }
-        );
+        ));
     }
-    let printer = view.printer(transport)?;
+    let printer = view.printer(transport, console)?;
     super::runtime()?.block_on(against::run(script, target, &printer, timeout))
 }

@@ -2,6 +2,7 @@
 //! recorder when `--trace` or `--record` wants one.
 
 use super::args::{EraArg, FixtureArg, ServeArgs, off_if_zero};
+use super::console::Console;
 use mcp_raw_core::tasks::TaskLimits;
 use mcp_raw_core::{Server, state_key};
 use mcp_raw_net::store::redis;
@@ -11,7 +12,7 @@ use std::time::Duration;
 
 /// `mcp-raw serve`: over stdio, or with `--http` on a listener (its TLS read first:
 /// stdio has none), the state key installed and the recorder made before either.
-pub fn main(args: ServeArgs) -> anyhow::Result<()> {
+pub fn main(args: ServeArgs, console: &Console) -> anyhow::Result<()> {
     let tls = if args.http {
         tls_listen(&args.tls)?
     } else if args.tls.tls_cert.is_some() {
@@ -21,7 +22,7 @@ pub fn main(args: ServeArgs) -> anyhow::Result<()> {
     } else {
         None
     };
-    install_state_key(args.state_key_file.as_deref())?;
+    install_state_key(args.state_key_file.as_deref(), console)?;
     let wanted = super::record::Wanted {
         trace: args.trace,
         color: args.color,
@@ -32,11 +33,23 @@ pub fn main(args: ServeArgs) -> anyhow::Result<()> {
     };
     let transport = if args.http { "http" } else { "stdio" };
     let header = mcp_raw_wire::transcript::Header::new("server", transport);
-    let page = super::ui::sinks(args.ui, &args.ui_page, &header, args.max_message_bytes)?;
-    let recorder = super::record::recorder(&header, wanted, page)?;
+    let page = super::ui::sinks(
+        args.ui,
+        &args.ui_page,
+        &header,
+        args.max_message_bytes,
+        console,
+    )?;
+    let recorder = super::record::recorder(&header, wanted, page, console)?;
     if !args.http {
         let server = server(args.era, args.fixture, args.max_tasks, args.task_ttl);
-        return serve_stdio(server, args.max_body_bytes, args.max_log_backlog, recorder);
+        return serve_stdio(
+            server,
+            args.max_body_bytes,
+            args.max_log_backlog,
+            recorder,
+            console,
+        );
     }
     let spec = Spec {
         era: args.era,
@@ -64,21 +77,28 @@ pub fn main(args: ServeArgs) -> anyhow::Result<()> {
         session_id_prefix: args.session_id_prefix,
         tls,
     };
-    serve_http(spec, &args.host, args.port, args.allow_remote, config)
+    serve_http(
+        spec,
+        &args.host,
+        args.port,
+        args.allow_remote,
+        config,
+        console,
+    )
 }
 
 /// `--state-key-file` (or `MCP_RAW_STATE_KEY_FILE`): the shared requestState key,
 /// installed before anything is sealed; without it each process draws its own.
-pub fn install_state_key(path: Option<&std::path::Path>) -> anyhow::Result<()> {
+pub fn install_state_key(path: Option<&std::path::Path>, console: &Console) -> anyhow::Result<()> {
     let Some(path) = path else { return Ok(()) };
     // An unreadable or malformed key file is the caller's mistake: exit status 2.
     let key =
         state_key::StateKey::from_file(path).map_err(|e| super::exit::usage(format!("{e:#}")))?;
     state_key::install(key)?;
-    eprintln!(
+    console.say(format_args!(
         "[mcp-raw] requestState sealed with the key in {} (replicas given the same file open each other's)",
         path.display()
-    );
+    ));
     Ok(())
 }
 
@@ -145,7 +165,7 @@ pub struct StoreSpec {
 impl Spec {
     /// The server, its tasks and hub in Redis when `--store` says so (connected now,
     /// so a bad or unreachable store stops the server before it listens).
-    async fn build(self) -> anyhow::Result<std::sync::Arc<Server>> {
+    async fn build(self, console: &Console) -> anyhow::Result<std::sync::Arc<Server>> {
         let Some(store) = self.store else {
             return Ok(server(
                 self.era,
@@ -217,10 +237,10 @@ impl Spec {
         let shared = redis::connect(settings, limits(self.max_tasks, self.task_ttl))
             .await
             .map_err(|e| anyhow::anyhow!("--store {url}: {e}"))?;
-        eprintln!(
+        console.say(format_args!(
             "[mcp-raw] tasks and subscriptions shared through {url} (keys {prefix}:*, replica {}, task lease {lease:?}{auth})",
             shared.replica
-        );
+        ));
         Ok(mcp_raw_core::content::conformance::server_on(
             self.era.into(),
             shared.hub,
@@ -232,9 +252,8 @@ impl Spec {
 /// Is stderr read as it is written (a pipe, a socket, a terminal)? Then each log
 /// line goes out next to the message it is about; to a file or `/dev/null`, lines
 /// are written by the log's thread ([`mcp_raw_net::transport::log`]).
-fn stderr_is_read_live() -> bool {
-    use std::io::IsTerminal;
-    if std::io::stderr().is_terminal() {
+fn stderr_is_read_live(console: &Console) -> bool {
+    if !console.is_process() || console.err_is_terminal() {
         return true;
     }
     #[cfg(unix)]
@@ -262,6 +281,7 @@ pub fn serve_stdio(
     max_line: usize,
     max_log_backlog: usize,
     recorder: Option<Recorder>,
+    console: &Console,
 ) -> anyhow::Result<()> {
     // stdin and stdout as the files they are, not std's `Stdin` and `Stdout`: the
     // server reads into its own buffer and writes whole lines it has gathered, one
@@ -288,9 +308,9 @@ pub fn serve_stdio(
         Box::new(std::io::stdout()),
     );
     let log = mcp_raw_net::transport::log::Log::new(
-        std::io::stderr(),
+        console.err(),
         max_log_backlog,
-        stderr_is_read_live(),
+        stderr_is_read_live(console),
     );
     stdio::serve(server, stdin, stdout, log, max_line, recorder)?;
     Ok(())
@@ -303,24 +323,25 @@ pub fn serve_http(
     port: u16,
     allow_remote: bool,
     mut config: http::Config,
+    console: &Console,
 ) -> anyhow::Result<()> {
     check_protection(&config)?;
     super::runtime()?.block_on(async {
-        let server = spec.build().await?;
+        let server = spec.build(console).await?;
         let listener = http::listen::bind(host, port, config.limits.backlog)
             .await
             .map_err(|e| anyhow::anyhow!("cannot listen on {host}:{port}: {e}"))?;
         let addr = listener.local_addr()?;
         check_remote(addr, allow_remote, &config)?;
-        protect_at(&mut config, addr);
-        eprintln!(
+        protect_at(&mut config, addr, console);
+        console.say(format_args!(
             "[mcp-raw] Streamable HTTP server listening on {}://{addr}{}",
             scheme(&config),
             mcp_raw_wire::http::ENDPOINT
-        );
+        ));
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
-            eprintln!("[mcp-raw] interrupted: shutting down");
+            console.say(format_args!("[mcp-raw] interrupted: shutting down"));
         };
         http::run(listener, server, config, shutdown).await?;
         Ok(())
@@ -378,13 +399,13 @@ pub fn tls_listen(
 
 /// Fills in a protected server's resource URI from the address bound, unless
 /// `--resource` gave it, and says on stderr where its metadata is.
-pub fn protect_at(config: &mut http::Config, addr: std::net::SocketAddr) {
+pub fn protect_at(config: &mut http::Config, addr: std::net::SocketAddr, console: &Console) {
     let scheme = scheme(config);
     if let Some(auth) = config.auth.as_mut() {
         if auth.resource.is_empty() {
             auth.resource = format!("{scheme}://{addr}{}", mcp_raw_wire::http::ENDPOINT);
         }
-        eprintln!(
+        console.say(format_args!(
             "[mcp-raw] protected resource {}: tokens from {} ({}), metadata at {}",
             auth.resource,
             auth.issuer,
@@ -394,6 +415,6 @@ pub fn protect_at(config: &mut http::Config, addr: std::net::SocketAddr) {
                 "verified as JWTs against its key set"
             },
             http::auth::metadata::url(&auth.resource)
-        );
+        ));
     }
 }

@@ -3,6 +3,7 @@
 //! or live as the file grows (`--follow`).
 
 use super::args::{ShowArgs, ShowFormat};
+use super::console::Console;
 use mcp_raw_wire::decode::{Decoder, Fact};
 use mcp_raw_wire::event::{Dir, Event};
 use mcp_raw_wire::recorder::Sink;
@@ -76,6 +77,8 @@ pub struct Options {
     /// Write one HTML page here instead.
     pub html: Option<std::path::PathBuf>,
     pub color: bool,
+    /// Where the view goes (stdout).
+    pub console: Console,
     /// The largest message read whole.
     pub max: usize,
     pub only: Only,
@@ -86,7 +89,7 @@ pub struct Options {
 /// Runs `show`; returns the exit status: 0 shown, 1 the output could not be
 /// written (`--html`), 2 the file is unreadable or not a transcript, or a flag
 /// does not fit it.
-pub fn main(args: ShowArgs) -> u8 {
+pub fn main(args: ShowArgs, console: &Console) -> u8 {
     // `--format json|pretty` is `--json` or `--pretty`, and refused beside a
     // text view's flags the way those are.
     let json = args.json || args.format == Some(ShowFormat::Json);
@@ -99,12 +102,11 @@ pub fn main(args: ShowArgs) -> u8 {
         ];
         if let Some((flag, _)) = text_flags.iter().find(|(_, on)| *on) {
             use clap::CommandFactory;
-            super::args::Cli::command()
-                .error(
-                    clap::error::ErrorKind::ArgumentConflict,
-                    format!("{flag} shows a text view: it cannot go with --format json or pretty"),
-                )
-                .exit();
+            let refused = super::args::Cli::command().error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!("{flag} shows a text view: it cannot go with --format json or pretty"),
+            );
+            return super::exit::clap_refused(refused, console);
         }
     }
     let opts = Options {
@@ -115,7 +117,8 @@ pub fn main(args: ShowArgs) -> u8 {
         explain: args.explain,
         follow: args.follow,
         html: args.html,
-        color: args.color.enabled(),
+        color: args.color.enabled(console),
+        console: console.clone(),
         max: args.max_message_bytes,
         only: Only {
             lanes: args.lane,
@@ -125,7 +128,7 @@ pub fn main(args: ShowArgs) -> u8 {
     };
     match show(&args.file, opts) {
         Ok(()) => 0,
-        Err(e) => super::exit::report("mcp-raw show", &e),
+        Err(e) => super::exit::report("mcp-raw show", &e, console),
     }
 }
 
@@ -147,7 +150,7 @@ pub fn show(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
     if opts.pretty {
         let out = transcript::pretty(&header, &events, opts.max) + "\n";
         let out = mcp_raw_wire::term::json_safe(out.as_bytes());
-        let _ = std::io::stdout().lock().write_all(&out);
+        opts.console.print(out);
         return Ok(());
     }
     let mut sink = sink(&header, opts)?;
@@ -161,25 +164,26 @@ pub fn show(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
 fn sink(header: &transcript::Header, opts: Options) -> anyhow::Result<Box<dyn Sink>> {
     if opts.json && opts.select.is_empty() {
         return Ok(Box::new(transcript::Writer::new(
-            std::io::stdout(),
+            opts.console.out(),
             header,
             opts.max,
         )?));
     }
     if opts.json {
         return Ok(Box::new(Messages {
+            out: opts.console.out(),
             decoder: Decoder::with_max(opts.max),
             select: opts.select,
         }));
     }
     if opts.oneline {
         return Ok(Box::new(
-            mcp_raw_wire::oneline::OnelineView::new(std::io::stdout(), opts.color, opts.max)
+            mcp_raw_wire::oneline::OnelineView::new(opts.console.out(), opts.color, opts.max)
                 .selecting(opts.select),
         ));
     }
     Ok(Box::new(
-        TextView::with_max(std::io::stdout(), opts.color, opts.raw, opts.max)
+        TextView::with_max(opts.console.out(), opts.color, opts.raw, opts.max)
             .selecting(opts.select)
             .explaining(opts.explain),
     ))
@@ -187,20 +191,23 @@ fn sink(header: &transcript::Header, opts: Options) -> anyhow::Result<Box<dyn Si
 
 /// `--json` with a message filter: the `message` fact lines of the kept messages.
 struct Messages {
+    /// Where the kept lines go (stdout).
+    out: super::console::Writer,
     decoder: Decoder,
     select: Select,
 }
 
 impl Sink for Messages {
     fn event(&mut self, event: &Event) {
-        let mut out = std::io::stdout().lock();
+        let out = &mut self.out;
         for fact in self.decoder.feed(event) {
             if let Fact::Payload { class, .. } = &fact
                 && self.select.keep(class)
             {
                 let line = transcript::fact_json(event, &fact).to_string();
-                let line = mcp_raw_wire::term::json_safe(line.as_bytes());
-                let _ = out.write_all(&line).and_then(|()| out.write_all(b"\n"));
+                let mut line = mcp_raw_wire::term::json_safe(line.as_bytes()).into_owned();
+                line.push(b'\n');
+                let _ = out.write_all(&line);
             }
         }
         let _ = out.flush();

@@ -3,6 +3,7 @@
 //! exit status it ends with.
 
 use super::args::TapArgs;
+use super::console::Console;
 // A mistake on the command line: exit status 2, as for clap's own.
 use super::exit::usage;
 #[cfg(unix)]
@@ -11,18 +12,18 @@ use mcp_raw_tools::tap::{http, proxy};
 use std::net::SocketAddr;
 
 /// Runs the tap; returns the process's exit status.
-pub fn main(args: TapArgs) -> u8 {
+pub fn main(args: TapArgs, console: &Console) -> u8 {
     let result = if args.proxy {
-        run_proxy(args)
+        run_proxy(args, console)
     } else if args.http {
-        run_http(args)
+        run_http(args, console)
     } else {
-        run_stdio(args)
+        run_stdio(args, console)
     };
     match result {
         Ok(code) => u8::try_from(code).unwrap_or(1),
         Err(e) => {
-            super::exit::say("mcp-raw tap", &e);
+            super::exit::say("mcp-raw tap", &e, console);
             #[cfg(unix)]
             if let Some(spawn) = e.downcast_ref::<stdio::SpawnError>() {
                 return spawn.exit_code() as u8;
@@ -34,21 +35,21 @@ pub fn main(args: TapArgs) -> u8 {
 
 /// Elsewhere only the HTTP tap runs: the stdio one is built on Unix pipes and signals.
 #[cfg(not(unix))]
-fn run_stdio(_args: TapArgs) -> anyhow::Result<i32> {
+fn run_stdio(_args: TapArgs, _console: &Console) -> anyhow::Result<i32> {
     Err(usage(
         "the stdio tap runs on Unix only (pipes, exit statuses and signals as Unix has them); use --http",
     ))
 }
 
 #[cfg(unix)]
-fn run_stdio(args: TapArgs) -> anyhow::Result<i32> {
+fn run_stdio(args: TapArgs, console: &Console) -> anyhow::Result<i32> {
     if args.command.is_empty() {
         return Err(usage(
             "give the server's command after `--` (mcp-raw tap -- SERVER_CMD ARG…), or use --http",
         ));
     }
     let intercept = interceptor(&args)?;
-    let (recorder, live) = recorder(&args, "stdio")?;
+    let (recorder, live) = recorder(&args, "stdio", console)?;
     if let Some(i) = &intercept {
         super::ui::intercept_with(i.clone());
     }
@@ -87,7 +88,7 @@ fn run_stdio(args: TapArgs) -> anyhow::Result<i32> {
     status
 }
 
-fn run_http(args: TapArgs) -> anyhow::Result<i32> {
+fn run_http(args: TapArgs, console: &Console) -> anyhow::Result<i32> {
     if !args.command.is_empty() {
         return Err(usage(
             "--http relays to --target URL: a server command after `--` is for the stdio tap",
@@ -100,7 +101,7 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
     let target = http::Target::parse(target).map_err(usage)?;
     let listen = listen_addr(&args.listen, args.allow_remote).map_err(usage)?;
     let intercept = interceptor(&args)?;
-    let (recorder, live) = recorder(&args, "http")?;
+    let (recorder, live) = recorder(&args, "http", console)?;
     if let Some(i) = &intercept {
         super::ui::intercept_with(i.clone());
     }
@@ -117,14 +118,14 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
     })
     .map_err(|e| usage(format!("{e:#}")))?;
     if target.tls && args.insecure {
-        eprintln!(
+        console.say(format_args!(
             "[mcp-raw] tap: WARNING --insecure: the target's certificate is not required to verify; anyone on the path could be {}",
             target.url()
-        );
+        ));
     }
     super::runtime()?.block_on(async {
         let (listener, addr) = bind(listen).await?;
-        eprintln!(
+        console.say(format_args!(
             "[mcp-raw] tap listening on {}://{addr}{}, forwarding to {}{}",
             if listen_tls.is_some() {
                 "https"
@@ -138,7 +139,7 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
             } else {
                 ""
             }
-        );
+        ));
         if listen_tls.is_none() {
             // The page resends through this listener (a TLS one would need the page
             // to be a TLS client of it: not offered).
@@ -157,7 +158,7 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
             intercept,
             intercept_max: args.intercept_max_bytes,
         };
-        http::run(listener, config, interrupted()).await?;
+        http::run(listener, config, interrupted(console)).await?;
         if let Some(live) = live {
             live.finish();
         }
@@ -165,7 +166,7 @@ fn run_http(args: TapArgs) -> anyhow::Result<i32> {
     })
 }
 
-fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
+fn run_proxy(args: TapArgs, console: &Console) -> anyhow::Result<i32> {
     if !args.command.is_empty() {
         return Err(usage(
             "--proxy relays what clients ask for: a server command after `--` is for the stdio tap",
@@ -184,22 +185,22 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
     };
     let ca = mcp_raw_tools::tap::ca::Ca::load(&dir)?;
     if args.insecure {
-        eprintln!(
+        console.say(format_args!(
             "[mcp-raw] WARNING: --insecure: the real hosts' certificates are not verified; each lane's TLS facts say why one would have failed"
-        );
+        ));
     }
     let tls = mcp_raw_net::client::tls::Tls::new(mcp_raw_net::client::tls::TlsOptions {
         cacert: args.cacert.clone(),
         insecure: args.insecure,
         ..Default::default()
     })?;
-    let (recorder, live) = recorder(&args, "http")?;
+    let (recorder, live) = recorder(&args, "http", console)?;
     if let Some(i) = &intercept {
         super::ui::intercept_with(i.clone());
     }
     super::runtime()?.block_on(async {
         let (listener, addr) = bind(listen).await?;
-        eprintln!(
+        console.say(format_args!(
             "[mcp-raw] tap proxy listening on http://{addr} (HTTPS_PROXY=http://{addr}), decrypting {} with the CA in {}",
             if args.decrypt_hosts.is_empty() {
                 "every host".to_owned()
@@ -207,7 +208,7 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
                 args.decrypt_hosts.join(", ")
             },
             dir.display()
-        );
+        ));
         let config = proxy::Config {
             recorder,
             ca,
@@ -221,7 +222,7 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
             intercept,
             intercept_max: args.intercept_max_bytes,
         };
-        proxy::run(listener, config, interrupted()).await?;
+        proxy::run(listener, config, interrupted(console)).await?;
         if let Some(live) = live {
             live.finish();
         }
@@ -234,10 +235,11 @@ fn run_proxy(args: TapArgs) -> anyhow::Result<i32> {
 fn recorder(
     args: &TapArgs,
     transport: &str,
+    console: &Console,
 ) -> anyhow::Result<(mcp_raw_wire::recorder::Recorder, Option<super::check::Live>)> {
     let live = args
         .check
-        .then(|| super::check::Live::new(args.max_message_bytes));
+        .then(|| super::check::Live::new(args.max_message_bytes, console));
     let wanted = super::record::Wanted {
         trace: args.trace,
         color: args.style.color,
@@ -262,10 +264,10 @@ fn recorder(
         .and_then(|path| super::record::record_file(&path, &header, args.max_message_bytes));
         match session {
             Ok(sink) => sinks.push(sink),
-            Err(e) => eprintln!(
+            Err(e) => console.say(format_args!(
                 "mcp-raw tap: {}; the server runs unrecorded",
                 mcp_raw_wire::term::escape(&format!("{e:#}"))
-            ),
+            )),
         }
     }
     sinks.extend(super::ui::sinks(
@@ -273,8 +275,9 @@ fn recorder(
         &args.ui_page,
         &header,
         args.max_message_bytes,
+        console,
     )?);
-    let recorder = super::record::recorder(&header, wanted, sinks)?
+    let recorder = super::record::recorder(&header, wanted, sinks, console)?
         .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
     Ok((recorder, live))
 }
@@ -314,9 +317,9 @@ async fn bind(listen: SocketAddr) -> anyhow::Result<(tokio::net::TcpListener, So
 }
 
 /// Ctrl-C, said on stderr: where the HTTP tap and the proxy stop.
-async fn interrupted() {
+async fn interrupted(console: &Console) {
     let _ = tokio::signal::ctrl_c().await;
-    eprintln!("[mcp-raw] tap interrupted: shutting down");
+    console.say(format_args!("[mcp-raw] tap interrupted: shutting down"));
 }
 
 /// `--listen`: `ADDRESS:PORT` or a bare `PORT` (on 127.0.0.1). Only loopback, unless

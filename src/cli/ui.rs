@@ -3,6 +3,7 @@
 //! too), and a recording file streamed into it line by line, whole or `--follow`ed.
 
 use super::args::{UiArgs, UiPage};
+use super::console::Console;
 use mcp_raw_tools::ui::{self, Feed};
 use mcp_raw_wire::recorder::Sink;
 use mcp_raw_wire::transcript;
@@ -16,9 +17,9 @@ macro_rules! usage {
 
 /// `mcp-raw ui FILE`: the recording's page, until interrupted (`ui A B`: the two
 /// side by side).
-pub fn main(args: UiArgs) -> anyhow::Result<()> {
+pub fn main(args: UiArgs, console: &Console) -> anyhow::Result<()> {
     if let [a, b] = &args.files[..] {
-        return pair(a, b, &args);
+        return pair(a, b, &args, console);
     }
     if !args.ignore.is_empty() {
         return Err(usage!(
@@ -46,7 +47,7 @@ pub fn main(args: UiArgs) -> anyhow::Result<()> {
     let feed = Feed::new(header, args.page.ui_keep, args.max_message_bytes);
     let mut sink = feed.sink();
     // Served before the file is read whole: a large recording's first rows show at once.
-    start(feed.clone(), &args.page)?;
+    start(feed.clone(), &args.page, console)?;
     while let Some((no, line)) = lines.next(&mut input, file, args.follow)? {
         let event = transcript::event_of_line(&line)
             .map_err(|e| usage!("{} line {no}: {e}", file.display()))?;
@@ -63,7 +64,12 @@ pub fn main(args: UiArgs) -> anyhow::Result<()> {
 
 /// `mcp-raw ui A B`: both read whole (the comparison needs every message), each
 /// served as its own page and the two compared as `diff` compares them.
-fn pair(a: &std::path::Path, b: &std::path::Path, args: &UiArgs) -> anyhow::Result<()> {
+fn pair(
+    a: &std::path::Path,
+    b: &std::path::Path,
+    args: &UiArgs,
+    console: &Console,
+) -> anyhow::Result<()> {
     if args.follow {
         return Err(usage!(
             "--follow reads one growing recording; two (A B) are compared whole"
@@ -96,6 +102,7 @@ fn pair(a: &std::path::Path, b: &std::path::Path, args: &UiArgs) -> anyhow::Resu
     serve_ui(
         |token| ui::Ui::pair(fa, fb, &doc, token, args.page.ui_max_body_bytes),
         &args.page,
+        console,
     )?;
     loop {
         std::thread::park();
@@ -109,6 +116,7 @@ pub fn sinks(
     page: &UiPage,
     header: &transcript::Header,
     max_message: usize,
+    console: &Console,
 ) -> anyhow::Result<Vec<Box<dyn Sink>>> {
     if !wanted {
         return Ok(Vec::new());
@@ -116,7 +124,7 @@ pub fn sinks(
     // The same header as --record's: an export of the whole is that file.
     let feed = Feed::new(header.clone(), page.ui_keep, max_message);
     let sink = feed.sink();
-    start(feed, page)?;
+    start(feed, page, console)?;
     Ok(vec![Box::new(sink)])
 }
 
@@ -172,12 +180,14 @@ static SERVED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 /// When this process serves a page, keeps it served after the program's work is
 /// done, until interrupted (Ctrl-C): a client's session ends in a second, and its
 /// page is still worth reading. Returns at once otherwise.
-pub fn linger() {
+pub fn linger(console: &Console) {
     if LINGERED.load(std::sync::atomic::Ordering::Relaxed) {
         return;
     }
     if let Some(url) = SERVED.get() {
-        eprintln!("[mcp-raw] ui: done; the page stays at {url} until Ctrl-C");
+        console.say(format_args!(
+            "[mcp-raw] ui: done; the page stays at {url} until Ctrl-C"
+        ));
         loop {
             std::thread::park();
         }
@@ -186,10 +196,11 @@ pub fn linger() {
 
 /// Serves `feed`'s page on 127.0.0.1 from a thread of its own, says its URL on
 /// stderr, and opens it in a browser with `--ui-open`.
-pub fn start(feed: Feed, page: &UiPage) -> anyhow::Result<()> {
+pub fn start(feed: Feed, page: &UiPage, console: &Console) -> anyhow::Result<()> {
     serve_ui(
         |token| ui::Ui::new(feed, token, page.ui_max_body_bytes),
         page,
+        console,
     )
 }
 
@@ -197,6 +208,7 @@ pub fn start(feed: Feed, page: &UiPage) -> anyhow::Result<()> {
 fn serve_ui(
     make: impl FnOnce(String) -> std::sync::Arc<ui::Ui>,
     page: &UiPage,
+    console: &Console,
 ) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -221,16 +233,16 @@ fn serve_ui(
                 log::error!("[mcp-raw] ui: {e}");
             }
         })?;
-    eprintln!("[mcp-raw] ui: {url}");
+    console.say(format_args!("[mcp-raw] ui: {url}"));
     let _ = SERVED.set(url.clone());
     if page.ui_open {
-        open_browser(&url);
+        open_browser(&url, console);
     }
     Ok(())
 }
 
 /// The default browser on `url` (xdg-open, open); a failure is said, not fatal.
-fn open_browser(url: &str) {
+fn open_browser(url: &str, console: &Console) {
     let opener = if cfg!(target_os = "macos") {
         "open"
     } else {
@@ -243,7 +255,9 @@ fn open_browser(url: &str) {
         .stderr(std::process::Stdio::null())
         .spawn();
     if let Err(e) = spawned {
-        eprintln!("[mcp-raw] ui: could not start {opener} ({e}); open the URL above yourself");
+        console.say(format_args!(
+            "[mcp-raw] ui: could not start {opener} ({e}); open the URL above yourself"
+        ));
     }
 }
 

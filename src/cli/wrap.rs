@@ -3,12 +3,13 @@
 //! file left alone also on stderr), and the exit status.
 
 use super::args::{WrapAction, WrapArgs};
+use super::console::Console;
 use mcp_raw_tools::wrap::{self, Action, Files, Options};
 use mcp_raw_wire::term::escape;
 
 /// Runs `wrap`; returns the exit status: 0 done, 1 a file was left alone because
 /// it could not be changed (said on stderr), 2 usage.
-pub fn main(args: WrapArgs) -> anyhow::Result<u8> {
+pub fn main(args: WrapArgs, console: &Console) -> anyhow::Result<u8> {
     let dry_run = args.dry_run;
     let target = &args.target;
     let action = match args.action {
@@ -48,11 +49,11 @@ pub fn main(args: WrapArgs) -> anyhow::Result<u8> {
         servers: target.servers.clone(),
         state,
         program: None,
-        color: args.color.enabled(),
+        color: args.color.enabled(console),
     })?;
     for e in &report.left_alone {
-        eprintln!("mcp-raw wrap: {}", escape(&format!("{e:#}")));
+        console.say(format_args!("mcp-raw wrap: {}", escape(&format!("{e:#}"))));
     }
-    print!("{}", report.text);
+    console.print(&report.text);
     Ok(u8::from(!report.left_alone.is_empty()))
 }

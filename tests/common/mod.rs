@@ -5,10 +5,13 @@
 //!   `wire::http1::Framer` and `wire::sse::Decoder`, whole or event by event.
 //! - `golden`: the golden files' one normalizer (what it replaces, and why) and the
 //!   byte-for-byte comparison with `tests/golden/` (`UPDATE_GOLDEN=1` rewrites them).
+//! - `cli_inproc`: the command line run in-process ([`cli_here`]): `mcp_raw::run` on a
+//!   captured console, its stdout, stderr and exit status.
 //! - `wire`: one conversation with the conformance fixture over stdio or HTTP, for
 //!   scenarios written once and run over both (`tests/fixture.rs`).
 #![allow(dead_code)]
 
+pub mod cli_inproc;
 pub mod client_inproc;
 pub mod golden;
 pub mod http_client;
@@ -16,6 +19,7 @@ pub mod pki;
 pub mod tools_inproc;
 pub mod wire;
 
+pub use cli_inproc::{Ran, cli_here};
 pub use http_client::Reply as HttpReply;
 use mcp_raw_core::{Eras, Server};
 use mcp_raw_net::transport::http;

@@ -11,7 +11,9 @@
   (`InProcess::…(`, `serve_here(`), a tool run in-process as the peer of a test
   (`AuthPeer::…(`, `MockPeer::…(`, `TapPeer::…(`, `ProxyPeer::…(`, tests/common/
   tools_inproc.rs), or the library's client driven as the CLI drives it
-  (`drive_http…(`, tests/common/client_inproc.rs);
+  (`drive_http…(`, tests/common/client_inproc.rs), or the command line itself run
+  in-process, `mcp_raw::run` on a captured console (`cli_here(`,
+  tests/common/cli_inproc.rs);
 - real sleeps: `thread::sleep(` calls (a test waiting on the wall clock);
   `tokio::time::sleep(` is listed apart: under a paused clock
   (`start_paused = true`) it costs no time.
@@ -26,7 +28,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 KINDS = {
     "binary starts": re.compile(r"Command::new\((common::)?BIN\)|HttpServer::start\("),
     "in-process": re.compile(
-        r"InProcess::\w+\(|serve_here\(|(Auth|Mock|Tap|Proxy)Peer::\w+\(|drive_http\w*\("
+        r"InProcess::\w+\(|serve_here\(|(Auth|Mock|Tap|Proxy)Peer::\w+\(|drive_http\w*\(|cli_here\("
     ),
     "real sleeps": re.compile(r"thread::sleep\("),
     "tokio sleeps": re.compile(r"time::sleep\("),

@@ -3,6 +3,7 @@
 
 use super::usage;
 use crate::cli::args::{AskWhen, ClientArgs};
+use crate::cli::console::Console;
 use mcp_raw_net::client::answers::Answers;
 use mcp_raw_net::client::ask_user::Asker;
 use mcp_raw_net::client::task_store::TaskStore;
@@ -80,7 +81,7 @@ pub fn parse_call(spec: &str) -> anyhow::Result<(String, Value)> {
 }
 
 /// The answers `--root`, `--answer` and `--answers` configure.
-pub fn answers(args: &ClientArgs) -> anyhow::Result<Answers> {
+pub fn answers(args: &ClientArgs, console: &Console) -> anyhow::Result<Answers> {
     let mut answers = Answers::default();
     if let Some(file) = &args.answers {
         let text = std::fs::read_to_string(file)
@@ -98,7 +99,7 @@ pub fn answers(args: &ClientArgs) -> anyhow::Result<Answers> {
     if args.tasks {
         answers.tasks = Some(TaskStore::default());
     }
-    let on_terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let on_terminal = std::io::stdin().is_terminal() && console.out_is_terminal();
     answers.asker = match args.ask {
         AskWhen::Never => None,
         AskWhen::Auto if !on_terminal || args.view.json() => None,

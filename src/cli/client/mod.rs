@@ -10,6 +10,7 @@ mod target;
 pub use target::Target;
 
 use super::args::ClientArgs;
+use super::console::Console;
 use super::exit::{Usage, usage};
 use mcp_raw_core::Eras;
 use mcp_raw_net::client::mcp_client::{EraCache, McpClient, Options, Spoken};
@@ -42,34 +43,35 @@ pub fn exit_code(e: &anyhow::Error) -> u8 {
 
 /// `mcp-raw client …`, from its parsed arguments to its exit status (`client --help`
 /// lists them), what went wrong said on stderr first.
-pub fn main(args: ClientArgs) -> u8 {
-    match connect_and_run(args) {
+/// `argv` is the command line after `client`, for the order of `--method` and
+/// `--params`.
+pub fn main(args: ClientArgs, argv: Vec<String>, console: &Console) -> u8 {
+    match connect_and_run(args, &argv, console) {
         Ok(()) => 0,
         Err(e) => {
-            super::exit::say("mcp-raw", &e);
+            super::exit::say("mcp-raw", &e, console);
             exit_code(&e)
         }
     }
 }
 
 /// The target and the view from the flags, then [`run`] on a runtime.
-fn connect_and_run(args: ClientArgs) -> anyhow::Result<()> {
+fn connect_and_run(args: ClientArgs, argv: &[String], console: &Console) -> anyhow::Result<()> {
     let target = match (&args.target, args.command.is_empty()) {
         (Some(t), true) => Target::parse(t)?,
         (None, false) => Target::Stdio(args.command.clone()),
         _ => return Err(usage("give a TARGET, or a command after `--`, not both")),
     };
-    let argv: Vec<String> = std::env::args().skip(2).collect();
-    let methods = flags::method_calls(&argv)?;
+    let methods = flags::method_calls(argv)?;
     let transport = match target {
         Target::Http(_) => "http",
         Target::Stdio(_) => "stdio",
     };
     let printer = args
         .view
-        .printer(transport)
+        .printer(transport, console)
         .map_err(|e| usage(format!("{e:#}")))?;
-    super::runtime()?.block_on(run(&args, target, &methods, printer))
+    super::runtime()?.block_on(run(&args, target, &methods, printer, console))
 }
 
 /// Connects (the era detected), lists the tools, makes the `--call`s and then the
@@ -79,6 +81,7 @@ pub async fn run(
     target: Target,
     methods: &[(String, Value)],
     printer: Printer,
+    console: &Console,
 ) -> anyhow::Result<()> {
     let calls: Vec<(String, Value)> = args
         .calls
@@ -89,10 +92,10 @@ pub async fn run(
         Target::Http(url) => url.clone(),
         Target::Stdio(words) => words.join(" "),
     };
-    let answers = flags::answers(args)?;
+    let answers = flags::answers(args, console)?;
     // --ui: the page may resend on this session (once the work below is done).
-    let resends = resend::offer();
-    let link = target::open_link(&target, args, &printer)?;
+    let resends = resend::offer(console);
+    let link = target::open_link(&target, args, &printer, console)?;
     let eras: Eras = args.era.into();
     let options = Options {
         eras,

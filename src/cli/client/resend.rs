@@ -5,6 +5,7 @@
 //! stdin closed) and the program ends. A resend asked while the client still works
 //! waits until its work is done.
 
+use crate::cli::console::Console;
 use hyper::StatusCode;
 use mcp_raw_net::client::mcp_client::McpClient;
 use mcp_raw_tools::ui::live::{self, Live, Refusal, Sent};
@@ -43,23 +44,26 @@ impl Live for Session {
 pub struct Resends(
     /// The resends the page asked for, in order.
     mpsc::Receiver<Job>,
+    /// Where the session's end is said (stderr).
+    Console,
 );
 
 /// Offers the page (if this process serves one) resends on the session.
-pub fn offer() -> Option<Resends> {
+pub fn offer(console: &Console) -> Option<Resends> {
     // A few resends may wait while the client still works; the page's POST waits
     // for its place otherwise.
     let (tx, rx) = mpsc::channel(4);
-    super::super::ui::resend_into(std::sync::Arc::new(Session(tx))).then_some(Resends(rx))
+    super::super::ui::resend_into(std::sync::Arc::new(Session(tx)))
+        .then_some(Resends(rx, console.clone()))
 }
 
 impl Resends {
     /// The session stays open for the page's resends until Ctrl-C.
     pub async fn serve(mut self, client: &mut McpClient) {
         if let Some(url) = super::super::ui::keep_serving() {
-            eprintln!(
+            self.1.say(format_args!(
                 "[mcp-raw] ui: done; the page stays at {url} and the session open for its resends until Ctrl-C"
-            );
+            ));
         }
         let stop = tokio::signal::ctrl_c();
         tokio::pin!(stop);
@@ -72,7 +76,7 @@ impl Resends {
                 }
             }
         }
-        eprintln!("[mcp-raw] ui: interrupted: closing the session");
+        self.1.say("[mcp-raw] ui: interrupted: closing the session");
     }
 }
 

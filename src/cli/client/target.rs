@@ -3,6 +3,7 @@
 
 use super::usage;
 use crate::cli::args::ClientArgs;
+use crate::cli::console::Console;
 use mcp_raw_net::client::http_link::HttpLink;
 use mcp_raw_net::client::mcp_client::Link;
 use mcp_raw_net::client::stdio_link::{Spawn, StdioLink};
@@ -112,7 +113,12 @@ pub fn split_words(line: &str) -> Result<Vec<String>, String> {
 }
 
 /// Opens the link a target names.
-pub fn open_link(target: &Target, args: &ClientArgs, printer: &Printer) -> anyhow::Result<Link> {
+pub fn open_link(
+    target: &Target,
+    args: &ClientArgs,
+    printer: &Printer,
+    console: &Console,
+) -> anyhow::Result<Link> {
     match target {
         Target::Http(url) => {
             let mut http = HttpLink::new(url, printer).map_err(|e| usage(format!("{e:#}")))?;
@@ -128,8 +134,8 @@ pub fn open_link(target: &Target, args: &ClientArgs, printer: &Printer) -> anyho
             );
             if args.insecure {
                 // Said on every run, whatever the view: an unverified server may be anyone.
-                eprintln!(
-                    "mcp-raw: WARNING: --insecure: https server certificates are NOT verified; whoever answers is trusted (the transcript records \"insecure\":true)"
+                console.say(
+                    "mcp-raw: WARNING: --insecure: https server certificates are NOT verified; whoever answers is trusted (the transcript records \"insecure\":true)",
                 );
             }
             http.timeout = args.timeout;

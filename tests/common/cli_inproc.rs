@@ -1,0 +1,60 @@
+//! The command line itself run inside the test process: `mcp_raw::run`, the function
+//! the binary's `main` calls with the process's arguments and streams, here called
+//! with a command line and a captured console ([`cli_here`]). Everything from clap's
+//! parsing to the program's last line and its exit status is the binary's own code;
+//! what the process adds (its argv, its two file descriptors, `ExitCode::from`) is
+//! checked once against the real binary, byte for byte (tests/cli_conventions.rs,
+//! `the_binary_is_run_on_the_process_console`).
+//!
+//! Not for what needs a process of its own: a server on stdio (its stdin and stdout
+//! are the transport), a signal, the environment or working directory of one run,
+//! or a program that serves until Ctrl-C.
+
+use mcp_raw::cli::console::Console;
+use std::ffi::OsString;
+
+/// What one command line did.
+pub struct Ran {
+    /// The exit status the binary would exit with.
+    pub code: u8,
+    /// What it printed on stdout.
+    pub stdout: Vec<u8>,
+    /// What it printed on stderr (its own lines; the libraries' `log` records go to
+    /// the process's stderr, as in the binary).
+    pub stderr: Vec<u8>,
+}
+
+impl Ran {
+    /// stdout as text (it must be UTF-8).
+    pub fn out(&self) -> String {
+        String::from_utf8(self.stdout.clone()).expect("stdout is UTF-8")
+    }
+
+    /// stderr as text (lossy).
+    pub fn err(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+
+    /// Whether it exited 0.
+    pub fn ok(&self) -> bool {
+        self.code == 0
+    }
+}
+
+/// `mcp-raw ARGS…` in-process, to its end.
+pub fn cli_here<I, S>(args: I) -> Ran
+where
+    I: IntoIterator<Item = S>,
+    S: Into<OsString>,
+{
+    let argv: Vec<OsString> = std::iter::once(OsString::from("mcp-raw"))
+        .chain(args.into_iter().map(Into::into))
+        .collect();
+    let (console, captured) = Console::captured();
+    let code = mcp_raw::run(argv, &console);
+    Ran {
+        code,
+        stdout: captured.out(),
+        stderr: captured.err(),
+    }
+}
