@@ -7,7 +7,8 @@
 
 mod common;
 
-use common::{BIN, Ran, cli_here, golden};
+use common::cli_inproc::{Ran, cli_here};
+use common::{BIN, golden};
 use std::process::Command;
 
 /// Subcommands with a machine-readable output, and the formats `--format` offers.

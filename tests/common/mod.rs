@@ -19,7 +19,6 @@ pub mod pki;
 pub mod tools_inproc;
 pub mod wire;
 
-pub use cli_inproc::{Ran, cli_here};
 pub use http_client::Reply as HttpReply;
 use mcp_raw_core::{Eras, Server};
 use mcp_raw_net::transport::http;
