@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::cli_inproc::{Ran, cli_here};
 use common::http_client::{exchange, request_bytes};
 use common::{BIN, golden};
 use mcp_raw_wire::recorder::{Recorder, Sink};
@@ -31,10 +32,10 @@ fn server_script(name: &str) -> String {
     format!("{}/tests/servers/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `mcp-raw check ARGS…`, run to its end.
-fn check(args: &[&str]) -> std::process::Output {
-    // Check's --format, --rules, exit statuses and refusals are the CLI's: a process.
-    Command::new(BIN).arg("check").args(args).output().unwrap()
+/// `mcp-raw check ARGS…`, run to its end (in-process: the command line's own code,
+/// its stdout, stderr and exit status).
+fn check(args: &[&str]) -> Ran {
+    cli_here(std::iter::once("check").chain(args.iter().copied()))
 }
 
 fn path(file: &std::path::Path) -> &str {
@@ -481,26 +482,25 @@ fn clean_recordings_report_nothing() {
     for era in ["legacy", "modern"] {
         for (transport, target) in [("stdio", None), ("http", Some(url.as_str()))] {
             let file = dir.join(format!("{transport}-{era}.jsonl"));
-            // Over stdio the client spawns `mcp-raw serve` itself; the CLI's --method/--progress flags run here too: a process.
-            let mut cmd = Command::new(BIN);
-            cmd.args([
+            // The client in-process; over stdio it spawns `mcp-raw serve` itself.
+            let mut cmd = vec![
                 "client",
                 "--era",
                 era,
                 "--progress",
                 "--call",
                 "add={\"a\":2,\"b\":3}",
-            ])
-            .arg("--record")
-            .arg(&file);
+                "--record",
+                path(&file),
+            ];
             if era == "legacy" {
-                cmd.args(["--method", "ping"]); // 2026-07-28 removed ping
+                cmd.extend(["--method", "ping"]); // 2026-07-28 removed ping
             }
             match target {
-                Some(url) => cmd.arg(url),
-                None => cmd.args(["--", BIN, "serve"]),
+                Some(url) => cmd.push(url),
+                None => cmd.extend(["--", BIN, "serve"]),
             };
-            let out = cmd.output().unwrap();
+            let out = cli_here(cmd);
             assert!(
                 out.status.success(),
                 "{}",

@@ -201,7 +201,7 @@ fn client_follow_is_the_old_listen_and_format_json_is_json() {
     let doc: serde_json::Value = serde_json::from_slice(&pretty.stdout).expect("one JSON document");
     assert!(doc.is_object() || doc.is_array());
     let refused = mcp_raw(&["show", "--format", "json", "--raw", file]);
-    assert_eq!(refused.code, 2);
+    assert_eq!(refused.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&refused.stderr),
         "error: --raw shows a text view: it cannot go with --format json or pretty\n\nUsage: mcp-raw [OPTIONS] <COMMAND>\n\nFor more information, try '--help'.\n"
@@ -290,7 +290,7 @@ fn the_binary_is_run_on_the_process_console() {
         let here = cli_here(*args);
         assert_eq!(
             process.status.code(),
-            Some(i32::from(here.code)),
+            here.status.code(),
             "{args:?}: exit status"
         );
         assert_eq!(

@@ -6,6 +6,7 @@ use common::client_inproc::{
     CONFORMANCE_TOOLS, DEMO_TOOLS, LEGACY_SPOKEN, MODERN_SPOKEN, captions, conformance_http,
     demo_http, lines_starting, lines_with,
 };
+use common::cli_inproc::cli_here;
 use common::{BIN, golden, stamp_before, unstamped};
 use mcp_raw_core::Eras;
 use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient, Options, Spoken};
@@ -15,13 +16,13 @@ use std::process::Command;
 
 /// Runs `mcp-raw client --era ERA TARGET --call ...`; returns (success, stdout+stderr).
 fn client(era: &str, target: &str, calls: &[&str]) -> (bool, String) {
-    // Each golden holds the CLI's captions and exit status beside the wire, and the stdio cases spawn the server: a process.
-    let mut cmd = Command::new(BIN);
-    cmd.args(["client", "--era", era, target]);
+    // In-process: the CLI's captions and exit status beside the wire (the stdio
+    // cases spawn the server).
+    let mut cmd = vec!["client", "--era", era, target];
     for c in calls {
-        cmd.args(["--call", c]);
+        cmd.extend(["--call", c]);
     }
-    let out = cmd.output().unwrap();
+    let out = cli_here(cmd);
     let text =
         unstamped(&String::from_utf8_lossy(&out.stdout)) + &String::from_utf8_lossy(&out.stderr);
     (out.status.success(), text)
@@ -326,17 +327,14 @@ done
 fn listen_over_stdio_shows_late_notifications_until_stdout_closes() {
     let script = std::env::temp_dir().join(format!("mcp-raw-late-{}.sh", std::process::id()));
     std::fs::write(&script, LATE_NOTIFIER).unwrap();
-    // The CLI's --listen over stdio (a child server) and its captions until stdout closes: a process.
-    let out = Command::new(BIN)
-        .args([
-            "client",
-            &format!("sh {}", script.display()),
-            "--listen",
-            "--color",
-            "never",
-        ])
-        .output()
-        .unwrap();
+    // The CLI's --listen over stdio (a child server) and its captions until stdout closes.
+    let out = cli_here([
+        "client",
+        &format!("sh {}", script.display()),
+        "--listen",
+        "--color",
+        "never",
+    ]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     let listening = text.find("# Listening for").expect("listened");
@@ -365,8 +363,8 @@ fn listen_over_stdio_shows_late_notifications_until_stdout_closes() {
 #[test]
 fn exit_codes_say_what_went_wrong() {
     let status = |args: &[&str]| {
-        // Exit statuses and the CLI's own refusals are the subject: a process.
-        let out = Command::new(BIN).arg("client").args(args).output().unwrap();
+        // Exit statuses and the CLI's own refusals are the subject.
+        let out = cli_here(std::iter::once("client").chain(args.iter().copied()));
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -404,12 +402,7 @@ fn exit_codes_say_what_went_wrong() {
     );
     // The help that documents these codes ("Exit status: 0 all went well", ...):
     // the same bytes as tests/golden.rs compares (an empty environment, as there).
-    // --help's bytes are the CLI's: a process.
-    let help = Command::new(BIN)
-        .args(["client", "--help"])
-        .env_clear()
-        .output()
-        .unwrap();
+    let help = cli_here(["client", "--help"]);
     golden::check("help/client.txt", &String::from_utf8_lossy(&help.stdout));
 }
 
@@ -419,23 +412,20 @@ fn exit_codes_say_what_went_wrong() {
 fn stdio_targets_take_a_command_env_and_cwd() {
     let script =
         format!("test \"$MCP_RAW_TEST\" = yes && test \"$(pwd)\" = /tmp && exec {BIN} serve");
-    // The CLI's -- CMD, --env and --cwd (a child's environment and directory): a process.
-    let out = Command::new(BIN)
-        .args([
-            "client",
-            "--env",
-            "MCP_RAW_TEST=yes",
-            "--cwd",
-            "/tmp",
-            "--call",
-            ADD,
-            "--",
-            "sh",
-            "-c",
-            &script,
-        ])
-        .output()
-        .unwrap();
+    // The CLI's -- CMD, --env and --cwd (a child's environment and directory).
+    let out = cli_here([
+        "client",
+        "--env",
+        "MCP_RAW_TEST=yes",
+        "--cwd",
+        "/tmp",
+        "--call",
+        ADD,
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -509,38 +499,37 @@ async fn a_slow_starting_server_is_probed_once_it_is_up() {
 #[test]
 fn any_method_with_progress_and_logs_in_both_eras() {
     for era in ["legacy", "modern"] {
-        // The CLI's --method/--params/--progress/--log-level parsing and captions, a stdio child server: a process.
-        let out = Command::new(BIN)
-            .args([
-                "client",
-                "--color",
-                "never",
-                "--progress",
-                "--log-level",
-                "debug",
-            ])
-            .args([
-                "--call",
-                "test_tool_with_progress",
-                "--call",
-                "test_tool_with_logging",
-            ])
-            .args([
-                "--method",
-                "resources/read",
-                "--params",
-                r#"{"uri":"test://static-text"}"#,
-            ])
-            .args([
-                "--method",
-                "prompts/get",
-                "--params",
-                r#"{"name":"test_simple_prompt"}"#,
-            ])
-            .args(["--method", "bogus/thing"])
-            .args(["--", BIN, "serve", "--fixture", "conformance", "--era", era])
-            .output()
-            .unwrap();
+        // The CLI's --method/--params/--progress/--log-level parsing and captions, a
+        // stdio child server.
+        let out = cli_here([
+            "client",
+            "--color",
+            "never",
+            "--progress",
+            "--log-level",
+            "debug",
+            "--call",
+            "test_tool_with_progress",
+            "--call",
+            "test_tool_with_logging",
+            "--method",
+            "resources/read",
+            "--params",
+            r#"{"uri":"test://static-text"}"#,
+            "--method",
+            "prompts/get",
+            "--params",
+            r#"{"name":"test_simple_prompt"}"#,
+            "--method",
+            "bogus/thing",
+            "--",
+            BIN,
+            "serve",
+            "--fixture",
+            "conformance",
+            "--era",
+            era,
+        ]);
         let text = String::from_utf8_lossy(&out.stdout);
         assert_eq!(
             out.status.code(),

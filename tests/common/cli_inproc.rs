@@ -13,15 +13,38 @@
 use mcp_raw::cli::console::Console;
 use std::ffi::OsString;
 
-/// What one command line did.
+/// What one command line did, in the shape of `std::process::Output` (so a test reads
+/// a run the same way whichever ran it).
 pub struct Ran {
     /// The exit status the binary would exit with.
-    pub code: u8,
+    pub status: Status,
     /// What it printed on stdout.
     pub stdout: Vec<u8>,
     /// What it printed on stderr (its own lines; the libraries' `log` records go to
     /// the process's stderr, as in the binary).
     pub stderr: Vec<u8>,
+}
+
+/// The exit status, read as `std::process::ExitStatus` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Status(pub u8);
+
+impl Status {
+    /// The status, always there (a run in-process is never killed by a signal).
+    pub fn code(&self) -> Option<i32> {
+        Some(i32::from(self.0))
+    }
+
+    /// Whether it is 0.
+    pub fn success(&self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit status: {}", self.0)
+    }
 }
 
 impl Ran {
@@ -37,7 +60,7 @@ impl Ran {
 
     /// Whether it exited 0.
     pub fn ok(&self) -> bool {
-        self.code == 0
+        self.status.success()
     }
 }
 
@@ -53,7 +76,7 @@ where
     let (console, captured) = Console::captured();
     let code = mcp_raw::run(argv, &console);
     Ran {
-        code,
+        status: Status(code),
         stdout: captured.out(),
         stderr: captured.err(),
     }
