@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::cli_inproc::{Ran, cli_here};
 use common::{BIN, golden};
 use serde_json::Value;
 use std::io::Read;
@@ -19,14 +20,21 @@ fn scratch(name: &str) -> std::path::PathBuf {
 /// A stdio session of mcp-raw's client with `mcp-raw serve` in `era` (two calls),
 /// recorded to `file`.
 fn record_to(file: &std::path::Path, era: &str) {
-    // A stdio recording: the client spawns `mcp-raw serve` over pipes: a process.
-    let out = Command::new(BIN)
-        .args(["client", "--era", era, "--call", "add={\"a\":2,\"b\":3}"])
-        .args(["--call", "get_current_time", "--record"])
-        .arg(file)
-        .args(["--", BIN, "serve"])
-        .output()
-        .unwrap();
+    // A stdio recording: the client (in-process) spawns `mcp-raw serve` over pipes.
+    let out = cli_here([
+        "client",
+        "--era",
+        era,
+        "--call",
+        "add={\"a\":2,\"b\":3}",
+        "--call",
+        "get_current_time",
+        "--record",
+        file.to_str().unwrap(),
+        "--",
+        BIN,
+        "serve",
+    ]);
     assert!(
         out.status.success(),
         "{}",
@@ -48,15 +56,10 @@ fn record(era: &str) -> &'static std::path::Path {
 }
 
 /// `mcp-raw show FILE --color never ARGS…`, run to its end.
-fn show_output(args: &[&str], file: &std::path::Path) -> std::process::Output {
-    // Show's flags, its --html refusal and exit status are the CLI's: a process.
-    Command::new(BIN)
-        .arg("show")
-        .arg(file)
-        .args(["--color", "never"])
-        .args(args)
-        .output()
-        .unwrap()
+fn show_output(args: &[&str], file: &std::path::Path) -> Ran {
+    // Show's flags, its --html refusal and exit status, in-process.
+    let head = ["show", file.to_str().unwrap(), "--color", "never"];
+    cli_here(head.iter().chain(args).copied())
 }
 
 fn show(args: &[&str], file: &std::path::Path) -> String {

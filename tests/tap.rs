@@ -8,6 +8,7 @@
 mod common;
 
 use common::BIN;
+use common::cli_inproc::cli_here;
 use common::client_inproc::demo_http;
 use common::tools_inproc::{TapFlags, TapPeer};
 use mcp_raw_wire::event::{Dir, Event, LaneKind};
@@ -46,15 +47,23 @@ fn per_lane(events: &[Event], dir: Dir) -> BTreeSet<Vec<u8>> {
 fn stdio_tap_passes_every_byte_and_records_them() {
     let dir = scratch("stdio");
     let (mine, tapped) = (dir.join("client.jsonl"), dir.join("tap.jsonl"));
-    // The stdio tap (its pipes, the server's exit status passed on): a process.
-    let out = Command::new(BIN)
-        .args(["client", "--call", "add={\"a\":2,\"b\":3}", "--record"])
-        .arg(&mine)
-        .args(["--", BIN, "tap", "--record"])
-        .arg(&tapped)
-        .args(["--", BIN, "serve"])
-        .output()
-        .unwrap();
+    // The client in-process; the stdio tap it spawns is a process (its pipes, the
+    // server's exit status passed on), and so is the server the tap spawns.
+    let out = cli_here([
+        "client",
+        "--call",
+        "add={\"a\":2,\"b\":3}",
+        "--record",
+        mine.to_str().unwrap(),
+        "--",
+        BIN,
+        "tap",
+        "--record",
+        tapped.to_str().unwrap(),
+        "--",
+        BIN,
+        "serve",
+    ]);
     assert!(
         out.status.success(),
         "{}",
@@ -77,22 +86,15 @@ fn stdio_tap_passes_every_byte_and_records_them() {
         assert_eq!(tap, client, "{d:?} differs");
     }
     // `show` renders the tap's recording, one lane and one direction at a time.
-    // Show's --lane/--dir flags as the CLI applies them: a process.
-    let only = Command::new(BIN)
-        .arg("show")
-        .arg(&tapped)
-        .args(["--lane", "stdio", "--dir", "s2c", "--color", "never"])
-        .output()
-        .unwrap();
+    // Show's --lane/--dir flags as the CLI applies them.
+    let tapped = tapped.to_str().unwrap();
+    let only = cli_here([
+        "show", tapped, "--lane", "stdio", "--dir", "s2c", "--color", "never",
+    ]);
     let only = String::from_utf8_lossy(&only.stdout);
     assert!(only.contains("<<< ") && !only.contains(">>> "), "{only}");
-    // Show's --lane refusal (stderr, exit status): a process.
-    let bad = Command::new(BIN)
-        .arg("show")
-        .arg(&tapped)
-        .args(["--lane", "c7"])
-        .output()
-        .unwrap();
+    // Show's --lane refusal (stderr, exit status).
+    let bad = cli_here(["show", tapped, "--lane", "c7"]);
     assert_eq!(
         bad.status.code(),
         Some(2),
@@ -139,18 +141,16 @@ fn stdout_pollution_and_the_exit_status_pass_through() {
         out.stdout,
         b"hello \xff not json\n{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\r\n"
     );
-    // The stdio tap's exit status for a server it cannot spawn: a process.
-    let missing = Command::new(BIN)
-        .args(["tap", "--", "/nonexistent/server"])
-        .output()
-        .unwrap();
+    // The stdio tap's exit status for a server it cannot spawn (it fails before it
+    // reads or writes a byte of the process's stdio).
+    let missing = cli_here(["tap", "--", "/nonexistent/server"]);
     assert_eq!(missing.status.code(), Some(127));
     assert_eq!(
         String::from_utf8_lossy(&missing.stderr),
         "mcp-raw tap: cannot spawn the server \"/nonexistent/server\": No such file or directory (os error 2)\n"
     );
-    // Tap without arguments is a usage error (exit status 2): a process.
-    let none = Command::new(BIN).arg("tap").output().unwrap();
+    // Tap without arguments is a usage error (exit status 2).
+    let none = cli_here(["tap"]);
     assert_eq!(none.status.code(), Some(2));
 }
 

@@ -3,6 +3,7 @@
 //! `serve --record` see the same bytes as the client on the other end.
 
 mod common;
+use common::cli_inproc::cli_here;
 use common::{BIN, client_inproc, golden, stamp, unstamped};
 use mcp_raw_net::client::http_link::HttpLink;
 use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient, Options};
@@ -140,19 +141,16 @@ fn client_raw_shows_every_byte_of_an_odd_server_as_it_arrives() {
     let (addr, read, written) = odd_server();
     let dir = tempdir("odd");
     let record = dir.join("client.jsonl");
-    // The golden view holds the CLI's captions beside every byte: a process.
-    let out = Command::new(BIN)
-        .args([
-            "client",
-            &format!("http://{addr}/mcp"),
-            "--raw",
-            "--color",
-            "never",
-        ])
-        .arg("--record")
-        .arg(&record)
-        .output()
-        .unwrap();
+    // The golden view holds the CLI's captions beside every byte.
+    let out = cli_here([
+        "client",
+        &format!("http://{addr}/mcp"),
+        "--raw",
+        "--color",
+        "never",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
     let view = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
@@ -220,14 +218,19 @@ fn stdout_pollution_is_shown_flagged_and_the_session_goes_on() {
     let record = dir.join("client.jsonl");
     let target = format!("sh {}", script.display());
     let run = |raw: bool| {
-        // A stdio target (the client spawns it) and the CLI's captions in the golden view: a process.
-        let mut cmd = Command::new(BIN);
-        cmd.args(["client", &target, "--color", "never", "--record"])
-            .arg(&record);
+        // A stdio target (the client spawns it) and the CLI's captions in the golden view.
+        let mut cmd = vec![
+            "client",
+            &target,
+            "--color",
+            "never",
+            "--record",
+            record.to_str().unwrap(),
+        ];
         if raw {
-            cmd.arg("--raw");
+            cmd.push("--raw");
         }
-        let out = cmd.output().unwrap();
+        let out = cli_here(cmd);
         let view = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(
             out.status.success(),
@@ -354,8 +357,8 @@ fn serve_trace_and_record_over_stdio_match_the_pipes() {
         "{\"transcript\":\"mcp-raw\",\"version\":1}\n{\"t\":0,\"lane\":\"c1\"}\n",
     )
     .unwrap();
-    // The refusal's words and exit status are the program's: a process.
-    let refused = Command::new(BIN).arg("show").arg(&bad).output().unwrap();
+    // The refusal's words and exit status are the program's.
+    let refused = cli_here(["show", bad.to_str().unwrap()]);
     assert!(!refused.status.success());
     assert_eq!(
         String::from_utf8_lossy(&refused.stderr),
@@ -442,12 +445,9 @@ fn unwritable_records_and_foreign_files_are_refused_clearly() {
         ],
         vec!["client", "true", "--record", "/nonexistent/dir/x.jsonl"],
     ] {
-        // An unwritable --record stops the CLI (stderr, exit status 2): a process.
-        let out = Command::new(BIN)
-            .args(&args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        // An unwritable --record stops the CLI (stderr, exit status 2) before it
+        // listens or spawns anything.
+        let out = cli_here(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(
@@ -456,11 +456,9 @@ fn unwritable_records_and_foreign_files_are_refused_clearly() {
             "{args:?}"
         );
     }
-    // Show's refusal of a foreign file (stderr, exit status 2): a process.
-    let out = Command::new(BIN)
-        .args(["show", "Cargo.toml"])
-        .output()
-        .unwrap();
+    // Show's refusal of a foreign file (stderr, exit status 2), read from the
+    // package's directory (where `cargo test` runs every test).
+    let out = cli_here(["show", "Cargo.toml"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
@@ -476,18 +474,17 @@ fn a_line_over_max_message_bytes_is_shown_as_too_long_and_kept_in_the_record() {
     let script = dir.join("server.sh");
     std::fs::write(&script, POLLUTING_SERVER).unwrap();
     let record = dir.join("client.jsonl");
-    // A stdio target (the client spawns it) and the CLI's captions in the golden view: a process.
-    let out = Command::new(BIN)
-        .args([
-            "client",
-            &format!("sh {}", script.display()),
-            "--color",
-            "never",
-        ])
-        .args(["--max-message-bytes", "50000", "--record"])
-        .arg(&record)
-        .output()
-        .unwrap();
+    // A stdio target (the client spawns it) and the CLI's captions in the golden view.
+    let out = cli_here([
+        "client",
+        &format!("sh {}", script.display()),
+        "--color",
+        "never",
+        "--max-message-bytes",
+        "50000",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
     let view = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{view}");
     assert!(
@@ -518,19 +515,16 @@ fn a_line_over_max_message_bytes_is_shown_as_too_long_and_kept_in_the_record() {
 /// to stderr); it reads back as a transcript.
 #[test]
 fn client_json_prints_the_transcript_on_stdout() {
-    // Client --json splits stdout (the transcript) from stderr (the captions): a process.
-    let out = Command::new(BIN)
-        .args([
-            "client",
-            "--json",
-            "--call",
-            r#"add={"a":1,"b":2}"#,
-            "--",
-            BIN,
-            "serve",
-        ])
-        .output()
-        .unwrap();
+    // Client --json splits stdout (the transcript) from stderr (the captions).
+    let out = cli_here([
+        "client",
+        "--json",
+        "--call",
+        r#"add={"a":1,"b":2}"#,
+        "--",
+        BIN,
+        "serve",
+    ]);
     assert!(
         out.status.success(),
         "{}",
