@@ -9,6 +9,7 @@
 
 mod common;
 
+use common::cli_inproc::cli_here;
 use common::wire::*;
 use common::{BIN, HttpServer};
 use serde_json::{Value, json};
@@ -118,13 +119,16 @@ fn a_text_key_loses_its_newline_and_a_binary_key_ending_in_one_is_kept_whole() {
     // (Its own file name: the tests run in parallel in one process, and another test
     // removes its "other" file when it ends.)
     let other = key_file("first-31", &random[..31]);
-    // The key file read at start, the process-wide key: a process.
-    let out = Command::new(BIN)
-        .args(["serve", "--http", "--port", "0", "--state-key-file"])
-        .arg(&other)
-        .env_remove("MCP_RAW_STATE_KEY_FILE")
-        .output()
-        .unwrap();
+    // The key file refused as it is read, before the process-wide key is installed
+    // (the flag wins over MCP_RAW_STATE_KEY_FILE): in-process.
+    let out = cli_here([
+        "serve".as_ref(),
+        "--http".as_ref(),
+        "--port".as_ref(),
+        "0".as_ref(),
+        "--state-key-file".as_ref(),
+        other.as_os_str(),
+    ]);
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
@@ -158,13 +162,16 @@ fn a_missing_or_short_key_file_stops_the_server_naming_the_file() {
             ),
         ),
     ] {
-        // The CLI's refusal of a bad key file (stderr, exit status): a process.
-        let out = Command::new(BIN)
-            .args(["serve", "--http", "--port", "0", "--state-key-file"])
-            .arg(path)
-            .env_remove("MCP_RAW_STATE_KEY_FILE")
-            .output()
-            .unwrap();
+        // The CLI's refusal of a bad key file (stderr, exit status), before the
+        // process-wide key is installed: in-process.
+        let out = cli_here([
+            "serve".as_ref(),
+            "--http".as_ref(),
+            "--port".as_ref(),
+            "0".as_ref(),
+            "--state-key-file".as_ref(),
+            path.as_os_str(),
+        ]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "a usage error: {stderr}");
         // The whole of stderr: the one error line, naming the file, and no

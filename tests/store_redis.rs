@@ -9,6 +9,7 @@
 //! `SKIP` line on stderr.
 
 mod common;
+use common::cli_inproc::cli_here;
 use common::http_client::Stream;
 use common::{BIN, Http, HttpReply, HttpServer};
 use serde_json::{Value, json};
@@ -359,50 +360,42 @@ fn a_bad_or_unreachable_store_stops_the_server_before_it_listens() {
             ),
         ),
     ] {
-        // A bad store stops the CLI before it listens (stderr, exit status): a process.
-        let out = Command::new(BIN)
-            .args([
-                "serve",
-                "--http",
-                "--port",
-                "0",
-                "--fixture",
-                "conformance",
-                "--store",
-                value,
-            ])
-            .output()
-            .unwrap();
+        // A bad store stops the CLI before it listens (stderr, exit status).
+        let out = cli_here([
+            "serve",
+            "--http",
+            "--port",
+            "0",
+            "--fixture",
+            "conformance",
+            "--store",
+            value,
+        ]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{value}: {err}");
         // The whole of stderr: the one error line, quoting the value, and no
         // "listening" line before it.
         assert_eq!(err, says, "{value}");
     }
-    // A bad store stops the CLI before it listens (stderr, exit status): a process.
-    let out = Command::new(BIN)
-        .args([
-            "serve",
-            "--http",
-            "--fixture",
-            "conformance",
-            "--store",
-            "redis://127.0.0.1:1",
-        ])
-        .args(["--task-lease", "0"])
-        .output()
-        .unwrap();
+    // A bad lease stops the CLI before it listens (stderr, exit status).
+    let out = cli_here([
+        "serve",
+        "--http",
+        "--fixture",
+        "conformance",
+        "--store",
+        "redis://127.0.0.1:1",
+        "--task-lease",
+        "0",
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert_eq!(
         err,
         "mcp-raw: --task-lease 0: a lease must last at least 0.1 s\n"
     );
-    // A bad store stops the CLI before it listens (stderr, exit status): a process.
-    let out = Command::new(BIN)
-        .args(["serve", "--http", "--store", "redis://u:hunter2@h:1"])
-        .output()
-        .unwrap();
+    // A bad store stops the CLI before it listens (stderr, exit status).
+    let out = cli_here(["serve", "--http", "--store", "redis://u:hunter2@h:1"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     // The whole of stderr: the URL's secret is not in it.

@@ -5,6 +5,7 @@
 //! in `scripts/ui.sh`.
 
 mod common;
+use common::cli_inproc::cli_here;
 use common::BIN;
 use common::http_client::Reader;
 use mcp_raw_wire::rows::Rows;
@@ -390,7 +391,8 @@ fn a_file_that_is_no_recording_is_refused_with_status_2() {
             ),
         ),
     ] {
-        let out = Command::new(BIN).arg("ui").arg(&file).output().unwrap();
+        // Refused before anything is served: in-process.
+        let out = cli_here(["ui".as_ref(), file.as_os_str()]);
         assert_eq!(out.status.code(), Some(2));
         assert_eq!(String::from_utf8_lossy(&out.stderr), want);
     }
@@ -418,10 +420,7 @@ fn two_recordings_are_compared_as_diff_reads_them_and_each_is_served_whole() {
     );
     let doc = page.get(&format!("/diff?token={}", page.token), "").json();
     // The same differences, in the same words, as `mcp-raw diff` prints.
-    let out = Command::new(BIN)
-        .args(["diff", "--format", "json", a, b])
-        .output()
-        .unwrap();
+    let out = cli_here(["diff", "--format", "json", a, b]);
     assert_eq!(out.status.code(), Some(1));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut said: Vec<(String, u64, String)> = report["differences"]
@@ -499,7 +498,8 @@ fn two_recordings_are_compared_as_diff_reads_them_and_each_is_served_whole() {
             "mcp-raw: --ignore goes with two recordings (mcp-raw ui A B): it says what their comparison leaves out\n",
         ),
     ] {
-        let out = Command::new(BIN).args(&args).output().unwrap();
+        // Refused before anything is served: in-process.
+        let out = cli_here(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&out.stderr), want);
     }
@@ -1124,11 +1124,7 @@ fn a_stdio_taps_page_resends_a_request_whose_answer_the_client_never_sees() {
     assert_eq!(bytes, mark + 1, "the resend's bytes follow its mark");
     // check reads the kept answer as the server's: the resend is answered; it did
     // reuse the client's id 2, which the spec forbids, and check says so.
-    let checked = Command::new(BIN)
-        .arg("check")
-        .arg(&record)
-        .output()
-        .unwrap();
+    let checked = cli_here(["check".as_ref(), record.as_os_str()]);
     let said = String::from_utf8_lossy(&checked.stdout);
     assert!(
         said.contains("error jsonrpc/duplicate-id: request tools/call reuses id 2, used before in this session"),
@@ -1460,10 +1456,7 @@ fn lane_bytes_any(events: &[mcp_raw_wire::event::Event]) -> String {
 
 /// `mcp-raw client URL --call ADD`: a session that must succeed.
 fn call_add(url: &str, call: &str) {
-    let out = Command::new(BIN)
-        .args(["client", url, "--color", "never", "--call", call])
-        .output()
-        .unwrap();
+    let out = cli_here(["client", url, "--color", "never", "--call", call]);
     assert!(
         out.status.success(),
         "{}",

@@ -15,6 +15,7 @@ use std::ffi::OsString;
 
 /// What one command line did, in the shape of `std::process::Output` (so a test reads
 /// a run the same way whichever ran it).
+#[derive(Debug)]
 pub struct Ran {
     /// The exit status the binary would exit with.
     pub status: Status,
