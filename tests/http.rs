@@ -66,11 +66,15 @@ fn a_session_id_prefix_starts_every_id_and_must_be_visible_ascii() {
             format!("a session id prefix is at most 64 bytes, \"{long}\" has 65"),
         ),
     ] {
-        // --session-id-prefix refused by the CLI (its stderr, its exit status): a process.
-        let out = std::process::Command::new(common::BIN)
-            .args(["serve", "--http", "--port", "0", "--session-id-prefix", bad])
-            .output()
-            .unwrap();
+        // --session-id-prefix refused by the CLI (its stderr, its exit status).
+        let out = common::cli_inproc::cli_here([
+            "serve",
+            "--http",
+            "--port",
+            "0",
+            "--session-id-prefix",
+            bad,
+        ]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success());
         assert_eq!(

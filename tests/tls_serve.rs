@@ -10,6 +10,7 @@ use common::client_inproc::{
 };
 use common::golden::normalize;
 use common::pki::{Pki, openssl_fingerprint as fingerprint, tls_events};
+use common::cli_inproc::{Ran, cli_here};
 use common::{BIN, InProcess, missing_program};
 use mcp_raw_net::transport::http;
 use serde_json::Value;
@@ -156,6 +157,11 @@ fn add_trusting(pki: &Pki, url: &str, extra: &[&str]) -> Output {
 
 fn said(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+/// [`said`] of a command line run in-process.
+fn said_here(out: &Ran) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned() + &out.err()
 }
 
 #[test]
@@ -375,13 +381,10 @@ fn bad_tls_flags_are_usage_errors_that_name_the_file() {
     let pki = serving_pki("bad");
     std::fs::write(pki.dir.join("empty.pem"), "nothing here\n").unwrap();
     let run = |args: &[&str]| {
-        // The CLI's refusals of bad TLS flags (stderr, exit status 2): a process.
-        let out = Command::new(BIN)
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        (out.status.code(), said(&out))
+        // The CLI's refusals of bad TLS flags (stderr, exit status 2), before
+        // anything listens.
+        let out = cli_here(args);
+        (out.status.code(), said_here(&out))
     };
     let (cert, key, other) = (
         pki.path("good.pem"),
@@ -684,13 +687,18 @@ fn an_https_authorization_server_outside_the_trust_store_is_503_and_logged() {
         )
     );
     // An unreadable --auth-cacert stops the server at start, naming it.
-    // An unreadable --auth-cacert stops the CLI at start (stderr, exit status): a process.
-    let out = Command::new(BIN)
-        .args(["serve", "--http", "--port", "0", "--auth-server", &issuer])
-        .args(["--auth-cacert", "/nonexistent/ca.pem"])
-        .output()
-        .unwrap();
-    let text = said(&out);
+    // An unreadable --auth-cacert stops the CLI at start (stderr, exit status).
+    let out = cli_here([
+        "serve",
+        "--http",
+        "--port",
+        "0",
+        "--auth-server",
+        &issuer,
+        "--auth-cacert",
+        "/nonexistent/ca.pem",
+    ]);
+    let text = said_here(&out);
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert_eq!(
         text,
@@ -793,15 +801,19 @@ fn the_tap_relays_to_an_https_target_and_listens_with_tls_too() {
         )
     );
     // --insecure and --cacert are for an https:// target.
-    // The CLI's refusal of --insecure/--cacert for an http:// target: a process.
-    let out = Command::new(BIN)
-        .args(["tap", "--http", "--listen", "127.0.0.1:0", "--insecure"])
-        .args(["--target", "http://127.0.0.1:1/mcp"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    // The CLI's refusal of --insecure/--cacert for an http:// target.
+    let out = cli_here([
+        "tap",
+        "--http",
+        "--listen",
+        "127.0.0.1:0",
+        "--insecure",
+        "--target",
+        "http://127.0.0.1:1/mcp",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", said_here(&out));
     assert_eq!(
-        said(&out),
+        said_here(&out),
         "mcp-raw tap: --cacert and --insecure are for an https:// --target\n"
     );
 }
@@ -990,15 +1002,12 @@ fn a_listener_with_a_client_ca_requires_and_records_the_clients_certificate() {
         "[mcp-raw] TLS connection from 127.0.0.1:<port> refused: TLS handshake failed: peer sent no certificates\n"
     );
     // The flag needs a listener with TLS.
-    // The CLI's refusal of --tls-client-ca without a TLS listener: a process.
-    let out = Command::new(BIN)
-        .args(["serve", "--http", "--port", "0", "--tls-client-ca"])
-        .arg(pki.path("ca.pem"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    // The CLI's refusal of --tls-client-ca without a TLS listener (clap's).
+    let ca = pki.path("ca.pem");
+    let out = cli_here(["serve", "--http", "--port", "0", "--tls-client-ca", &ca]);
+    assert_eq!(out.status.code(), Some(2), "{}", said_here(&out));
     assert_eq!(
-        said(&out),
+        said_here(&out),
         "error: the following required arguments were not provided:\n  --tls-key <FILE>\n  --tls-cert <FILE>\n\n\
          Usage: mcp-raw serve --http --tls-key <FILE> --tls-cert <FILE> --port <PORT> --tls-client-ca <FILE>\n\n\
          For more information, try '--help'.\n"
