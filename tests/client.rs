@@ -2,11 +2,11 @@
 //! HTTP: the compatibility matrix of MCP 2026-07-28 `basic/versioning`.
 
 mod common;
+use common::cli_inproc::cli_here;
 use common::client_inproc::{
     CONFORMANCE_TOOLS, DEMO_TOOLS, LEGACY_SPOKEN, MODERN_SPOKEN, captions, conformance_http,
     demo_http, lines_starting, lines_with,
 };
-use common::cli_inproc::cli_here;
 use common::{BIN, golden, stamp_before, unstamped};
 use mcp_raw_core::Eras;
 use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient, Options, Spoken};

@@ -1,5 +1,5 @@
 //! Every crate's layout map names every source file: the ```` ```text ```` block at the
-//! top of each crate's root (`crates/*/src/lib.rs`, and the binary's `src/main.rs`)
+//! top of each crate's root (`crates/*/src/lib.rs`, and the binary's `src/lib.rs`)
 //! lists its files, so a reader who opens a crate's docs finds each module there, and a
 //! file added without its line fails this test, naming it. Standard library only: the
 //! map is read as text.
@@ -80,7 +80,7 @@ const ROOTS: &[&str] = &[
     "crates/core/src/lib.rs",
     "crates/net/src/lib.rs",
     "crates/tools/src/lib.rs",
-    "src/main.rs",
+    "src/lib.rs",
 ];
 
 /// Checks one crate: every file under its `src/` named, every name a file.

@@ -130,17 +130,24 @@ fn check_line(line: &str, arrow: &str, want: &Value) {
 fn client_oneline_is_a_line_per_message_and_show_prints_the_same() {
     let dir = common::scratch("oneline", "client");
     let record = dir.join("session.jsonl");
-    // Over stdio the client spawns `mcp-raw serve` itself: a process.
-    let out = Command::new(BIN)
-        .args(["client", "--oneline", "--color", "never"])
-        .args(["--call", r#"echo={"message":"hi there"}"#])
-        .args(["--call", r#"add={"a":2,"b":3}"#])
-        .args(["--call", "get_current_time"])
-        .arg("--record")
-        .arg(&record)
-        .args(["--", BIN, "serve"])
-        .output()
-        .unwrap();
+    // The client in-process; over stdio it spawns `mcp-raw serve` itself.
+    let out = common::cli_inproc::cli_here([
+        "client",
+        "--oneline",
+        "--color",
+        "never",
+        "--call",
+        r#"echo={"message":"hi there"}"#,
+        "--call",
+        r#"add={"a":2,"b":3}"#,
+        "--call",
+        "get_current_time",
+        "--record",
+        record.to_str().unwrap(),
+        "--",
+        BIN,
+        "serve",
+    ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
     let lines = message_lines(&stdout);

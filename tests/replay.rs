@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::cli_inproc::{Ran, cli_here};
 use common::tools_inproc::{self, MockPeer};
 use common::{BIN, InProcess, golden};
 use serde_json::Value;
@@ -21,14 +22,15 @@ fn scratch(name: &str) -> std::path::PathBuf {
     dir
 }
 
-/// `mcp-raw ARGS…`, run to its end.
-fn mcp_raw(args: &[&str]) -> std::process::Output {
-    // Replay, diff and check as the CLI runs them (exit statuses, stdio): a process.
-    Command::new(BIN).args(args).output().unwrap()
+/// `mcp-raw ARGS…`, run to its end in-process: replay against a server, diff and
+/// check as the CLI runs them (their exit statuses; a stdio server is spawned as
+/// the process it is).
+fn mcp_raw(args: &[&str]) -> Ran {
+    cli_here(args)
 }
 
 /// `mcp-raw ARGS…`, which must succeed.
-fn run(args: &[&str]) -> std::process::Output {
+fn run(args: &[&str]) -> Ran {
     let out = mcp_raw(args);
     assert!(
         out.status.success(),

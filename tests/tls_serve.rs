@@ -4,13 +4,13 @@
 //! has the handshake's facts. The certificates are made here with rcgen.
 
 mod common;
+use common::cli_inproc::{Ran, cli_here};
 use common::client_inproc::{
     ADDED_LEGACY, ADDED_MODERN, demo, lines_starting, lines_with, opened, server_recorder,
     show_text, text_lines, tls_flags, without_durations,
 };
 use common::golden::normalize;
 use common::pki::{Pki, openssl_fingerprint as fingerprint, tls_events};
-use common::cli_inproc::{Ran, cli_here};
 use common::{BIN, InProcess, missing_program};
 use mcp_raw_net::transport::http;
 use serde_json::Value;

@@ -5,8 +5,8 @@
 //! in `scripts/ui.sh`.
 
 mod common;
-use common::cli_inproc::cli_here;
 use common::BIN;
+use common::cli_inproc::cli_here;
 use common::http_client::Reader;
 use mcp_raw_wire::rows::Rows;
 use mcp_raw_wire::transcript;
