@@ -60,7 +60,7 @@
 
 //!
 //! The binary (`main.rs`) calls [`run`] with the process's arguments and its
-//! [`Console`](cli::console::Console); a test calls it with a command line and two
+//! [`cli::console::Console`]; a test calls it with a command line and two
 //! buffers, and reads what the program printed and the status it returned.
 
 pub mod cli;
