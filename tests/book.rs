@@ -149,11 +149,7 @@ fn links(text: &str) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     for (i, line) in outside_code(text).iter().enumerate() {
         // Inline code spans hold no links.
-        let plain: String = line
-            .split('`')
-            .step_by(2)
-            .collect::<Vec<_>>()
-            .join("``");
+        let plain: String = line.split('`').step_by(2).collect::<Vec<_>>().join("``");
         let mut rest = plain.as_str();
         while let Some(at) = rest.find("](") {
             let after = &rest[at + 2..];
@@ -267,7 +263,10 @@ fn every_internal_link_resolves() {
         }
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
-    assert!(checked > 50, "only {checked} links found: the reader is broken");
+    assert!(
+        checked > 50,
+        "only {checked} links found: the reader is broken"
+    );
 }
 
 // ---- the generated reference pages -------------------------------------------------
@@ -343,9 +342,8 @@ fn check_rules() -> String {
         rows.push([id, severity, spec, String::new()]);
     }
     assert!(rows.len() > 20, "check --rules listed {} rules", rows.len());
-    let mut out = String::from(
-        "| Rule | Severity | Spec clause | What it checks |\n|---|---|---|---|\n",
-    );
+    let mut out =
+        String::from("| Rule | Severity | Spec clause | What it checks |\n|---|---|---|---|\n");
     for [id, severity, spec, text] in rows {
         out.push_str(&format!(
             "| `{id}` | {severity} | {} | {} |\n",
@@ -370,7 +368,9 @@ fn error_codes() -> String {
             doc.push(' ');
             doc.push_str(text.trim());
         } else if let Some(def) = line.strip_prefix("pub const ") {
-            let (name, value) = def.split_once(": i64 = ").expect("pub const NAME: i64 = N;");
+            let (name, value) = def
+                .split_once(": i64 = ")
+                .expect("pub const NAME: i64 = N;");
             let value = value.trim_end_matches(';');
             out.push_str(&format!("| `{value}` | `{name}` | {} |\n", cell(&doc)));
             doc.clear();
@@ -451,16 +451,16 @@ enum Token {
 /// A shell line in words, the way sh reads the lines of this book: quotes, `$PWD`
 /// (the scratch directory) and `$i` (`1`, the loops of the scale-out chapter)
 /// expanded, `~` the scratch home; a `#` starting a word starts a comment.
+/// ([`commands`] puts `/tmp` in the scratch directory too.)
 fn tokens(line: &str, pwd: &str) -> Vec<Token> {
     let mut out = Vec::new();
     let mut word = String::new();
     let mut started = false;
     let mut chars = line.chars().peekable();
     let expand = |chars: &mut std::iter::Peekable<std::str::Chars>, word: &mut String| {
-        let name: String = std::iter::from_fn(|| {
-            chars.next_if(|c| c.is_ascii_alphanumeric() || *c == '_')
-        })
-        .collect();
+        let name: String =
+            std::iter::from_fn(|| chars.next_if(|c| c.is_ascii_alphanumeric() || *c == '_'))
+                .collect();
         match name.as_str() {
             "PWD" => word.push_str(pwd),
             "i" => word.push('1'),
@@ -555,6 +555,11 @@ fn commands(line: &str, pwd: &str) -> Vec<Simple> {
     for token in tokens(line, pwd) {
         match token {
             Token::Word(_) if skip_next => skip_next = false,
+            // A line's `/tmp/FILE` is the scratch directory's `tmp/FILE`: no run
+            // writes outside its own directory.
+            Token::Word(w) if w == "/tmp" || w.starts_with("/tmp/") => {
+                out.last_mut().unwrap().words.push(format!("{pwd}{w}"))
+            }
             Token::Word(w) => out.last_mut().unwrap().words.push(w),
             Token::Redirect => skip_next = true,
             Token::End(op) => {
@@ -734,7 +739,13 @@ fn run_in(dir: &Path, args: &[String]) -> (Option<i32>, String) {
     // builds, which is this one wherever cargo put it.
     let args: Vec<&str> = args
         .iter()
-        .map(|a| if is_mcp_raw(a) && a != "mcp-raw" { BIN } else { a.as_str() })
+        .map(|a| {
+            if is_mcp_raw(a) && a != "mcp-raw" {
+                BIN
+            } else {
+                a.as_str()
+            }
+        })
         .collect();
     let mut child = Command::new(BIN)
         .args(&args)
@@ -783,7 +794,7 @@ fn every_mcp_raw_command_line_parses_and_the_self_contained_ones_run() {
                 name.replace('/', "_")
             ));
             let _ = std::fs::remove_dir_all(&scratch);
-            std::fs::create_dir_all(&scratch).unwrap();
+            std::fs::create_dir_all(scratch.join("tmp")).unwrap();
             let pwd = scratch.display().to_string();
             for (line, at) in block {
                 for command in commands(&line, &pwd) {
@@ -841,7 +852,15 @@ fn the_shell_reader_reads_these_lines_as_sh_does() {
     };
     assert_eq!(
         words(r#"mcp-raw client --call 'add={"a":2}' -- "$PWD/x" serve # a comment"#),
-        [["mcp-raw", "client", "--call", r#"add={"a":2}"#, "--", "/s/x", "serve"]]
+        [[
+            "mcp-raw",
+            "client",
+            "--call",
+            r#"add={"a":2}"#,
+            "--",
+            "/s/x",
+            "serve"
+        ]]
     );
     assert_eq!(
         words("mcp-raw completions bash > ~/.local/x   # or zsh"),
@@ -854,6 +873,10 @@ fn the_shell_reader_reads_these_lines_as_sh_does() {
             vec!["mcp-raw", "ca", "delete"],
             vec!["head"]
         ]
+    );
+    assert_eq!(
+        words("mcp-raw check /tmp/tap.jsonl --format json"),
+        [["mcp-raw", "check", "/s/tmp/tap.jsonl", "--format", "json"]]
     );
     let bg = commands("mcp-raw serve --http --port 310$i &", "/s");
     assert!(bg[0].background);

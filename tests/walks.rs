@@ -70,7 +70,11 @@ fn every_step_of_the_walks_names_a_real_file_and_real_functions() {
     let english = walks(&read("docs/en/src/internals/walks.md"), |l| {
         l.strip_suffix(" files.")?.parse().ok()
     });
-    assert_eq!(english.len(), 2, "docs/en/src/internals/walks.md has two walks");
+    assert_eq!(
+        english.len(),
+        2,
+        "docs/en/src/internals/walks.md has two walks"
+    );
     for walk in &english {
         let files: BTreeSet<&str> = walk.steps.iter().map(|(f, _)| f.as_str()).collect();
         assert_eq!(
@@ -103,6 +107,9 @@ fn every_step_of_the_walks_names_a_real_file_and_real_functions() {
     );
     for (zh, en) in chinese.iter().zip(&english) {
         assert_eq!(zh.said, en.said, "the two pages say different file counts");
-        assert_eq!(zh.steps, en.steps, "docs/zh-CN/src/internals/walks.md walks other steps");
+        assert_eq!(
+            zh.steps, en.steps,
+            "docs/zh-CN/src/internals/walks.md walks other steps"
+        );
     }
 }

@@ -202,7 +202,6 @@ fn is_prose(para: &str) -> bool {
     words(para).chars().any(|c| c.is_alphabetic())
 }
 
-
 /// The same headings at the same levels in the same order; panics saying where not.
 pub fn same_headings(en_name: &str, en: &str, zh_name: &str, zh: &str) {
     let en = headings(&parts(en));
