@@ -579,15 +579,30 @@ fn is_mcp_raw(word: &str) -> bool {
     word == "mcp-raw" || word.ends_with("/mcp-raw")
 }
 
-/// The arguments mcp-raw gets from a command line, if it runs mcp-raw.
+/// The arguments mcp-raw gets from a command line, if it runs mcp-raw. Leading
+/// `NAME=value` words (the environment) and `do`, `then`, `else`, `time` (sh's words
+/// before a command) are not the command.
 fn invocation(words: &[String]) -> Option<Vec<String>> {
-    let w: Vec<&str> = words.iter().map(String::as_str).collect();
+    let w: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .skip_while(|w| {
+            matches!(*w, "do" | "then" | "else" | "time")
+                || w.split_once('=').is_some_and(|(name, _)| {
+                    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                })
+        })
+        .collect();
     let rest: Vec<String> = match w.as_slice() {
         [first, rest @ ..] if is_mcp_raw(first) => rest.iter().map(|s| s.to_string()).collect(),
         ["cargo", "run", "--", rest @ ..]
         | ["npx", "-y", "mcp-raw", rest @ ..]
         | ["uvx", "mcp-raw", rest @ ..]
-        | ["pipx", "run", "mcp-raw", rest @ ..] => rest.iter().map(|s| s.to_string()).collect(),
+        | ["pipx", "run", "mcp-raw", rest @ ..]
+        // The MCP Inspector given a server's command line.
+        | ["npx", "@modelcontextprotocol/inspector", "mcp-raw", rest @ ..] => {
+            rest.iter().map(|s| s.to_string()).collect()
+        }
         ["cargo", demo @ ("demo" | "demo-http"), rest @ ..] => {
             let rest = rest.strip_prefix(&["--"]).unwrap_or(rest);
             std::iter::once(*demo)
@@ -881,6 +896,10 @@ fn the_shell_reader_reads_these_lines_as_sh_does() {
     let bg = commands("mcp-raw serve --http --port 310$i &", "/s");
     assert!(bg[0].background);
     assert_eq!(bg[0].words[4], "3101");
+    assert_eq!(
+        invocation(&commands("KEY=k mcp-raw serve --http &", "/s")[0].words),
+        Some(vec!["serve".into(), "--http".into()])
+    );
     assert_eq!(
         invocation(&["cargo", "demo-http", "--", "--port", "0"].map(String::from)),
         Some(vec!["demo-http".into(), "--port".into(), "0".into()])
