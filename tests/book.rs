@@ -378,7 +378,7 @@ fn error_codes() -> String {
         }
     }
     assert!(codes >= 10, "only {codes} codes read from the table");
-    out.push_str("\n| Subcommand | Exit status (the last lines of its `--help`) |\n|---|---|\n");
+    out.push_str("\n| Subcommand | The exit status line of its `--help` |\n|---|---|\n");
     for sub in subcommands() {
         let help = stdout_of(&[&sub, "--help"]);
         // The last line saying `Exit status`, from those words on (`replay`'s follows
