@@ -441,6 +441,7 @@ fn the_reference_pages_are_what_the_binary_and_the_code_say() {
 /// One word or operator of a shell line.
 #[derive(Debug, PartialEq)]
 enum Token {
+    /// A word, its quotes taken off and its variables expanded.
     Word(String),
     /// `&&`, `||`, `;`, `|`, `&`: ends a command.
     End(String),
@@ -542,7 +543,9 @@ fn tokens(line: &str, pwd: &str) -> Vec<Token> {
 
 /// One command of a line: its words, and whether it ran in the background (`&`).
 struct Simple {
+    /// The command and its arguments, redirections left out.
     words: Vec<String>,
+    /// Ended by `&`: a server left running, which a test does not start.
     background: bool,
 }
 

@@ -130,9 +130,13 @@ fn columns(row: &str) -> usize {
 
 /// One section: a heading and what follows it up to the next heading.
 struct Section {
+    /// The heading's line, to say which section differs.
     heading: String,
+    /// Where the heading is, to say where.
     line: usize,
+    /// Prose paragraphs (list items one each): a translation has as many.
     paragraphs: usize,
+    /// Inline code of the heading and the section, sorted: copied unchanged.
     spans: Vec<String>,
     /// (line, columns) of each table row.
     rows: Vec<(usize, usize)>,
