@@ -1,0 +1,450 @@
+//! The Streamable HTTP transport (2025-11-25 `basic/transports` "Streamable HTTP"),
+//! on `std::net` and HTTP/1.1 written by hand. One endpoint, `/mcp`:
+//!
+//! - `POST` carries one client message. A request is answered in the response:
+//!   as one JSON body, or as an SSE stream (`text/event-stream`) that ends with it;
+//!   a notification or response gets `202 Accepted` and no body.
+//! - `GET` would open a stream for messages the server sends unprompted. This server
+//!   has none, so: `405`, and the body says why.
+//! - `DELETE` ends a session.
+//!
+//! Over stdio the process is the session. Here one process serves many clients, so
+//! each session has an id: `Mcp-Session-Id`, given in the answer to `initialize` and
+//! sent back by the client on every later request ("Session Management").
+
+use crate::rpc::{self, Incoming, Message, Session};
+use crate::tools::http_date;
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The server's limits, each with a default and a flag (`demo-http serve --help`).
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// The largest POST body read (`--max-body-bytes`); a larger one gets 413.
+    pub max_body: usize,
+    /// Sessions kept at once (`--max-sessions`); one more `initialize` gets 503.
+    pub max_sessions: usize,
+    /// How long a connection may sit silent before it is closed (`--idle-secs`).
+    pub idle: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_body: 4 * 1024 * 1024, max_sessions: 1000, idle: Duration::from_secs(60) }
+    }
+}
+
+/// The longest request head (request line and headers) read.
+const MAX_HEAD_BYTES: usize = 64 * 1024;
+
+/// Every live session, by id.
+type Sessions = Arc<Mutex<HashMap<String, Session>>>;
+
+/// One HTTP response, before it is written.
+struct Reply {
+    /// `200 OK`, `404 Not Found`, …
+    status: &'static str,
+    /// Headers in the order they are sent (lower case, as HTTP/2 would have them).
+    headers: Vec<(&'static str, String)>,
+    /// The body; `content-length` is added from it.
+    body: String,
+}
+
+impl Reply {
+    fn json(status: &'static str, body: String) -> Reply {
+        Reply { status, headers: vec![("content-type", "application/json".into())], body }
+    }
+
+    /// An HTTP refusal: a JSON-RPC error with no id, as the spec's examples give.
+    fn refuse(status: &'static str, code: i64, why: &str) -> Reply {
+        Reply::json(status, rpc::error(None, code, why))
+    }
+
+    fn empty(status: &'static str) -> Reply {
+        Reply { status, headers: Vec::new(), body: String::new() }
+    }
+}
+
+/// Listens on `127.0.0.1:port` (0: any free port) and serves until killed. Loopback
+/// only: "Security Warning", servers running locally SHOULD bind to localhost.
+pub fn run(port: u16, limits: Limits) -> std::io::Result<()> {
+    let listener = TcpListener::bind(("127.0.0.1", port))?;
+    let port = listener.local_addr()?.port();
+    // The one line a parent reads to find the server (the demo does).
+    eprintln!("[learn] Streamable HTTP server listening on http://127.0.0.1:{port}/mcp");
+    let sessions: Sessions = Arc::default();
+    for stream in listener.incoming().flatten() {
+        let (sessions, limits) = (sessions.clone(), limits.clone());
+        std::thread::spawn(move || connection(stream, &sessions, &limits));
+    }
+    Ok(())
+}
+
+/// One connection: requests one after another (HTTP/1.1 keeps it open) until the
+/// client closes it, says `connection: close`, sends something unreadable or idles.
+fn connection(stream: TcpStream, sessions: &Sessions, limits: &Limits) {
+    let _ = stream.set_read_timeout(Some(limits.idle));
+    let Ok(mut out) = stream.try_clone() else {
+        return;
+    };
+    let mut input = BufReader::new(stream);
+    loop {
+        let (reply, keep_open) = match read_request(&mut input, limits) {
+            Ok(None) => return,
+            Ok(Some(request)) => {
+                let close =
+                    request.header("connection").is_some_and(|c| c.eq_ignore_ascii_case("close"));
+                (route(&request, sessions, limits), !close)
+            }
+            Err(reply) => (reply, false),
+        };
+        if write_reply(&mut out, reply, keep_open).is_err() || !keep_open {
+            return;
+        }
+    }
+}
+
+/// A request as read off the socket.
+struct Request {
+    /// `POST`, `GET`, …
+    method: String,
+    /// The path, without any `?query`.
+    path: String,
+    /// Headers, names lower-cased (HTTP names are case-insensitive, RFC 9110 §5.1).
+    headers: Vec<(String, String)>,
+    /// The body, `content-length` bytes of it.
+    body: Vec<u8>,
+}
+
+impl Request {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Reads one request: the head up to the empty line, then `content-length` bytes.
+/// `Ok(None)` when the client closed (or idled out) between requests.
+fn read_request(input: &mut impl BufRead, limits: &Limits) -> Result<Option<Request>, Reply> {
+    let bad = |why: &str| {
+        Reply::refuse("400 Bad Request", rpc::code::INVALID_REQUEST, &format!("Bad Request: {why}"))
+    };
+    let mut lines = Vec::new();
+    let mut head_bytes = 0;
+    loop {
+        let mut line = Vec::new();
+        let n = input
+            .by_ref()
+            .take((MAX_HEAD_BYTES + 1 - head_bytes) as u64)
+            .read_until(b'\n', &mut line)
+            .unwrap_or(0);
+        head_bytes += n;
+        if n == 0 && lines.is_empty() {
+            return Ok(None);
+        }
+        if head_bytes > MAX_HEAD_BYTES {
+            return Err(Reply::refuse(
+                "431 Request Header Fields Too Large",
+                rpc::code::INVALID_REQUEST,
+                &format!(
+                    "Request Header Fields Too Large: the head exceeds {MAX_HEAD_BYTES} bytes"
+                ),
+            ));
+        }
+        if n == 0 || !line.ends_with(b"\n") {
+            return Err(bad("the connection ended inside the request head"));
+        }
+        let line = String::from_utf8(line).map_err(|_| bad("the request head is not UTF-8"))?;
+        let line = line.trim_end_matches(['\r', '\n']);
+        if line.is_empty() {
+            break; // the empty line that ends the head (RFC 9112 §2.1)
+        }
+        lines.push(line.to_owned());
+    }
+    // `POST /mcp HTTP/1.1`
+    let mut first = lines[0].split(' ');
+    let (Some(method), Some(target), Some(_version)) = (first.next(), first.next(), first.next())
+    else {
+        return Err(bad(&format!("not an HTTP request line: {:?}", lines[0])));
+    };
+    let mut headers = Vec::new();
+    for line in &lines[1..] {
+        let Some((name, value)) = line.split_once(':') else {
+            return Err(bad(&format!("a header line without ':': {line:?}")));
+        };
+        headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+    }
+    let mut request = Request {
+        method: method.to_owned(),
+        path: target.split('?').next().unwrap_or_default().to_owned(),
+        headers,
+        body: Vec::new(),
+    };
+    if request.header("transfer-encoding").is_some() {
+        return Err(Reply::refuse(
+            "411 Length Required",
+            rpc::code::INVALID_REQUEST,
+            "Length Required: send the body with Content-Length; this server reads no chunked bodies",
+        ));
+    }
+    let length = match request.header("content-length") {
+        None => 0,
+        Some(n) => n
+            .parse::<usize>()
+            .map_err(|_| bad(&format!("Content-Length is not a number: {n:?}")))?,
+    };
+    if length > limits.max_body {
+        return Err(Reply::refuse(
+            "413 Payload Too Large",
+            rpc::code::INVALID_REQUEST,
+            &format!(
+                "Payload Too Large: the body exceeds the {}-byte limit (--max-body-bytes)",
+                limits.max_body
+            ),
+        ));
+    }
+    request.body = vec![0; length];
+    input.read_exact(&mut request.body).map_err(|_| bad("the connection ended inside the body"))?;
+    Ok(Some(request))
+}
+
+/// Writes the status line, the headers, `content-length` and `date`, the body.
+fn write_reply(out: &mut TcpStream, reply: Reply, keep_open: bool) -> std::io::Result<()> {
+    let mut head = format!("HTTP/1.1 {}\r\n", reply.status);
+    for (name, value) in &reply.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    // RFC 9110 §8.6: no Content-Length on a 204.
+    if !reply.status.starts_with("204") {
+        head.push_str(&format!("content-length: {}\r\n", reply.body.len()));
+    }
+    if !keep_open {
+        head.push_str("connection: close\r\n");
+    }
+    head.push_str(&format!("date: {}\r\n\r\n", http_date()));
+    out.write_all(head.as_bytes())?;
+    out.write_all(reply.body.as_bytes())?;
+    out.flush()
+}
+
+/// Decides the answer to one request.
+fn route(request: &Request, sessions: &Sessions, limits: &Limits) -> Reply {
+    let invalid = rpc::code::INVALID_REQUEST;
+    // "Security Warning": servers MUST validate `Origin` (a web page could otherwise
+    // reach this local server through the browser: DNS rebinding).
+    for (what, value) in [("Host", request.header("host")), ("Origin", request.header("origin"))] {
+        if let Some(value) = value.filter(|v| !is_local(v)) {
+            return Reply::refuse(
+                "403 Forbidden",
+                invalid,
+                &format!(
+                    "Forbidden: {what} {value:?} is not a host this server answers to (localhost, 127.0.0.1, [::1]); DNS-rebinding protection"
+                ),
+            );
+        }
+    }
+    if request.path != "/mcp" {
+        return Reply::refuse(
+            "404 Not Found",
+            invalid,
+            &format!("Not Found: {} (the MCP endpoint is /mcp)", request.path),
+        );
+    }
+    let not_allowed = |why: &str| {
+        let mut reply = Reply::refuse("405 Method Not Allowed", invalid, why);
+        // RFC 9110 §15.5.6: a 405 lists the methods that are allowed.
+        reply.headers.push(("allow", "POST, DELETE".into()));
+        reply
+    };
+    match request.method.as_str() {
+        "POST" => post(request, sessions, limits).unwrap_or_else(|refusal| refusal),
+        "GET" => not_allowed(
+            "Method Not Allowed: this server offers no GET stream because it never pushes messages unprompted; every response arrives on the POST that asked for it",
+        ),
+        "DELETE" => match session_id(request) {
+            Err(refusal) => refusal,
+            Ok(None) => bad_request("DELETE needs the Mcp-Session-Id of the session to end"),
+            // The client ends its session; the id is now unknown (404 from here on).
+            Ok(Some(id)) => match sessions.lock().map(|mut s| s.remove(id)) {
+                Ok(Some(_)) => Reply::empty("204 No Content"),
+                _ => session_not_found(id),
+            },
+        },
+        other => not_allowed(&format!(
+            "Method Not Allowed: {other} /mcp; use POST to send messages, DELETE to end a session"
+        )),
+    }
+}
+
+/// A POST: headers checked, the message read, then the session it belongs to.
+fn post(request: &Request, sessions: &Sessions, limits: &Limits) -> Result<Reply, Reply> {
+    let invalid = rpc::code::INVALID_REQUEST;
+    // "Sending Messages to the Server": the client MUST accept both answer forms.
+    let accept = request.header("accept").unwrap_or("");
+    let covers = |want: &str| {
+        accept.split(',').map(|r| r.split(';').next().unwrap_or("").trim()).any(|r| {
+            r.eq_ignore_ascii_case(want)
+                || r == "*/*"
+                || r.strip_suffix("/*").is_some_and(|t| want.starts_with(t))
+        })
+    };
+    if !covers("application/json") || !covers("text/event-stream") {
+        return Err(Reply::refuse(
+            "406 Not Acceptable",
+            invalid,
+            &format!(
+                "Not Acceptable: Accept must list both application/json and text/event-stream, got {accept:?}"
+            ),
+        ));
+    }
+    let content_type = request.header("content-type").unwrap_or("");
+    if !content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json")
+    {
+        return Err(Reply::refuse(
+            "415 Unsupported Media Type",
+            invalid,
+            &format!(
+                "Unsupported Media Type: Content-Type must be application/json, got {content_type:?}"
+            ),
+        ));
+    }
+    // Unreadable JSON or no JSON-RPC message: 400, the JSON-RPC error as the body.
+    let incoming = rpc::read(&request.body).map_err(|e| Reply::json("400 Bad Request", e))?;
+    let id = session_id(request)?;
+    let mut sessions = sessions
+        .lock()
+        .map_err(|_| Reply::refuse("500 Internal Server Error", -32603, "a thread panicked"))?;
+    if let Incoming::One(message @ Message::Request { .. }) = &incoming
+        && matches!(message, Message::Request { method, .. } if method == "initialize")
+    {
+        // initialize is the one request sent without a session: it starts one.
+        if id.is_some() {
+            return Err(bad_request(
+                "initialize must be sent without Mcp-Session-Id: it starts a new session",
+            ));
+        }
+        if sessions.len() >= limits.max_sessions {
+            return Err(Reply::refuse(
+                "503 Service Unavailable",
+                -32603,
+                &format!(
+                    "Service Unavailable: {} sessions are open, the most this server keeps (--max-sessions); end one with DELETE",
+                    limits.max_sessions
+                ),
+            ));
+        }
+        let mut session = Session::default();
+        let Incoming::One(message) = incoming else { unreachable!("matched above") };
+        let answer = session.handle(message).unwrap_or_default();
+        let mut reply = Reply::json("200 OK", answer);
+        // Only a successful initialize starts a session; its id goes in a header.
+        if session.phase != rpc::Phase::AwaitingInitialize {
+            let id = new_session_id();
+            eprintln!("[learn] session {id} created");
+            reply.headers.push(("mcp-session-id", id.clone()));
+            sessions.insert(id, session);
+        }
+        return Ok(reply);
+    }
+    let Some(id) = id else {
+        return Err(bad_request(
+            "Mcp-Session-Id header is required; send initialize first to get one",
+        ));
+    };
+    // "Protocol Version Header": later requests say the version agreed; this server
+    // agrees only 2025-11-25. Absent, the session already tells which it is.
+    if let Some(v) = request.header("mcp-protocol-version").filter(|v| *v != rpc::PROTOCOL_VERSION)
+    {
+        return Err(bad_request(&format!(
+            "Unsupported MCP-Protocol-Version {v:?}; supported: {}",
+            rpc::PROTOCOL_VERSION
+        )));
+    }
+    let Some(session) = sessions.get_mut(id) else {
+        return Err(session_not_found(id));
+    };
+    Ok(match incoming {
+        Incoming::Batch => Reply::json("400 Bad Request", session.batch_refusal()),
+        Incoming::One(message) => {
+            let streamed =
+                matches!(&message, Message::Request { method, .. } if method == "tools/call");
+            match session.handle(message) {
+                // A notification or a response: accepted, nothing to say (MUST be 202).
+                None => Reply::empty("202 Accepted"),
+                // tools/call answers on an SSE stream even though these tools finish at
+                // once: the path a long call would use to send progress events first.
+                // One event, `data: <the response>`, a blank line, and the stream ends.
+                Some(answer) if streamed => Reply {
+                    status: "200 OK",
+                    headers: vec![
+                        ("content-type", "text/event-stream".into()),
+                        ("cache-control", "no-cache".into()),
+                        ("x-accel-buffering", "no".into()),
+                    ],
+                    body: format!("data: {answer}\n\n"),
+                },
+                Some(answer) => Reply::json("200 OK", answer),
+            }
+        }
+    })
+}
+
+/// The `Mcp-Session-Id` header, if sent: visible ASCII (0x21 to 0x7E), as the spec
+/// requires of the id.
+fn session_id(request: &Request) -> Result<Option<&str>, Reply> {
+    match request.header("mcp-session-id") {
+        None => Ok(None),
+        Some(v) if !v.is_empty() && v.bytes().all(|b| (0x21..=0x7e).contains(&b)) => Ok(Some(v)),
+        Some(v) => Err(bad_request(&format!(
+            "Mcp-Session-Id must be visible ASCII (0x21-0x7E), got {v:?}"
+        ))),
+    }
+}
+
+fn bad_request(why: &str) -> Reply {
+    Reply::refuse("400 Bad Request", rpc::code::INVALID_REQUEST, &format!("Bad Request: {why}"))
+}
+
+/// 404 for an id this server never gave or has ended: the client MUST start a new
+/// session with a fresh `initialize`.
+fn session_not_found(id: &str) -> Reply {
+    Reply::refuse(
+        "404 Not Found",
+        -32001,
+        &format!(
+            "Session not found: {id:?} is unknown or was terminated; send initialize without Mcp-Session-Id to start a new session"
+        ),
+    )
+}
+
+/// Is a `Host` (`127.0.0.1:3100`) or `Origin` (`http://localhost:3100`) this machine?
+fn is_local(value: &str) -> bool {
+    let authority =
+        value.strip_prefix("http://").or_else(|| value.strip_prefix("https://")).unwrap_or(value);
+    let host = if let Some(rest) = authority.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
+    } else {
+        authority.split(':').next().unwrap_or("")
+    };
+    ["localhost", "127.0.0.1", "::1"].iter().any(|h| h.eq_ignore_ascii_case(host))
+}
+
+/// A random UUID (version 4): the spec wants a session id "globally unique and
+/// cryptographically secure", so the bytes come from the OS (`/dev/urandom`).
+fn new_session_id() -> String {
+    let mut b = [0u8; 16];
+    if std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b)).is_err() {
+        // No /dev/urandom (not Unix): std's randomly keyed hasher, seeded by the OS.
+        use std::hash::{BuildHasher, Hasher};
+        for half in b.chunks_mut(8) {
+            let n = std::collections::hash_map::RandomState::new().build_hasher().finish();
+            half.copy_from_slice(&n.to_le_bytes());
+        }
+    }
+    b[6] = (b[6] & 0x0f) | 0x40; // version 4
+    b[8] = (b[8] & 0x3f) | 0x80; // RFC 4122 variant
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+}
