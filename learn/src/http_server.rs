@@ -12,10 +12,10 @@
 //! each session has an id: `Mcp-Session-Id`, given in the answer to `initialize` and
 //! sent back by the client on every later request ("Session Management").
 
+use crate::http::{Reply, Request, read_request, write_reply};
 use crate::rpc::{self, Incoming, Message, Session};
-use crate::tools::http_date;
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -37,36 +37,8 @@ impl Default for Limits {
     }
 }
 
-/// The longest request head (request line and headers) read.
-const MAX_HEAD_BYTES: usize = 64 * 1024;
-
 /// Every live session, by id.
 type Sessions = Arc<Mutex<HashMap<String, Session>>>;
-
-/// One HTTP response, before it is written.
-struct Reply {
-    /// `200 OK`, `404 Not Found`, …
-    status: &'static str,
-    /// Headers in the order they are sent (lower case, as HTTP/2 would have them).
-    headers: Vec<(&'static str, String)>,
-    /// The body; `content-length` is added from it.
-    body: String,
-}
-
-impl Reply {
-    fn json(status: &'static str, body: String) -> Reply {
-        Reply { status, headers: vec![("content-type", "application/json".into())], body }
-    }
-
-    /// An HTTP refusal: a JSON-RPC error with no id, as the spec's examples give.
-    fn refuse(status: &'static str, code: i64, why: &str) -> Reply {
-        Reply::json(status, rpc::error(None, code, why))
-    }
-
-    fn empty(status: &'static str) -> Reply {
-        Reply { status, headers: Vec::new(), body: String::new() }
-    }
-}
 
 /// Listens on `127.0.0.1:port` (0: any free port) and serves until killed. Loopback
 /// only: "Security Warning", servers running locally SHOULD bind to localhost.
@@ -92,7 +64,7 @@ fn connection(stream: TcpStream, sessions: &Sessions, limits: &Limits) {
     };
     let mut input = BufReader::new(stream);
     loop {
-        let (reply, keep_open) = match read_request(&mut input, limits) {
+        let (reply, keep_open) = match read_request(&mut input, limits.max_body) {
             Ok(None) => return,
             Ok(Some(request)) => {
                 let close =
@@ -105,128 +77,6 @@ fn connection(stream: TcpStream, sessions: &Sessions, limits: &Limits) {
             return;
         }
     }
-}
-
-/// A request as read off the socket.
-struct Request {
-    /// `POST`, `GET`, …
-    method: String,
-    /// The path, without any `?query`.
-    path: String,
-    /// Headers, names lower-cased (HTTP names are case-insensitive, RFC 9110 §5.1).
-    headers: Vec<(String, String)>,
-    /// The body, `content-length` bytes of it.
-    body: Vec<u8>,
-}
-
-impl Request {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
-    }
-}
-
-/// Reads one request: the head up to the empty line, then `content-length` bytes.
-/// `Ok(None)` when the client closed (or idled out) between requests.
-fn read_request(input: &mut impl BufRead, limits: &Limits) -> Result<Option<Request>, Reply> {
-    let bad = |why: &str| {
-        Reply::refuse("400 Bad Request", rpc::code::INVALID_REQUEST, &format!("Bad Request: {why}"))
-    };
-    let mut lines = Vec::new();
-    let mut head_bytes = 0;
-    loop {
-        let mut line = Vec::new();
-        let n = input
-            .by_ref()
-            .take((MAX_HEAD_BYTES + 1 - head_bytes) as u64)
-            .read_until(b'\n', &mut line)
-            .unwrap_or(0);
-        head_bytes += n;
-        if n == 0 && lines.is_empty() {
-            return Ok(None);
-        }
-        if head_bytes > MAX_HEAD_BYTES {
-            return Err(Reply::refuse(
-                "431 Request Header Fields Too Large",
-                rpc::code::INVALID_REQUEST,
-                &format!(
-                    "Request Header Fields Too Large: the head exceeds {MAX_HEAD_BYTES} bytes"
-                ),
-            ));
-        }
-        if n == 0 || !line.ends_with(b"\n") {
-            return Err(bad("the connection ended inside the request head"));
-        }
-        let line = String::from_utf8(line).map_err(|_| bad("the request head is not UTF-8"))?;
-        let line = line.trim_end_matches(['\r', '\n']);
-        if line.is_empty() {
-            break; // the empty line that ends the head (RFC 9112 §2.1)
-        }
-        lines.push(line.to_owned());
-    }
-    // `POST /mcp HTTP/1.1`
-    let mut first = lines[0].split(' ');
-    let (Some(method), Some(target), Some(_version)) = (first.next(), first.next(), first.next())
-    else {
-        return Err(bad(&format!("not an HTTP request line: {:?}", lines[0])));
-    };
-    let mut headers = Vec::new();
-    for line in &lines[1..] {
-        let Some((name, value)) = line.split_once(':') else {
-            return Err(bad(&format!("a header line without ':': {line:?}")));
-        };
-        headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
-    }
-    let mut request = Request {
-        method: method.to_owned(),
-        path: target.split('?').next().unwrap_or_default().to_owned(),
-        headers,
-        body: Vec::new(),
-    };
-    if request.header("transfer-encoding").is_some() {
-        return Err(Reply::refuse(
-            "411 Length Required",
-            rpc::code::INVALID_REQUEST,
-            "Length Required: send the body with Content-Length; this server reads no chunked bodies",
-        ));
-    }
-    let length = match request.header("content-length") {
-        None => 0,
-        Some(n) => n
-            .parse::<usize>()
-            .map_err(|_| bad(&format!("Content-Length is not a number: {n:?}")))?,
-    };
-    if length > limits.max_body {
-        return Err(Reply::refuse(
-            "413 Payload Too Large",
-            rpc::code::INVALID_REQUEST,
-            &format!(
-                "Payload Too Large: the body exceeds the {}-byte limit (--max-body-bytes)",
-                limits.max_body
-            ),
-        ));
-    }
-    request.body = vec![0; length];
-    input.read_exact(&mut request.body).map_err(|_| bad("the connection ended inside the body"))?;
-    Ok(Some(request))
-}
-
-/// Writes the status line, the headers, `content-length` and `date`, the body.
-fn write_reply(out: &mut TcpStream, reply: Reply, keep_open: bool) -> std::io::Result<()> {
-    let mut head = format!("HTTP/1.1 {}\r\n", reply.status);
-    for (name, value) in &reply.headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    // RFC 9110 §8.6: no Content-Length on a 204.
-    if !reply.status.starts_with("204") {
-        head.push_str(&format!("content-length: {}\r\n", reply.body.len()));
-    }
-    if !keep_open {
-        head.push_str("connection: close\r\n");
-    }
-    head.push_str(&format!("date: {}\r\n\r\n", http_date()));
-    out.write_all(head.as_bytes())?;
-    out.write_all(reply.body.as_bytes())?;
-    out.flush()
 }
 
 /// Decides the answer to one request.

@@ -7,11 +7,13 @@
 //!
 //! ```text
 //! lib.rs            this page
-//! json.rs           JSON by hand: a value, a parser that says what is wrong, a writer
+//! json.rs           JSON by hand: a value and its writer
+//! parse.rs          the JSON parser, which says what is wrong and where
 //! rpc.rs            the protocol: the four shapes, the lifecycle, tools/list, tools/call
 //! tools.rs          get_current_time, echo, add: plain values with a JSON Schema
 //! server.rs         stdio: one message per line; stdout is only protocol
 //! client.rs         spawns a stdio server and drives one session, printing >>> and <<<
+//! http.rs           HTTP/1.1 by hand: read a request, write a response
 //! http_server.rs    Streamable HTTP on std::net: /mcp, sessions, JSON or SSE, 202
 //! http_client.rs    the same session as real HTTP requests
 //! modern.rs         what 2026-07-28 changes: no handshake, no session, _meta
@@ -20,10 +22,12 @@
 //! ```
 
 pub mod client;
+pub mod http;
 pub mod http_client;
 pub mod http_server;
 pub mod json;
 pub mod modern;
+pub mod parse;
 pub mod rpc;
 pub mod server;
 pub mod tools;

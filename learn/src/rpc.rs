@@ -244,8 +244,8 @@ impl Session {
                 code::SERVER_NOT_INITIALIZED,
                 format!("Server not initialized: initialize was answered, but {method} waits for notifications/initialized"),
             )),
-            ("tools/list", Phase::Ready) => Ok(tools_list()),
-            ("tools/call", Phase::Ready) => tools_call(params),
+            ("tools/list", Phase::Ready) => Ok(tools::list()),
+            ("tools/call", Phase::Ready) => tools::call(params),
             _ => Err((code::METHOD_NOT_FOUND, format!("Method not found: {method}"))),
         }
     }
@@ -291,59 +291,4 @@ impl Session {
             ),
         ]))
     }
-}
-
-/// `tools/list` (`server/tools` "Listing Tools"): each tool's name, description and
-/// schema. With three tools there is one page, so no `nextCursor`.
-fn tools_list() -> Json {
-    let tools = tools::all().map(|t| {
-        Json::object([
-            ("name", Json::str(t.name)),
-            ("description", Json::str(t.description)),
-            ("inputSchema", (t.input_schema)()),
-        ])
-    });
-    Json::object([("tools", Json::Array(tools.into()))])
-}
-
-/// `tools/call {name, arguments}` (`server/tools` "Calling Tools").
-fn tools_call(params: Option<&Json>) -> Result<Json, (i64, String)> {
-    let bad = |why: String| Err((code::INVALID_PARAMS, why));
-    let name = match params.and_then(|p| p.get("name")) {
-        Some(Json::Str(name)) => name,
-        Some(other) => {
-            return bad(format!("tools/call: params.name must be a string, got {}", other.kind()));
-        }
-        None => return bad("tools/call: missing params.name".into()),
-    };
-    let all = tools::all();
-    // `server/tools` "Error Handling": an unknown tool is a protocol error, -32602.
-    let Some(tool) = all.iter().find(|t| t.name == name) else {
-        let names: Vec<_> = all.iter().map(|t| t.name).collect();
-        return bad(format!("Unknown tool: {name} (this server has: {})", names.join(", ")));
-    };
-    let arguments = match params.and_then(|p| p.get("arguments")) {
-        None | Some(Json::Null) => Json::object([]),
-        Some(args @ Json::Object(_)) => args.clone(),
-        Some(other) => {
-            return bad(format!(
-                "tools/call: params.arguments must be an object, got {}",
-                other.kind()
-            ));
-        }
-    };
-    // The tool's answer is text content. Its failure is a *result* with
-    // `isError: true`, not a JSON-RPC error ("Error Handling": tool execution
-    // errors), so the model reads what went wrong and can try again.
-    let (text, failed) = match (tool.run)(&arguments) {
-        Ok(text) => (text, false),
-        Err(text) => (text, true),
-    };
-    let content =
-        Json::Array(vec![Json::object([("type", Json::str("text")), ("text", Json::Str(text))])]);
-    Ok(if failed {
-        Json::object([("content", content), ("isError", Json::Bool(true))])
-    } else {
-        Json::object([("content", content)])
-    })
 }

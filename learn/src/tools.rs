@@ -91,6 +91,61 @@ fn number(args: &Json, name: &str) -> Result<f64, String> {
     }
 }
 
+/// `tools/list` (`server/tools` "Listing Tools"): each tool's name, description and
+/// schema. With three tools there is one page, so no `nextCursor`.
+pub fn list() -> Json {
+    let tools = all().map(|t| {
+        Json::object([
+            ("name", Json::str(t.name)),
+            ("description", Json::str(t.description)),
+            ("inputSchema", (t.input_schema)()),
+        ])
+    });
+    Json::object([("tools", Json::Array(tools.into()))])
+}
+
+/// `tools/call {name, arguments}` (`server/tools` "Calling Tools").
+pub fn call(params: Option<&Json>) -> Result<Json, (i64, String)> {
+    let bad = |why: String| Err((crate::rpc::code::INVALID_PARAMS, why));
+    let name = match params.and_then(|p| p.get("name")) {
+        Some(Json::Str(name)) => name,
+        Some(other) => {
+            return bad(format!("tools/call: params.name must be a string, got {}", other.kind()));
+        }
+        None => return bad("tools/call: missing params.name".into()),
+    };
+    let all = all();
+    // `server/tools` "Error Handling": an unknown tool is a protocol error, -32602.
+    let Some(tool) = all.iter().find(|t| t.name == name) else {
+        let names: Vec<_> = all.iter().map(|t| t.name).collect();
+        return bad(format!("Unknown tool: {name} (this server has: {})", names.join(", ")));
+    };
+    let arguments = match params.and_then(|p| p.get("arguments")) {
+        None | Some(Json::Null) => Json::object([]),
+        Some(args @ Json::Object(_)) => args.clone(),
+        Some(other) => {
+            return bad(format!(
+                "tools/call: params.arguments must be an object, got {}",
+                other.kind()
+            ));
+        }
+    };
+    // The tool's answer is text content. Its failure is a *result* with
+    // `isError: true`, not a JSON-RPC error ("Error Handling": tool execution
+    // errors), so the model reads what went wrong and can try again.
+    let (text, failed) = match (tool.run)(&arguments) {
+        Ok(text) => (text, false),
+        Err(text) => (text, true),
+    };
+    let content =
+        Json::Array(vec![Json::object([("type", Json::str("text")), ("text", Json::Str(text))])]);
+    Ok(if failed {
+        Json::object([("content", content), ("isError", Json::Bool(true))])
+    } else {
+        Json::object([("content", content)])
+    })
+}
+
 /// The time now as `2026-12-07T13:38:06.054Z` (RFC 3339, UTC, milliseconds).
 pub fn now_rfc3339() -> String {
     let now =
@@ -101,24 +156,8 @@ pub fn now_rfc3339() -> String {
     format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{ms:03}Z")
 }
 
-/// The HTTP date of now, `Mon, 07 Dec 2026 13:38:19 GMT` (RFC 9110 §5.6.7), for
-/// the `date` header the HTTP server sends.
-pub fn http_date() -> String {
-    let now =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    let (days, secs) = ((now.as_secs() / 86_400) as i64, now.as_secs() % 86_400);
-    let (y, m, d) = civil_from_days(days);
-    // 1970-01-01 was a Thursday.
-    let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][days.rem_euclid(7) as usize];
-    let month =
-        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-            [m as usize - 1];
-    let (h, min, s) = (secs / 3600, secs % 3600 / 60, secs % 60);
-    format!("{weekday}, {d:02} {month} {y} {h:02}:{min:02}:{s:02} GMT")
-}
-
 /// Days since 1970-01-01 → (year, month, day), Howard Hinnant's `civil_from_days`.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
