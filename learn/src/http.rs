@@ -153,8 +153,9 @@ pub fn write_reply(out: &mut TcpStream, reply: Reply, keep_open: bool) -> std::i
         head.push_str("connection: close\r\n");
     }
     head.push_str(&format!("date: {}\r\n\r\n", http_date()));
-    out.write_all(head.as_bytes())?;
-    out.write_all(reply.body.as_bytes())?;
+    // One write for head and body: two small writes would wait on each other (Nagle's
+    // algorithm holds the second until the first is acknowledged, ~40 ms).
+    out.write_all((head + &reply.body).as_bytes())?;
     out.flush()
 }
 

@@ -181,8 +181,8 @@ pub fn run(url: &str) -> Result<(), String> {
         }
         head.push_str("\r\n");
         show(">>>", &head, call.body);
-        out.write_all(head.as_bytes())
-            .and_then(|_| out.write_all(call.body.as_bytes()))
+        // Head and body in one write (two small ones would wait on each other).
+        out.write_all(format!("{head}{}", call.body).as_bytes())
             .map_err(|e| e.to_string())?;
         let (status, headers, body) = read_response(&mut input)?;
         show("<<<", &headers, &body);
@@ -212,7 +212,10 @@ fn show(prefix: &str, head: &str, body: &str) {
     }
     println!("{prefix}");
     for line in body.lines() {
-        println!("{prefix} {line}");
+        match line {
+            "" => println!("{prefix}"), // the blank line that ends an SSE event
+            line => println!("{prefix} {line}"),
+        }
     }
 }
 
