@@ -182,8 +182,7 @@ pub fn run(url: &str) -> Result<(), String> {
         head.push_str("\r\n");
         show(">>>", &head, call.body);
         // Head and body in one write (two small ones would wait on each other).
-        out.write_all(format!("{head}{}", call.body).as_bytes())
-            .map_err(|e| e.to_string())?;
+        out.write_all(format!("{head}{}", call.body).as_bytes()).map_err(|e| e.to_string())?;
         let (status, headers, body) = read_response(&mut input)?;
         show("<<<", &headers, &body);
         println!();
