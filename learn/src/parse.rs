@@ -73,7 +73,7 @@ impl Parser<'_> {
     /// Runs `inner` one level deeper, refusing past [`MAX_DEPTH`].
     fn nested(&mut self, inner: fn(&mut Self) -> Result<Json, String>) -> Result<Json, String> {
         self.depth += 1;
-        if self.depth > MAX_DEPTH {
+        if self.depth >= MAX_DEPTH {
             return Err(self.error_at("recursion limit exceeded", self.pos));
         }
         self.pos += 1; // the `[` or `{`
@@ -212,12 +212,16 @@ impl Parser<'_> {
     /// `\uXXXX`, or two of them for a character beyond U+FFFF (a surrogate pair).
     fn unicode_escape(&mut self) -> Result<char, String> {
         let first = self.hex4()?;
-        let code = if (0xd800..0xdc00).contains(&first) {
-            if self.bytes.get(self.pos..self.pos + 2) != Some(b"\\u") {
-                return Err(self
-                    .error_at("lone leading surrogate in hex escape", self.pos.saturating_sub(1)));
+        let code = if (0xdc00..0xe000).contains(&first) {
+            return Err(self.error_at("lone leading surrogate in hex escape", self.pos - 1));
+        } else if (0xd800..0xdc00).contains(&first) {
+            // A high surrogate must be followed by `\u` and a low one.
+            for want in [b'\\', b'u'] {
+                if self.peek() != Some(want) {
+                    return Err(self.error_at("unexpected end of hex escape", self.pos));
+                }
+                self.pos += 1;
             }
-            self.pos += 2;
             let second = self.hex4()?;
             if !(0xdc00..0xe000).contains(&second) {
                 return Err(self.error_at("lone leading surrogate in hex escape", self.pos - 1));
@@ -245,40 +249,57 @@ impl Parser<'_> {
         Ok(n)
     }
 
+    /// `[` … `]`. After a `,` a value must follow: `[1,]` is a trailing comma.
     fn array(&mut self) -> Result<Json, String> {
         let mut items = Vec::new();
-        self.skip_whitespace();
-        if self.peek() == Some(b']') {
-            self.pos += 1;
-            return Ok(Json::Array(items));
-        }
         loop {
-            items.push(self.value()?);
             self.skip_whitespace();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b']') => {
+            match (self.peek(), items.is_empty()) {
+                (Some(b']'), true) => break,
+                (None, true) => return Err(self.eof("EOF while parsing a list")),
+                (_, true) => {}
+                (Some(b','), false) => {
                     self.pos += 1;
-                    return Ok(Json::Array(items));
+                    self.skip_whitespace();
+                    match self.peek() {
+                        Some(b']') => return Err(self.error_at("trailing comma", self.pos)),
+                        None => return Err(self.eof("EOF while parsing a value")),
+                        Some(_) => {}
+                    }
                 }
-                None => return Err(self.eof("EOF while parsing a list")),
-                Some(_) => return Err(self.error_at("expected `,` or `]`", self.pos)),
+                (Some(b']'), false) => break,
+                (None, false) => return Err(self.eof("EOF while parsing a list")),
+                (Some(_), false) => return Err(self.error_at("expected `,` or `]`", self.pos)),
             }
+            items.push(self.value()?);
         }
+        self.pos += 1; // the `]`
+        Ok(Json::Array(items))
     }
 
+    /// `{` … `}`: `"name": value` pairs, separated by `,`.
     fn object(&mut self) -> Result<Json, String> {
         let mut members = Vec::new();
-        self.skip_whitespace();
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
-            return Ok(Json::Object(members));
-        }
         loop {
             self.skip_whitespace();
+            match (self.peek(), members.is_empty()) {
+                (Some(b'}'), _) if members.is_empty() => break,
+                (None, true) => return Err(self.eof("EOF while parsing an object")),
+                (_, true) => {}
+                (Some(b','), false) => {
+                    self.pos += 1;
+                    self.skip_whitespace();
+                    if self.peek() == Some(b'}') {
+                        return Err(self.error_at("trailing comma", self.pos));
+                    }
+                }
+                (Some(b'}'), false) => break,
+                (None, false) => return Err(self.eof("EOF while parsing an object")),
+                (Some(_), false) => return Err(self.error_at("expected `,` or `}`", self.pos)),
+            }
             match self.peek() {
                 Some(b'"') => {}
-                None => return Err(self.eof("EOF while parsing an object")),
+                None => return Err(self.eof("EOF while parsing a value")),
                 Some(_) => return Err(self.error_at("key must be a string", self.pos)),
             }
             let key = self.string()?;
@@ -289,17 +310,9 @@ impl Parser<'_> {
                 Some(_) => return Err(self.error_at("expected `:`", self.pos)),
             }
             members.push((key, self.value()?));
-            self.skip_whitespace();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {
-                    self.pos += 1;
-                    return Ok(Json::Object(members));
-                }
-                None => return Err(self.eof("EOF while parsing an object")),
-                Some(_) => return Err(self.error_at("expected `,` or `}`", self.pos)),
-            }
         }
+        self.pos += 1; // the `}`
+        Ok(Json::Object(members))
     }
 }
 
@@ -320,7 +333,7 @@ mod tests {
         assert_eq!(parse(b"{\"a\":").unwrap_err(), "EOF while parsing a value at line 1 column 5");
         assert_eq!(parse(b"\xff").unwrap_err(), "expected value at line 1 column 1");
         assert_eq!(parse(b"{} x").unwrap_err(), "trailing characters at line 1 column 4");
-        assert_eq!(parse(b"[1,]").unwrap_err(), "expected value at line 1 column 4");
+        assert_eq!(parse(b"[1,]").unwrap_err(), "trailing comma at line 1 column 4");
         assert!(parse("[".repeat(200).as_bytes()).unwrap_err().starts_with("recursion limit"));
     }
 }
