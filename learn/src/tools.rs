@@ -20,8 +20,8 @@ pub struct Tool {
 }
 
 /// Every tool, in the order `tools/list` gives them.
-pub fn all() -> [Tool; 3] {
-    [
+pub fn all() -> Vec<Tool> {
+    let mut tools = vec![
         Tool {
             name: "get_current_time",
             description: "Returns the current UTC time as an RFC 3339 timestamp.",
@@ -59,6 +59,36 @@ pub fn all() -> [Tool; 3] {
                 })
             },
         },
+    ];
+    if CONFORMANCE_TOOLS.load(std::sync::atomic::Ordering::Relaxed) {
+        tools.extend(conformance_tools());
+    }
+    tools
+}
+
+/// Whether [`all`] also offers the two tools the official conformance suite calls
+/// (`demo-http serve --conformance-tools`; off by default, so the demo's list is
+/// the seed's three).
+pub static CONFORMANCE_TOOLS: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// The suite's `tools-call-simple-text` and `tools-call-error` scenarios call these.
+fn conformance_tools() -> [Tool; 2] {
+    let no_args =
+        || Json::object([("type", Json::str("object")), ("properties", Json::object([]))]);
+    [
+        Tool {
+            name: "test_simple_text",
+            description: "Returns a simple text response.",
+            input_schema: no_args,
+            run: |_| Ok("This is a simple text response for testing.".into()),
+        },
+        Tool {
+            name: "test_error_handling",
+            description: "Always fails: the failure is a result with isError, not a protocol error.",
+            input_schema: no_args,
+            run: |_| Err("This tool intentionally returns an error for testing".into()),
+        },
     ]
 }
 
@@ -94,14 +124,14 @@ fn number(args: &Json, name: &str) -> Result<f64, String> {
 /// `tools/list` (`server/tools` "Listing Tools"): each tool's name, description and
 /// schema. With three tools there is one page, so no `nextCursor`.
 pub fn list() -> Json {
-    let tools = all().map(|t| {
+    let tools = all().into_iter().map(|t| {
         Json::object([
             ("name", Json::str(t.name)),
             ("description", Json::str(t.description)),
             ("inputSchema", (t.input_schema)()),
         ])
     });
-    Json::object([("tools", Json::Array(tools.into()))])
+    Json::object([("tools", Json::Array(tools.collect()))])
 }
 
 /// `tools/call {name, arguments}` (`server/tools` "Calling Tools").

@@ -7,7 +7,8 @@
 //! - `demo-http -- CMD ARG…`: spawns CMD, which must print
 //!   `listening on http://…/mcp` on stderr (as `mcp-raw serve --http --port 0` does);
 //! - `demo-http serve [--port N] [--max-body-bytes N] [--max-sessions N]
-//!   [--idle-secs N]`: be the HTTP server (port 3100 by default).
+//!   [--idle-secs N] [--conformance-tools]`: be the HTTP server (port 3100 by
+//!   default); `--conformance-tools` adds the two tools the official suite calls.
 
 use learn::http_server::Limits;
 use std::io::{BufRead, BufReader};
@@ -67,6 +68,11 @@ fn drive(url: &str) {
 
 fn serve(flags: &[String]) {
     let (mut port, mut limits) = (3100, Limits::default());
+    let mut flags = flags.to_vec();
+    if let Some(at) = flags.iter().position(|f| f == "--conformance-tools") {
+        flags.remove(at);
+        learn::tools::CONFORMANCE_TOOLS.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     for pair in flags.chunks(2) {
         let [flag, value] = pair else { usage() };
         let n: u64 = value.parse().unwrap_or_else(|_| usage());
@@ -85,7 +91,7 @@ fn serve(flags: &[String]) {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: demo-http [URL | -- SERVER_CMD ARG…] | demo-http serve [--port N] [--max-body-bytes N] [--max-sessions N] [--idle-secs N]"
+        "usage: demo-http [URL | -- SERVER_CMD ARG…] | demo-http serve [--port N] [--max-body-bytes N] [--max-sessions N] [--idle-secs N] [--conformance-tools]"
     );
     std::process::exit(2)
 }
