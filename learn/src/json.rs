@@ -138,3 +138,16 @@ fn write_string(f: &mut impl std::fmt::Write, s: &str) -> std::fmt::Result {
 }
 
 pub use crate::parse::parse;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_is_read_is_written_back_the_same() {
+        let text = r#"{"a":[1,-2.5e3,true,null],"b":"é\"\n\u0001","c":{}}"#;
+        let value = parse(text.as_bytes()).unwrap();
+        assert_eq!(value.to_string(), text);
+        assert_eq!(value.get("b").and_then(Json::as_str), Some("é\"\n\u{1}"));
+    }
+}

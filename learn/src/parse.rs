@@ -133,7 +133,10 @@ impl Parser<'_> {
 
     fn at_least_one_digit(&mut self) -> Result<(), String> {
         match self.peek() {
-            Some(b'0'..=b'9') => Ok(self.digits()),
+            Some(b'0'..=b'9') => {
+                self.digits();
+                Ok(())
+            }
             None => Err(self.eof("EOF while parsing a value")),
             Some(_) => Err(self.error_at("invalid number", self.pos)),
         }
@@ -313,27 +316,5 @@ impl Parser<'_> {
         }
         self.pos += 1; // the `}`
         Ok(Json::Object(members))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn what_is_read_is_written_back_the_same() {
-        let text = r#"{"a":[1,-2.5e3,true,null],"b":"é\"\n\u0001","c":{}}"#;
-        let value = parse(text.as_bytes()).unwrap();
-        assert_eq!(value.to_string(), text.replace("\\u0001", "\\u0001"));
-        assert_eq!(value.get("b").and_then(Json::as_str), Some("é\"\n\u{1}"));
-    }
-
-    #[test]
-    fn bad_input_is_refused_with_where() {
-        assert_eq!(parse(b"{\"a\":").unwrap_err(), "EOF while parsing a value at line 1 column 5");
-        assert_eq!(parse(b"\xff").unwrap_err(), "expected value at line 1 column 1");
-        assert_eq!(parse(b"{} x").unwrap_err(), "trailing characters at line 1 column 4");
-        assert_eq!(parse(b"[1,]").unwrap_err(), "trailing comma at line 1 column 4");
-        assert!(parse("[".repeat(200).as_bytes()).unwrap_err().starts_with("recursion limit"));
     }
 }

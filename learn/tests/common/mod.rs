@@ -149,7 +149,7 @@ pub fn normalize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
-        let shapes: [(&str, usize, fn(&str) -> bool); 3] = [
+        let shapes: [Shape; 3] = [
             ("<session-id>", 36, is_uuid),
             ("<time>", 24, is_rfc3339),
             ("<http-date>", 29, is_http_date),
@@ -170,6 +170,9 @@ pub fn normalize(text: &str) -> String {
     }
     out
 }
+
+/// A run-to-run value: the word it becomes, its length, its test.
+type Shape = (&'static str, usize, fn(&str) -> bool);
 
 /// `8-4-4-4-12` lower-case hex digits.
 fn is_uuid(s: &str) -> bool {
