@@ -7,6 +7,9 @@
 //! learn's answers must be mcp-raw's, byte for byte, each a JSON-RPC error with the
 //! right code that says what was wrong, and a `ping` after the bad lines must still
 //! be answered (the server keeps serving). Both exit 0 at the end of input.
+//!
+//! Over HTTP the same for the refusals (406, 415, 400, 404, 405, 403): learn's
+//! response bytes are mcp-raw's, `date` aside.
 
 mod common;
 
@@ -243,4 +246,71 @@ fn end_of_input_and_a_reader_that_went_away() {
         Some("[learn] stdout closed (client gone): exiting"),
         "{stderr}"
     );
+}
+
+/// One raw HTTP/1.1 exchange on a fresh connection: the response's bytes, normalized.
+fn exchange(url: &str, request: &str) -> String {
+    let authority = url.trim_start_matches("http://").split('/').next().expect("host:port");
+    let mut stream = std::net::TcpStream::connect(authority).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+    stream.write_all(request.replace("HOST", authority).as_bytes()).expect("send");
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response); // `connection: close` below: read to the end
+    // mcp-raw's hyper also says `connection: close` when it refused before reading a
+    // body; learn reads every body first, so its connection could stay open.
+    common::normalize(&String::from_utf8_lossy(&response).replace("connection: close\r\n", ""))
+}
+
+#[test]
+fn http_refusals_are_mcp_raws_byte_for_byte() {
+    let learn = common::start(
+        Command::new(learn_bin("demo-http")).args(["serve", "--port", "0"]),
+        "listening on ",
+    );
+    let raw = common::start(
+        Command::new(mcp_raw()).args(["serve", "--http", "--port", "0"]),
+        "listening on ",
+    );
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}"#;
+    let post = |headers: &str, body: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nhost: HOST\r\nconnection: close\r\n{headers}content-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let both = "accept: application/json, text/event-stream\r\ncontent-type: application/json\r\n";
+    let cases = [
+        post("accept: application/json\r\ncontent-type: application/json\r\n", init),
+        post("accept: application/json, text/event-stream\r\ncontent-type: text/plain\r\n", init),
+        post(both, "{bad"),
+        post(both, "[]"),
+        post(both, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
+        post(
+            &format!("{both}mcp-session-id: nope\r\n"),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+        ),
+        post(&format!("{both}mcp-session-id: nope\r\n"), init),
+        post(&format!("{both}mcp-session-id: a b\r\n"), init),
+        "PUT /mcp HTTP/1.1\r\nhost: HOST\r\nconnection: close\r\n\r\n".to_owned(),
+        "DELETE /mcp HTTP/1.1\r\nhost: HOST\r\nconnection: close\r\n\r\n".to_owned(),
+        "DELETE /mcp HTTP/1.1\r\nhost: HOST\r\nmcp-session-id: nope\r\nconnection: close\r\n\r\n"
+            .to_owned(),
+        "GET /mcp HTTP/1.1\r\nhost: HOST\r\nconnection: close\r\n\r\n".to_owned(),
+        "GET /other HTTP/1.1\r\nhost: HOST\r\nconnection: close\r\n\r\n".to_owned(),
+    ];
+    for request in &cases {
+        let (a, b) = (exchange(&learn.url, request), exchange(&raw.url, request));
+        assert!(a.starts_with("HTTP/1.1 4"), "{a}");
+        assert_eq!(a, b, "learn (left) and mcp-raw (right) answer differently to:\n{request}");
+    }
+    // The DNS-rebinding refusal: same status and code; mcp-raw's message also names
+    // its --allow-host flag, which learn does not have.
+    let evil = post(&format!("{both}origin: http://evil.example\r\n"), init);
+    for answer in [exchange(&learn.url, &evil), exchange(&raw.url, &evil)] {
+        assert!(
+            answer.starts_with("HTTP/1.1 403 Forbidden\r\n")
+                && answer.contains("DNS-rebinding protection"),
+            "{answer}"
+        );
+    }
 }
