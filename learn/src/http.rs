@@ -1,12 +1,39 @@
 //! HTTP/1.1 by hand, as much as the MCP endpoint needs (RFC 9112): read a request
 //! (request line, headers, a `content-length` body), write a response (status line,
 //! headers, body). No chunked bodies, no pipelining tricks: one request, one
-//! response, then the next on the same connection.
+//! response, then the next on the same connection. And the two small things the
+//! server needs from HTTP besides: is a `Host`/`Origin` this machine, a session id.
 
 use crate::rpc;
 use crate::tools::civil_from_days;
 use std::io::{BufRead, Read, Write};
 use std::net::TcpStream;
+use std::time::Duration;
+
+/// The HTTP server's limits, each with a default and a flag (`demo-http serve`).
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// The largest POST body read (`--max-body-bytes`); a larger one gets 413.
+    pub max_body: usize,
+    /// Sessions kept at once (`--max-sessions`); one more `initialize` gets 503.
+    pub max_sessions: usize,
+    /// How long a connection may sit silent before it is closed (`--idle-secs`).
+    pub idle: Duration,
+    /// Connections served at once, a thread each (`--max-connections`); one more
+    /// gets 503 and is closed.
+    pub max_connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_body: 4 * 1024 * 1024,
+            max_sessions: 1000,
+            idle: Duration::from_secs(60),
+            max_connections: 256,
+        }
+    }
+}
 
 /// The longest request head (request line and headers) read.
 const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -173,4 +200,34 @@ pub fn http_date() -> String {
             [m as usize - 1];
     let (h, min, s) = (secs / 3600, secs % 3600 / 60, secs % 60);
     format!("{weekday}, {d:02} {month} {y} {h:02}:{min:02}:{s:02} GMT")
+}
+
+/// Is a `Host` (`127.0.0.1:3100`) or `Origin` (`http://localhost:3100`) this machine?
+pub fn is_local(value: &str) -> bool {
+    let authority =
+        value.strip_prefix("http://").or_else(|| value.strip_prefix("https://")).unwrap_or(value);
+    let host = if let Some(rest) = authority.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
+    } else {
+        authority.split(':').next().unwrap_or("")
+    };
+    ["localhost", "127.0.0.1", "::1"].iter().any(|h| h.eq_ignore_ascii_case(host))
+}
+
+/// A random UUID (version 4): the spec wants a session id "globally unique and
+/// cryptographically secure", so the bytes come from the OS (`/dev/urandom`).
+pub fn new_session_id() -> String {
+    let mut b = [0u8; 16];
+    if std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b)).is_err() {
+        // No /dev/urandom (not Unix): std's randomly keyed hasher, seeded by the OS.
+        use std::hash::{BuildHasher, Hasher};
+        for half in b.chunks_mut(8) {
+            let n = std::collections::hash_map::RandomState::new().build_hasher().finish();
+            half.copy_from_slice(&n.to_le_bytes());
+        }
+    }
+    b[6] = (b[6] & 0x0f) | 0x40; // version 4
+    b[8] = (b[8] & 0x3f) | 0x80; // RFC 4122 variant
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
 }

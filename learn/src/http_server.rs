@@ -12,30 +12,13 @@
 //! each session has an id: `Mcp-Session-Id`, given in the answer to `initialize` and
 //! sent back by the client on every later request ("Session Management").
 
-use crate::http::{Reply, Request, read_request, write_reply};
+use crate::http::{Limits, Reply, Request, is_local, new_session_id, read_request, write_reply};
 use crate::rpc::{self, Incoming, Message, Session};
 use std::collections::HashMap;
-use std::io::{BufReader, Read};
+use std::io::BufReader;
 use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
-/// The server's limits, each with a default and a flag (`demo-http serve --help`).
-#[derive(Debug, Clone)]
-pub struct Limits {
-    /// The largest POST body read (`--max-body-bytes`); a larger one gets 413.
-    pub max_body: usize,
-    /// Sessions kept at once (`--max-sessions`); one more `initialize` gets 503.
-    pub max_sessions: usize,
-    /// How long a connection may sit silent before it is closed (`--idle-secs`).
-    pub idle: Duration,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits { max_body: 4 * 1024 * 1024, max_sessions: 1000, idle: Duration::from_secs(60) }
-    }
-}
 
 /// Every live session, by id.
 type Sessions = Arc<Mutex<HashMap<String, Session>>>;
@@ -48,9 +31,26 @@ pub fn run(port: u16, limits: Limits) -> std::io::Result<()> {
     // The one line a parent reads to find the server (the demo does).
     eprintln!("[learn] Streamable HTTP server listening on http://127.0.0.1:{port}/mcp");
     let sessions: Sessions = Arc::default();
-    for stream in listener.incoming().flatten() {
-        let (sessions, limits) = (sessions.clone(), limits.clone());
-        std::thread::spawn(move || connection(stream, &sessions, &limits));
+    let open = Arc::new(AtomicUsize::new(0));
+    for mut stream in listener.incoming().flatten() {
+        if open.load(Ordering::SeqCst) >= limits.max_connections {
+            let why = format!(
+                "Service Unavailable: {} connections are open, the most this server serves at once (--max-connections)",
+                limits.max_connections
+            );
+            let _ = write_reply(
+                &mut stream,
+                Reply::refuse("503 Service Unavailable", -32603, &why),
+                false,
+            );
+            continue;
+        }
+        open.fetch_add(1, Ordering::SeqCst);
+        let (sessions, limits, open) = (sessions.clone(), limits.clone(), open.clone());
+        std::thread::spawn(move || {
+            connection(stream, &sessions, &limits);
+            open.fetch_sub(1, Ordering::SeqCst);
+        });
     }
     Ok(())
 }
@@ -110,13 +110,16 @@ fn route(request: &Request, sessions: &Sessions, limits: &Limits) -> Reply {
     };
     match request.method.as_str() {
         "POST" => post(request, sessions, limits).unwrap_or_else(|refusal| refusal),
+        // "Listening for Messages from the Server": a GET gets an SSE stream, or 405
+        // from a server that offers none.
         "GET" => not_allowed(
             "Method Not Allowed: this server offers no GET stream because it never pushes messages unprompted; every response arrives on the POST that asked for it",
         ),
         "DELETE" => match session_id(request) {
             Err(refusal) => refusal,
             Ok(None) => bad_request("DELETE needs the Mcp-Session-Id of the session to end"),
-            // The client ends its session; the id is now unknown (404 from here on).
+            // "Session Management": the client ends its session with DELETE; the id is
+            // unknown from then on (404).
             Ok(Some(id)) => match sessions.lock().map(|mut s| s.remove(id)) {
                 Ok(Some(_)) => Reply::empty("204 No Content"),
                 _ => session_not_found(id),
@@ -166,38 +169,63 @@ fn post(request: &Request, sessions: &Sessions, limits: &Limits) -> Result<Reply
     let mut sessions = sessions
         .lock()
         .map_err(|_| Reply::refuse("500 Internal Server Error", -32603, "a thread panicked"))?;
-    if let Incoming::One(message @ Message::Request { .. }) = &incoming
-        && matches!(message, Message::Request { method, .. } if method == "initialize")
-    {
-        // initialize is the one request sent without a session: it starts one.
-        if id.is_some() {
-            return Err(bad_request(
-                "initialize must be sent without Mcp-Session-Id: it starts a new session",
-            ));
+    match incoming {
+        Incoming::One(message) if is_request(&message, "initialize") => {
+            initialize(message, id, &mut sessions, limits)
         }
-        if sessions.len() >= limits.max_sessions {
-            return Err(Reply::refuse(
-                "503 Service Unavailable",
-                -32603,
-                &format!(
-                    "Service Unavailable: {} sessions are open, the most this server keeps (--max-sessions); end one with DELETE",
-                    limits.max_sessions
-                ),
-            ));
-        }
-        let mut session = Session::default();
-        let Incoming::One(message) = incoming else { unreachable!("matched above") };
-        let answer = session.handle(message).unwrap_or_default();
-        let mut reply = Reply::json("200 OK", answer);
-        // Only a successful initialize starts a session; its id goes in a header.
-        if session.phase != rpc::Phase::AwaitingInitialize {
-            let id = new_session_id();
-            eprintln!("[learn] session {id} created");
-            reply.headers.push(("mcp-session-id", id.clone()));
-            sessions.insert(id, session);
-        }
-        return Ok(reply);
+        incoming => in_session(incoming, id, &mut sessions, request),
     }
+}
+
+fn is_request(message: &Message, name: &str) -> bool {
+    matches!(message, Message::Request { method, .. } if method == name)
+}
+
+/// `initialize` is the one request sent without a session: it starts one, and the
+/// response carries its id in `Mcp-Session-Id` ("Session Management").
+fn initialize(
+    message: Message,
+    id: Option<&str>,
+    sessions: &mut HashMap<String, Session>,
+    limits: &Limits,
+) -> Result<Reply, Reply> {
+    if id.is_some() {
+        return Err(bad_request(
+            "initialize must be sent without Mcp-Session-Id: it starts a new session",
+        ));
+    }
+    if sessions.len() >= limits.max_sessions {
+        return Err(Reply::refuse(
+            "503 Service Unavailable",
+            -32603,
+            &format!(
+                "Service Unavailable: {} sessions are open, the most this server keeps (--max-sessions); end one with DELETE",
+                limits.max_sessions
+            ),
+        ));
+    }
+    let mut session = Session::default();
+    let answer = session.handle(message).unwrap_or_default();
+    let mut reply = Reply::json("200 OK", answer);
+    // Only a successful initialize starts a session (a refused one left the phase).
+    if session.phase != rpc::Phase::AwaitingInitialize {
+        let id = new_session_id();
+        eprintln!("[learn] session {id} created");
+        reply.headers.push(("mcp-session-id", id.clone()));
+        sessions.insert(id, session);
+    }
+    Ok(reply)
+}
+
+/// Any other message: it must name a live session.
+fn in_session(
+    incoming: Incoming,
+    id: Option<&str>,
+    sessions: &mut HashMap<String, Session>,
+    request: &Request,
+) -> Result<Reply, Reply> {
+    // "Session Management": a server that requires sessions SHOULD answer a request
+    // without `Mcp-Session-Id` (other than initialize) with 400.
     let Some(id) = id else {
         return Err(bad_request(
             "Mcp-Session-Id header is required; send initialize first to get one",
@@ -218,12 +246,13 @@ fn post(request: &Request, sessions: &Sessions, limits: &Limits) -> Result<Reply
     Ok(match incoming {
         Incoming::Batch => Reply::json("400 Bad Request", session.batch_refusal()),
         Incoming::One(message) => {
-            let streamed =
-                matches!(&message, Message::Request { method, .. } if method == "tools/call");
+            let streamed = is_request(&message, "tools/call");
             match session.handle(message) {
-                // A notification or a response: accepted, nothing to say (MUST be 202).
+                // "Sending Messages to the Server": a notification or a response, once
+                // accepted, gets 202 Accepted and no body.
                 None => Reply::empty("202 Accepted"),
-                // tools/call answers on an SSE stream even though these tools finish at
+                // A request gets `application/json` or `text/event-stream`, the server's
+                // choice. tools/call goes on an SSE stream though these tools finish at
                 // once: the path a long call would use to send progress events first.
                 // One event, `data: <the response>`, a blank line, and the stream ends.
                 Some(answer) if streamed => Reply {
@@ -257,8 +286,10 @@ fn bad_request(why: &str) -> Reply {
     Reply::refuse("400 Bad Request", rpc::code::INVALID_REQUEST, &format!("Bad Request: {why}"))
 }
 
-/// 404 for an id this server never gave or has ended: the client MUST start a new
-/// session with a fresh `initialize`.
+/// "Session Management": a request with an id this server never gave or has ended
+/// gets 404, and the client MUST start a new session with a fresh `initialize`. The
+/// spec names only the status; -32001 is the code mcp-raw (and the TypeScript SDK)
+/// put in the body.
 fn session_not_found(id: &str) -> Reply {
     Reply::refuse(
         "404 Not Found",
@@ -267,34 +298,4 @@ fn session_not_found(id: &str) -> Reply {
             "Session not found: {id:?} is unknown or was terminated; send initialize without Mcp-Session-Id to start a new session"
         ),
     )
-}
-
-/// Is a `Host` (`127.0.0.1:3100`) or `Origin` (`http://localhost:3100`) this machine?
-fn is_local(value: &str) -> bool {
-    let authority =
-        value.strip_prefix("http://").or_else(|| value.strip_prefix("https://")).unwrap_or(value);
-    let host = if let Some(rest) = authority.strip_prefix('[') {
-        rest.split(']').next().unwrap_or("")
-    } else {
-        authority.split(':').next().unwrap_or("")
-    };
-    ["localhost", "127.0.0.1", "::1"].iter().any(|h| h.eq_ignore_ascii_case(host))
-}
-
-/// A random UUID (version 4): the spec wants a session id "globally unique and
-/// cryptographically secure", so the bytes come from the OS (`/dev/urandom`).
-fn new_session_id() -> String {
-    let mut b = [0u8; 16];
-    if std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b)).is_err() {
-        // No /dev/urandom (not Unix): std's randomly keyed hasher, seeded by the OS.
-        use std::hash::{BuildHasher, Hasher};
-        for half in b.chunks_mut(8) {
-            let n = std::collections::hash_map::RandomState::new().build_hasher().finish();
-            half.copy_from_slice(&n.to_le_bytes());
-        }
-    }
-    b[6] = (b[6] & 0x0f) | 0x40; // version 4
-    b[8] = (b[8] & 0x3f) | 0x80; // RFC 4122 variant
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
 }

@@ -1,11 +1,12 @@
 //! What 2026-07-28 changes. Everything before this file is 2025-11-25, the seed's
 //! revision; the next one keeps JSON-RPC, the four shapes, the tools and both
-//! transports, and drops the session (2026-07-28 `basic/lifecycle`,
+//! transports, and drops the session (2026-07-28 `basic/versioning`, `basic/index`,
 //! `basic/transports`; mcp-raw speaks both eras, `mcp-raw demo --era both`):
 //!
 //! - **No handshake.** No `initialize`, no `notifications/initialized`, no
-//!   -32002: the first request may be a `tools/call`. `server/discover` tells the
-//!   versions, capabilities and name of a server to a client that asks.
+//!   -32002: the first request may be a `tools/call`. `server/discover`
+//!   (2026-07-28 `server/discover`) tells the versions, capabilities and name of a
+//!   server to a client that asks.
 //! - **Every request says who it is**, in `params._meta`: the protocol version, the
 //!   client's capabilities and its name, under `io.modelcontextprotocol/…` keys
 //!   ([`modern_call`] builds one). The state `rpc.rs` keeps in a `Session` travels

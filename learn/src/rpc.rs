@@ -178,17 +178,6 @@ impl Default for Session {
 }
 
 impl Session {
-    /// Bytes of one message in; the bytes of its answer out, or `None` for a
-    /// notification or a response (2025-11-25 `basic` "Notifications": "The receiver
-    /// MUST NOT send a response").
-    pub fn handle_bytes(&mut self, bytes: &[u8]) -> Option<String> {
-        match read(bytes) {
-            Ok(Incoming::One(message)) => self.handle(message),
-            Ok(Incoming::Batch) => Some(self.batch_refusal()),
-            Err(refusal) => Some(refusal),
-        }
-    }
-
     /// Why a batch is refused: 2025-11-25 has none (removed in 2025-06-18,
     /// "Changelog"), and before the handshake no revision is agreed at all.
     pub fn batch_refusal(&self) -> String {
@@ -203,7 +192,9 @@ impl Session {
         error(None, code::INVALID_REQUEST, &format!("Invalid Request: {why}"))
     }
 
-    /// One message, already sorted.
+    /// One message in; the bytes of its answer out, or `None` for a notification or
+    /// a response (2025-11-25 `basic` "Notifications": the receiver MUST NOT send a
+    /// response).
     pub fn handle(&mut self, message: Message) -> Option<String> {
         match message {
             Message::Request { id, method, params } => {

@@ -7,10 +7,11 @@
 //! - `demo-http -- CMD ARG…`: spawns CMD, which must print
 //!   `listening on http://…/mcp` on stderr (as `mcp-raw serve --http --port 0` does);
 //! - `demo-http serve [--port N] [--max-body-bytes N] [--max-sessions N]
-//!   [--idle-secs N] [--conformance-tools]`: be the HTTP server (port 3100 by
-//!   default); `--conformance-tools` adds the two tools the official suite calls.
+//!   [--idle-secs N] [--max-connections N] [--conformance-tools]`: be the HTTP
+//!   server (port 3100 by default); `--conformance-tools` adds the two tools the
+//!   official suite calls.
 
-use learn::http_server::Limits;
+use learn::http::Limits;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
@@ -81,6 +82,7 @@ fn serve(flags: &[String]) {
             "--max-body-bytes" => limits.max_body = n as usize,
             "--max-sessions" => limits.max_sessions = n as usize,
             "--idle-secs" => limits.idle = std::time::Duration::from_secs(n),
+            "--max-connections" => limits.max_connections = n as usize,
             _ => usage(),
         }
     }
@@ -91,7 +93,7 @@ fn serve(flags: &[String]) {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: demo-http [URL | -- SERVER_CMD ARG…] | demo-http serve [--port N] [--max-body-bytes N] [--max-sessions N] [--idle-secs N] [--conformance-tools]"
+        "usage: demo-http [URL | -- SERVER_CMD ARG…] | demo-http serve [--port N] [--max-body-bytes N] [--max-sessions N] [--idle-secs N] [--max-connections N] [--conformance-tools]"
     );
     std::process::exit(2)
 }
