@@ -49,6 +49,7 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// `status` with a JSON body (a JSON-RPC message).
     pub fn json(status: &'static str, body: String) -> Reply {
         Reply { status, headers: vec![("content-type", "application/json".into())], body }
     }
@@ -58,6 +59,7 @@ impl Reply {
         Reply::json(status, rpc::error(None, code, why))
     }
 
+    /// `status` and no body (202, 204).
     pub fn empty(status: &'static str) -> Reply {
         Reply { status, headers: Vec::new(), body: String::new() }
     }
@@ -76,6 +78,7 @@ pub struct Request {
 }
 
 impl Request {
+    /// The value of header `name` (lower case), if sent.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }

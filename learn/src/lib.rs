@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! `learn`: the whole of MCP's 2025-11-25 wire in a few small files of plain Rust,
 //! with no dependencies at all: the seed's six files (a core that does not know its
 //! transport, a stdio server, a Streamable HTTP server, three tools, a stdio client

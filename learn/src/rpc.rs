@@ -37,9 +37,19 @@ pub mod code {
 #[derive(Debug)]
 pub enum Message {
     /// Has `id` and `method`: the sender waits for an answer carrying that `id`.
-    Request { id: Json, method: String, params: Option<Json> },
+    Request {
+        /// A string or an integer, echoed in the answer.
+        id: Json,
+        /// What to do: `initialize`, `tools/call`, …
+        method: String,
+        /// Its arguments, an object (or absent).
+        params: Option<Json>,
+    },
     /// Has `method` and no `id`: nobody waits, so nothing is ever sent back.
-    Notification { method: String },
+    Notification {
+        /// What happened: `notifications/initialized`, …
+        method: String,
+    },
     /// Has `result` or `error`: an answer. This server asks nothing, so it reads
     /// one only to ignore it.
     Response,
