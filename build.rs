@@ -2,7 +2,7 @@
 //! idle server keeps about 1 MB of its code resident instead of 3: the kernel maps
 //! 64 KiB around every page of code that runs, and run-once code spread over a 5 MB
 //! text section touches most of it. The file is measured, not written by hand
-//! (`bench/link-order`; README, "Performance").
+//! (`bench/link-order`; the book, `docs/en/src/internals/performance.md`).
 //!
 //! Only where the linker is known to be lld, the one that reads an ordering file:
 //! release builds for x86_64-unknown-linux-gnu with rustc 1.90 or later (its default

@@ -2,7 +2,7 @@
 # The same client session against mcp-raw and against the rmcp version of its demo
 # server (compare/rmcp/), over stdio and Streamable HTTP, in both eras; then checks
 # that the two wires differ exactly where compare/expected-differences.json says
-# (and docs/sdk-vs-raw.md explains). Fails on a difference the list does not name,
+# (and docs/en/src/internals/sdk-vs-raw.md explains). Fails on a difference the list does not name,
 # and on a listed one that no longer appears (stale).
 #
 # What is compared, per pair of recordings:
@@ -144,7 +144,7 @@ if $print_only; then
   exit 0
 fi
 
-# Every entry has its reason, and names (`doc`) the item of docs/sdk-vs-raw.md's list
+# Every entry has its reason, and names (`doc`) the item of docs/en/src/internals/sdk-vs-raw.md's list
 # "Every difference, named" that explains it.
 missing=$(jq '[.[] | select((.reason // "") == "" or .doc == null)] | length' compare/expected-differences.json)
 if ((missing > 0)); then
@@ -152,8 +152,8 @@ if ((missing > 0)); then
   exit 1
 fi
 for n in $(jq -r '[.[].doc] | unique[]' compare/expected-differences.json); do
-  grep -q "^$n\. \*\*" docs/sdk-vs-raw.md \
-    || { echo "FAIL: docs/sdk-vs-raw.md has no item $n, which compare/expected-differences.json cites" >&2; exit 1; }
+  grep -q "^$n\. \*\*" docs/en/src/internals/sdk-vs-raw.md \
+    || { echo "FAIL: docs/en/src/internals/sdk-vs-raw.md has no item $n, which compare/expected-differences.json cites" >&2; exit 1; }
 done
 
 jq -r '.[] | "\(.pair): \(.difference)"' compare/expected-differences.json \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The fully static Linux x64 build that the npm package and the wheel carry (README,
-# "Install"): glibc linked in, so the binary needs no libc at run time, not even
+# The fully static Linux x64 build that the npm package and the wheel carry (the book,
+# docs/en/src/use/install.md): glibc linked in, so the binary needs no libc at run time, not even
 # glibc (it runs on musl distributions too). Prints the binary's path.
 #
 #   crt-static                  glibc's static archives (libc.a), not libc.so.6

@@ -1,5 +1,8 @@
-//! The README's "Configuring a client to use it": every JSON block parses, and every
-//! server it configures starts as its client would start it and answers `initialize`.
+//! The book's "Configuring a client to use it" (`docs/en/src/use/configure.md`) and the
+//! README's "Configure a client": every JSON block parses, and every server it
+//! configures starts as its client would start it and answers `initialize`. (The
+//! Chinese pages hold the same blocks byte for byte: `tests/book.rs`,
+//! `tests/readme_translation.rs`.)
 
 mod common;
 
@@ -8,17 +11,16 @@ use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
-/// The JSON blocks of the section.
+/// The JSON blocks of the chapter, then the README's.
 fn snippets() -> Vec<Value> {
+    let chapter = include_str!("../docs/en/src/use/configure.md");
     let readme = include_str!("../README.md");
-    let start = readme
-        .find("### Configuring a client to use it")
-        .expect("the section");
+    let start = readme.find("## Configure a client").expect("the section");
     let section = &readme[start..];
-    let section = &section[..section[4..].find("\n### ").map_or(section.len(), |i| i + 4)];
-    section
-        .split("```json\n")
-        .skip(1)
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    [chapter, section]
+        .into_iter()
+        .flat_map(|text| text.split("```json\n").skip(1))
         .map(|block| {
             let json = &block[..block.find("```").expect("a closed block")];
             serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {json}"))
@@ -102,7 +104,7 @@ fn every_snippet_parses_and_every_server_in_it_starts() {
             assert_eq!(initialize(BIN, &args), "mcp-raw", "{name}: {args:?}");
         }
     }
-    assert_eq!(servers, 6, "the section's servers");
+    assert_eq!(servers, 7, "the chapter's six servers and the README's one");
     // The tap recorded what crossed.
     let recorded = std::fs::read_to_string(dir.join("everything-tapped.jsonl")).unwrap();
     assert!(recorded.contains("initialize"), "{recorded}");

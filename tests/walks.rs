@@ -1,4 +1,4 @@
-//! `docs/walks.md` (and its Chinese page, `docs/walks.zh-CN.md`) follows one
+//! `docs/en/src/internals/walks.md` (and its Chinese page, `docs/zh-CN/src/internals/walks.md`) follows one
 //! `tools/call` through the code, file by file; every step is a numbered line
 //! `` `file`: `f`, `g`: what they do ``, naming a file and the functions that do the
 //! step's job there. This test keeps the
@@ -67,10 +67,14 @@ fn every_step_of_the_walks_names_a_real_file_and_real_functions() {
     let read = |name: &str| {
         std::fs::read_to_string(root.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
     };
-    let english = walks(&read("docs/walks.md"), |l| {
+    let english = walks(&read("docs/en/src/internals/walks.md"), |l| {
         l.strip_suffix(" files.")?.parse().ok()
     });
-    assert_eq!(english.len(), 2, "docs/walks.md has two walks");
+    assert_eq!(
+        english.len(),
+        2,
+        "docs/en/src/internals/walks.md has two walks"
+    );
     for walk in &english {
         let files: BTreeSet<&str> = walk.steps.iter().map(|(f, _)| f.as_str()).collect();
         assert_eq!(
@@ -90,7 +94,7 @@ fn every_step_of_the_walks_names_a_real_file_and_real_functions() {
         }
     }
     // The Chinese page walks the same steps, file for file and function for function.
-    let chinese = walks(&read("docs/walks.zh-CN.md"), |l| {
+    let chinese = walks(&read("docs/zh-CN/src/internals/walks.md"), |l| {
         l.strip_prefix("共 ")?
             .strip_suffix(" 个文件。")?
             .parse()
@@ -99,10 +103,13 @@ fn every_step_of_the_walks_names_a_real_file_and_real_functions() {
     assert_eq!(
         chinese.len(),
         english.len(),
-        "docs/walks.zh-CN.md has as many walks"
+        "docs/zh-CN/src/internals/walks.md has as many walks"
     );
     for (zh, en) in chinese.iter().zip(&english) {
         assert_eq!(zh.said, en.said, "the two pages say different file counts");
-        assert_eq!(zh.steps, en.steps, "docs/walks.zh-CN.md walks other steps");
+        assert_eq!(
+            zh.steps, en.steps,
+            "docs/zh-CN/src/internals/walks.md walks other steps"
+        );
     }
 }

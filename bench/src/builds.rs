@@ -1,6 +1,6 @@
 //! `mcp-bench builds`: two builds of mcp-raw side by side, the default (dynamically
 //! linked against glibc) and the fully static one the npm package and the wheel carry
-//! (README, "Install"). The same stdio cold start and idle RSS that `run` measures,
+//! (the book, `docs/en/src/use/install.md`). The same stdio cold start and idle RSS that `run` measures,
 //! plus the size of each file, in one table with each build's ratio to the first,
 //! taken repetition by repetition with the builds interleaved.
 //!

@@ -1,8 +1,8 @@
 //! `mcp-bench`: mcp-raw's benchmark. One load generator for every peer (mcp-raw, the
 //! official SDKs, the floors), peers interleaved within each repetition, and one
 //! table of medians with each peer's ratio to the floor of the same repetition.
-//! `bench/run` builds everything and calls `mcp-bench run`; see the README's
-//! "Performance" section.
+//! `bench/run` builds everything and calls `mcp-bench run`; see the book's
+//! `docs/en/src/internals/performance.md`.
 //!
 //! ```text
 //! mcp-bench run PEERS.txt [--reps N] [--secs S] [--warm S] [--only a,b] [--eras legacy,modern] [--sessions N] [--starts N] [--strict]

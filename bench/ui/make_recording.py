@@ -8,7 +8,7 @@ fact line after it), for a client that initializes
 (2025-11-25: initialize, its result, notifications/initialized) and then calls a tool
 again and again (tools/call "echo" and its result), so N messages are 3 + pairs (and a
 notifications/roots/list_changed when N is even): `mcp-raw check` finds nothing. The
-transcript format is README "Transcript format (version 2)". Standard library only.
+transcript format is the book's docs/en/src/reference/transcript.md (version 2 then). Standard library only.
 """
 import json
 import sys

@@ -14,7 +14,7 @@ use std::io::{Read, Write};
 use std::time::Duration;
 
 /// An unreadable FILE, a file that is not a transcript, or flags that do not fit it:
-/// exit status 2, as `check`, `diff` and `replay` (the README's exit-status rule).
+/// exit status 2, as `check`, `diff` and `replay` (the exit-status rule, src/cli/exit.rs).
 macro_rules! usage {
     ($($t:tt)*) => { super::exit::usage(format!($($t)*)) };
 }

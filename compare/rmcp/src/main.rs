@@ -1,6 +1,6 @@
 //! mcp-raw's demo server (`get_current_time`, `echo`, `add`) written on rmcp, the
 //! official Rust SDK, the way rmcp's own examples write a server. It exists to be
-//! compared with mcp-raw's hand-written one: `docs/sdk-vs-raw.md` maps each construct
+//! compared with mcp-raw's hand-written one: `docs/en/src/internals/sdk-vs-raw.md` maps each construct
 //! below to the step of the wire it hides, and `compare/check.sh` records both.
 //!
 //! ```sh

@@ -1,6 +1,6 @@
 // Over 500 lines: about 100 of them are its unit tests; the rest is the one format, written and read back.
-//! The transcript: one recording as JSON Lines, version 4 (the README's "Transcript
-//! format" section shows one). The first line says what it is; then every wire event
+//! The transcript: one recording as JSON Lines, version 4 (the book's reference
+//! chapter, docs/en/src/reference/transcript.md, shows one). The first line says what it is; then every wire event
 //! is a line, in order, followed by the facts it completed:
 //!
 //! ```text

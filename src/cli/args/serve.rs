@@ -150,8 +150,8 @@ pub struct ServeArgs {
     /// oneline` for a line per message.
     #[arg(long, value_enum, value_name = "VIEW", num_args = 0..=1, default_missing_value = "readable")]
     pub trace: Option<TraceView>,
-    /// Write every byte in and out to FILE as a JSON Lines transcript (see the
-    /// README's "Transcript format").
+    /// Write every byte in and out to FILE as a JSON Lines transcript (its format:
+    /// the book's reference chapter, docs/en/src/reference/transcript.md).
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Show every byte in and out live in a web page on 127.0.0.1 (its URL, with a

@@ -46,7 +46,7 @@ macro_rules! rules {
             spec: $spec,
             text: $text,
         };)*
-        /// Every rule, in the order the README lists them.
+        /// Every rule, in the order `check --rules` and the book's reference list them.
         pub const ALL: &[&Rule] = &[$($name),*];
     };
 }

@@ -1,6 +1,6 @@
 //! Every bound the HTTP server puts on a peer, with its default, in one place. Each
-//! has a `serve` flag (named in its doc line) and a line in the README's limits
-//! table: a slow, stuck or abusive client runs into one of these, gets a clear
+//! has a `serve` flag (named in its doc line) and a line in the limits table (the
+//! book's docs/en/src/operate/limits.md, linked from the README): a slow, stuck or abusive client runs into one of these, gets a clear
 //! answer where HTTP has one, and the server goes on serving everyone else.
 
 use std::time::Duration;
