@@ -323,3 +323,28 @@ fn bad_remote_flags_are_refused_before_anything_starts() {
         );
     }
 }
+
+/// A client line over `--max-message-bytes` is not sent: the client gets a parse
+/// error saying so (as `serve` answers one), and the next line goes on as usual.
+#[test]
+fn a_line_over_max_message_bytes_is_refused_and_the_next_goes_on() {
+    let server = InProcess::demo();
+    let record = scratch("too-long");
+    let url = format!("http://{}/mcp", server.addr);
+    let mut tap = Remote::start(&url, &record, &["--max-message-bytes", "200"]);
+    tap.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"{}"}}}}}}"#,
+        "x".repeat(300)
+    ));
+    assert_eq!(
+        tap.next(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"tap --remote: a line of more than 200 bytes (--max-message-bytes): not sent"}}"#
+    );
+    tap.send(INITIALIZE);
+    let answer: Value = serde_json::from_str(&tap.next()).unwrap();
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert_eq!(tap.finish(), Some(0));
+    // Nothing of the long line reached the server.
+    let events = events(&record);
+    assert!(!String::from_utf8_lossy(&side(&events, false, "c2s")).contains("xxxx"));
+}
