@@ -160,11 +160,20 @@ fn a_legacy_session_is_relayed_line_for_line_with_its_session_and_end() {
     assert_eq!(posts_after.len(), 3, "{to_server}");
     for post in posts_after {
         let head = post.split("\r\n\r\n").next().unwrap();
-        assert!(head.contains(&format!("mcp-session-id: {session}\r\n")), "{head}");
-        assert!(head.contains("mcp-protocol-version: 2025-11-25\r\n"), "{head}");
+        assert!(
+            head.contains(&format!("mcp-session-id: {session}\r\n")),
+            "{head}"
+        );
+        assert!(
+            head.contains("mcp-protocol-version: 2025-11-25\r\n"),
+            "{head}"
+        );
     }
     assert!(to_server.contains("GET /mcp HTTP/1.1\r\n"), "{to_server}");
-    assert!(to_server.contains("DELETE /mcp HTTP/1.1\r\n"), "{to_server}");
+    assert!(
+        to_server.contains("DELETE /mcp HTTP/1.1\r\n"),
+        "{to_server}"
+    );
 }
 
 /// A server's request in the middle of a call (legacy: on the call's own SSE stream)
@@ -189,7 +198,9 @@ fn a_servers_request_mid_call_reaches_the_client_before_the_answer() {
     tap.send(&answer.to_string());
     let result: Value = serde_json::from_str(&tap.next()).unwrap();
     assert_eq!(result["id"], 2, "{result}");
-    let text = result["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    let text = result["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
     assert!(text.contains("ada@example.com"), "{result}");
     assert_eq!(tap.finish(), Some(0));
 }
@@ -213,10 +224,7 @@ fn modern_requests_carry_the_mirrored_headers_of_their_body() {
         r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"test_custom_header","arguments":{{"value":"héllo"}},{meta}}}}}"#
     ));
     let called: Value = serde_json::from_str(&tap.next()).unwrap();
-    assert_eq!(
-        called["result"]["content"][0]["text"], "héllo",
-        "{called}"
-    );
+    assert_eq!(called["result"]["content"][0]["text"], "héllo", "{called}");
     assert_eq!(tap.finish(), Some(0));
     let events = events(&record);
     let to_server = String::from_utf8_lossy(&side(&events, false, "c2s")).into_owned();
@@ -251,7 +259,9 @@ fn a_request_the_server_leaves_unanswered_gets_an_error_saying_why() {
     assert_eq!(said["error"]["code"], -32603);
     let message = said["error"]["message"].as_str().unwrap();
     assert!(
-        message.starts_with("tap --remote: no answer from http://127.0.0.1:1/mcp: cannot connect to 127.0.0.1:1"),
+        message.starts_with(
+            "tap --remote: no answer from http://127.0.0.1:1/mcp: cannot connect to 127.0.0.1:1"
+        ),
         "{message}"
     );
     assert_eq!(tap.finish(), Some(0));
@@ -302,7 +312,8 @@ fn bad_remote_flags_are_refused_before_anything_starts() {
     let out = cli_here(["tap", "--remote", "http://127.0.0.1:1/mcp", "--http"]);
     assert_eq!(out.status.code(), Some(2), "{}", out.err());
     assert!(
-        out.err().starts_with("error: the argument '--remote <URL>' cannot be used with '--http'"),
+        out.err()
+            .starts_with("error: the argument '--remote <URL>' cannot be used with '--http'"),
         "{}",
         out.err()
     );
@@ -313,7 +324,11 @@ fn bad_remote_flags_are_refused_before_anything_starts() {
         "mcp-raw tap: --remote URL is the server: a server command after `--` is for the stdio tap\n"
     );
     // Refused before the stdio tap would start `true` on this process's stdio.
-    for flag in [&["--header", "A: b"][..], &["--timeout", "5"], &["--max-response-bytes", "9"]] {
+    for flag in [
+        &["--header", "A: b"][..],
+        &["--timeout", "5"],
+        &["--max-response-bytes", "9"],
+    ] {
         let out = cli_here(["tap"].iter().chain(flag).chain(&["--", "true"]).copied());
         assert_eq!(out.status.code(), Some(2), "{flag:?}");
         assert_eq!(

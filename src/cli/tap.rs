@@ -13,9 +13,8 @@ use std::net::SocketAddr;
 
 /// Runs the tap; returns the process's exit status.
 pub fn main(args: TapArgs, console: &Console) -> u8 {
-    let remote_only = !args.headers.is_empty()
-        || args.timeout.is_some()
-        || args.max_response_bytes.is_some();
+    let remote_only =
+        !args.headers.is_empty() || args.timeout.is_some() || args.max_response_bytes.is_some();
     let result = if args.remote.is_none() && remote_only {
         Err(usage(
             "--header, --timeout and --max-response-bytes are for the server of --remote URL",

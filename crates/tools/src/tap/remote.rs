@@ -219,11 +219,7 @@ impl Out {
                 }
                 recorder.bytes(lane, Dir::ToClient, &line);
             }
-            recorder.emit(
-                lane,
-                Dir::ToClient,
-                What::Close("the relay ended".into()),
-            );
+            recorder.emit(lane, Dir::ToClient, What::Close("the relay ended".into()));
             *done.locked() = true;
         });
         Out(tx, closed)
@@ -272,9 +268,8 @@ impl Relay {
     /// Whether this line is `notifications/initialized` (then the session's stream
     /// opens once it has been sent).
     fn prepare(&self, line: &[u8]) -> bool {
-        serde_json::from_slice::<Value>(line).is_ok_and(|m| {
-            m["method"] == "notifications/initialized" && m.get("id").is_none()
-        })
+        serde_json::from_slice::<Value>(line)
+            .is_ok_and(|m| m["method"] == "notifications/initialized" && m.get("id").is_none())
     }
 
     /// A link to the server, set up as the flags say.
@@ -328,7 +323,9 @@ impl Relay {
     /// unanswered gets the tap's error, saying why.
     async fn forward(self, line: Vec<u8>, taken: tokio::sync::oneshot::Sender<hyper::StatusCode>) {
         let message: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
-        let id = message.get("id").filter(|_| message.get("method").is_some());
+        let id = message
+            .get("id")
+            .filter(|_| message.get("method").is_some());
         let method = message["method"].as_str().unwrap_or_default().to_owned();
         let headers = self.headers(&message);
         // A 2026-07-28 subscription stream may stay quiet for long: no wait limit.
@@ -382,7 +379,10 @@ impl Relay {
         } else {
             Some(reply.body.clone())
         };
-        if let Some(body) = body.as_ref().filter(|b| !b.iter().all(u8::is_ascii_whitespace)) {
+        if let Some(body) = body
+            .as_ref()
+            .filter(|b| !b.iter().all(u8::is_ascii_whitespace))
+        {
             let text = String::from_utf8_lossy(body).into_owned();
             if is_json_rpc(&text) {
                 answered |= id.is_some() && answers(&text, id);

@@ -305,7 +305,14 @@ impl HttpLink {
             each_event: Some(each),
         };
         let (reply, _) = self
-            .send(method, headers, body, read, std::future::pending(), &mut |_| None)
+            .send(
+                method,
+                headers,
+                body,
+                read,
+                std::future::pending(),
+                &mut |_| None,
+            )
             .await?;
         Ok(reply)
     }
