@@ -35,7 +35,7 @@ pub(super) struct Reading<'a> {
     pub(super) each_event: Option<EachEvent<'a>>,
 }
 
-/// What [`Reading::each_event`] is handed: an event's `data`, as the stream spelled it.
+/// What [`HttpLink::relay`] hands each event to: its `data`, as the stream spelled it.
 pub type EachEvent<'a> = &'a mut (dyn FnMut(&str) + Send);
 
 /// The error of a body over its limit: whose, how big it is allowed to be, and what
