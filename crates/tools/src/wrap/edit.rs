@@ -1,8 +1,9 @@
-//! The edits themselves, on text: an entry wrapped (its `command` and `args`
-//! literals replaced, nothing else), and the same edits undone, each checked first
-//! against what the file holds now.
+//! The edits themselves, on text: an entry wrapped (a stdio entry's `command` and
+//! `args` literals replaced, nothing else; a remote entry's object replaced by a
+//! stdio entry that runs `tap --remote URL`), and the same edits undone, each checked
+//! first against what the file holds now.
 
-use super::entries::{Entry, Format, Shape};
+use super::entries::{Entry, Format, Remote, Shape};
 use super::jsonc::quote;
 use std::ops::Range;
 
@@ -14,6 +15,8 @@ pub enum At {
     Command,
     /// The `args` array.
     Args,
+    /// A remote entry's whole object, replaced by a stdio one.
+    Entry,
 }
 
 impl At {
@@ -22,6 +25,7 @@ impl At {
         match self {
             At::Command => "command",
             At::Args => "args",
+            At::Entry => "entry",
         }
     }
 
@@ -30,6 +34,7 @@ impl At {
         match s {
             "command" => Some(At::Command),
             "args" => Some(At::Args),
+            "entry" => Some(At::Entry),
             _ => None,
         }
     }
@@ -139,8 +144,49 @@ pub fn wrap(
     }
 }
 
+/// The edit that puts a stdio entry in place of a remote (URL) one, a JSON object of
+/// its own: `type` (`stdio`, when the entry had a `type`), `command` the mcp-raw
+/// binary, `args` `tap --remote URL [--header 'NAME: VALUE'…] --record-dir DIR --name
+/// CLIENT/SERVER` (the URL literal copied as written, each header as the client would
+/// send it: a `${VAR}` in it is left for the client to fill in, as it does in `args`),
+/// then every other member as written. `uninstall` puts the original object back.
+pub fn wrap_remote(text: &str, remote: &Remote, shim: &Shim, name: &str) -> Vec<Placed> {
+    let mut items = vec![
+        quote("tap"),
+        quote("--remote"),
+        text[remote.url.span.clone()].to_owned(),
+    ];
+    for header in &remote.headers {
+        items.push(quote("--header"));
+        items.push(quote(header));
+    }
+    for word in ["--record-dir", shim.record_dir, "--name", name] {
+        items.push(quote(word));
+    }
+    let mut members = Vec::new();
+    if remote.kind.is_some() {
+        members.push(format!("{}: {}", quote("type"), quote("stdio")));
+    }
+    members.push(format!("{}: {}", quote("command"), quote(shim.bin)));
+    members.push(format!("{}: [{}]", quote("args"), items.join(", ")));
+    for (key, span) in &remote.others {
+        members.push(format!("{}: {}", quote(key), &text[span.clone()]));
+    }
+    vec![(
+        remote.span.clone(),
+        Edit {
+            at: At::Entry,
+            original: text[remote.span.clone()].to_owned(),
+            wrapped: format!("{{{}}}", members.join(", ")),
+        },
+    )]
+}
+
 /// Where an edit of `entry` starts in the current text.
 pub fn start_of(entry: &Entry, at: At) -> Option<usize> {
+    if at == At::Entry {
+        return entry.span.as_ref().map(|s| s.start);
+    }
     match (&entry.shape, at) {
         (Shape::Stdio { command, .. }, At::Command) => Some(command.span.start),
         (
