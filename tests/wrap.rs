@@ -49,6 +49,20 @@ impl Home {
             .unwrap()
     }
 
+    /// `mcp-raw ARGS` as [`Home::run`] runs it, from another copy of the binary.
+    fn run_as(&self, bin: &std::path::Path, args: &[&str]) -> Output {
+        // The binary's own path is the subject (where wrap says it runs from): a process.
+        Command::new(bin)
+            .args(args)
+            .env_clear()
+            .env("HOME", self.path("home"))
+            .env("XDG_STATE_HOME", self.path("state"))
+            .env("XDG_CONFIG_HOME", self.path("config"))
+            .current_dir(self.path("project"))
+            .output()
+            .unwrap()
+    }
+
     /// Places fixture `name` at `rel` (under the scratch root), returning its path.
     fn place(&self, name: &str, rel: &str) -> PathBuf {
         let to = self.path(rel);
@@ -934,6 +948,47 @@ fn a_wrapped_remote_entry_reaches_its_server_and_records_the_session() {
     let shown = ok(&home.run(&["show", &session, "--raw", "--color", "never"]));
     assert!(shown.contains("x-team: blue"), "{shown}");
 
+    ok(&home.run(&["wrap", "uninstall", "--client", "cursor"]));
+    assert_eq!(text(&std::fs::read(&config).unwrap()), original);
+}
+
+/// Run through `npx`, mcp-raw lives in npx's cache, which npx may clear: the entries
+/// name `npx -y mcp-raw@VERSION` instead of that path, still read as wrapped, and
+/// come off again byte for byte.
+#[test]
+fn run_from_npxs_cache_the_entries_name_npx_not_the_cache() {
+    let home = Home::new("npx");
+    let cached = home.path("home/.npm/_npx/0a1b2c/node_modules/@mcp-raw/linux-x64/bin/mcp-raw");
+    std::fs::create_dir_all(cached.parent().unwrap()).unwrap();
+    std::fs::copy(BIN, &cached).unwrap();
+    let config = home.path("home/.cursor/mcp.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let original =
+        "{\"mcpServers\": {\"s\": {\"command\": \"node\", \"args\": [\"server.js\"]}}}\n";
+    std::fs::write(&config, original).unwrap();
+    let said = ok(&home.run_as(&cached, &["wrap", "install", "--client", "cursor"]));
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(
+        said.contains(&format!(
+            "  (mcp-raw runs from npx's cache here, which npx may clear: the entries start it as `npx -y mcp-raw@{version}`)\n"
+        )),
+        "{said}"
+    );
+    let wrapped: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+    let entry = &wrapped["mcpServers"]["s"];
+    assert_eq!(entry["command"], "npx");
+    let args: Vec<&str> = entry["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(&args[..3], ["-y", &format!("mcp-raw@{version}"), "tap"]);
+    assert!(!String::from_utf8_lossy(&std::fs::read(&config).unwrap()).contains("_npx"));
+    // Read back as wrapped, by this binary and by an installed one.
+    let again = ok(&home.run(&["wrap", "install", "--client", "cursor"]));
+    assert!(again.contains("  s: already wrapped\n"), "{again}");
     ok(&home.run(&["wrap", "uninstall", "--client", "cursor"]));
     assert_eq!(text(&std::fs::read(&config).unwrap()), original);
 }

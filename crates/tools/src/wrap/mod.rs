@@ -292,7 +292,27 @@ fn install(
     let record_dir = record_dir
         .to_str()
         .ok_or_else(|| anyhow::anyhow!("the state directory's path is not UTF-8"))?;
-    let shim = Shim { bin, record_dir };
+    // Run from a package runner's cache, the entries name the runner, not a path
+    // that can vanish with the cache.
+    let fetched = edit::launcher(bin, env!("CARGO_PKG_VERSION"));
+    let shim = match &fetched {
+        Some((command, prefix)) => Shim {
+            bin: command,
+            prefix,
+            record_dir,
+        },
+        None => Shim {
+            bin,
+            prefix: &[],
+            record_dir,
+        },
+    };
+    if let Some((command, prefix)) = &fetched {
+        out.push_str(&format!(
+            "  (mcp-raw runs from {command}'s cache here, which {command} may clear: the entries start it as `{command} {}`)\n",
+            prefix.join(" ")
+        ));
+    }
     let mut planned: Vec<(String, Vec<edit::Placed>)> = Vec::new();
     for entry in found.iter().filter(|e| selected(servers, &e.name)) {
         let key = entry.key();
