@@ -2,10 +2,11 @@
 # Interop: the official MCP SDK clients (TypeScript and Python) against mcp-raw's server,
 # each over stdio and over Streamable HTTP.
 #
-#   interop/run.sh                   all twenty-five: ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http
+#   interop/run.sh                   all twenty-seven: ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http
 #                                    everything-stdio everything-http everything-https
 #                                    pyserver-stdio pyserver-http pyserver-https
-#                                    tap-ts-stdio tap-ts-http tap-ts-proxy tap-ts2-stdio tap-ts2-http
+#                                    tap-ts-stdio tap-ts-http tap-ts-proxy tap-ts-remote
+#                                    tap-ts2-stdio tap-ts2-http tap-ts2-remote
 #                                    tap-py-proxy tap-py-oauth-proxy
 #                                    tap-everything-stdio tap-everything-http
 #                                    replay-everything-stdio replay-everything-http
@@ -21,7 +22,9 @@
 # (interop/pyserver.sh, interop/py/server.py); tap-* run the ts, ts2, py and everything
 # combinations with `mcp-raw tap` between client and server, compare the tap's recording
 # with the other end's own hash for hash, and `mcp-raw check` it (interop/tap.sh;
-# tap-ts-proxy and tap-py-proxy: the v1 client and the Python SDK client over https://
+# tap-ts-remote and tap-ts2-remote: the client starts `tap --remote URL` as its stdio server
+# and the tap speaks Streamable HTTP to `serve --http`; tap-ts-proxy and tap-py-proxy: the
+# v1 client and the Python SDK client over https://
 # through `tap --proxy` as their HTTPS_PROXY; tap-py-oauth-proxy: the Python SDK client's
 # OAuth, a full authorization-code flow with PKCE and dynamic registration through the
 # proxy, against `serve --tls-cert --auth-server https://…` and `mcp-raw auth-server
@@ -46,8 +49,8 @@ timeout_s=${INTEROP_TIMEOUT:-60}
 combos=("$@")
 all=(ts-stdio ts-http ts2-stdio ts2-http py-stdio py-http everything-stdio everything-http everything-https
   pyserver-stdio pyserver-http pyserver-https
-  tap-ts-stdio tap-ts-http tap-ts-proxy tap-ts2-stdio tap-ts2-http tap-py-proxy tap-py-oauth-proxy
-  tap-everything-stdio tap-everything-http
+  tap-ts-stdio tap-ts-http tap-ts-proxy tap-ts-remote tap-ts2-stdio tap-ts2-http tap-ts2-remote
+  tap-py-proxy tap-py-oauth-proxy tap-everything-stdio tap-everything-http
   replay-everything-stdio replay-everything-http oauth-http oauth-https)
 [ ${#combos[@]} -gt 0 ] || combos=("${all[@]}")
 for c in "${combos[@]}"; do

@@ -8,7 +8,12 @@
 # proxy, a full authorization-code flow (PKCE, dynamic registration) with `mcp-raw
 # auth-server --tls-cert` for a `serve --tls-cert --auth-server https://…`.
 #
-#   interop/tap.sh ts-stdio|ts-http|ts-proxy|ts2-stdio|ts2-http|py-proxy|py-oauth-proxy|everything-stdio|everything-http BINARY
+#   interop/tap.sh ts-stdio|ts-http|ts-proxy|ts-remote|ts2-stdio|ts2-http|ts2-remote|py-proxy|py-oauth-proxy|everything-stdio|everything-http BINARY
+#
+# ts-remote, ts2-remote: the SDK client starts `mcp-raw tap --remote URL` as its stdio
+# server, and the tap speaks Streamable HTTP to `serve --http`: the tap's HTTP lanes must
+# equal the server's own record, and every line on its stdio lane must be a body that
+# crossed on them (remote_check).
 #
 # The run must pass as it does without the tap (the same client checks), and:
 # - what the tap recorded equals, hash for hash in both directions, what the other end
@@ -37,6 +42,41 @@ stop_all() {
 }
 
 tap=$dir/tap.jsonl end=$dir/end.jsonl auth_rec=
+# What wire_hashes.py holds against the other end's record: the tap's whole recording,
+# or (remote_check) its HTTP lanes alone.
+compared=$tap
+
+# `tap --remote`: the stdio lane is the client's side, the other lanes the tap's HTTP to
+# the server. Every message line the client wrote is a body on them, and every line the
+# tap wrote back one the server sent (its JSON is one line already); the HTTP lanes alone
+# are what wire_hashes.py compares with the server's own record.
+remote_check() {
+  compared=$dir/tap-http.jsonl
+  python3 - "$tap" "$compared" <<'PY'
+import base64, json, sys
+src, dst = sys.argv[1:]
+lines = open(src, encoding="utf-8").read().splitlines()
+said = {("stdio", d): b"" for d in ("c2s", "s2c")}
+http = {d: b"" for d in ("c2s", "s2c")}
+kept = [lines[0]]
+for line in lines[1:]:
+    e = json.loads(line)
+    data = e["text"].encode() if "text" in e else base64.b64decode(e["base64"]) if "base64" in e else b""
+    if e.get("lane") == "stdio":
+        said[("stdio", e["dir"])] += data
+        continue
+    if "fact" not in e and e.get("lane") != "stderr":
+        http[e["dir"]] += data
+    kept.append(line)
+open(dst, "w", encoding="utf-8").writelines(l + "\n" for l in kept)
+for d in ("c2s", "s2c"):
+    messages = [m for m in said[("stdio", d)].split(b"\n") if m.strip()]
+    missing = [m for m in messages if m not in http[d]]
+    if not messages or missing:
+        sys.exit(f"{d}: {len(missing)} of {len(messages)} stdio lines are not on the HTTP lanes: {missing[:2]}")
+    print(f"{d}: all {len(messages)} stdio lines crossed on the HTTP lanes as they are")
+PY
+}
 
 # A forward proxy that sees inside HTTPS: a CA and a leaf for 127.0.0.1 made here
 # (interop/lib.sh, make_pki, already run) for the servers, which listen with TLS; the
@@ -91,6 +131,14 @@ case $lang in
       HTTPS_PROXY=http://$proxy NODE_EXTRA_CA_CERTS=$dir/ca/ca.pem node interop/ts/client.mjs "$sdk" http "https://$target/mcp"
       stop_all
       plaintext_check
+    elif [ "$transport" = remote ]; then
+      start "$dir/server.log" "$bin" serve --http --port 0 --record "$end"
+      target=$addr
+      args=$(python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' \
+        tap --remote "http://$target/mcp" --record "$tap")
+      MCP_RAW_SERVER_ARGS=$args node interop/ts/client.mjs "$sdk" stdio "$bin"
+      stop_all
+      remote_check
     elif [ "$transport" = stdio ]; then
       args=$(python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' \
         tap --record "$tap" -- "$bin" serve --record "$end")
@@ -148,7 +196,7 @@ case $lang in
   everything)
     TAP_RECORD=$tap CLIENT_RECORD=$end interop/everything.sh "$transport" "$bin"
     ;;
-  *) echo "usage: $0 ts-stdio|ts-http|ts-proxy|ts2-stdio|ts2-http|py-proxy|py-oauth-proxy|everything-stdio|everything-http BINARY" >&2; exit 2 ;;
+  *) echo "usage: $0 ts-stdio|ts-http|ts-proxy|ts-remote|ts2-stdio|ts2-http|ts2-remote|py-proxy|py-oauth-proxy|everything-stdio|everything-http BINARY" >&2; exit 2 ;;
 esac
 
 echo "the tap's recording against the other end's own, per direction:"
@@ -190,7 +238,7 @@ if not others or others != fetches:
 print(f"  its {len(others)} other lane(s): the resource server's own fetches, the same in both directions as serve's record has them")
 PY
 else
-  python3 interop/wire_hashes.py "$tap" "$end"
+  python3 interop/wire_hashes.py "$compared" "$end"
 fi
 echo "mcp-raw check on the tap's recording:"
 # pipefail: check's exit status is the script's (errors fail it; warnings do not).

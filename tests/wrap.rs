@@ -49,6 +49,20 @@ impl Home {
             .unwrap()
     }
 
+    /// `mcp-raw ARGS` as [`Home::run`] runs it, from another copy of the binary.
+    fn run_as(&self, bin: &std::path::Path, args: &[&str]) -> Output {
+        // The binary's own path is the subject (where wrap says it runs from): a process.
+        Command::new(bin)
+            .args(args)
+            .env_clear()
+            .env("HOME", self.path("home"))
+            .env("XDG_STATE_HOME", self.path("state"))
+            .env("XDG_CONFIG_HOME", self.path("config"))
+            .current_dir(self.path("project"))
+            .output()
+            .unwrap()
+    }
+
     /// Places fixture `name` at `rel` (under the scratch root), returning its path.
     fn place(&self, name: &str, rel: &str) -> PathBuf {
         let to = self.path(rel);
@@ -221,7 +235,8 @@ fn round_trip(
     let status = ok(&run(&["wrap", "status"]));
     for name in expect_wrapped {
         assert!(
-            status.contains(&format!("  {name}: not wrapped\n")),
+            status.contains(&format!("  {name}: not wrapped\n"))
+                || status.contains(&format!("  {name}: remote (URL): not wrapped\n")),
             "{status}"
         );
     }
@@ -246,8 +261,13 @@ fn claude_code_user_file_with_unknown_fields() {
         "claude-code",
         "home/.claude.json",
         false,
-        &["airtable", "local", "db (project /home/me/code/api)"],
-        &["sentry"],
+        &[
+            "airtable",
+            "sentry",
+            "local",
+            "db (project /home/me/code/api)",
+        ],
+        &[],
     );
 }
 
@@ -270,8 +290,8 @@ fn cursor_with_crlf_windows_paths_and_escapes() {
         "cursor",
         "home/.cursor/mcp.json",
         false,
-        &["github", "python-tool"],
-        &["linear"],
+        &["github", "python-tool", "linear"],
+        &[],
     );
 }
 
@@ -282,8 +302,8 @@ fn vscode_workspace_with_comments_and_trailing_commas() {
         "vscode",
         "project/.vscode/mcp.json",
         false,
-        &["Perplexity", "fetch"],
-        &["github"],
+        &["Perplexity", "fetch", "github"],
+        &[],
     );
 }
 
@@ -306,8 +326,8 @@ fn windsurf_with_tabs_and_no_final_newline() {
         "windsurf",
         "home/.codeium/windsurf/mcp_config.json",
         false,
-        &["git"],
-        &["figma"],
+        &["git", "figma"],
+        &[],
     );
 }
 
@@ -318,8 +338,8 @@ fn gemini_cli_settings() {
         "gemini",
         "home/.gemini/settings.json",
         false,
-        &["pythonTools", "nodeServer"],
-        &["httpServer"],
+        &["pythonTools", "nodeServer", "httpServer"],
+        &["sseServer"],
     );
 }
 
@@ -850,4 +870,125 @@ fn a_bom_a_symlink_bytes_not_utf8_and_a_wrap_it_has_no_record_of() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// A remote (URL) entry wrapped: the client now starts `mcp-raw tap --remote URL` as
+/// a stdio server (with the entry's headers), and what it says reaches the server at
+/// the URL; the session is recorded and listed like any other, and `uninstall` puts
+/// the URL entry back byte for byte.
+#[test]
+fn a_wrapped_remote_entry_reaches_its_server_and_records_the_session() {
+    let server = common::InProcess::demo();
+    let home = Home::new("remote-session");
+    let config = home.path("home/.cursor/mcp.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let original = format!(
+        "{{\"mcpServers\": {{\"far\": {{\"url\": \"http://{}/mcp\", \"headers\": {{\"X-Team\": \"blue\"}}}}}}}}\n",
+        server.addr
+    );
+    std::fs::write(&config, &original).unwrap();
+    let said = ok(&home.run(&["wrap", "install", "--client", "cursor"]));
+    assert!(
+        said.contains("  far: wrapped (a remote server: through tap --remote)\n"),
+        "{said}"
+    );
+    let wrapped: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+    let entry = &wrapped["mcpServers"]["far"];
+    let args: Vec<&str> = entry["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        &args[..5],
+        [
+            "tap",
+            "--remote",
+            &format!("http://{}/mcp", server.addr),
+            "--header",
+            "X-Team: blue"
+        ]
+    );
+    // The client's side: the command and args from the file, as the client runs them.
+    let mut child = Command::new(entry["command"].as_str().unwrap())
+        .args(&args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#, "\n",
+    ).as_bytes()).unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let first = lines.next().unwrap().unwrap();
+    assert!(
+        first.starts_with(r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25""#),
+        "{first}"
+    );
+    stdin.write_all(concat!(
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":20,"b":22}}}"#, "\n",
+    ).as_bytes()).unwrap();
+    assert_eq!(
+        lines.next().unwrap().unwrap(),
+        r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"42"}]}}"#
+    );
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+
+    let listed = ok(&home.run(&["sessions", "--format", "json"]));
+    let json: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    let session = json[0]["session"].as_str().unwrap().to_owned();
+    assert!(session.starts_with("cursor_far_"), "{listed}");
+    // The recording holds the HTTP side with the entry's header on each request.
+    let shown = ok(&home.run(&["show", &session, "--raw", "--color", "never"]));
+    assert!(shown.contains("x-team: blue"), "{shown}");
+
+    ok(&home.run(&["wrap", "uninstall", "--client", "cursor"]));
+    assert_eq!(text(&std::fs::read(&config).unwrap()), original);
+}
+
+/// Run through `npx`, mcp-raw lives in npx's cache, which npx may clear: the entries
+/// name `npx -y mcp-raw@VERSION` instead of that path, still read as wrapped, and
+/// come off again byte for byte.
+#[test]
+fn run_from_npxs_cache_the_entries_name_npx_not_the_cache() {
+    let home = Home::new("npx");
+    let cached = home.path("home/.npm/_npx/0a1b2c/node_modules/@mcp-raw/linux-x64/bin/mcp-raw");
+    std::fs::create_dir_all(cached.parent().unwrap()).unwrap();
+    std::fs::copy(BIN, &cached).unwrap();
+    let config = home.path("home/.cursor/mcp.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let original =
+        "{\"mcpServers\": {\"s\": {\"command\": \"node\", \"args\": [\"server.js\"]}}}\n";
+    std::fs::write(&config, original).unwrap();
+    let said = ok(&home.run_as(&cached, &["wrap", "install", "--client", "cursor"]));
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(
+        said.contains(&format!(
+            "  (mcp-raw runs from npx's cache here, which npx may clear: the entries start it as `npx -y mcp-raw@{version}`)\n"
+        )),
+        "{said}"
+    );
+    let wrapped: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+    let entry = &wrapped["mcpServers"]["s"];
+    assert_eq!(entry["command"], "npx");
+    let args: Vec<&str> = entry["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(&args[..3], ["-y", &format!("mcp-raw@{version}"), "tap"]);
+    assert!(!String::from_utf8_lossy(&std::fs::read(&config).unwrap()).contains("_npx"));
+    // Read back as wrapped, by this binary and by an installed one.
+    let again = ok(&home.run(&["wrap", "install", "--client", "cursor"]));
+    assert!(again.contains("  s: already wrapped\n"), "{again}");
+    ok(&home.run(&["wrap", "uninstall", "--client", "cursor"]));
+    assert_eq!(text(&std::fs::read(&config).unwrap()), original);
 }

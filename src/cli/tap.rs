@@ -8,12 +8,20 @@ use super::console::Console;
 use super::exit::usage;
 #[cfg(unix)]
 use mcp_raw_tools::tap::stdio;
-use mcp_raw_tools::tap::{http, proxy};
+use mcp_raw_tools::tap::{http, proxy, remote};
 use std::net::SocketAddr;
 
 /// Runs the tap; returns the process's exit status.
 pub fn main(args: TapArgs, console: &Console) -> u8 {
-    let result = if args.proxy {
+    let remote_only =
+        !args.headers.is_empty() || args.timeout.is_some() || args.max_response_bytes.is_some();
+    let result = if args.remote.is_none() && remote_only {
+        Err(usage(
+            "--header, --timeout and --max-response-bytes are for the server of --remote URL",
+        ))
+    } else if args.remote.is_some() {
+        run_remote(args, console)
+    } else if args.proxy {
         run_proxy(args, console)
     } else if args.http {
         run_http(args, console)
@@ -228,6 +236,64 @@ fn run_proxy(args: TapArgs, console: &Console) -> anyhow::Result<i32> {
         }
         Ok(0)
     })
+}
+
+/// `--remote URL`: the client's stdio relayed to a Streamable HTTP server.
+fn run_remote(args: TapArgs, console: &Console) -> anyhow::Result<i32> {
+    let url = args.remote.clone().unwrap_or_default();
+    if !args.command.is_empty() {
+        return Err(usage(
+            "--remote URL is the server: a server command after `--` is for the stdio tap",
+        ));
+    }
+    if args.intercept.is_some() || args.intercept_ui {
+        return Err(usage(
+            "--intercept holds messages on a stdio or --http tap; --remote passes each on as it comes",
+        ));
+    }
+    let mut headers = Vec::new();
+    for header in &args.headers {
+        let (name, value) = header
+            .split_once(':')
+            .ok_or_else(|| usage(format!("--header {header:?}: expected 'Name: value'")))?;
+        let name = name.trim();
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(usage(format!(
+                "--header {header:?}: {name:?} is not a header name"
+            )));
+        }
+        headers.push((name.to_owned(), value.trim().to_owned()));
+    }
+    let tls = mcp_raw_net::client::tls::Tls::new(mcp_raw_net::client::tls::TlsOptions {
+        cacert: args.cacert.clone(),
+        insecure: args.insecure,
+        ..Default::default()
+    })
+    .map_err(|e| usage(format!("{e:#}")))?;
+    if args.insecure {
+        console.say(format_args!(
+            "[mcp-raw] tap: WARNING --insecure: {url}'s certificate is not required to verify; anyone on the path could answer for it"
+        ));
+    }
+    let (recorder, live) = recorder(&args, "stdio", console)?;
+    let status = remote::run(remote::Config {
+        url: url.clone(),
+        headers,
+        recorder,
+        timeout: args
+            .timeout
+            .unwrap_or(mcp_raw_net::client::http_link::DEFAULT_TIMEOUT),
+        max_body: args
+            .max_response_bytes
+            .unwrap_or(mcp_raw_net::client::http_link::DEFAULT_MAX_BODY),
+        max_line: args.max_message_bytes,
+        tls: std::sync::Arc::new(tls),
+    })
+    .map_err(|e| usage(format!("--remote {url:?}: {e:#}")))?;
+    if let Some(live) = live {
+        live.finish();
+    }
+    Ok(status)
 }
 
 /// The tap's recorder (`--trace`, `--record`, and `--check`'s live checker as one more

@@ -15,7 +15,9 @@ macro_rules! tap_examples {
   mcp-raw tap --http --listen 127.0.0.1:3200 --target http://127.0.0.1:3100/mcp --trace oneline
   mcp-raw tap --check -- mcp-raw serve
   mcp-raw tap --proxy --listen 127.0.0.1:8080 --decrypt-host '*.example.com' --record proxy.jsonl
-      (then HTTPS_PROXY=http://127.0.0.1:8080 for the client; `mcp-raw ca` first)"
+      (then HTTPS_PROXY=http://127.0.0.1:8080 for the client; `mcp-raw ca` first)
+  mcp-raw tap --remote https://mcp.example.com/mcp --record remote.jsonl
+      (a stdio command for a client, in front of a Streamable HTTP server)"
     };
 }
 pub(crate) use tap_examples;
@@ -23,6 +25,7 @@ pub(crate) use tap_examples;
 // `mcp-raw tap`'s arguments.
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("web").args(["http", "proxy"]).multiple(false)))]
+#[command(group(clap::ArgGroup::new("trusting").args(["http", "proxy", "remote"]).multiple(false)))]
 pub struct TapArgs {
     /// The stdio server's program and arguments, after `--`, taken as they are.
     #[arg(last = true, value_name = "SERVER_CMD")]
@@ -36,6 +39,27 @@ pub struct TapArgs {
     /// relayed. Uses --listen and the limits of --http.
     #[arg(long)]
     pub proxy: bool,
+    /// Stand in as a stdio server for the Streamable HTTP server at URL: each line
+    /// the client writes is POSTed there, each answer (each SSE event as it comes)
+    /// written back a line; the session's id, version headers, GET stream and DELETE
+    /// kept as a client keeps them. Records the stdio side and the HTTP side.
+    #[arg(long, value_name = "URL")]
+    pub remote: Option<String>,
+    /// With --remote: a header sent with every request, `NAME: VALUE` (repeatable;
+    /// an API key, a bearer token: masked in the recording unless --show-secrets).
+    // (Checked with --remote by src/cli/tap.rs, not by clap's `requires`, which clap
+    // leaves unchecked whenever an argument that excludes --remote is present.)
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// With --remote: seconds to wait for the server's next bytes on a POST (its
+    /// head, or the next piece of its body) before the request gets an error
+    /// [default: 60].
+    #[arg(long, value_name = "SECS", value_parser = secs)]
+    pub timeout: Option<Duration>,
+    /// With --remote: the largest response body, or single SSE event, read from the
+    /// server; past it the request gets an error [default: 16777216].
+    #[arg(long, value_name = "N")]
+    pub max_response_bytes: Option<usize>,
     /// With --proxy: decrypt only hosts matching PATTERN (repeatable; a host name,
     /// `*` for any characters: `*.example.com`); others pass as opaque tunnels.
     /// [default: every host]
@@ -45,15 +69,15 @@ pub struct TapArgs {
     /// $XDG_CONFIG_HOME/mcp-raw, else ~/.config/mcp-raw]
     #[arg(long, value_name = "DIR", requires = "proxy")]
     pub ca_dir: Option<PathBuf>,
-    /// With --proxy, or --http and an https:// --target: also trust the CA
-    /// certificates in this PEM FILE (repeatable) for the real host's certificate,
-    /// besides the system's trust store.
-    #[arg(long = "cacert", value_name = "FILE", requires = "web")]
+    /// With --proxy, --remote, or --http and an https:// --target: also trust the
+    /// CA certificates in this PEM FILE (repeatable) for the real host's
+    /// certificate, besides the system's trust store.
+    #[arg(long = "cacert", value_name = "FILE", requires = "trusting")]
     pub cacert: Vec<PathBuf>,
-    /// With --proxy, or --http and an https:// --target: relay even when the real
-    /// host's certificate does not verify (warned on every run; each lane's tls event
-    /// says why) [default: off].
-    #[arg(long, requires = "web")]
+    /// With --proxy, --remote, or --http and an https:// --target: relay even when
+    /// the real host's certificate does not verify (warned on every run; each lane's
+    /// tls event says why) [default: off].
+    #[arg(long, requires = "trusting")]
     pub insecure: bool,
     #[command(flatten)]
     pub tls: TlsListen,

@@ -11,6 +11,8 @@
 //!               answer kept from the client
 //! rewrite.rs    `--rewrite-host`: the Host line of each request head, and nothing else
 //! proxy/        `tap --proxy`: a forward proxy (CONNECT), decrypting chosen hosts' TLS
+//! remote.rs     `tap --remote URL`: a stdio front for a Streamable HTTP server, each
+//!               client line POSTed, each answer (or SSE event) written back a line
 //! ca.rs         `mcp-raw ca`: the local CA, and the leaf it signs for each decrypted host
 //! ```
 //!
@@ -31,6 +33,7 @@ pub mod ca;
 pub mod http;
 pub mod intercept;
 pub mod proxy;
+pub mod remote;
 #[cfg(unix)]
 pub mod resend;
 pub mod rewrite;

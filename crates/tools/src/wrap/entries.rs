@@ -32,6 +32,8 @@ pub struct Entry {
     pub scope: Option<String>,
     /// What it is.
     pub shape: Shape,
+    /// The entry's whole value (JSON), where a remote entry's replacement starts.
+    pub span: Option<Range<usize>>,
 }
 
 /// What an entry is, as far as `wrap` is concerned.
@@ -47,10 +49,28 @@ pub enum Shape {
         /// break in a TOML table.
         insert_sep: String,
     },
-    /// A remote server the client connects to by URL itself.
-    Remote,
+    /// A remote server the client connects to by URL itself: what a stdio entry in
+    /// its place needs (JSON), or `None` where `wrap` leaves it (TOML).
+    Remote(Option<Remote>),
     /// An entry `wrap` does not understand; why.
     Unusable(String),
+}
+
+/// A JSON remote entry, read for the stdio entry that replaces it (`tap --remote`).
+pub struct Remote {
+    /// The whole entry's object, braces included: what the replacement takes the
+    /// place of.
+    pub span: Range<usize>,
+    /// The member that names the URL (`url`, `httpUrl`, `serverUrl`).
+    pub key: &'static str,
+    /// The URL literal as written.
+    pub url: Str,
+    /// `type`'s value when the entry has one (`http`, `streamable-http`, `sse`).
+    pub kind: Option<String>,
+    /// `headers`, each `NAME: VALUE`, as the client would send them.
+    pub headers: Vec<String>,
+    /// Every other member: its key and its value's bytes, kept in the new entry.
+    pub others: Vec<(String, Range<usize>)>,
 }
 
 /// The servers table of a document, or why there is none / it cannot be read.
@@ -127,6 +147,7 @@ fn read_json(text: &str, path: &[&str]) -> Result<Found, Unparsable> {
             name: name.clone(),
             scope: scope.clone(),
             shape: json_shape(node),
+            span: Some(node.span.clone()),
         }));
     }
     Ok(Found::Entries(entries))
@@ -198,13 +219,52 @@ fn json_shape(node: &Node) -> Shape {
     }
     // Claude Code and VS Code: `url`; Gemini CLI: `url` (SSE) or `httpUrl`;
     // Windsurf: `serverUrl`.
-    if ["url", "httpUrl", "serverUrl"]
-        .iter()
-        .any(|k| node.get(k).is_some())
-    {
-        return Shape::Remote;
+    for key in ["httpUrl", "serverUrl", "url"] {
+        if let Some(url) = node.get(key) {
+            return match remote_json(node, key, url) {
+                Ok(remote) => Shape::Remote(Some(remote)),
+                Err(why) => Shape::Unusable(why),
+            };
+        }
     }
     Shape::Unusable("it has neither a command nor a URL".into())
+}
+
+/// A JSON remote entry read whole: its URL, `type`, `headers` and the rest.
+fn remote_json(node: &Node, key: &'static str, url: &Node) -> Result<Remote, String> {
+    let url = json_str(url).ok_or_else(|| format!("its {key} is not a string"))?;
+    let kind = match node.get("type") {
+        None => None,
+        Some(t) => Some(t.as_str().ok_or("its type is not a string")?.to_owned()),
+    };
+    let mut headers = Vec::new();
+    if let Some(h) = node.get("headers") {
+        let Kind::Object(members) = &h.kind else {
+            return Err("its headers is not an object".into());
+        };
+        for (name, value) in members {
+            let value = value
+                .as_str()
+                .ok_or_else(|| format!("its header {name:?} is not a string"))?;
+            headers.push(format!("{name}: {value}"));
+        }
+    }
+    let Kind::Object(members) = &node.kind else {
+        return Err("the entry is not an object".into());
+    };
+    let others = members
+        .iter()
+        .filter(|(k, _)| !["type", "headers", "url", "httpUrl", "serverUrl"].contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.span.clone()))
+        .collect();
+    Ok(Remote {
+        span: node.span.clone(),
+        key,
+        url,
+        kind,
+        headers,
+        others,
+    })
 }
 
 fn read_toml(text: &str, path: &[&str]) -> Result<Found, Unparsable> {
@@ -235,6 +295,7 @@ fn read_toml(text: &str, path: &[&str]) -> Result<Found, Unparsable> {
                 name: name.to_owned(),
                 scope: None,
                 shape: toml_shape(item, crlf),
+                span: None,
             })
             .collect(),
     ))
@@ -290,7 +351,7 @@ fn toml_shape(item: &toml_edit::Item, crlf: bool) -> Shape {
         };
     }
     if entry.get("url").is_some() {
-        return Shape::Remote;
+        return Shape::Remote(None);
     }
     Shape::Unusable("it has neither a command nor a url".into())
 }

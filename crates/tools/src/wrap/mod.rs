@@ -248,8 +248,27 @@ fn writable(path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Why a remote entry is left as it is.
-const REMOTE: &str = "not wrapped: a remote (URL) server; the client connects to the URL itself, and a stdio shim it starts cannot stand in for a URL (record it with `mcp-raw tap --http --listen 127.0.0.1:PORT --target URL` and point the entry at the tap)";
+/// Why a remote entry in a TOML file is left as it is.
+const REMOTE_TOML: &str = "not wrapped: a remote (URL) server in a TOML file (its entry would have to be rewritten whole, which wrap does in JSON only); record it by hand with `command = \"mcp-raw\"`, `args = [\"tap\", \"--remote\", URL]`";
+
+/// Why a remote entry cannot stand behind `tap --remote`, if it cannot: the
+/// transport it names is not Streamable HTTP (the 2024-11-05 HTTP+SSE one: `type`
+/// `sse`, or Gemini CLI's `url`).
+fn remote_refusal(client: Client, remote: &entries::Remote) -> Option<String> {
+    match remote.kind.as_deref() {
+        None | Some("http" | "streamable-http" | "streamableHttp") => {}
+        Some("sse") => {
+            return Some(
+                "its type is sse, the 2024-11-05 HTTP+SSE transport; tap --remote speaks Streamable HTTP".into(),
+            );
+        }
+        Some(other) => return Some(format!("its type {other:?} is not one tap --remote speaks")),
+    }
+    if client == Client::Gemini && remote.key == "url" {
+        return Some("Gemini CLI's url is the 2024-11-05 HTTP+SSE transport (httpUrl is Streamable HTTP); tap --remote speaks Streamable HTTP".into());
+    }
+    None
+}
 
 fn install(
     file: &ConfigFile,
@@ -273,7 +292,27 @@ fn install(
     let record_dir = record_dir
         .to_str()
         .ok_or_else(|| anyhow::anyhow!("the state directory's path is not UTF-8"))?;
-    let shim = Shim { bin, record_dir };
+    // Run from a package runner's cache, the entries name the runner, not a path
+    // that can vanish with the cache.
+    let fetched = edit::launcher(bin, env!("CARGO_PKG_VERSION"));
+    let shim = match &fetched {
+        Some((command, prefix)) => Shim {
+            bin: command,
+            prefix,
+            record_dir,
+        },
+        None => Shim {
+            bin,
+            prefix: &[],
+            record_dir,
+        },
+    };
+    if let Some((command, prefix)) = &fetched {
+        out.push_str(&format!(
+            "  (mcp-raw runs from {command}'s cache here, which {command} may clear: the entries start it as `{command} {}`)\n",
+            prefix.join(" ")
+        ));
+    }
     let mut planned: Vec<(String, Vec<edit::Placed>)> = Vec::new();
     for entry in found.iter().filter(|e| selected(servers, &e.name)) {
         let key = entry.key();
@@ -295,7 +334,25 @@ fn install(
                     }
                 ));
             }
-            Shape::Remote => out.push_str(&format!("  {name}: {REMOTE}\n")),
+            Shape::Remote(Some(remote)) => match remote_refusal(file.client, remote) {
+                Some(why) => out.push_str(&format!("  {name}: not wrapped: {why}\n")),
+                None => {
+                    let session = format!("{}/{}", file.client.name(), entry.name);
+                    planned.push((
+                        entry.key(),
+                        edit::wrap_remote(&text, remote, &shim, &session),
+                    ));
+                    out.push_str(&format!(
+                        "  {name}: {} (a remote server: through tap --remote)\n",
+                        if dry_run {
+                            "would be wrapped"
+                        } else {
+                            "wrapped"
+                        }
+                    ));
+                }
+            },
+            Shape::Remote(None) => out.push_str(&format!("  {name}: {REMOTE_TOML}\n")),
             Shape::Unusable(why) => out.push_str(&format!("  {name}: not wrapped: {why}\n")),
         }
     }
@@ -451,7 +508,11 @@ fn status(file: &ConfigFile, servers: &[String], out: &mut String) -> anyhow::Re
         let what = match &entry.shape {
             _ if edit::is_wrapped(entry) => "wrapped".to_owned(),
             Shape::Stdio { .. } => "not wrapped".to_owned(),
-            Shape::Remote => "remote (URL): cannot be wrapped".to_owned(),
+            Shape::Remote(Some(remote)) => match remote_refusal(file.client, remote) {
+                Some(why) => format!("remote (URL): cannot be wrapped: {why}"),
+                None => "remote (URL): not wrapped".to_owned(),
+            },
+            Shape::Remote(None) => "remote (URL): cannot be wrapped (a TOML file)".to_owned(),
             Shape::Unusable(why) => format!("cannot be wrapped: {why}"),
         };
         out.push_str(&format!("  {}: {what}\n", escape(&entry.key())));

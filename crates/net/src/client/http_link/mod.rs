@@ -18,6 +18,7 @@ mod read;
 mod reply;
 
 pub use delivered::Delivered;
+pub use read::EachEvent;
 pub use reply::HttpReply;
 
 use read::Reading;
@@ -273,11 +274,59 @@ impl HttpLink {
                 _ => std::future::pending().await,
             }
         };
-        let read = Reading { between, awaited };
+        let read = Reading {
+            between,
+            awaited,
+            each_event: None,
+        };
         let (reply, _) = self
             .send(method, headers, body, read, elsewhere, on_request)
             .await?;
         Ok(reply)
+    }
+
+    /// Like [`HttpLink::exchange`], for a relay (`tap --remote`): each event of an
+    /// event stream is handed to `each` the moment it is dispatched, a request, a
+    /// notification or a response alike, so what the server sends reaches the relay's
+    /// client as it comes; the body is read to its end (each wait for its next bytes
+    /// at most `timeout`) and kept, as by `exchange`. With `until_end` false the
+    /// wait between events has no limit (a `GET` stream that may stay quiet).
+    pub async fn relay(
+        &mut self,
+        method: Method,
+        headers: &[(String, String)],
+        body: Vec<u8>,
+        until_end: bool,
+        each: EachEvent<'_>,
+    ) -> anyhow::Result<HttpReply> {
+        let read = Reading {
+            between: until_end.then_some(self.timeout),
+            awaited: None,
+            each_event: Some(each),
+        };
+        let (reply, _) = self
+            .send(
+                method,
+                headers,
+                body,
+                read,
+                std::future::pending(),
+                &mut |_| None,
+            )
+            .await?;
+        Ok(reply)
+    }
+
+    /// Tells `signal` the status of the next response head as soon as it arrives (a
+    /// relay sends the next message only once the server has taken this one).
+    pub fn on_head(&mut self, signal: tokio::sync::oneshot::Sender<StatusCode>) {
+        self.head_signal = Some(signal);
+    }
+
+    /// A link to `url` whose connections are recorded on `recorder` (one lane each),
+    /// for a program with no printer (the relay of `tap --remote`).
+    pub fn recorded(url: &str, recorder: Recorder) -> anyhow::Result<HttpLink> {
+        HttpLink::open(url, recorder, DEFAULT_TIMEOUT)
     }
 
     /// Like [`HttpLink::exchange`], for a stream that may stay quiet for long: its
@@ -294,6 +343,7 @@ impl HttpLink {
         let read = Reading {
             between: None,
             awaited: None,
+            each_event: None,
         };
         self.send(method, headers, body, read, stop, on_request)
             .await

@@ -30,7 +30,13 @@ pub(super) struct Reading<'a> {
     pub(super) between: Option<Duration>,
     /// The request whose response ends the read (see [`HttpLink::exchange_awaiting`]).
     pub(super) awaited: Option<&'a jsonrpc::RequestId>,
+    /// Handed each event's data as it is dispatched, whatever it holds (see
+    /// [`HttpLink::relay`]).
+    pub(super) each_event: Option<EachEvent<'a>>,
 }
+
+/// What [`HttpLink::relay`] hands each event to: its `data`, as the stream spelled it.
+pub type EachEvent<'a> = &'a mut (dyn FnMut(&str) + Send);
 
 /// The error of a body over its limit: whose, how big it is allowed to be, and what
 /// showed it was bigger.
@@ -80,7 +86,11 @@ impl HttpLink {
         stop: impl std::future::Future<Output = ()>,
         on_request: OnRequest<'_>,
     ) -> anyhow::Result<(HttpReply, bool)> {
-        let Reading { between, awaited } = read;
+        let Reading {
+            between,
+            awaited,
+            mut each_event,
+        } = read;
         let request = self.request(&method, headers, body)?;
         let timeout = self.timeout;
         // Over https only, a failure is checked for a TLS cause (its words need the authority).
@@ -236,6 +246,11 @@ impl HttpLink {
                             );
                         }
                         for event in fed {
+                            if let Some(each) = each_event.as_mut()
+                                && event.has_data()
+                            {
+                                each(&event.data);
+                            }
                             match jsonrpc::parse(event.data.as_bytes()) {
                                 Ok(jsonrpc::Parsed::One(jsonrpc::Message::Request(r))) => {
                                     if let Some((headers, answer)) = on_request(&r) {
