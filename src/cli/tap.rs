@@ -277,6 +277,9 @@ fn run_remote(args: TapArgs, console: &Console) -> anyhow::Result<i32> {
     }
     let (recorder, live) = recorder(&args, "stdio", console)?;
     let status = remote::run(remote::Config {
+        // The client's stdio transport: this process's own stdin and stdout.
+        input: Box::new(std::io::stdin()),
+        output: Box::new(std::io::stdout()),
         url: url.clone(),
         headers,
         recorder,

@@ -48,6 +48,10 @@
 //!     tunnel.rs         a host not decrypted: an opaque tunnel, its bytes counted
 //!     plain.rs          an absolute-form request: plain HTTP relayed, kept to one host
 //!   ca.rs               `mcp-raw ca`: the local CA and the leaf it signs per decrypted host
+//!   remote/             `tap --remote URL`: a stdio front for a Streamable HTTP server
+//!     mod.rs            each client line POSTed in order, answers and SSE events passed back,
+//!                       the session's headers, GET stream and DELETE
+//!     lines.rs          the client's side: its lines read and recorded, the answers written
 //! check/                `mcp-raw check`: the spec's rules applied to wire events
 //!   mod.rs              Checker::feed: one event in, the findings it completes out
 //!   rules.rs            every rule: its id, severity and the spec section it quotes

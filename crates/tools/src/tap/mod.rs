@@ -11,7 +11,7 @@
 //!               answer kept from the client
 //! rewrite.rs    `--rewrite-host`: the Host line of each request head, and nothing else
 //! proxy/        `tap --proxy`: a forward proxy (CONNECT), decrypting chosen hosts' TLS
-//! remote.rs     `tap --remote URL`: a stdio front for a Streamable HTTP server, each
+//! remote/       `tap --remote URL`: a stdio front for a Streamable HTTP server, each
 //!               client line POSTed, each answer (or SSE event) written back a line
 //! ca.rs         `mcp-raw ca`: the local CA, and the leaf it signs for each decrypted host
 //! ```

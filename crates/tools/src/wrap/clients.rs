@@ -19,7 +19,7 @@
 //! - Codex: `config.toml` in `$CODEX_HOME` (default `~/.codex`), and
 //!   `.codex/config.toml` in a trusted project; tables `[mcp_servers.NAME]`.
 
-use super::entries::Format;
+use super::entries::{Format, Remote};
 use std::path::{Path, PathBuf};
 
 /// A client `wrap` can edit the configuration of.
@@ -128,6 +128,27 @@ impl Client {
             ],
         };
         paths.into_iter().map(|p| self.file(p)).collect()
+    }
+
+    /// Why a remote entry cannot stand behind `tap --remote`, if it cannot: the
+    /// transport it names is not Streamable HTTP (the 2024-11-05 HTTP+SSE one: `type`
+    /// `sse`, or Gemini CLI's `url`).
+    pub fn remote_refusal(self, remote: &Remote) -> Option<String> {
+        match remote.kind.as_deref() {
+            None | Some("http" | "streamable-http" | "streamableHttp") => {}
+            Some("sse") => {
+                return Some(
+                    "its type is sse, the 2024-11-05 HTTP+SSE transport; tap --remote speaks Streamable HTTP".into(),
+                );
+            }
+            Some(other) => {
+                return Some(format!("its type {other:?} is not one tap --remote speaks"));
+            }
+        }
+        if self == Client::Gemini && remote.key == "url" {
+            return Some("Gemini CLI's url is the 2024-11-05 HTTP+SSE transport (httpUrl is Streamable HTTP); tap --remote speaks Streamable HTTP".into());
+        }
+        None
     }
 }
 

@@ -66,6 +66,28 @@ pub struct Shim<'a> {
     pub record_dir: &'a str,
 }
 
+impl<'a> Shim<'a> {
+    /// The binary at `bin`, or the [`launcher`] that `fetched` it.
+    pub fn new(
+        bin: &'a str,
+        fetched: Option<&'a (String, Vec<String>)>,
+        record_dir: &'a str,
+    ) -> Self {
+        match fetched {
+            Some((command, prefix)) => Shim {
+                bin: command,
+                prefix,
+                record_dir,
+            },
+            None => Shim {
+                bin,
+                prefix: &[],
+                record_dir,
+            },
+        }
+    }
+}
+
 /// Where the running mcp-raw lives when a package runner fetched it into a cache it
 /// may clear at any time (`npx`'s `_npx/`, uv's `archive-v*/` for `uvx`, pipx's
 /// `.cache/` for `pipx run`): the command and the arguments before `tap` that fetch

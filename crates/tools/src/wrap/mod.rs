@@ -251,25 +251,6 @@ fn writable(path: &Path) -> anyhow::Result<()> {
 /// Why a remote entry in a TOML file is left as it is.
 const REMOTE_TOML: &str = "not wrapped: a remote (URL) server in a TOML file (its entry would have to be rewritten whole, which wrap does in JSON only); record it by hand with `command = \"mcp-raw\"`, `args = [\"tap\", \"--remote\", URL]`";
 
-/// Why a remote entry cannot stand behind `tap --remote`, if it cannot: the
-/// transport it names is not Streamable HTTP (the 2024-11-05 HTTP+SSE one: `type`
-/// `sse`, or Gemini CLI's `url`).
-fn remote_refusal(client: Client, remote: &entries::Remote) -> Option<String> {
-    match remote.kind.as_deref() {
-        None | Some("http" | "streamable-http" | "streamableHttp") => {}
-        Some("sse") => {
-            return Some(
-                "its type is sse, the 2024-11-05 HTTP+SSE transport; tap --remote speaks Streamable HTTP".into(),
-            );
-        }
-        Some(other) => return Some(format!("its type {other:?} is not one tap --remote speaks")),
-    }
-    if client == Client::Gemini && remote.key == "url" {
-        return Some("Gemini CLI's url is the 2024-11-05 HTTP+SSE transport (httpUrl is Streamable HTTP); tap --remote speaks Streamable HTTP".into());
-    }
-    None
-}
-
 fn install(
     file: &ConfigFile,
     servers: &[String],
@@ -295,18 +276,7 @@ fn install(
     // Run from a package runner's cache, the entries name the runner, not a path
     // that can vanish with the cache.
     let fetched = edit::launcher(bin, env!("CARGO_PKG_VERSION"));
-    let shim = match &fetched {
-        Some((command, prefix)) => Shim {
-            bin: command,
-            prefix,
-            record_dir,
-        },
-        None => Shim {
-            bin,
-            prefix: &[],
-            record_dir,
-        },
-    };
+    let shim = Shim::new(bin, fetched.as_ref(), record_dir);
     if let Some((command, prefix)) = &fetched {
         out.push_str(&format!(
             "  (mcp-raw runs from {command}'s cache here, which {command} may clear: the entries start it as `{command} {}`)\n",
@@ -334,7 +304,7 @@ fn install(
                     }
                 ));
             }
-            Shape::Remote(Some(remote)) => match remote_refusal(file.client, remote) {
+            Shape::Remote(Some(remote)) => match file.client.remote_refusal(remote) {
                 Some(why) => out.push_str(&format!("  {name}: not wrapped: {why}\n")),
                 None => {
                     let session = format!("{}/{}", file.client.name(), entry.name);
@@ -508,7 +478,7 @@ fn status(file: &ConfigFile, servers: &[String], out: &mut String) -> anyhow::Re
         let what = match &entry.shape {
             _ if edit::is_wrapped(entry) => "wrapped".to_owned(),
             Shape::Stdio { .. } => "not wrapped".to_owned(),
-            Shape::Remote(Some(remote)) => match remote_refusal(file.client, remote) {
+            Shape::Remote(Some(remote)) => match file.client.remote_refusal(remote) {
                 Some(why) => format!("remote (URL): cannot be wrapped: {why}"),
                 None => "remote (URL): not wrapped".to_owned(),
             },

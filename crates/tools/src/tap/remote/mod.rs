@@ -22,16 +22,19 @@
 //! (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, and the `Mcp-Param-*` a listed
 //! tool's `x-mcp-header` annotations ask for: "Request Metadata").
 
+mod lines;
+
 use crate::client::http_link::HttpLink;
 use crate::client::tls::Tls;
-use crate::wire::event::{Dir, Lane, LaneKind, What};
+use crate::wire::event::{Dir, LaneKind, What};
 use crate::wire::http::{mirror, x_mcp_header};
 use crate::wire::lock::Locked;
 use crate::wire::recorder::Recorder;
 use hyper::Method;
+use lines::{Out, read_lines};
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::io::{BufRead, Read, Write};
+use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -45,6 +48,10 @@ const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// How the relay runs.
 pub struct Config {
+    /// The client's side: what it writes (the tap's stdin, from the binary).
+    pub input: Box<dyn Read + Send>,
+    /// The client's side: where its answers go (the tap's stdout, from the binary).
+    pub output: Box<dyn Write + Send>,
     /// The server's MCP endpoint, `http://` or `https://`.
     pub url: String,
     /// Headers sent with every request (`--header`, a configuration's `headers`).
@@ -59,6 +66,23 @@ pub struct Config {
     pub max_line: usize,
     /// `--cacert`, `--insecure`: how an `https://` server is trusted.
     pub tls: Arc<Tls>,
+}
+
+/// How each request reaches the server: [`Config`] without the client's streams,
+/// shared by the requests in flight.
+struct Link {
+    /// [`Config::url`].
+    url: String,
+    /// [`Config::headers`].
+    headers: Vec<(String, String)>,
+    /// [`Config::recorder`].
+    recorder: Recorder,
+    /// [`Config::timeout`].
+    timeout: Duration,
+    /// [`Config::max_body`].
+    max_body: usize,
+    /// [`Config::tls`].
+    tls: Arc<Tls>,
 }
 
 /// What the session has learned from the server, shared by the requests in flight.
@@ -77,6 +101,25 @@ struct Session {
 /// Runs the relay until the client closes its stdin and the requests in flight are
 /// answered (or time out); returns the exit status (0).
 pub fn run(config: Config) -> anyhow::Result<i32> {
+    let Config {
+        input,
+        output,
+        url,
+        headers,
+        recorder,
+        timeout,
+        max_body,
+        max_line,
+        tls,
+    } = config;
+    let config = Link {
+        url,
+        headers,
+        recorder,
+        timeout,
+        max_body,
+        tls,
+    };
     // A link made now: a bad URL is refused before the client's first line.
     HttpLink::recorded(&config.url, Recorder::none())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -89,13 +132,12 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
         Dir::ToServer,
         What::Open(format!("relaying stdio to {}", config.url)),
     );
-    let out = Out::start(recorder.clone(), lane);
+    let out = Out::start(output, recorder.clone(), lane);
     let (lines, mut from_client) = tokio::sync::mpsc::channel::<Vec<u8>>(16);
-    let max_line = config.max_line;
     let reader_out = out.clone();
     std::thread::Builder::new()
         .name("tap --remote stdin".into())
-        .spawn(move || read_stdin(&recorder, lane, max_line, &lines, &reader_out))?;
+        .spawn(move || read_lines(input, &recorder, lane, max_line, &lines, &reader_out))?;
     let config = Arc::new(config);
     let relay_out = out.clone();
     runtime.block_on(async move {
@@ -147,110 +189,6 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// Reads the client's lines (each recorded as read) and hands them on; a line longer
-/// than `max` is answered with a parse error and skipped, as `serve` does.
-fn read_stdin(
-    recorder: &Recorder,
-    lane: Lane,
-    max: usize,
-    lines: &tokio::sync::mpsc::Sender<Vec<u8>>,
-    out: &Out,
-) {
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
-    loop {
-        let mut line = Vec::new();
-        let read = (&mut input)
-            .take(max as u64 + 1)
-            .read_until(b'\n', &mut line);
-        match read {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        recorder.bytes(lane, Dir::ToServer, &line);
-        if line.len() > max && !line.ends_with(b"\n") {
-            // The rest of the line, dropped (and recorded) up to its end.
-            let mut rest = Vec::new();
-            let _ = input.read_until(b'\n', &mut rest);
-            recorder.bytes(lane, Dir::ToServer, &rest);
-            out.send(
-                error(
-                    &Value::Null,
-                    -32700,
-                    &format!("a line of more than {max} bytes (--max-message-bytes): not sent"),
-                )
-                .into_bytes(),
-            );
-            continue;
-        }
-        while line.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
-            line.pop();
-        }
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        if lines.blocking_send(line).is_err() {
-            break;
-        }
-    }
-    recorder.emit(
-        lane,
-        Dir::ToServer,
-        What::Close("the client closed its stdin".into()),
-    );
-}
-
-/// The client's stdout: one writer thread, a line per message, each recorded as
-/// written.
-#[derive(Clone)]
-struct Out(std::sync::mpsc::Sender<Option<Vec<u8>>>, Arc<Mutex<bool>>);
-
-impl Out {
-    fn start(recorder: Recorder, lane: Lane) -> Out {
-        let (tx, rx) = std::sync::mpsc::channel::<Option<Vec<u8>>>();
-        let closed = Arc::new(Mutex::new(false));
-        let done = closed.clone();
-        std::thread::spawn(move || {
-            let stdout = std::io::stdout();
-            while let Ok(Some(line)) = rx.recv() {
-                let mut out = stdout.lock();
-                if out.write_all(&line).and_then(|()| out.flush()).is_err() {
-                    break;
-                }
-                recorder.bytes(lane, Dir::ToClient, &line);
-            }
-            recorder.emit(lane, Dir::ToClient, What::Close("the relay ended".into()));
-            *done.locked() = true;
-        });
-        Out(tx, closed)
-    }
-
-    /// Writes `message` as one line: the server's JSON with its line breaks (JSON
-    /// whitespace, as none can be inside a JSON string) made spaces, then `\n` (stdio
-    /// carries one message a line, 2025-11-25 `basic/transports` "stdio").
-    fn send(&self, message: impl Into<Vec<u8>>) {
-        let mut line: Vec<u8> = message.into();
-        for b in &mut line {
-            if *b == b'\n' || *b == b'\r' {
-                *b = b' ';
-            }
-        }
-        line.push(b'\n');
-        let _ = self.0.send(Some(line));
-    }
-
-    /// Ends the writer once what was sent is written, and waits (a moment) for it.
-    fn close(&self, _why: &str) {
-        let _ = self.0.send(None);
-        for _ in 0..200 {
-            if *self.1.locked() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-}
-
 /// A JSON-RPC error response for `id`, as the tap writes it.
 fn error(id: &Value, code: i64, message: &str) -> String {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": format!("tap --remote: {message}")}})
@@ -259,7 +197,7 @@ fn error(id: &Value, code: i64, message: &str) -> String {
 
 /// One message on its way, with what it needs.
 struct Relay {
-    config: Arc<Config>,
+    config: Arc<Link>,
     session: Arc<Mutex<Session>>,
     out: Out,
 }
