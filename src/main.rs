@@ -18,6 +18,7 @@
 //!     ca.rs             `ca`'s action and directory
 //!     replay.rs         `replay`'s flags: the mock's transport or `--against`
 //!     recordings.rs     `check`, `diff` and `show`: the flags of the readers
+//!     contract.rs       `check --expect-tool`, `--max-latency`…, `--contract FILE`
 //!     demos.rs          `demo`, `demo-http`, `conformance-client`
 //!     completions.rs    `completions SHELL`
 //!     listener.rs       every HTTP listener's groups: TLS, OAuth, limits
@@ -28,6 +29,7 @@
 //!   show.rs             `show FILE`: a transcript rendered again
 //!   ui.rs               `ui FILE`, `--ui`: the live page on loopback, a recording streamed in
 //!   check.rs            `check FILE`, `tap --check`: the spec's rules, reported
+//!   gate.rs             `check`'s contract: flags and file made one, its findings; SARIF lines
 //!   diff.rs             `diff A B`: two recordings, message by message
 //!   exit.rs             the one exit-status rule, and each subcommand's line of it
 //!   replay.rs           `replay FILE --against TARGET`: the client side sent again

@@ -1,5 +1,5 @@
-//! `mcp-raw check FILE`: a transcript read back and checked, the findings in the
-//! format asked for; and `tap --check`: the same checker fed live from the tap's
+//! `mcp-raw check FILE`: a transcript read back and checked (and its contract's terms,
+//! `gate.rs`), the findings in the format asked for; and `tap --check`: the same checker fed live from the tap's
 //! recorder, each finding on stderr as it happens.
 
 use super::args::{CheckArgs, CheckFormat};
@@ -33,6 +33,13 @@ pub fn main(args: CheckArgs) -> u8 {
         eprintln!("mcp-raw check: give a transcript FILE (or --rules)");
         return 2;
     };
+    let contract = match super::gate::contract(&args.contract) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("mcp-raw check: {}", mcp_raw_wire::term::escape(&e));
+            return 2;
+        }
+    };
     let events = match read(file) {
         Ok(events) => events,
         Err(e) => {
@@ -46,15 +53,24 @@ pub fn main(args: CheckArgs) -> u8 {
         findings.extend(checker.feed(e));
     }
     findings.extend(checker.finish());
+    findings.extend(super::gate::findings(&contract, &events, max));
     let totals = Totals {
         events: checker.events(),
         messages: checker.messages(),
+        contract: contract.terms(),
     };
     let out = match format {
         CheckFormat::Text if color => colored(&findings, totals),
         CheckFormat::Text => report::text(&findings, totals),
         CheckFormat::Json => report::json(&findings, totals),
         CheckFormat::Junit => report::junit(&file.display().to_string(), &findings, totals),
+        CheckFormat::Sarif => {
+            let lines = super::gate::event_lines(&String::from_utf8_lossy(
+                &std::fs::read(file).unwrap_or_default(),
+            ));
+            let line_of = |event: usize| lines.get(event.checked_sub(1)?).copied();
+            report::sarif(&file.display().to_string(), &line_of, &findings, totals)
+        }
     };
     let _ = std::io::stdout().lock().write_all(out.as_bytes());
     u8::from(report::count(&findings).0 > 0)
@@ -122,6 +138,7 @@ impl Live {
         let totals = Totals {
             events: s.checker.events(),
             messages: s.checker.messages(),
+            contract: 0,
         };
         eprintln!("[mcp-raw check] {}", report::summary(&s.findings, totals));
     }

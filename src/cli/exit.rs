@@ -28,7 +28,7 @@ pub(crate) use tap_exit;
 /// `check`'s closing line.
 macro_rules! check_exit {
     () => {
-        "Exit status: 0 no errors (warnings allowed), 1 a rule was broken, 2 the file cannot be read."
+        "Exit status: 0 no errors (warnings allowed), 1 a rule or a contract term was broken, 2 the file cannot be read or a contract term is bad (a --max-latency, --max-duration or --contract FILE that does not read: the error quotes it)."
     };
 }
 pub(crate) use check_exit;

@@ -16,6 +16,7 @@ pub mod demo_http;
 pub mod demo_stdio;
 pub mod diff;
 pub mod exit;
+pub mod gate;
 pub mod listening;
 pub mod printer;
 pub mod record;

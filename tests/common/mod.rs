@@ -5,6 +5,7 @@
 //!   `wire::http1::Framer` and `wire::sse::Decoder`, whole or event by event.
 //! - `golden`: the golden files' one normalizer (what it replaces, and why) and the
 //!   byte-for-byte comparison with `tests/golden/` (`UPDATE_GOLDEN=1` rewrites them).
+//! - `made`: transcripts written by hand with known time stamps (`stats`, contracts).
 //! - `wire`: one conversation with the conformance fixture over stdio or HTTP, for
 //!   scenarios written once and run over both (`tests/fixture.rs`).
 #![allow(dead_code)]
@@ -12,6 +13,7 @@
 pub mod client_inproc;
 pub mod golden;
 pub mod http_client;
+pub mod made;
 pub mod pki;
 pub mod tools_inproc;
 pub mod wire;

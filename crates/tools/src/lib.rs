@@ -7,6 +7,7 @@
 //! - [`tap`]: a real client and a real server, every byte between them passed and
 //!   recorded (stdio, a reverse proxy, a forward proxy that opens TLS).
 //! - [`check`]: the spec's rules applied to wire events, live or from a recording.
+//! - [`stats`]: a recording's numbers: latency, errors, bytes, what tools cost a model.
 //! - [`replay`]: recordings used again: diff, sent to a live server, served as a mock.
 //! - [`bridge`]: a stdio server served as Streamable HTTP.
 //! - [`authserver`]: a small OAuth 2.1 authorization server for demos and tests.
@@ -61,7 +62,13 @@
 //!     mod.rs            exchanges paired on a lane and placed in their conversation
 //!     request.rs        a request: Accept, MCP-Protocol-Version, mirrored headers, its body
 //!     response.rs       a response: session ids, 202 and Content-Type, SSE event ids
-//!   report.rs           text, JSON and JUnit renderings of the findings
+//!   contract.rs         --expect-tool, --max-latency…, --contract FILE: a CI gate's terms
+//!   report.rs           text, JSON, JUnit and SARIF renderings of the findings
+//! stats/                `mcp-raw stats`: counts, latency percentiles, bytes, context cost
+//!   mod.rs              rows per method, tool, session, lane; percentiles; the token estimate
+//!   ledger.rs           a recording read into requests paired with answers, and tools listed
+//!   operations.rs       2026-07-28 retries linked by their exact requestState
+//!   render.rs           text, JSON and CSV
 //! replay/               recordings used again
 //!   mod.rs              recordings used again: diff, script, against, mock, serve
 //!   diff.rs             two recordings compared message by message, --ignore applied
@@ -120,6 +127,7 @@ pub mod bridge;
 pub mod check;
 pub mod replay;
 pub mod sessions;
+pub mod stats;
 pub mod tap;
 pub mod ui;
 pub mod wrap;
