@@ -16,7 +16,7 @@ const FORMATS: &[(&str, &[&str])] = &[
     ("demo", &["text", "json"]),
     ("demo-http", &["text", "json"]),
     ("replay", &["text", "json"]),
-    ("check", &["text", "json", "junit"]),
+    ("check", &["text", "json", "junit", "sarif"]),
     ("diff", &["text", "json"]),
     ("show", &["text", "json", "pretty"]),
     ("sessions", &["text", "json"]),
