@@ -19,6 +19,7 @@
 //!     replay.rs         `replay`'s flags: the mock's transport or `--against`
 //!     recordings.rs     `check`, `diff` and `show`: the flags of the readers
 //!     contract.rs       `check --expect-tool`, `--max-latency`…, `--contract FILE`
+//!     stats.rs          `stats FILE…`: its formats
 //!     demos.rs          `demo`, `demo-http`, `conformance-client`
 //!     completions.rs    `completions SHELL`
 //!     listener.rs       every HTTP listener's groups: TLS, OAuth, limits
@@ -29,6 +30,7 @@
 //!   show.rs             `show FILE`: a transcript rendered again
 //!   ui.rs               `ui FILE`, `--ui`: the live page on loopback, a recording streamed in
 //!   check.rs            `check FILE`, `tap --check`: the spec's rules, reported
+//!   stats.rs            `stats FILE…`: the library's figures, printed as text, JSON or CSV
 //!   gate.rs             `check`'s contract: flags and file made one, its findings; SARIF lines
 //!   diff.rs             `diff A B`: two recordings, message by message
 //!   exit.rs             the one exit-status rule, and each subcommand's line of it
@@ -85,6 +87,14 @@ fn main() -> ExitCode {
         Command::Check(mut args) => {
             args.file = args.file.map(|f| mcp_raw_tools::sessions::resolve(&f));
             return ExitCode::from(apart(move || cli::check::main(args)));
+        }
+        Command::Stats(mut args) => {
+            args.files = args
+                .files
+                .iter()
+                .map(|f| mcp_raw_tools::sessions::resolve(f))
+                .collect();
+            return ExitCode::from(apart(move || cli::stats::main(args)));
         }
         Command::Replay(args) => return ExitCode::from(apart(move || cli::replay::main(args))),
         Command::Diff(args) => return ExitCode::from(apart(move || cli::diff::main(args))),

@@ -20,11 +20,13 @@ const FORMATS: &[(&str, &[&str])] = &[
     ("diff", &["text", "json"]),
     ("show", &["text", "json", "pretty"]),
     ("sessions", &["text", "json"]),
+    ("stats", &["text", "json", "csv"]),
 ];
 
 /// The subcommands that print nothing a colour could mark (a shell script; a CA's
-/// paths and fingerprint; the page's URL, the page drawing its own colours).
-const UNCOLOURED: &[&str] = &["completions", "ca", "ui"];
+/// paths and fingerprint; the page's URL, the page drawing its own colours; tables
+/// of figures).
+const UNCOLOURED: &[&str] = &["completions", "ca", "ui", "stats"];
 
 /// `mcp-raw ARGS…`, run to its end.
 fn mcp_raw(args: &[&str]) -> std::process::Output {

@@ -33,6 +33,14 @@ macro_rules! check_exit {
 }
 pub(crate) use check_exit;
 
+/// `stats`' closing line.
+macro_rules! stats_exit {
+    () => {
+        "Exit status: 0 the figures were printed; 2 usage or unreadable input (a bad flag, a FILE that cannot be read or is not a transcript)."
+    };
+}
+pub(crate) use stats_exit;
+
 /// `replay`'s closing line.
 macro_rules! replay_exit {
     () => {

@@ -25,6 +25,7 @@ pub mod script;
 pub mod serve;
 pub mod sessions;
 pub mod show;
+pub mod stats;
 pub mod stderr_log;
 pub mod tap;
 pub mod ui;

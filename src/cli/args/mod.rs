@@ -14,6 +14,7 @@ mod listener;
 mod recordings;
 mod replay;
 mod serve;
+mod stats;
 mod tap;
 mod ui;
 mod view;
@@ -31,6 +32,7 @@ pub use listener::TlsListen;
 pub use recordings::{CheckArgs, CheckFormat, DiffArgs, ShowArgs, ShowFormat};
 pub use replay::ReplayArgs;
 pub use serve::{FixtureArg, ServeArgs};
+pub use stats::{StatsArgs, StatsFormat};
 pub use tap::TapArgs;
 pub use ui::{UiArgs, UiPage};
 pub use view::View;
@@ -153,6 +155,11 @@ pub enum Command {
     /// requests, printing each request and response in full.
     #[command(after_help = concat!(demos::demo_http_examples!(), "\n\n", exit::demo_exit!()))]
     DemoHttp(DemoHttpArgs),
+    /// A recording's numbers: per method, tool, session and lane the requests,
+    /// errors, latency percentiles and bytes each way; 2026-07-28 operations first
+    /// attempt to final answer; what each tool's definition costs a model's context.
+    #[command(after_help = concat!(stats::stats_examples!(), "\n\n", exit::stats_exit!()))]
+    Stats(StatsArgs),
 }
 
 // `--color` and `--redact-header` of the programs that trace and record on their own

@@ -20,7 +20,7 @@ fn ms_text(d: Option<Duration>) -> String {
 /// Text: a table per section.
 pub fn text(s: &Stats) -> String {
     let mut out = format!(
-        "{} events, {:.3} s recorded, {} requests ({} unanswered), {} errors ({} JSON-RPC, {} isError)\n",
+        "{} events, {:.3} s recorded, {} request(s) ({} unanswered), {} error(s) ({} JSON-RPC, {} isError)\n",
         s.events,
         s.duration.as_secs_f64(),
         s.all.count,
@@ -168,11 +168,11 @@ fn ms_csv(d: Option<Duration>) -> String {
 /// CSV: one header, a row per figure's owner.
 pub fn csv(s: &Stats) -> String {
     let mut out = String::from(
-        "section,name,count,errors,unanswered,p50_ms,p90_ms,p99_ms,bytes_c2s,bytes_s2c,tokens\n",
+        "section,name,count,errors,unanswered,p50_ms,p90_ms,p99_ms,bytes_c2s,bytes_s2c,context_bytes,tokens\n",
     );
     let mut row = |section: &str, name: &str, r: &Row| {
         out.push_str(&format!(
-            "{section},{},{},{},{},{},{},{},{},{},\n",
+            "{section},{},{},{},{},{},{},{},{},{},,\n",
             field(name),
             r.count,
             r.errors(),
@@ -197,13 +197,13 @@ pub fn csv(s: &Stats) -> String {
     row("operations", "2026-07-28", &s.operations);
     for c in &s.context {
         out.push_str(&format!(
-            "context,{},,,,,,,{},,{}\n",
+            "context,{},,,,,,,,,{},{}\n",
             field(&format!("{}@{}", c.name, c.server)),
             c.bytes,
             c.tokens
         ));
     }
     let (bytes, tokens) = s.context_total();
-    out.push_str(&format!("context-total,,,,,,,,{bytes},,{tokens}\n"));
+    out.push_str(&format!("context-total,,,,,,,,,,{bytes},{tokens}\n"));
     out
 }
