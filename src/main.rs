@@ -19,7 +19,9 @@
 //!     replay.rs         `replay`'s flags: the mock's transport or `--against`
 //!     recordings.rs     `check`, `diff` and `show`: the flags of the readers
 //!     contract.rs       `check --expect-tool`, `--max-latency`…, `--contract FILE`
+//!     security.rs       `check --security`, `--baseline OLD`, `--allow RULE`
 //!     stats.rs          `stats FILE…`: its formats
+//!     pin.rs            `pin FILE`: where the hashes go
 //!     demos.rs          `demo`, `demo-http`, `conformance-client`
 //!     completions.rs    `completions SHELL`
 //!     listener.rs       every HTTP listener's groups: TLS, OAuth, limits
@@ -31,7 +33,8 @@
 //!   ui.rs               `ui FILE`, `--ui`: the live page on loopback, a recording streamed in
 //!   check.rs            `check FILE`, `tap --check`: the spec's rules, reported
 //!   stats.rs            `stats FILE…`: the library's figures, printed as text, JSON or CSV
-//!   gate.rs             `check`'s contract: flags and file made one, its findings; SARIF lines
+//!   pin.rs              `pin FILE`: a trusted recording's tools hashed, for `check --baseline`
+//!   gate.rs             `check`'s contract, security rules and --allow; SARIF's lines
 //!   diff.rs             `diff A B`: two recordings, message by message
 //!   exit.rs             the one exit-status rule, and each subcommand's line of it
 //!   replay.rs           `replay FILE --against TARGET`: the client side sent again
@@ -95,6 +98,10 @@ fn main() -> ExitCode {
                 .map(|f| mcp_raw_tools::sessions::resolve(f))
                 .collect();
             return ExitCode::from(apart(move || cli::stats::main(args)));
+        }
+        Command::Pin(mut args) => {
+            args.file = mcp_raw_tools::sessions::resolve(&args.file);
+            return ExitCode::from(apart(move || cli::pin::main(args)));
         }
         Command::Replay(args) => return ExitCode::from(apart(move || cli::replay::main(args))),
         Command::Diff(args) => return ExitCode::from(apart(move || cli::diff::main(args))),

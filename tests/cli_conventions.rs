@@ -25,8 +25,8 @@ const FORMATS: &[(&str, &[&str])] = &[
 
 /// The subcommands that print nothing a colour could mark (a shell script; a CA's
 /// paths and fingerprint; the page's URL, the page drawing its own colours; tables
-/// of figures).
-const UNCOLOURED: &[&str] = &["completions", "ca", "ui", "stats"];
+/// of figures; a pin file of hashes).
+const UNCOLOURED: &[&str] = &["completions", "ca", "ui", "stats", "pin"];
 
 /// `mcp-raw ARGS…`, run to its end.
 fn mcp_raw(args: &[&str]) -> std::process::Output {

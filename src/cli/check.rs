@@ -1,5 +1,5 @@
 //! `mcp-raw check FILE`: a transcript read back and checked (and its contract's terms,
-//! `gate.rs`), the findings in the format asked for; and `tap --check`: the same checker fed live from the tap's
+//! `gate.rs`: contract, security, --allow), the findings in the format asked for; and `tap --check`: the same checker fed live from the tap's
 //! recorder, each finding on stderr as it happens.
 
 use super::args::{CheckArgs, CheckFormat};
@@ -17,7 +17,12 @@ pub fn main(args: CheckArgs) -> u8 {
     let color = args.color.enabled();
     if args.rules {
         let mut out = String::new();
-        for r in rules::ALL {
+        use mcp_raw_tools::check::{contract, security};
+        for r in rules::ALL
+            .iter()
+            .chain(contract::RULES)
+            .chain(security::RULES)
+        {
             out.push_str(&format!(
                 "{:<44} {:<7} {}\n    {}\n",
                 r.id,
@@ -33,8 +38,8 @@ pub fn main(args: CheckArgs) -> u8 {
         eprintln!("mcp-raw check: give a transcript FILE (or --rules)");
         return 2;
     };
-    let contract = match super::gate::contract(&args.contract) {
-        Ok(c) => c,
+    let gate = match super::gate::prepare(&args.contract, &args.security, max) {
+        Ok(g) => g,
         Err(e) => {
             eprintln!("mcp-raw check: {}", mcp_raw_wire::term::escape(&e));
             return 2;
@@ -53,11 +58,14 @@ pub fn main(args: CheckArgs) -> u8 {
         findings.extend(checker.feed(e));
     }
     findings.extend(checker.finish());
-    findings.extend(super::gate::findings(&contract, &events, max));
+    findings.extend(super::gate::findings(&gate, &events, max));
+    let (findings, silenced) = super::gate::allow(findings, &args.security.allow);
     let totals = Totals {
         events: checker.events(),
         messages: checker.messages(),
-        contract: contract.terms(),
+        contract: gate.contract.terms(),
+        security: gate.security_rules(),
+        silenced: silenced.len(),
     };
     let out = match format {
         CheckFormat::Text if color => colored(&findings, totals),
@@ -69,7 +77,13 @@ pub fn main(args: CheckArgs) -> u8 {
                 &std::fs::read(file).unwrap_or_default(),
             ));
             let line_of = |event: usize| lines.get(event.checked_sub(1)?).copied();
-            report::sarif(&file.display().to_string(), &line_of, &findings, totals)
+            report::sarif(
+                &file.display().to_string(),
+                &line_of,
+                &findings,
+                &silenced,
+                totals,
+            )
         }
     };
     let _ = std::io::stdout().lock().write_all(out.as_bytes());
@@ -138,7 +152,7 @@ impl Live {
         let totals = Totals {
             events: s.checker.events(),
             messages: s.checker.messages(),
-            contract: 0,
+            ..Totals::default()
         };
         eprintln!("[mcp-raw check] {}", report::summary(&s.findings, totals));
     }

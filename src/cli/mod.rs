@@ -18,6 +18,7 @@ pub mod diff;
 pub mod exit;
 pub mod gate;
 pub mod listening;
+pub mod pin;
 pub mod printer;
 pub mod record;
 pub mod replay;

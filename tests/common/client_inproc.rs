@@ -455,7 +455,7 @@ pub fn check_text(path: &std::path::Path) -> (bool, String) {
     let totals = report::Totals {
         events: checker.events(),
         messages: checker.messages(),
-        contract: 0,
+        ..Default::default()
     };
     (
         report::count(&findings).0 > 0,

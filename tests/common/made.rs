@@ -89,7 +89,8 @@ pub fn call(id: u64, tool: &str) -> Value {
     request(id, "tools/call", json!({"name": tool, "arguments": {}}))
 }
 
-/// The legacy handshake on stdio at 0 ms (answered at 10 ms) and 11 ms.
+/// The legacy handshake on stdio at 0 ms (answered at 10 ms, by server "s" offering
+/// tools, prompts and resources) and 11 ms.
 pub fn handshake(m: &mut Made) {
     m.line(
         0,
@@ -105,7 +106,7 @@ pub fn handshake(m: &mut Made) {
         "s2c",
         result(
             1,
-            json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}),
+            json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}, "prompts": {}, "resources": {}}, "serverInfo": {"name": "s", "version": "1"}}),
         ),
     )
     .line(

@@ -64,6 +64,13 @@
 //!     response.rs       a response: session ids, 202 and Content-Type, SSE event ids
 //!   contract.rs         --expect-tool, --max-latency…, --contract FILE: a CI gate's terms
 //!   report.rs           text, JSON, JUnit and SARIF renderings of the findings
+//!   security/           `check --security`, `--baseline`: what the wire shows of MCP's threats
+//!     mod.rs            the rules, and the scan over a recording's ledger: definitions, secrets
+//!     asks.rs           sampling's bound, elicitation's fields and URLs
+//!     servers.rs        session ids, tokens passed through, name collisions, the baseline
+//!     text.rs           imperatives and hidden tags, invisible characters, look-alike letters
+//!     secrets.rs        tokens and keys by their shapes, quoted masked
+//!     pin.rs            each tool's hashes (`mcp-raw pin`), compared by `--baseline`
 //! stats/                `mcp-raw stats`: counts, latency percentiles, bytes, context cost
 //!   mod.rs              rows per method, tool, session, lane; percentiles; the token estimate
 //!   ledger.rs           a recording read into requests paired with answers, and tools listed

@@ -11,8 +11,10 @@ mod completions;
 mod contract;
 mod demos;
 mod listener;
+mod pin;
 mod recordings;
 mod replay;
+mod security;
 mod serve;
 mod stats;
 mod tap;
@@ -29,8 +31,10 @@ pub use completions::CompletionsArgs;
 pub use contract::ContractArgs;
 pub use demos::{ConformanceClientArgs, DemoArgs, DemoHttpArgs};
 pub use listener::TlsListen;
+pub use pin::PinArgs;
 pub use recordings::{CheckArgs, CheckFormat, DiffArgs, ShowArgs, ShowFormat};
 pub use replay::ReplayArgs;
+pub use security::SecurityArgs;
 pub use serve::{FixtureArg, ServeArgs};
 pub use stats::{StatsArgs, StatsFormat};
 pub use tap::TapArgs;
@@ -160,6 +164,11 @@ pub enum Command {
     /// attempt to final answer; what each tool's definition costs a model's context.
     #[command(after_help = concat!(stats::stats_examples!(), "\n\n", exit::stats_exit!()))]
     Stats(StatsArgs),
+    /// Hash each tool a trusted recording listed (description, title, schemas,
+    /// annotations), for `check --baseline` to find what changed since: the "rug
+    /// pull".
+    #[command(after_help = concat!(pin::pin_examples!(), "\n\n", exit::pin_exit!()))]
+    Pin(PinArgs),
 }
 
 // `--color` and `--redact-header` of the programs that trace and record on their own

@@ -64,6 +64,9 @@ pub struct CheckArgs {
     /// What the session must and must not do (args/contract.rs).
     #[command(flatten)]
     pub contract: super::contract::ContractArgs,
+    /// The security rules, the baseline, --allow (args/security.rs).
+    #[command(flatten)]
+    pub security: super::security::SecurityArgs,
 }
 
 /// `check --format`.

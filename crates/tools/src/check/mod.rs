@@ -14,6 +14,7 @@ pub mod http;
 pub mod report;
 pub mod rules;
 pub mod scope;
+pub mod security;
 pub mod stdio;
 
 use crate::wire::decode::{Decoder, Fact};

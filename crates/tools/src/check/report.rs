@@ -18,6 +18,10 @@ pub struct Totals {
     /// Contract terms checked (`--expect-tool`…, `--contract`): 0 when none, and the
     /// contract's rules are then left out of JUnit and of the summary.
     pub contract: usize,
+    /// Security rules run (`--security`): 0 when not asked for.
+    pub security: usize,
+    /// Findings silenced by `--allow`: counted, not shown, not failing.
+    pub silenced: usize,
 }
 
 /// The rules a report lists: the spec's, and the contract's when terms were given.
@@ -25,6 +29,9 @@ fn listed(totals: Totals) -> Vec<&'static rules::Rule> {
     let mut all: Vec<&'static rules::Rule> = rules::ALL.to_vec();
     if totals.contract > 0 {
         all.extend_from_slice(super::contract::RULES);
+    }
+    if totals.security > 0 {
+        all.extend_from_slice(super::security::RULES);
     }
     all
 }
@@ -66,11 +73,17 @@ pub fn text(findings: &[Finding], totals: Totals) -> String {
 /// `2 errors, 1 warning in 14 messages (31 events, 39 rules)`.
 pub fn summary(findings: &[Finding], totals: Totals) -> String {
     let (errors, warnings) = count(findings);
-    let contract = match totals.contract {
+    let mut contract = match totals.contract {
         0 => String::new(),
         1 => ", 1 contract term".to_owned(),
         n => format!(", {n} contract terms"),
     };
+    if totals.security > 0 {
+        contract.push_str(&format!(", {} security rules", totals.security));
+    }
+    if totals.silenced > 0 {
+        contract.push_str(&format!(", {} silenced by --allow", totals.silenced));
+    }
     format!(
         "{} error{}, {} warning{} in {} message{} ({} events, {} rules checked{contract})",
         errors,
@@ -107,6 +120,7 @@ pub fn json(findings: &[Finding], totals: Totals) -> String {
         "messages": totals.messages,
         "errors": errors,
         "warnings": warnings,
+        "silenced": totals.silenced,
         "findings": list,
     });
     serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
@@ -173,10 +187,14 @@ pub fn junit(name: &str, findings: &[Finding], totals: Totals) -> String {
 /// `uri`'s line that holds the finding's event (`line_of(event)`, 1-based), with the
 /// lane, direction and time as properties. An error is level `error`, a warning
 /// `warning`.
+///
+/// Findings `--allow` silenced are results too, each with an external suppression
+/// (SARIF 2.1.0 `result.suppressions`), so a code-scanning page shows them as dismissed.
 pub fn sarif(
     uri: &str,
     line_of: &dyn Fn(usize) -> Option<usize>,
     findings: &[Finding],
+    silenced: &[Finding],
     totals: Totals,
 ) -> String {
     let listed = listed(totals);
@@ -198,7 +216,9 @@ pub fn sarif(
         .collect();
     let results: Vec<serde_json::Value> = findings
         .iter()
-        .map(|f| {
+        .map(|f| (f, false))
+        .chain(silenced.iter().map(|f| (f, true)))
+        .map(|(f, quiet)| {
             let mut location = json!({ "artifactLocation": { "uri": uri } });
             if let Some(line) = line_of(f.at.event) {
                 location["region"] = json!({ "startLine": line });
@@ -217,6 +237,10 @@ pub fn sarif(
             });
             if let Some(i) = listed.iter().position(|r| r.id == f.rule.id) {
                 result["ruleIndex"] = json!(i);
+            }
+            if quiet {
+                result["suppressions"] =
+                    json!([{ "kind": "external", "justification": "--allow" }]);
             }
             result
         })

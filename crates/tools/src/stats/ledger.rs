@@ -72,7 +72,27 @@ pub struct Call {
     pub state_out: Option<String>,
     /// The event that carried the request, from 1.
     pub event: usize,
+    /// The request's params, kept for the methods whose content `check`'s security
+    /// rules read ([`KEEP`]).
+    pub params: Option<Value>,
+    /// The answer's result, kept likewise (and every result asking for input).
+    pub result: Option<Value>,
+    /// The event that carried the answer, and its lane.
+    pub answer_at: Option<(usize, String)>,
 }
+
+/// The methods whose params and results a [`Call`] keeps: what the security rules
+/// read (tools and prompts listed, tool results, resources read, the server's
+/// sampling and elicitation requests, `initialize`'s server name).
+pub const KEEP: &[&str] = &[
+    "initialize",
+    "tools/list",
+    "prompts/list",
+    "tools/call",
+    "resources/read",
+    "sampling/createMessage",
+    "elicitation/create",
+];
 
 impl Call {
     /// Answer time minus send time.
@@ -96,6 +116,42 @@ pub struct Note {
     pub bytes: usize,
     /// The event that carried it, from 1.
     pub event: usize,
+    /// Its params, kept for `notifications/message` (a log the server sends).
+    pub params: Option<Value>,
+    /// When.
+    pub t: Duration,
+}
+
+/// An HTTP head that says something the security rules read.
+#[derive(Debug, Clone)]
+pub struct HeadSeen {
+    /// The event that carried it.
+    pub event: usize,
+    /// Its lane.
+    pub lane: String,
+    /// Which way.
+    pub dir: Dir,
+    /// When.
+    pub t: Duration,
+    /// A response's `Mcp-Session-Id`: a session issued (or repeated).
+    pub session: Option<String>,
+    /// A request's `Authorization` value.
+    pub authorization: Option<String>,
+    /// A request's `Host`.
+    pub host: Option<String>,
+}
+
+/// A line of a stdio server's stderr (its log).
+#[derive(Debug, Clone)]
+pub struct LogLine {
+    /// The event that carried it.
+    pub event: usize,
+    /// Its lane.
+    pub lane: String,
+    /// When.
+    pub t: Duration,
+    /// The line, lossy UTF-8.
+    pub text: String,
 }
 
 /// One tool as a `tools/list` result defined it.
@@ -110,6 +166,13 @@ pub struct ToolDef {
     pub server: String,
     /// The event that carried the list.
     pub event: usize,
+    /// The lane that carried it.
+    pub lane: String,
+    /// The server's own name (`serverInfo.name` of `initialize`'s result, or of a
+    /// 2026-07-28 result's `_meta`), when the recording shows it.
+    pub server_name: Option<String>,
+    /// The definition itself.
+    pub value: Value,
 }
 
 /// Everything read from one recording.
@@ -129,6 +192,12 @@ pub struct Ledger {
     pub last: Option<Duration>,
     /// Responses that named no request open in their conversation.
     pub stray: usize,
+    /// HTTP heads carrying a session id or an `Authorization`.
+    pub heads: Vec<HeadSeen>,
+    /// stdio servers' stderr lines.
+    pub logs: Vec<LogLine>,
+    /// `serverInfo.name` per conversation (session, else lane).
+    pub server_names: HashMap<String, String>,
 }
 
 impl Ledger {
@@ -190,9 +259,27 @@ impl Reader {
         let http = e.lane.kind == LaneKind::Http;
         for fact in self.decoder.feed(e) {
             match fact {
+                Fact::Stderr(line) => self.ledger.logs.push(LogLine {
+                    event: self.ledger.events,
+                    lane: lane.clone(),
+                    t: e.t,
+                    text: String::from_utf8_lossy(&line).into_owned(),
+                }),
                 Fact::Head(head) if http => {
                     let l = self.lanes.entry(lane.clone()).or_default();
                     let session = head.header(SESSION_ID).map(str::to_owned);
+                    let authorization = head.header("authorization").map(str::to_owned);
+                    if session.is_some() || authorization.is_some() {
+                        self.ledger.heads.push(HeadSeen {
+                            event: self.ledger.events,
+                            lane: lane.clone(),
+                            dir: e.dir,
+                            t: e.t,
+                            session: session.clone().filter(|_| e.dir == Dir::ToClient),
+                            authorization,
+                            host: head.header("host").map(str::to_owned),
+                        });
+                    }
                     if head.method().is_some() {
                         l.request = session.clone();
                         l.asked.push_back(session);
@@ -252,6 +339,7 @@ impl Reader {
                     .and_then(|p| p.get("_meta"))
                     .and_then(|meta| meta.get("io.modelcontextprotocol/protocolVersion"))
                     .is_some();
+                let keep = KEEP.contains(&method);
                 self.open
                     .insert((at.dir, conv, id), self.ledger.calls.len());
                 self.ledger.calls.push(Call {
@@ -273,6 +361,9 @@ impl Reader {
                     state_in: str_of("requestState"),
                     state_out: None,
                     event: at.event,
+                    params: if keep { params.cloned() } else { None },
+                    result: None,
+                    answer_at: None,
                 });
             }
             (Some(method), None) => self.ledger.notes.push(Note {
@@ -282,6 +373,12 @@ impl Reader {
                 session: at.session.clone(),
                 bytes,
                 event: at.event,
+                params: if method == "notifications/message" {
+                    m.get("params").cloned()
+                } else {
+                    None
+                },
+                t: at.t,
             }),
             (None, Some(id)) => self.answer(&m, id, conv, bytes, at),
             (None, None) => {}
@@ -306,6 +403,7 @@ impl Reader {
         let issued = self.lanes.get(at.lane).and_then(|l| l.issued.clone());
         let call = &mut self.ledger.calls[i];
         call.answered = Some(at.t);
+        call.answer_at = Some((at.event, at.lane.to_owned()));
         call.response_bytes = bytes;
         if call.session.is_none() {
             call.session = issued.or_else(|| at.session.clone());
@@ -321,12 +419,31 @@ impl Reader {
                 .get("requestState")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
+            call.result = Some(result.clone());
             Outcome::InputRequired
         } else if result.get("isError") == Some(&Value::Bool(true)) {
             Outcome::ToolError
         } else {
             Outcome::Ok
         };
+        if KEEP.contains(&call.method.as_str()) {
+            call.result = Some(result.clone());
+        }
+        let conv_key = call.session.clone().unwrap_or_else(|| call.lane.clone());
+        let name = result
+            .get("serverInfo")
+            .or_else(|| {
+                result
+                    .get("_meta")
+                    .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"))
+            })
+            .and_then(|i| i.get("name"))
+            .and_then(Value::as_str);
+        if let Some(name) = name {
+            self.ledger
+                .server_names
+                .insert(conv_key.clone(), name.to_owned());
+        }
         if call.method == "tools/list"
             && let Some(tools) = result.get("tools").and_then(Value::as_array)
         {
@@ -341,6 +458,9 @@ impl Reader {
                     json: t.to_string(),
                     server: server.clone(),
                     event: at.event,
+                    lane: at.lane.to_owned(),
+                    server_name: self.ledger.server_names.get(&conv_key).cloned(),
+                    value: t.clone(),
                 });
             }
         }
