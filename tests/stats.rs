@@ -197,8 +197,8 @@ fn a_recording_with_known_stamps_gives_its_figures() {
     assert_eq!(
         doc["context"]["tools"],
         json!([
-            {"name": "add", "server": "stdio", "bytes": a, "tokens": a.div_ceil(4)},
-            {"name": "echo", "server": "stdio", "bytes": e, "tokens": e.div_ceil(4)},
+            {"name": "add", "server": "s", "bytes": a, "tokens": a.div_ceil(4)},
+            {"name": "echo", "server": "s", "bytes": e, "tokens": e.div_ceil(4)},
         ])
     );
     assert_eq!(doc["context"]["total_bytes"], a + e);

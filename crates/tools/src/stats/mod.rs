@@ -111,7 +111,7 @@ impl Row {
 pub struct Cost {
     /// The tool's name.
     pub name: String,
-    /// The server (session or lane) that listed it.
+    /// The server that listed it: its `serverInfo.name`, else its session or lane.
     pub server: String,
     /// Bytes of its definition, compact JSON.
     pub bytes: usize,
@@ -198,7 +198,10 @@ impl Stats {
         // The last definition of each name per server: what a client holds now.
         let mut last: BTreeMap<(String, String), &ledger::ToolDef> = BTreeMap::new();
         for t in &l.tools {
-            last.insert((format!("{prefix}{}", t.server), t.name.clone()), t);
+            // The server by its own name when the recording shows it, else its
+            // session or lane.
+            let server = t.server_name.as_ref().unwrap_or(&t.server);
+            last.insert((format!("{prefix}{server}"), t.name.clone()), t);
         }
         for ((server, name), t) in last {
             self.context.push(Cost {
