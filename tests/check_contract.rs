@@ -353,7 +353,7 @@ fn a_contract_file_holds_the_terms_and_bad_terms_are_refused() {
     };
     refused(
         r#"{"max-latncy": ["p99=1"]}"#,
-        "unknown key \"max-latncy\" (known: expect-tool, forbid-tool, expect-method, max-duration, max-latency, max-errors)",
+        "unknown key \"max-latncy\" (known: expect-tool, forbid-tool, expect-method, max-duration, max-latency, max-errors, allow)",
     );
     refused(
         r#"{"max-errors": -1}"#,

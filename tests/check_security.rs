@@ -574,6 +574,22 @@ fn allow_silences_a_rule_and_still_counts_it() {
         quiet[0]["suppressions"],
         json!([{"kind": "external", "justification": "--allow"}])
     );
+    // Kept with the project's contract: its "allow".
+    let contract = dir.join("contract.json");
+    std::fs::write(
+        &contract,
+        r#"{"allow": ["security/invisible-unicode"], "max-errors": 0}"#,
+    )
+    .unwrap();
+    let (code, out, _) = run(&[
+        "check",
+        f,
+        "--security",
+        "--contract",
+        contract.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.ends_with("(7 events, 41 rules checked, 1 contract term, 12 security rules, 1 silenced by --allow)\n"), "{out}");
     // A spec rule can be silenced the same way; a rule that does not exist cannot.
     let (code, out, err) = run(&["check", f, "--allow", "security/invisible-unicod"]);
     assert_eq!((code, out.as_str()), (2, ""));

@@ -59,7 +59,7 @@ pub fn main(args: CheckArgs) -> u8 {
     }
     findings.extend(checker.finish());
     findings.extend(super::gate::findings(&gate, &events, max));
-    let (findings, silenced) = super::gate::allow(findings, &args.security.allow);
+    let (findings, silenced) = super::gate::allow(findings, &gate.contract.allow);
     let totals = Totals {
         events: checker.events(),
         messages: checker.messages(),

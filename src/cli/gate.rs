@@ -35,6 +35,7 @@ pub fn prepare(c: &ContractArgs, s: &SecurityArgs, max: usize) -> Result<Gate, S
         max_duration: c.max_duration,
         max_latency: c.max_latency.clone(),
         max_errors: c.max_errors,
+        allow: s.allow.clone(),
     };
     if let Some(file) = &c.contract {
         let name = file.display().to_string();
@@ -42,7 +43,7 @@ pub fn prepare(c: &ContractArgs, s: &SecurityArgs, max: usize) -> Result<Gate, S
             .map_err(|e| format!("cannot read contract {name}: {e}"))?;
         contract.add_file(&name, &text)?;
     }
-    for id in &s.allow {
+    for id in &contract.allow {
         let known = rules::ALL
             .iter()
             .chain(contract::RULES)
@@ -104,7 +105,7 @@ pub fn findings(gate: &Gate, events: &[Event], max: usize) -> Vec<Finding> {
     out
 }
 
-/// `--allow`: the findings kept, and those silenced.
+/// `--allow` and the contract file's `"allow"`: the findings kept, and those silenced.
 pub fn allow(findings: Vec<Finding>, allow: &[String]) -> (Vec<Finding>, Vec<Finding>) {
     findings
         .into_iter()

@@ -33,7 +33,8 @@ pub struct ContractArgs {
     #[arg(long, value_name = "N")]
     pub max_errors: Option<usize>,
     /// A JSON file of terms, keyed by these flags' names ({"expect-tool": ["add"],
-    /// "max-latency": ["p99=250"], "max-errors": 0, …}); they add to the flags'.
+    /// "max-latency": ["p99=250"], "max-errors": 0, …}, and "allow": the rules
+    /// --allow silences); they add to the flags'.
     #[arg(long, value_name = "FILE")]
     pub contract: Option<PathBuf>,
 }

@@ -27,7 +27,7 @@ pub struct SecurityArgs {
     pub sampling_max_tokens: u64,
     /// Silence a rule by its id (repeatable): its findings are still counted
     /// (the summary, JSON's "silenced", SARIF's suppressions) but not shown
-    /// and never fail the check.
+    /// and never fail the check. A contract file's "allow" adds to them.
     #[arg(long, value_name = "RULE")]
     pub allow: Vec<String>,
 }

@@ -13,13 +13,15 @@
 //!   "expect-method": ["tools/list"],
 //!   "max-duration": 30,
 //!   "max-latency": ["p99=250", "p90=100,method=tools/call"],
-//!   "max-errors": 0
+//!   "max-errors": 0,
+//!   "allow": ["security/secret-exposed"]
 //! }
 //! ```
 //!
 //! Each key is a flag's name and takes what the flag takes; a key not listed here is
 //! refused, so a misspelt term cannot pass silently. Terms from the file and from
-//! flags add up.
+//! flags add up. `allow` is `--allow`'s list: the rules a project silences, kept with
+//! its contract (it is not a term).
 
 use super::rules::{Rule, Severity};
 use super::{Finding, Spot};
@@ -116,6 +118,8 @@ pub struct Contract {
     pub max_latency: Vec<Latency>,
     /// The most errors allowed.
     pub max_errors: Option<usize>,
+    /// Rules silenced (`"allow"`, as `--allow`): not a term, not counted as one.
+    pub allow: Vec<String>,
 }
 
 /// Reads `--max-duration`'s seconds; the error quotes the value.
@@ -130,7 +134,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 impl Contract {
     /// No term at all.
     pub fn is_empty(&self) -> bool {
-        *self == Contract::default()
+        self.terms() == 0
     }
 
     /// How many terms, for the summary.
@@ -172,6 +176,7 @@ impl Contract {
                 "expect-tool" => self.expect_tools.extend(strings(key, v)?),
                 "forbid-tool" => self.forbid_tools.extend(strings(key, v)?),
                 "expect-method" => self.expect_methods.extend(strings(key, v)?),
+                "allow" => self.allow.extend(strings(key, v)?),
                 "max-latency" => {
                     for s in strings(key, v)? {
                         self.max_latency
@@ -198,7 +203,7 @@ impl Contract {
                 }
                 other => {
                     return Err(format!(
-                        "contract {name}: unknown key {other:?} (known: expect-tool, forbid-tool, expect-method, max-duration, max-latency, max-errors)"
+                        "contract {name}: unknown key {other:?} (known: expect-tool, forbid-tool, expect-method, max-duration, max-latency, max-errors, allow)"
                     ));
                 }
             }
