@@ -168,6 +168,8 @@ pub struct ToolDef {
     pub event: usize,
     /// The lane that carried it.
     pub lane: String,
+    /// When the list arrived.
+    pub t: Duration,
     /// The server's own name (`serverInfo.name` of `initialize`'s result, or of a
     /// 2026-07-28 result's `_meta`), when the recording shows it.
     pub server_name: Option<String>,
@@ -459,6 +461,7 @@ impl Reader {
                     server: server.clone(),
                     event: at.event,
                     lane: at.lane.to_owned(),
+                    t: at.t,
                     server_name: self.ledger.server_names.get(&conv_key).cloned(),
                     value: t.clone(),
                 });

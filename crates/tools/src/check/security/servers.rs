@@ -86,7 +86,7 @@ impl Scan {
                 let at = Spot {
                     lane: t.lane.clone(),
                     dir: Dir::ToClient,
-                    t: Default::default(),
+                    t: t.t,
                     event: t.event,
                 };
                 self.push(
@@ -117,7 +117,7 @@ impl Scan {
                 |t| Spot {
                     lane: t.lane.clone(),
                     dir: Dir::ToClient,
-                    t: Default::default(),
+                    t: t.t,
                     event: t.event,
                 },
             );
