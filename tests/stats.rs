@@ -349,3 +349,49 @@ fn a_real_session_is_measured() {
     let total: u64 = listed.iter().map(len).sum();
     assert_eq!(doc["context"]["total_bytes"], total);
 }
+
+/// A legacy server's request to the client, on the session's GET stream (SSE), and
+/// the client's answer POSTed on another connection: paired by the session and the
+/// id, its latency and its bytes counted the server's way out, the client's way back.
+#[test]
+fn a_server_request_answered_on_another_connection() {
+    let dir = scratch("server-request");
+    let file = dir.join("h.jsonl");
+    let ask = json!({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 10}});
+    let answer = json!({"jsonrpc": "2.0", "id": "s1", "result": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"}});
+    let mut m = Made::new("http");
+    m.bytes(
+        0,
+        "c1",
+        "c2s",
+        "GET /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\nmcp-session-id: sess-9\r\nmcp-protocol-version: 2025-11-25\r\n\r\n",
+    )
+    .bytes(2, "c1", "s2c", "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n")
+    .bytes(300, "c1", "s2c", &format!("data: {ask}\n\n"))
+    .post(340, "c2", Some("sess-9"), answer.clone())
+    .bytes(341, "c2", "s2c", "HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n");
+    m.write(&file);
+    let (code, out, err) = stats(&[file.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let row = &doc["methods"]["sampling/createMessage"];
+    assert_eq!(
+        (
+            &row["count"],
+            &row["unanswered"],
+            &row["p50_ms"],
+            &row["bytes_s2c"],
+            &row["bytes_c2s"]
+        ),
+        (
+            &json!(1),
+            &json!(0),
+            &json!(40.0),
+            &json!(len(&ask)),
+            &json!(len(&answer))
+        ),
+        "{doc:#}"
+    );
+    assert_eq!(doc["sessions"]["sess-9"]["count"], 1);
+    assert_eq!(doc["stray_responses"], 0);
+}
