@@ -371,6 +371,11 @@ fn a_contract_file_holds_the_terms_and_bad_terms_are_refused() {
         r#"{"max-duration": "30s"}"#,
         "\"max-duration\" must be a number of seconds, not \"30s\"",
     );
+    // A number too large for a duration: refused, not a panic.
+    refused(
+        r#"{"max-duration": 1e300}"#,
+        "\"max-duration\" must be a number of seconds, not 1e+300",
+    );
     refused("[1]", "not a JSON object: [1]");
     std::fs::write(&contract, "{").unwrap();
     let (code, _, err) = check(&[f, "--contract", c]);
@@ -404,6 +409,16 @@ fn a_contract_file_holds_the_terms_and_bad_terms_are_refused() {
             "--max-latency",
             "p99=5,meth=x",
             "--max-latency \"p99=5,meth=x\": \"meth=x\" is not method=M (once) (write pNN=MS[,method=M], e.g. p99=250)",
+        ),
+        (
+            "--max-duration",
+            "1e300",
+            "--max-duration \"1e300\": not a number of seconds (e.g. 30 or 2.5)",
+        ),
+        (
+            "--max-latency",
+            "p99=1e300",
+            "--max-latency \"p99=1e300\": \"1e300\" is not a number of milliseconds",
         ),
         ("--max-errors", "two", "invalid digit found in string"),
     ] {

@@ -81,10 +81,12 @@ impl Latency {
             .and_then(|n| n.parse().ok())
             .filter(|n| (1..=100).contains(n))
             .ok_or_else(|| bad(&format!("{p:?} is not p1…p100")))?;
-        let ms: f64 = ms
-            .parse()
+        // try_from: a finite value too large for a Duration (1e300) is refused, not a panic.
+        let max = ms
+            .parse::<f64>()
             .ok()
-            .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .and_then(|v| Duration::try_from_secs_f64(v / 1000.0).ok())
             .ok_or_else(|| bad(&format!("{ms:?} is not a number of milliseconds")))?;
         let mut method = None;
         for part in parts {
@@ -97,7 +99,7 @@ impl Latency {
         }
         Ok(Latency {
             percentile,
-            max: Duration::from_secs_f64(ms / 1000.0),
+            max,
             method,
         })
     }
@@ -127,7 +129,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     text.parse::<f64>()
         .ok()
         .filter(|v| v.is_finite() && *v >= 0.0)
-        .map(Duration::from_secs_f64)
+        .and_then(|v| Duration::try_from_secs_f64(v).ok())
         .ok_or_else(|| format!("--max-duration {text:?}: not a number of seconds (e.g. 30 or 2.5)"))
 }
 
@@ -184,13 +186,13 @@ impl Contract {
                     }
                 }
                 "max-duration" => {
-                    let secs = v.as_f64().filter(|s| s.is_finite() && *s >= 0.0).ok_or_else(|| {
+                    let secs = v.as_f64().and_then(|s| Duration::try_from_secs_f64(s).ok()).ok_or_else(|| {
                         format!(
                             "contract {name}: \"max-duration\" must be a number of seconds, not {}",
                             super::scope::short(v)
                         )
                     })?;
-                    self.max_duration = Some(Duration::from_secs_f64(secs));
+                    self.max_duration = Some(secs);
                 }
                 "max-errors" => {
                     let n = v.as_u64().ok_or_else(|| {
