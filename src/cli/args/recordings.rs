@@ -11,6 +11,7 @@ macro_rules! check_examples {
   mcp-raw check --format junit session.jsonl > check.xml
   mcp-raw check session.jsonl --expect-tool add --forbid-tool delete --max-latency p99=250,method=tools/call --max-errors 0
   mcp-raw check --contract ci/contract.json --format sarif session.jsonl > check.sarif
+  mcp-raw check --security --baseline tools.pin.json --allow security/secret-exposed session.jsonl
   mcp-raw check --rules"
     };
 }
