@@ -247,4 +247,4 @@ echo "mcp-raw check on the tap's recording:"
 # before reading the body and closes the connection, without `Connection: close`
 # (reported; src/ left alone); the SDK's retry, same id, goes out on another connection,
 # and `check` counts the 401's error (id null) as no answer to the first.
-"$bin" check "$tap" | sed 's/^/  /'
+"$bin" check --security "$tap" | sed 's/^/  /'

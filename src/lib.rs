@@ -20,6 +20,10 @@
 //!     ca.rs             `ca`'s action and directory
 //!     replay.rs         `replay`'s flags: the mock's transport or `--against`
 //!     recordings.rs     `check`, `diff` and `show`: the flags of the readers
+//!     contract.rs       `check --expect-tool`, `--max-latency`…, `--contract FILE`
+//!     security.rs       `check --security`, `--baseline OLD`, `--allow RULE`
+//!     stats.rs          `stats FILE…`: its formats
+//!     pin.rs            `pin FILE`: where the hashes go
 //!     demos.rs          `demo`, `demo-http`, `conformance-client`
 //!     completions.rs    `completions SHELL`
 //!     listener.rs       every HTTP listener's groups: TLS, OAuth, limits
@@ -30,6 +34,9 @@
 //!   show.rs             `show FILE`: a transcript rendered again
 //!   ui.rs               `ui FILE`, `--ui`: the live page on loopback, a recording streamed in
 //!   check.rs            `check FILE`, `tap --check`: the spec's rules, reported
+//!   stats.rs            `stats FILE…`: the library's figures, printed as text, JSON or CSV
+//!   pin.rs              `pin FILE`: a trusted recording's tools hashed, for `check --baseline`
+//!   gate.rs             `check`'s contract, security rules and --allow; SARIF's lines
 //!   diff.rs             `diff A B`: two recordings, message by message
 //!   exit.rs             the one exit-status rule, and each subcommand's line of it
 //!   replay.rs           `replay FILE --against TARGET`: the client side sent again
@@ -108,6 +115,18 @@ pub fn run(args: Vec<OsString>, console: &Console) -> u8 {
         Command::Check(mut args) => {
             args.file = args.file.map(|f| mcp_raw_tools::sessions::resolve(&f));
             return apart(c, move || cli::check::main(args, c));
+        }
+        Command::Stats(mut args) => {
+            args.files = args
+                .files
+                .iter()
+                .map(|f| mcp_raw_tools::sessions::resolve(f))
+                .collect();
+            return apart(c, move || cli::stats::main(args, c));
+        }
+        Command::Pin(mut args) => {
+            args.file = mcp_raw_tools::sessions::resolve(&args.file);
+            return apart(c, move || cli::pin::main(args, c));
         }
         Command::Replay(args) => return apart(c, move || cli::replay::main(args, c)),
         Command::Diff(args) => return apart(c, move || cli::diff::main(args, c)),

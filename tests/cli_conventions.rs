@@ -17,15 +17,17 @@ const FORMATS: &[(&str, &[&str])] = &[
     ("demo", &["text", "json"]),
     ("demo-http", &["text", "json"]),
     ("replay", &["text", "json"]),
-    ("check", &["text", "json", "junit"]),
+    ("check", &["text", "json", "junit", "sarif"]),
     ("diff", &["text", "json"]),
     ("show", &["text", "json", "pretty"]),
     ("sessions", &["text", "json"]),
+    ("stats", &["text", "json", "csv"]),
 ];
 
 /// The subcommands that print nothing a colour could mark (a shell script; a CA's
-/// paths and fingerprint; the page's URL, the page drawing its own colours).
-const UNCOLOURED: &[&str] = &["completions", "ca", "ui"];
+/// paths and fingerprint; the page's URL, the page drawing its own colours; tables
+/// of figures; a pin file of hashes).
+const UNCOLOURED: &[&str] = &["completions", "ca", "ui", "stats", "pin"];
 
 /// `mcp-raw ARGS…`, run to its end in-process (the binary is this same `run` on the
 /// process's streams: `the_binary_is_run_on_the_process_console`).

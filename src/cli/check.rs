@@ -1,5 +1,5 @@
-//! `mcp-raw check FILE`: a transcript read back and checked, the findings in the
-//! format asked for; and `tap --check`: the same checker fed live from the tap's
+//! `mcp-raw check FILE`: a transcript read back and checked (and its contract's terms,
+//! `gate.rs`: contract, security, --allow), the findings in the format asked for; and `tap --check`: the same checker fed live from the tap's
 //! recorder, each finding on stderr as it happens.
 
 use super::args::{CheckArgs, CheckFormat};
@@ -17,7 +17,12 @@ pub fn main(args: CheckArgs, console: &Console) -> u8 {
     let color = args.color.enabled(console);
     if args.rules {
         let mut out = String::new();
-        for r in rules::ALL {
+        use mcp_raw_tools::check::{contract, security};
+        for r in rules::ALL
+            .iter()
+            .chain(contract::RULES)
+            .chain(security::RULES)
+        {
             out.push_str(&format!(
                 "{:<44} {:<7} {}\n    {}\n",
                 r.id,
@@ -32,6 +37,16 @@ pub fn main(args: CheckArgs, console: &Console) -> u8 {
     let Some(file) = file else {
         console.say("mcp-raw check: give a transcript FILE (or --rules)");
         return 2;
+    };
+    let gate = match super::gate::prepare(&args.contract, &args.security, max) {
+        Ok(g) => g,
+        Err(e) => {
+            console.say(format_args!(
+                "mcp-raw check: {}",
+                mcp_raw_wire::term::escape(&e)
+            ));
+            return 2;
+        }
     };
     let events = match read(file) {
         Ok(events) => events,
@@ -49,15 +64,33 @@ pub fn main(args: CheckArgs, console: &Console) -> u8 {
         findings.extend(checker.feed(e));
     }
     findings.extend(checker.finish());
+    findings.extend(super::gate::findings(&gate, &events, max));
+    let (findings, silenced) = super::gate::allow(findings, &gate.contract.allow);
     let totals = Totals {
         events: checker.events(),
         messages: checker.messages(),
+        contract: gate.contract.terms(),
+        security: gate.security_rules(),
+        silenced: silenced.len(),
     };
     let out = match format {
         CheckFormat::Text if color => colored(&findings, totals),
         CheckFormat::Text => report::text(&findings, totals),
         CheckFormat::Json => report::json(&findings, totals),
         CheckFormat::Junit => report::junit(&file.display().to_string(), &findings, totals),
+        CheckFormat::Sarif => {
+            let lines = super::gate::event_lines(&String::from_utf8_lossy(
+                &std::fs::read(file).unwrap_or_default(),
+            ));
+            let line_of = |event: usize| lines.get(event.checked_sub(1)?).copied();
+            report::sarif(
+                &file.display().to_string(),
+                &line_of,
+                &findings,
+                &silenced,
+                totals,
+            )
+        }
     };
     console.print(out);
     u8::from(report::count(&findings).0 > 0)
@@ -128,6 +161,7 @@ impl Live {
         let totals = Totals {
             events: s.checker.events(),
             messages: s.checker.messages(),
+            ..Totals::default()
         };
         s.console.say(format_args!(
             "[mcp-raw check] {}",

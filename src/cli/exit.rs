@@ -30,10 +30,26 @@ pub(crate) use tap_exit;
 /// `check`'s closing line.
 macro_rules! check_exit {
     () => {
-        "Exit status: 0 no errors (warnings allowed), 1 a rule was broken, 2 the file cannot be read."
+        "Exit status: 0 no errors (warnings allowed, --allow'd findings counted apart), 1 a rule or a contract term was broken, 2 the file cannot be read, or a contract term, --allow RULE or --baseline is bad (the error quotes it)."
     };
 }
 pub(crate) use check_exit;
+
+/// `stats`' closing line.
+macro_rules! stats_exit {
+    () => {
+        "Exit status: 0 the figures were printed; 2 usage or unreadable input (a bad flag, a FILE that cannot be read or is not a transcript)."
+    };
+}
+pub(crate) use stats_exit;
+
+/// `pin`'s closing line.
+macro_rules! pin_exit {
+    () => {
+        "Exit status: 0 the hashes were written; 1 OUT could not be written; 2 usage or unreadable input (a bad flag, a FILE that cannot be read or is not a transcript)."
+    };
+}
+pub(crate) use pin_exit;
 
 /// `replay`'s closing line.
 macro_rules! replay_exit {

@@ -455,6 +455,7 @@ pub fn check_text(path: &std::path::Path) -> (bool, String) {
     let totals = report::Totals {
         events: checker.events(),
         messages: checker.messages(),
+        ..Default::default()
     };
     (
         report::count(&findings).0 > 0,

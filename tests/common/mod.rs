@@ -7,6 +7,7 @@
 //!   byte-for-byte comparison with `tests/golden/` (`UPDATE_GOLDEN=1` rewrites them).
 //! - `cli_inproc`: the command line run in-process ([`cli_here`]): `mcp_raw::run` on a
 //!   captured console, its stdout, stderr and exit status.
+//! - `made`: transcripts written by hand with known time stamps (`stats`, contracts).
 //! - `wire`: one conversation with the conformance fixture over stdio or HTTP, for
 //!   scenarios written once and run over both (`tests/fixture.rs`).
 #![allow(dead_code)]
@@ -15,6 +16,7 @@ pub mod cli_inproc;
 pub mod client_inproc;
 pub mod golden;
 pub mod http_client;
+pub mod made;
 pub mod pki;
 pub mod tools_inproc;
 pub mod wire;

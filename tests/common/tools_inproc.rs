@@ -135,6 +135,7 @@ pub fn check(file: &std::path::Path) -> (i32, String) {
     let totals = report::Totals {
         events: checker.events(),
         messages: checker.messages(),
+        ..Default::default()
     };
     let status = i32::from(report::count(&findings).0 > 0);
     (status, report::text(&findings, totals))

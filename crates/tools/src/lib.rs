@@ -7,6 +7,7 @@
 //! - [`tap`]: a real client and a real server, every byte between them passed and
 //!   recorded (stdio, a reverse proxy, a forward proxy that opens TLS).
 //! - [`check`]: the spec's rules applied to wire events, live or from a recording.
+//! - [`stats`]: a recording's numbers: latency, errors, bytes, what tools cost a model.
 //! - [`replay`]: recordings used again: diff, sent to a live server, served as a mock.
 //! - [`bridge`]: a stdio server served as Streamable HTTP.
 //! - [`authserver`]: a small OAuth 2.1 authorization server for demos and tests.
@@ -65,7 +66,20 @@
 //!     mod.rs            exchanges paired on a lane and placed in their conversation
 //!     request.rs        a request: Accept, MCP-Protocol-Version, mirrored headers, its body
 //!     response.rs       a response: session ids, 202 and Content-Type, SSE event ids
-//!   report.rs           text, JSON and JUnit renderings of the findings
+//!   contract.rs         --expect-tool, --max-latency…, --contract FILE: a CI gate's terms
+//!   report.rs           text, JSON, JUnit and SARIF renderings of the findings
+//!   security/           `check --security`, `--baseline`: what the wire shows of MCP's threats
+//!     mod.rs            the rules, and the scan over a recording's ledger: definitions, secrets
+//!     asks.rs           sampling's bound, elicitation's fields and URLs
+//!     servers.rs        session ids, tokens passed through, name collisions, the baseline
+//!     text.rs           imperatives and hidden tags, invisible characters, look-alike letters
+//!     secrets.rs        tokens and keys by their shapes, quoted masked
+//!     pin.rs            each tool's hashes (`mcp-raw pin`), compared by `--baseline`
+//! stats/                `mcp-raw stats`: counts, latency percentiles, bytes, context cost
+//!   mod.rs              rows per method, tool, session, lane; percentiles; the token estimate
+//!   ledger.rs           a recording read into requests paired with answers, and tools listed
+//!   operations.rs       2026-07-28 retries linked by their exact requestState
+//!   render.rs           text, JSON and CSV
 //! replay/               recordings used again
 //!   mod.rs              recordings used again: diff, script, against, mock, serve
 //!   diff.rs             two recordings compared message by message, --ignore applied
@@ -124,6 +138,7 @@ pub mod bridge;
 pub mod check;
 pub mod replay;
 pub mod sessions;
+pub mod stats;
 pub mod tap;
 pub mod ui;
 pub mod wrap;

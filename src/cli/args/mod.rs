@@ -8,11 +8,15 @@ mod bridge;
 mod ca;
 mod client;
 mod completions;
+mod contract;
 mod demos;
 mod listener;
+mod pin;
 mod recordings;
 mod replay;
+mod security;
 mod serve;
+mod stats;
 mod tap;
 mod ui;
 mod view;
@@ -24,11 +28,15 @@ pub use bridge::BridgeArgs;
 pub use ca::{CaAction, CaArgs};
 pub use client::{AskWhen, ClientArgs};
 pub use completions::CompletionsArgs;
+pub use contract::ContractArgs;
 pub use demos::{ConformanceClientArgs, DemoArgs, DemoHttpArgs};
 pub use listener::TlsListen;
+pub use pin::PinArgs;
 pub use recordings::{CheckArgs, CheckFormat, DiffArgs, ShowArgs, ShowFormat};
 pub use replay::ReplayArgs;
+pub use security::SecurityArgs;
 pub use serve::{FixtureArg, ServeArgs};
+pub use stats::{StatsArgs, StatsFormat};
 pub use tap::TapArgs;
 pub use ui::{UiArgs, UiPage};
 pub use view::View;
@@ -151,6 +159,16 @@ pub enum Command {
     /// requests, printing each request and response in full.
     #[command(after_help = concat!(demos::demo_http_examples!(), "\n\n", exit::demo_exit!()))]
     DemoHttp(DemoHttpArgs),
+    /// A recording's numbers: per method, tool, session and lane the requests,
+    /// errors, latency percentiles and bytes each way; 2026-07-28 operations first
+    /// attempt to final answer; what each tool's definition costs a model's context.
+    #[command(after_help = concat!(stats::stats_examples!(), "\n\n", exit::stats_exit!()))]
+    Stats(StatsArgs),
+    /// Hash each tool a trusted recording listed (description, title, schemas,
+    /// annotations), for `check --baseline` to find what changed since: the "rug
+    /// pull".
+    #[command(after_help = concat!(pin::pin_examples!(), "\n\n", exit::pin_exit!()))]
+    Pin(PinArgs),
 }
 
 // `--color` and `--redact-header` of the programs that trace and record on their own

@@ -9,6 +9,9 @@ macro_rules! check_examples {
         "Examples:
   mcp-raw check session.jsonl
   mcp-raw check --format junit session.jsonl > check.xml
+  mcp-raw check session.jsonl --expect-tool add --forbid-tool delete --max-latency p99=250,method=tools/call --max-errors 0
+  mcp-raw check --contract ci/contract.json --format sarif session.jsonl > check.sarif
+  mcp-raw check --security --baseline tools.pin.json --allow security/secret-exposed session.jsonl
   mcp-raw check --rules"
     };
 }
@@ -44,8 +47,9 @@ pub struct CheckArgs {
     /// session's short name (`mcp-raw sessions`).
     #[arg(required_unless_present = "rules")]
     pub file: Option<PathBuf>,
-    /// text (a line per finding, then a summary), json (one document) or junit
-    /// (a test case per rule, for CI).
+    /// text (a line per finding, then a summary), json (one document), junit
+    /// (a test case per rule, for CI) or sarif (SARIF 2.1.0, for code-scanning
+    /// pages: a result per finding at its transcript line).
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
     /// List every rule the checker knows (id, severity, spec section) and exit.
@@ -58,6 +62,12 @@ pub struct CheckArgs {
     /// terminal, and not when NO_COLOR is set), always, or never.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// What the session must and must not do (args/contract.rs).
+    #[command(flatten)]
+    pub contract: super::contract::ContractArgs,
+    /// The security rules, the baseline, --allow (args/security.rs).
+    #[command(flatten)]
+    pub security: super::security::SecurityArgs,
 }
 
 /// `check --format`.
@@ -66,6 +76,7 @@ pub enum CheckFormat {
     Text,
     Json,
     Junit,
+    Sarif,
 }
 
 // `mcp-raw diff`'s arguments.

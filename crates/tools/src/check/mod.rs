@@ -6,12 +6,15 @@
 //! The checker reads the same facts every view does ([`crate::wire::decode`]): lines
 //! on stdio ([`stdio`]), heads, bodies and SSE events on HTTP ([`http`]). Who a
 //! message belongs to is decided there; what a message may be is [`scope`]'s, the
-//! same for both transports. Each rule is a line in [`rules`].
+//! same for both transports. Each rule is a line in [`rules`]; a contract's terms
+//! (`--expect-tool`…) are [`contract`]'s, read over the recording once it is whole.
 
+pub mod contract;
 pub mod http;
 pub mod report;
 pub mod rules;
 pub mod scope;
+pub mod security;
 pub mod stdio;
 
 use crate::wire::decode::{Decoder, Fact};

@@ -1,6 +1,8 @@
 //! A check's findings as a reader wants them: lines for a terminal, one JSON document
 //! for a program, JUnit XML for a CI system (one test case per rule, so a rule that
-//! held is a pass and one that broke is a failure).
+//! held is a pass and one that broke is a failure), SARIF 2.1.0 for code-scanning
+//! pages (OASIS SARIF v2.1.0: a run, its tool's rules, a result per finding located
+//! at the transcript's line).
 
 use super::Finding;
 use super::rules::{self, Severity};
@@ -13,6 +15,25 @@ pub struct Totals {
     pub events: usize,
     /// JSON-RPC payloads among them.
     pub messages: usize,
+    /// Contract terms checked (`--expect-tool`…, `--contract`): 0 when none, and the
+    /// contract's rules are then left out of JUnit and of the summary.
+    pub contract: usize,
+    /// Security rules run (`--security`): 0 when not asked for.
+    pub security: usize,
+    /// Findings silenced by `--allow`: counted, not shown, not failing.
+    pub silenced: usize,
+}
+
+/// The rules a report lists: the spec's, and the contract's when terms were given.
+fn listed(totals: Totals) -> Vec<&'static rules::Rule> {
+    let mut all: Vec<&'static rules::Rule> = rules::ALL.to_vec();
+    if totals.contract > 0 {
+        all.extend_from_slice(super::contract::RULES);
+    }
+    if totals.security > 0 {
+        all.extend_from_slice(super::security::RULES);
+    }
+    all
 }
 
 /// Errors and warnings among `findings`.
@@ -52,8 +73,19 @@ pub fn text(findings: &[Finding], totals: Totals) -> String {
 /// `2 errors, 1 warning in 14 messages (31 events, 39 rules)`.
 pub fn summary(findings: &[Finding], totals: Totals) -> String {
     let (errors, warnings) = count(findings);
+    let mut contract = match totals.contract {
+        0 => String::new(),
+        1 => ", 1 contract term".to_owned(),
+        n => format!(", {n} contract terms"),
+    };
+    if totals.security > 0 {
+        contract.push_str(&format!(", {} security rules", totals.security));
+    }
+    if totals.silenced > 0 {
+        contract.push_str(&format!(", {} silenced by --allow", totals.silenced));
+    }
     format!(
-        "{} error{}, {} warning{} in {} message{} ({} events, {} rules checked)",
+        "{} error{}, {} warning{} in {} message{} ({} events, {} rules checked{contract})",
         errors,
         if errors == 1 { "" } else { "s" },
         warnings,
@@ -88,6 +120,7 @@ pub fn json(findings: &[Finding], totals: Totals) -> String {
         "messages": totals.messages,
         "errors": errors,
         "warnings": warnings,
+        "silenced": totals.silenced,
         "findings": list,
     });
     serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
@@ -97,7 +130,8 @@ pub fn json(findings: &[Finding], totals: Totals) -> String {
 /// finding fails its case, a warning is printed in its output.
 pub fn junit(name: &str, findings: &[Finding], totals: Totals) -> String {
     let (errors, _) = count(findings);
-    let failed_rules = rules::ALL
+    let listed = listed(totals);
+    let failed_rules = listed
         .iter()
         .filter(|r| {
             findings
@@ -108,18 +142,18 @@ pub fn junit(name: &str, findings: &[Finding], totals: Totals) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str(&format!(
         "<testsuites name=\"mcp-raw check\" tests=\"{}\" failures=\"{failed_rules}\">\n",
-        rules::ALL.len()
+        listed.len()
     ));
     out.push_str(&format!(
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed_rules}\" errors=\"0\">\n",
         crate::wire::markup::xml(name),
-        rules::ALL.len()
+        listed.len()
     ));
     out.push_str(&format!(
         "    <properties><property name=\"events\" value=\"{}\"/><property name=\"messages\" value=\"{}\"/><property name=\"error-findings\" value=\"{errors}\"/></properties>\n",
         totals.events, totals.messages
     ));
-    for rule in rules::ALL {
+    for rule in listed {
         let mine: Vec<&Finding> = findings.iter().filter(|f| f.rule.id == rule.id).collect();
         out.push_str(&format!(
             "    <testcase classname=\"{}\" name=\"{}\"",
@@ -146,4 +180,85 @@ pub fn junit(name: &str, findings: &[Finding], totals: Totals) -> String {
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
     out
+}
+
+/// SARIF 2.1.0 (OASIS, 2020): one run; its driver lists every rule (id, its text,
+/// the spec section in `help`, the default level); a result per finding, located at
+/// `uri`'s line that holds the finding's event (`line_of(event)`, 1-based), with the
+/// lane, direction and time as properties. An error is level `error`, a warning
+/// `warning`.
+///
+/// Findings `--allow` silenced are results too, each with an external suppression
+/// (SARIF 2.1.0 `result.suppressions`), so a code-scanning page shows them as dismissed.
+pub fn sarif(
+    uri: &str,
+    line_of: &dyn Fn(usize) -> Option<usize>,
+    findings: &[Finding],
+    silenced: &[Finding],
+    totals: Totals,
+) -> String {
+    let listed = listed(totals);
+    let level = |s: Severity| match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let rules: Vec<serde_json::Value> = listed
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r.id,
+                "shortDescription": { "text": r.text },
+                "help": { "text": r.spec },
+                "defaultConfiguration": { "level": level(r.severity) },
+                "properties": { "spec": r.spec },
+            })
+        })
+        .collect();
+    let results: Vec<serde_json::Value> = findings
+        .iter()
+        .map(|f| (f, false))
+        .chain(silenced.iter().map(|f| (f, true)))
+        .map(|(f, quiet)| {
+            let mut location = json!({ "artifactLocation": { "uri": uri } });
+            if let Some(line) = line_of(f.at.event) {
+                location["region"] = json!({ "startLine": line });
+            }
+            let mut result = json!({
+                "ruleId": f.rule.id,
+                "level": level(f.rule.severity),
+                "message": { "text": f.message },
+                "locations": [{ "physicalLocation": location }],
+                "properties": {
+                    "event": f.at.event,
+                    "lane": f.at.lane,
+                    "dir": f.at.dir.name(),
+                    "t": f.at.t.as_secs_f64(),
+                },
+            });
+            if let Some(i) = listed.iter().position(|r| r.id == f.rule.id) {
+                result["ruleIndex"] = json!(i);
+            }
+            if quiet {
+                result["suppressions"] =
+                    json!([{ "kind": "external", "justification": "--allow" }]);
+            }
+            result
+        })
+        .collect();
+    let doc = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "mcp-raw check",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://modelcontextprotocol.io/specification",
+                "rules": rules,
+            }},
+            "artifacts": [{ "location": { "uri": uri } }],
+            "results": results,
+            "properties": { "events": totals.events, "messages": totals.messages },
+        }],
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
 }

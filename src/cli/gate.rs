@@ -1,0 +1,126 @@
+//! `check`'s rules beyond the spec's: the contract (`--expect-tool`…, `--contract
+//! FILE`) and the security rules (`--security`, `--baseline OLD`), read over the
+//! recording once it is whole; `--allow`'s silencing; and where each event sits in
+//! the transcript file, for SARIF's locations.
+
+use super::args::{ContractArgs, SecurityArgs};
+use mcp_raw_tools::check::contract::{self, Contract};
+use mcp_raw_tools::check::security::{self, Options, pin::Pins};
+use mcp_raw_tools::check::{Finding, Spot, rules};
+use mcp_raw_tools::stats::ledger::Ledger;
+use mcp_raw_wire::event::{Dir, Event};
+
+/// What `check` runs besides the spec's rules.
+pub struct Gate {
+    /// The contract's terms (none: empty).
+    pub contract: Contract,
+    /// The security scan's options, when asked for.
+    pub security: Option<Options>,
+}
+
+impl Gate {
+    /// Security rules run: for the summary.
+    pub fn security_rules(&self) -> usize {
+        self.security.as_ref().map_or(0, |_| security::RULES.len())
+    }
+}
+
+/// The flags and files made one; an error (exit 2) names the file or the flag and
+/// quotes what is wrong.
+pub fn prepare(c: &ContractArgs, s: &SecurityArgs, max: usize) -> Result<Gate, String> {
+    let mut contract = Contract {
+        expect_tools: c.expect_tool.clone(),
+        forbid_tools: c.forbid_tool.clone(),
+        expect_methods: c.expect_method.clone(),
+        max_duration: c.max_duration,
+        max_latency: c.max_latency.clone(),
+        max_errors: c.max_errors,
+        allow: s.allow.clone(),
+    };
+    if let Some(file) = &c.contract {
+        let name = file.display().to_string();
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read contract {name}: {e}"))?;
+        contract.add_file(&name, &text)?;
+    }
+    for id in &contract.allow {
+        let known = rules::ALL
+            .iter()
+            .chain(contract::RULES)
+            .chain(security::RULES)
+            .any(|r| r.id == id);
+        if !known {
+            return Err(format!(
+                "--allow {id:?}: no such rule (`mcp-raw check --rules` lists them)"
+            ));
+        }
+    }
+    let baseline = match &s.baseline {
+        None => None,
+        Some(file) => Some(baseline(file, max)?),
+    };
+    let security = (s.security || baseline.is_some()).then_some(Options {
+        sampling_max_tokens: s.sampling_max_tokens,
+        baseline,
+    });
+    Ok(Gate { contract, security })
+}
+
+/// `--baseline OLD`: a pin file, or a recording whose tools are hashed the same way.
+fn baseline(file: &std::path::Path, max: usize) -> Result<Pins, String> {
+    let name = file.display();
+    let text = std::fs::read(file).map_err(|e| format!("cannot read baseline {name}: {e}"))?;
+    if let Some(pins) = Pins::from_json(&String::from_utf8_lossy(&text)) {
+        return pins.map_err(|e| format!("baseline {name}: {e}"));
+    }
+    let (_, events) = super::read_transcript(file)
+        .map_err(|e| format!("baseline: {e} (nor a pin file from `mcp-raw pin`)"))?;
+    Ok(Pins::of(&Ledger::read(&events, max)))
+}
+
+/// The findings of the contract and the security rules over `events`.
+pub fn findings(gate: &Gate, events: &[Event], max: usize) -> Vec<Finding> {
+    if gate.contract.is_empty() && gate.security.is_none() {
+        return Vec::new();
+    }
+    let ledger = Ledger::read(events, max);
+    let end = match events.last() {
+        Some(e) => Spot {
+            lane: e.lane.label(),
+            dir: e.dir,
+            t: e.t,
+            event: events.len(),
+        },
+        None => Spot {
+            lane: "-".into(),
+            dir: Dir::ToServer,
+            t: Default::default(),
+            event: 0,
+        },
+    };
+    let mut out = gate.contract.evaluate(&ledger, &end);
+    if let Some(options) = &gate.security {
+        out.extend(security::scan(&ledger, options));
+    }
+    out
+}
+
+/// `--allow` and the contract file's `"allow"`: the findings kept, and those silenced.
+pub fn allow(findings: Vec<Finding>, allow: &[String]) -> (Vec<Finding>, Vec<Finding>) {
+    findings
+        .into_iter()
+        .partition(|f| !allow.iter().any(|a| a == f.rule.id))
+}
+
+/// The 1-based line of each event (its number from 1 → its line) in a transcript's
+/// text: the header is line 1, and the fact lines a `--record` writes after an event
+/// are not events.
+pub fn event_lines(text: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    for (i, line) in text.lines().enumerate().skip(1) {
+        if let Ok(Some(_)) = mcp_raw_wire::transcript::event_of_line(line) {
+            lines.push(i + 1);
+        }
+    }
+    lines
+}

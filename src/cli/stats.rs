@@ -1,0 +1,38 @@
+//! `mcp-raw stats FILE…`: each recording read into the library's ledger, the figures
+//! added up ([`mcp_raw_tools::stats::Stats`]) and printed as text, JSON or CSV.
+
+use super::args::{StatsArgs, StatsFormat};
+use super::console::Console;
+use mcp_raw_tools::stats::{Stats, ledger::Ledger, render};
+
+/// Runs `stats`; returns the exit status: 0 printed, 2 a file unreadable.
+pub fn main(args: StatsArgs, console: &Console) -> u8 {
+    let mut stats = Stats::default();
+    let several = args.files.len() > 1;
+    for file in &args.files {
+        let events = match super::read_transcript(file) {
+            Ok((_, events)) => events,
+            Err(e) => {
+                console.say(format_args!(
+                    "mcp-raw stats: {}",
+                    mcp_raw_wire::term::escape(&e)
+                ));
+                return 2;
+            }
+        };
+        let prefix = if several {
+            format!("{}:", file.display())
+        } else {
+            String::new()
+        };
+        stats.add(&prefix, &Ledger::read(&events, args.max_message_bytes));
+    }
+    let stats = stats.done();
+    let out = match args.format {
+        StatsFormat::Text => render::text(&stats),
+        StatsFormat::Json => render::json(&stats),
+        StatsFormat::Csv => render::csv(&stats),
+    };
+    console.print(out);
+    0
+}
