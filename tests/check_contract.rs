@@ -6,11 +6,11 @@
 //! of mcp-raw's own client and server.
 
 mod common;
+use common::cli_inproc::cli_here;
 
 use common::BIN;
 use common::made::{self, Made, call, request, result};
 use serde_json::{Value, json};
-use std::process::Command;
 
 fn scratch(name: &str) -> std::path::PathBuf {
     common::scratch("check-contract", name)
@@ -18,8 +18,8 @@ fn scratch(name: &str) -> std::path::PathBuf {
 
 /// `mcp-raw check ARGS…`: exit status, stdout, stderr.
 fn check(args: &[&str]) -> (i32, String, String) {
-    // The contract's flags, exit statuses and refusals are the CLI's: a process.
-    let out = Command::new(BIN).arg("check").args(args).output().unwrap();
+    // The contract's flags, exit statuses and refusals are the CLI's: in-process.
+    let out = cli_here(std::iter::once("check").chain(args.iter().copied()));
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -439,13 +439,17 @@ fn a_contract_file_holds_the_terms_and_bad_terms_are_refused() {
 fn a_real_session_keeps_its_contract() {
     let dir = scratch("real");
     let file = dir.join("client.jsonl");
-    // The client spawns `mcp-raw serve` and records: a process.
-    let out = Command::new(BIN)
-        .args(["client", "--call", "add={\"a\":2,\"b\":3}", "--record"])
-        .arg(&file)
-        .args(["--", BIN, "serve"])
-        .output()
-        .unwrap();
+    // The client (in-process) spawns `mcp-raw serve` and records.
+    let out = cli_here([
+        "client",
+        "--call",
+        "add={\"a\":2,\"b\":3}",
+        "--record",
+        file.to_str().unwrap(),
+        "--",
+        BIN,
+        "serve",
+    ]);
     assert!(
         out.status.success(),
         "{}",

@@ -4,11 +4,11 @@
 //! both eras and transports, clean.
 
 mod common;
+use common::cli_inproc::cli_here;
 
 use common::BIN;
 use common::made::{self, Made, call, request, result};
 use serde_json::{Value, json};
-use std::process::Command;
 
 fn scratch(name: &str) -> std::path::PathBuf {
     common::scratch("check-security", name)
@@ -16,8 +16,8 @@ fn scratch(name: &str) -> std::path::PathBuf {
 
 /// `mcp-raw ARGS…`: exit status, stdout, stderr.
 fn run(args: &[&str]) -> (i32, String, String) {
-    // The flags, formats and exit statuses are the CLI's: a process.
-    let out = Command::new(BIN).args(args).output().unwrap();
+    // The flags, formats and exit statuses are the CLI's: in-process.
+    let out = cli_here(args);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -608,9 +608,8 @@ fn our_own_sessions_are_clean() {
     for era in ["legacy", "modern"] {
         for (transport, target) in [("stdio", None), ("http", Some(url.as_str()))] {
             let file = dir.join(format!("{transport}-{era}.jsonl"));
-            // The client (spawning `mcp-raw serve` over stdio) records: a process.
-            let mut cmd = Command::new(BIN);
-            cmd.args([
+            // The client (in-process; over stdio it spawns `mcp-raw serve`) records.
+            let mut cmd = vec![
                 "client",
                 "--era",
                 era,
@@ -619,13 +618,13 @@ fn our_own_sessions_are_clean() {
                 "--call",
                 "echo={\"message\":\"hi\"}",
                 "--record",
-            ])
-            .arg(&file);
+                file.to_str().unwrap(),
+            ];
             match target {
-                Some(url) => cmd.arg(url),
-                None => cmd.args(["--", BIN, "serve"]),
+                Some(url) => cmd.push(url),
+                None => cmd.extend(["--", BIN, "serve"]),
             };
-            let out = cmd.output().unwrap();
+            let out = cli_here(cmd);
             assert!(
                 out.status.success(),
                 "{}",

@@ -5,11 +5,11 @@
 //! each tool's context cost; text, JSON and CSV; and a real session's tools.
 
 mod common;
+use common::cli_inproc::cli_here;
 
 use common::BIN;
 use common::made::{self, Made, call, request, result};
 use serde_json::{Value, json};
-use std::process::Command;
 
 fn scratch(name: &str) -> std::path::PathBuf {
     common::scratch("stats", name)
@@ -17,8 +17,8 @@ fn scratch(name: &str) -> std::path::PathBuf {
 
 /// `mcp-raw stats ARGS…`: exit status, stdout, stderr.
 fn stats(args: &[&str]) -> (i32, String, String) {
-    // The subcommand's formats and exit statuses are the CLI's: a process.
-    let out = Command::new(BIN).arg("stats").args(args).output().unwrap();
+    // The subcommand's formats and exit statuses are the CLI's: in-process.
+    let out = cli_here(std::iter::once("stats").chain(args.iter().copied()));
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -308,13 +308,17 @@ fn sessions_lanes_and_operations_over_http() {
 fn a_real_session_is_measured() {
     let dir = scratch("real");
     let file = dir.join("client.jsonl");
-    // The client spawns `mcp-raw serve` and records: a process.
-    let out = Command::new(BIN)
-        .args(["client", "--call", "add={\"a\":2,\"b\":3}", "--record"])
-        .arg(&file)
-        .args(["--", BIN, "serve"])
-        .output()
-        .unwrap();
+    // The client (in-process) spawns `mcp-raw serve` and records.
+    let out = cli_here([
+        "client",
+        "--call",
+        "add={\"a\":2,\"b\":3}",
+        "--record",
+        file.to_str().unwrap(),
+        "--",
+        BIN,
+        "serve",
+    ]);
     assert!(
         out.status.success(),
         "{}",
