@@ -37,21 +37,13 @@ impl Home {
     /// `mcp-raw ARGS` in this home, from `project/`, with nothing else of the caller's
     /// environment.
     fn run(&self, args: &[&str]) -> Output {
-        // The CLI is the subject: a process.
-        Command::new(BIN)
-            .args(args)
-            .env_clear()
-            .env("HOME", self.path("home"))
-            .env("XDG_STATE_HOME", self.path("state"))
-            .env("XDG_CONFIG_HOME", self.path("config"))
-            .current_dir(self.path("project"))
-            .output()
-            .unwrap()
+        self.run_as(std::path::Path::new(BIN), args)
     }
 
-    /// `mcp-raw ARGS` as [`Home::run`] runs it, from another copy of the binary.
+    /// `mcp-raw ARGS` as [`Home::run`] runs it, from this copy of the binary.
     fn run_as(&self, bin: &std::path::Path, args: &[&str]) -> Output {
-        // The binary's own path is the subject (where wrap says it runs from): a process.
+        // The CLI with its own environment, directory and path (where wrap says it
+        // runs from) is the subject: a process.
         Command::new(bin)
             .args(args)
             .env_clear()

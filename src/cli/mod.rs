@@ -33,6 +33,22 @@ pub mod tap;
 pub mod ui;
 pub mod wrap;
 
+/// `--header 'NAME: VALUE'` (`client`, `tap --remote`): the name (visible ASCII, RFC
+/// 9110 §5.1's token characters and more, never empty) and the value, both trimmed;
+/// a usage error quoting the flag otherwise.
+pub fn header(given: &str) -> anyhow::Result<(String, String)> {
+    let (name, value) = given
+        .split_once(':')
+        .ok_or_else(|| exit::usage(format!("--header {given:?}: expected 'Name: value'")))?;
+    let name = name.trim();
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(exit::usage(format!(
+            "--header {given:?}: {name:?} is not a header name"
+        )));
+    }
+    Ok((name.to_owned(), value.trim().to_owned()))
+}
+
 /// The largest file a secret is read from: a secret, not a document.
 pub const MAX_SECRET_FILE: u64 = 64 * 1024;
 

@@ -251,19 +251,11 @@ fn run_remote(args: TapArgs, console: &Console) -> anyhow::Result<i32> {
             "--intercept holds messages on a stdio or --http tap; --remote passes each on as it comes",
         ));
     }
-    let mut headers = Vec::new();
-    for header in &args.headers {
-        let (name, value) = header
-            .split_once(':')
-            .ok_or_else(|| usage(format!("--header {header:?}: expected 'Name: value'")))?;
-        let name = name.trim();
-        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(usage(format!(
-                "--header {header:?}: {name:?} is not a header name"
-            )));
-        }
-        headers.push((name.to_owned(), value.trim().to_owned()));
-    }
+    let headers = args
+        .headers
+        .iter()
+        .map(|h| super::header(h))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let tls = mcp_raw_net::client::tls::Tls::new(mcp_raw_net::client::tls::TlsOptions {
         cacert: args.cacert.clone(),
         insecure: args.insecure,

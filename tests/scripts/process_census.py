@@ -4,9 +4,10 @@
     python3 tests/scripts/process_census.py [--by-file]
 
 - binary starts: call sites that start `target/debug/mcp-raw` as a process:
-  `Command::new(BIN)` (or `common::BIN`) and `HttpServer::start(` (which builds
-  its own `Command::new(BIN)`); `HttpServer::spawn(cmd)` is not counted again,
-  its command was counted where it was built;
+  `Command::new(BIN)` (or `common::BIN`), `Command::new(bin)` (a helper handed the
+  binary's path, or a copy of it: tests/wrap.rs) and `HttpServer::start(` (which
+  builds its own `Command::new(BIN)`); `HttpServer::spawn(cmd)` is not counted
+  again, its command was counted where it was built;
 - in-process: call sites that run the server inside the test process, on port 0
   (`InProcess::…(`, `serve_here(`), a tool run in-process as the peer of a test
   (`AuthPeer::…(`, `MockPeer::…(`, `TapPeer::…(`, `ProxyPeer::…(`, tests/common/
@@ -26,7 +27,7 @@ import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 KINDS = {
-    "binary starts": re.compile(r"Command::new\((common::)?BIN\)|HttpServer::start\("),
+    "binary starts": re.compile(r"Command::new\((common::)?BIN\)|Command::new\(bin\)|HttpServer::start\("),
     "in-process": re.compile(
         r"InProcess::\w+\(|serve_here\(|(Auth|Mock|Tap|Proxy)Peer::\w+\(|drive_http\w*\(|cli_here\("
     ),

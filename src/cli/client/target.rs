@@ -142,17 +142,7 @@ pub fn open_link(
             http.max_body = args.max_response_bytes;
             http.max_document = args.max_oauth_bytes;
             for header in &args.headers {
-                let (name, value) = header
-                    .split_once(':')
-                    .ok_or_else(|| usage(format!("--header {header:?}: expected 'Name: value'")))?;
-                let name = name.trim();
-                if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic()) {
-                    return Err(usage(format!(
-                        "--header {header:?}: {name:?} is not a header name"
-                    )));
-                }
-                http.extra_headers
-                    .push((name.to_owned(), value.trim().to_owned()));
+                http.extra_headers.push(crate::cli::header(header)?);
             }
             Ok(Link::Http(http))
         }

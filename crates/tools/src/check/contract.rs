@@ -23,7 +23,6 @@
 //! flags add up. `allow` is `--allow`'s list: the rules a project silences, kept with
 //! its contract (it is not a term).
 
-use super::rules::{Rule, Severity};
 use super::{Finding, Spot};
 use crate::stats::ledger::{Ledger, Outcome};
 use crate::stats::percentile;
@@ -31,27 +30,18 @@ use crate::wire::event::Dir;
 use serde_json::Value;
 use std::time::Duration;
 
-macro_rules! contract_rules {
-    ($($name:ident = $id:literal, $text:literal;)*) => {
-        $(#[doc = concat!("`", $id, "`: ", $text)]
-        pub const $name: &Rule = &Rule {
-            id: $id,
-            severity: Severity::Error,
-            spec: "the contract (check's flags or --contract FILE)",
-            text: $text,
-        };)*
-        /// Every contract rule.
-        pub const RULES: &[&Rule] = &[$($name),*];
-    };
-}
+/// Where every contract rule comes from.
+const CONTRACT_SPEC: &str = "the contract (check's flags or --contract FILE)";
 
-contract_rules! {
-    EXPECT_TOOL = "contract/expect-tool", "the session calls this tool (tools/call) at least once";
-    FORBID_TOOL = "contract/forbid-tool", "the session never calls this tool";
-    EXPECT_METHOD = "contract/expect-method", "this method is sent at least once (a request or a notification, either side)";
-    MAX_DURATION = "contract/max-duration", "the recording spans at most this long, first event to last";
-    MAX_LATENCY = "contract/max-latency", "this percentile of request latency (of one method, or of all) stays within the limit";
-    MAX_ERRORS = "contract/max-errors", "at most this many errors: JSON-RPC error responses and tools/call results with isError: true";
+super::rules::rule_table! {
+    /// Every contract rule.
+    RULES;
+    EXPECT_TOOL = "contract/expect-tool", Error, CONTRACT_SPEC, "the session calls this tool (tools/call) at least once";
+    FORBID_TOOL = "contract/forbid-tool", Error, CONTRACT_SPEC, "the session never calls this tool";
+    EXPECT_METHOD = "contract/expect-method", Error, CONTRACT_SPEC, "this method is sent at least once (a request or a notification, either side)";
+    MAX_DURATION = "contract/max-duration", Error, CONTRACT_SPEC, "the recording spans at most this long, first event to last";
+    MAX_LATENCY = "contract/max-latency", Error, CONTRACT_SPEC, "this percentile of request latency (of one method, or of all) stays within the limit";
+    MAX_ERRORS = "contract/max-errors", Error, CONTRACT_SPEC, "at most this many errors: JSON-RPC error responses and tools/call results with isError: true";
 }
 
 /// A latency limit: `p99=250` or `p90=100,method=tools/call`.

@@ -36,22 +36,28 @@ pub struct Rule {
     pub text: &'static str,
 }
 
-macro_rules! rules {
-    ($($name:ident = $id:literal, $sev:ident, $spec:literal, $text:literal;)*) => {
+/// A table of rules: each a `pub const NAME: &Rule` documented by its id and text,
+/// then `LIST`, all of them in order (the spec's here; the contract's and the security
+/// rules in their modules use it too).
+macro_rules! rule_table {
+    ($(#[$list_doc:meta])* $list:ident; $($name:ident = $id:literal, $sev:ident, $spec:expr, $text:literal;)*) => {
         // The text goes in a code span: rule texts quote the spec, `<angles>` and all.
         $(#[doc = concat!("`", $id, "`: `", $text, "`")]
-        pub const $name: &Rule = &Rule {
+        pub const $name: &$crate::check::rules::Rule = &$crate::check::rules::Rule {
             id: $id,
-            severity: Severity::$sev,
+            severity: $crate::check::rules::Severity::$sev,
             spec: $spec,
             text: $text,
         };)*
-        /// Every rule, in the order `check --rules` and the book's reference list them.
-        pub const ALL: &[&Rule] = &[$($name),*];
+        $(#[$list_doc])*
+        pub const $list: &[&$crate::check::rules::Rule] = &[$($name),*];
     };
 }
+pub(crate) use rule_table;
 
-rules! {
+rule_table! {
+    /// Every rule, in the order `check --rules` and the book's reference list them.
+    ALL;
     STDIO_NOT_A_MESSAGE = "stdio/not-a-message", Error,
         "MCP 2025-11-25 basic/transports \"stdio\"",
         "the server MUST NOT write anything to its stdout that is not a valid MCP message (nor the client to its stdin)";

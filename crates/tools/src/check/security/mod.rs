@@ -24,28 +24,16 @@ pub mod secrets;
 mod servers;
 pub mod text;
 
-use super::rules::{Rule, Severity};
+use super::rules::Rule;
 use super::{Finding, Spot};
 use crate::stats::ledger::{Call, Ledger};
 use crate::wire::event::Dir;
 use serde_json::Value;
 use std::collections::HashSet;
 
-macro_rules! security_rules {
-    ($($name:ident = $id:literal, $sev:ident, $spec:literal, $text:literal;)*) => {
-        $(#[doc = concat!("`", $id, "`: ", $text)]
-        pub const $name: &Rule = &Rule {
-            id: $id,
-            severity: Severity::$sev,
-            spec: $spec,
-            text: $text,
-        };)*
-        /// Every security rule.
-        pub const RULES: &[&Rule] = &[$($name),*];
-    };
-}
-
-security_rules! {
+super::rules::rule_table! {
+    /// Every security rule.
+    RULES;
     TOOL_POISONING = "security/tool-poisoning", Warning,
         "MCP 2025-11-25 server/tools \"Security Considerations\"; OWASP MCP Top 10 (beta) MCP03 Tool Poisoning",
         "a tool's or prompt's description or schema speaks to the model: an imperative to ignore, hide or exfiltrate, or a hidden tag (can misfire: a description may quote such words)";
