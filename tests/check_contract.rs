@@ -98,7 +98,7 @@ fn each_term_holds_at_its_figure_and_breaks_past_it() {
         (code, out.as_str()),
         (
             0,
-            "0 errors, 0 warnings in 27 messages (27 events, 41 rules checked)\n"
+            "0 errors, 0 warnings in 27 messages (27 events, 45 rules checked)\n"
         ),
         "{err}"
     );
@@ -132,7 +132,7 @@ fn each_term_holds_at_its_figure_and_breaks_past_it() {
         (code, out.as_str()),
         (
             0,
-            "0 errors, 0 warnings in 27 messages (27 events, 41 rules checked, 10 contract terms)\n"
+            "0 errors, 0 warnings in 27 messages (27 events, 45 rules checked, 10 contract terms)\n"
         ),
         "{err}"
     );
@@ -211,7 +211,7 @@ fn each_term_holds_at_its_figure_and_breaks_past_it() {
     );
     assert!(
         out.ends_with(
-            "7 errors, 0 warnings in 27 messages (27 events, 41 rules checked, 8 contract terms)\n"
+            "7 errors, 0 warnings in 27 messages (27 events, 45 rules checked, 8 contract terms)\n"
         ),
         "{out}"
     );
@@ -221,13 +221,13 @@ fn each_term_holds_at_its_figure_and_breaks_past_it() {
     assert_eq!(code, 1);
     assert_eq!(
         xml.lines().nth(1).unwrap(),
-        r#"<testsuites name="mcp-raw check" tests="47" failures="6">"#,
+        r#"<testsuites name="mcp-raw check" tests="51" failures="6">"#,
         "{xml}"
     );
     assert!(xml.contains(r#"<failure message="2 finding(s): this percentile of request latency (of one method, or of all) stays within the limit" type="contract/max-latency">"#), "{xml}");
     // Without a contract the contract's cases are not listed.
     let (_, xml, _) = check(&[f, "--format", "junit"]);
-    assert_eq!(xml.matches("<testcase ").count(), 41);
+    assert_eq!(xml.matches("<testcase ").count(), 45);
 }
 
 /// SARIF 2.1.0: the run's driver lists the rules, each result points at its rule
@@ -253,7 +253,7 @@ fn sarif_places_each_finding_at_its_line() {
     let run = &doc["runs"][0];
     assert_eq!(run["tool"]["driver"]["name"], "mcp-raw check");
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
-    assert_eq!(rules.len(), 47);
+    assert_eq!(rules.len(), 51);
     let results = run["results"].as_array().unwrap();
     assert_eq!(results.len(), 11, "ten calls of add, and the errors");
     let text = std::fs::read_to_string(&file).unwrap();

@@ -112,7 +112,7 @@ fn tool_poisoning_invisible_characters_and_look_alike_names() {
         (code, out.as_str()),
         (
             0,
-            "0 errors, 0 warnings in 7 messages (7 events, 41 rules checked)\n"
+            "0 errors, 0 warnings in 7 messages (7 events, 45 rules checked)\n"
         )
     );
 
@@ -524,7 +524,7 @@ fn allow_silences_a_rule_and_still_counts_it() {
     assert_eq!(code, 1);
     assert!(
         out.ends_with(
-            "1 error, 1 warning in 7 messages (7 events, 41 rules checked, 12 security rules)\n"
+            "1 error, 1 warning in 7 messages (7 events, 45 rules checked, 12 security rules)\n"
         ),
         "{out}"
     );
@@ -537,7 +537,7 @@ fn allow_silences_a_rule_and_still_counts_it() {
     ]);
     assert_eq!(code, 0, "the error silenced: {out}");
     assert!(!out.contains("invisible-unicode"), "{out}");
-    assert!(out.ends_with("0 errors, 1 warning in 7 messages (7 events, 41 rules checked, 12 security rules, 1 silenced by --allow)\n"), "{out}");
+    assert!(out.ends_with("0 errors, 1 warning in 7 messages (7 events, 45 rules checked, 12 security rules, 1 silenced by --allow)\n"), "{out}");
     let (_, out, _) = run(&[
         "check",
         f,
@@ -589,7 +589,7 @@ fn allow_silences_a_rule_and_still_counts_it() {
         contract.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.ends_with("(7 events, 41 rules checked, 1 contract term, 12 security rules, 1 silenced by --allow)\n"), "{out}");
+    assert!(out.ends_with("(7 events, 45 rules checked, 1 contract term, 12 security rules, 1 silenced by --allow)\n"), "{out}");
     // A spec rule can be silenced the same way; a rule that does not exist cannot.
     let (code, out, err) = run(&["check", f, "--allow", "security/invisible-unicod"]);
     assert_eq!((code, out.as_str()), (2, ""));

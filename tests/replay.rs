@@ -178,11 +178,11 @@ fn http_replay_mints_its_own_session_and_matches() {
     for (f, want) in [
         (
             &orig,
-            "0 errors, 0 warnings in 8 messages (18 events, 41 rules checked)\n",
+            "0 errors, 0 warnings in 8 messages (18 events, 45 rules checked)\n",
         ),
         (
             &again,
-            "0 errors, 0 warnings in 8 messages (15 events, 41 rules checked)\n",
+            "0 errors, 0 warnings in 8 messages (15 events, 45 rules checked)\n",
         ),
     ] {
         let (status, report) = tools_inproc::check(f);

@@ -173,7 +173,7 @@ fn a_session_over_tls_works_and_its_transcript_has_the_tls_facts() {
     assert!(!errors, "{report}");
     assert_eq!(
         report,
-        "0 errors, 0 warnings in 6 messages (10 events, 41 rules checked)\n"
+        "0 errors, 0 warnings in 6 messages (10 events, 45 rules checked)\n"
     );
 
     // `show` renders them; `--explain` says what they mean (its text view, in-process).
@@ -393,7 +393,7 @@ fn insecure_lets_a_self_signed_server_through_warns_and_is_recorded() {
             "event 2 c1 s2c <t>s: error tls/not-verified: the certificate of localhost was not verified: \
              it is not signed by a trusted CA (self-signed, or an unknown issuer) (certificate CN=self.test, \
              SHA-256 {}); the connection went on (--insecure)  [RFC 9110 §4.3.4]\n\
-             1 error, 0 warnings in 6 messages (10 events, 41 rules checked)\n",
+             1 error, 0 warnings in 6 messages (10 events, 45 rules checked)\n",
             openssl_fingerprint(&pki.path("selfsigned.pem"))
         )
     );
@@ -721,7 +721,7 @@ fn check_flags_a_tls_version_below_1_2() {
         report,
         concat!(
             "event 2 c1 s2c 0.001000s: error tls/old-version: the connection to old.test used TLSv1.1: TLS 1.2 at least  [RFC 8996 §2, §3]\n",
-            "1 error, 0 warnings in 0 messages (2 events, 41 rules checked)\n"
+            "1 error, 0 warnings in 0 messages (2 events, 45 rules checked)\n"
         )
     );
 }

@@ -729,7 +729,7 @@ fn a_server_request_replayed_over_http_goes_on_an_event_stream() {
             "event 6 c1 s2c 0.006000s: error http/json-not-the-response: the application/json answer to a POST of request 2 is request roots/list #\"r1\", not its response  [MCP 2025-11-25 basic/transports \"Sending Messages to the Server\" 5, \"Multiple Connections\"]\n",
             "event 5 c1 c2s 0.005000s: warning jsonrpc/unanswered: request tools/call (id 2): the server never answered it  [JSON-RPC 2.0 §5]\n",
             "event 6 c1 s2c 0.006000s: warning jsonrpc/unanswered: request roots/list (id \"r1\"): the client never answered it  [JSON-RPC 2.0 §5]\n",
-            "1 error, 2 warnings in 5 messages (6 events, 41 rules checked)\n",
+            "1 error, 2 warnings in 5 messages (6 events, 45 rules checked)\n",
         )
     );
 }

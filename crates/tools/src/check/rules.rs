@@ -160,6 +160,15 @@ rule_table! {
     SESSION_ID_CHANGED = "http/session-id-changed", Error,
         "MCP 2025-11-25 basic/transports \"Session Management\" 1",
         "the server assigns a session id at initialization; a later response carried a different one";
+    ENDED_SESSION_NOT_404 = "http/ended-session-not-404", Error,
+        "MCP 2025-11-25 basic/transports \"Session Management\" 3",
+        "once a session is terminated the server MUST answer requests carrying its id with 404 Not Found; this request came after the session's DELETE was accepted and got another status";
+    UNKNOWN_SESSION_400 = "http/unknown-session-400", Warning,
+        "MCP 2025-11-25 basic/transports \"Session Management\" 3 and 4",
+        "a session id the server does not know is answered 404 Not Found, which tells the client to initialize anew; 400 leaves a client that follows the spec stuck (can misfire: a recording that starts after the session began)";
+    SESSION_NOT_DELETED = "http/session-not-deleted", Warning,
+        "MCP 2025-11-25 basic/transports \"Session Management\" 5",
+        "a client that no longer needs a session SHOULD end it with DELETE; the recording ends without one (can misfire: it may stop before the client is done)";
     SESSION_ID_CHARSET = "http/session-id-charset", Error,
         "MCP 2025-11-25 basic/transports \"Session Management\" 1",
         "the session ID MUST only contain visible ASCII characters (0x21 to 0x7E)";
@@ -172,6 +181,9 @@ rule_table! {
     SSE_MISSING_ID = "sse/missing-event-id", Warning,
         "MCP 2025-11-25 basic/transports \"Resumability and Redelivery\"",
         "the stream promised resumption (a priming event id or retry:), yet this message came without an id: a client cannot resume past it";
+    SSE_RETRY_IGNORED = "sse/retry-ignored", Warning,
+        "MCP 2025-11-25 basic/transports \"Resumability and Redelivery\"; WHATWG HTML \"Server-sent events\" (reconnection time)",
+        "the stream set a reconnection time with retry:, and the client resumed it (Last-Event-ID) sooner: it SHOULD wait that long";
     SSE_DUPLICATE_ID = "sse/duplicate-event-id", Error,
         "MCP 2025-11-25 basic/transports \"Resumability and Redelivery\" 1",
         "an event ID MUST be globally unique across all streams within that session";

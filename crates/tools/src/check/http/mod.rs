@@ -63,6 +63,9 @@ struct Exchange {
     resumable: bool,
     /// The `id:` of the SSE event whose data comes next.
     event_id: Option<String>,
+    /// The last `retry:` the stream set (milliseconds): how long a client waits
+    /// before it resumes it.
+    retry: Option<u64>,
     /// Not an MCP exchange: a well-known metadata document, or a request to another
     /// path than the MCP endpoint (an authorization server's `/token`, a resource
     /// server's own key-set fetch). OAuth has its own RFCs; MCP's rules do not
@@ -102,6 +105,14 @@ pub struct State {
     event_ids: HashMap<Conv, HashSet<String>>,
     /// The next exchange's number.
     next: u64,
+    /// Where each issued session's id was issued (its initialize's response head).
+    issued_at: HashMap<String, Spot>,
+    /// Sessions the client sent a DELETE for.
+    deleted: HashSet<String>,
+    /// Sessions a DELETE ended (answered 2xx): the server must answer 404 from then.
+    ended: HashSet<String>,
+    /// Per session, when its last stream that set `retry:` ended, and that time.
+    resume_after: HashMap<String, (std::time::Duration, u64)>,
     /// Which exchanges are MCP's ([`Endpoint`]).
     endpoint: Endpoint,
 }
@@ -154,8 +165,17 @@ impl State {
         Conv::Sessionless
     }
 
-    /// What is still wrong when the recording ends (requests never answered).
+    /// What is still wrong when the recording ends (requests never answered, sessions
+    /// never deleted).
     pub fn finish(&mut self, out: &mut Vec<Finding>) {
+        for id in self.issued.iter().filter(|id| !self.deleted.contains(*id)) {
+            if let Some(at) = self.issued_at.get(id) {
+                out.push(at.finding(
+                    rules::SESSION_NOT_DELETED,
+                    format!("session {id:?}, issued here, ends with the recording: no DELETE sent"),
+                ));
+            }
+        }
         let mut convs: Vec<Conv> = self.scopes.keys().cloned().collect();
         convs.sort_by_key(|c| format!("{c:?}"));
         for c in convs {

@@ -15,6 +15,33 @@ use crate::wire::http1::Head;
 use serde_json::Value;
 
 impl State {
+    /// A request head's part in the session's story: a DELETE noted (the client
+    /// ended its session, "Session Management" 5), a resumption (`Last-Event-ID`) timed
+    /// against the `retry:` of the stream it resumes.
+    fn deletes_and_resumes(&mut self, head: &Head, at: &Spot, out: &mut Vec<Finding>) {
+        let Some(id) = head.header(crate::wire::http::SESSION_ID) else {
+            return;
+        };
+        if head.method() == Some("DELETE") {
+            self.deleted.insert(id.to_owned());
+        }
+        if head.header("last-event-id").is_some()
+            && let Some((ended, ms)) = self.resume_after.get(id)
+        {
+            let waited = at.t.saturating_sub(*ended);
+            if waited < std::time::Duration::from_millis(*ms) {
+                out.push(at.finding(
+                    rules::SSE_RETRY_IGNORED,
+                    format!(
+                        "{} {} ms after the stream ended; its retry: asked for {ms} ms",
+                        head.start_line,
+                        waited.as_millis()
+                    ),
+                ));
+            }
+        }
+    }
+
     /// One fact of a request: its head, a body, its end.
     pub(super) fn request_fact(
         &mut self,
@@ -29,6 +56,7 @@ impl State {
                 let outside = self.endpoint.outside(head);
                 if !outside {
                     accept(head, at, out);
+                    self.deletes_and_resumes(head, at, out);
                 }
                 l.reading = Some(Exchange {
                     n: self.next,
@@ -42,6 +70,7 @@ impl State {
                     answered_with_body: false,
                     resumable: false,
                     event_id: None,
+                    retry: None,
                     outside,
                 });
             }

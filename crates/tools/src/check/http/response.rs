@@ -41,6 +41,7 @@ impl State {
                     return;
                 };
                 ex.resumable |= event.id.is_some() || event.retry.is_some();
+                ex.retry = event.retry.or(ex.retry);
                 ex.event_id = event.id.clone();
                 if let (Some(id), Some(conv)) = (&event.id, &ex.conv)
                     && !matches!(conv, Conv::Own(_))
@@ -153,6 +154,7 @@ impl State {
     fn response_head(&mut self, ex: &mut Exchange, head: &Head, at: &Spot, out: &mut Vec<Finding>) {
         let status = ex.status.unwrap_or(0);
         let ok = (200..300).contains(&status);
+        self.session_status(ex, status, at, out);
         if let Some(issued) = head.header(crate::wire::http::SESSION_ID) {
             if issued.is_empty() || !issued.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
                 out.push(at.finding(
@@ -176,6 +178,7 @@ impl State {
                         ex.conv = Some(session);
                     }
                     self.issued.push(issued.to_owned());
+                    self.issued_at.insert(issued.to_owned(), at.clone());
                 }
                 None => {}
             }
@@ -220,8 +223,35 @@ impl State {
         }
     }
 
+    /// What a status says of the session a request named: a DELETE accepted ends it,
+    /// and from then on (2025-11-25 `basic/transports` "Session Management" 3) its id
+    /// is answered 404, as an id the server never issued should be.
+    fn session_status(&mut self, ex: &Exchange, status: u16, at: &Spot, out: &mut Vec<Finding>) {
+        let Some(id) = ex.session() else { return };
+        if self.ended.contains(id) && status != 404 {
+            out.push(at.finding(
+                rules::ENDED_SESSION_NOT_404,
+                format!(
+                    "{} for session {id:?}, whose DELETE the server accepted",
+                    ex.head.start_line
+                ),
+            ));
+        } else if status == 400 && !self.issued.is_empty() && !self.issued.iter().any(|i| i == id) {
+            out.push(at.finding(
+                rules::UNKNOWN_SESSION_400,
+                format!("400 for session {id:?}, which the server never issued here"),
+            ));
+        }
+        if ex.method() == "DELETE" && (200..300).contains(&status) {
+            self.ended.insert(id.to_owned());
+        }
+    }
+
     fn response_end(&mut self, ex: Exchange, at: &Spot, out: &mut Vec<Finding>) {
         let status = ex.status.unwrap_or(0);
+        if let (Some(ms), Some(id)) = (ex.retry, ex.session()) {
+            self.resume_after.insert(id.to_owned(), (at.t, ms));
+        }
         if ex.no_requests && status == 202 && ex.answered_with_body {
             out.push(at.finding(
                 rules::HTTP_ACCEPTED_WITH_BODY,
