@@ -69,7 +69,9 @@ impl Mix {
 pub fn parse_call(text: &str) -> Result<Call, String> {
     let (name, json) = text.split_once('=').unwrap_or((text, "{}"));
     if name.is_empty() {
-        return Err(format!("--call {text:?}: expected NAME=JSON (a tool's name)"));
+        return Err(format!(
+            "--call {text:?}: expected NAME=JSON (a tool's name)"
+        ));
     }
     let arguments: Value = serde_json::from_str(json)
         .map_err(|e| format!("--call {text:?}: the arguments are not JSON: {e}"))?;
@@ -155,9 +157,7 @@ mod tests {
         a.weight = 3;
         let b = parse_call("b").unwrap();
         let mix = Mix::new(vec![a, b]).unwrap();
-        let names: Vec<_> = (0..8)
-            .map(|n| mix.pick(n).tool.clone().unwrap())
-            .collect();
+        let names: Vec<_> = (0..8).map(|n| mix.pick(n).tool.clone().unwrap()).collect();
         assert_eq!(names, ["a", "a", "b", "a", "a", "a", "b", "a"]);
     }
 

@@ -130,8 +130,18 @@ impl Report {
             calling: s.calling,
             behind: s.behind,
             all: Figures::of("all", &all),
-            methods: s.tally.methods.iter().map(|(k, r)| Figures::of(k, r)).collect(),
-            tools: s.tally.tools.iter().map(|(k, r)| Figures::of(k, r)).collect(),
+            methods: s
+                .tally
+                .methods
+                .iter()
+                .map(|(k, r)| Figures::of(k, r))
+                .collect(),
+            tools: s
+                .tally
+                .tools
+                .iter()
+                .map(|(k, r)| Figures::of(k, r))
+                .collect(),
             errors: s.tally.errors,
             server,
         }
@@ -208,7 +218,11 @@ impl Report {
             Some(r) => format!("open loop at {r} calls/s"),
             None => "closed loop".into(),
         };
-        let _ = writeln!(o, "target   {}\nera      {era}\nclients  {}, {mode}", self.target, self.clients);
+        let _ = writeln!(
+            o,
+            "target   {}\nera      {era}\nclients  {}, {mode}",
+            self.target, self.clients
+        );
         let _ = writeln!(
             o,
             "calls    {} in {:.2} s (of {:.2} s in all): {:.1} calls/s, {} failed",
@@ -219,7 +233,11 @@ impl Report {
             self.failures()
         );
         if self.rate.is_some() {
-            let _ = writeln!(o, "behind   {} calls sent late (every client busy)", self.behind);
+            let _ = writeln!(
+                o,
+                "behind   {} calls sent late (every client busy)",
+                self.behind
+            );
         }
         if let Some((cpu, peak, n)) = self.server {
             let _ = writeln!(

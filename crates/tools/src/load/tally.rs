@@ -47,7 +47,9 @@ impl Tally {
     /// Returns the failure's kind, if it failed.
     pub fn record(&mut self, call: &Call, answered: &Answered, took: Duration) -> Option<String> {
         let (kind, answered_at_all) = match answered {
-            Ok(Ok(result)) if result["isError"] == json!(true) => (Some("isError".to_owned()), true),
+            Ok(Ok(result)) if result["isError"] == json!(true) => {
+                (Some("isError".to_owned()), true)
+            }
             Ok(Ok(_)) => (None, true),
             Ok(Err(e)) => (Some(format!("jsonrpc {}", e.code)), true),
             Err(e) => (Some(kind_of(e)), false),
@@ -63,7 +65,10 @@ impl Tally {
         if let Some(tool) = &call.tool {
             self.tools.entry(tool.clone()).or_default().add(one.clone());
         }
-        self.methods.entry(call.method.clone()).or_default().add(one);
+        self.methods
+            .entry(call.method.clone())
+            .or_default()
+            .add(one);
         if let Some(kind) = &kind {
             *self.errors.entry(kind.clone()).or_default() += 1;
         }
@@ -113,10 +118,15 @@ mod tests {
 
     #[test]
     fn failures_are_told_apart() {
-        let e = anyhow::anyhow!("tools/call: the server answered HTTP 503 Service Unavailable with no JSON-RPC response in its body");
+        let e = anyhow::anyhow!(
+            "tools/call: the server answered HTTP 503 Service Unavailable with no JSON-RPC response in its body"
+        );
         assert_eq!(kind_of(&e), "http 503");
         let e = anyhow::anyhow!("no response to tools/call within 2s");
         assert_eq!(kind_of(&e), "timeout");
-        assert_eq!(kind_of(&anyhow::anyhow!("the server's stdin is closed")), "transport");
+        assert_eq!(
+            kind_of(&anyhow::anyhow!("the server's stdin is closed")),
+            "transport"
+        );
     }
 }
