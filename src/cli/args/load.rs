@@ -13,7 +13,8 @@ macro_rules! load_examples {
   mcp-raw load --clients 4 --requests 1000 --call add='{"a": 2, "b": 3}' -- mcp-raw serve
       (stdio: each client spawns a server process of its own)
   mcp-raw load --rate 200 --duration 30 --ramp-up 5 --scenario mix.json --format json URL
-  mcp-raw load --max-p99 50 --max-errors 0 --duration 5 --call echo URL   (a CI gate)
+  mcp-raw load --max-p99 50 --max-errors 0 --duration 5 --call echo URL
+      (a CI gate: exit 1 when the p99 is over 50 ms or any call failed)
 
 A scenario file: {"calls": [{"tool": "echo", "arguments": {...}, "weight": 3},
 {"method": "resources/list", "params": {}, "weight": 1}]}. Without --call or
