@@ -116,6 +116,7 @@ fn failures_are_counted_by_kind_and_gate_the_exit() {
         [("test_error_handling", 10), ("test_simple_text", 0)]
     );
     assert_eq!(args("20").status.0, 0);
+    let _ = std::fs::remove_dir_all(scenario.parent().unwrap());
 }
 
 /// `--max-p99 0`: any answered call is slower than 0 ms, so the run exits 1 and says
@@ -296,4 +297,56 @@ fn bad_flags_are_refused_with_the_value() {
         "{}",
         ran.err()
     );
+}
+
+/// `--record-sample N`: the first N clients' sessions recorded, each a transcript
+/// `stats` and `check` read: every call of the sampled client is in it, and the
+/// clients past N record nothing. A directory that cannot be written is refused (2)
+/// before any load.
+#[test]
+fn record_sample_writes_the_first_clients_sessions() {
+    let dir = common::scratch("load", "sample");
+    let ran = load(&[
+        "-q",
+        "--clients",
+        "2",
+        "--requests",
+        "14",
+        "--era",
+        "legacy",
+        "--record-sample",
+        "1",
+        "--sample-dir",
+        dir.to_str().unwrap(),
+        "--call",
+        "echo",
+        "--",
+        BIN,
+        "serve",
+    ]);
+    assert!(ran.ok(), "{}", ran.err());
+    assert!(!dir.join("client-1.jsonl").exists());
+    let sample = dir.join("client-0.jsonl");
+    let stats = cli_here(["stats", "--format", "json", sample.to_str().unwrap()]);
+    let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    let calls = stats["methods"]["tools/call"]["count"].as_u64().unwrap();
+    assert!((1..=14).contains(&calls), "{stats}");
+    assert_eq!(stats["methods"]["initialize"]["count"], 1, "{stats}");
+    let check = cli_here(["check", sample.to_str().unwrap()]);
+    assert!(check.ok(), "{}", check.out());
+    let ran = load(&[
+        "--record-sample",
+        "1",
+        "--sample-dir",
+        "/nonexistent/dir",
+        "http://127.0.0.1:9/mcp",
+    ]);
+    assert_eq!(ran.status.0, 2);
+    assert!(
+        ran.err()
+            .contains("--record-sample: cannot write /nonexistent/dir/client-0.jsonl"),
+        "{}",
+        ran.err()
+    );
+    let _ = std::fs::remove_dir_all(dir);
 }

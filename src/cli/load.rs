@@ -7,8 +7,10 @@ use super::client::Target;
 use super::console::Console;
 use super::exit::usage;
 use mcp_raw_net::client::stdio_link::Spawn;
+use mcp_raw_net::client::wire_print::{Printer, Screen};
 use mcp_raw_tools::load::mix::{self, Mix};
 use mcp_raw_tools::load::{self, Live, Plan};
+use mcp_raw_wire::transcript;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -51,6 +53,10 @@ fn plan(args: &LoadArgs) -> anyhow::Result<Plan> {
         (Some(t), true) => Target::parse(t)?,
         (None, false) => Target::Stdio(args.command.clone()),
         _ => return Err(usage("give a TARGET, or a command after `--`, not both")),
+    };
+    let transport = match target {
+        Target::Http(_) => "http",
+        Target::Stdio(_) => "stdio",
     };
     let target = match target {
         Target::Http(url) => {
@@ -111,8 +117,34 @@ fn plan(args: &LoadArgs) -> anyhow::Result<Plan> {
         requests: args.requests,
         timeout: super::args::off_if_zero(args.timeout),
         startup_timeout: super::args::off_if_zero(args.startup_timeout),
-        recorder: Arc::new(|_| None),
+        recorder: samples(args, &transport)?,
     })
+}
+
+/// `--record-sample N`: a recording printer for each of the first N clients, each
+/// writing `--sample-dir`/client-I.jsonl (created now: a path that cannot be written
+/// is a usage error before any load); the other clients record nothing.
+fn samples(
+    args: &LoadArgs,
+    transport: &str,
+) -> anyhow::Result<Arc<dyn Fn(usize) -> Option<Printer> + Send + Sync>> {
+    let header = transcript::Header::new("client", transport);
+    let max = mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
+    let mut printers = Vec::new();
+    for i in 0..args.record_sample {
+        let path = args.sample_dir.join(format!("client-{i}.jsonl"));
+        let sink = transcript::create(&path, &header, max).map_err(|e| {
+            usage(format!(
+                "--record-sample: cannot write {}: {e}",
+                path.display()
+            ))
+        })?;
+        let printer = Printer::sinks_only(vec![sink], max, Screen::new(std::io::sink()));
+        // Tokens and secrets masked, as `client --record` masks them by default.
+        printer.recorder().set_redaction(true);
+        printers.push(printer);
+    }
+    Ok(Arc::new(move |i| printers.get(i).cloned()))
 }
 
 /// The progress line: on a terminal one line kept current, otherwise a line a

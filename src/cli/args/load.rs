@@ -85,6 +85,13 @@ pub struct LoadArgs {
     /// Exit 1 when more than N calls (or connections) failed.
     #[arg(long, value_name = "N")]
     pub max_errors: Option<u64>,
+    /// Record the first N clients' sessions, every byte each way, one transcript
+    /// each (`--sample-dir`), for `show`, `check` and `stats` (0: none).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub record_sample: u32,
+    /// Where --record-sample writes its transcripts: DIR/client-I.jsonl.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub sample_dir: PathBuf,
     /// No progress on stderr (by default: a line kept current on a terminal, a line
     /// a second otherwise).
     #[arg(long, short)]
