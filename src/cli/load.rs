@@ -117,7 +117,7 @@ fn plan(args: &LoadArgs) -> anyhow::Result<Plan> {
         requests: args.requests,
         timeout: super::args::off_if_zero(args.timeout),
         startup_timeout: super::args::off_if_zero(args.startup_timeout),
-        recorder: samples(args, &transport)?,
+        recorder: samples(args, transport)?,
     })
 }
 
