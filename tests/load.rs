@@ -350,3 +350,38 @@ fn record_sample_writes_the_first_clients_sessions() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A call slower than `--timeout` counts as a `timeout` (the conformance fixture's
+/// progress tool takes 100 ms; the clock is 30 ms), over stdio and HTTP, with the
+/// first one said in words.
+#[test]
+fn a_slow_call_is_a_timeout() {
+    let server = HttpServer::start(&["--fixture", "conformance"]);
+    let url = format!("http://{}/mcp", server.addr);
+    let stdio = ["--", BIN, "serve", "--fixture", "conformance"];
+    for target in [&[url.as_str()][..], &stdio[..]] {
+        let mut args = vec![
+            "-q",
+            "--format",
+            "json",
+            "--requests",
+            "2",
+            "--era",
+            "legacy",
+            "--timeout",
+            "0.03",
+            "--call",
+            "test_tool_with_progress",
+        ];
+        args.extend_from_slice(target);
+        let ran = load(&args);
+        let doc = json(&ran);
+        assert_eq!(doc["errors_by_kind"]["timeout"], 2, "{target:?}: {doc}");
+        assert!(
+            !doc["error_examples"]["timeout"]
+                .as_str()
+                .unwrap()
+                .is_empty()
+        );
+    }
+}

@@ -128,7 +128,7 @@ pub async fn run(plan: Plan, live: Arc<Live>) -> report::Report {
                     (w, None) | (None, w) => w,
                 };
             }
-            Err(_) => tally.failed("client panicked"),
+            Err(e) => tally.failed("client panicked", e.to_string()),
         }
     }
     let elapsed = shared.start.elapsed();
@@ -201,7 +201,7 @@ async fn client(i: usize, n: usize, shared: Arc<Shared>) -> ClientEnd {
         Ok(c) => c,
         Err(e) => {
             log::warn!("[mcp-raw load] client {i} could not connect: {e:#}");
-            end.tally.failed("connect");
+            end.tally.failed("connect", format!("{e:#}"));
             return end;
         }
     };

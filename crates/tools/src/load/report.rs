@@ -102,6 +102,8 @@ pub struct Report {
     pub tools: Vec<Figures>,
     /// Failures by kind.
     pub errors: BTreeMap<String, u64>,
+    /// The first failure of each kind, in words.
+    pub examples: BTreeMap<String, String>,
     /// Stdio: the servers' CPU time added up and the largest peak RSS, and how many
     /// were read.
     pub server: Option<(Duration, u64, usize)>,
@@ -143,6 +145,7 @@ impl Report {
                 .map(|(k, r)| Figures::of(k, r))
                 .collect(),
             errors: s.tally.errors,
+            examples: s.tally.examples,
             server,
         }
     }
@@ -202,6 +205,7 @@ impl Report {
             "methods": self.methods.iter().map(Figures::json).collect::<Vec<_>>(),
             "tools": self.tools.iter().map(Figures::json).collect::<Vec<_>>(),
             "errors_by_kind": self.errors,
+            "error_examples": self.examples,
             "server": server,
             "broken": broken,
         });
@@ -274,9 +278,10 @@ impl Report {
             }
         }
         if !self.errors.is_empty() {
-            let _ = writeln!(o, "\n{:<24} {:>8}", "failure", "count");
+            let _ = writeln!(o, "\n{:<24} {:>8}  the first, in words", "failure", "count");
             for (kind, n) in &self.errors {
-                let _ = writeln!(o, "{kind:<24} {n:>8}");
+                let example = self.examples.get(kind).map_or("", String::as_str);
+                let _ = writeln!(o, "{kind:<24} {n:>8}  {example}");
             }
         }
         for line in broken {

@@ -40,19 +40,23 @@ pub struct Tally {
     /// Failures by kind: `jsonrpc <code>`, `isError`, `http <status>`, `timeout`,
     /// `transport`, `connect`.
     pub errors: BTreeMap<String, u64>,
+    /// The first failure of each kind, in words (a JSON-RPC error's message, the
+    /// client's error), so a report says what went wrong and not only how often.
+    pub examples: BTreeMap<String, String>,
 }
 
 impl Tally {
     /// Counts one call: its answer (or why there was none) and how long it took.
     /// Returns the failure's kind, if it failed.
     pub fn record(&mut self, call: &Call, answered: &Answered, took: Duration) -> Option<String> {
-        let (kind, answered_at_all) = match answered {
+        let (kind, answered_at_all, example) = match answered {
             Ok(Ok(result)) if result["isError"] == json!(true) => {
-                (Some("isError".to_owned()), true)
+                let text = result["content"][0]["text"].as_str().unwrap_or_default();
+                (Some("isError".to_owned()), true, text.to_owned())
             }
-            Ok(Ok(_)) => (None, true),
-            Ok(Err(e)) => (Some(format!("jsonrpc {}", e.code)), true),
-            Err(e) => (Some(kind_of(e)), false),
+            Ok(Ok(_)) => (None, true, String::new()),
+            Ok(Err(e)) => (Some(format!("jsonrpc {}", e.code)), true, e.to_string()),
+            Err(e) => (Some(kind_of(e)), false, format!("{e:#}")),
         };
         let mut one = Row {
             count: 1,
@@ -71,13 +75,16 @@ impl Tally {
             .add(one);
         if let Some(kind) = &kind {
             *self.errors.entry(kind.clone()).or_default() += 1;
+            self.examples.entry(kind.clone()).or_insert(example);
         }
         kind
     }
 
-    /// Counts a failure outside any call (a client that could not connect).
-    pub fn failed(&mut self, kind: &str) {
+    /// Counts a failure outside any call (a client that could not connect), and
+    /// what it was.
+    pub fn failed(&mut self, kind: &str, example: String) {
         *self.errors.entry(kind.to_owned()).or_default() += 1;
+        self.examples.entry(kind.to_owned()).or_insert(example);
     }
 
     /// Adds another tally to this one.
@@ -91,6 +98,9 @@ impl Tally {
         for (k, n) in other.errors {
             *self.errors.entry(k).or_default() += n;
         }
+        for (k, e) in other.examples {
+            self.examples.entry(k).or_insert(e);
+        }
     }
 }
 
@@ -100,7 +110,12 @@ impl Tally {
 pub fn kind_of(e: &anyhow::Error) -> String {
     let text = format!("{e:#}");
     let lower = text.to_ascii_lowercase();
-    if lower.contains("timed out") || lower.contains(" within ") {
+    // The link's words for a clock that ran out: `--timeout` named, a wait "within"
+    // a limit, tokio's "deadline has elapsed".
+    if ["timed out", " within ", "--timeout", "deadline has elapsed"]
+        .iter()
+        .any(|w| lower.contains(w))
+    {
         return "timeout".into();
     }
     if let Some(at) = text.find("HTTP ") {
@@ -123,6 +138,8 @@ mod tests {
         );
         assert_eq!(kind_of(&e), "http 503");
         let e = anyhow::anyhow!("no response to tools/call within 2s");
+        assert_eq!(kind_of(&e), "timeout");
+        let e = anyhow::anyhow!("the response body stalled: nothing for 30ms (--timeout)");
         assert_eq!(kind_of(&e), "timeout");
         assert_eq!(
             kind_of(&anyhow::anyhow!("the server's stdin is closed")),
