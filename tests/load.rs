@@ -385,3 +385,29 @@ fn a_slow_call_is_a_timeout() {
         );
     }
 }
+
+/// `--ramp-up`: client i starts at ramp × i / N; one whose start falls after the
+/// duration never connects. Four clients over 2 s, a 1 s run: those at 0 s and
+/// 0.5 s connect, those at 1 s and 1.5 s do not.
+#[test]
+fn the_ramp_spreads_the_clients_starts() {
+    let server = HttpServer::start(&[]);
+    let url = format!("http://{}/mcp", server.addr);
+    let ran = load(&[
+        "-q",
+        "--format",
+        "json",
+        "--clients",
+        "4",
+        "--ramp-up",
+        "2",
+        "--duration",
+        "1",
+        &url,
+    ]);
+    assert!(ran.ok(), "{}", ran.err());
+    let doc = json(&ran);
+    assert_eq!(doc["clients"], 4, "{doc}");
+    assert_eq!(doc["connected"], 2, "{doc}");
+    assert!(doc["calls"].as_u64().unwrap() > 0, "{doc}");
+}

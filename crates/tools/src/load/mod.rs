@@ -117,10 +117,12 @@ pub async fn run(plan: Plan, live: Arc<Live>) -> report::Report {
     let mut tally = Tally::default();
     let (mut spoken, mut servers) = (None, Vec::new());
     let mut window: Option<(Instant, Instant)> = None;
+    let mut connected = 0;
     for task in tasks {
         match task.await {
             Ok(end) => {
                 tally.add(end.tally);
+                connected += usize::from(end.spoken.is_some());
                 spoken = spoken.or(end.spoken);
                 servers.extend(end.server);
                 window = match (window, end.window) {
@@ -144,6 +146,7 @@ pub async fn run(plan: Plan, live: Arc<Live>) -> report::Report {
         },
         spoken,
         clients,
+        connected,
         rate: plan.rate,
         elapsed,
         calling,

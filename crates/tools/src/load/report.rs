@@ -19,6 +19,9 @@ pub struct Setup {
     pub spoken: Option<String>,
     /// Clients started.
     pub clients: usize,
+    /// Clients that connected (a client whose turn in the ramp came after the
+    /// duration never starts).
+    pub connected: usize,
     /// The open loop's rate, if any.
     pub rate: Option<f64>,
     /// From the first client's start to the last one's close.
@@ -86,6 +89,8 @@ pub struct Report {
     pub spoken: Option<String>,
     /// Clients started.
     pub clients: usize,
+    /// Clients that connected.
+    pub connected: usize,
     /// The open loop's rate, if any.
     pub rate: Option<f64>,
     /// The run's length.
@@ -127,6 +132,7 @@ impl Report {
             target: s.target,
             spoken: s.spoken,
             clients: s.clients,
+            connected: s.connected,
             rate: s.rate,
             elapsed: s.elapsed,
             calling: s.calling,
@@ -193,6 +199,7 @@ impl Report {
             "target": self.target,
             "era": self.spoken,
             "clients": self.clients,
+            "connected": self.connected,
             "loop": if self.rate.is_some() { "open" } else { "closed" },
             "rate": self.rate,
             "elapsed_s": self.elapsed.as_secs_f64(),
@@ -224,8 +231,8 @@ impl Report {
         };
         let _ = writeln!(
             o,
-            "target   {}\nera      {era}\nclients  {}, {mode}",
-            self.target, self.clients
+            "target   {}\nera      {era}\nclients  {} ({} connected), {mode}",
+            self.target, self.clients, self.connected
         );
         let _ = writeln!(
             o,
