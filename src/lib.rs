@@ -23,6 +23,7 @@
 //!     contract.rs       `check --expect-tool`, `--max-latency`…, `--contract FILE`
 //!     security.rs       `check --security`, `--baseline OLD`, `--allow RULE`
 //!     stats.rs          `stats FILE…`: its formats
+//!     load.rs           `load TARGET`: clients, mix, loop, bounds, format, thresholds
 //!     pin.rs            `pin FILE`: where the hashes go
 //!     demos.rs          `demo`, `demo-http`, `conformance-client`
 //!     completions.rs    `completions SHELL`
@@ -35,6 +36,7 @@
 //!   ui.rs               `ui FILE`, `--ui`: the live page on loopback, a recording streamed in
 //!   check.rs            `check FILE`, `tap --check`: the spec's rules, reported
 //!   stats.rs            `stats FILE…`: the library's figures, printed as text, JSON or CSV
+//!   load.rs             `load TARGET`: the library's run, its progress, its figures, its gates
 //!   pin.rs              `pin FILE`: a trusted recording's tools hashed, for `check --baseline`
 //!   gate.rs             `check`'s contract, security rules and --allow; SARIF's lines
 //!   diff.rs             `diff A B`: two recordings, message by message
@@ -123,6 +125,10 @@ pub fn run(args: Vec<OsString>, console: &Console) -> u8 {
                 .map(|f| mcp_raw_tools::sessions::resolve(f))
                 .collect();
             return apart(c, move || cli::stats::main(args, c));
+        }
+        Command::Load(args) => {
+            return apart(c, move || cli::load::main(args, c))
+                .unwrap_or_else(|e| cli::exit::report("mcp-raw load", &e, c));
         }
         Command::Pin(mut args) => {
             args.file = mcp_raw_tools::sessions::resolve(&args.file);

@@ -22,12 +22,13 @@ const FORMATS: &[(&str, &[&str])] = &[
     ("show", &["text", "json", "pretty"]),
     ("sessions", &["text", "json"]),
     ("stats", &["text", "json", "csv"]),
+    ("load", &["text", "json"]),
 ];
 
 /// The subcommands that print nothing a colour could mark (a shell script; a CA's
 /// paths and fingerprint; the page's URL, the page drawing its own colours; tables
-/// of figures; a pin file of hashes).
-const UNCOLOURED: &[&str] = &["completions", "ca", "ui", "stats", "pin"];
+/// of figures, `stats`' and `load`'s; a pin file of hashes).
+const UNCOLOURED: &[&str] = &["completions", "ca", "ui", "stats", "load", "pin"];
 
 /// `mcp-raw ARGS…`, run to its end in-process (the binary is this same `run` on the
 /// process's streams: `the_binary_is_run_on_the_process_console`).

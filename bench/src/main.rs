@@ -10,6 +10,8 @@
 //! mcp-bench builds NAME=BIN NAME=BIN [--reps N] [--starts N]   size, cold start, idle RSS of builds side by side
 //! mcp-bench link-order BIN OUT | --check BIN FILE   the functions serving runs (link/order.txt)
 //! mcp-bench floor-pipe | floor-http PORT    the floors themselves
+//! mcp-bench http ADDR [--clients N] [--secs S] [--warm S] [--era legacy|modern]
+//!                                           HTTP's workload against a running server
 //! ```
 
 mod builds;
@@ -66,12 +68,86 @@ fn main() {
         Some("builds") => builds::main(&args[1..]),
         Some("link-order") => link_order::main(&args[1..]),
         Some("run") => options(&args[1..]).and_then(|o| run(&o)),
+        Some("http") => against(&args[1..]),
         _ => Err("usage: mcp-bench run PEERS.txt [options] | callgrind CMD | builds NAME=BIN NAME=BIN | link-order BIN OUT | floor-pipe | floor-http PORT".into()),
     };
     if let Err(e) = result {
         eprintln!("mcp-bench: {e}");
         std::process::exit(1);
     }
+}
+
+/// `mcp-bench http ADDR …`: the HTTP workload's clients (each on its keep-alive
+/// connection and, in 2025-11-25, its session; `echo` calls one at a time) against a
+/// server already listening at ADDR (host:port, path /mcp): the yardstick
+/// `scripts/load-vs-bench.sh` compares `mcp-raw load` with. One line on stdout,
+/// `calls_per_s=… p50_us=… p99_us=… calls=…`.
+fn against(args: &[String]) -> Result<(), String> {
+    let mut addr = None;
+    let (mut clients, mut era) = (1usize, Era::Legacy);
+    let mut w = Window {
+        warm: Duration::from_millis(500),
+        measure: Duration::from_secs(2),
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{a} needs a value"))
+        };
+        match a.as_str() {
+            "--clients" => {
+                clients = value()?
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or("--clients: want a positive count")?
+            }
+            "--secs" | "--warm" => {
+                let v = value()?;
+                let d = v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| *s >= 0.0 && *s < 3600.0)
+                    .map(Duration::from_secs_f64)
+                    .ok_or_else(|| format!("{a}: want seconds, got {v:?}"))?;
+                if a == "--secs" {
+                    w.measure = d
+                } else {
+                    w.warm = d
+                }
+            }
+            "--era" => {
+                era = match value()?.as_str() {
+                    "legacy" => Era::Legacy,
+                    "modern" => Era::Modern,
+                    other => return Err(format!("--era: unknown era {other:?} (legacy, modern)")),
+                }
+            }
+            a if !a.starts_with('-') && addr.is_none() => addr = Some(a.to_owned()),
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    let addr =
+        addr.ok_or("usage: mcp-bench http ADDR [--clients N] [--secs S] [--warm S] [--era E]")?;
+    let peer = peer::Peer {
+        name: addr.clone(),
+        floor: false,
+        eras: vec![era],
+        stdio: Vec::new(),
+        http: Vec::new(),
+    };
+    let mut r = workload::http_clients(&addr, None, &peer, era, w, clients, Placement::Free)?;
+    let (p50, p99) = (r.quantile(0.5), r.quantile(0.99));
+    println!(
+        "calls_per_s={:.1} p50_us={:.1} p99_us={:.1} calls={}",
+        r.rate(),
+        p50.as_secs_f64() * 1e6,
+        p99.as_secs_f64() * 1e6,
+        r.calls
+    );
+    Ok(())
 }
 
 fn options(args: &[String]) -> Result<Options, String> {

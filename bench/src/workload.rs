@@ -228,14 +228,36 @@ pub fn http_concurrent(
     placement: Placement,
 ) -> Result<Run, String> {
     let server = HttpProc::spawn(&peer.http, placement)?;
-    let pid = server.pid();
+    http_clients(
+        &server.addr,
+        Some(server.pid()),
+        peer,
+        era,
+        w,
+        clients,
+        placement,
+    )
+}
+
+/// [`http_concurrent`]'s clients against a server already listening at `addr`
+/// (`mcp-bench http ADDR`, the yardstick `mcp-raw load` is compared with); the
+/// server's CPU and peak RSS are read when its `pid` is known.
+pub fn http_clients(
+    addr: &str,
+    pid: Option<u32>,
+    peer: &Peer,
+    era: Era,
+    w: Window,
+    clients: usize,
+    placement: Placement,
+) -> Result<Run, String> {
     let phase = Arc::new(AtomicU8::new(WARM));
     let ready = Arc::new(Barrier::new(clients + 1));
     let results = Arc::new(Mutex::new(Vec::new()));
     let mut threads = Vec::new();
     for c in 0..clients {
         let (phase, ready, results) = (phase.clone(), ready.clone(), results.clone());
-        let (addr, peer) = (server.addr.clone(), peer.clone());
+        let (addr, peer) = (addr.to_owned(), peer.clone());
         threads.push(std::thread::spawn(move || {
             let outcome = (|| -> Result<(u64, Vec<Duration>), String> {
                 let _pinned = Pinned::thread(placement)?;
@@ -283,20 +305,23 @@ pub fn http_concurrent(
     }
     ready.wait();
     std::thread::sleep(w.warm);
-    let cpu0 = procfs::cpu(pid)?;
+    let cpu0 = pid.map(procfs::cpu).transpose()?;
     let t0 = Instant::now();
     phase.store(MEASURE, Ordering::Relaxed);
     std::thread::sleep(w.measure);
     phase.store(STOP, Ordering::Relaxed);
     let elapsed = t0.elapsed();
-    let cpu = procfs::cpu(pid)? - cpu0;
+    let cpu = match (pid, cpu0) {
+        (Some(pid), Some(cpu0)) => procfs::cpu(pid)? - cpu0,
+        _ => Duration::ZERO,
+    };
     for t in threads {
         let _ = t.join();
     }
     let mut run = Run {
         elapsed,
         cpu,
-        peak_kib: procfs::peak(pid)?,
+        peak_kib: pid.map(procfs::peak).transpose()?.unwrap_or(0),
         ..Run::default()
     };
     let results = std::mem::take(&mut *results.lock().map_err(|_| "poisoned")?);

@@ -43,6 +43,14 @@ macro_rules! stats_exit {
 }
 pub(crate) use stats_exit;
 
+/// `load`'s closing line.
+macro_rules! load_exit {
+    () => {
+        "Exit status: 0 the load ran and no threshold was broken; 1 --max-p99 or --max-errors was broken, or no client could connect; 2 usage (a bad flag, TARGET, --call or --scenario: the error quotes it)."
+    };
+}
+pub(crate) use load_exit;
+
 /// `pin`'s closing line.
 macro_rules! pin_exit {
     () => {

@@ -19,6 +19,7 @@ pub mod diff;
 pub mod exit;
 pub mod gate;
 pub mod listening;
+pub mod load;
 pub mod pin;
 pub mod printer;
 pub mod record;

@@ -7,6 +7,7 @@
 //! - [`tap`]: a real client and a real server, every byte between them passed and
 //!   recorded (stdio, a reverse proxy, a forward proxy that opens TLS).
 //! - [`check`]: the spec's rules applied to wire events, live or from a recording.
+//! - [`load`]: a load generator that speaks MCP: N clients, a mix of calls, figures.
 //! - [`stats`]: a recording's numbers: latency, errors, bytes, what tools cost a model.
 //! - [`replay`]: recordings used again: diff, sent to a live server, served as a mock.
 //! - [`bridge`]: a stdio server served as Streamable HTTP.
@@ -75,6 +76,12 @@
 //!     text.rs           imperatives and hidden tags, invisible characters, look-alike letters
 //!     secrets.rs        tokens and keys by their shapes, quoted masked
 //!     pin.rs            each tool's hashes (`mcp-raw pin`), compared by `--baseline`
+//! load/                 `mcp-raw load`: N real clients, a mix of calls, closed or open loop
+//!   mod.rs              the plan, the clients' loop, the run's end
+//!   mix.rs              --call and --scenario: the calls, weighted round-robin
+//!   tally.rs            each call counted: latency per method and tool, failures by kind
+//!   procfs.rs           a stdio server's CPU time and peak RSS, from /proc
+//!   report.rs           the figures, the thresholds broken, text and JSON
 //! stats/                `mcp-raw stats`: counts, latency percentiles, bytes, context cost
 //!   mod.rs              rows per method, tool, session, lane; percentiles; the token estimate
 //!   ledger.rs           a recording read into requests paired with answers, and tools listed
@@ -136,6 +143,7 @@ use mcp_raw_wire::{clock, jsonrpc, lock};
 pub mod authserver;
 pub mod bridge;
 pub mod check;
+pub mod load;
 pub mod replay;
 pub mod sessions;
 pub mod stats;

@@ -11,6 +11,7 @@ mod completions;
 mod contract;
 mod demos;
 mod listener;
+mod load;
 mod pin;
 mod recordings;
 mod replay;
@@ -31,6 +32,7 @@ pub use completions::CompletionsArgs;
 pub use contract::ContractArgs;
 pub use demos::{ConformanceClientArgs, DemoArgs, DemoHttpArgs};
 pub use listener::TlsListen;
+pub use load::{LoadArgs, LoadFormat};
 pub use pin::PinArgs;
 pub use recordings::{CheckArgs, CheckFormat, DiffArgs, ShowArgs, ShowFormat};
 pub use replay::ReplayArgs;
@@ -164,6 +166,12 @@ pub enum Command {
     /// attempt to final answer; what each tool's definition costs a model's context.
     #[command(after_help = concat!(stats::stats_examples!(), "\n\n", exit::stats_exit!()))]
     Stats(StatsArgs),
+    /// Put load on a server as real MCP clients do: N clients in either era (each
+    /// its own session or process), a mix of calls in a closed or open loop; latency
+    /// percentiles per method and tool, failures by kind, throughput, a stdio
+    /// server's CPU and peak RSS.
+    #[command(after_help = concat!(load::load_examples!(), "\n\n", exit::load_exit!()))]
+    Load(LoadArgs),
     /// Hash each tool a trusted recording listed (description, title, schemas,
     /// annotations), for `check --baseline` to find what changed since: the "rug
     /// pull".

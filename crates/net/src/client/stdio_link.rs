@@ -118,6 +118,12 @@ impl StdioLink {
         })
     }
 
+    /// The server process's id while it runs (`mcp-raw load` reads its CPU time and
+    /// peak RSS from `/proc`).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
     /// Writes one message and its newline in one write.
     pub async fn send(&mut self, message: &[u8]) -> anyhow::Result<()> {
         let stdin = self.stdin.as_mut().context("stdin already closed")?;

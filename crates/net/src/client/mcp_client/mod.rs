@@ -181,6 +181,14 @@ impl McpClient {
         Ok(client)
     }
 
+    /// A stdio server's process id (none over HTTP, or once it has exited).
+    pub fn server_pid(&self) -> Option<u32> {
+        match &self.link {
+            Link::Stdio(stdio) => stdio.pid(),
+            Link::Http(_) => None,
+        }
+    }
+
     /// The era and version the server speaks.
     pub fn spoken(&self) -> &Spoken {
         &self.spoken
