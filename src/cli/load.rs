@@ -60,14 +60,11 @@ fn plan(args: &LoadArgs) -> anyhow::Result<Plan> {
     };
     let target = match target {
         Target::Http(url) => {
-            let mut headers = Vec::new();
-            for h in &args.headers {
-                let (name, value) = h
-                    .split_once(':')
-                    .filter(|(n, _)| !n.trim().is_empty())
-                    .ok_or_else(|| usage(format!("--header {h:?}: expected 'Name: value'")))?;
-                headers.push((name.trim().to_owned(), value.trim().to_owned()));
-            }
+            let headers = args
+                .headers
+                .iter()
+                .map(|h| super::header(h))
+                .collect::<anyhow::Result<Vec<_>>>()?;
             load::Target::Http { url, headers }
         }
         Target::Stdio(words) => {
