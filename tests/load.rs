@@ -5,7 +5,7 @@
 
 mod common;
 use common::cli_inproc::{Ran, cli_here};
-use common::{BIN, HttpServer};
+use common::{BIN, HttpServer, InProcess};
 use serde_json::Value;
 
 fn load(args: &[&str]) -> Ran {
@@ -124,7 +124,8 @@ fn failures_are_counted_by_kind_and_gate_the_exit() {
 /// why; a generous one passes. The text report has the tables and the BROKEN line.
 #[test]
 fn max_p99_gates_the_exit() {
-    let server = HttpServer::start(&[]);
+    // The server in-process on port 0: load is the subject, not the server.
+    let server = InProcess::demo();
     let url = format!("http://{}/mcp", server.addr);
     let ran = load(&[
         "-q",
@@ -165,7 +166,8 @@ fn max_p99_gates_the_exit() {
 /// apart, are on stderr (not a terminal).
 #[test]
 fn an_open_loop_keeps_its_schedule() {
-    let server = HttpServer::start(&[]);
+    // The server in-process on port 0: load is the subject, not the server.
+    let server = InProcess::demo();
     let url = format!("http://{}/mcp", server.addr);
     let ran = load(&[
         "--format",
@@ -364,7 +366,7 @@ fn record_sample_writes_the_first_clients_sessions() {
 /// first one said in words.
 #[test]
 fn a_slow_call_is_a_timeout() {
-    let server = HttpServer::start(&["--fixture", "conformance"]);
+    let server = InProcess::conformance();
     let url = format!("http://{}/mcp", server.addr);
     let stdio = ["--", BIN, "serve", "--fixture", "conformance"];
     for target in [&[url.as_str()][..], &stdio[..]] {
@@ -399,7 +401,8 @@ fn a_slow_call_is_a_timeout() {
 /// 0.5 s connect, those at 1 s and 1.5 s do not.
 #[test]
 fn the_ramp_spreads_the_clients_starts() {
-    let server = HttpServer::start(&[]);
+    // The server in-process on port 0: load is the subject, not the server.
+    let server = InProcess::demo();
     let url = format!("http://{}/mcp", server.addr);
     let ran = load(&[
         "-q",
