@@ -115,7 +115,11 @@ pub fn run(args: Vec<OsString>, console: &Console) -> u8 {
             apart(c, move || cli::conformance_client::main(args, c))
         }
         Command::Check(mut args) => {
-            args.file = args.file.map(|f| mcp_raw_tools::sessions::resolve(&f));
+            args.files = args
+                .files
+                .iter()
+                .map(|f| mcp_raw_tools::sessions::resolve(f))
+                .collect();
             return apart(c, move || cli::check::main(args, c));
         }
         Command::Stats(mut args) => {

@@ -540,3 +540,67 @@ fn clean_recordings_report_nothing() {
     // http/session-id-dropped, MCP 2025-11-25 basic/transports "Session Management" 2).
     golden::compare("check/rules.txt", &text);
 }
+
+/// `check A B`: each recording checked on its own, the reports one after the other:
+/// text under a `== FILE` line each, JSON an array, JUnit a testsuite each, SARIF a
+/// run each; the status is 1 when any of them broke an error rule.
+#[test]
+fn several_recordings_are_checked_each_on_its_own() {
+    use common::made::{Made, handshake, request, result};
+    let dir = scratch("several");
+    let (clean, broken) = (dir.join("clean.jsonl"), dir.join("broken.jsonl"));
+    let mut m = Made::new("stdio");
+    handshake(&mut m);
+    m.line(20, "c2s", request(2, "ping", serde_json::json!({})))
+        .line(21, "s2c", result(2, serde_json::json!({})));
+    m.write(&clean);
+    let mut m = Made::new("stdio");
+    m.line(0, "c2s", request(1, "tools/list", serde_json::json!({})));
+    m.write(&broken);
+    let (a, b) = (path(&clean), path(&broken));
+
+    let text = check(&[a, b, "--color", "never"]);
+    assert_eq!(text.status.code(), Some(1));
+    let said = String::from_utf8(text.stdout).unwrap();
+    let clean_report = String::from_utf8(check(&[a, "--color", "never"]).stdout).unwrap();
+    let broken_report = String::from_utf8(check(&[b, "--color", "never"]).stdout).unwrap();
+    assert_eq!(
+        said,
+        format!("== {a}\n{clean_report}== {b}\n{broken_report}")
+    );
+
+    let json = check(&["--format", "json", a, b]);
+    let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let one: Value = serde_json::from_slice(&check(&["--format", "json", b]).stdout).unwrap();
+    assert_eq!(doc.as_array().map(Vec::len), Some(2));
+    assert_eq!(doc[1], one);
+    assert_eq!(doc[0]["errors"], 0);
+
+    let xml = String::from_utf8(check(&["--format", "junit", a, b]).stdout).unwrap();
+    let rules = mcp_raw_tools::check::rules::ALL.len();
+    assert!(
+        xml.starts_with(&format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcp-raw check\" tests=\"{}\" failures=\"1\">\n  <testsuite name=\"{a}\"",
+            2 * rules
+        )),
+        "{xml}"
+    );
+    assert_eq!(xml.matches("<testsuite ").count(), 2);
+    assert!(xml.ends_with("  </testsuite>\n</testsuites>\n"), "{xml}");
+
+    let sarif: Value = serde_json::from_slice(&check(&["--format", "sarif", a, b]).stdout).unwrap();
+    let runs = sarif["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["results"].as_array().map(Vec::len), Some(0));
+    assert!(!runs[1]["results"].as_array().unwrap().is_empty());
+    assert_eq!(sarif["version"], "2.1.0");
+
+    // One that cannot be read: exit 2, naming it, and nothing reported.
+    let missing = check(&[a, "/nonexistent/x.jsonl"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(missing.stdout.is_empty());
+    assert_eq!(
+        missing.err(),
+        "mcp-raw check: cannot read /nonexistent/x.jsonl: No such file or directory (os error 2)\n"
+    );
+}

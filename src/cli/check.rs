@@ -13,8 +13,6 @@ use std::sync::{Arc, Mutex};
 
 /// Runs `check`; returns the exit status: 0 no errors, 1 errors, 2 unreadable.
 pub fn main(args: CheckArgs, console: &Console) -> u8 {
-    let (file, format, max) = (args.file.as_deref(), args.format, args.max_message_bytes);
-    let color = args.color.enabled(console);
     if args.rules {
         let mut out = String::new();
         use mcp_raw_tools::check::{contract, security};
@@ -34,37 +32,71 @@ pub fn main(args: CheckArgs, console: &Console) -> u8 {
         console.print(out);
         return 0;
     }
-    let Some(file) = file else {
+    if args.files.is_empty() {
         console.say("mcp-raw check: give a transcript FILE (or --rules)");
         return 2;
+    }
+    let refused = |e: &str| {
+        console.say(format_args!(
+            "mcp-raw check: {}",
+            mcp_raw_wire::term::escape(e)
+        ));
+        2
     };
-    let gate = match super::gate::prepare(&args.contract, &args.security, max) {
+    let gate = match super::gate::prepare(&args.contract, &args.security, args.max_message_bytes) {
         Ok(g) => g,
-        Err(e) => {
-            console.say(format_args!(
-                "mcp-raw check: {}",
-                mcp_raw_wire::term::escape(&e)
-            ));
-            return 2;
+        Err(e) => return refused(&e),
+    };
+    // Every file read before any is reported: one that cannot be read is exit 2, alone.
+    let mut read = Vec::new();
+    for file in &args.files {
+        match super::read_transcript(file) {
+            Ok((_, events)) => read.push((file, events)),
+            Err(e) => return refused(&e),
+        }
+    }
+    let reports: Vec<(String, bool)> = read
+        .iter()
+        .map(|(file, events)| one(file, events, &gate, &args, console))
+        .collect();
+    let failed = reports.iter().any(|(_, f)| *f);
+    let texts: Vec<String> = reports.into_iter().map(|(t, _)| t).collect();
+    let out = if texts.len() == 1 {
+        texts.into_iter().next().unwrap_or_default()
+    } else {
+        let names: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
+        match args.format {
+            CheckFormat::Text => names
+                .iter()
+                .zip(&texts)
+                .map(|(name, text)| format!("== {}\n{text}", mcp_raw_wire::term::escape_line(name)))
+                .collect(),
+            CheckFormat::Json => report::json_many(&texts),
+            CheckFormat::Junit => report::junit_many(&texts),
+            CheckFormat::Sarif => report::sarif_many(&texts),
         }
     };
-    let events = match read(file) {
-        Ok(events) => events,
-        Err(e) => {
-            console.say(format_args!(
-                "mcp-raw check: {}",
-                mcp_raw_wire::term::escape(&e)
-            ));
-            return 2;
-        }
-    };
+    console.print(out);
+    u8::from(failed)
+}
+
+/// One recording checked: its report in the format asked for, and whether it broke an
+/// error rule.
+fn one(
+    file: &std::path::Path,
+    events: &[Event],
+    gate: &super::gate::Gate,
+    args: &CheckArgs,
+    console: &Console,
+) -> (String, bool) {
+    let max = args.max_message_bytes;
     let mut checker = Checker::with_max(max);
     let mut findings = Vec::new();
-    for e in &events {
+    for e in events {
         findings.extend(checker.feed(e));
     }
     findings.extend(checker.finish());
-    findings.extend(super::gate::findings(&gate, &events, max));
+    findings.extend(super::gate::findings(gate, events, max));
     let (findings, silenced) = super::gate::allow(findings, &gate.contract.allow);
     let totals = Totals {
         events: checker.events(),
@@ -73,8 +105,8 @@ pub fn main(args: CheckArgs, console: &Console) -> u8 {
         security: gate.security_rules(),
         silenced: silenced.len(),
     };
-    let out = match format {
-        CheckFormat::Text if color => colored(&findings, totals),
+    let out = match args.format {
+        CheckFormat::Text if args.color.enabled(console) => colored(&findings, totals),
         CheckFormat::Text => report::text(&findings, totals),
         CheckFormat::Json => report::json(&findings, totals),
         CheckFormat::Junit => report::junit(&file.display().to_string(), &findings, totals),
@@ -92,8 +124,7 @@ pub fn main(args: CheckArgs, console: &Console) -> u8 {
             )
         }
     };
-    console.print(out);
-    u8::from(report::count(&findings).0 > 0)
+    (out, report::count(&findings).0 > 0)
 }
 
 /// The text report, each finding's severity coloured (`--color`): an error red, a
@@ -119,10 +150,6 @@ fn colored(findings: &[Finding], totals: Totals) -> String {
     out.push_str(&report::summary(findings, totals));
     out.push('\n');
     out
-}
-
-fn read(file: &std::path::Path) -> Result<Vec<mcp_raw_wire::event::Event>, String> {
-    super::read_transcript(file).map(|(_, events)| events)
 }
 
 /// The checker a live tap feeds, shared between its sink and whoever prints the

@@ -43,17 +43,19 @@ pub(crate) use show_examples;
 #[derive(clap::Args)]
 #[group(skip)]
 pub struct CheckArgs {
-    /// A JSON Lines transcript written by --record (`tap`, `serve`, `client`), or a
-    /// session's short name (`mcp-raw sessions`).
-    #[arg(required_unless_present = "rules")]
-    pub file: Option<PathBuf>,
+    /// JSON Lines transcripts written by --record (`tap`, `serve`, `client`), or
+    /// sessions' short names (`mcp-raw sessions`); each checked on its own, their
+    /// reports one after the other (JSON: an array; JUnit: a testsuite each; SARIF: a
+    /// run each).
+    #[arg(value_name = "FILE", required_unless_present = "rules")]
+    pub files: Vec<PathBuf>,
     /// text (a line per finding, then a summary), json (one document), junit
     /// (a test case per rule, for CI) or sarif (SARIF 2.1.0, for code-scanning
     /// pages: a result per finding at its transcript line).
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
     /// List every rule the checker knows (id, severity, spec section) and exit.
-    #[arg(long, conflicts_with = "file")]
+    #[arg(long, conflicts_with = "files")]
     pub rules: bool,
     /// The largest message read whole; a longer one is skipped.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]

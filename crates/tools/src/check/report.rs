@@ -262,3 +262,59 @@ pub fn sarif(
     });
     serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
 }
+
+/// Several recordings' [`json`] documents as one JSON array, in order.
+pub fn json_many(docs: &[String]) -> String {
+    let all: Vec<serde_json::Value> = docs
+        .iter()
+        .map(|d| serde_json::from_str(d).unwrap_or(serde_json::Value::Null))
+        .collect();
+    serde_json::to_string_pretty(&all).unwrap_or_default() + "\n"
+}
+
+/// Several recordings' [`junit`] documents as one: a `<testsuite>` each under one
+/// `<testsuites>`, whose `tests` and `failures` add theirs up.
+pub fn junit_many(docs: &[String]) -> String {
+    let attr = |line: &str, name: &str| -> usize {
+        line.split(&format!(" {name}=\""))
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    };
+    let (mut tests, mut failures, mut suites) = (0, 0, String::new());
+    for doc in docs {
+        let lines: Vec<&str> = doc.lines().collect();
+        // The declaration, `<testsuites …>`, the suite's lines, `</testsuites>`.
+        if let [_, head, suite @ .., _] = lines.as_slice() {
+            tests += attr(head, "tests");
+            failures += attr(head, "failures");
+            for l in suite {
+                suites.push_str(l);
+                suites.push('\n');
+            }
+        }
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mcp-raw check\" tests=\"{tests}\" failures=\"{failures}\">\n{suites}</testsuites>\n"
+    )
+}
+
+/// Several recordings' [`sarif`] documents as one log with a run each (SARIF 2.1.0
+/// §3.13.4: `runs` is an array).
+pub fn sarif_many(docs: &[String]) -> String {
+    let mut log: Option<serde_json::Value> = None;
+    let mut runs = Vec::new();
+    for doc in docs {
+        let Ok(mut v) = serde_json::from_str::<serde_json::Value>(doc) else {
+            continue;
+        };
+        if let Some(serde_json::Value::Array(r)) = v.get_mut("runs").map(std::mem::take) {
+            runs.extend(r);
+        }
+        log.get_or_insert(v);
+    }
+    let mut log = log.unwrap_or_else(|| json!({}));
+    log["runs"] = serde_json::Value::Array(runs);
+    serde_json::to_string_pretty(&log).unwrap_or_default() + "\n"
+}
