@@ -42,17 +42,28 @@ impl Home {
 
     /// `mcp-raw ARGS` as [`Home::run`] runs it, from this copy of the binary.
     fn run_as(&self, bin: &std::path::Path, args: &[&str]) -> Output {
-        // The CLI with its own environment, directory and path (where wrap says it
-        // runs from) is the subject: a process.
-        Command::new(bin)
-            .args(args)
-            .env_clear()
-            .env("HOME", self.path("home"))
-            .env("XDG_STATE_HOME", self.path("state"))
-            .env("XDG_CONFIG_HOME", self.path("config"))
-            .current_dir(self.path("project"))
-            .output()
-            .unwrap()
+        // A copy of the binary just written may be "text file busy" (ETXTBSY) for a
+        // moment: another test's fork in this process may hold its write descriptor
+        // until that child execs. Tried again, briefly.
+        for _ in 0..50 {
+            // The CLI with its own environment, directory and path (where wrap says it
+            // runs from) is the subject: a process.
+            let ran = Command::new(bin)
+                .args(args)
+                .env_clear()
+                .env("HOME", self.path("home"))
+                .env("XDG_STATE_HOME", self.path("state"))
+                .env("XDG_CONFIG_HOME", self.path("config"))
+                .current_dir(self.path("project"))
+                .output();
+            match ran {
+                Err(e) if e.raw_os_error() == Some(26) => {
+                    std::thread::sleep(std::time::Duration::from_millis(20))
+                }
+                other => return other.unwrap(),
+            }
+        }
+        panic!("{} stayed busy (ETXTBSY) for a second", bin.display());
     }
 
     /// Places fixture `name` at `rel` (under the scratch root), returning its path.
