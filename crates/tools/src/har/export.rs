@@ -41,15 +41,27 @@ pub fn export(header: &Header, events: &[Event], version: &str) -> Result<Value,
     let mut entries: Vec<(Duration, Value)> = Vec::new();
     for (lane, m) in &lanes {
         let label = lane.label();
-        let mut responses = m
-            .responses
-            .iter()
-            .filter(|r| !is_interim(r))
-            .collect::<Vec<_>>()
-            .into_iter();
+        // Each final response with the interim ones (1xx) that came before it.
+        let mut finals = Vec::new();
+        let mut interim = Vec::new();
+        for r in &m.responses {
+            if is_interim(r) {
+                interim.push(r.head.start_line.clone());
+            } else {
+                finals.push((r, std::mem::take(&mut interim)));
+            }
+        }
+        let mut responses = finals.into_iter();
         for request in &m.requests {
-            let response = responses.next();
-            entries.push((request.first, entry(&label, m, request, response, started)));
+            let (response, interim) = match responses.next() {
+                Some((r, i)) => (Some(r), i),
+                None => (None, Vec::new()),
+            };
+            let mut e = entry(&label, m, request, response, started);
+            if !interim.is_empty() {
+                e["_mcpRaw"]["interim"] = json!(interim);
+            }
+            entries.push((request.first, e));
         }
     }
     // Entries in the order their requests began (HAR 1.2 §entries: sorted by time).
