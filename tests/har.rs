@@ -100,7 +100,7 @@ fn a_known_recording_exports_as_its_golden_har() {
         first["timings"],
         json!({"send": 0.2, "wait": 6.9, "receive": 10.2})
     );
-    assert_eq!(first["startedDateTime"], "2026-12-01T10:00:00.003Z");
+    assert_eq!(first["startedDateTime"], "2026-12-01T10:00:00.003000Z");
     assert_eq!(first["serverIPAddress"], "127.0.0.1");
     // Bytes that are not UTF-8: base64, said so.
     assert_eq!(entries[1]["response"]["content"]["encoding"], "base64");

@@ -39,10 +39,16 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (y, m, d)
 }
 
+/// Formats microseconds since 1970-01-01T00:00:00Z (`2026-12-01T22:09:25.123456Z`).
+pub fn format_unix_micros(us: i64) -> String {
+    let text = format_unix_millis(us.div_euclid(1000));
+    format!("{}{:03}Z", &text[..text.len() - 1], us.rem_euclid(1000))
+}
+
 /// Reads RFC 3339 text (`2026-12-01T22:09:25.123Z`, `…+02:00`, any number of
-/// fraction digits) back into milliseconds since 1970-01-01T00:00:00Z; `None` when it
+/// fraction digits) back into microseconds since 1970-01-01T00:00:00Z; `None` when it
 /// is not that shape (a HAR's `startedDateTime` is ISO 8601 in this profile).
-pub fn parse_rfc3339_millis(s: &str) -> Option<i64> {
+pub fn parse_rfc3339_micros(s: &str) -> Option<i64> {
     let b = s.as_bytes();
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
         let part = s.get(r)?;
@@ -62,7 +68,7 @@ pub fn parse_rfc3339_millis(s: &str) -> Option<i64> {
         return None;
     }
     let mut i = 19;
-    let mut millis = 0i64;
+    let mut micros = 0i64;
     if b.get(i) == Some(&b'.') {
         let start = i + 1;
         i = start;
@@ -72,8 +78,8 @@ pub fn parse_rfc3339_millis(s: &str) -> Option<i64> {
         if i == start {
             return None;
         }
-        let digits = &s[start..i.min(start + 3)];
-        millis = digits.parse::<i64>().ok()? * 10i64.pow(3 - digits.len() as u32);
+        let digits = &s[start..i.min(start + 6)];
+        micros = digits.parse::<i64>().ok()? * 10i64.pow(6 - digits.len() as u32);
     }
     let offset = match s.get(i..)? {
         "Z" | "z" => 0,
@@ -88,7 +94,7 @@ pub fn parse_rfc3339_millis(s: &str) -> Option<i64> {
     };
     let days = days_from_civil(y, m as u32, d as u32);
     let secs = days * 86_400 + h * 3600 + mi * 60 + sec - offset * 60;
-    Some(secs * 1000 + millis)
+    Some(secs * 1_000_000 + micros)
 }
 
 fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
@@ -138,14 +144,19 @@ mod tests {
     #[test]
     fn rfc3339_reads_back() {
         for ms in [0, 951_782_400_000, 1_796_083_199_999, -1] {
-            assert_eq!(parse_rfc3339_millis(&format_unix_millis(ms)), Some(ms));
+            assert_eq!(
+                parse_rfc3339_micros(&format_unix_millis(ms)),
+                Some(ms * 1000)
+            );
+            let us = ms * 1000 + 7;
+            assert_eq!(parse_rfc3339_micros(&format_unix_micros(us)), Some(us));
         }
         assert_eq!(
-            parse_rfc3339_millis("2000-02-29T02:00:00.5+02:00"),
-            Some(951_782_400_500)
+            parse_rfc3339_micros("2000-02-29T02:00:00.5+02:00"),
+            Some(951_782_400_500_000)
         );
-        assert_eq!(parse_rfc3339_millis("2000-02-29"), None);
-        assert_eq!(parse_rfc3339_millis("2000-13-01T00:00:00Z"), None);
+        assert_eq!(parse_rfc3339_micros("2000-02-29"), None);
+        assert_eq!(parse_rfc3339_micros("2000-13-01T00:00:00Z"), None);
     }
 
     #[test]

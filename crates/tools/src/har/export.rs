@@ -37,7 +37,7 @@ pub fn export(header: &Header, events: &[Event], version: &str) -> Result<Value,
             transport: header.transport.clone(),
         });
     }
-    let started = mcp_raw_wire::clock::parse_rfc3339_millis(&header.started);
+    let started = mcp_raw_wire::clock::parse_rfc3339_micros(&header.started);
     let mut entries: Vec<(Duration, Value)> = Vec::new();
     for (lane, m) in &lanes {
         let label = lane.label();
@@ -97,9 +97,10 @@ fn entry(
 ) -> Value {
     let scheme = if lane.tls.is_some() { "https" } else { "http" };
     let req = request_json(request, scheme);
+    // To the microsecond (ISO 8601 allows any fraction): entries keep their order.
     let when = started.map_or_else(
-        || "1970-01-01T00:00:00.000Z".to_owned(),
-        |ms| mcp_raw_wire::clock::format_unix_millis(ms + request.first.as_millis() as i64),
+        || "1970-01-01T00:00:00.000000Z".to_owned(),
+        |us| mcp_raw_wire::clock::format_unix_micros(us + request.first.as_micros() as i64),
     );
     let send = request.last.saturating_sub(request.first);
     let (res, wait, receive) = match response {

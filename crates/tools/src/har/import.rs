@@ -203,7 +203,7 @@ pub fn import(har: &Value) -> Result<Imported, HarError> {
         let p = format!("$.log.entries[{i}]");
         let when = str_at(e, &p, "startedDateTime")?;
         starts.push(
-            mcp_raw_wire::clock::parse_rfc3339_millis(when).ok_or_else(|| {
+            mcp_raw_wire::clock::parse_rfc3339_micros(when).ok_or_else(|| {
                 HarError::new(
                     format!("{p}.startedDateTime"),
                     format!("not an ISO 8601 date and time: {when:?}"),
@@ -211,7 +211,9 @@ pub fn import(har: &Value) -> Result<Imported, HarError> {
             })?,
         );
     }
-    let base = starts.iter().copied().min().unwrap_or(0);
+    // Time 0 at the first entry's millisecond (the header's precision): every entry's
+    // own stamp kept to the microsecond from there.
+    let base = starts.iter().copied().min().unwrap_or(0).div_euclid(1000) * 1000;
     let mut events = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         let p = format!("$.log.entries[{i}]");
@@ -219,7 +221,7 @@ pub fn import(har: &Value) -> Result<Imported, HarError> {
             id: u32::try_from(i + 1).unwrap_or(u32::MAX),
             kind: LaneKind::Http,
         };
-        let t0 = Duration::from_millis(u64::try_from(starts[i] - base).unwrap_or(0));
+        let t0 = Duration::from_micros(u64::try_from(starts[i] - base).unwrap_or(0));
         events.extend(entry(e, &p, lane, t0)?);
     }
     events.sort_by_key(|e| e.t);
@@ -227,7 +229,7 @@ pub fn import(har: &Value) -> Result<Imported, HarError> {
         header: Header {
             role: "import".into(),
             transport: "http".into(),
-            started: mcp_raw_wire::clock::format_unix_millis(base),
+            started: mcp_raw_wire::clock::format_unix_millis(base.div_euclid(1000)),
         },
         events,
     })

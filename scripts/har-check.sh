@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# `mcp-raw export har` against the tools that read HAR: real recordings — a
+# `demo-http --record` session, a `client --record` against `serve --http` in each era
+# (2025-11-25 and 2026-07-28), a `tap --http` recording — exported, each validated
+# against the HAR 1.2 schema by har-validator (npm), then read back by mitmproxy
+# (`mitmdump -nr FILE.har`, PyPI) with the same requests and responses: method, URL,
+# headers in order, bodies by SHA-256, status and reason. Then each HAR imported back
+# (`import har`) and diffed with its recording: no difference.
+#
+# Pinned: har-validator (npm, `npm install --prefix`) and mitmproxy (PyPI, a venv),
+# both in .har-check/ (git-ignored, or $HAR_CHECK_HOME), reused while the pins match.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+HAR_VALIDATOR=5.1.5
+MITMPROXY=11.0.2
+home=$(realpath -m "${HAR_CHECK_HOME:-.har-check}")
+mkdir -p "$home"
+if [[ "$(cat "$home/npm.pin" 2>/dev/null)" != "$HAR_VALIDATOR" ]]; then
+  echo "== installing har-validator@$HAR_VALIDATOR into $home/npm"
+  npm install --prefix "$home/npm" --no-audit --no-fund --loglevel=error "har-validator@$HAR_VALIDATOR"
+  echo "$HAR_VALIDATOR" > "$home/npm.pin"
+fi
+if [[ "$(cat "$home/mitm.pin" 2>/dev/null)" != "$MITMPROXY" ]]; then
+  echo "== installing mitmproxy==$MITMPROXY into $home/venv"
+  rm -rf "$home/venv"
+  python3 -m venv "$home/venv"
+  "$home/venv/bin/pip" install --quiet "mitmproxy==$MITMPROXY"
+  echo "$MITMPROXY" > "$home/mitm.pin"
+fi
+echo "   har-validator $HAR_VALIDATOR, $("$home/venv/bin/mitmdump" --version | head -1)"
+
+cargo build --quiet
+bin=$(realpath -m "${CARGO_TARGET_DIR:-target}")/debug/mcp-raw
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The URL a program announces on its first line of stderr (waits up to 10 s).
+announced() {
+  for _ in $(seq 100); do
+    url=$(grep -o 'http://[^ ,]*' "$1" 2>/dev/null | head -1) && [ -n "$url" ] && { echo "$url"; return; }
+    sleep 0.1
+  done
+  echo "FAIL: nothing announced in $1" >&2; cat "$1" >&2; exit 1
+}
+
+echo "== recordings"
+timeout 60 "$bin" demo-http --record "$work/demo-http.jsonl" >/dev/null
+"$bin" serve --http --port 0 2>"$work/serve.err" & pids+=($!)
+server=$(announced "$work/serve.err")
+for era in legacy modern; do
+  timeout 60 "$bin" client "$server" --era "$era" --call 'echo={"message":"hi"}' --record "$work/client-$era.jsonl" >/dev/null
+done
+"$bin" tap --http --listen 0 --target "$server" --record "$work/tap-http.jsonl" 2>"$work/tap.err" & pids+=($!)
+tap=$(announced "$work/tap.err")
+timeout 60 "$bin" client "$tap" --call 'echo={"message":"through the tap"}' >/dev/null
+kill "${pids[@]}"; wait "${pids[@]}" 2>/dev/null || true; pids=()
+
+for name in demo-http client-legacy client-modern tap-http; do
+  rec=$work/$name.jsonl
+  har=$work/$name.har
+  echo "== $name"
+  "$bin" export har "$rec" -o "$har"
+  NODE_PATH=$home/npm/node_modules node scripts/har_check/validate.js "$har"
+  timeout 60 "$home/venv/bin/mitmdump" -q -nr "$har" -s scripts/har_check/mitm_flows.py \
+    | python3 scripts/har_check/compare.py "$har"
+  "$bin" import har "$har" -o "$work/$name.back.jsonl" 2>/dev/null
+  "$bin" diff "$rec" "$work/$name.back.jsonl" >/dev/null \
+    || { echo "FAIL: $name: the imported HAR differs from its recording" >&2; "$bin" diff "$rec" "$work/$name.back.jsonl" >&2; exit 1; }
+  echo "   imported back: the same messages (mcp-raw diff)"
+done
+echo "OK: 4 recordings exported as valid HAR 1.2, read back by mitmproxy and imported the same"
