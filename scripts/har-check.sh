@@ -58,6 +58,15 @@ done
 "$bin" tap --http --listen 0 --target "$server" --record "$work/tap-http.jsonl" 2>"$work/tap.err" & pids+=($!)
 tap=$(announced "$work/tap.err")
 timeout 60 "$bin" client "$tap" --call 'echo={"message":"through the tap"}' >/dev/null
+# A HAR made by another tool: mitmproxy as a reverse proxy in front of the server, its
+# HAR (`hardump`) of a client's session, beside that client's own recording.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$home/venv/bin/mitmdump" -q --listen-host 127.0.0.1 --listen-port "$port" --mode "reverse:${server%/mcp}" \
+  --set hardump="$work/mitmproxy.har" >"$work/mitm.log" 2>&1 & mitm=$!
+for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+timeout 60 "$bin" client "http://127.0.0.1:$port/mcp" --era legacy --call 'echo={"message":"through mitmproxy"}' \
+  --record "$work/client-via-mitmproxy.jsonl" >/dev/null
+kill -INT "$mitm"; wait "$mitm" || true
 kill "${pids[@]}"; wait "${pids[@]}" 2>/dev/null || true; pids=()
 
 for name in demo-http client-legacy client-modern tap-http; do
@@ -73,4 +82,14 @@ for name in demo-http client-legacy client-modern tap-http; do
     || { echo "FAIL: $name: the imported HAR differs from its recording" >&2; "$bin" diff "$rec" "$work/$name.back.jsonl" >&2; exit 1; }
   echo "   imported back: the same messages (mcp-raw diff)"
 done
-echo "OK: 4 recordings exported as valid HAR 1.2, read back by mitmproxy and imported the same"
+echo "== mitmproxy's HAR (reverse proxy in front of serve --http), imported"
+"$bin" import har "$work/mitmproxy.har" -o "$work/mitmproxy.jsonl"
+# Each message the client recorded is in the import (method, id, status, size): the
+# order across lanes is the HAR's times, which are mitmproxy's own (its upstream
+# connect is counted after the client sent), so the lines are compared sorted.
+messages() { "$bin" show "$1" --oneline | awk '{$2=""; $3=""; print}' | sort; }
+diff <(messages "$work/client-via-mitmproxy.jsonl") <(messages "$work/mitmproxy.jsonl") \
+  || { echo "FAIL: mitmproxy's HAR, imported, does not hold the messages the client recorded" >&2; exit 1; }
+grep -q 'through mitmproxy' "$work/mitmproxy.jsonl" || { echo "FAIL: the call's text is not in the import" >&2; exit 1; }
+echo "   the same $(messages "$work/mitmproxy.jsonl" | wc -l) messages as the client's own recording"
+echo "OK: 4 recordings exported as valid HAR 1.2, read back by mitmproxy and imported the same; mitmproxy's own HAR imported with the client's messages"
