@@ -165,6 +165,12 @@ fn export_then_import_gives_the_same_messages_and_bytes() {
             .collect()
     };
     assert_eq!(oneline(&back), oneline(&known()));
+    // The page (`ui`'s rows, frozen by `show --html`) reads it too.
+    let page = dir.join("back.html");
+    let html = run(&["show", s(&back), "--html", s(&page)]);
+    assert_eq!(html.status.code(), Some(0), "{}", html.err());
+    let page = std::fs::read_to_string(&page).unwrap();
+    assert!(page.contains("imported from HAR"), "the lanes' notes are on the page");
     // Each lane's open note says it was imported, and what is not exact.
     let text = std::fs::read_to_string(&back).unwrap();
     assert!(

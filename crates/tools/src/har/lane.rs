@@ -43,117 +43,115 @@ pub struct LaneMessages {
     pub tls: Option<mcp_raw_wire::tls::TlsFacts>,
 }
 
-/// Reads one direction's events of `lane` into its messages.
-fn direction(events: &[Event], lane: Lane, dir: Dir, side: Side) -> Vec<Message> {
-    let mut framer = Framer::new(side, MAX_HEAD);
-    let mut out = Vec::new();
-    let mut current: Option<Message> = None;
-    // Bytes handed to the framer, and where the last part handed out ended.
-    let mut pushed = 0usize;
-    let mut consumed = 0usize;
-    let mut head_end = 0usize;
-    // The stamp of the event holding the byte at the next message's start.
-    let mut next_first: Option<Duration> = None;
-    for e in events.iter().filter(|e| e.lane == lane && e.dir == dir) {
-        let parts: Vec<Part> = match &e.what {
-            What::Bytes(b) => {
-                if next_first.is_none() && !b.is_empty() {
-                    next_first = Some(e.t);
-                }
-                framer.push(b);
-                pushed += b.len();
-                while let Some(p) = framer.next_part() {
-                    consumed = pushed - framer.buffered();
-                    step(
-                        p,
-                        e.t,
-                        consumed,
-                        &mut head_end,
-                        &mut current,
-                        &mut out,
-                        &mut next_first,
-                        pushed,
-                    );
-                }
-                continue;
-            }
-            What::Close(_) => framer.finish(),
-            _ => continue,
-        };
-        for p in parts {
-            step(
-                p,
-                e.t,
-                consumed,
-                &mut head_end,
-                &mut current,
-                &mut out,
-                &mut next_first,
-                pushed,
-            );
-        }
-    }
-    if let Some(mut m) = current.take() {
-        m.cut = Some("the recording ends before the message does".into());
-        out.push(m);
-    }
-    out
+/// One direction being read: the framer, the message it is in, and where in the
+/// direction's bytes the framer's parts ended.
+struct Reader {
+    /// The HTTP/1.1 framer over this direction's bytes.
+    framer: Framer,
+    /// The messages read to their end (or cut).
+    out: Vec<Message>,
+    /// The message whose head was read and whose end was not yet.
+    current: Option<Message>,
+    /// Bytes handed to the framer so far.
+    pushed: usize,
+    /// Where the current message's head ended, in the direction's bytes.
+    head_end: usize,
+    /// The stamp of the event holding the next message's first byte.
+    next_first: Option<Duration>,
 }
 
-/// One part into the message being read.
-#[allow(clippy::too_many_arguments)]
-fn step(
-    part: Part,
-    t: Duration,
-    consumed: usize,
-    head_end: &mut usize,
-    current: &mut Option<Message>,
-    out: &mut Vec<Message>,
-    next_first: &mut Option<Duration>,
-    pushed: usize,
-) {
-    match part {
-        Part::Head(head) => {
-            *head_end = consumed;
-            *current = Some(Message {
-                head,
-                body: Vec::new(),
-                chunks: Vec::new(),
-                body_wire: 0,
-                first: next_first.take().unwrap_or(t),
-                last: t,
-                cut: None,
-            });
-        }
-        Part::ChunkSize { line, .. } => {
-            if let Some(m) = current.as_mut() {
-                m.chunks.push(String::from_utf8_lossy(&line).into_owned());
+impl Reader {
+    /// Where the last part handed out ended, in the direction's bytes.
+    fn consumed(&self) -> usize {
+        self.pushed - self.framer.buffered()
+    }
+
+    /// One part the framer handed out, from an event stamped `t`.
+    fn part(&mut self, part: Part, t: Duration) {
+        let consumed = self.consumed();
+        match part {
+            Part::Head(head) => {
+                self.head_end = consumed;
+                self.current = Some(Message {
+                    head,
+                    body: Vec::new(),
+                    chunks: Vec::new(),
+                    body_wire: 0,
+                    first: self.next_first.take().unwrap_or(t),
+                    last: t,
+                    cut: None,
+                });
             }
-        }
-        Part::Body(b) => {
-            if let Some(m) = current.as_mut() {
-                m.body.extend_from_slice(&b);
-                m.last = t;
+            Part::ChunkSize { line, .. } => {
+                if let Some(m) = self.current.as_mut() {
+                    m.chunks.push(String::from_utf8_lossy(&line).into_owned());
+                }
             }
-        }
-        Part::End => {
-            if let Some(mut m) = current.take() {
-                m.body_wire = consumed.saturating_sub(*head_end);
-                m.last = t;
-                out.push(m);
+            Part::Body(b) => {
+                if let Some(m) = self.current.as_mut() {
+                    m.body.extend_from_slice(&b);
+                    m.last = t;
+                }
             }
-            // Bytes already pushed past this end belong to the next message.
-            *next_first = (pushed > consumed).then_some(t);
-        }
-        Part::Invalid(why) => {
-            if let Some(mut m) = current.take() {
-                m.body_wire = pushed.saturating_sub(*head_end);
-                m.last = t;
-                m.cut = Some(why);
-                out.push(m);
+            Part::End => {
+                if let Some(mut m) = self.current.take() {
+                    m.body_wire = consumed.saturating_sub(self.head_end);
+                    m.last = t;
+                    self.out.push(m);
+                }
+                // Bytes already pushed past this end belong to the next message.
+                self.next_first = (self.pushed > consumed).then_some(t);
+            }
+            Part::Invalid(why) => {
+                if let Some(mut m) = self.current.take() {
+                    m.body_wire = self.pushed.saturating_sub(self.head_end);
+                    m.last = t;
+                    m.cut = Some(why);
+                    self.out.push(m);
+                }
             }
         }
     }
+}
+
+/// Reads one direction's events of `lane` into its messages.
+fn direction(events: &[Event], lane: Lane, dir: Dir, side: Side) -> Vec<Message> {
+    let mut r = Reader {
+        framer: Framer::new(side, MAX_HEAD),
+        out: Vec::new(),
+        current: None,
+        pushed: 0,
+        head_end: 0,
+        next_first: None,
+    };
+    for e in events.iter().filter(|e| e.lane == lane && e.dir == dir) {
+        match &e.what {
+            What::Bytes(b) => {
+                if r.next_first.is_none() && !b.is_empty() {
+                    r.next_first = Some(e.t);
+                }
+                r.framer.push(b);
+                r.pushed += b.len();
+                while let Some(p) = r.framer.next_part() {
+                    r.part(p, e.t);
+                }
+            }
+            // The direction closed: a body read to the close ends here (RFC 9112
+            // §6.3 item 8), anything else open is cut short.
+            What::Close(_) => {
+                for p in r.framer.finish() {
+                    r.part(p, e.t);
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(mut m) = r.current.take() {
+        m.cut = Some("the recording ends before the message does".into());
+        m.body_wire = r.pushed.saturating_sub(r.head_end);
+        r.out.push(m);
+    }
+    r.out
 }
 
 /// Every HTTP lane of a recording, in the order they opened, with its messages.
@@ -182,4 +180,59 @@ pub fn lanes(events: &[Event]) -> Vec<(Lane, LaneMessages)> {
             (lane, m)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_raw_wire::event::LaneKind;
+
+    fn ev(t_ms: u64, dir: Dir, what: What) -> Event {
+        Event {
+            t: Duration::from_millis(t_ms),
+            lane: Lane {
+                id: 1,
+                kind: LaneKind::Http,
+            },
+            dir,
+            what,
+        }
+    }
+
+    fn bytes(t_ms: u64, dir: Dir, b: &'static [u8]) -> Event {
+        ev(t_ms, dir, What::Bytes(bytes::Bytes::from_static(b)))
+    }
+
+    #[test]
+    fn a_body_to_the_close_ends_there_and_a_cut_one_says_so() {
+        let events = vec![
+            bytes(
+                1,
+                Dir::ToServer,
+                b"GET / HTTP/1.1\r\nHost: a\r\n\r\nPOST / HTTP/1.1\r\nContent-Length: 9\r\n\r\nabc",
+            ),
+            bytes(2, Dir::ToClient, b"HTTP/1.0 200 OK\r\n\r\nto the "),
+            bytes(3, Dir::ToClient, b"close"),
+            ev(4, Dir::ToClient, What::Close("EOF".into())),
+            ev(5, Dir::ToServer, What::Close("reset".into())),
+        ];
+        let (_, m) = lanes(&events).remove(0);
+        assert_eq!(m.responses.len(), 1);
+        let r = &m.responses[0];
+        assert_eq!(r.body, b"to the close");
+        assert_eq!(
+            (r.first, r.last),
+            (Duration::from_millis(2), Duration::from_millis(4))
+        );
+        assert_eq!(r.cut, None);
+        assert_eq!(m.requests.len(), 2);
+        // Both requests' first byte came in the one read at 1 ms.
+        assert_eq!(m.requests[1].first, Duration::from_millis(1));
+        assert_eq!(m.requests[1].body, b"abc");
+        assert_eq!(
+            m.requests[1].cut.as_deref(),
+            Some("the connection closed before the body's end")
+        );
+        assert_eq!(m.requests[1].body_wire, 3);
+    }
 }
