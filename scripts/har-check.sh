@@ -7,19 +7,27 @@
 # headers in order, bodies by SHA-256, status and reason. Then each HAR imported back
 # (`import har`) and diffed with its recording: no difference.
 #
-# Pinned: har-validator (npm, `npm install --prefix`) and mitmproxy (PyPI, a venv),
-# both in .har-check/ (git-ignored, or $HAR_CHECK_HOME), reused while the pins match.
+# HARs made by real tools, imported: mitmproxy's (a reverse proxy in front of
+# `serve --http`) and headless Chromium's (Playwright's recordHar, a page calling the
+# server with fetch), each holding the messages that crossed.
+#
+# Pinned: har-validator and playwright-core (npm, `npm install --prefix`) and mitmproxy
+# (PyPI, a venv), in .har-check/ (git-ignored, or $HAR_CHECK_HOME), reused while the
+# pins match; the browser is Debian's chromium.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 HAR_VALIDATOR=5.1.5
+PLAYWRIGHT_CORE=1.49.1
 MITMPROXY=11.0.2
 home=$(realpath -m "${HAR_CHECK_HOME:-.har-check}")
 mkdir -p "$home"
-if [[ "$(cat "$home/npm.pin" 2>/dev/null)" != "$HAR_VALIDATOR" ]]; then
-  echo "== installing har-validator@$HAR_VALIDATOR into $home/npm"
-  npm install --prefix "$home/npm" --no-audit --no-fund --loglevel=error "har-validator@$HAR_VALIDATOR"
-  echo "$HAR_VALIDATOR" > "$home/npm.pin"
+if [[ "$(cat "$home/npm.pin" 2>/dev/null)" != "$HAR_VALIDATOR $PLAYWRIGHT_CORE" ]]; then
+  echo "== installing har-validator@$HAR_VALIDATOR and playwright-core@$PLAYWRIGHT_CORE (no browser: Debian's chromium) into $home/npm"
+  npm install --prefix "$home/npm" --no-audit --no-fund --loglevel=error \
+    "har-validator@$HAR_VALIDATOR" "playwright-core@$PLAYWRIGHT_CORE"
+  echo "$HAR_VALIDATOR $PLAYWRIGHT_CORE" > "$home/npm.pin"
 fi
+chromium=$(command -v chromium || command -v chromium-browser) || { echo "FAIL: no chromium (Debian's package)" >&2; exit 1; }
 if [[ "$(cat "$home/mitm.pin" 2>/dev/null)" != "$MITMPROXY" ]]; then
   echo "== installing mitmproxy==$MITMPROXY into $home/venv"
   rm -rf "$home/venv"
@@ -67,6 +75,7 @@ for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && brea
 timeout 60 "$bin" client "http://127.0.0.1:$port/mcp" --era legacy --call 'echo={"message":"through mitmproxy"}' \
   --record "$work/client-via-mitmproxy.jsonl" >/dev/null
 kill -INT "$mitm"; wait "$mitm" || true
+NODE_PATH=$home/npm/node_modules timeout 120 node scripts/har_check/chromium_har.js "$chromium" "$server" "$work/chromium.har" >"$work/chromium.out"
 kill "${pids[@]}"; wait "${pids[@]}" 2>/dev/null || true; pids=()
 
 for name in demo-http client-legacy client-modern tap-http; do
@@ -92,4 +101,11 @@ diff <(messages "$work/client-via-mitmproxy.jsonl") <(messages "$work/mitmproxy.
   || { echo "FAIL: mitmproxy's HAR, imported, does not hold the messages the client recorded" >&2; exit 1; }
 grep -q 'through mitmproxy' "$work/mitmproxy.jsonl" || { echo "FAIL: the call's text is not in the import" >&2; exit 1; }
 echo "   the same $(messages "$work/mitmproxy.jsonl" | wc -l) messages as the client's own recording"
-echo "OK: 4 recordings exported as valid HAR 1.2, read back by mitmproxy and imported the same; mitmproxy's own HAR imported with the client's messages"
+echo "== Chromium's HAR (Playwright's recordHar, a page calling serve --http with fetch), imported"
+"$bin" import har "$work/chromium.har" -o "$work/chromium.jsonl"
+shown=$("$bin" show "$work/chromium.jsonl" --oneline)
+for want in 'request      initialize' 'notification notifications/initialized' 'tools/call echo .* "from chromium"'; do
+  grep -q -- "$want" <<<"$shown" || { echo "FAIL: Chromium's HAR, imported, has no line matching $want:" >&2; echo "$shown" >&2; exit 1; }
+done
+"$bin" check "$work/chromium.jsonl" | tail -1
+echo "OK: 4 recordings exported as valid HAR 1.2, read back by mitmproxy and imported the same; mitmproxy's and Chromium's own HARs imported with the messages that crossed"

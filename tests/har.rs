@@ -170,7 +170,10 @@ fn export_then_import_gives_the_same_messages_and_bytes() {
     let html = run(&["show", s(&back), "--html", s(&page)]);
     assert_eq!(html.status.code(), Some(0), "{}", html.err());
     let page = std::fs::read_to_string(&page).unwrap();
-    assert!(page.contains("imported from HAR"), "the lanes' notes are on the page");
+    assert!(
+        page.contains("imported from HAR"),
+        "the lanes' notes are on the page"
+    );
     // Each lane's open note says it was imported, and what is not exact.
     let text = std::fs::read_to_string(&back).unwrap();
     assert!(
@@ -211,7 +214,8 @@ fn a_third_party_har_is_imported_with_what_is_not_exact_said() {
         "the HAR says HTTP version \\\"h2\\\": written as HTTP/1.1 framing",
         "the request's Content-Length is computed (46 bytes): the HAR has none",
         "the response's chunking is not exact: a HAR holds the body de-chunked, written here as one chunk",
-        "every header name is lowercase: the producer may have lowercased them",
+        "every request header name is lowercase: the producer may have lowercased them",
+        "every response header name is lowercase: the producer may have lowercased them",
     ] {
         assert!(text.contains(said), "{said} in {text}");
     }

@@ -182,6 +182,30 @@ fn message(
     out
 }
 
+/// What a producer may have done to a side's header names: lowercased them all, or
+/// put them in alphabetical order (three or more, so that it is not chance alone).
+fn header_doubts(side: &str, headers: &[(String, String)], notes: &mut Vec<String>) {
+    let names: Vec<String> = headers
+        .iter()
+        .filter(|(n, _)| !n.starts_with(':'))
+        .map(|(n, _)| n.to_ascii_lowercase())
+        .collect();
+    if !names.is_empty()
+        && headers
+            .iter()
+            .all(|(n, _)| n.bytes().all(|b| !b.is_ascii_uppercase()))
+    {
+        notes.push(format!(
+            "every {side} header name is lowercase: the producer may have lowercased them"
+        ));
+    }
+    if names.len() >= 3 && names.windows(2).all(|w| w[0] <= w[1]) {
+        notes.push(format!(
+            "the {side} headers are in alphabetical order: the producer may have sorted them"
+        ));
+    }
+}
+
 /// A HAR timing in milliseconds (`-1`: not known, taken as 0).
 fn timing(t: &Value, key: &str) -> Duration {
     let ms = t.get(key).and_then(Value::as_f64).unwrap_or(0.0);
@@ -268,13 +292,14 @@ fn entry(e: &Value, p: &str, lane: Lane, t0: Duration) -> Result<Vec<Event>, Har
             format!("must be a number, got {}", res["status"]),
         )
     })?;
+    let mut res_headers = Vec::new();
     let response = if status == 0 {
         notes.push("no response: the HAR's status is 0 (none came)".into());
         None
     } else {
         let reason = str_at(res, &sp, "statusText")?;
         let res_version = version(str_at(res, &sp, "httpVersion")?, &mut notes);
-        let res_headers = header_list(res, &sp)?;
+        res_headers = header_list(res, &sp)?;
         let content = at(res, &sp, "content")?;
         let res_body = body(Some(content), &format!("{sp}.content"))?;
         Some(message(
@@ -286,12 +311,12 @@ fn entry(e: &Value, p: &str, lane: Lane, t0: Duration) -> Result<Vec<Event>, Har
             &mut notes,
         ))
     };
-    let all_lower = req_headers
-        .iter()
-        .all(|(n, _)| n.bytes().all(|b| !b.is_ascii_uppercase()));
-    // mcp-raw's own export (`_mcpRaw`) wrote the names as they crossed.
-    if all_lower && !req_headers.is_empty() && raw.is_none() {
-        notes.push("every header name is lowercase: the producer may have lowercased them".into());
+    // mcp-raw's own export (`_mcpRaw`) wrote the names as they crossed; another
+    // producer may have changed their case or order, which a HAR cannot tell.
+    if raw.is_none() {
+        for (side, headers) in [("request", &req_headers), ("response", &res_headers)] {
+            header_doubts(side, headers, &mut notes);
+        }
     }
     let timings = e.get("timings").cloned().unwrap_or(Value::Null);
     let sent =
