@@ -106,6 +106,10 @@ fn a_known_recording_exports_as_its_golden_har() {
     assert_eq!(entries[1]["response"]["content"]["encoding"], "base64");
     assert_eq!(entries[1]["response"]["content"]["text"], "//4AAQ==");
     assert_eq!(
+        entries[1]["response"]["content"]["comment"],
+        "the body as it crossed, still encoded (Content-Encoding: br), not decoded"
+    );
+    assert_eq!(
         entries[1]["request"]["queryString"],
         json!([{"name": "name", "value": "a b"}, {"name": "x", "value": "1"}])
     );
@@ -185,6 +189,9 @@ fn export_then_import_gives_the_same_messages_and_bytes() {
         text.contains("no response: the HAR's status is 0"),
         "{text}"
     );
+    // Its own export's bodies are as they crossed: an encoded one is not doubted.
+    assert!(text.contains(r#"["Content-Encoding","br"]"#), "{text}");
+    assert!(!text.contains("Content-Encoding \\\"br\\\""), "{text}");
 }
 
 #[test]
@@ -200,7 +207,7 @@ fn a_third_party_har_is_imported_with_what_is_not_exact_said() {
             "queryString": [], "cookies": [], "headersSize": -1, "bodySize": 46,
             "postData": {"mimeType": "application/json", "text": body}},
         "response": {"status": 200, "statusText": "", "httpVersion": "h2",
-            "headers": [{"name": "content-type", "value": "application/json"}, {"name": "transfer-encoding", "value": "chunked"}],
+            "headers": [{"name": "content-type", "value": "application/json"}, {"name": "content-encoding", "value": "gzip"}, {"name": "transfer-encoding", "value": "chunked"}],
             "cookies": [], "content": {"size": 11, "mimeType": "application/json", "text": "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}"},
             "redirectURL": "", "headersSize": -1, "bodySize": -1},
         "cache": {}, "timings": {"send": 1, "wait": 3, "receive": 1}
@@ -215,6 +222,7 @@ fn a_third_party_har_is_imported_with_what_is_not_exact_said() {
         "the request's Content-Length is computed (46 bytes): the HAR has none",
         "the response's chunking is not exact: a HAR holds the body de-chunked, written here as one chunk",
         "every request header name is lowercase: the producer may have lowercased them",
+        "the response says Content-Encoding \\\"gzip\\\": a HAR's text is usually the decoded body",
         "every response header name is lowercase: the producer may have lowercased them",
     ] {
         assert!(text.contains(said), "{said} in {text}");
@@ -233,7 +241,7 @@ fn a_third_party_har_is_imported_with_what_is_not_exact_said() {
         )
     );
     assert!(String::from_utf8(lanes[0].1.clone()).unwrap().starts_with(
-        "HTTP/1.1 200 \r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n2e\r\n{"
+        "HTTP/1.1 200 \r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\ntransfer-encoding: chunked\r\n\r\n2e\r\n{"
     ));
     let (_, events) = mcp_raw_wire::transcript::read_bytes(text.as_bytes()).unwrap();
     let stamps: Vec<(f64, bool)> = events

@@ -260,6 +260,19 @@ fn response_json(m: &Message) -> Value {
         if let Some(enc) = encoding {
             content.insert("encoding".into(), json!(enc));
         }
+        // HAR's text is usually the decoded body; here it is what crossed.
+        if let Some(coding) = m
+            .head
+            .header("content-encoding")
+            .filter(|c| !c.trim().eq_ignore_ascii_case("identity"))
+        {
+            content.insert(
+                "comment".into(),
+                json!(format!(
+                    "the body as it crossed, still encoded (Content-Encoding: {coding}), not decoded"
+                )),
+            );
+        }
     }
     json!({
         "status": status,

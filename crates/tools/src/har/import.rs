@@ -90,13 +90,15 @@ fn version(v: &str, notes: &mut Vec<String>) -> String {
     }
 }
 
-/// The head and body of one message, framed as its headers say.
+/// The head and body of one message, framed as its headers say; `ours` when mcp-raw
+/// exported the HAR (`_mcpRaw`), whose text is the body as it crossed.
 fn message(
     start: String,
     headers: &[(String, String)],
     body: &[u8],
     chunks: Option<&Value>,
     request: bool,
+    ours: bool,
     notes: &mut Vec<String>,
 ) -> Vec<u8> {
     let side = if request { "request" } else { "response" };
@@ -121,6 +123,15 @@ fn message(
         notes.push(format!(
             "the {side}'s Content-Length says {v:?}, its HAR body has {} bytes: kept as the HAR says",
             body.len()
+        ));
+    }
+    if let Some((_, coding)) = find("content-encoding")
+        && !coding.trim().eq_ignore_ascii_case("identity")
+        && !body.is_empty()
+        && !ours
+    {
+        notes.push(format!(
+            "the {side} says Content-Encoding {coding:?}: a HAR's text is usually the decoded body, so these bytes may not be the ones that crossed"
         ));
     }
     for (n, v) in headers.iter().filter(|(n, _)| !n.starts_with(':')) {
@@ -282,6 +293,7 @@ fn entry(e: &Value, p: &str, lane: Lane, t0: Duration) -> Result<Vec<Event>, Har
         &req_body,
         chunks("request"),
         true,
+        raw.is_some(),
         &mut notes,
     );
     let sp = format!("{p}.response");
@@ -308,6 +320,7 @@ fn entry(e: &Value, p: &str, lane: Lane, t0: Duration) -> Result<Vec<Event>, Har
             &res_body,
             chunks("response"),
             false,
+            raw.is_some(),
             &mut notes,
         ))
     };
