@@ -25,6 +25,7 @@
 //!     stats.rs          `stats FILE…`: its formats
 //!     load.rs           `load TARGET`: clients, mix, loop, bounds, format, thresholds
 //!     pin.rs            `pin FILE`: where the hashes go
+//!     har.rs            `export har FILE`, `import har FILE -o OUT`: a subcommand per format
 //!     demos.rs          `demo`, `demo-http`, `conformance-client`
 //!     completions.rs    `completions SHELL`
 //!     listener.rs       every HTTP listener's groups: TLS, OAuth, limits
@@ -38,6 +39,7 @@
 //!   stats.rs            `stats FILE…`: the library's figures, printed as text, JSON or CSV
 //!   load.rs             `load TARGET`: the library's run, its progress, its figures, its gates
 //!   pin.rs              `pin FILE`: a trusted recording's tools hashed, for `check --baseline`
+//!   har.rs              `export har`, `import har`: the library's HAR read and written
 //!   gate.rs             `check`'s contract, security rules and --allow; SARIF's lines
 //!   diff.rs             `diff A B`: two recordings, message by message
 //!   exit.rs             the one exit-status rule, and each subcommand's line of it
@@ -138,6 +140,12 @@ pub fn run(args: Vec<OsString>, console: &Console) -> u8 {
             args.file = mcp_raw_tools::sessions::resolve(&args.file);
             return apart(c, move || cli::pin::main(args, c));
         }
+        Command::Export(mut args) => {
+            let cli::args::ExportFormat::Har(har) = &mut args.format;
+            har.file = mcp_raw_tools::sessions::resolve(&har.file);
+            return apart(c, move || cli::har::export(args, c));
+        }
+        Command::Import(args) => return apart(c, move || cli::har::import(args, c)),
         Command::Replay(args) => return apart(c, move || cli::replay::main(args, c)),
         Command::Diff(args) => return apart(c, move || cli::diff::main(args, c)),
         Command::Show(mut args) => {

@@ -27,8 +27,18 @@ const FORMATS: &[(&str, &[&str])] = &[
 
 /// The subcommands that print nothing a colour could mark (a shell script; a CA's
 /// paths and fingerprint; the page's URL, the page drawing its own colours; tables
-/// of figures, `stats`' and `load`'s; a pin file of hashes).
-const UNCOLOURED: &[&str] = &["completions", "ca", "ui", "stats", "load", "pin"];
+/// of figures, `stats`' and `load`'s; a pin file of hashes; a HAR, and a transcript
+/// written from one).
+const UNCOLOURED: &[&str] = &[
+    "completions",
+    "ca",
+    "ui",
+    "stats",
+    "load",
+    "pin",
+    "export",
+    "import",
+];
 
 /// `mcp-raw ARGS…`, run to its end in-process (the binary is this same `run` on the
 /// process's streams: `the_binary_is_run_on_the_process_console`).

@@ -51,6 +51,22 @@ macro_rules! load_exit {
 }
 pub(crate) use load_exit;
 
+/// `export`'s closing line.
+macro_rules! export_exit {
+    () => {
+        "Exit status: 0 written; 1 OUT could not be written; 2 usage or unreadable input (a bad flag, a FILE that cannot be read or is not a transcript, a recording with no HTTP lanes)."
+    };
+}
+pub(crate) use export_exit;
+
+/// `import`'s closing line.
+macro_rules! import_exit {
+    () => {
+        "Exit status: 0 written; 1 OUT could not be written; 2 usage or unreadable input (a bad flag, a FILE that cannot be read, is larger than --max-har-bytes or is not a HAR: the error quotes where, as a JSON path)."
+    };
+}
+pub(crate) use import_exit;
+
 /// `pin`'s closing line.
 macro_rules! pin_exit {
     () => {

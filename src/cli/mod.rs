@@ -18,6 +18,7 @@ pub mod demo_stdio;
 pub mod diff;
 pub mod exit;
 pub mod gate;
+pub mod har;
 pub mod listening;
 pub mod load;
 pub mod pin;

@@ -8,6 +8,7 @@
 //!   recorded (stdio, a reverse proxy, a forward proxy that opens TLS).
 //! - [`check`]: the spec's rules applied to wire events, live or from a recording.
 //! - [`load`]: a load generator that speaks MCP: N clients, a mix of calls, figures.
+//! - [`har`]: a recording's HTTP as HAR 1.2, and a HAR read into a transcript.
 //! - [`stats`]: a recording's numbers: latency, errors, bytes, what tools cost a model.
 //! - [`replay`]: recordings used again: diff, sent to a live server, served as a mock.
 //! - [`bridge`]: a stdio server served as Streamable HTTP.
@@ -87,6 +88,11 @@
 //!   ledger.rs           a recording read into requests paired with answers, and tools listed
 //!   operations.rs       2026-07-28 retries linked by their exact requestState
 //!   render.rs           text, JSON and CSV
+//! har/                  `export har`, `import har`: HAR 1.2 both ways
+//!   mod.rs              the HAR's errors (a JSON path and why), the size limit, its transcript
+//!   lane.rs             an HTTP lane's bytes framed into messages: heads, bodies, chunk lines
+//!   export.rs           the lanes as HAR entries: headers as sent, timings, _mcpRaw, _tls
+//!   import.rs           HAR entries as lanes: bytes rebuilt, what is not exact noted
 //! replay/               recordings used again
 //!   mod.rs              recordings used again: diff, script, against, mock, serve
 //!   diff.rs             two recordings compared message by message, --ignore applied
@@ -143,6 +149,7 @@ use mcp_raw_wire::{clock, jsonrpc, lock};
 pub mod authserver;
 pub mod bridge;
 pub mod check;
+pub mod har;
 pub mod load;
 pub mod replay;
 pub mod sessions;

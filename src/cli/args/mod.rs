@@ -10,6 +10,7 @@ mod client;
 mod completions;
 mod contract;
 mod demos;
+mod har;
 mod listener;
 mod load;
 mod pin;
@@ -31,6 +32,7 @@ pub use client::{AskWhen, ClientArgs};
 pub use completions::CompletionsArgs;
 pub use contract::ContractArgs;
 pub use demos::{ConformanceClientArgs, DemoArgs, DemoHttpArgs};
+pub use har::{ExportArgs, ExportFormat, ExportHarArgs, ImportArgs, ImportFormat, ImportHarArgs};
 pub use listener::TlsListen;
 pub use load::{LoadArgs, LoadFormat};
 pub use pin::PinArgs;
@@ -177,6 +179,14 @@ pub enum Command {
     /// pull".
     #[command(after_help = concat!(pin::pin_examples!(), "\n\n", exit::pin_exit!()))]
     Pin(PinArgs),
+    /// Write a recording in another tool's format: `export har FILE` (HAR 1.2 of its
+    /// HTTP lanes, from the bytes that crossed).
+    #[command(after_help = concat!(har::export_examples!(), "\n\n", exit::export_exit!()))]
+    Export(ExportArgs),
+    /// Read another tool's capture into a transcript: `import har FILE -o OUT` (a lane
+    /// per HAR entry), for show, check, diff and ui.
+    #[command(after_help = concat!(har::import_examples!(), "\n\n", exit::import_exit!()))]
+    Import(ImportArgs),
 }
 
 // `--color` and `--redact-header` of the programs that trace and record on their own
