@@ -6,7 +6,7 @@
 //! of mcp-raw's own client and server.
 
 mod common;
-use common::cli_inproc::cli_here;
+use common::cli_inproc::{cli_here, record_stdio_session};
 
 use common::BIN;
 use common::made::{self, Made, call, request, result};
@@ -439,22 +439,7 @@ fn a_contract_file_holds_the_terms_and_bad_terms_are_refused() {
 fn a_real_session_keeps_its_contract() {
     let dir = scratch("real");
     let file = dir.join("client.jsonl");
-    // The client (in-process) spawns `mcp-raw serve` and records.
-    let out = cli_here([
-        "client",
-        "--call",
-        "add={\"a\":2,\"b\":3}",
-        "--record",
-        file.to_str().unwrap(),
-        "--",
-        BIN,
-        "serve",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    record_stdio_session(&file, &["add={\"a\":2,\"b\":3}"]);
     let f = file.to_str().unwrap();
     let (code, out, err) = check(&[
         f,

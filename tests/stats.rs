@@ -5,9 +5,8 @@
 //! each tool's context cost; text, JSON and CSV; and a real session's tools.
 
 mod common;
-use common::cli_inproc::cli_here;
+use common::cli_inproc::{cli_here, record_stdio_session};
 
-use common::BIN;
 use common::made::{self, Made, call, request, result};
 use serde_json::{Value, json};
 
@@ -308,22 +307,7 @@ fn sessions_lanes_and_operations_over_http() {
 fn a_real_session_is_measured() {
     let dir = scratch("real");
     let file = dir.join("client.jsonl");
-    // The client (in-process) spawns `mcp-raw serve` and records.
-    let out = cli_here([
-        "client",
-        "--call",
-        "add={\"a\":2,\"b\":3}",
-        "--record",
-        file.to_str().unwrap(),
-        "--",
-        BIN,
-        "serve",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    record_stdio_session(&file, &["add={\"a\":2,\"b\":3}"]);
     let (code, out, err) = stats(&[file.to_str().unwrap(), "--format", "json"]);
     assert_eq!(code, 0, "{err}");
     let doc: Value = serde_json::from_str(&out).unwrap();

@@ -82,3 +82,22 @@ where
         stderr: captured.err(),
     }
 }
+
+/// A real stdio session recorded to `file`: `mcp-raw client --call CALL… --record FILE
+/// -- mcp-raw serve`, the client in-process, the server the process it spawns; it
+/// must succeed (its stderr is the panic's message otherwise).
+pub fn record_stdio_session(file: &std::path::Path, calls: &[&str]) {
+    let mut args = vec!["client".to_owned()];
+    for call in calls {
+        args.extend(["--call".to_owned(), (*call).to_owned()]);
+    }
+    args.extend([
+        "--record".to_owned(),
+        file.display().to_string(),
+        "--".to_owned(),
+        super::BIN.to_owned(),
+        "serve".to_owned(),
+    ]);
+    let out = cli_here(&args);
+    assert!(out.ok(), "mcp-raw {args:?}: {}", out.err());
+}
