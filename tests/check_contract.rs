@@ -8,7 +8,6 @@
 mod common;
 use common::cli_inproc::{cli_here, record_stdio_session};
 
-use common::BIN;
 use common::made::{self, Made, call, request, result};
 use serde_json::{Value, json};
 
