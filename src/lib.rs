@@ -68,7 +68,6 @@
 //!   sessions.rs         `sessions`: the flags → the library's listing, printed as text or JSON
 //!   wrap.rs             `wrap`: the flags → the library's options, its report printed
 //! ```
-
 //!
 //! The binary (`main.rs`) calls [`run`] with the process's arguments and its
 //! [`cli::console::Console`]; a test calls it with a command line and two
