@@ -263,7 +263,7 @@ pub fn sarif(
     serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
 }
 
-/// Several recordings' [`json`] documents as one JSON array, in order.
+/// Several recordings' [`json()`] documents as one JSON array, in order.
 pub fn json_many(docs: &[String]) -> String {
     let all: Vec<serde_json::Value> = docs
         .iter()
