@@ -22,6 +22,9 @@ SECS=${SECS:-1}
 REPS=${REPS:-3}
 MIN_RATIO=${MIN_RATIO:-0.4}
 target=${CARGO_TARGET_DIR:-target}/release
+# bench/ is a workspace of its own: its binary is in its own target directory unless
+# CARGO_TARGET_DIR puts both in one.
+bench_bin=${CARGO_TARGET_DIR:-bench/target}/release/mcp-bench
 cargo build --release --quiet --bin mcp-raw
 cargo build --release --quiet --manifest-path bench/Cargo.toml
 log=$(mktemp)
@@ -34,7 +37,7 @@ status=0
 for era in legacy modern; do
   benches=() loads=()
   for _ in $(seq "$REPS"); do
-    benches+=("$("$target/mcp-bench" http "$addr" --clients "$CLIENTS" --secs "$SECS" --warm 0.5 --era "$era")")
+    benches+=("$("$bench_bin" http "$addr" --clients "$CLIENTS" --secs "$SECS" --warm 0.5 --era "$era")")
     loads+=("$("$target/mcp-raw" load --quiet --format json --clients "$CLIENTS" --duration "$SECS" \
       --era "$era" --call 'echo={"message":"hello"}' "http://$addr/mcp" | tr -d '\n')")
   done
