@@ -138,52 +138,39 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
     std::thread::Builder::new()
         .name("tap --remote stdin".into())
         .spawn(move || read_lines(input, &recorder, lane, max_line, &lines, &reader_out))?;
-    let config = Arc::new(config);
-    let relay_out = out.clone();
+    // One relay, cloned for each message in flight: the link, the session, the client.
+    let relay = Relay {
+        config: Arc::new(config),
+        session: Arc::new(Mutex::new(Session::default())),
+        out: out.clone(),
+    };
     runtime.block_on(async move {
-        let out = relay_out;
-        let session = Arc::new(Mutex::new(Session::default()));
         let mut in_flight = tokio::task::JoinSet::new();
         let mut listening = None;
         while let Some(line) = from_client.recv().await {
-            let relay = Relay {
-                config: config.clone(),
-                session: session.clone(),
-                out: out.clone(),
-            };
-            let opens_stream = relay.prepare(&line);
+            let opens_stream = Relay::prepare(&line);
             // In the order the client wrote them: the next message goes once the
             // server has taken this one (its response head came, or it failed), as
             // a stdio server would read them one after the other.
             let (taken, head) = tokio::sync::oneshot::channel();
+            let one = relay.clone();
             in_flight.spawn(async move {
-                relay.forward(line, taken).await;
+                one.forward(line, taken).await;
             });
-            let _ = tokio::time::timeout(config.timeout, head).await;
+            let _ = tokio::time::timeout(relay.config.timeout, head).await;
             if opens_stream && listening.is_none() {
                 // The session's stream, once the client has said it is ready.
                 while in_flight.join_next().await.is_some() {}
-                let relay = Relay {
-                    config: config.clone(),
-                    session: session.clone(),
-                    out: out.clone(),
-                };
-                listening = Some(tokio::spawn(relay.listen()));
+                listening = Some(tokio::spawn(relay.clone().listen()));
             }
         }
         // The client closed its stdin: the answers still coming, then the end.
         let drain = async { while in_flight.join_next().await.is_some() {} };
-        let _ = tokio::time::timeout(config.timeout, drain).await;
+        let _ = tokio::time::timeout(relay.config.timeout, drain).await;
         if let Some(task) = listening {
             task.abort();
         }
-        Relay {
-            config: config.clone(),
-            session,
-            out: out.clone(),
-        }
-        .end_session()
-        .await;
+        relay.end_session().await;
     });
     out.close("the client closed its stdin");
     Ok(0)
@@ -195,17 +182,21 @@ fn error(id: &Value, code: i64, message: &str) -> String {
         .to_string()
 }
 
-/// One message on its way, with what it needs.
+/// What each message on its way needs; cloned for each one in flight.
+#[derive(Clone)]
 struct Relay {
+    /// How a request reaches the server.
     config: Arc<Link>,
+    /// What the session has learned, shared by every request.
     session: Arc<Mutex<Session>>,
+    /// The client's stdout.
     out: Out,
 }
 
 impl Relay {
     /// Whether this line is `notifications/initialized` (then the session's stream
     /// opens once it has been sent).
-    fn prepare(&self, line: &[u8]) -> bool {
+    fn prepare(line: &[u8]) -> bool {
         serde_json::from_slice::<Value>(line)
             .is_ok_and(|m| m["method"] == "notifications/initialized" && m.get("id").is_none())
     }
