@@ -383,3 +383,118 @@ fn a_server_request_answered_on_another_connection() {
     assert_eq!(doc["sessions"]["sess-9"]["count"], 1);
     assert_eq!(doc["stray_responses"], 0);
 }
+
+/// The live reader (what `--metrics` and `--otlp` watch a running program with) hands
+/// back, event by event, the same requests the whole-file reader pairs, each once,
+/// with the same outcome and latency; nothing stays open once the lanes closed; and
+/// the facts a span needs: the id, the target, the protocol revision, the HTTP status.
+#[test]
+fn the_live_reader_pairs_what_the_whole_file_reader_pairs() {
+    use mcp_raw_tools::stats::{ledger::Ledger, live::Live};
+    use mcp_raw_wire::event::{Dir, Event, What};
+    let dir = scratch("live");
+    for (name, make) in [
+        (
+            "live-stdio.jsonl",
+            (|p: &std::path::Path| drop(stdio_recording(p))) as fn(&std::path::Path),
+        ),
+        ("live-http.jsonl", http_recording),
+    ] {
+        let file = dir.join(name);
+        make(&file);
+        let (_, mut events) =
+            mcp_raw_wire::transcript::read(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        // Each lane closes at the end, both ways: the live reader gives up what is open.
+        let mut lanes: Vec<_> = events.iter().map(|e| e.lane).collect();
+        lanes.dedup();
+        lanes.sort_by_key(|l| l.label());
+        lanes.dedup();
+        let end = events.last().unwrap().t;
+        for lane in lanes {
+            for dir in [Dir::ToServer, Dir::ToClient] {
+                events.push(Event {
+                    t: end,
+                    lane,
+                    dir,
+                    what: What::Close("eof".into()),
+                });
+            }
+        }
+        let whole = Ledger::read(&events, 1 << 20);
+        let mut live = Live::new(1 << 20, 100);
+        let mut facts = 0;
+        let mut got = Vec::new();
+        for e in &events {
+            got.extend(live.feed(e, &mut |_, _| facts += 1).calls);
+        }
+        assert!(facts > events.len() / 2, "{name}: {facts} facts");
+        assert_eq!(live.open(), 0, "{name}");
+        got.sort_by_key(|c| c.event);
+        let key = |c: &mcp_raw_tools::stats::items::Call| {
+            (
+                c.event,
+                c.method.clone(),
+                c.id.clone(),
+                c.outcome.clone(),
+                c.latency(),
+                c.target.clone(),
+                c.version.clone(),
+                c.status,
+            )
+        };
+        assert_eq!(
+            got.iter().map(key).collect::<Vec<_>>(),
+            whole.calls.iter().map(key).collect::<Vec<_>>(),
+            "{name}"
+        );
+    }
+    // What the HTTP recording's calls say, read live.
+    let file = dir.join("live-http.jsonl");
+    let (_, events) =
+        mcp_raw_wire::transcript::read(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let mut live = Live::new(1 << 20, 100);
+    let calls: Vec<_> = events
+        .iter()
+        .flat_map(|e| live.feed(e, &mut |_, _| {}).calls)
+        .collect();
+    let add = calls
+        .iter()
+        .find(|c| c.method == "tools/call" && c.target.as_deref() == Some("add"))
+        .unwrap();
+    assert_eq!(
+        (add.id.as_str(), add.status, add.session.as_deref()),
+        ("2", Some(200), Some("sess-1"))
+    );
+    let confirm = calls.iter().find(|c| c.id == "8").unwrap();
+    assert_eq!(confirm.version.as_deref(), Some("2026-07-28"));
+    // Two requests in flight with room for one open: the second is counted, not
+    // followed, and its answer is a stray.
+    use mcp_raw_wire::event::{Lane, LaneKind};
+    let lane = Lane {
+        id: 0,
+        kind: LaneKind::Stdio,
+    };
+    let line = |t: u64, dir, m: Value| Event {
+        t: std::time::Duration::from_millis(t),
+        lane,
+        dir,
+        what: What::Bytes(format!("{m}\n").into_bytes().into()),
+    };
+    let mut one = Live::new(1 << 20, 1);
+    let mut done = Vec::new();
+    for e in [
+        line(0, Dir::ToServer, request(1, "ping", json!({}))),
+        line(1, Dir::ToServer, request(2, "ping", json!({}))),
+        line(2, Dir::ToClient, result(1, json!({}))),
+        line(3, Dir::ToClient, result(2, json!({}))),
+    ] {
+        assert!(one.open() <= 1);
+        done.extend(one.feed(&e, &mut |_, _| {}).calls);
+    }
+    assert_eq!(one.untracked(), 1);
+    assert_eq!(
+        done.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+        ["1"]
+    );
+    assert_eq!(done[0].latency(), Some(std::time::Duration::from_millis(2)));
+}

@@ -85,7 +85,9 @@
 //!   report.rs           the figures, the thresholds broken, text and JSON
 //! stats/                `mcp-raw stats`: counts, latency percentiles, bytes, context cost
 //!   mod.rs              rows per method, tool, session, lane; percentiles; the token estimate
+//!   items.rs            a request with its answer, a notification, a head, a log line, a tool
 //!   ledger.rs           a recording read into requests paired with answers, and tools listed
+//!   live.rs             the same reader as events arrive (--metrics, --otlp): each call once answered
 //!   operations.rs       2026-07-28 retries linked by their exact requestState
 //!   render.rs           text, JSON and CSV
 //! har/                  `export har`, `import har`: HAR 1.2 both ways

@@ -10,172 +10,14 @@
 //! whose response carries the answer (HTTP/1.1 answers in order on a connection).
 
 use crate::wire::decode::{Decoder, Fact};
-use crate::wire::event::{Dir, Event, LaneKind};
+use crate::wire::event::{Dir, Event, LaneKind, What};
 use crate::wire::http::SESSION_ID;
+use crate::wire::http::mirror::PROTOCOL_VERSION;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
-/// How a request ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    /// No answer in the recording.
-    Unanswered,
-    /// A result.
-    Ok,
-    /// A 2026-07-28 result asking for input (`resultType: "input_required"`,
-    /// `basic/patterns/mrtr`): a round of an operation, not its end.
-    InputRequired,
-    /// A `tools/call` result with `isError: true` (MCP 2025-11-25 `server/tools`
-    /// "Error Handling": the tool failed, the protocol did not).
-    ToolError,
-    /// A JSON-RPC error response, its code.
-    Error(i64),
-}
-
-impl Outcome {
-    /// An error of either kind: what `--max-errors` and the `errors` column count.
-    pub fn is_error(&self) -> bool {
-        matches!(self, Outcome::ToolError | Outcome::Error(_))
-    }
-}
-
-/// One request and its answer.
-#[derive(Debug, Clone)]
-pub struct Call {
-    /// The request's method.
-    pub method: String,
-    /// For `tools/call`, `params.name`: the tool.
-    pub tool: Option<String>,
-    /// Who sent the request (`ToServer`: the client).
-    pub from: Dir,
-    /// The lane the request travelled on.
-    pub lane: String,
-    /// The legacy session it belongs to (the `Mcp-Session-Id` sent, or the one
-    /// `initialize`'s answer issued).
-    pub session: Option<String>,
-    /// Its `_meta` declares 2026-07-28.
-    pub modern: bool,
-    /// When it was sent.
-    pub sent: Duration,
-    /// When its answer came.
-    pub answered: Option<Duration>,
-    /// The request's bytes as they crossed.
-    pub request_bytes: usize,
-    /// The answer's bytes as they crossed.
-    pub response_bytes: usize,
-    /// How it ended.
-    pub outcome: Outcome,
-    /// `params.requestState` it echoed (a retry of an operation).
-    pub state_in: Option<String>,
-    /// `result.requestState` of an input-required answer (the next round must echo it).
-    pub state_out: Option<String>,
-    /// The event that carried the request, from 1.
-    pub event: usize,
-    /// The request's params, kept for the methods whose content `check`'s security
-    /// rules read ([`KEEP`]).
-    pub params: Option<Value>,
-    /// The answer's result, kept likewise (and every result asking for input).
-    pub result: Option<Value>,
-    /// The event that carried the answer, and its lane.
-    pub answer_at: Option<(usize, String)>,
-}
-
-/// The methods whose params and results a [`Call`] keeps: what the security rules
-/// read (tools and prompts listed, tool results, resources read, the server's
-/// sampling and elicitation requests, `initialize`'s server name).
-pub const KEEP: &[&str] = &[
-    "initialize",
-    "tools/list",
-    "prompts/list",
-    "tools/call",
-    "resources/read",
-    "sampling/createMessage",
-    "elicitation/create",
-];
-
-impl Call {
-    /// Answer time minus send time.
-    pub fn latency(&self) -> Option<Duration> {
-        self.answered.map(|a| a.saturating_sub(self.sent))
-    }
-}
-
-/// One notification.
-#[derive(Debug, Clone)]
-pub struct Note {
-    /// Its method.
-    pub method: String,
-    /// Who sent it.
-    pub from: Dir,
-    /// The lane it travelled on.
-    pub lane: String,
-    /// Its legacy session, if any.
-    pub session: Option<String>,
-    /// Its bytes.
-    pub bytes: usize,
-    /// The event that carried it, from 1.
-    pub event: usize,
-    /// Its params, kept for `notifications/message` (a log the server sends).
-    pub params: Option<Value>,
-    /// When.
-    pub t: Duration,
-}
-
-/// An HTTP head that says something the security rules read.
-#[derive(Debug, Clone)]
-pub struct HeadSeen {
-    /// The event that carried it.
-    pub event: usize,
-    /// Its lane.
-    pub lane: String,
-    /// Which way.
-    pub dir: Dir,
-    /// When.
-    pub t: Duration,
-    /// A response's `Mcp-Session-Id`: a session issued (or repeated).
-    pub session: Option<String>,
-    /// A request's `Authorization` value.
-    pub authorization: Option<String>,
-    /// A request's `Host`.
-    pub host: Option<String>,
-}
-
-/// A line of a stdio server's stderr (its log).
-#[derive(Debug, Clone)]
-pub struct LogLine {
-    /// The event that carried it.
-    pub event: usize,
-    /// Its lane.
-    pub lane: String,
-    /// When.
-    pub t: Duration,
-    /// The line, lossy UTF-8.
-    pub text: String,
-}
-
-/// One tool as a `tools/list` result defined it.
-#[derive(Debug, Clone)]
-pub struct ToolDef {
-    /// `name`.
-    pub name: String,
-    /// The definition re-serialized compactly (no whitespace): what a client would
-    /// hand a model, give or take its own wrapping.
-    pub json: String,
-    /// The conversation whose `tools/list` returned it (session, else lane).
-    pub server: String,
-    /// The event that carried the list.
-    pub event: usize,
-    /// The lane that carried it.
-    pub lane: String,
-    /// When the list arrived.
-    pub t: Duration,
-    /// The server's own name (`serverInfo.name` of `initialize`'s result, or of a
-    /// 2026-07-28 result's `_meta`), when the recording shows it.
-    pub server_name: Option<String>,
-    /// The definition itself.
-    pub value: Value,
-}
+pub use super::items::{Call, HeadSeen, KEEP, LogLine, Note, Outcome, ToolDef};
 
 /// Everything read from one recording.
 #[derive(Debug, Default)]
@@ -213,15 +55,14 @@ impl Ledger {
 
     /// Reads a whole recording.
     pub fn read(events: &[Event], max: usize) -> Ledger {
-        let mut r = Reader {
-            decoder: Decoder::with_max(max),
-            ledger: Ledger::default(),
-            open: HashMap::new(),
-            lanes: HashMap::new(),
-        };
+        let mut r = Reader::new(max, false);
         for e in events {
-            r.event(e);
+            r.event(e, &mut |_, _| {});
         }
+        let mut calls = std::mem::take(&mut r.finished);
+        calls.extend(r.open.drain().map(|(_, c)| c));
+        calls.sort_by_key(|(seq, _)| *seq);
+        r.ledger.calls = calls.into_iter().map(|(_, c)| c).collect();
         r.ledger
     }
 }
@@ -229,6 +70,14 @@ impl Ledger {
 /// What one HTTP lane's exchanges say about sessions.
 #[derive(Default)]
 struct LaneState {
+    /// The `MCP-Protocol-Version` header of the request being read.
+    version: Option<String>,
+    /// The status of the response being read.
+    status: Option<u16>,
+    /// What the lane's open event said (the peer's address; a process's command).
+    peer: Option<String>,
+    /// How many of its two directions have closed: at two, a live reader forgets it.
+    closed: u8,
     /// The session each request sent (in order), for its response to inherit.
     asked: VecDeque<Option<String>>,
     /// The session of the request being read.
@@ -239,27 +88,63 @@ struct LaneState {
     issued: Option<String>,
 }
 
+/// A request's key while it awaits its answer: (sender, conversation, id as JSON
+/// text).
+pub(super) type Key = (Dir, String, String);
+
 /// Reads events into a [`Ledger`].
-struct Reader {
+pub(super) struct Reader {
     /// The same framing every view uses.
     decoder: Decoder,
     /// What is being built.
-    ledger: Ledger,
-    /// Requests awaiting their answer: (sender, conversation, id as JSON text) →
-    /// index in `calls`.
-    open: HashMap<(Dir, String, String), usize>,
+    pub(super) ledger: Ledger,
+    /// Requests awaiting their answer, each with its number in sending order.
+    pub(super) open: HashMap<Key, (usize, Call)>,
+    /// Requests done with (answered, replaced by a request reusing their id, or,
+    /// live, left by a closed lane), with their numbers.
+    pub(super) finished: Vec<(usize, Call)>,
+    /// The next request's number.
+    next: usize,
     /// HTTP lanes' session bookkeeping.
     lanes: HashMap<String, LaneState>,
+    /// Live: forget a lane once both its directions closed, and give up its requests.
+    live: bool,
+    /// Live: requests kept open at most.
+    pub(super) max_open: usize,
+    /// Live: requests not followed (too many open).
+    pub(super) untracked: u64,
 }
 
 impl Reader {
-    fn event(&mut self, e: &Event) {
+    pub(super) fn new(max: usize, live: bool) -> Reader {
+        Reader {
+            decoder: Decoder::with_max(max),
+            ledger: Ledger::default(),
+            open: HashMap::new(),
+            finished: Vec::new(),
+            next: 0,
+            lanes: HashMap::new(),
+            live,
+            max_open: usize::MAX,
+            untracked: 0,
+        }
+    }
+
+    pub(super) fn event(&mut self, e: &Event, facts: &mut dyn FnMut(&Event, &Fact)) {
         self.ledger.events += 1;
         self.ledger.first.get_or_insert(e.t);
         self.ledger.last = Some(e.t);
         let lane = e.lane.label();
         let http = e.lane.kind == LaneKind::Http;
+        match &e.what {
+            What::Open(peer) => {
+                self.lanes.entry(lane.clone()).or_default().peer = Some(peer.clone())
+            }
+            What::Close(_) if self.live => self.closed(&lane),
+            _ => {}
+        }
         for fact in self.decoder.feed(e) {
+            facts(e, &fact);
             match fact {
                 Fact::Stderr(line) => self.ledger.logs.push(LogLine {
                     event: self.ledger.events,
@@ -285,9 +170,11 @@ impl Reader {
                     if head.method().is_some() {
                         l.request = session.clone();
                         l.asked.push_back(session);
+                        l.version = head.header(PROTOCOL_VERSION).map(str::to_owned);
                     } else if !head.status().is_some_and(|s| (100..200).contains(&s)) {
                         l.response = l.asked.pop_front().flatten();
                         l.issued = session;
+                        l.status = head.status();
                     }
                 }
                 Fact::Payload { bytes, class, .. } if class.is_message() => {
@@ -342,9 +229,27 @@ impl Reader {
                     .and_then(|meta| meta.get("io.modelcontextprotocol/protocolVersion"))
                     .is_some();
                 let keep = KEEP.contains(&method);
-                self.open
-                    .insert((at.dir, conv, id), self.ledger.calls.len());
-                self.ledger.calls.push(Call {
+                let meta = params.and_then(|p| p.get("_meta"));
+                let meta_str = |k: &str| meta.and_then(|m| m.get(k)).and_then(Value::as_str);
+                let lane_state = self.lanes.get(at.lane);
+                let version = meta_str("io.modelcontextprotocol/protocolVersion")
+                    .map(str::to_owned)
+                    .or_else(|| lane_state.and_then(|l| l.version.clone()));
+                let target = match method {
+                    "tools/call" | "prompts/get" => str_of("name"),
+                    m if m.starts_with("resources/") => str_of("uri"),
+                    _ => None,
+                };
+                let trace = meta_str("traceparent")
+                    .map(|tp| (tp.to_owned(), meta_str("tracestate").map(str::to_owned)));
+                let peer = lane_state.and_then(|l| l.peer.clone());
+                if self.live && self.open.len() >= self.max_open {
+                    self.untracked += 1;
+                    return;
+                }
+                let seq = self.next;
+                self.next += 1;
+                let call = Call {
                     method: method.to_owned(),
                     tool: if method == "tools/call" {
                         str_of("name")
@@ -366,7 +271,19 @@ impl Reader {
                     params: if keep { params.cloned() } else { None },
                     result: None,
                     answer_at: None,
-                });
+                    id: id.clone(),
+                    target,
+                    version,
+                    trace,
+                    status: None,
+                    error_message: None,
+                    peer,
+                };
+                // A request reusing an id still open in its conversation: the earlier
+                // one can no longer be told apart, so it stays unanswered.
+                if let Some(earlier) = self.open.insert((at.dir, conv, id), (seq, call)) {
+                    self.finished.push(earlier);
+                }
             }
             (Some(method), None) => self.ledger.notes.push(Note {
                 method: method.to_owned(),
@@ -398,20 +315,50 @@ impl Reader {
             .open
             .remove(&(asker, conv, id.clone()))
             .or_else(|| self.open.remove(&(asker, at.lane.to_owned(), id)));
-        let Some(i) = found else {
+        let Some((seq, mut call)) = found else {
             self.ledger.stray += 1;
             return;
         };
-        let issued = self.lanes.get(at.lane).and_then(|l| l.issued.clone());
-        let call = &mut self.ledger.calls[i];
+        let lane_state = self.lanes.get(at.lane);
+        let issued = lane_state.and_then(|l| l.issued.clone());
+        call.status = lane_state.and_then(|l| l.status);
+        call.response_bytes = bytes;
+        self.fill(&mut call, m, issued, at);
+        self.finished.push((seq, call));
+    }
+
+    /// Live: a lane closed; once both its directions have, its bookkeeping goes and
+    /// the requests it carried that are still open are given up, unanswered.
+    fn closed(&mut self, lane: &str) {
+        let l = self.lanes.entry(lane.to_owned()).or_default();
+        l.closed += 1;
+        if l.closed < 2 {
+            return;
+        }
+        self.lanes.remove(lane);
+        let gone: Vec<Key> = self
+            .open
+            .iter()
+            .filter(|(_, (_, c))| c.lane == lane)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in gone {
+            if let Some(c) = self.open.remove(&k) {
+                self.finished.push(c);
+            }
+        }
+    }
+
+    /// An answered request's outcome, result and what its answer says of the server.
+    fn fill(&mut self, call: &mut Call, m: &Value, issued: Option<String>, at: &At) {
         call.answered = Some(at.t);
         call.answer_at = Some((at.event, at.lane.to_owned()));
-        call.response_bytes = bytes;
         if call.session.is_none() {
             call.session = issued.or_else(|| at.session.clone());
         }
         if let Some(e) = m.get("error") {
             call.outcome = Outcome::Error(e.get("code").and_then(Value::as_i64).unwrap_or(0));
+            call.error_message = e.get("message").and_then(Value::as_str).map(str::to_owned);
             return;
         }
         let result = m.get("result").unwrap_or(&Value::Null);

@@ -4,7 +4,9 @@
 //! costs a model's context.
 //!
 //! ```text
+//! items.rs        a request with its answer, a notification, a head, a log line, a tool
 //! ledger.rs       the recording read into requests paired with answers, notifications, tools
+//! live.rs         the same reader as events arrive, each request handed back once answered
 //! operations.rs   2026-07-28 retries linked by their exact requestState
 //! render.rs       text, JSON and CSV
 //! ```
@@ -13,7 +15,9 @@
 //! time as the recorder stamped them (microseconds). A percentile is the nearest
 //! rank: the smallest value with at least p% of the values at or below it.
 
+pub mod items;
 pub mod ledger;
+pub mod live;
 pub mod operations;
 pub mod render;
 
