@@ -9,6 +9,7 @@
 //! - [`check`]: the spec's rules applied to wire events, live or from a recording.
 //! - [`load`]: a load generator that speaks MCP: N clients, a mix of calls, figures.
 //! - [`har`]: a recording's HTTP as HAR 1.2, and a HAR read into a transcript.
+//! - [`offload`]: a sink that watches the wire from its own thread (bounded, lossy).
 //! - [`stats`]: a recording's numbers: latency, errors, bytes, what tools cost a model.
 //! - [`replay`]: recordings used again: diff, sent to a live server, served as a mock.
 //! - [`bridge`]: a stdio server served as Streamable HTTP.
@@ -83,6 +84,7 @@
 //!   tally.rs            each call counted: latency per method and tool, failures by kind
 //!   procfs.rs           a stdio server's CPU time and peak RSS, from /proc
 //!   report.rs           the figures, the thresholds broken, text and JSON
+//! offload.rs            a sink handing events to a watcher's thread: bounded queue, drops counted
 //! stats/                `mcp-raw stats`: counts, latency percentiles, bytes, context cost
 //!   mod.rs              rows per method, tool, session, lane; percentiles; the token estimate
 //!   items.rs            a request with its answer, a notification, a head, a log line, a tool
@@ -153,6 +155,7 @@ pub mod bridge;
 pub mod check;
 pub mod har;
 pub mod load;
+pub mod offload;
 pub mod replay;
 pub mod sessions;
 pub mod stats;
