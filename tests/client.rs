@@ -659,3 +659,36 @@ fn tokens_are_masked_unless_show_secrets() {
         ">>> authorization: Bearer s3cr3t-t0ken\n".repeat(5)
     );
 }
+
+/// `--log-level` against a legacy server that did not declare the `logging`
+/// capability (the demo fixture declares tools only): no `logging/setLevel` is sent
+/// (MCP 2025-11-25 `server/utilities/logging`: a server that logs MUST declare it),
+/// and the client says why on stderr; the call still runs.
+#[test]
+fn log_level_asks_nothing_of_a_server_without_logging() {
+    // The binary: the warning comes from the client library through `log`, which
+    // the process's logger writes to the real stderr.
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            "--era",
+            "legacy",
+            "--log-level",
+            "debug",
+            "--call",
+        ])
+        .args(["add={\"a\":1,\"b\":2}", "--", BIN, "serve"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}{err}");
+    assert!(!text.contains("logging/setLevel"), "{text}");
+    assert!(text.contains("\"method\": \"tools/call\""), "{text}");
+    assert!(
+        err.contains(
+            "--log-level debug: the server did not declare the logging capability; no logging/setLevel sent"
+        ),
+        "{err}"
+    );
+}

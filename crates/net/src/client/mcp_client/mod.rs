@@ -168,8 +168,19 @@ impl McpClient {
         };
         client.spoken = spoken.clone();
         cache.insert(key, spoken);
-        if let (Spoken::Legacy { .. }, Some(level)) =
-            (&client.spoken, client.options.log_level.clone())
+        // MCP 2025-11-25 `server/utilities/logging` "Capabilities": "Servers that emit
+        // log message notifications MUST declare the `logging` capability". A server
+        // without it has no `logging/setLevel` to call: the client says so, asks nothing.
+        let logs = client.server_capabilities.get("logging").is_some();
+        if let (Spoken::Legacy { .. }, Some(level), false) =
+            (&client.spoken, client.options.log_level.as_ref(), logs)
+        {
+            log::warn!(
+                "[mcp-raw client] warning: --log-level {level}: the server did not declare the logging capability; no logging/setLevel sent"
+            );
+        }
+        if let (Spoken::Legacy { .. }, Some(level), true) =
+            (&client.spoken, client.options.log_level.clone(), logs)
             && let Err(e) = client
                 .request("logging/setLevel", json!({ "level": level }))
                 .await?
