@@ -28,7 +28,7 @@ mod stdio;
 mod tools;
 
 pub use era::{EraCache, Spoken};
-pub use options::Options;
+pub use options::{Options, TraceSeed};
 pub use resend::Resent;
 
 use super::answers::Answers;
@@ -36,6 +36,7 @@ use super::auth::Authorizer;
 use super::http_link::HttpLink;
 use super::stdio_link::StdioLink;
 use crate::jsonrpc::{Notification, Request, Response};
+use crate::protocol::trace_context::{self, TraceParent};
 use crate::protocol::{Eras, meta};
 use crate::wire::http::x_mcp_header::HeaderParam;
 use anyhow::{Context, bail};
@@ -117,6 +118,9 @@ pub struct McpClient {
     /// (a result to `server/discover` that is no discover result): the program
     /// shows it, since the bytes alone look like a modern answer.
     era_note: Option<String>,
+    /// `--trace-context` without a parent: the run's own trace, made at the first
+    /// request; each request is sent from a new span of it.
+    trace: Option<TraceParent>,
 }
 
 impl McpClient {
@@ -148,6 +152,7 @@ impl McpClient {
             server_capabilities: Value::Null,
             background: None,
             era_note: None,
+            trace: None,
         };
         // Only a dual-era client has anything to learn, so only it uses the cache.
         let eras = client.options.eras;
@@ -427,7 +432,18 @@ impl McpClient {
             && !method.ends_with("/list");
         // `--log-level` in the modern era travels with each request.
         let log_level = modern.and(self.options.log_level.clone());
-        if modern.is_some() || progress {
+        // `--trace-context`: the request is sent from a span of its own, child of the
+        // run's trace (OpenTelemetry's MCP conventions: `traceparent` in `_meta`).
+        let trace = self.options.trace_context.as_ref().map(|seed| {
+            let run = match seed.parent {
+                Some(parent) => parent,
+                None => *self
+                    .trace
+                    .get_or_insert_with(|| TraceParent::new_trace(trace_context::random())),
+            };
+            (run.from_span(trace_context::random()), seed.state.clone())
+        });
+        if modern.is_some() || progress || trace.is_some() {
             let meta = params
                 .as_object_mut()
                 .context("params must be an object")?
@@ -444,6 +460,12 @@ impl McpClient {
                 }
                 if progress {
                     meta.insert("progressToken".into(), json!(format!("progress-{id}")));
+                }
+                if let Some((tp, state)) = trace {
+                    meta.insert(trace_context::TRACEPARENT.into(), json!(tp.to_string()));
+                    if let Some(state) = state {
+                        meta.insert(trace_context::TRACESTATE.into(), json!(state));
+                    }
                 }
             }
         }
