@@ -113,6 +113,29 @@ pub fn answers(args: &ClientArgs, console: &Console) -> anyhow::Result<Answers> 
     Ok(answers)
 }
 
+/// `--trace-context`: the trace the requests continue, from `TRACEPARENT` and
+/// `TRACESTATE` in the environment (how OpenTelemetry hands context to a process), or
+/// a new one. A `TRACEPARENT` that is not one is a usage error quoting it.
+pub fn trace_seed(args: &ClientArgs) -> anyhow::Result<Option<TraceSeed>> {
+    if !args.trace_context {
+        return Ok(None);
+    }
+    let parent = match std::env::var("TRACEPARENT") {
+        Ok(text) if !text.trim().is_empty() => {
+            Some(TraceParent::parse(text.trim()).map_err(|e| {
+                usage(format!(
+                    "--trace-context: TRACEPARENT in the environment: {e}"
+                ))
+            })?)
+        }
+        _ => None,
+    };
+    let state = std::env::var("TRACESTATE")
+        .ok()
+        .filter(|s| !s.trim().is_empty());
+    Ok(Some(TraceSeed { parent, state }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,27 +186,4 @@ mod tests {
                 .contains("must be a JSON object")
         );
     }
-}
-
-/// `--trace-context`: the trace the requests continue, from `TRACEPARENT` and
-/// `TRACESTATE` in the environment (how OpenTelemetry hands context to a process), or
-/// a new one. A `TRACEPARENT` that is not one is a usage error quoting it.
-pub fn trace_seed(args: &ClientArgs) -> anyhow::Result<Option<TraceSeed>> {
-    if !args.trace_context {
-        return Ok(None);
-    }
-    let parent = match std::env::var("TRACEPARENT") {
-        Ok(text) if !text.trim().is_empty() => {
-            Some(TraceParent::parse(text.trim()).map_err(|e| {
-                usage(format!(
-                    "--trace-context: TRACEPARENT in the environment: {e}"
-                ))
-            })?)
-        }
-        _ => None,
-    };
-    let state = std::env::var("TRACESTATE")
-        .ok()
-        .filter(|s| !s.trim().is_empty());
-    Ok(Some(TraceSeed { parent, state }))
 }
