@@ -4,7 +4,6 @@
 use super::usage;
 use crate::cli::args::{AskWhen, ClientArgs};
 use crate::cli::console::Console;
-use mcp_raw_core::trace_context::TraceParent;
 use mcp_raw_net::client::answers::Answers;
 use mcp_raw_net::client::ask_user::Asker;
 use mcp_raw_net::client::mcp_client::TraceSeed;
@@ -113,26 +112,13 @@ pub fn answers(args: &ClientArgs, console: &Console) -> anyhow::Result<Answers> 
     Ok(answers)
 }
 
-/// `--trace-context`: the trace the requests continue, from `TRACEPARENT` and
-/// `TRACESTATE` in the environment (how OpenTelemetry hands context to a process), or
-/// a new one. A `TRACEPARENT` that is not one is a usage error quoting it.
+/// `--trace-context`: the trace the requests join (the caller's, from the
+/// environment, or a new one).
 pub fn trace_seed(args: &ClientArgs) -> anyhow::Result<Option<TraceSeed>> {
     if !args.trace_context {
         return Ok(None);
     }
-    let parent = match std::env::var("TRACEPARENT") {
-        Ok(text) if !text.trim().is_empty() => {
-            Some(TraceParent::parse(text.trim()).map_err(|e| {
-                usage(format!(
-                    "--trace-context: TRACEPARENT in the environment: {e}"
-                ))
-            })?)
-        }
-        _ => None,
-    };
-    let state = std::env::var("TRACESTATE")
-        .ok()
-        .filter(|s| !s.trim().is_empty());
+    let (parent, state) = crate::cli::trace_context::from_env()?;
     Ok(Some(TraceSeed { parent, state }))
 }
 

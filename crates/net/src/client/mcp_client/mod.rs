@@ -20,6 +20,8 @@
 //! - `resend.rs`: a request edited on the page (`client --ui`), sent again on the
 //!   live session.
 
+mod build;
+use build::client_info;
 mod era;
 mod http;
 mod options;
@@ -35,9 +37,9 @@ use super::answers::Answers;
 use super::auth::Authorizer;
 use super::http_link::HttpLink;
 use super::stdio_link::StdioLink;
-use crate::jsonrpc::{Notification, Request, Response};
-use crate::protocol::trace_context::{self, TraceParent};
-use crate::protocol::{Eras, meta};
+use crate::jsonrpc::{Notification, Response};
+use crate::protocol::Eras;
+use crate::protocol::trace_context::TraceParent;
 use crate::wire::http::x_mcp_header::HeaderParam;
 use anyhow::{Context, bail};
 use era::{MODERN, mutual_version};
@@ -412,66 +414,6 @@ impl McpClient {
         }
     }
 
-    /// Builds one request: a fresh id, and for a modern one (`modern` is its
-    /// version) the per-request `_meta`.
-    pub(super) fn build(
-        &mut self,
-        method: &str,
-        mut params: Value,
-        modern: Option<&str>,
-    ) -> anyhow::Result<(i64, Value)> {
-        let id = self.next_id;
-        self.next_id += 1;
-        // `--progress`: a token on every request that does work (2025-11-25
-        // `basic/utilities/progress`); the handshake and the probe carry none.
-        let progress = self.options.progress
-            && !matches!(
-                method,
-                "initialize" | "server/discover" | "ping" | "logging/setLevel"
-            )
-            && !method.ends_with("/list");
-        // `--log-level` in the modern era travels with each request.
-        let log_level = modern.and(self.options.log_level.clone());
-        // `--trace-context`: the request is sent from a span of its own, child of the
-        // run's trace (OpenTelemetry's MCP conventions: `traceparent` in `_meta`).
-        let trace = self.options.trace_context.as_ref().map(|seed| {
-            let run = match seed.parent {
-                Some(parent) => parent,
-                None => *self
-                    .trace
-                    .get_or_insert_with(|| TraceParent::new_trace(trace_context::random())),
-            };
-            (run.from_span(trace_context::random()), seed.state.clone())
-        });
-        if modern.is_some() || progress || trace.is_some() {
-            let meta = params
-                .as_object_mut()
-                .context("params must be an object")?
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(meta) = meta {
-                if let Some(version) = modern {
-                    meta.insert(meta::PROTOCOL_VERSION.into(), json!(version));
-                    meta.insert(meta::CLIENT_CAPABILITIES.into(), self.capabilities(true));
-                    meta.insert(meta::CLIENT_INFO.into(), client_info());
-                }
-                if let Some(level) = log_level {
-                    meta.insert(meta::LOG_LEVEL.into(), json!(level));
-                }
-                if progress {
-                    meta.insert("progressToken".into(), json!(format!("progress-{id}")));
-                }
-                if let Some((tp, state)) = trace {
-                    meta.insert(trace_context::TRACEPARENT.into(), json!(tp.to_string()));
-                    if let Some(state) = state {
-                        meta.insert(trace_context::TRACESTATE.into(), json!(state));
-                    }
-                }
-            }
-        }
-        Ok((id, Request::new(id, method, Some(params)).to_value()))
-    }
-
     /// Builds and sends one request: `modern` is the version to put in `_meta` (and
     /// the headers), `None` for a legacy request.
     async fn send(
@@ -491,10 +433,6 @@ impl McpClient {
             }
         }
     }
-}
-
-pub(super) fn client_info() -> Value {
-    json!({ "name": "mcp-raw", "version": env!("CARGO_PKG_VERSION") })
 }
 
 pub(super) fn rpc_error(response: &Response, status: Option<StatusCode>) -> RpcError {
