@@ -14,9 +14,9 @@ use crate::offload::{self, Offload, Watching};
 use crate::stats::live::Live;
 use crate::wire::lock::Locked;
 use exposition::Text;
-pub use tally::{Expiry, Tally};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+pub use tally::{Expiry, Tally};
 
 /// Requests the live reader keeps open at most before it stops following new ones:
 /// a peer that never answers cannot grow the watcher's memory.

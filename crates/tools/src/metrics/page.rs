@@ -40,8 +40,20 @@ pub fn answer(head: &[u8], metrics: &Metrics) -> Vec<u8> {
         );
     }
     match method {
-        "GET" => respond("200 OK", CONTENT_TYPE, metrics.render().as_bytes(), &[], true),
-        "HEAD" => respond("200 OK", CONTENT_TYPE, metrics.render().as_bytes(), &[], false),
+        "GET" => respond(
+            "200 OK",
+            CONTENT_TYPE,
+            metrics.render().as_bytes(),
+            &[],
+            true,
+        ),
+        "HEAD" => respond(
+            "200 OK",
+            CONTENT_TYPE,
+            metrics.render().as_bytes(),
+            &[],
+            false,
+        ),
         other => plain(
             "405 Method Not Allowed",
             &format!("{other:?} is not served here: {PATH} answers GET and HEAD\n"),
@@ -89,7 +101,13 @@ pub fn busy(max: usize) -> Vec<u8> {
 
 /// A `text/plain` answer.
 fn plain(status: &str, text: &str, extra: &[(&str, &str)]) -> Vec<u8> {
-    respond(status, "text/plain; charset=utf-8", text.as_bytes(), extra, true)
+    respond(
+        status,
+        "text/plain; charset=utf-8",
+        text.as_bytes(),
+        extra,
+        true,
+    )
 }
 
 /// A whole response: status line, headers, and the body unless `with_body` is false
@@ -125,7 +143,11 @@ mod tests {
     }
 
     fn status(r: &[u8]) -> String {
-        String::from_utf8_lossy(r).lines().next().unwrap().to_owned()
+        String::from_utf8_lossy(r)
+            .lines()
+            .next()
+            .unwrap()
+            .to_owned()
     }
 
     #[test]
