@@ -161,11 +161,11 @@ fn serve(mut conn: TcpStream, metrics: &Metrics, bounds: Bounds) {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 2048];
     let response = loop {
-        if let Some(end) = page::head_end(&buf) {
-            break page::answer(&buf[..end], metrics);
-        }
-        if buf.len() > bounds.head {
-            break page::too_large(bounds.head);
+        match page::head_end(&buf) {
+            Some(end) if end <= bounds.head => break page::answer(&buf[..end], metrics),
+            Some(_) => break page::too_large(bounds.head),
+            None if buf.len() > bounds.head => break page::too_large(bounds.head),
+            None => {}
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() || conn.set_read_timeout(Some(left)).is_err() {

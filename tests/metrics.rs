@@ -1,0 +1,339 @@
+//! `--metrics ADDR` through the real binary: `serve --http`, `tap --http` and `bridge`
+//! each serve `GET /metrics`; the traffic sent is raw HTTP of known shape, so each
+//! count the scrape shows is compared with what was sent, exactly. The programs are
+//! processes (they serve until killed, and their stderr names both listeners).
+
+mod common;
+
+use common::http_client::{exchange, request_bytes};
+use common::{BIN, HttpServer, initialize};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
+const JSON: (&str, &str) = ("Content-Type", "application/json");
+const V: (&str, &str) = ("MCP-Protocol-Version", "2025-11-25");
+
+/// The metrics address a program announced on stderr.
+fn metrics_addr(p: &HttpServer) -> String {
+    assert!(
+        p.wait_logged("Prometheus metrics at http://", Duration::from_secs(5)),
+        "{}",
+        p.logged()
+    );
+    let log = p.logged();
+    let rest = log.split("Prometheus metrics at http://").nth(1).unwrap();
+    rest.split('/').next().unwrap().to_owned()
+}
+
+/// One raw request to the metrics listener; the whole response as text.
+fn raw(addr: &str, request: &[u8]) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(request).unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// `GET /metrics`: the body, after checking the status and the content type.
+fn scrape(addr: &str) -> String {
+    let r = raw(
+        addr,
+        format!("GET /metrics HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes(),
+    );
+    let (head, body) = r.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+    assert!(
+        head.contains("\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"),
+        "{head}"
+    );
+    body.to_owned()
+}
+
+/// The value of the sample written exactly `series` (name and labels), if present.
+fn value(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
+/// Scrapes until `series` reads `want` (the watcher runs on its own thread, a moment
+/// behind the wire), within 10 s; the last scrape.
+fn scrape_until(addr: &str, series: &str, want: f64) -> String {
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = scrape(addr);
+        if value(&text, series) == Some(want) || Instant::now() > end {
+            assert_eq!(value(&text, series), Some(want), "{series} in\n{text}");
+            return text;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn post(addr: &str, headers: &[(&str, &str)], body: &str) -> common::HttpReply {
+    let mut all = vec![ACCEPT, JSON];
+    all.extend_from_slice(headers);
+    exchange(addr, &request_bytes(addr, "POST", &all, body))
+}
+
+/// Checks a histogram's series: buckets never decrease, `+Inf` equals `_count`.
+fn histogram_count(text: &str, labels: &str) -> f64 {
+    let name = "mcp_raw_request_duration_seconds";
+    let buckets: Vec<f64> = text
+        .lines()
+        .filter(|l| l.starts_with(&format!("{name}_bucket{{{labels},le=")))
+        .map(|l| l.rsplit(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(buckets.len(), 17, "16 bounds and +Inf in\n{text}");
+    assert!(buckets.windows(2).all(|w| w[0] <= w[1]), "{buckets:?}");
+    let count = value(text, &format!("{name}_count{{{labels}}}")).unwrap();
+    assert_eq!(buckets.last().copied(), Some(count));
+    let sum = value(text, &format!("{name}_sum{{{labels}}}")).unwrap();
+    assert!(sum > 0.0 && sum < 10.0 * count, "sum {sum}");
+    count
+}
+
+/// A legacy session opened with raw HTTP and initialized; its id.
+fn open_session(addr: &str) -> String {
+    let r = post(addr, &[], &initialize("2025-11-25"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let sid = r.header("mcp-session-id").unwrap().to_owned();
+    let r = post(
+        addr,
+        &[("Mcp-Session-Id", &sid), V],
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    assert_eq!(r.status, 202);
+    sid
+}
+
+/// `serve --http --metrics`: requests by method and outcome exactly, a histogram
+/// whose buckets end at its count, a 413 counted, a session open then deleted, and a
+/// listener that answers garbage with 400, other paths 404, other methods 405, and
+/// goes on serving.
+#[test]
+fn serve_counts_what_crossed() {
+    let s = HttpServer::start(&["--metrics", "127.0.0.1:0", "--max-body-bytes", "2000"]);
+    let m = metrics_addr(&s);
+    let sid = open_session(&s.addr);
+    let text = scrape_until(&m, "mcp_raw_sessions_open", 1.0);
+    assert_eq!(value(&text, "mcp_raw_sessions_issued_total"), Some(1.0));
+    let session = [("Mcp-Session-Id", sid.as_str()), V];
+    for id in 2..5 {
+        let r = post(
+            &s.addr,
+            &session,
+            &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#),
+        );
+        assert_eq!(r.status, 200);
+    }
+    let r = post(
+        &s.addr,
+        &session,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}"#,
+    );
+    assert_eq!(r.status, 200);
+    let r = post(
+        &s.addr,
+        &session,
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{"message":7}}}"#,
+    );
+    assert_eq!(r.response().unwrap()["result"]["isError"], true);
+    let r = post(
+        &s.addr,
+        &session,
+        r#"{"jsonrpc":"2.0","id":7,"method":"no/such/method"}"#,
+    );
+    assert_eq!(r.response().unwrap()["error"]["code"], -32601);
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":8,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(3000)
+    );
+    assert_eq!(post(&s.addr, &session, &big).status, 413);
+
+    scrape_until(&m, "mcp_raw_limit_refusals_total{status=\"413\"}", 1.0);
+    // The refused ping is given up when its connection closes, a moment later.
+    let text = scrape_until(
+        &m,
+        "mcp_raw_requests_total{transport=\"http\",method=\"ping\",outcome=\"unanswered\"}",
+        1.0,
+    );
+    let req = |method: &str, outcome: &str| {
+        value(
+            &text,
+            &format!(
+                "mcp_raw_requests_total{{transport=\"http\",method=\"{method}\",outcome=\"{outcome}\"}}"
+            ),
+        )
+    };
+    assert_eq!(req("initialize", "ok"), Some(1.0), "{text}");
+    assert_eq!(req("tools/list", "ok"), Some(3.0));
+    assert_eq!(req("tools/call", "ok"), Some(1.0));
+    assert_eq!(req("tools/call", "tool_error"), Some(1.0));
+    assert_eq!(
+        value(
+            &text,
+            "mcp_raw_requests_total{transport=\"http\",method=\"other\",outcome=\"error\",code=\"-32601\"}"
+        ),
+        Some(1.0)
+    );
+    // The ping refused with 413 crossed (its bytes were sent) and no JSON-RPC answer
+    // came back: unanswered, its refusal counted by status below.
+    assert_eq!(req("ping", "unanswered"), Some(1.0));
+    // Nothing else was counted as a request: 1 + 3 + 2 + 1 + 1.
+    let total: f64 = text
+        .lines()
+        .filter(|l| l.starts_with("mcp_raw_requests_total{"))
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<f64>().unwrap())
+        .sum();
+    assert_eq!(total, 8.0, "{text}");
+    assert_eq!(
+        histogram_count(&text, "transport=\"http\",method=\"tools/list\""),
+        3.0
+    );
+    assert_eq!(
+        histogram_count(&text, "transport=\"http\",method=\"tools/call\""),
+        2.0
+    );
+    assert_eq!(
+        value(&text, "mcp_raw_http_responses_total{status=\"413\"}"),
+        Some(1.0)
+    );
+    assert_eq!(value(&text, "mcp_raw_requests_in_flight"), Some(0.0));
+    assert_eq!(value(&text, "mcp_raw_dropped_events_total"), Some(0.0));
+    assert!(
+        value(
+            &text,
+            "mcp_raw_wire_bytes_total{transport=\"http\",direction=\"to_server\"}"
+        )
+        .unwrap()
+            > 3000.0
+    );
+
+    // DELETE ends the session (MCP 2025-11-25 basic/transports "Session Management").
+    let r = exchange(
+        &s.addr,
+        &request_bytes(&s.addr, "DELETE", &[("Mcp-Session-Id", &sid), V], ""),
+    );
+    assert!((200..300).contains(&r.status), "{}", r.status);
+    let text = scrape_until(&m, "mcp_raw_sessions_open", 0.0);
+    assert_eq!(
+        value(&text, "mcp_raw_sessions_ended_total{how=\"deleted\"}"),
+        Some(1.0)
+    );
+
+    // The listener's own refusals, each with a line saying why; it goes on serving.
+    let bad = raw(&m, b"\x16\x03\x01\x02\x00garbage\r\n\r\n");
+    assert!(bad.starts_with("HTTP/1.1 400 Bad Request\r\n"), "{bad}");
+    assert!(bad.contains("not an HTTP/1.1 request line"), "{bad}");
+    let other = raw(&m, b"GET /other HTTP/1.1\r\n\r\n");
+    assert!(other.starts_with("HTTP/1.1 404 Not Found\r\n"), "{other}");
+    assert!(other.ends_with("no metrics at \"/other\": they are at /metrics\n"));
+    let post = raw(&m, b"POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n");
+    assert!(
+        post.starts_with("HTTP/1.1 405 Method Not Allowed\r\n"),
+        "{post}"
+    );
+    assert!(post.contains("\r\nAllow: GET, HEAD\r\n"));
+    let huge = format!("GET /metrics HTTP/1.1\r\nX: {}\r\n\r\n", "y".repeat(10_000));
+    let huge = raw(&m, huge.as_bytes());
+    assert!(huge.starts_with("HTTP/1.1 431 "), "{huge}");
+    assert!(scrape(&m).contains("# TYPE mcp_raw_sessions_open gauge\n"));
+}
+
+/// `tap --http --metrics`: what the tap relayed, counted on the tap.
+#[test]
+fn tap_counts_what_it_relayed() {
+    let s = HttpServer::start(&[]);
+    // The tap is a process of its own, in front of the server's.
+    let mut command = Command::new(BIN);
+    command.args([
+        "tap",
+        "--http",
+        "--listen",
+        "127.0.0.1:0",
+        "--target",
+        &format!("http://{}/mcp", s.addr),
+        "--metrics",
+        "0",
+    ]);
+    let tap = HttpServer::spawn(command);
+    let m = metrics_addr(&tap);
+    let sid = open_session(&tap.addr);
+    for id in 2..4 {
+        let r = post(
+            &tap.addr,
+            &[("Mcp-Session-Id", &sid), V],
+            &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#),
+        );
+        assert_eq!(r.status, 200);
+    }
+    let text = scrape_until(
+        &m,
+        "mcp_raw_requests_total{transport=\"http\",method=\"ping\",outcome=\"ok\"}",
+        2.0,
+    );
+    assert_eq!(
+        value(
+            &text,
+            "mcp_raw_requests_total{transport=\"http\",method=\"initialize\",outcome=\"ok\"}"
+        ),
+        Some(1.0)
+    );
+    assert_eq!(value(&text, "mcp_raw_sessions_open"), Some(1.0));
+    assert_eq!(
+        histogram_count(&text, "transport=\"http\",method=\"ping\""),
+        2.0
+    );
+}
+
+/// `bridge --metrics`: both sides counted, the clients' HTTP and the child's stdio.
+#[test]
+fn bridge_counts_both_sides() {
+    // The bridge and its child are processes: a process.
+    let mut command = Command::new(BIN);
+    command
+        .args(["bridge", "--port", "0", "--metrics", "127.0.0.1:0", "--"])
+        .args([BIN, "serve"]);
+    let b = HttpServer::spawn(command);
+    let m = metrics_addr(&b);
+    assert!(b.wait_logged("the server lists", Duration::from_secs(10)));
+    let sid = open_session(&b.addr);
+    let r = post(
+        &b.addr,
+        &[("Mcp-Session-Id", &sid), V],
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    );
+    assert_eq!(r.status, 200);
+    let text = scrape_until(
+        &m,
+        "mcp_raw_requests_total{transport=\"http\",method=\"tools/list\",outcome=\"ok\"}",
+        1.0,
+    );
+    // The child's side: the probe's initialize and tools/list at start, then the
+    // session's child's own.
+    let text = scrape_until(
+        &m,
+        "mcp_raw_requests_total{transport=\"stdio\",method=\"tools/list\",outcome=\"ok\"}",
+        2.0,
+    );
+    assert_eq!(
+        value(
+            &text,
+            "mcp_raw_requests_total{transport=\"stdio\",method=\"initialize\",outcome=\"ok\"}"
+        ),
+        Some(2.0)
+    );
+    assert_eq!(value(&text, "mcp_raw_sessions_open"), Some(1.0), "{text}");
+    assert!(
+        value(
+            &text,
+            "mcp_raw_wire_bytes_total{transport=\"stdio\",direction=\"to_client\"}"
+        )
+        .unwrap()
+            > 0.0
+    );
+}
