@@ -337,3 +337,50 @@ fn bridge_counts_both_sides() {
             > 0.0
     );
 }
+
+/// A scrape while 10,000 legacy sessions are open (serve's `--max-sessions`
+/// default): the exposition does not grow with the sessions (one gauge), answers
+/// within a second, and the 10,001st `initialize` is refused 503 and counted.
+#[test]
+fn a_scrape_with_ten_thousand_sessions_open() {
+    const N: usize = 10_000;
+    let s = HttpServer::start(&["--metrics", "127.0.0.1:0"]);
+    let m = metrics_addr(&s);
+    let empty = scrape(&m).len();
+    let workers: Vec<_> = (0..4)
+        .map(|_| {
+            let addr = s.addr.clone();
+            std::thread::spawn(move || {
+                for _ in 0..N / 4 {
+                    let r = post(&addr, &[], &initialize("2025-11-25"));
+                    assert_eq!(r.status, 200, "{}", r.text());
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    let r = post(&s.addr, &[], &initialize("2025-11-25"));
+    assert_eq!(r.status, 503, "{}", r.text());
+    scrape_until(&m, "mcp_raw_limit_refusals_total{status=\"503\"}", 1.0);
+    let text = scrape_until(&m, "mcp_raw_sessions_open", N as f64);
+    let started = Instant::now();
+    let again = scrape(&m);
+    let took = started.elapsed();
+    assert_eq!(value(&again, "mcp_raw_sessions_open"), Some(N as f64));
+    assert!(took < Duration::from_secs(1), "a scrape took {took:?}");
+    assert_eq!(
+        value(
+            &text,
+            "mcp_raw_requests_total{transport=\"http\",method=\"initialize\",outcome=\"ok\"}"
+        ),
+        Some(N as f64)
+    );
+    // The size: the empty exposition, plus one method's series; never per session.
+    assert!(again.len() < empty + 4096, "{} bytes", again.len());
+    eprintln!(
+        "scrape with {N} sessions open: {} bytes (empty: {empty}), {took:?}",
+        again.len()
+    );
+}
