@@ -384,3 +384,93 @@ fn a_scrape_with_ten_thousand_sessions_open() {
         again.len()
     );
 }
+
+/// A session the server ends on its own clock (`--init-timeout`: never initialized)
+/// leaves `mcp_raw_sessions_open` after the same time; a GET stream open counts in
+/// `mcp_raw_sse_streams_open` until its connection closes (the conformance fixture
+/// serves a GET stream; the demo answers it 405).
+#[test]
+fn expired_sessions_and_open_streams() {
+    let s = HttpServer::start(&[
+        "--metrics",
+        "127.0.0.1:0",
+        "--init-timeout",
+        "1",
+        "--fixture",
+        "conformance",
+    ]);
+    let m = metrics_addr(&s);
+    let r = post(&s.addr, &[], &initialize("2025-11-25"));
+    assert_eq!(r.status, 200);
+    scrape_until(&m, "mcp_raw_sessions_open", 1.0);
+    let text = scrape_until(&m, "mcp_raw_sessions_open", 0.0);
+    assert_eq!(
+        value(&text, "mcp_raw_sessions_ended_total{how=\"expired\"}"),
+        Some(1.0)
+    );
+
+    let sid = open_session(&s.addr);
+    let mut stream = TcpStream::connect(&s.addr).unwrap();
+    stream
+        .write_all(&request_bytes(
+            &s.addr,
+            "GET",
+            &[("Accept", "text/event-stream"), ("Mcp-Session-Id", &sid), V],
+            "",
+        ))
+        .unwrap();
+    let text = scrape_until(&m, "mcp_raw_sse_streams_open", 1.0);
+    assert_eq!(value(&text, "mcp_raw_sse_streams_total"), Some(1.0));
+    drop(stream);
+    scrape_until(&m, "mcp_raw_sse_streams_open", 0.0);
+}
+
+/// The stdio tap (`tap --metrics 0 -- mcp-raw serve`): its lines counted as stdio.
+#[test]
+fn stdio_tap_counts_lines() {
+    use std::io::{BufRead, BufReader};
+    // The tap and the server it spawns talk over pipes: processes.
+    let mut tap = Command::new(BIN)
+        .args(["tap", "--metrics", "0", "--", BIN, "serve"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(tap.stderr.take().unwrap()).lines();
+    let m = loop {
+        let line = err.next().expect("the tap's stderr ended").unwrap();
+        if let Some(rest) = line.split("Prometheus metrics at http://").nth(1) {
+            break rest.split('/').next().unwrap().to_owned();
+        }
+    };
+    let mut stdin = tap.stdin.take().unwrap();
+    let mut stdout = BufReader::new(tap.stdout.take().unwrap()).lines();
+    writeln!(stdin, "{}", initialize("2025-11-25")).unwrap();
+    assert!(stdout.next().unwrap().unwrap().contains("\"result\""));
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    for id in 2..5 {
+        writeln!(
+            stdin,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#
+        )
+        .unwrap();
+        assert!(stdout.next().unwrap().unwrap().contains("\"tools\""));
+    }
+    let text = scrape_until(
+        &m,
+        "mcp_raw_requests_total{transport=\"stdio\",method=\"tools/list\",outcome=\"ok\"}",
+        3.0,
+    );
+    assert_eq!(
+        histogram_count(&text, "transport=\"stdio\",method=\"tools/list\""),
+        3.0
+    );
+    assert_eq!(value(&text, "mcp_raw_sessions_open"), Some(0.0));
+    drop(stdin);
+    assert!(tap.wait().unwrap().success());
+}
