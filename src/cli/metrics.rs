@@ -92,7 +92,7 @@ pub fn add(
     let bounds = Bounds {
         connections: args.metrics_max_connections.max(1),
         head: args.metrics_max_head_bytes.max(64),
-        timeout: args.metrics_timeout,
+        timeout: super::args::off_if_zero(args.metrics_timeout),
     };
     let serving = started.metrics.clone();
     let stopped = stop.clone();

@@ -21,7 +21,8 @@ pub struct MetricsArgs {
     /// With --metrics: largest scrape request head in bytes; larger gets 431.
     #[arg(long, value_name = "N", default_value_t = 8192, requires = "metrics")]
     pub metrics_max_head_bytes: usize,
-    /// With --metrics: seconds a scrape's request head may take to arrive; then 408.
+    /// With --metrics: seconds a scrape's request head may take to arrive; then 408
+    /// (0: no limit).
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = secs, requires = "metrics")]
     pub metrics_timeout: Duration,
     /// With --metrics: legacy sessions followed at most; more are counted in
