@@ -308,7 +308,7 @@ fn bridge_counts_both_sides() {
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
     );
     assert_eq!(r.status, 200);
-    let text = scrape_until(
+    scrape_until(
         &m,
         "mcp_raw_requests_total{transport=\"http\",method=\"tools/list\",outcome=\"ok\"}",
         1.0,

@@ -87,7 +87,7 @@ pub struct Tally {
     pub(super) events: u64,
 }
 
-/// The `how` label of `mcp_raw_sessions_ended_total`, in [`Tally::ended`]'s order.
+/// The `how` label of `mcp_raw_sessions_ended_total`: deleted, not found, expired.
 pub const ENDED: [&str; 3] = ["deleted", "not_found", "expired"];
 
 impl Tally {
