@@ -425,13 +425,20 @@ fn expired_sessions_and_open_streams() {
     scrape_until(&m, "mcp_raw_sse_streams_open", 0.0);
 }
 
-/// The stdio tap (`tap --metrics 0 -- mcp-raw serve`): its lines counted as stdio.
-#[test]
-fn stdio_tap_counts_lines() {
+/// A tap whose client side is this test's pipes (`tap ARGS`): the process, its
+/// metrics address, its stdin, its stdout's lines.
+type Piped = (
+    std::process::Child,
+    String,
+    std::process::ChildStdin,
+    std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+);
+
+fn piped_tap(args: &[&str]) -> Piped {
     use std::io::{BufRead, BufReader};
-    // The tap and the server it spawns talk over pipes: processes.
+    // The tap talks to its client over pipes: a process.
     let mut tap = Command::new(BIN)
-        .args(["tap", "--metrics", "0", "--", BIN, "serve"])
+        .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -444,8 +451,18 @@ fn stdio_tap_counts_lines() {
             break rest.split('/').next().unwrap().to_owned();
         }
     };
-    let mut stdin = tap.stdin.take().unwrap();
-    let mut stdout = BufReader::new(tap.stdout.take().unwrap()).lines();
+    // Keep draining stderr so the tap never blocks on a full pipe.
+    std::thread::spawn(move || err.for_each(drop));
+    let stdin = tap.stdin.take().unwrap();
+    let stdout = BufReader::new(tap.stdout.take().unwrap()).lines();
+    (tap, m, stdin, stdout)
+}
+
+/// initialize, initialized and three tools/list over a tap's pipes, each answer read.
+fn talk(
+    stdin: &mut std::process::ChildStdin,
+    stdout: &mut std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+) {
     writeln!(stdin, "{}", initialize("2025-11-25")).unwrap();
     assert!(stdout.next().unwrap().unwrap().contains("\"result\""));
     writeln!(
@@ -461,6 +478,14 @@ fn stdio_tap_counts_lines() {
         .unwrap();
         assert!(stdout.next().unwrap().unwrap().contains("\"tools\""));
     }
+}
+
+/// The stdio tap (`tap --metrics 0 -- mcp-raw serve`): its lines counted as stdio.
+#[test]
+fn stdio_tap_counts_lines() {
+    let (mut tap, m, mut stdin, mut stdout) =
+        piped_tap(&["tap", "--metrics", "0", "--", BIN, "serve"]);
+    talk(&mut stdin, &mut stdout);
     let text = scrape_until(
         &m,
         "mcp_raw_requests_total{transport=\"stdio\",method=\"tools/list\",outcome=\"ok\"}",
@@ -473,4 +498,28 @@ fn stdio_tap_counts_lines() {
     assert_eq!(value(&text, "mcp_raw_sessions_open"), Some(0.0));
     drop(stdin);
     assert!(tap.wait().unwrap().success());
+}
+
+/// `tap --remote URL --metrics`: both sides counted, the client's lines as stdio and
+/// the POSTs they became as http, and the session the server issued.
+#[test]
+fn remote_tap_counts_both_sides() {
+    let s = HttpServer::start(&[]);
+    let url = format!("http://{}/mcp", s.addr);
+    let (mut tap, m, mut stdin, mut stdout) =
+        piped_tap(&["tap", "--remote", &url, "--metrics", "127.0.0.1:0"]);
+    talk(&mut stdin, &mut stdout);
+    scrape_until(
+        &m,
+        "mcp_raw_requests_total{transport=\"http\",method=\"tools/list\",outcome=\"ok\"}",
+        3.0,
+    );
+    let text = scrape_until(
+        &m,
+        "mcp_raw_requests_total{transport=\"stdio\",method=\"tools/list\",outcome=\"ok\"}",
+        3.0,
+    );
+    assert_eq!(value(&text, "mcp_raw_sessions_open"), Some(1.0), "{text}");
+    drop(stdin);
+    let _ = tap.wait();
 }
