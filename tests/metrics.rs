@@ -523,3 +523,50 @@ fn remote_tap_counts_both_sides() {
     drop(stdin);
     let _ = tap.wait();
 }
+
+/// The listener's bounds: with one connection allowed, a second while the first
+/// sends nothing gets 503 with `Retry-After`; the first gets 408 when its time is up;
+/// then scrapes are served again.
+#[test]
+fn the_listener_is_bounded_and_recovers() {
+    let s = HttpServer::start(&[
+        "--metrics",
+        "127.0.0.1:0",
+        "--metrics-max-connections",
+        "1",
+        "--metrics-timeout",
+        "1",
+    ]);
+    let m = metrics_addr(&s);
+    let mut idle = TcpStream::connect(&m).unwrap();
+    // The listener's thread takes the idle connection before the second arrives.
+    std::thread::sleep(Duration::from_millis(200));
+    let busy = raw(&m, b"GET /metrics HTTP/1.1\r\n\r\n");
+    assert!(busy.starts_with("HTTP/1.1 503 "), "{busy}");
+    assert!(busy.contains("\r\nRetry-After: 1\r\n"), "{busy}");
+    assert!(busy.contains("--metrics-max-connections"), "{busy}");
+    idle.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut late = String::new();
+    idle.read_to_string(&mut late).unwrap();
+    assert!(late.starts_with("HTTP/1.1 408 "), "{late}");
+    assert!(late.contains("--metrics-timeout"), "{late}");
+    let end = Instant::now() + Duration::from_secs(5);
+    while !raw(&m, b"GET /metrics HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 200 ") {
+        assert!(Instant::now() < end, "no scrape served after the 408");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `--metrics` takes a port or IP:PORT, never a host name (it could resolve beyond
+/// loopback unseen): refused before anything listens, exit 2, the value quoted.
+#[test]
+fn a_host_name_is_refused() {
+    let ran = common::cli_inproc::cli_here(["serve", "--http", "--metrics", "localhost:9464"]);
+    assert_eq!(ran.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&ran.stderr);
+    assert!(
+        err.contains("--metrics \"localhost:9464\": expected a PORT or IP:PORT"),
+        "{err}"
+    );
+}

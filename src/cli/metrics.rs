@@ -138,7 +138,10 @@ fn accept(listener: TcpListener, metrics: Metrics, bounds: Bounds, stop: Arc<Ato
         if busy.fetch_add(1, Ordering::SeqCst) >= bounds.connections {
             busy.fetch_sub(1, Ordering::SeqCst);
             let _ = conn.set_write_timeout(Some(Duration::from_secs(1)));
-            let _ = conn.write_all(&page::busy(bounds.connections));
+            if conn.write_all(&page::busy(bounds.connections)).is_ok() {
+                // Briefly, on the accepting thread: a refusal must stay cheap.
+                linger(&mut conn, Duration::from_millis(50));
+            }
             continue;
         }
         let (metrics, busy) = (metrics.clone(), busy.clone());
@@ -180,15 +183,21 @@ fn serve(mut conn: TcpStream, metrics: &Metrics, bounds: Bounds) {
             Err(_) => break page::too_slow(bounds.timeout.as_secs_f64()),
         }
     };
-    if conn.write_all(&response).is_err() {
-        return;
+    if conn.write_all(&response).is_ok() {
+        linger(&mut conn, Duration::from_millis(200));
     }
-    // The rest of what the peer sends is read and dropped for a moment before the
-    // close, so a refused peer still reading its answer gets it rather than a reset.
+}
+
+/// After the answer: the write side shut, and what the peer still sends read and
+/// dropped for up to `wait` (1 MiB at most) before the close, so a peer whose request
+/// was not read whole gets the answer rather than a reset (RFC 9112 §9.6).
+fn linger(conn: &mut TcpStream, wait: Duration) {
     let _ = conn.shutdown(std::net::Shutdown::Write);
-    let _ = conn.set_read_timeout(Some(Duration::from_millis(200)));
+    let _ = conn.set_read_timeout(Some(wait));
+    let end = Instant::now() + wait;
+    let mut chunk = [0u8; 2048];
     let mut drained = 0usize;
-    while drained < 1 << 20 {
+    while drained < 1 << 20 && Instant::now() < end {
         match conn.read(&mut chunk) {
             Ok(0) | Err(_) => break,
             Ok(n) => drained += n,
