@@ -230,3 +230,52 @@ fn gauge(x: &mut Text, name: &str, help: &str, v: f64) {
     x.family(name, "gauge", help);
     x.sample(name, &[], v);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::event::{Dir, Event, Lane, LaneKind, What};
+    use crate::wire::recorder::Sink;
+
+    fn event(n: u8) -> Event {
+        Event {
+            t: std::time::Duration::from_millis(u64::from(n)),
+            lane: Lane {
+                id: 0,
+                kind: LaneKind::Stdio,
+            },
+            dir: Dir::ToServer,
+            what: What::Bytes(vec![b'x'; usize::from(n)].into()),
+        }
+    }
+
+    #[test]
+    fn a_watcher_behind_drops_and_the_exposition_says_how_many() {
+        let Started {
+            mut sink,
+            metrics,
+            watching,
+        } = start(1 << 20, 10, 1).unwrap();
+        // The watcher waits on the tally while the test holds it: one event in its
+        // hands at most, one in the queue, the rest dropped.
+        let held = metrics.tally.locked();
+        for n in 1..=5 {
+            sink.event(&event(n));
+        }
+        let dropped = metrics.dropped.load(Ordering::Relaxed);
+        drop(held);
+        assert!(dropped >= 3, "{dropped}");
+        drop(sink);
+        watching.finish();
+        let text = metrics.render();
+        let read = 5 - dropped;
+        assert!(
+            text.contains(&format!("\nmcp_raw_dropped_events_total {dropped}\n")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("\nmcp_raw_events_total {read}\n")),
+            "{text}"
+        );
+    }
+}
