@@ -26,7 +26,9 @@ pub const METHODS: &[&str] = &[
     "tasks/result",
     "tasks/list",
     "tasks/cancel",
+    "tasks/update",
     "server/discover",
+    "subscriptions/listen",
 ];
 
 /// A request method as a label value: its name when MCP defines it, else `other`.
