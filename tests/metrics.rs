@@ -570,3 +570,43 @@ fn a_host_name_is_refused() {
         "{err}"
     );
 }
+
+/// `tap --proxy --metrics`: a plain request in absolute form relayed through the
+/// forward proxy, counted there with the session it was issued.
+#[test]
+fn proxy_tap_counts_what_it_relayed() {
+    let dir = std::env::temp_dir().join(format!("mcp-raw-metrics-ca-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let made = common::cli_inproc::cli_here(["ca", "create", "--dir", dir.to_str().unwrap()]);
+    assert!(made.ok(), "{}", made.err());
+    let s = HttpServer::start(&[]);
+    // The proxy is a process of its own, in front of the server's.
+    let mut command = Command::new(BIN);
+    command.args([
+        "tap",
+        "--proxy",
+        "--listen",
+        "127.0.0.1:0",
+        "--ca-dir",
+        dir.to_str().unwrap(),
+        "--metrics",
+        "0",
+    ]);
+    let proxy = HttpServer::spawn(command);
+    let m = metrics_addr(&proxy);
+    let body = initialize("2025-11-25");
+    let request = format!(
+        "POST http://{a}/mcp HTTP/1.1\r\nHost: {a}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len(),
+        a = s.addr
+    );
+    let r = exchange(&proxy.addr, request.as_bytes());
+    assert_eq!(r.status, 200, "{}", r.text());
+    let text = scrape_until(
+        &m,
+        "mcp_raw_requests_total{transport=\"http\",method=\"initialize\",outcome=\"ok\"}",
+        1.0,
+    );
+    assert_eq!(value(&text, "mcp_raw_sessions_open"), Some(1.0), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
