@@ -17,13 +17,14 @@ pub fn main(args: BridgeArgs, console: &Console) -> anyhow::Result<()> {
         redact_headers: &args.style.redact_headers,
     };
     let header = mcp_raw_wire::transcript::Header::new("bridge", "http");
-    let page = super::ui::sinks(
+    let mut page = super::ui::sinks(
         args.ui,
         &args.ui_page,
         &header,
         args.max_message_bytes,
         console,
     )?;
+    let metrics = super::metrics::add(&mut page, &args.metrics, args.max_message_bytes, console)?;
     let recorder = super::record::recorder(&header, wanted, page, console)?;
     let spawn = Spawn {
         command: args.command.clone(),
@@ -45,6 +46,7 @@ pub fn main(args: BridgeArgs, console: &Console) -> anyhow::Result<()> {
         session_id_prefix: Default::default(),
         tls: super::serve::tls_listen(&args.tls)?,
     };
+    super::metrics::expire(metrics.as_ref(), &config.limits);
     super::serve::check_protection(&config)?;
     let (host, port) = (args.host.as_str(), args.port);
     super::runtime()?.block_on(async {

@@ -33,13 +33,14 @@ pub fn main(args: ServeArgs, console: &Console) -> anyhow::Result<()> {
     };
     let transport = if args.http { "http" } else { "stdio" };
     let header = mcp_raw_wire::transcript::Header::new("server", transport);
-    let page = super::ui::sinks(
+    let mut page = super::ui::sinks(
         args.ui,
         &args.ui_page,
         &header,
         args.max_message_bytes,
         console,
     )?;
+    let metrics = super::metrics::add(&mut page, &args.metrics, args.max_message_bytes, console)?;
     let recorder = super::record::recorder(&header, wanted, page, console)?;
     if !args.http {
         let server = server(args.era, args.fixture, args.max_tasks, args.task_ttl);
@@ -77,6 +78,7 @@ pub fn main(args: ServeArgs, console: &Console) -> anyhow::Result<()> {
         session_id_prefix: args.session_id_prefix,
         tls,
     };
+    super::metrics::expire(metrics.as_ref(), &config.limits);
     serve_http(
         spec,
         &args.host,

@@ -9,6 +9,7 @@
 //! - [`check`]: the spec's rules applied to wire events, live or from a recording.
 //! - [`load`]: a load generator that speaks MCP: N clients, a mix of calls, figures.
 //! - [`har`]: a recording's HTTP as HAR 1.2, and a HAR read into a transcript.
+//! - [`metrics`]: Prometheus metrics rendered from a recorder's events (`--metrics`).
 //! - [`offload`]: a sink that watches the wire from its own thread (bounded, lossy).
 //! - [`stats`]: a recording's numbers: latency, errors, bytes, what tools cost a model.
 //! - [`replay`]: recordings used again: diff, sent to a live server, served as a mock.
@@ -86,6 +87,13 @@
 //!   procfs.rs           a stdio server's CPU time and peak RSS, from /proc
 //!   report.rs           the figures, the thresholds broken, text and JSON
 //! offload.rs            a sink handing events to a watcher's thread: bounded queue, drops counted
+//! metrics/              `--metrics ADDR`: Prometheus metrics rendered from the wire's events
+//!   mod.rs              the watcher (live reader → tally) and the exposition a scrape gets
+//!   tally.rs            the counts: requests, latency, sessions, SSE, refusals, bytes
+//!   histogram.rs        a latency histogram: cumulative buckets in seconds, sum, count
+//!   exposition.rs       the text format 0.0.4: HELP, TYPE, samples, escaping
+//!   names.rs            label values bounded: known methods, reserved codes, statuses
+//!   page.rs             the listener's answers: /metrics, 404, 405, 400, 431, 408, 503
 //! stats/                `mcp-raw stats`: counts, latency percentiles, bytes, context cost
 //!   mod.rs              rows per method, tool, session, lane; percentiles; the token estimate
 //!   items.rs            a request with its answer, a notification, a head, a log line, a tool
@@ -156,6 +164,7 @@ pub mod bridge;
 pub mod check;
 pub mod har;
 pub mod load;
+pub mod metrics;
 pub mod offload;
 pub mod replay;
 pub mod sessions;

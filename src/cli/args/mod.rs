@@ -13,6 +13,7 @@ mod demos;
 mod har;
 mod listener;
 mod load;
+pub mod metrics;
 mod pin;
 mod recordings;
 mod replay;
