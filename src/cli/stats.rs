@@ -9,23 +9,38 @@ use mcp_raw_tools::stats::{Stats, ledger::Ledger, render};
 pub fn main(args: StatsArgs, console: &Console) -> u8 {
     let mut stats = Stats::default();
     let several = args.files.len() > 1;
+    // Each recording streamed into a counting ledger: memory holds the calls'
+    // figures, never the recording.
     for file in &args.files {
-        let events = match super::read_transcript(file) {
-            Ok((_, events)) => events,
-            Err(e) => {
-                console.say(format_args!(
-                    "mcp-raw stats: {}",
-                    mcp_raw_wire::term::escape(&e)
-                ));
-                return 2;
-            }
+        let refused = |e: &str| {
+            console.say(format_args!(
+                "mcp-raw stats: {}",
+                mcp_raw_wire::term::escape(e)
+            ));
+            2
         };
+        let events = match super::open_transcript(file) {
+            Ok((_, events)) => events,
+            Err(e) => return refused(&e),
+        };
+        let mut ledger = Ledger::build_counting(args.max_message_bytes);
+        for e in events {
+            match e {
+                Ok(e) => ledger.feed(&e),
+                Err(e) => {
+                    return refused(&format!(
+                        "{} is not a transcript mcp-raw can read: {e}",
+                        file.display()
+                    ));
+                }
+            }
+        }
         let prefix = if several {
             format!("{}:", file.display())
         } else {
             String::new()
         };
-        stats.add(&prefix, &Ledger::read(&events, args.max_message_bytes));
+        stats.add(&prefix, &ledger.finish());
     }
     let stats = stats.done();
     let out = match args.format {

@@ -66,6 +66,14 @@ impl Ledger {
     pub fn build(max: usize) -> Building {
         Building(Reader::new(max, false))
     }
+
+    /// [`Ledger::build`] for counting only: no request's params or result is kept
+    /// (`stats`: its memory is the calls' figures, not their contents).
+    pub fn build_counting(max: usize) -> Building {
+        let mut r = Reader::new(max, false);
+        r.keep = false;
+        Building(r)
+    }
 }
 
 /// A [`Ledger`] being read, an event at a time.
@@ -130,6 +138,9 @@ pub(super) struct Reader {
     lanes: HashMap<String, LaneState>,
     /// Live: forget a lane once both its directions closed, and give up its requests.
     live: bool,
+    /// Keep the params and results of the [`KEEP`] methods (what `check`'s security
+    /// rules read); `stats` counts without them.
+    pub(super) keep: bool,
     /// Live: requests kept open at most.
     pub(super) max_open: usize,
     /// Live: requests not followed (too many open).
@@ -146,6 +157,7 @@ impl Reader {
             next: 0,
             lanes: HashMap::new(),
             live,
+            keep: true,
             max_open: usize::MAX,
             untracked: 0,
         }
@@ -249,7 +261,7 @@ impl Reader {
                     .and_then(|p| p.get("_meta"))
                     .and_then(|meta| meta.get("io.modelcontextprotocol/protocolVersion"))
                     .is_some();
-                let keep = KEEP.contains(&method);
+                let keep = self.keep && KEEP.contains(&method);
                 let meta = params.and_then(|p| p.get("_meta"));
                 let meta_str = |k: &str| meta.and_then(|m| m.get(k)).and_then(Value::as_str);
                 let lane_state = self.lanes.get(at.lane);
@@ -389,14 +401,16 @@ impl Reader {
                 .get("requestState")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
-            call.result = Some(result.clone());
+            if self.keep {
+                call.result = Some(result.clone());
+            }
             Outcome::InputRequired
         } else if result.get("isError") == Some(&Value::Bool(true)) {
             Outcome::ToolError
         } else {
             Outcome::Ok
         };
-        if KEEP.contains(&call.method.as_str()) {
+        if self.keep && KEEP.contains(&call.method.as_str()) {
             call.result = Some(result.clone());
         }
         let conv_key = call.session.clone().unwrap_or_else(|| call.lane.clone());
