@@ -422,3 +422,107 @@ fn the_ramp_spreads_the_clients_starts() {
     assert_eq!(doc["connected"], 2, "{doc}");
     assert!(doc["calls"].as_u64().unwrap() > 0, "{doc}");
 }
+
+/// `--mix-from FILE`: a session `mcp-raw client` recorded against `serve` (legacy:
+/// initialize and logging/setLevel, which are left out; `add` twice, `echo` once, and
+/// the client's own tools/list) replayed as a mix of weights 2:1:1. Forty calls make
+/// exactly 20, 10 and 10, each with the recorded arguments (the server's recording
+/// holds the bytes). A file that is not a recording, and a recording with no
+/// request to replay, exit 2 naming the file.
+#[test]
+fn mix_from_replays_a_recorded_clients_requests_by_weight() {
+    let dir = common::scratch("load", "mix-from");
+    let session = dir.join("session.jsonl");
+    let served = dir.join("served.jsonl");
+    // A process: the server must outlive two in-process runs and record both.
+    let server = HttpServer::start(&["--record", served.to_str().unwrap()]);
+    let url = format!("http://{}/mcp", server.addr);
+    let recorded = cli_here([
+        "client",
+        "--era",
+        "legacy",
+        "--log-level",
+        "info",
+        "--record",
+        session.to_str().unwrap(),
+        "--call",
+        r#"add={"a":2,"b":40}"#,
+        "--call",
+        r#"echo={"message":"from the recording"}"#,
+        "--call",
+        r#"add={"a":2,"b":40}"#,
+        &url,
+    ]);
+    assert!(recorded.ok(), "{}", recorded.err());
+    let ran = load(&[
+        "-q",
+        "--format",
+        "json",
+        "--clients",
+        "2",
+        "--requests",
+        "40",
+        "--mix-from",
+        session.to_str().unwrap(),
+        &url,
+    ]);
+    assert!(ran.ok(), "{}", ran.err());
+    let doc = json(&ran);
+    let counts = |key: &str| -> Vec<(String, u64)> {
+        doc[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["name"].as_str().unwrap().to_owned(),
+                    m["count"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        counts("methods"),
+        [("tools/call".to_owned(), 30), ("tools/list".to_owned(), 10)],
+        "{doc}"
+    );
+    assert_eq!(
+        counts("tools"),
+        [("add".to_owned(), 20), ("echo".to_owned(), 10)],
+        "{doc}"
+    );
+    assert_eq!(doc["errors"], 0, "{doc}");
+    drop(server);
+    // The recorded arguments went out as they were: once each in the client's own
+    // session, then 20 and 10 times from the load.
+    let wire = std::fs::read_to_string(&served).unwrap();
+    assert_eq!(
+        wire.matches(r#"\"arguments\":{\"a\":2,\"b\":40}"#).count(),
+        22
+    );
+    assert_eq!(
+        wire.matches(r#"\"arguments\":{\"message\":\"from the recording\"}"#)
+            .count(),
+        11
+    );
+
+    let not_a_recording = dir.join("notes.txt");
+    std::fs::write(&not_a_recording, "just some notes\n").unwrap();
+    let header_only = dir.join("empty.jsonl");
+    let first = std::fs::read_to_string(&session).unwrap();
+    std::fs::write(&header_only, first.lines().next().unwrap()).unwrap();
+    for (file, says) in [
+        (&not_a_recording, "is not a transcript mcp-raw can read"),
+        (&header_only, "no request to replay"),
+    ] {
+        let ran = load(&[
+            "--mix-from",
+            file.to_str().unwrap(),
+            "http://127.0.0.1:9/mcp",
+        ]);
+        assert_eq!(ran.status.0, 2, "{}", ran.err());
+        assert!(ran.err().contains(file.to_str().unwrap()), "{}", ran.err());
+        assert!(ran.err().contains(says), "{}", ran.err());
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -91,6 +91,16 @@ fn plan(args: &LoadArgs) -> anyhow::Result<Plan> {
             .map_err(|e| usage(format!("--scenario {}: {e}", file.display())))?;
         calls.extend(more);
     }
+    if let Some(file) = &args.mix_from {
+        let (_, events) =
+            super::read_transcript(file).map_err(|e| usage(format!("--mix-from: {e}")))?;
+        let more = mcp_raw_tools::load::recorded::mix_from(
+            &events,
+            mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
+        )
+        .map_err(|e| usage(format!("--mix-from {}: {e}", file.display())))?;
+        calls.extend(more);
+    }
     if calls.is_empty() {
         calls.push(mix::Call {
             method: "tools/list".into(),

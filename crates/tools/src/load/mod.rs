@@ -8,10 +8,11 @@
 //!
 //! The run returns a [`report::Report`]; nothing here prints. `mix.rs` the calls,
 //! `tally.rs` the counts, `procfs.rs` a server's cost, `report.rs` the figures and
-//! their text and JSON.
+//! their text and JSON, `recorded.rs` a mix read from a recording.
 
 pub mod mix;
 pub mod procfs;
+pub mod recorded;
 pub mod report;
 pub mod tally;
 
