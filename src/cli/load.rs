@@ -65,11 +65,25 @@ fn plan(args: &LoadArgs) -> anyhow::Result<Plan> {
                 .iter()
                 .map(|h| super::header(h))
                 .collect::<anyhow::Result<Vec<_>>>()?;
-            load::Target::Http { url, headers }
+            let tls = mcp_raw_net::client::tls::Tls::new(mcp_raw_net::client::tls::TlsOptions {
+                cacert: args.cacert.clone(),
+                ..Default::default()
+            })
+            .map_err(|e| usage(format!("{e:#}")))?;
+            load::Target::Http {
+                url,
+                headers,
+                tls: Arc::new(tls),
+            }
         }
         Target::Stdio(words) => {
             if !args.headers.is_empty() {
                 return Err(usage("--header applies to http:// targets only"));
+            }
+            if !args.cacert.is_empty() || args.share_token {
+                return Err(usage(
+                    "--cacert and --share-token apply to http:// and https:// targets only",
+                ));
             }
             load::Target::Stdio(Spawn {
                 program: words[0].clone().into(),
@@ -125,6 +139,7 @@ fn plan(args: &LoadArgs) -> anyhow::Result<Plan> {
         timeout: super::args::off_if_zero(args.timeout),
         startup_timeout: super::args::off_if_zero(args.startup_timeout),
         recorder: samples(args, transport)?,
+        share_token: args.share_token,
     })
 }
 

@@ -86,6 +86,15 @@ pub struct LoadArgs {
     /// HTTP: a header sent with every request, "Name: value" (repeatable).
     #[arg(long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
+    /// https: trust the CA certificates in this PEM file too, besides the system's
+    /// trust store (repeatable).
+    #[arg(long = "cacert", value_name = "FILE")]
+    pub cacert: Vec<PathBuf>,
+    /// HTTP, a server that answers 401: run the OAuth flow once, on a first
+    /// connection, and give its token to every client (without it each client runs
+    /// its own flow; a --header Authorization needs neither).
+    #[arg(long)]
+    pub share_token: bool,
     /// text (a table per method and per tool) or json (one document, for CI).
     #[arg(long, value_enum, default_value_t = LoadFormat::Text)]
     pub format: LoadFormat,
