@@ -22,7 +22,11 @@ fn cells(recording: &std::path::Path) -> Vec<String> {
         .args(["-c", &program])
         .output()
         .expect("python3");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
