@@ -17,7 +17,7 @@
 # The clients: the TypeScript SDK v1 and v2 (interop/ts/client.mjs), the Python SDK
 # (interop/py/client.py, which connects twice: the SDK's "auto" mode, then "legacy"),
 # the MCP Inspector's CLI when scripts/wrap_inspector.sh has installed it (.wrap-inspector),
-# and mcp-raw's own client. interop/run.sh installs the SDKs (interop/ts/node_modules,
+# rmcp's client (interop/rmcp, built here) and mcp-raw's own client. interop/run.sh installs the SDKs (interop/ts/node_modules,
 # interop/.venv); CI runs this after it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -107,6 +107,16 @@ raw_both() {
 }
 scenario "mcp-raw@$rawv-stdio" stdio raw_both -- SERVER
 scenario "mcp-raw@$rawv-http" http raw_both URL
+
+# rmcp's client (interop/rmcp, a workspace of its own pinned to one rmcp version), built
+# here as compare/check.sh builds the rmcp server twin.
+cargo build --release --quiet --manifest-path interop/rmcp/Cargo.toml
+rmcp_client=$(realpath -m "${CARGO_TARGET_DIR:-interop/rmcp/target}")/release/mcp-raw-rmcp-client
+rmcpv=$(sed -n 's/^rmcp = { version = "=\([^"]*\)".*/\1/p' interop/rmcp/Cargo.toml)
+run "rmcp@$rmcpv-stdio" stdio "$rmcp_client" session stdio SERVER
+run "rmcp@$rmcpv-http" http "$rmcp_client" session http URL
+scenario "rmcp@$rmcpv-stdio" stdio "$rmcp_client" scenarios stdio SERVER
+scenario "rmcp@$rmcpv-http" http "$rmcp_client" scenarios http URL
 
 if [ -x "$node22" ] && [ -f "$inspector" ]; then
   iv=$("$node22" "$inspector" --version | tr -d 'v ')
