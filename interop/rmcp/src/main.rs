@@ -89,7 +89,11 @@ async fn main() {
         eprintln!("usage: mcp-raw-rmcp-client session|scenarios stdio SERVER | … http URL");
         std::process::exit(2);
     };
-    let fixture = if what == "scenarios" { "conformance" } else { "demo" };
+    let fixture = if what == "scenarios" {
+        "conformance"
+    } else {
+        "demo"
+    };
     let connected = match transport.as_str() {
         "stdio" => {
             let mut command = tokio::process::Command::new(target);
@@ -140,14 +144,20 @@ async fn main() {
         );
         step(
             "sampling",
-            show(peer.call_tool(call("test_sampling", json!({ "prompt": "Say hello" }))).await),
+            show(
+                peer.call_tool(call("test_sampling", json!({ "prompt": "Say hello" })))
+                    .await,
+            ),
             false,
         );
         step(
             "elicitation",
             show(
-                peer.call_tool(call("test_elicitation", json!({ "message": "Who are you?" })))
-                    .await,
+                peer.call_tool(call(
+                    "test_elicitation",
+                    json!({ "message": "Who are you?" }),
+                ))
+                .await,
             ),
             false,
         );
@@ -164,7 +174,10 @@ async fn main() {
     } else {
         step(
             "add 2+40",
-            show(peer.call_tool(call("add", json!({ "a": 2, "b": 40 }))).await),
+            show(
+                peer.call_tool(call("add", json!({ "a": 2, "b": 40 })))
+                    .await,
+            ),
             false,
         );
     }
