@@ -20,15 +20,19 @@ import re
 import subprocess
 import sys
 
+import matrix_scenarios
+
 BEGIN, END = "<!-- client-matrix: begin -->", "<!-- client-matrix: end -->"
 PAGES = {
     "docs/en/src/reference/clients.md": [
         "client", "transport", "spoke", "session id", "version header", "Accept",
-        "GET stream", "DELETE", "check (errors; warnings)",
+        "GET stream", "DELETE", "resumption", "server requests", "tasks", "after errors",
+        "check (errors; warnings)",
     ],
     "docs/zh-CN/src/reference/clients.md": [
         "client", "transport", "说的版本", "session id", "版本 header", "Accept",
-        "GET 流", "DELETE", "check（错误；警告）",
+        "GET 流", "DELETE", "恢复", "服务器请求", "任务", "出错之后",
+        "check（错误；警告）",
     ],
 }
 SESSION_RULES = ["http/session-id-dropped", "http/session-id-changed", "http/session-id-unknown",
@@ -69,7 +73,7 @@ def code(s):
     return f"`{s}`"
 
 
-def row(bin_, name, files):
+def row(bin_, name, files, scenario_files):
     client, transport = name.rsplit("-", 1)
     http = transport == "http"
     eras, findings, text = set(), [], ""
@@ -79,6 +83,12 @@ def row(bin_, name, files):
         text += t
         eras |= spoke(t)
         findings += check(bin_, path)
+    scenarios = []
+    for path in scenario_files:
+        found = check(bin_, path)
+        findings += found
+        scenarios.append(matrix_scenarios.cells(events(path), {r for r, _ in found}))
+    scenario_cells = matrix_scenarios.render(scenarios) if scenarios else ["—"] * 4
     rules = {r for r, _ in findings}
     errors = sorted({r for r, s in findings if s == "error"})
     warnings = sorted({r for r, s in findings if s == "warning"})
@@ -98,7 +108,7 @@ def row(bin_, name, files):
         delete = code("http/session-not-deleted") if "http/session-not-deleted" in rules else "sent"
     said = "; ".join([", ".join(map(code, errors)) or "0", ", ".join(map(code, warnings)) or "0"])
     return [code(client), transport, ", ".join(map(code, sorted(eras))) or "none", session,
-            version, accept, get, delete, said]
+            version, accept, get, delete, *scenario_cells, said]
 
 
 def table(header, rows):
@@ -107,15 +117,21 @@ def table(header, rows):
     return "\n".join(out)
 
 
-def main():
-    bin_, rec, mode = sys.argv[1:4]
+def grouped(rec):
+    """REC's recordings by row name: NAME.jsonl, or NAME-PID.jsonl (a stdio server's)."""
     names = {}
     for path in sorted(glob.glob(os.path.join(rec, "*.jsonl"))):
         base = os.path.basename(path)[:-len(".jsonl")]
         name = re.sub(r"-\d+$", "", base) if not base.endswith(("-http", "-stdio")) else base
         names.setdefault(name, []).append(path)
+    return names
+
+
+def main():
+    bin_, rec, mode = sys.argv[1:4]
+    names, scenarios = grouped(rec), grouped(os.path.join(rec, "scenarios"))
     order = lambda n: (n.rsplit("-", 1)[0], n.rsplit("-", 1)[1])
-    rows = [row(bin_, n, names[n]) for n in sorted(names, key=order)]
+    rows = [row(bin_, n, names[n], scenarios.get(n, [])) for n in sorted(names, key=order)]
     if not rows:
         sys.exit("no recordings in " + rec)
     failed = False

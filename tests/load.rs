@@ -422,3 +422,252 @@ fn the_ramp_spreads_the_clients_starts() {
     assert_eq!(doc["connected"], 2, "{doc}");
     assert!(doc["calls"].as_u64().unwrap() > 0, "{doc}");
 }
+
+/// `--mix-from FILE`: a session `mcp-raw client` recorded against `serve` (legacy:
+/// initialize and logging/setLevel, which are left out; `add` twice, `echo` once, and
+/// the client's own tools/list) replayed as a mix of weights 2:1:1. Forty calls make
+/// exactly 20, 10 and 10, each with the recorded arguments (the server's recording
+/// holds the bytes). A file that is not a recording, and a recording with no
+/// request to replay, exit 2 naming the file.
+#[test]
+fn mix_from_replays_a_recorded_clients_requests_by_weight() {
+    let dir = common::scratch("load", "mix-from");
+    let session = dir.join("session.jsonl");
+    let served = dir.join("served.jsonl");
+    // A process: the server must outlive two in-process runs and record both.
+    let server = HttpServer::start(&["--record", served.to_str().unwrap()]);
+    let url = format!("http://{}/mcp", server.addr);
+    let recorded = cli_here([
+        "client",
+        "--era",
+        "legacy",
+        "--log-level",
+        "info",
+        "--record",
+        session.to_str().unwrap(),
+        "--call",
+        r#"add={"a":2,"b":40}"#,
+        "--call",
+        r#"echo={"message":"from the recording"}"#,
+        "--call",
+        r#"add={"a":2,"b":40}"#,
+        &url,
+    ]);
+    assert!(recorded.ok(), "{}", recorded.err());
+    let ran = load(&[
+        "-q",
+        "--format",
+        "json",
+        "--clients",
+        "2",
+        "--requests",
+        "40",
+        "--mix-from",
+        session.to_str().unwrap(),
+        &url,
+    ]);
+    assert!(ran.ok(), "{}", ran.err());
+    let doc = json(&ran);
+    let counts = |key: &str| -> Vec<(String, u64)> {
+        doc[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["name"].as_str().unwrap().to_owned(),
+                    m["count"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        counts("methods"),
+        [("tools/call".to_owned(), 30), ("tools/list".to_owned(), 10)],
+        "{doc}"
+    );
+    assert_eq!(
+        counts("tools"),
+        [("add".to_owned(), 20), ("echo".to_owned(), 10)],
+        "{doc}"
+    );
+    assert_eq!(doc["errors"], 0, "{doc}");
+    drop(server);
+    // The recorded arguments went out as they were: once each in the client's own
+    // session, then 20 and 10 times from the load.
+    let wire = std::fs::read_to_string(&served).unwrap();
+    assert_eq!(
+        wire.matches(r#"\"arguments\":{\"a\":2,\"b\":40}"#).count(),
+        22
+    );
+    assert_eq!(
+        wire.matches(r#"\"arguments\":{\"message\":\"from the recording\"}"#)
+            .count(),
+        11
+    );
+
+    let not_a_recording = dir.join("notes.txt");
+    std::fs::write(&not_a_recording, "just some notes\n").unwrap();
+    let header_only = dir.join("empty.jsonl");
+    let first = std::fs::read_to_string(&session).unwrap();
+    std::fs::write(&header_only, first.lines().next().unwrap()).unwrap();
+    for (file, says) in [
+        (&not_a_recording, "is not a transcript mcp-raw can read"),
+        (&header_only, "no request to replay"),
+    ] {
+        let ran = load(&[
+            "--mix-from",
+            file.to_str().unwrap(),
+            "http://127.0.0.1:9/mcp",
+        ]);
+        assert_eq!(ran.status.0, 2, "{}", ran.err());
+        assert!(ran.err().contains(file.to_str().unwrap()), "{}", ran.err());
+        assert!(ran.err().contains(says), "{}", ran.err());
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `load` against a protected server over TLS: `serve --http --tls-cert … --auth-server
+/// ISSUER --required-scope mcp:tools` (in-process, built as the flags build it), the
+/// CA trusted with `--cacert`, a token from the project's authorization server
+/// (client credentials, for this resource) given with `--header "Authorization: Bearer
+/// …"`. Every call gets through, in both eras. Without the header, each client runs
+/// the OAuth flow itself, or with `--share-token` one first connection does for all;
+/// without `--cacert` the certificate does not verify.
+#[test]
+fn load_reaches_a_protected_server_over_https_with_a_bearer_header() {
+    use common::http_client::exchange;
+    use mcp_raw_net::transport::http;
+    let pki = common::pki::Pki::new("load", "https");
+    pki.good();
+    let auth = common::tools_inproc::AuthPeer::start(mcp_raw_tools::authserver::Config {
+        scopes: vec!["mcp:tools".into()],
+        ..Default::default()
+    });
+    let mut settings = http::auth::Settings::new(&auth.issuer);
+    settings.required_scopes = vec!["mcp:tools".into()];
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let addr = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        settings.resource = format!("https://{addr}/mcp");
+        settings
+            .check()
+            .expect("settings serve --http would accept");
+        let config = http::Config {
+            auth: Some(settings),
+            tls: common::client_inproc::tls_flags(
+                std::path::Path::new(&pki.path("good.pem")),
+                std::path::Path::new(&pki.path("good.key")),
+                None,
+            ),
+            ..http::Config::default()
+        };
+        let server = mcp_raw_core::Server::new(
+            mcp_raw_core::content::demo::tool_set(),
+            mcp_raw_core::Eras::Both,
+        );
+        let app = http::App::new(server, config);
+        tokio::spawn(http::serve(listener, app, std::future::pending()));
+        addr
+    });
+    let url = format!("https://{addr}/mcp");
+
+    // A confidential client registered at the authorization server, then a token for
+    // this resource by client credentials (RFC 6749 §4.4, RFC 8707's resource).
+    let post = |target: &str, kind: &str, body: &str| -> Value {
+        let req = format!(
+            "POST {target} HTTP/1.1\r\nHost: {a}\r\nConnection: close\r\nContent-Type: {kind}\r\nContent-Length: {n}\r\n\r\n{body}",
+            a = auth.addr,
+            n = body.len()
+        );
+        let reply = exchange(&auth.addr, req.as_bytes());
+        serde_json::from_slice(&reply.body).unwrap_or_else(|e| panic!("{e}: {}", reply.text()))
+    };
+    let client = post(
+        "/register",
+        "application/json",
+        r#"{"redirect_uris":["http://127.0.0.1:9/cb"],"token_endpoint_auth_method":"client_secret_post"}"#,
+    );
+    let enc = mcp_raw_wire::form::escape;
+    let token = post(
+        "/token",
+        "application/x-www-form-urlencoded",
+        &format!(
+            "grant_type=client_credentials&client_id={}&client_secret={}&scope=mcp:tools&resource={}",
+            enc(client["client_id"].as_str().unwrap()),
+            enc(client["client_secret"].as_str().unwrap()),
+            enc(&url)
+        ),
+    );
+    let bearer = format!(
+        "Authorization: Bearer {}",
+        token["access_token"].as_str().unwrap()
+    );
+    let cacert = pki.path("ca.pem");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "-q",
+            "--format",
+            "json",
+            "--clients",
+            "2",
+            "--requests",
+            "20",
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--call", r#"add={"a":2,"b":40}"#, &url]);
+        load(&args)
+    };
+    for era in ["legacy", "modern"] {
+        let ran = run(&["--era", era, "--cacert", &cacert, "--header", &bearer]);
+        assert!(ran.ok(), "{}", ran.err());
+        let doc = json(&ran);
+        assert_eq!(doc["calls"], 20, "{doc}");
+        assert_eq!(doc["errors"], 0, "{doc}");
+        assert!(doc["era"].as_str().unwrap().contains(era), "{doc}");
+    }
+    // No token given: each client meets the 401 and runs the OAuth flow itself (the
+    // project's authorization server approves at once); with --share-token only a
+    // first connection does, and the clients present its token. The two sampled
+    // sessions show which: a POST /token in each, or none and no 401.
+    let dir = common::scratch("load", "https-samples");
+    for (share, tokens) in [(false, 2), (true, 0)] {
+        let sample_dir = dir.join(format!("share-{share}"));
+        std::fs::create_dir_all(&sample_dir).unwrap();
+        let mut extra = vec!["--cacert", &cacert, "--record-sample", "2", "--sample-dir"];
+        extra.push(sample_dir.to_str().unwrap());
+        if share {
+            extra.push("--share-token");
+        }
+        let ran = run(&extra);
+        assert!(ran.ok(), "{}", ran.err());
+        assert_eq!(json(&ran)["errors"], 0);
+        let mut posts = 0;
+        for i in 0..2 {
+            let wire =
+                std::fs::read_to_string(sample_dir.join(format!("client-{i}.jsonl"))).unwrap();
+            posts += wire.matches(r#""start":"POST /token HTTP/1.1""#).count();
+            assert_eq!(wire.contains("HTTP/1.1 401"), !share, "{wire}");
+        }
+        assert_eq!(posts, tokens, "share {share}");
+    }
+    let ran = run(&["--header", &bearer]);
+    assert_eq!(
+        ran.status.0, 1,
+        "the test CA not trusted: no client connects"
+    );
+    assert_eq!(json(&ran)["errors_by_kind"]["connect"], 2, "{}", ran.out());
+    assert!(ran.out().contains("certificate"), "{}", ran.out());
+    let ran = load(&["--cacert", &cacert, "--", BIN, "serve"]);
+    assert_eq!(ran.status.0, 2);
+    assert!(
+        ran.err()
+            .contains("--cacert and --share-token apply to http:// and https:// targets only"),
+        "{}",
+        ran.err()
+    );
+    drop(runtime);
+    let _ = std::fs::remove_dir_all(&pki.dir);
+    let _ = std::fs::remove_dir_all(dir);
+}

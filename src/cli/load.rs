@@ -65,11 +65,25 @@ fn plan(args: &LoadArgs) -> anyhow::Result<Plan> {
                 .iter()
                 .map(|h| super::header(h))
                 .collect::<anyhow::Result<Vec<_>>>()?;
-            load::Target::Http { url, headers }
+            let tls = mcp_raw_net::client::tls::Tls::new(mcp_raw_net::client::tls::TlsOptions {
+                cacert: args.cacert.clone(),
+                ..Default::default()
+            })
+            .map_err(|e| usage(format!("{e:#}")))?;
+            load::Target::Http {
+                url,
+                headers,
+                tls: Arc::new(tls),
+            }
         }
         Target::Stdio(words) => {
             if !args.headers.is_empty() {
                 return Err(usage("--header applies to http:// targets only"));
+            }
+            if !args.cacert.is_empty() || args.share_token {
+                return Err(usage(
+                    "--cacert and --share-token apply to http:// and https:// targets only",
+                ));
             }
             load::Target::Stdio(Spawn {
                 program: words[0].clone().into(),
@@ -89,6 +103,16 @@ fn plan(args: &LoadArgs) -> anyhow::Result<Plan> {
             .map_err(|e| usage(format!("--scenario {}: {e}", file.display())))?;
         let more = mix::parse_scenario(&text)
             .map_err(|e| usage(format!("--scenario {}: {e}", file.display())))?;
+        calls.extend(more);
+    }
+    if let Some(file) = &args.mix_from {
+        let (_, events) =
+            super::read_transcript(file).map_err(|e| usage(format!("--mix-from: {e}")))?;
+        let more = mcp_raw_tools::load::recorded::mix_from(
+            &events,
+            mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
+        )
+        .map_err(|e| usage(format!("--mix-from {}: {e}", file.display())))?;
         calls.extend(more);
     }
     if calls.is_empty() {
@@ -115,6 +139,7 @@ fn plan(args: &LoadArgs) -> anyhow::Result<Plan> {
         timeout: super::args::off_if_zero(args.timeout),
         startup_timeout: super::args::off_if_zero(args.startup_timeout),
         recorder: samples(args, transport)?,
+        share_token: args.share_token,
     })
 }
 

@@ -83,6 +83,7 @@
 //! load/                 `mcp-raw load`: N real clients, a mix of calls, closed or open loop
 //!   mod.rs              the plan, the clients' loop, the run's end
 //!   mix.rs              --call and --scenario: the calls, weighted round-robin
+//!   recorded.rs         --mix-from: the mix a recorded client's requests made
 //!   tally.rs            each call counted: latency per method and tool, failures by kind
 //!   procfs.rs           a stdio server's CPU time and peak RSS, from /proc
 //!   report.rs           the figures, the thresholds broken, text and JSON

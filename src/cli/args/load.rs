@@ -15,10 +15,12 @@ macro_rules! load_examples {
   mcp-raw load --rate 200 --duration 30 --ramp-up 5 --scenario mix.json --format json URL
   mcp-raw load --max-p99 50 --max-errors 0 --duration 5 --call echo URL
       (a CI gate: exit 1 when the p99 is over 50 ms or any call failed)
+  mcp-raw load --clients 8 --duration 10 --mix-from session.jsonl URL
+      (the calls a recorded client made, as often as it made them)
 
 A scenario file: {"calls": [{"tool": "echo", "arguments": {...}, "weight": 3},
-{"method": "resources/list", "params": {}, "weight": 1}]}. Without --call or
---scenario the mix is tools/list. Without --duration or --requests a run lasts 10 s.
+{"method": "resources/list", "params": {}, "weight": 1}]}. Without --call,
+--scenario or --mix-from the mix is tools/list. Without --duration or --requests a run lasts 10 s.
 Closed loop: each client sends its next call when its last is answered. Open loop
 (--rate): call k is due k / RATE seconds after the start; when every client is busy
 it goes late, and is counted as behind. Latency runs from a call's send to its
@@ -54,6 +56,14 @@ pub struct LoadArgs {
     /// A JSON file of weighted calls (tools or any method), added to the --calls.
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<PathBuf>,
+    /// A recording (`--record` of a client or server) whose client requests make the
+    /// mix, added to the --calls: each kind (method and params; a tool and its
+    /// arguments) weighted by how often it was sent. Left out: initialize,
+    /// server/discover, logging/setLevel, subscriptions/listen, tasks/*,
+    /// notifications, responses, the server's requests, the later rounds of a
+    /// 2026-07-28 operation; _meta is dropped from params.
+    #[arg(long, value_name = "FILE")]
+    pub mix_from: Option<PathBuf>,
     /// Open loop: calls per second over all clients (above 0); without it, a closed
     /// loop.
     #[arg(long, value_name = "R", value_parser = rate)]
@@ -76,6 +86,15 @@ pub struct LoadArgs {
     /// HTTP: a header sent with every request, "Name: value" (repeatable).
     #[arg(long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
+    /// https: trust the CA certificates in this PEM file too, besides the system's
+    /// trust store (repeatable).
+    #[arg(long = "cacert", value_name = "FILE")]
+    pub cacert: Vec<PathBuf>,
+    /// HTTP, a server that answers 401: run the OAuth flow once, on a first
+    /// connection, and give its token to every client (without it each client runs
+    /// its own flow; a --header Authorization needs neither).
+    #[arg(long)]
+    pub share_token: bool,
     /// text (a table per method and per tool) or json (one document, for CI).
     #[arg(long, value_enum, default_value_t = LoadFormat::Text)]
     pub format: LoadFormat,

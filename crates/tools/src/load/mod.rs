@@ -8,14 +8,16 @@
 //!
 //! The run returns a [`report::Report`]; nothing here prints. `mix.rs` the calls,
 //! `tally.rs` the counts, `procfs.rs` a server's cost, `report.rs` the figures and
-//! their text and JSON.
+//! their text and JSON, `recorded.rs` a mix read from a recording.
 
 pub mod mix;
 pub mod procfs;
+pub mod recorded;
 pub mod report;
 pub mod tally;
 
 use mcp_raw_core::Eras;
+use mcp_raw_net::client::auth::credential::Credential;
 use mcp_raw_net::client::http_link::HttpLink;
 use mcp_raw_net::client::mcp_client::{EraCache, Link, McpClient, Options};
 use mcp_raw_net::client::stdio_link::{Spawn, StdioLink};
@@ -35,6 +37,10 @@ pub enum Target {
         url: String,
         /// `--header`: extra headers (a bearer token).
         headers: Vec<(String, String)>,
+        /// The TLS setup of an `https://` URL (`--cacert`), one for every client, so
+        /// the certificates are read once and a client's TLS session can be resumed
+        /// by the next connection.
+        tls: Arc<mcp_raw_net::client::tls::Tls>,
     },
     /// A stdio server's command line: one process per client.
     Stdio(Spawn),
@@ -64,6 +70,10 @@ pub struct Plan {
     pub startup_timeout: Duration,
     /// A transcript recorder for client i's session (`--record-sample`), if any.
     pub recorder: Arc<dyn Fn(usize) -> Option<Printer> + Send + Sync>,
+    /// HTTP (`--share-token`): one connection first, whose OAuth flow (on the
+    /// server's 401) gets a token every client then presents, instead of a flow per
+    /// client. The first connection is not counted, as connecting is not.
+    pub share_token: bool,
 }
 
 /// Counters that move while the run goes, for a progress line.
@@ -88,6 +98,9 @@ struct Shared {
     behind: AtomicU64,
     start: Instant,
     live: Arc<Live>,
+    /// `--share-token`: the token the first connection's OAuth flow got (`None`: it
+    /// needed none, or failed), made once for every client.
+    credential: tokio::sync::OnceCell<Option<Credential>>,
 }
 
 /// What one client brings back.
@@ -110,6 +123,7 @@ pub async fn run(plan: Plan, live: Arc<Live>) -> report::Report {
         behind: AtomicU64::new(0),
         start: Instant::now(),
         live,
+        credential: tokio::sync::OnceCell::new(),
     });
     let tasks: Vec<_> = (0..clients)
         .map(|i| tokio::spawn(client(i, clients, shared.clone())))
@@ -157,11 +171,43 @@ pub async fn run(plan: Plan, live: Arc<Live>) -> report::Report {
     })
 }
 
+/// `--share-token`: a connection of its own, whose OAuth flow runs when the server
+/// answers 401 (MCP 2025-11-25 `basic/authorization`); its token, if one was needed
+/// and got. Its failure is logged: each client then meets the 401 itself.
+async fn first_token(plan: &Plan) -> Option<Credential> {
+    let got = async {
+        let link = open(&plan.target, plan.timeout, &Printer::quiet())?;
+        let c = McpClient::connect(link, "load", options(plan), &mut EraCache::default()).await?;
+        let credential = c.credential().cloned();
+        c.close().await?;
+        anyhow::Ok(credential)
+    };
+    match got.await {
+        Ok(credential) => credential,
+        Err(e) => {
+            log::warn!("[mcp-raw load] --share-token: the first connection failed: {e:#}");
+            None
+        }
+    }
+}
+
+/// A client's options: the plan's eras and clocks, the rest as `client`'s defaults
+/// (an OAuth flow on a 401 among them).
+fn options(plan: &Plan) -> Options {
+    Options {
+        eras: plan.eras,
+        timeout: plan.timeout,
+        startup_timeout: plan.startup_timeout,
+        ..Options::default()
+    }
+}
+
 /// Opens client i's link.
 fn open(target: &Target, timeout: Duration, printer: &Printer) -> anyhow::Result<Link> {
     Ok(match target {
-        Target::Http { url, headers } => {
+        Target::Http { url, headers, tls } => {
             let mut http = HttpLink::new(url, printer)?;
+            http.tls = tls.clone();
             http.timeout = timeout;
             http.extra_headers = headers.clone();
             Link::Http(http)
@@ -186,14 +232,18 @@ async fn client(i: usize, n: usize, shared: Arc<Shared>) -> ClientEnd {
         return end;
     }
     let printer = (plan.recorder)(i).unwrap_or_else(Printer::quiet);
-    let options = Options {
-        eras: plan.eras,
-        timeout: plan.timeout,
-        startup_timeout: plan.startup_timeout,
-        ..Options::default()
-    };
+    let options = options(plan);
     let connected = async {
-        let link = open(&plan.target, plan.timeout, &printer)?;
+        let mut link = open(&plan.target, plan.timeout, &printer)?;
+        if plan.share_token
+            && let Link::Http(http) = &mut link
+        {
+            http.credential = shared
+                .credential
+                .get_or_init(|| first_token(plan))
+                .await
+                .clone();
+        }
         let mut c = McpClient::connect(link, "load", options, &mut EraCache::default()).await?;
         if plan.mix.has_tools() {
             c.list_tools().await?;

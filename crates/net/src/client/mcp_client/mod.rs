@@ -371,6 +371,16 @@ impl McpClient {
         }
     }
 
+    /// The access token this client's link holds once an OAuth flow ran (HTTP only):
+    /// what another client of the same server may present instead of running a flow
+    /// of its own (`load --share-token`).
+    pub fn credential(&self) -> Option<&super::auth::credential::Credential> {
+        match &self.link {
+            Link::Http(http) => http.credential.as_ref(),
+            Link::Stdio(_) => None,
+        }
+    }
+
     /// Ends the connection: a legacy HTTP session is DELETEd, a stdio child gets EOF.
     pub async fn close(self) -> anyhow::Result<()> {
         if let Some(task) = &self.background {
