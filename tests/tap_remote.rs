@@ -25,7 +25,10 @@ struct Remote {
 impl Remote {
     fn start(url: &str, record: &std::path::Path, extra: &[&str]) -> Remote {
         // The tap's stdin and stdout are the client's stdio transport: a process.
+        // TRACEPARENT from the test's own environment would change --trace-context.
         let mut child = Command::new(BIN)
+            .env_remove("TRACEPARENT")
+            .env_remove("TRACESTATE")
             .args(["tap", "--remote", url, "--record"])
             .arg(record)
             .args(extra)
@@ -372,33 +375,11 @@ fn a_line_over_max_message_bytes_is_refused_and_the_next_goes_on() {
 fn trace_context_goes_into_the_posted_requests() {
     let server = InProcess::demo();
     let record = scratch("trace");
-    let mut tap = {
-        // Remote::start, without TRACEPARENT from the test's own environment.
-        let mut child = Command::new(BIN)
-            .env_remove("TRACEPARENT")
-            .env_remove("TRACESTATE")
-            .args(["tap", "--trace-context", "--remote"])
-            .arg(format!("http://{}/mcp", server.addr))
-            .arg("--record")
-            .arg(&record)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
-        let stdin = child.stdin.take();
-        Remote {
-            child,
-            stdin,
-            lines,
-        }
-    };
+    let mut tap = Remote::start(
+        &format!("http://{}/mcp", server.addr),
+        &record,
+        &["--trace-context"],
+    );
     tap.send(INITIALIZE);
     tap.next();
     tap.send(INITIALIZED);
