@@ -10,6 +10,7 @@
 //! - [`load`]: a load generator that speaks MCP: N clients, a mix of calls, figures.
 //! - [`har`]: a recording's HTTP as HAR 1.2, and a HAR read into a transcript.
 //! - [`offload`]: a sink that watches the wire from its own thread (bounded, lossy).
+//! - [`otlp`]: spans and metrics of the wire, to an OpenTelemetry collector (OTLP/HTTP).
 //! - [`stats`]: a recording's numbers: latency, errors, bytes, what tools cost a model.
 //! - [`replay`]: recordings used again: diff, sent to a live server, served as a mock.
 //! - [`bridge`]: a stdio server served as Streamable HTTP.
@@ -85,6 +86,14 @@
 //!   procfs.rs           a stdio server's CPU time and peak RSS, from /proc
 //!   report.rs           the figures, the thresholds broken, text and JSON
 //! offload.rs            a sink handing events to a watcher's thread: bounded queue, drops counted
+//! otlp/                 `--otlp`, `export otlp`: spans and metrics to an OpenTelemetry collector
+//!   mod.rs              the scope every span carries
+//!   proto.rs            the OTLP messages, the official field numbers, prost's derive
+//!   spans.rs            calls as spans: names, kinds, attributes, retries, trace context
+//!   metrics.rs          the conventions' duration histograms
+//!   json.rs             OTLP/JSON: the same messages, ids in hex
+//!   post.rs             one POST to a collector over TCP or TLS, its answer read
+//!   exporter.rs         batches, bounded queues, timeouts, the counts reported
 //! stats/                `mcp-raw stats`: counts, latency percentiles, bytes, context cost
 //!   mod.rs              rows per method, tool, session, lane; percentiles; the token estimate
 //!   items.rs            a request with its answer, a notification, a head, a log line, a tool
@@ -156,6 +165,7 @@ pub mod check;
 pub mod har;
 pub mod load;
 pub mod offload;
+pub mod otlp;
 pub mod replay;
 pub mod sessions;
 pub mod stats;

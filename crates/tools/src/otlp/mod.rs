@@ -1,0 +1,25 @@
+//! OpenTelemetry out of the wire: a recording's events (live, or a whole transcript)
+//! rendered as OTLP spans and metrics per the MCP semantic conventions, and sent to a
+//! collector over OTLP/HTTP.
+//!
+//! - [`proto`]: the OTLP messages, declared with the official field numbers (prost).
+//! - [`spans`]: calls → spans (names, kinds, attributes, retries, trace context).
+//! - [`metrics`]: the conventions' duration histograms.
+//! - [`json`]: the OTLP/JSON encoding of the same messages.
+//! - [`post`]: one POST to a collector (TCP or TLS), its answer read.
+//! - [`exporter`]: batches and bounded queues between the wire and the collector.
+
+pub mod exporter;
+pub mod json;
+pub mod metrics;
+pub mod post;
+pub mod proto;
+pub mod spans;
+
+/// The instrumentation scope every span and metric carries: `mcp-raw` and its version.
+pub fn scope() -> proto::InstrumentationScope {
+    proto::InstrumentationScope {
+        name: "mcp-raw".to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+    }
+}
