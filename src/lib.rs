@@ -139,10 +139,17 @@ pub fn run(args: Vec<OsString>, console: &Console) -> u8 {
             args.file = mcp_raw_tools::sessions::resolve(&args.file);
             return apart(c, move || cli::pin::main(args, c));
         }
-        Command::Export(mut args) => {
-            let cli::args::ExportFormat::Har(har) = &mut args.format;
-            har.file = mcp_raw_tools::sessions::resolve(&har.file);
-            return apart(c, move || cli::har::export(args, c));
+        Command::Export(args) => {
+            return match args.format {
+                cli::args::ExportFormat::Har(mut har) => {
+                    har.file = mcp_raw_tools::sessions::resolve(&har.file);
+                    apart(c, move || cli::har::export(har, c))
+                }
+                cli::args::ExportFormat::Otlp(mut otlp) => {
+                    otlp.file = mcp_raw_tools::sessions::resolve(&otlp.file);
+                    apart(c, move || cli::otlp::export(otlp, c))
+                }
+            };
         }
         Command::Import(args) => return apart(c, move || cli::har::import(args, c)),
         Command::Replay(args) => return apart(c, move || cli::replay::main(args, c)),

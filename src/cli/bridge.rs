@@ -17,13 +17,15 @@ pub fn main(args: BridgeArgs, console: &Console) -> anyhow::Result<()> {
         redact_headers: &args.style.redact_headers,
     };
     let header = mcp_raw_wire::transcript::Header::new("bridge", "http");
-    let page = super::ui::sinks(
+    let mut page = super::ui::sinks(
         args.ui,
         &args.ui_page,
         &header,
         args.max_message_bytes,
         console,
     )?;
+    // Reports what it sent when dropped, at the end of `main`.
+    let _otlp = super::otlp::start(&args.otlp, &header, args.max_message_bytes, &mut page, console)?;
     let recorder = super::record::recorder(&header, wanted, page, console)?;
     let spawn = Spawn {
         command: args.command.clone(),

@@ -21,6 +21,7 @@ pub mod gate;
 pub mod har;
 pub mod listening;
 pub mod load;
+pub mod otlp;
 pub mod pin;
 pub mod printer;
 pub mod record;

@@ -33,13 +33,15 @@ pub fn main(args: ServeArgs, console: &Console) -> anyhow::Result<()> {
     };
     let transport = if args.http { "http" } else { "stdio" };
     let header = mcp_raw_wire::transcript::Header::new("server", transport);
-    let page = super::ui::sinks(
+    let mut page = super::ui::sinks(
         args.ui,
         &args.ui_page,
         &header,
         args.max_message_bytes,
         console,
     )?;
+    // Reports what it sent when dropped, at the end of whichever way `main` returns.
+    let _otlp = super::otlp::start(&args.otlp, &header, args.max_message_bytes, &mut page, console)?;
     let recorder = super::record::recorder(&header, wanted, page, console)?;
     if !args.http {
         let server = server(args.era, args.fixture, args.max_tasks, args.task_ttl);

@@ -241,6 +241,8 @@ pub struct ClientArgs {
     pub log_level: Option<String>,
     #[command(flatten)]
     pub view: View,
+    #[command(flatten)]
+    pub otlp: super::OtlpArgs,
 }
 
 /// `client --ask`: when the user at the terminal answers the server's questions.

@@ -191,8 +191,9 @@ pub fn live(settings: Settings, header: &Header) -> std::io::Result<(Offload, Ex
             .spawn(move || send_all(rx, &settings, &counters, &closing))?
     };
     let mut pipeline = Pipeline::new(settings, header, jobs, false, counters.clone());
+    let ending = closing.clone();
     let (sink, watching) = offload::start("otlp-watch", offload::QUEUE, move |rx| {
-        pipeline.watch(rx);
+        pipeline.watch(rx, &ending);
     })?;
     Ok((
         sink,
@@ -268,11 +269,22 @@ impl Pipeline {
         }
     }
 
-    /// The live loop: feeds events, sends a batch when full or every interval.
-    fn watch(&mut self, rx: Receiver<Event>) {
+    /// The live loop: feeds events, sends a batch when full or every interval; at
+    /// the end (every sender gone, or `closing` set: a recorder's clone may outlive
+    /// the program's main path) what is queued is read and the rest sent.
+    fn watch(&mut self, rx: Receiver<Event>, closing: &AtomicBool) {
         let mut due = Instant::now() + self.settings.interval;
         loop {
-            match rx.recv_timeout(due.saturating_duration_since(Instant::now())) {
+            if closing.load(Ordering::SeqCst) {
+                while let Ok(e) = rx.try_recv() {
+                    self.feed(&e);
+                }
+                break;
+            }
+            let wait = due
+                .saturating_duration_since(Instant::now())
+                .min(Duration::from_millis(50));
+            match rx.recv_timeout(wait) {
                 Ok(e) => self.feed(&e),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => break,
