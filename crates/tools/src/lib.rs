@@ -90,6 +90,7 @@
 //!   mod.rs              the scope every span carries
 //!   proto.rs            the OTLP messages, the official field numbers, prost's derive
 //!   spans.rs            calls as spans: names, kinds, attributes, retries, trace context
+//!   hops.rs             the OAuth exchanges (metadata, register, authorize, token), paired
 //!   metrics.rs          the conventions' duration histograms
 //!   json.rs             OTLP/JSON: the same messages, ids in hex
 //!   post.rs             one POST to a collector over TCP or TLS, its answer read

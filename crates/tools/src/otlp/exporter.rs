@@ -234,6 +234,8 @@ struct Pipeline {
     spans: Spans,
     /// The histograms.
     metrics: Metrics,
+    /// The OAuth exchanges.
+    hops: super::hops::Hops,
     /// Spans not yet sent.
     batch: Vec<Span>,
     /// To the sender.
@@ -261,6 +263,7 @@ impl Pipeline {
             live: Live::new(settings.max_message, MAX_OPEN),
             spans,
             metrics,
+            hops: Default::default(),
             batch: Vec::new(),
             jobs,
             lossless,
@@ -299,9 +302,22 @@ impl Pipeline {
     }
 
     fn feed(&mut self, e: &Event) {
-        let fed = self.live.feed(e, &mut |_, _| {});
+        let hops = &mut self.hops;
+        hops.event(e);
+        let fed = self.live.feed(e, &mut |e, f| hops.fact(e, f));
+        for h in std::mem::take(&mut self.hops.done) {
+            if self.settings.traces.is_some() {
+                self.batch.push(self.spans.hop(&h));
+            }
+        }
         for c in &fed.calls {
-            let made = self.spans.call(c);
+            let mut c = c.clone();
+            // A request the lane answered with an HTTP error and no JSON-RPC (a 401
+            // before OAuth, a 413): the status says why.
+            if c.outcome == crate::stats::items::Outcome::Unanswered && c.status.is_none() {
+                c.status = self.hops.status(&c.lane);
+            }
+            let made = self.spans.call(&c);
             if let Some(m) = &made.measure {
                 self.metrics.operation(m);
             }
@@ -309,6 +325,7 @@ impl Pipeline {
                 self.batch.extend(made.spans);
             }
         }
+        self.hops.after(e);
         if self.batch.len() >= self.settings.batch.max(1) {
             self.flush_spans();
         }

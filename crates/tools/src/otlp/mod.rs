@@ -4,12 +4,14 @@
 //!
 //! - [`proto`]: the OTLP messages, declared with the official field numbers (prost).
 //! - [`spans`]: calls → spans (names, kinds, attributes, retries, trace context).
+//! - [`hops`]: the OAuth exchanges (metadata, register, authorize, token) as HTTP hops.
 //! - [`metrics`]: the conventions' duration histograms.
 //! - [`json`]: the OTLP/JSON encoding of the same messages.
 //! - [`post`]: one POST to a collector (TCP or TLS), its answer read.
 //! - [`exporter`]: batches and bounded queues between the wire and the collector.
 
 pub mod exporter;
+pub mod hops;
 pub mod json;
 pub mod metrics;
 pub mod post;

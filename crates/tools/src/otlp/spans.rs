@@ -221,6 +221,57 @@ impl Spans {
         }
     }
 
+    /// An OAuth hop's span: kind as the recorder's standpoint (the client sends
+    /// them, a protected server answers its metadata), named and attributed per the
+    /// HTTP conventions; ERROR for a status of 400 and above on the client's side,
+    /// 500 and above on the server's (the HTTP conventions' "Status").
+    pub fn hop(&self, h: &super::hops::Hop) -> Span {
+        let kind = match self.role {
+            Role::Server => KIND_SERVER,
+            Role::Client => KIND_CLIENT,
+        };
+        let mut a = vec![
+            KeyValue::str("http.request.method", &h.method),
+            KeyValue::str("url.path", &h.path),
+            KeyValue::int("http.response.status_code", i64::from(h.status)),
+            KeyValue::str("network.transport", "tcp"),
+            KeyValue::str("network.protocol.name", "http"),
+            KeyValue::str("network.protocol.version", "1.1"),
+        ];
+        if let Some((ak, pk)) = self.peer_keys
+            && let Some((host, port)) = h.peer.as_deref().and_then(address)
+        {
+            a.push(KeyValue::str(ak, host));
+            a.push(KeyValue::int(pk, i64::from(port)));
+        }
+        let failed = h.status >= if kind == KIND_CLIENT { 400 } else { 500 };
+        if failed {
+            a.push(KeyValue::str("error.type", h.status.to_string()));
+        }
+        let context = Context {
+            trace_id: fresh_trace_id(),
+            parent: None,
+            state: String::new(),
+            flags: 0x101,
+        };
+        Span {
+            trace_id: context.trace_id.to_vec(),
+            span_id: fresh_span_id().to_vec(),
+            trace_state: String::new(),
+            parent_span_id: Vec::new(),
+            name: format!("{} {}", h.method, h.path),
+            kind,
+            start_time_unix_nano: self.at(h.sent),
+            end_time_unix_nano: self.at(h.answered),
+            attributes: a,
+            status: failed.then(|| Status {
+                message: String::new(),
+                code: STATUS_ERROR,
+            }),
+            flags: context.flags,
+        }
+    }
+
     /// The operations still asking for input at the end: their spans, ending at
     /// their last answer, status unset (the recording ends before the operation).
     pub fn finish(&mut self) -> Vec<Span> {
@@ -328,7 +379,7 @@ impl Spans {
         if let Some(s) = &c.session {
             a.push(KeyValue::str("mcp.session.id", s));
         }
-        if let Some(v) = &c.version {
+        if let Some(v) = version(c) {
             a.push(KeyValue::str("mcp.protocol.version", v));
         }
         match (c.method.as_str(), &c.target) {
@@ -362,13 +413,24 @@ impl Spans {
                     code: STATUS_ERROR,
                 })
             }
-            Outcome::Unanswered => {
-                a.push(KeyValue::str("error.type", "_OTHER"));
-                Some(Status {
-                    message: "no answer: the lane closed first".to_owned(),
-                    code: STATUS_ERROR,
-                })
-            }
+            // No JSON-RPC answer: an HTTP error status says why (`error.type` the
+            // status code, as the HTTP conventions have it), else the lane closed.
+            Outcome::Unanswered => match c.status.filter(|s| *s >= 400) {
+                Some(s) => {
+                    a.push(KeyValue::str("error.type", s.to_string()));
+                    Some(Status {
+                        message: format!("HTTP {s} and no JSON-RPC answer"),
+                        code: STATUS_ERROR,
+                    })
+                }
+                None => {
+                    a.push(KeyValue::str("error.type", "_OTHER"));
+                    Some(Status {
+                        message: "no answer: the lane closed first".to_owned(),
+                        code: STATUS_ERROR,
+                    })
+                }
+            },
             Outcome::Ok | Outcome::InputRequired => None,
         };
         if self.transport == "http" {
@@ -404,7 +466,7 @@ impl Spans {
         s.first = s.first.min(c.sent);
         s.last = s.last.max(end);
         if s.version.is_none() {
-            s.version = c.version.clone();
+            s.version = version(c).map(str::to_owned);
         }
     }
 }
@@ -437,6 +499,18 @@ pub fn name(c: &Call) -> String {
     }
 }
 
+/// The revision a request declared; `initialize` declares the one it asks for in
+/// `params.protocolVersion` (MCP 2025-11-25 `basic/lifecycle`).
+fn version(c: &Call) -> Option<&str> {
+    c.version.as_deref().or_else(|| {
+        c.params
+            .as_ref()
+            .filter(|_| c.method == "initialize")
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(|v| v.as_str())
+    })
+}
+
 /// `jsonrpc.request.id`: the id as a string (`7`, `request-7`); none for `null`
 /// (the conventions: not captured when null or omitted).
 fn request_id(json: &str) -> Option<String> {
@@ -448,9 +522,10 @@ fn request_id(json: &str) -> Option<String> {
     }
 }
 
-/// `HOST:PORT` or `[V6]:PORT` as a lane's open event names its peer.
+/// The peer's `IP:PORT` (or `[V6]:PORT`): the last word of a lane's open event
+/// (`accepted from 127.0.0.1:49126`).
 fn address(peer: &str) -> Option<(String, u16)> {
-    let addr: std::net::SocketAddr = peer.trim().parse().ok()?;
+    let addr: std::net::SocketAddr = peer.split_whitespace().last()?.parse().ok()?;
     Some((addr.ip().to_string(), addr.port()))
 }
 
