@@ -47,6 +47,9 @@ fn settings(
     max_message: usize,
 ) -> Result<Option<Settings>, String> {
     let var = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+    if let Some(base) = f.endpoint {
+        Endpoint::parse(base)?;
+    }
     let (traces, metrics) = match f.endpoint {
         Some(base) => (
             Some(Endpoint::join(base, "/v1/traces")),

@@ -257,7 +257,7 @@ impl Pipeline {
         counters: Arc<Counters>,
     ) -> Pipeline {
         let started = crate::wire::clock::parse_rfc3339_micros(&header.started).unwrap_or(0);
-        let spans = Spans::new(&header.role, &header.transport, started);
+        let spans = Spans::new(&header.role, started);
         let metrics = Metrics::new(spans.at(Duration::ZERO));
         Pipeline {
             live: Live::new(settings.max_message, MAX_OPEN),

@@ -45,6 +45,9 @@ pub struct Hops {
     /// Lane → the status of the last response head on it (for a request answered
     /// by an HTTP error and no JSON-RPC: a 401, a 413).
     statuses: HashMap<String, u16>,
+    /// Lane → its directions closed so far: it is forgotten when both are (as the
+    /// stats reader gives up its unanswered requests then).
+    closes: HashMap<String, u8>,
     /// Hops answered since last taken.
     pub done: Vec<Hop>,
 }
@@ -57,10 +60,17 @@ impl Hops {
         }
     }
 
-    /// Forgets `e`'s lane if `e` closed it: call after the event's calls are read.
+    /// Forgets `e`'s lane if `e` closed its second direction: call after the
+    /// event's calls are read.
     pub fn after(&mut self, e: &Event) {
         if let What::Close(_) = &e.what {
             let lane = e.lane.label();
+            let closed = self.closes.entry(lane.clone()).or_default();
+            *closed += 1;
+            if *closed < 2 {
+                return;
+            }
+            self.closes.remove(&lane);
             self.peers.remove(&lane);
             self.pending.remove(&lane);
             self.statuses.remove(&lane);

@@ -5,6 +5,14 @@
 //! receiver's). The wire is the spine: every span is a rendering of recorded events,
 //! its times the events' stamps on the recording's clock.
 //!
+//! The kind: SERVER for a request that arrived, CLIENT for one sent. A server's (or a
+//! bridge's) recording: the client's requests are SERVER spans, its own requests to
+//! the client (sampling, elicitation) CLIENT. A client's: the reverse. A tap relays
+//! each request to the server it fronts and waits for the answer as a client would:
+//! its spans are those of a client (a request from the client, CLIENT; one from the
+//! server, SERVER), so a trace shows the tap's span beside the server's. A bridge's
+//! requests to its stdio children are CLIENT spans.
+//!
 //! A 2026-07-28 operation answered `input_required` and retried with the
 //! `requestState` it was given (MCP 2026-07-28 `basic/patterns/mrtr`) becomes one
 //! operation span with each attempt as a child, linked by the exact `requestState`
@@ -115,8 +123,9 @@ pub struct Spans {
     role: Role,
     /// The recording's time 0, nanoseconds since the Unix epoch.
     base_ns: u64,
-    /// `stdio` or `http`.
-    transport: String,
+    /// A bridge's recording: its HTTP lanes are served, its children's stdio lanes
+    /// are where it is the client.
+    bridge: bool,
     /// What a lane's peer is to this recorder: `client.*` to a server, `server.*` to
     /// a client, nothing to a tap (its lanes face both ways).
     peer_keys: Option<(&'static str, &'static str)>,
@@ -134,14 +143,13 @@ pub const BUCKETS: &[f64] = &[
 ];
 
 impl Spans {
-    /// A builder for a recording made by `role` (`server`, `client`, `tap`, `bridge`)
-    /// over `transport` (`stdio`, `http`), whose time 0 was `started_us` microseconds
-    /// after the Unix epoch.
-    pub fn new(role: &str, transport: &str, started_us: i64) -> Spans {
+    /// A builder for a recording made by `role` (`server`, `client`, `tap`, `bridge`),
+    /// whose time 0 was `started_us` microseconds after the Unix epoch.
+    pub fn new(role: &str, started_us: i64) -> Spans {
         Spans {
             role: Role::of(role),
             base_ns: u64::try_from(started_us).unwrap_or(0).saturating_mul(1000),
-            transport: transport.to_owned(),
+            bridge: role == "bridge",
             peer_keys: match role {
                 "server" | "bridge" => Some(("client.address", "client.port")),
                 "client" => Some(("server.address", "server.port")),
@@ -158,6 +166,15 @@ impl Spans {
         self.role
     }
 
+    /// The span kind of `c`: by the recorder's standpoint and the request's
+    /// direction; a bridge's requests to its stdio children are its own (CLIENT).
+    fn kind(&self, c: &Call) -> i32 {
+        if self.bridge && !http_lane(&c.lane) {
+            return Role::Client.kind(c.from);
+        }
+        self.role.kind(c.from)
+    }
+
     /// The recording's time `t` as nanoseconds since the Unix epoch.
     pub fn at(&self, t: Duration) -> u64 {
         self.base_ns
@@ -167,7 +184,7 @@ impl Spans {
     /// The spans (and the operation, if one ended) of one answered call.
     pub fn call(&mut self, c: &Call) -> Made {
         self.session(c);
-        let kind = self.role.kind(c.from);
+        let kind = self.kind(c);
         let asks = c.modern && c.outcome == Outcome::InputRequired;
         // A retry: the exact state an earlier answer issued (MCP 2026-07-28
         // `basic/patterns/mrtr`: the client echoes `requestState` unchanged), the same
@@ -278,7 +295,7 @@ impl Spans {
         let open: Vec<Open> = self.open.drain().map(|(_, o)| o).collect();
         open.into_iter()
             .map(|o| {
-                let kind = self.role.kind(o.first.from);
+                let kind = self.kind(&o.first);
                 let mut span = self.span(&o.first, kind, &o.context, o.span_id);
                 span.end_time_unix_nano = self.at(o.answered);
                 span.status = None;
@@ -433,7 +450,7 @@ impl Spans {
             },
             Outcome::Ok | Outcome::InputRequired => None,
         };
-        if self.transport == "http" {
+        if http_lane(&c.lane) {
             a.push(KeyValue::str("network.transport", "tcp"));
             a.push(KeyValue::str("network.protocol.name", "http"));
             a.push(KeyValue::str("network.protocol.version", "1.1"));
@@ -449,6 +466,7 @@ impl Spans {
                 a.push(KeyValue::int(pk, i64::from(port)));
             }
         } else {
+            // stdio (MCP 2025-11-25 `basic/transports`): the conventions' `pipe`.
             a.push(KeyValue::str("network.transport", "pipe"));
         }
         (a, status)
@@ -471,6 +489,11 @@ impl Spans {
     }
 }
 
+/// An HTTP connection's lane (`c1`, `c2`…), not a process's pipes (`stdio`, `stdio2`).
+fn http_lane(label: &str) -> bool {
+    label.starts_with('c') && label[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
 /// The attributes an operation takes from its last round, not its first.
 const ENDING: &[&str] = &[
     "rpc.response.status_code",
@@ -490,12 +513,14 @@ impl Open {
     }
 }
 
-/// `{mcp.method.name} {target}` (target: the tool or prompt name, the resource URI),
-/// or the method alone.
+/// `{mcp.method.name} {target}`, the target a tool's or a prompt's name; else the
+/// method alone. A resource's URI is not a target: the conventions ("Client" span)
+/// keep it out of the name by default, as a high-cardinality value (it is the
+/// `mcp.resource.uri` attribute).
 pub fn name(c: &Call) -> String {
-    match &c.target {
-        Some(t) => format!("{} {t}", c.method),
-        None => c.method.clone(),
+    match (&c.target, c.method.as_str()) {
+        (Some(t), "tools/call" | "prompts/get") => format!("{} {t}", c.method),
+        _ => c.method.clone(),
     }
 }
 
