@@ -25,7 +25,9 @@ use std::time::{Duration, Instant};
 fn python(test: &str) -> Option<PathBuf> {
     let python = std::env::var_os("MCP_RAW_OTLP_PYTHON")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".otlp-check/venv/bin/python"));
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(".otlp-check/venv/bin/python")
+        });
     if python.exists() {
         return Some(python);
     }
@@ -198,14 +200,23 @@ fn semconv_check(python: &Path, records: &[Value]) -> usize {
     serde_json::to_writer(child.stdin.take().unwrap(), &names).unwrap();
     let out = child.wait_with_output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "names the conventions do not define:\n{text}\n{names}");
+    assert!(
+        out.status.success(),
+        "names the conventions do not define:\n{text}\n{names}"
+    );
     attributes.len() + metric_names.len()
 }
 
 /// The number just before the first `words` in `text`.
 fn count_before(text: &str, words: &str) -> u64 {
-    let at = text.find(words).unwrap_or_else(|| panic!("no {words:?} in {text:?}"));
-    let digits: String = text[..at].chars().rev().take_while(char::is_ascii_digit).collect();
+    let at = text
+        .find(words)
+        .unwrap_or_else(|| panic!("no {words:?} in {text:?}"));
+    let digits: String = text[..at]
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect();
     digits.chars().rev().collect::<String>().parse().unwrap()
 }
 
@@ -219,7 +230,11 @@ fn interrupt_and_wait(server: &mut HttpServer, limit: Duration) -> Duration {
             .success()
     );
     while server.alive() {
-        assert!(started.elapsed() < limit, "the server did not exit within {limit:?}:\n{}", server.logged());
+        assert!(
+            started.elapsed() < limit,
+            "the server did not exit within {limit:?}:\n{}",
+            server.logged()
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     started.elapsed()
@@ -286,10 +301,17 @@ fn serve_sends_a_span_per_operation_from_both_eras() {
         .find(|l| l.starts_with("[mcp-raw] otlp: "))
         .unwrap_or_else(|| panic!("no report:\n{log}"));
     assert!(
-        report.starts_with(&format!("[mcp-raw] otlp: {} spans sent to {}/v1/traces, 0 failed, 0 dropped", spans.len(), rx.url)),
+        report.starts_with(&format!(
+            "[mcp-raw] otlp: {} spans sent to {}/v1/traces, 0 failed, 0 dropped",
+            spans.len(),
+            rx.url
+        )),
         "{report}"
     );
-    assert!(spans.iter().all(|s| s["kind"] == "SPAN_KIND_SERVER"), "{spans:#?}");
+    assert!(
+        spans.iter().all(|s| s["kind"] == "SPAN_KIND_SERVER"),
+        "{spans:#?}"
+    );
     // The retried operation: one parent, three attempts under it, one trace.
     let multi = named(&spans, "tools/call test_input_required_result_multi_round");
     assert_eq!(multi.len(), 4, "{multi:#?}");
@@ -301,39 +323,83 @@ fn serve_sends_a_span_per_operation_from_both_eras() {
         assert_eq!(a["parentSpanId"], op["spanId"]);
         assert_eq!(a["traceId"], op["traceId"]);
     }
-    let ids: Vec<String> = attempts.iter().map(|a| attr(a, "jsonrpc.request.id").unwrap()).collect();
+    let ids: Vec<String> = attempts
+        .iter()
+        .map(|a| attr(a, "jsonrpc.request.id").unwrap())
+        .collect();
     assert_eq!(ids.len(), 3);
-    let first = attempts.iter().map(|a| nanos(&a["startTimeUnixNano"])).min().unwrap();
-    let last = attempts.iter().map(|a| nanos(&a["endTimeUnixNano"])).max().unwrap();
+    let first = attempts
+        .iter()
+        .map(|a| nanos(&a["startTimeUnixNano"]))
+        .min()
+        .unwrap();
+    let last = attempts
+        .iter()
+        .map(|a| nanos(&a["endTimeUnixNano"]))
+        .max()
+        .unwrap();
     assert_eq!(nanos(&op["startTimeUnixNano"]), first);
     assert_eq!(nanos(&op["endTimeUnixNano"]), last);
-    assert_eq!(attr(op, "gen_ai.tool.name").as_deref(), Some("test_input_required_result_multi_round"));
-    assert_eq!(attr(op, "gen_ai.operation.name").as_deref(), Some("execute_tool"));
-    assert_eq!(attr(op, "mcp.protocol.version").as_deref(), Some("2026-07-28"));
+    assert_eq!(
+        attr(op, "gen_ai.tool.name").as_deref(),
+        Some("test_input_required_result_multi_round")
+    );
+    assert_eq!(
+        attr(op, "gen_ai.operation.name").as_deref(),
+        Some("execute_tool")
+    );
+    assert_eq!(
+        attr(op, "mcp.protocol.version").as_deref(),
+        Some("2026-07-28")
+    );
     assert!(op.get("status").is_none(), "{op}");
     // A tool error and a JSON-RPC error.
     let tool_error = named(&spans, "tools/call test_error_handling")[0];
     assert_eq!(tool_error["status"]["code"], "STATUS_CODE_ERROR");
-    assert_eq!(attr(tool_error, "error.type").as_deref(), Some("tool_error"));
+    assert_eq!(
+        attr(tool_error, "error.type").as_deref(),
+        Some("tool_error")
+    );
     let unknown = named(&spans, "tools/call nosuch")[0];
     assert_eq!(unknown["status"]["code"], "STATUS_CODE_ERROR");
-    assert!(unknown["status"]["message"].as_str().unwrap().contains("nosuch"), "{unknown}");
-    assert_eq!(attr(unknown, "rpc.response.status_code").as_deref(), Some("-32602"));
+    assert!(
+        unknown["status"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nosuch"),
+        "{unknown}"
+    );
+    assert_eq!(
+        attr(unknown, "rpc.response.status_code").as_deref(),
+        Some("-32602")
+    );
     assert_eq!(attr(unknown, "error.type").as_deref(), Some("-32602"));
     // The legacy session's attributes; a resource's URI as an attribute, not in the
     // name (the conventions: not by default, it is high-cardinality); a prompt's name.
     let init = named(&spans, "initialize")[0];
     let session = attr(init, "mcp.session.id").expect("a session id");
-    assert_eq!(attr(init, "mcp.protocol.version").as_deref(), Some("2025-11-25"));
+    assert_eq!(
+        attr(init, "mcp.protocol.version").as_deref(),
+        Some("2025-11-25")
+    );
     assert_eq!(attr(unknown, "mcp.session.id"), Some(session));
     assert_eq!(attr(init, "client.address").as_deref(), Some("127.0.0.1"));
     assert!(attr(init, "client.port").is_some());
     assert_eq!(attr(init, "network.transport").as_deref(), Some("tcp"));
-    assert_eq!(attr(init, "http.response.status_code").as_deref(), Some("200"));
+    assert_eq!(
+        attr(init, "http.response.status_code").as_deref(),
+        Some("200")
+    );
     let read = named(&spans, "resources/read")[0];
-    assert_eq!(attr(read, "mcp.resource.uri").as_deref(), Some("test://static-text"));
+    assert_eq!(
+        attr(read, "mcp.resource.uri").as_deref(),
+        Some("test://static-text")
+    );
     let prompt = named(&spans, "prompts/get test_simple_prompt")[0];
-    assert_eq!(attr(prompt, "gen_ai.prompt.name").as_deref(), Some("test_simple_prompt"));
+    assert_eq!(
+        attr(prompt, "gen_ai.prompt.name").as_deref(),
+        Some("test_simple_prompt")
+    );
     // The histograms: the conventions' buckets, a count per operation.
     let metrics = metrics(&records);
     let last_op = metrics
@@ -345,12 +411,18 @@ fn serve_sends_a_span_per_operation_from_both_eras() {
     let points = last_op["histogram"]["dataPoints"].as_array().unwrap();
     assert_eq!(
         points[0]["explicitBounds"],
-        json!([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0])
+        json!([
+            0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0
+        ])
     );
     let counted: u64 = points.iter().map(|p| nanos(&p["count"])).sum();
     // Operations: every span but the three attempts.
     assert_eq!(counted as usize, spans.len() - 3);
-    assert!(metrics.iter().any(|m| m["name"] == "mcp.server.session.duration"));
+    assert!(
+        metrics
+            .iter()
+            .any(|m| m["name"] == "mcp.server.session.duration")
+    );
     assert!(semconv_check(&python, &records) >= 20);
 }
 
@@ -363,7 +435,9 @@ fn a_failing_or_hanging_collector_never_slows_the_wire() {
         return;
     };
     let dir = common::scratch("otlp", "faults");
-    let calls: Vec<String> = (0..30).flat_map(|_| ["--call".to_owned(), r#"add={"a":1,"b":2}"#.to_owned()]).collect();
+    let calls: Vec<String> = (0..30)
+        .flat_map(|_| ["--call".to_owned(), r#"add={"a":1,"b":2}"#.to_owned()])
+        .collect();
     let run = |extra: &[&str]| -> (Duration, HttpServer) {
         let server = HttpServer::start(extra);
         let url = format!("http://{}/mcp", server.addr);
@@ -397,9 +471,15 @@ fn a_failing_or_hanging_collector_never_slows_the_wire() {
             "{mode}: the calls took {took:?}, {baseline:?} without a collector"
         );
         let exit = interrupt_and_wait(&mut server, Duration::from_secs(10));
-        assert!(exit < Duration::from_secs(4), "{mode}: the exit took {exit:?}");
+        assert!(
+            exit < Duration::from_secs(4),
+            "{mode}: the exit took {exit:?}"
+        );
         let log = server.logged();
-        let report = log.lines().find(|l| l.starts_with("[mcp-raw] otlp: ")).unwrap_or_else(|| panic!("{log}"));
+        let report = log
+            .lines()
+            .find(|l| l.starts_with("[mcp-raw] otlp: "))
+            .unwrap_or_else(|| panic!("{log}"));
         // "N spans sent to http://127.0.0.1:PORT/v1/traces, F failed, D dropped …"
         let (sent, failed, dropped) = (
             count_before(report, " spans sent"),
@@ -410,9 +490,15 @@ fn a_failing_or_hanging_collector_never_slows_the_wire() {
         // initialize, tools/list and the 30 calls.
         assert_eq!(failed + dropped, 32, "{report}");
         assert!(failed >= 1, "{report}");
-        let why = log.lines().find(|l| l.contains("first failure")).unwrap_or_else(|| panic!("{log}"));
+        let why = log
+            .lines()
+            .find(|l| l.contains("first failure"))
+            .unwrap_or_else(|| panic!("{log}"));
         match mode {
-            "fail" => assert!(why.contains("500") && why.contains("collector down"), "{why}"),
+            "fail" => assert!(
+                why.contains("500") && why.contains("collector down"),
+                "{why}"
+            ),
             _ => assert!(why.contains("no answer within"), "{why}"),
         }
         let posts = rx.records().len();
@@ -461,13 +547,25 @@ fn export_times_spans_by_the_recordings_stamps() {
         assert_eq!(out.status.code(), Some(0), "{}", out.err());
         assert!(out.err().contains("4 spans sent"), "{}", out.err());
         let records = rx.records();
-        let want = if protocol == "http/json" { "application/json" } else { "application/x-protobuf" };
+        let want = if protocol == "http/json" {
+            "application/json"
+        } else {
+            "application/x-protobuf"
+        };
         assert!(records.iter().all(|r| r["content_type"] == want));
         let spans = spans(&records);
         let confirm = named(&spans, "tools/call confirm");
         assert_eq!(confirm.len(), 3);
-        let op = confirm.iter().find(|s| s.get("parentSpanId").is_none()).unwrap();
-        let times = |s: &Value| (nanos(&s["startTimeUnixNano"]) - START, nanos(&s["endTimeUnixNano"]) - START);
+        let op = confirm
+            .iter()
+            .find(|s| s.get("parentSpanId").is_none())
+            .unwrap();
+        let times = |s: &Value| {
+            (
+                nanos(&s["startTimeUnixNano"]) - START,
+                nanos(&s["endTimeUnixNano"]) - START,
+            )
+        };
         assert_eq!(times(op), (1_500_000_000, 2_250_000_000));
         let mut attempts: Vec<(u64, u64)> = confirm
             .iter()
@@ -475,7 +573,13 @@ fn export_times_spans_by_the_recordings_stamps() {
             .map(|s| times(s))
             .collect();
         attempts.sort();
-        assert_eq!(attempts, [(1_500_000_000, 1_750_000_000), (2_000_000_000, 2_250_000_000)]);
+        assert_eq!(
+            attempts,
+            [
+                (1_500_000_000, 1_750_000_000),
+                (2_000_000_000, 2_250_000_000)
+            ]
+        );
         assert!(confirm.iter().all(|s| s["kind"] == "SPAN_KIND_CLIENT"));
         let traced = named(&spans, "tools/call traced")[0];
         assert_eq!(traced["traceId"], "4bf92f3577b34da6a3ce929d0e0e4736");
@@ -484,7 +588,10 @@ fn export_times_spans_by_the_recordings_stamps() {
         assert_eq!(times(traced), (3_000_000_000, 3_125_000_000));
         assert_eq!(attr(traced, "network.transport").as_deref(), Some("pipe"));
         let metrics = metrics(&records);
-        let op_metric = metrics.iter().find(|m| m["name"] == "mcp.client.operation.duration").unwrap();
+        let op_metric = metrics
+            .iter()
+            .find(|m| m["name"] == "mcp.client.operation.duration")
+            .unwrap();
         let points = op_metric["histogram"]["dataPoints"].as_array().unwrap();
         let sum: f64 = points.iter().map(|p| p["sum"].as_f64().unwrap()).sum();
         // Two operations: 0.75 s (first attempt to final answer) and 0.125 s.
@@ -492,14 +599,30 @@ fn export_times_spans_by_the_recordings_stamps() {
         semconv_check(&python, &records);
     }
     let failing = Receiver::start(&python, &dir, "fail");
-    let out = cli_here(["export", "otlp", file.to_str().unwrap(), "--endpoint", &failing.url]);
+    let out = cli_here([
+        "export",
+        "otlp",
+        file.to_str().unwrap(),
+        "--endpoint",
+        &failing.url,
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", out.err());
-    assert!(out.err().contains("0 spans sent") && out.err().contains("4 failed"), "{}", out.err());
+    assert!(
+        out.err().contains("0 spans sent") && out.err().contains("4 failed"),
+        "{}",
+        out.err()
+    );
     assert!(out.err().contains("500"), "{}", out.err());
     let out = cli_here(["export", "otlp", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.err().contains("--endpoint"), "{}", out.err());
-    let out = cli_here(["export", "otlp", file.to_str().unwrap(), "--endpoint", "ftp://x", ]);
+    let out = cli_here([
+        "export",
+        "otlp",
+        file.to_str().unwrap(),
+        "--endpoint",
+        "ftp://x",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.err().contains("\"ftp://x\""), "{}", out.err());
 }
@@ -517,12 +640,29 @@ fn oauth_hops_are_spans_of_their_own() {
     // demo-http spawns `mcp-raw serve` and `auth-server` as its own current
     // executable: a process, so that it is mcp-raw's.
     let out = Command::new(BIN)
-        .args(["demo-http", "--auth", "--port", "0", "--record", file.to_str().unwrap()])
+        .args([
+            "demo-http",
+            "--auth",
+            "--port",
+            "0",
+            "--record",
+            file.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let rx = Receiver::start(&python, &dir, "ok");
-    let out = cli_here(["export", "otlp", file.to_str().unwrap(), "--endpoint", &rx.url]);
+    let out = cli_here([
+        "export",
+        "otlp",
+        file.to_str().unwrap(),
+        "--endpoint",
+        &rx.url,
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", out.err());
     let spans = spans(&rx.records());
     for hop in [
@@ -533,12 +673,23 @@ fn oauth_hops_are_spans_of_their_own() {
         "POST /token",
     ] {
         let s = named(&spans, hop);
-        assert!(!s.is_empty(), "no {hop} span among {:#?}", spans.iter().map(|s| &s["name"]).collect::<Vec<_>>());
+        assert!(
+            !s.is_empty(),
+            "no {hop} span among {:#?}",
+            spans.iter().map(|s| &s["name"]).collect::<Vec<_>>()
+        );
         assert_eq!(s[0]["kind"], "SPAN_KIND_CLIENT");
         assert!(attr(s[0], "http.response.status_code").is_some());
         assert_eq!(attr(s[0], "server.address").as_deref(), Some("127.0.0.1"));
     }
-    assert_eq!(attr(named(&spans, "POST /register")[0], "http.response.status_code").as_deref(), Some("201"));
+    assert_eq!(
+        attr(
+            named(&spans, "POST /register")[0],
+            "http.response.status_code"
+        )
+        .as_deref(),
+        Some("201")
+    );
     let refused = named(&spans, "initialize")
         .into_iter()
         .find(|s| attr(s, "error.type").as_deref() == Some("401"))
@@ -552,7 +703,8 @@ fn oauth_hops_are_spans_of_their_own() {
 /// client's trace id and the client's span as its parent.
 #[test]
 fn a_trace_from_an_instrumented_client_continues_through_the_server() {
-    let Some(python) = python("a_trace_from_an_instrumented_client_continues_through_the_server") else {
+    let Some(python) = python("a_trace_from_an_instrumented_client_continues_through_the_server")
+    else {
         return;
     };
     let dir = common::scratch("otlp", "continue");
@@ -563,7 +715,11 @@ fn a_trace_from_an_instrumented_client_continues_through_the_server() {
         .arg(format!("http://{}/mcp", server.addr))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let client: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(client["answer"]["result"]["content"][0]["text"], "5");
     let records = rx.wait(|r| spans(r).iter().any(|s| s["name"] == "tools/call add"));
@@ -574,7 +730,10 @@ fn a_trace_from_an_instrumented_client_continues_through_the_server() {
     assert_eq!(call["traceId"], client["trace_id"]);
     assert_eq!(call["parentSpanId"], client["span_id"]);
     // The initialize carried no context: a trace of its own.
-    assert_ne!(named(&spans, "initialize")[0]["traceId"], client["trace_id"]);
+    assert_ne!(
+        named(&spans, "initialize")[0]["traceId"],
+        client["trace_id"]
+    );
 }
 
 /// `client --otlp` (CLIENT spans), `tap --http --otlp` (CLIENT: the tap waits on the
@@ -591,12 +750,31 @@ fn client_tap_and_bridge_send_their_spans_too() {
     let url = format!("http://{}/mcp", server.addr);
     // client: the flag.
     let rx = Receiver::start(&python, &dir, "ok");
-    let out = cli_here(["client", "--era", "modern", "--call", r#"add={"a":1,"b":2}"#, "--otlp", &rx.url, &url]);
+    let out = cli_here([
+        "client",
+        "--era",
+        "modern",
+        "--call",
+        r#"add={"a":1,"b":2}"#,
+        "--otlp",
+        &rx.url,
+        &url,
+    ]);
     assert!(out.ok(), "{}", out.err());
-    assert!(out.err().contains("[mcp-raw] otlp: 3 spans sent"), "{}", out.err());
+    assert!(
+        out.err().contains("[mcp-raw] otlp: 3 spans sent"),
+        "{}",
+        out.err()
+    );
     let spans_c = spans(&rx.records());
-    assert_eq!(named(&spans_c, "tools/call add")[0]["kind"], "SPAN_KIND_CLIENT");
-    assert_eq!(attr(named(&spans_c, "tools/call add")[0], "server.address").as_deref(), Some("127.0.0.1"));
+    assert_eq!(
+        named(&spans_c, "tools/call add")[0]["kind"],
+        "SPAN_KIND_CLIENT"
+    );
+    assert_eq!(
+        attr(named(&spans_c, "tools/call add")[0], "server.address").as_deref(),
+        Some("127.0.0.1")
+    );
     // tap: the variables, in a process of its own (its own environment).
     let rx = Receiver::start(&python, &dir, "ok");
     let mut tap = Command::new(BIN)
@@ -610,14 +788,29 @@ fn client_tap_and_bridge_send_their_spans_too() {
         .spawn()
         .unwrap();
     let tap_url = common::listening_url(tap.stderr.take().unwrap());
-    let out = cli_here(["client", "--era", "legacy", "--call", r#"add={"a":1,"b":2}"#, &tap_url]);
+    let out = cli_here([
+        "client",
+        "--era",
+        "legacy",
+        "--call",
+        r#"add={"a":1,"b":2}"#,
+        &tap_url,
+    ]);
     assert!(out.ok(), "{}", out.err());
     common::interrupt(&tap);
     let _ = tap.wait();
     let records = rx.records();
     let spans_t = spans(&records);
-    assert_eq!(named(&spans_t, "tools/call add")[0]["kind"], "SPAN_KIND_CLIENT");
-    assert!(records.iter().all(|r| r["headers"]["x-team"] == "wire ops" && r["content_type"] == "application/json"), "{records:#?}");
+    assert_eq!(
+        named(&spans_t, "tools/call add")[0]["kind"],
+        "SPAN_KIND_CLIENT"
+    );
+    assert!(
+        records.iter().all(
+            |r| r["headers"]["x-team"] == "wire ops" && r["content_type"] == "application/json"
+        ),
+        "{records:#?}"
+    );
     let service = &records[0]["body"]["resourceSpans"][0]["resource"]["attributes"][0];
     assert_eq!(service["key"], "service.name");
     assert_eq!(service["value"]["stringValue"], "front-tap");
@@ -625,19 +818,44 @@ fn client_tap_and_bridge_send_their_spans_too() {
     let rx = Receiver::start(&python, &dir, "ok");
     let mut bridge = HttpServer::spawn({
         let mut c = Command::new(BIN);
-        c.args(["bridge", "--port", "0", "--otlp", &rx.url, "--otlp-interval", "0.1", "--", BIN, "serve"]);
+        c.args([
+            "bridge",
+            "--port",
+            "0",
+            "--otlp",
+            &rx.url,
+            "--otlp-interval",
+            "0.1",
+            "--",
+            BIN,
+            "serve",
+        ]);
         c
     });
-    let out = cli_here(["client", "--era", "legacy", "--call", r#"add={"a":1,"b":2}"#, &format!("http://{}/mcp", bridge.addr)]);
+    let out = cli_here([
+        "client",
+        "--era",
+        "legacy",
+        "--call",
+        r#"add={"a":1,"b":2}"#,
+        &format!("http://{}/mcp", bridge.addr),
+    ]);
     assert!(out.ok(), "{}", out.err());
     interrupt_and_wait(&mut bridge, Duration::from_secs(10));
     let spans_b = spans(&rx.records());
     let call = named(&spans_b, "tools/call add");
-    assert!(!call.is_empty(), "{:#?}", spans_b.iter().map(|s| &s["name"]).collect::<Vec<_>>());
+    assert!(
+        !call.is_empty(),
+        "{:#?}",
+        spans_b.iter().map(|s| &s["name"]).collect::<Vec<_>>()
+    );
     // Served on HTTP, then asked of the child over its stdin: one of each kind.
     let mut kinds: Vec<&str> = call.iter().map(|s| s["kind"].as_str().unwrap()).collect();
     kinds.sort();
     assert_eq!(kinds, ["SPAN_KIND_CLIENT", "SPAN_KIND_SERVER"], "{call:#?}");
-    let pipe = call.iter().find(|s| s["kind"] == "SPAN_KIND_CLIENT").unwrap();
+    let pipe = call
+        .iter()
+        .find(|s| s["kind"] == "SPAN_KIND_CLIENT")
+        .unwrap();
     assert_eq!(attr(pipe, "network.transport").as_deref(), Some("pipe"));
 }

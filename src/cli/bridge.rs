@@ -25,7 +25,13 @@ pub fn main(args: BridgeArgs, console: &Console) -> anyhow::Result<()> {
         console,
     )?;
     // Reports what it sent when dropped, at the end of `main`.
-    let _otlp = super::otlp::start(&args.otlp, &header, args.max_message_bytes, &mut page, console)?;
+    let _otlp = super::otlp::start(
+        &args.otlp,
+        &header,
+        args.max_message_bytes,
+        &mut page,
+        console,
+    )?;
     let recorder = super::record::recorder(&header, wanted, page, console)?;
     let spawn = Spawn {
         command: args.command.clone(),

@@ -137,10 +137,7 @@ fn settings(
         batch: f.batch.max(1),
         queue: f.queue.max(1),
         interval: f.interval.max(Duration::from_millis(10)),
-        resource: resource
-            .iter()
-            .map(|(k, v)| KeyValue::str(k, v))
-            .collect(),
+        resource: resource.iter().map(|(k, v)| KeyValue::str(k, v)).collect(),
         max_message,
     }))
 }
@@ -375,11 +372,7 @@ mod tests {
         );
         assert_eq!(s.timeout, Duration::from_millis(2500));
         assert!(s.json);
-        let keys: Vec<String> = s
-            .resource
-            .iter()
-            .map(|kv| format!("{kv:?}"))
-            .collect();
+        let keys: Vec<String> = s.resource.iter().map(|kv| format!("{kv:?}")).collect();
         assert!(keys[0].contains("\"service.name\"") && keys[0].contains("\"svc\""));
         assert!(!keys.iter().any(|k| k.contains("\"no\"")));
         let s = settings(flags(Some("http://flag:9")), &vars, 100)

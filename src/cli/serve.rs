@@ -41,7 +41,13 @@ pub fn main(args: ServeArgs, console: &Console) -> anyhow::Result<()> {
         console,
     )?;
     // Reports what it sent when dropped, at the end of whichever way `main` returns.
-    let _otlp = super::otlp::start(&args.otlp, &header, args.max_message_bytes, &mut page, console)?;
+    let _otlp = super::otlp::start(
+        &args.otlp,
+        &header,
+        args.max_message_bytes,
+        &mut page,
+        console,
+    )?;
     let recorder = super::record::recorder(&header, wanted, page, console)?;
     if !args.http {
         let server = server(args.era, args.fixture, args.max_tasks, args.task_ttl);

@@ -343,7 +343,13 @@ fn recorder<'c>(
         args.max_message_bytes,
         console,
     )?);
-    let otlp = super::otlp::start(&args.otlp, &header, args.max_message_bytes, &mut sinks, console)?;
+    let otlp = super::otlp::start(
+        &args.otlp,
+        &header,
+        args.max_message_bytes,
+        &mut sinks,
+        console,
+    )?;
     let recorder = super::record::recorder(&header, wanted, sinks, console)?
         .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
     Ok((recorder, live, otlp))

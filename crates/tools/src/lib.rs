@@ -90,11 +90,14 @@
 //!   mod.rs              the scope every span carries
 //!   proto.rs            the OTLP messages, the official field numbers, prost's derive
 //!   spans.rs            calls as spans: names, kinds, attributes, retries, trace context
+//!   attributes.rs       a call's span attributes, status and name per the conventions
 //!   hops.rs             the OAuth exchanges (metadata, register, authorize, token), paired
 //!   metrics.rs          the conventions' duration histograms
 //!   json.rs             OTLP/JSON: the same messages, ids in hex
 //!   post.rs             one POST to a collector over TCP or TLS, its answer read
 //!   exporter.rs         batches, bounded queues, timeouts, the counts reported
+//!   sender.rs           the sender's thread: each export encoded, POSTed, counted
+//!   context.rs          W3C trace context: traceparent read, fresh random ids
 //! stats/                `mcp-raw stats`: counts, latency percentiles, bytes, context cost
 //!   mod.rs              rows per method, tool, session, lane; percentiles; the token estimate
 //!   items.rs            a request with its answer, a notification, a head, a log line, a tool

@@ -86,6 +86,8 @@ pub struct ExportOtlpArgs {
 fn positive(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
         Ok(n) if n > 0 => Ok(n),
-        _ => Err(format!("expected a whole number of 1 or more, got {text:?}")),
+        _ => Err(format!(
+            "expected a whole number of 1 or more, got {text:?}"
+        )),
     }
 }

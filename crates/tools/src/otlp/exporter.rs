@@ -12,16 +12,14 @@
 //! For a whole recording (`export otlp`) nothing is dropped: the same steps, each
 //! batch waited for.
 
-use super::post::{Endpoint, post};
-use super::proto::{
-    ExportTraceServiceRequest, KeyValue, Resource, ResourceSpans, ScopeSpans, Span,
-};
+use super::post::Endpoint;
+use super::proto::{KeyValue, Span};
+use super::sender::send_all;
 use super::{metrics::Metrics, spans::Spans};
 use crate::offload::{self, Offload, Watching};
 use crate::stats::live::Live;
 use crate::wire::event::Event;
 use crate::wire::transcript::Header;
-use prost::Message as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -98,27 +96,27 @@ impl Report {
 
 /// The counts, shared by the two threads.
 #[derive(Default)]
-struct Counters {
+pub(super) struct Counters {
     /// [`Report::spans_sent`].
-    spans_sent: AtomicU64,
+    pub(super) spans_sent: AtomicU64,
     /// [`Report::spans_failed`].
-    spans_failed: AtomicU64,
+    pub(super) spans_failed: AtomicU64,
     /// [`Report::spans_dropped`].
-    spans_dropped: AtomicU64,
+    pub(super) spans_dropped: AtomicU64,
     /// [`Report::metrics_sent`].
-    metrics_sent: AtomicU64,
+    pub(super) metrics_sent: AtomicU64,
     /// [`Report::metrics_failed`].
-    metrics_failed: AtomicU64,
+    pub(super) metrics_failed: AtomicU64,
     /// [`Report::ambiguous`], set at the end.
-    ambiguous: AtomicU64,
+    pub(super) ambiguous: AtomicU64,
     /// [`Report::untracked`], set at the end.
-    untracked: AtomicU64,
+    pub(super) untracked: AtomicU64,
     /// [`Report::first_error`].
-    first_error: Mutex<Option<String>>,
+    pub(super) first_error: Mutex<Option<String>>,
 }
 
 impl Counters {
-    fn failed(&self, what: &str, e: String) {
+    pub(super) fn failed(&self, what: &str, e: String) {
         if let Ok(mut f) = self.first_error.lock()
             && f.is_none()
         {
@@ -128,7 +126,7 @@ impl Counters {
 }
 
 /// One POST's worth.
-enum Job {
+pub(super) enum Job {
     /// Spans for `/v1/traces`.
     Spans(Vec<Span>),
     /// The metrics' totals for `/v1/metrics`.
@@ -398,120 +396,6 @@ impl Pipeline {
             },
         }
     }
-}
-
-/// The sender's thread: each job posted with the timeout; once the end began, what
-/// is left shares one more timeout.
-fn send_all(rx: Receiver<Job>, settings: &Settings, counters: &Counters, closing: &AtomicBool) {
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            counters.failed("otlp", format!("no runtime: {e}"));
-            for job in rx {
-                fail(counters, &job, None);
-            }
-            return;
-        }
-    };
-    let tls = mcp_raw_net::client::tls::Tls::default();
-    let mut deadline: Option<Instant> = None;
-    for job in rx {
-        if closing.load(Ordering::SeqCst) && deadline.is_none() {
-            deadline = Some(Instant::now() + settings.timeout);
-        }
-        let budget = match deadline {
-            Some(d) => d.saturating_duration_since(Instant::now()),
-            None => settings.timeout,
-        };
-        let (to, body, content_type) = encode(&job, settings);
-        let Some(to) = to else { continue };
-        if budget.is_zero() {
-            fail(counters, &job, Some(format!("{}: not sent: the exit's time for the collector ran out", to.url)));
-            continue;
-        }
-        let sent = rt.block_on(async {
-            match tokio::time::timeout(
-                budget,
-                post(to, content_type, &settings.headers, &body, &tls),
-            )
-            .await
-            {
-                Ok(r) => r.map_err(|e| format!("{e:#}")),
-                Err(_) => Err(format!("no answer within {} ms", budget.as_millis())),
-            }
-        });
-        match sent {
-            Ok(_) => match &job {
-                Job::Spans(s) => {
-                    counters
-                        .spans_sent
-                        .fetch_add(s.len() as u64, Ordering::Relaxed);
-                }
-                Job::Metrics(_) => {
-                    counters.metrics_sent.fetch_add(1, Ordering::Relaxed);
-                }
-            },
-            Err(e) => fail(counters, &job, Some(format!("{}: {e}", to.url))),
-        }
-    }
-}
-
-fn fail(counters: &Counters, job: &Job, why: Option<String>) {
-    match job {
-        Job::Spans(s) => {
-            counters
-                .spans_failed
-                .fetch_add(s.len() as u64, Ordering::Relaxed);
-        }
-        Job::Metrics(_) => {
-            counters.metrics_failed.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-    if let Some(why) = why {
-        counters.failed("export failed", why);
-    }
-}
-
-/// The job's endpoint, body and content type.
-fn encode<'a>(job: &Job, settings: &'a Settings) -> (Option<&'a Endpoint>, Vec<u8>, &'static str) {
-    let (to, body) = match job {
-        Job::Spans(spans) => {
-            let r = ExportTraceServiceRequest {
-                resource_spans: vec![ResourceSpans {
-                    resource: Some(Resource {
-                        attributes: settings.resource.clone(),
-                    }),
-                    scope_spans: vec![ScopeSpans {
-                        scope: Some(super::scope()),
-                        spans: spans.clone(),
-                    }],
-                }],
-            };
-            let body = if settings.json {
-                super::json::traces(&r).to_string().into_bytes()
-            } else {
-                r.encode_to_vec()
-            };
-            (settings.traces.as_ref(), body)
-        }
-        Job::Metrics(r) => {
-            let body = if settings.json {
-                super::json::metrics(r).to_string().into_bytes()
-            } else {
-                r.encode_to_vec()
-            };
-            (settings.metrics.as_ref(), body)
-        }
-    };
-    let content_type = if settings.json {
-        "application/json"
-    } else {
-        "application/x-protobuf"
-    };
-    (to, body, content_type)
 }
 
 fn now_ns() -> u64 {

@@ -10,6 +10,10 @@
 //! a last segment `register`, `authorize` or `token`) or by a form body
 //! (`application/x-www-form-urlencoded`: what a token endpoint takes).
 
+use super::attributes::address;
+use super::context::{fresh_span_id, fresh_trace_id};
+use super::proto::{KIND_CLIENT, KIND_SERVER, KeyValue, STATUS_ERROR, Span, Status};
+use super::spans::{Role, Spans};
 use crate::wire::decode::Fact;
 use crate::wire::event::{Event, What};
 use std::collections::HashMap;
@@ -126,6 +130,55 @@ fn is_oauth_path(path: &str) -> bool {
     path.starts_with("/.well-known/oauth-")
         || path.starts_with("/.well-known/openid-configuration")
         || matches!(last, "register" | "authorize" | "token")
+}
+
+impl Spans {
+    /// An OAuth hop's span: kind as the recorder's standpoint (the client sends
+    /// them, a protected server answers its metadata), named and attributed per the
+    /// HTTP conventions; ERROR for a status of 400 and above on the client's side,
+    /// 500 and above on the server's (the HTTP conventions' "Status").
+    pub fn hop(&self, h: &Hop) -> Span {
+        let kind = match self.role {
+            Role::Server => KIND_SERVER,
+            Role::Client => KIND_CLIENT,
+        };
+        let mut a = vec![
+            KeyValue::str("http.request.method", &h.method),
+            KeyValue::str("url.path", &h.path),
+            KeyValue::int("http.response.status_code", i64::from(h.status)),
+            KeyValue::str("network.transport", "tcp"),
+            KeyValue::str("network.protocol.name", "http"),
+            KeyValue::str("network.protocol.version", "1.1"),
+        ];
+        if let Some((ak, pk)) = self.peer_keys
+            && let Some((host, port)) = h.peer.as_deref().and_then(address)
+        {
+            a.push(KeyValue::str(ak, host));
+            a.push(KeyValue::int(pk, i64::from(port)));
+        }
+        let failed = h.status >= if kind == KIND_CLIENT { 400 } else { 500 };
+        if failed {
+            a.push(KeyValue::str("error.type", h.status.to_string()));
+        }
+        let trace_id = fresh_trace_id();
+        Span {
+            trace_id: trace_id.to_vec(),
+            span_id: fresh_span_id().to_vec(),
+            trace_state: String::new(),
+            parent_span_id: Vec::new(),
+            name: format!("{} {}", h.method, h.path),
+            kind,
+            start_time_unix_nano: self.at(h.sent),
+            end_time_unix_nano: self.at(h.answered),
+            attributes: a,
+            status: failed.then(|| Status {
+                message: String::new(),
+                code: STATUS_ERROR,
+            }),
+            // W3C flags: sampled; OTLP bit 8: whether the parent is remote is known (no parent).
+            flags: 0x101,
+        }
+    }
 }
 
 #[cfg(test)]

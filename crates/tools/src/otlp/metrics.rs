@@ -5,9 +5,8 @@
 //! export repeats the totals since the start.
 
 use super::proto::{
-    CUMULATIVE, ExportMetricsServiceRequest, Histogram, HistogramDataPoint,
-    KIND_SERVER, KeyValue, Metric, Resource, ResourceMetrics,
-    ScopeMetrics,
+    CUMULATIVE, ExportMetricsServiceRequest, Histogram, HistogramDataPoint, KIND_SERVER, KeyValue,
+    Metric, Resource, ResourceMetrics, ScopeMetrics,
 };
 use super::spans::{BUCKETS, Measure};
 use std::collections::BTreeMap;
@@ -120,7 +119,10 @@ impl Metrics {
         p.min = p.min.min(v);
         p.max = p.max.max(v);
         // OTLP's explicit buckets: bucket i counts values in (bounds[i-1], bounds[i]].
-        let i = BUCKETS.iter().position(|b| v <= *b).unwrap_or(BUCKETS.len());
+        let i = BUCKETS
+            .iter()
+            .position(|b| v <= *b)
+            .unwrap_or(BUCKETS.len());
         p.buckets[i] += 1;
         self.changed = true;
     }
@@ -131,7 +133,11 @@ impl Metrics {
     }
 
     /// The export request at `now_ns`, for `resource`; `None` when nothing was counted.
-    pub fn request(&self, resource: &[KeyValue], now_ns: u64) -> Option<ExportMetricsServiceRequest> {
+    pub fn request(
+        &self,
+        resource: &[KeyValue],
+        now_ns: u64,
+    ) -> Option<ExportMetricsServiceRequest> {
         if self.points.is_empty() {
             return None;
         }
@@ -190,4 +196,3 @@ fn text(kv: &KeyValue) -> String {
         None => String::new(),
     }
 }
-

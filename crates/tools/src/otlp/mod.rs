@@ -8,14 +8,20 @@
 //! - [`metrics`]: the conventions' duration histograms.
 //! - [`json`]: the OTLP/JSON encoding of the same messages.
 //! - [`post`]: one POST to a collector (TCP or TLS), its answer read.
+//! - [`attributes`]: a call's span attributes, status and name per the conventions.
+//! - [`context`]: W3C trace context: `traceparent` read, fresh ids.
 //! - [`exporter`]: batches and bounded queues between the wire and the collector.
+//! - `sender`: the sender's thread, each export encoded, POSTed and counted.
 
+pub mod attributes;
+pub mod context;
 pub mod exporter;
 pub mod hops;
 pub mod json;
 pub mod metrics;
 pub mod post;
 pub mod proto;
+mod sender;
 pub mod spans;
 
 /// The instrumentation scope every span and metric carries: `mcp-raw` and its version.

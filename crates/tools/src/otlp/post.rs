@@ -160,7 +160,12 @@ async fn exchange<S: AsyncRead + AsyncWrite + Unpin>(
         .split(' ')
         .nth(1)
         .and_then(|s| s.parse().ok())
-        .ok_or_else(|| anyhow!("the collector answered something other than HTTP: {:?}", head.lines().next().unwrap_or("")))?;
+        .ok_or_else(|| {
+            anyhow!(
+                "the collector answered something other than HTTP: {:?}",
+                head.lines().next().unwrap_or("")
+            )
+        })?;
     if (200..300).contains(&status) {
         return Ok(status);
     }
@@ -195,11 +200,21 @@ mod tests {
     #[test]
     fn endpoints_read_and_refused() {
         let e = Endpoint::parse("http://127.0.0.1:4318/v1/traces").unwrap();
-        assert_eq!((e.host.as_str(), e.port, e.path.as_str()), ("127.0.0.1", 4318, "/v1/traces"));
+        assert_eq!(
+            (e.host.as_str(), e.port, e.path.as_str()),
+            ("127.0.0.1", 4318, "/v1/traces")
+        );
         let e = Endpoint::parse("https://[::1]/x").unwrap();
         assert_eq!((e.host.as_str(), e.port, e.tls), ("::1", 443, true));
         assert!(Endpoint::parse("ftp://x").unwrap_err().contains("http://"));
-        assert!(Endpoint::parse("http://h:99999/").unwrap_err().contains("99999"));
-        assert_eq!(Endpoint::join("http://h:1/", "/v1/traces"), "http://h:1/v1/traces");
+        assert!(
+            Endpoint::parse("http://h:99999/")
+                .unwrap_err()
+                .contains("99999")
+        );
+        assert_eq!(
+            Endpoint::join("http://h:1/", "/v1/traces"),
+            "http://h:1/v1/traces"
+        );
     }
 }
