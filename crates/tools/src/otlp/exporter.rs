@@ -1,6 +1,6 @@
 //! The exporter: a recording's events → spans and metrics → batches → a collector.
 //!
-//! Live (`--otlp`), it runs behind an [`offload`](crate::offload) sink: the wire hands
+//! Live (`--otlp`), it runs behind an [`crate::offload`] sink: the wire hands
 //! each event over a bounded queue and never waits. On that watcher's thread the
 //! events become spans ([`super::spans`]) gathered in batches of `batch` spans, sent
 //! when full or every `interval`; a batch goes to the sender's thread over a second

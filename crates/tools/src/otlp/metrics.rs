@@ -46,6 +46,9 @@ const METRICS: &[(&str, &str)] = &[
     ),
 ];
 
+/// A point's key: the metric's name and the attribute set, as text pairs.
+type Key = (&'static str, Vec<(String, String)>);
+
 /// One histogram point.
 #[derive(Debug, Clone, Default)]
 struct Point {
@@ -65,7 +68,7 @@ struct Point {
 #[derive(Debug, Default)]
 pub struct Metrics {
     /// (metric, attributes) → point.
-    points: BTreeMap<(&'static str, Vec<(String, String)>), Point>,
+    points: BTreeMap<Key, Point>,
     /// Since when they count, nanoseconds since the Unix epoch.
     start_ns: u64,
     /// Something was recorded since the last export.
