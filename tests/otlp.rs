@@ -63,11 +63,17 @@ impl Drop for Receiver {
 
 impl Receiver {
     fn start(python: &Path, dir: &Path, mode: &str) -> Receiver {
+        Receiver::start_with(python, dir, mode, &[])
+    }
+
+    /// With more arguments (`--tls CERT KEY`: an `https://` URL).
+    fn start_with(python: &Path, dir: &Path, mode: &str, extra: &[&str]) -> Receiver {
         let out = dir.join(format!("received-{mode}.jsonl"));
         let _ = std::fs::remove_file(&out);
         let mut child = Command::new(python)
             .arg(script("otlp_receiver.py"))
             .args(["--out", out.to_str().unwrap(), "--mode", mode])
+            .args(extra)
             .stdout(Stdio::piped())
             .spawn()
             .expect("tests/scripts/otlp_receiver.py");
@@ -80,9 +86,14 @@ impl Receiver {
             .unwrap_or_else(|| panic!("the receiver said {line:?}"))
             .trim()
             .to_owned();
+        let scheme = if extra.contains(&"--tls") {
+            "https"
+        } else {
+            "http"
+        };
         Receiver {
             child,
-            url: format!("http://127.0.0.1:{port}"),
+            url: format!("{scheme}://127.0.0.1:{port}"),
             out,
         }
     }
@@ -858,4 +869,116 @@ fn client_tap_and_bridge_send_their_spans_too() {
         .find(|s| s["kind"] == "SPAN_KIND_CLIENT")
         .unwrap();
     assert_eq!(attr(pipe, "network.transport").as_deref(), Some("pipe"));
+}
+
+/// An `https://` collector through the project's TLS (rustls): its root named by
+/// `OTEL_EXPORTER_OTLP_CERTIFICATE`, and refused (the export failed, the reason said)
+/// without it.
+#[test]
+fn an_https_collector_is_reached_through_the_projects_tls() {
+    let Some(python) = python("an_https_collector_is_reached_through_the_projects_tls") else {
+        return;
+    };
+    let pki = common::pki::Pki::new("otlp", "tls");
+    pki.good();
+    let rx = Receiver::start_with(
+        &python,
+        &pki.dir,
+        "ok",
+        &["--tls", &pki.path("good.pem"), &pki.path("good.key")],
+    );
+    let dir = common::scratch("otlp", "tls-rec");
+    let file = dir.join("made.jsonl");
+    let mut made = Made::new("stdio");
+    made.line(10, "c2s", json!({"jsonrpc":"2.0","id":1,"method":"ping"}))
+        .line(20, "s2c", json!({"jsonrpc":"2.0","id":1,"result":{}}));
+    made.write(&file);
+    // The variable is read by the program: a process of its own environment.
+    let export = |with_root: bool| {
+        let mut c = Command::new(BIN);
+        c.args([
+            "export",
+            "otlp",
+            file.to_str().unwrap(),
+            "--endpoint",
+            &rx.url,
+        ]);
+        if with_root {
+            c.env("OTEL_EXPORTER_OTLP_CERTIFICATE", pki.path("ca.pem"));
+        }
+        c.output().unwrap()
+    };
+    let out = export(true);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("1 span sent to https://127.0.0.1:"), "{err}");
+    assert_eq!(named(&spans(&rx.records()), "ping").len(), 1);
+    let out = export(false);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("1 failed") && err.contains("first failure"),
+        "{err}"
+    );
+}
+
+/// Bad values stop the program before it starts, exit status 2, the value quoted:
+/// a URL that is not OTLP/HTTP, gRPC asked for through the variable, a header with
+/// no `=`, a root file that is no certificate.
+#[test]
+fn bad_otlp_values_are_refused_before_anything_starts() {
+    let out = cli_here(["serve", "--otlp", "ftp://collector"]);
+    assert_eq!(out.status.code(), Some(2), "{}", out.err());
+    assert!(out.err().contains("\"ftp://collector\""), "{}", out.err());
+    let out = cli_here([
+        "serve",
+        "--otlp",
+        "http://127.0.0.1:9",
+        "--otlp-header",
+        "no-equals",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", out.err());
+    assert!(out.err().contains("\"no-equals\""), "{}", out.err());
+    let out = cli_here([
+        "client",
+        "--otlp",
+        "http://127.0.0.1:9",
+        "--otlp-protocol",
+        "grpc",
+        "http://127.0.0.1:9/mcp",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", out.err());
+    assert!(out.err().contains("grpc"), "{}", out.err());
+    let dir = common::scratch("otlp", "bad");
+    let not_pem = dir.join("not.pem");
+    std::fs::write(&not_pem, "not a certificate").unwrap();
+    // The variables are read by the program: a process of its own environment.
+    for (var, value, quoted) in [
+        ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", "grpc"),
+        ("OTEL_EXPORTER_OTLP_TIMEOUT", "soon", "\"soon\""),
+        (
+            "OTEL_EXPORTER_OTLP_CERTIFICATE",
+            not_pem.to_str().unwrap(),
+            "not.pem",
+        ),
+    ] {
+        let out = Command::new(BIN)
+            .args([
+                "serve",
+                "--http",
+                "--port",
+                "0",
+                "--otlp",
+                "http://127.0.0.1:9",
+            ])
+            .env(var, value)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{var}: {err}");
+        assert!(err.contains(var) || err.contains(quoted), "{var}: {err}");
+        assert!(err.contains(quoted), "{var}: {err}");
+        assert!(!err.contains("listening"), "{var}: {err}");
+    }
 }

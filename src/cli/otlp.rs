@@ -9,6 +9,7 @@
 //! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` and `_METRICS_ENDPOINT` (used as given),
 //! `OTEL_EXPORTER_OTLP_HEADERS` (`k=v,k2=v2`, values percent-decoded),
 //! `OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_EXPORTER_OTLP_TIMEOUT` (milliseconds),
+//! `OTEL_EXPORTER_OTLP_CERTIFICATE` (roots for an `https://` collector),
 //! `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`.
 
 use super::args::{ExportOtlpArgs, OtlpArgs};
@@ -139,7 +140,23 @@ fn settings(
         interval: f.interval.max(Duration::from_millis(10)),
         resource: resource.iter().map(|(k, v)| KeyValue::str(k, v)).collect(),
         max_message,
+        cacert: cacert(var("OTEL_EXPORTER_OTLP_CERTIFICATE"))?,
     }))
+}
+
+/// `OTEL_EXPORTER_OTLP_CERTIFICATE`: a PEM file of roots for an `https://` collector,
+/// read now so that a bad one stops the program before it starts.
+fn cacert(path: Option<String>) -> Result<Vec<std::path::PathBuf>, String> {
+    let Some(path) = path else {
+        return Ok(Vec::new());
+    };
+    let files = vec![std::path::PathBuf::from(path.trim())];
+    mcp_raw_net::client::tls::Tls::new(mcp_raw_net::client::tls::TlsOptions {
+        cacert: files.clone(),
+        ..Default::default()
+    })
+    .map_err(|e| format!("OTEL_EXPORTER_OTLP_CERTIFICATE {path:?}: {e:#}"))?;
+    Ok(files)
 }
 
 /// A header's name must be a token and its value free of line breaks (RFC 9110

@@ -3,7 +3,7 @@
 /v1/metrics with the OFFICIAL definitions (PyPI's opentelemetry-proto) and writes it as
 one JSON line (google.protobuf.json_format) to --out, ids in hex.
 
-  otlp_receiver.py --out FILE [--mode ok|fail|hang]
+  otlp_receiver.py --out FILE [--mode ok|fail|hang] [--tls CERT KEY]
 
 Prints `listening PORT` on stdout once bound (127.0.0.1, a free port). --mode fail
 answers every export 500; --mode hang reads the request and never answers.
@@ -14,6 +14,7 @@ line saying so.
 import argparse
 import base64
 import json
+import ssl
 import sys
 import threading
 import time
@@ -56,6 +57,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--mode", default="ok", choices=["ok", "fail", "hang"])
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS")
     a = ap.parse_args()
 
     class Handler(BaseHTTPRequestHandler):
@@ -118,6 +120,10 @@ def main():
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    if a.tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*a.tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(f"listening {server.server_address[1]}", flush=True)
     server.serve_forever()
 

@@ -59,6 +59,9 @@ pub struct Settings {
     pub resource: Vec<KeyValue>,
     /// The largest message read whole (`--max-message-bytes`).
     pub max_message: usize,
+    /// `OTEL_EXPORTER_OTLP_CERTIFICATE`: roots trusted for an `https://` collector
+    /// besides the system's.
+    pub cacert: Vec<std::path::PathBuf>,
 }
 
 /// What happened, for the report at the end.

@@ -31,7 +31,19 @@ pub(super) fn send_all(
             return;
         }
     };
-    let tls = mcp_raw_net::client::tls::Tls::default();
+    let tls = match mcp_raw_net::client::tls::Tls::new(mcp_raw_net::client::tls::TlsOptions {
+        cacert: settings.cacert.clone(),
+        ..Default::default()
+    }) {
+        Ok(tls) => tls,
+        Err(e) => {
+            counters.failed("otlp", format!("OTEL_EXPORTER_OTLP_CERTIFICATE: {e:#}"));
+            for job in rx {
+                fail(counters, &job, None);
+            }
+            return;
+        }
+    };
     let mut deadline: Option<Instant> = None;
     for job in rx {
         if closing.load(Ordering::SeqCst) && deadline.is_none() {
