@@ -63,6 +63,7 @@
 //!   demo_auth.rs        `demo-http --auth`: spawns `auth-server` and a protected `serve --http`
 //!   bridge.rs           `bridge -- SERVER_CMD`: the flags → a forwarding core behind the HTTP transport
 //!   tap.rs              `tap`: the flags → a stdio tap, an HTTP tap or a proxy, and its exit status
+//!   trace_context.rs    `--trace-context`: the trace to join, from TRACEPARENT/TRACESTATE
 //!   ca.rs               `ca`: the local CA of `tap --proxy`: create, show, rotate, delete
 //!   auth_server.rs      `auth-server`: the flags → the loopback authorization server
 //!   script.rs           the sessions the demos drive, and what each reply must be

@@ -659,3 +659,124 @@ fn tokens_are_masked_unless_show_secrets() {
         ">>> authorization: Bearer s3cr3t-t0ken\n".repeat(5)
     );
 }
+
+/// `--log-level` against a legacy server that did not declare the `logging`
+/// capability (the demo fixture declares tools only): no `logging/setLevel` is sent
+/// (MCP 2025-11-25 `server/utilities/logging`: a server that logs MUST declare it),
+/// and the client says why on stderr; the call still runs.
+#[test]
+fn log_level_asks_nothing_of_a_server_without_logging() {
+    // The binary: the warning comes from the client library through `log`, which
+    // the process's logger writes to the real stderr.
+    let out = Command::new(BIN)
+        .args([
+            "client",
+            "--era",
+            "legacy",
+            "--log-level",
+            "debug",
+            "--call",
+        ])
+        .args(["add={\"a\":1,\"b\":2}", "--", BIN, "serve"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}{err}");
+    assert!(!text.contains("logging/setLevel"), "{text}");
+    assert!(text.contains("\"method\": \"tools/call\""), "{text}");
+    assert!(
+        err.contains(
+            "--log-level debug: the server did not declare the logging capability; no logging/setLevel sent"
+        ),
+        "{err}"
+    );
+}
+
+/// `--trace-context`: every request the client sends (the handshake too) carries a
+/// W3C `traceparent` in `params._meta`, in both eras: the trace named by
+/// `TRACEPARENT` (and its `TRACESTATE`) when the environment gives one, else one new
+/// trace for the run; each request from a span of its own. The recording shows the
+/// bytes as sent. A `TRACEPARENT` that is not one: exit 2, quoted.
+#[test]
+fn trace_context_goes_in_every_requests_meta() {
+    let dir = common::scratch("client", "trace-context");
+    let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    for (era, env) in [
+        ("legacy", Some(parent)),
+        ("modern", Some(parent)),
+        ("modern", None),
+    ] {
+        let file = dir.join(format!("{era}-{}.jsonl", env.is_some()));
+        // The binary: TRACEPARENT is the environment of this one run.
+        let mut cmd = Command::new(BIN);
+        cmd.env_remove("TRACEPARENT").env_remove("TRACESTATE");
+        if let Some(tp) = env {
+            cmd.env("TRACEPARENT", tp).env("TRACESTATE", "vendor=1");
+        }
+        let out = cmd
+            .args([
+                "client",
+                "--trace-context",
+                "--era",
+                era,
+                "--call",
+                "add={\"a\":1,\"b\":2}",
+            ])
+            .args(["--record", file.to_str().unwrap(), "--", BIN, "serve"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(&file).unwrap();
+        let requests: Vec<serde_json::Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|e| e["dir"] == "c2s")
+            .filter_map(|e| {
+                serde_json::from_str::<serde_json::Value>(e["text"].as_str()?.trim()).ok()
+            })
+            .filter(|m| m.get("id").is_some() && m.get("method").is_some())
+            .collect();
+        assert!(requests.len() >= 3, "{era}: {requests:?}");
+        let mut spans = std::collections::HashSet::new();
+        let mut traces = std::collections::HashSet::new();
+        for r in &requests {
+            let tp = r["params"]["_meta"]["traceparent"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{r}"));
+            let parts: Vec<&str> = tp.split('-').collect();
+            assert_eq!((parts.len(), parts[0], parts[3]), (4, "00", "01"), "{tp}");
+            traces.insert(parts[1].to_owned());
+            spans.insert(parts[2].to_owned());
+            let state = r["params"]["_meta"].get("tracestate");
+            assert_eq!(
+                state.and_then(|s| s.as_str()),
+                env.map(|_| "vendor=1"),
+                "{r}"
+            );
+        }
+        assert_eq!(traces.len(), 1, "{era}: one trace for the run: {traces:?}");
+        assert_eq!(spans.len(), requests.len(), "{era}: a span per request");
+        if env.is_some() {
+            assert!(traces.contains("4bf92f3577b34da6a3ce929d0e0e4736"));
+            assert!(
+                !spans.contains("00f067aa0ba902b7"),
+                "sent from a span of its own"
+            );
+        }
+    }
+    let out = Command::new(BIN)
+        .env("TRACEPARENT", "00-xyz")
+        .args(["client", "--trace-context", "--", BIN, "serve"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "mcp-raw: --trace-context: TRACEPARENT in the environment: traceparent \"00-xyz\": not version-traceid-parentid-flags\n"
+    );
+}

@@ -334,3 +334,91 @@ fn the_binary_hands_its_flags_to_the_http_relay() {
     );
     assert_eq!(way(Dir::ToClient), reply);
 }
+
+/// `tap --trace-context` (stdio): each request the client sends reaches the server
+/// with a `traceparent` (and the `tracestate`) first in its `params._meta`, in the
+/// trace `TRACEPARENT` names, each from a span of its own; every other byte of the
+/// line is the client's. Compared byte for byte: the tap's line, with the members it
+/// added taken out, is the client's line as the client recorded it. Notifications
+/// and the server's lines pass as they came. An HTTP tap refuses the flag.
+#[test]
+fn stdio_tap_puts_trace_context_in_each_request_and_nothing_else() {
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    for era in ["legacy", "modern"] {
+        let dir = scratch(&format!("trace-{era}"));
+        let (mine, tapped) = (dir.join("client.jsonl"), dir.join("tap.jsonl"));
+        // The binary: TRACEPARENT is the environment of this run (the tap inherits it).
+        let out = Command::new(BIN)
+            .env("TRACEPARENT", format!("00-{trace}-00f067aa0ba902b7-01"))
+            .env("TRACESTATE", "v=1")
+            .args(["client", "--era", era, "--call", "add={\"a\":2,\"b\":3}"])
+            .args(["--record", mine.to_str().unwrap(), "--", BIN, "tap"])
+            .args(["--trace-context", "--record", tapped.to_str().unwrap()])
+            .args(["--", BIN, "serve"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines = |path: &std::path::Path, d: Dir| -> Vec<String> {
+            let (_, events) = read(path);
+            let bytes = concat(&events, |e| e.lane.kind == LaneKind::Stdio && e.dir == d);
+            String::from_utf8(bytes)
+                .unwrap()
+                .lines()
+                .map(str::to_owned)
+                .collect()
+        };
+        let (client, tap) = (lines(&mine, Dir::ToServer), lines(&tapped, Dir::ToServer));
+        assert_eq!(client.len(), tap.len(), "{era}");
+        let mut spans = BTreeSet::new();
+        let mut requests = 0;
+        for (c, t) in client.iter().zip(&tap) {
+            let m: serde_json::Value = serde_json::from_str(c).unwrap();
+            if m.get("id").is_none() {
+                assert_eq!(t, c, "{era}: a notification passes as it came");
+                continue;
+            }
+            requests += 1;
+            let at = t
+                .find("\"traceparent\":\"00-")
+                .unwrap_or_else(|| panic!("{t}"));
+            let tp = &t[at + 15..at + 15 + 55];
+            assert_eq!(&tp[3..35], trace, "{tp}");
+            spans.insert(tp[36..52].to_owned());
+            let added = format!("\"traceparent\":\"{tp}\",\"tracestate\":\"v=1\"");
+            let undone = if m["params"]["_meta"].is_object() {
+                t.replacen(&format!("{added},"), "", 1)
+            } else if m.get("params").is_some() {
+                t.replacen(&format!("\"_meta\":{{{added}}},"), "", 1)
+                    .replacen(&format!("\"_meta\":{{{added}}}"), "", 1)
+            } else {
+                t.replacen(&format!(",\"params\":{{\"_meta\":{{{added}}}}}"), "", 1)
+            };
+            assert_eq!(&undone, c, "{era}: only the trace context was added");
+        }
+        assert!(requests >= 3, "{era}: {requests}");
+        assert_eq!(spans.len(), requests, "{era}: a span per request");
+        assert!(!spans.contains("00f067aa0ba902b7"));
+        // The server's side is not touched.
+        assert_eq!(
+            lines(&mine, Dir::ToClient),
+            lines(&tapped, Dir::ToClient),
+            "{era}"
+        );
+    }
+    let refused = cli_here([
+        "tap",
+        "--http",
+        "--trace-context",
+        "--target",
+        "http://127.0.0.1:9/mcp",
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        "mcp-raw tap: --trace-context is for a stdio tap (tap -- SERVER) or --remote URL: an HTTP tap passes request bodies as they came\n"
+    );
+}

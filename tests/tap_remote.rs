@@ -363,3 +363,67 @@ fn a_line_over_max_message_bytes_is_refused_and_the_next_goes_on() {
     let events = events(&record);
     assert!(!String::from_utf8_lossy(&side(&events, false, "c2s")).contains("xxxx"));
 }
+
+/// `tap --remote URL --trace-context`: the POSTed body of a request carries a
+/// `traceparent` first in its `_meta` (the stdio lane keeps the client's line as
+/// written; the HTTP lane shows what the server got); a notification is POSTed as
+/// written. With no `TRACEPARENT` in the environment: one new trace for the run.
+#[test]
+fn trace_context_goes_into_the_posted_requests() {
+    let server = InProcess::demo();
+    let record = scratch("trace");
+    let mut tap = {
+        // Remote::start, without TRACEPARENT from the test's own environment.
+        let mut child = Command::new(BIN)
+            .env_remove("TRACEPARENT")
+            .env_remove("TRACESTATE")
+            .args(["tap", "--trace-context", "--remote"])
+            .arg(format!("http://{}/mcp", server.addr))
+            .arg("--record")
+            .arg(&record)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let stdin = child.stdin.take();
+        Remote {
+            child,
+            stdin,
+            lines,
+        }
+    };
+    tap.send(INITIALIZE);
+    tap.next();
+    tap.send(INITIALIZED);
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#;
+    tap.send(call);
+    tap.next();
+    assert_eq!(tap.finish(), Some(0));
+    let events = events(&record);
+    let stdio = String::from_utf8(side(&events, true, "c2s")).unwrap();
+    assert_eq!(
+        stdio,
+        format!("{INITIALIZE}\n{INITIALIZED}\n{call}\n"),
+        "the client's lines"
+    );
+    let http = String::from_utf8(side(&events, false, "c2s")).unwrap();
+    let tps: Vec<&str> = http
+        .match_indices("{\"_meta\":{\"traceparent\":\"00-")
+        .map(|(at, _)| &http[at + 25..at + 25 + 55])
+        .collect();
+    assert_eq!(tps.len(), 2, "initialize and the call: {http}");
+    assert_eq!(tps[0][3..35], tps[1][3..35], "one trace for the run");
+    assert_ne!(tps[0][36..52], tps[1][36..52], "a span each");
+    assert!(http.contains(&format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"_meta":{{"traceparent":"{}"}},"name":"add","arguments":{{"a":2,"b":3}}}}}}"#,
+        tps[1]
+    )), "{http}");
+    assert!(http.contains(INITIALIZED), "{http}");
+}

@@ -33,6 +33,7 @@ pub mod show;
 pub mod stats;
 pub mod stderr_log;
 pub mod tap;
+pub mod trace_context;
 pub mod ui;
 pub mod wrap;
 

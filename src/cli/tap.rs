@@ -19,6 +19,10 @@ pub fn main(args: TapArgs, console: &Console) -> u8 {
         Err(usage(
             "--header, --timeout and --max-response-bytes are for the server of --remote URL",
         ))
+    } else if args.trace_context && (args.proxy || args.http) {
+        Err(usage(
+            "--trace-context is for a stdio tap (tap -- SERVER) or --remote URL: an HTTP tap passes request bodies as they came",
+        ))
     } else if args.remote.is_some() {
         run_remote(args, console)
     } else if args.proxy {
@@ -82,6 +86,7 @@ fn run_stdio(args: TapArgs, console: &Console) -> anyhow::Result<i32> {
             r.clone(),
         )));
     }
+    let trace = trace_injector(&args)?;
     let status = stdio::run(stdio::Config {
         command: args.command,
         recorder,
@@ -89,6 +94,7 @@ fn run_stdio(args: TapArgs, console: &Console) -> anyhow::Result<i32> {
         intercept,
         max_line: args.max_message_bytes,
         resend,
+        trace,
     });
     if let Some(live) = live {
         live.finish();
@@ -283,6 +289,7 @@ fn run_remote(args: TapArgs, console: &Console) -> anyhow::Result<i32> {
             .unwrap_or(mcp_raw_net::client::http_link::DEFAULT_MAX_BODY),
         max_line: args.max_message_bytes,
         tls: std::sync::Arc::new(tls),
+        trace: trace_injector(&args)?,
     })
     .map_err(|e| usage(format!("--remote {url:?}: {e:#}")))?;
     if let Some(live) = live {
@@ -410,4 +417,15 @@ fn listen_addr(text: &str, allow_remote: bool) -> Result<SocketAddr, String> {
         ));
     }
     Ok(addr)
+}
+
+/// `--trace-context`: the injector, joining the caller's trace or a new one.
+fn trace_injector(args: &TapArgs) -> anyhow::Result<Option<mcp_raw_tools::tap::trace::Injector>> {
+    if !args.trace_context {
+        return Ok(None);
+    }
+    let (parent, state) = super::trace_context::from_env()?;
+    Ok(Some(mcp_raw_tools::tap::trace::Injector::new(
+        parent, state,
+    )))
 }

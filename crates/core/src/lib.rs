@@ -110,6 +110,7 @@
 //! mrtr.rs               modern server-to-client questions: input_required, sealed requestState
 //! params.rs             reading params fields: -32602 naming the method and the field
 //! state_key.rs          the key that seals requestState: random, or --state-key-file
+//! trace_context.rs      W3C traceparent/tracestate in `_meta`: read, checked, made
 //! tests.rs              the core driven message by message, no I/O (unit tests)
 //! content/              what a server offers, built from the core's plain values
 //!   mod.rs              the demo and the fixture side by side; --fixture picks one
@@ -157,6 +158,7 @@ pub mod state_key;
 pub mod subscriptions;
 pub mod tasks;
 pub mod tools;
+pub mod trace_context;
 
 pub use self::core::{Conversation, Core};
 pub use envelope::{Door, Envelope, Facts, Incoming};

@@ -36,7 +36,8 @@
 //!     verify.rs         the chain check that keeps why it refused (--insecure lets it by)
 //!     refusal.rs        a TLS failure, and a certificate, in words
 //!   mcp_client/         the dual-era client, one job a file
-//!     mod.rs            McpClient: connect, build (_meta), send, MRTR rounds, -32022 retry
+//!     mod.rs            McpClient: connect, send, MRTR rounds, -32022 retry
+//!     build.rs          a request built: its id, its _meta (era, log level, progress, traceparent)
 //!     options.rs        its settings and their defaults
 //!     era.rs            era detection: server/discover or initialize, the fallback's caption
 //!     stdio.rs          the stdio path: a line out, lines in until the response

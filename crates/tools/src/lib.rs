@@ -41,6 +41,7 @@
 //!     hold.rs           --intercept: a held body or event passed on, framed anew, dropped
 //!     sse_edit.rs       --intercept: an event stream's events, their data, one edited
 //!   rewrite.rs          `--rewrite-host`: the Host line of each request head, nothing else
+//!   trace.rs            `--trace-context`: a traceparent put into each client request's _meta
 //!   intercept/          `--intercept`: a message held in flight, forwarded, edited or dropped
 //!     mod.rs            the holds: listed for the page, decided, let go at the deadline
 //!     filter.rs         the filter: KEY:PATTERN words, all of which must match

@@ -66,6 +66,7 @@
 //!     read.rs           bytes → a message's six members, checked once and read in place
 //!     spare.rs          the tape and text buffers a frame's read keeps, reused per thread
 //!   payload.rs          Payload, Rendered: a result as a value or as bytes written once
+//!   splice.rs           members put into a request's params._meta in place (the rest as sent)
 //!   tests.rs            the message layer's unit tests: shapes, refusals, ids, parse
 //! clock.rs              RFC 3339 UTC time for get_current_time
 //! lock.rs               one way to take a lock: a poisoned one still gives its guard

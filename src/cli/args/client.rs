@@ -239,6 +239,13 @@ pub struct ClientArgs {
     /// each request's _meta in the modern era.
     #[arg(long, value_name = "LEVEL", value_parser = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"])]
     pub log_level: Option<String>,
+    /// Put a W3C traceparent (and tracestate) in every request's params._meta, as
+    /// OpenTelemetry's MCP conventions carry trace context: each request sent from a
+    /// span of its own, in the trace named by TRACEPARENT/TRACESTATE in the
+    /// environment, else in a new trace for the run. It changes the bytes sent (the
+    /// recording shows them)
+    #[arg(long)]
+    pub trace_context: bool,
     #[command(flatten)]
     pub view: View,
     #[command(flatten)]

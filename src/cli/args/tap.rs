@@ -176,6 +176,14 @@ pub struct TapArgs {
     /// tap on a new connection.
     #[arg(long)]
     pub ui: bool,
+    /// stdio and --remote: put a W3C traceparent (and tracestate) in the params._meta
+    /// of each request the client sends without one, as OpenTelemetry's MCP
+    /// conventions carry trace context: each from a span of its own, in the trace
+    /// named by TRACEPARENT/TRACESTATE in the environment, else a new trace for the
+    /// run. Every other byte of the line stays; the server gets, and the recording
+    /// shows, the changed line
+    #[arg(long)]
+    pub trace_context: bool,
     #[command(flatten)]
     pub ui_page: super::UiPage,
     /// With --ui: hold each JSON-RPC message that matches FILTER in flight until it

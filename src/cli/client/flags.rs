@@ -6,6 +6,7 @@ use crate::cli::args::{AskWhen, ClientArgs};
 use crate::cli::console::Console;
 use mcp_raw_net::client::answers::Answers;
 use mcp_raw_net::client::ask_user::Asker;
+use mcp_raw_net::client::mcp_client::TraceSeed;
 use mcp_raw_net::client::task_store::TaskStore;
 use serde_json::{Value, json};
 use std::io::IsTerminal;
@@ -109,6 +110,16 @@ pub fn answers(args: &ClientArgs, console: &Console) -> anyhow::Result<Answers> 
         ),
     };
     Ok(answers)
+}
+
+/// `--trace-context`: the trace the requests join (the caller's, from the
+/// environment, or a new one).
+pub fn trace_seed(args: &ClientArgs) -> anyhow::Result<Option<TraceSeed>> {
+    if !args.trace_context {
+        return Ok(None);
+    }
+    let (parent, state) = crate::cli::trace_context::from_env()?;
+    Ok(Some(TraceSeed { parent, state }))
 }
 
 #[cfg(test)]

@@ -120,6 +120,7 @@ pub async fn run(
         log_level: args.log_level.clone(),
         task_timeout: args.task_timeout,
         auth: oauth::auth_config(args)?,
+        trace_context: flags::trace_seed(args)?,
         ..Options::default()
     };
     printer.caption(&format!("Connecting to {shown} (client eras: {eras:?})"));

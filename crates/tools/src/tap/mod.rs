@@ -40,6 +40,7 @@ pub mod rewrite;
 // Pipes as file descriptors, exit statuses with signals, signals passed on: Unix.
 #[cfg(unix)]
 pub mod stdio;
+pub mod trace;
 
 /// How many bytes one read takes at most: a whole typical message, so a message is
 /// usually one read, one write, one event.

@@ -60,6 +60,9 @@ pub struct Config {
     /// client's lines (both directions then pass whole lines, through its
     /// interceptor, `intercept` when given), and their answers kept from the client.
     pub resend: Option<std::sync::Arc<super::resend::Resender>>,
+    /// `--trace-context`: trace context put into the client's requests (the
+    /// client → server direction then passes whole lines, as under `--intercept`).
+    pub trace: Option<super::trace::Injector>,
 }
 
 /// Why the tap could not start the server: the shells' 126 and 127 tell a client
@@ -104,6 +107,7 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
         intercept,
         max_line,
         resend,
+        trace,
     } = config;
     // Whole lines whenever something is held or written between the client's.
     let intercept = intercept.or_else(|| resend.as_ref().map(|r| r.interceptor().clone()));
@@ -153,6 +157,15 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
         }
         None => Some(child_stdin),
     };
+    // `--trace-context`: each whole line of the client's, with trace context when it
+    // is a request (before it is held, resent around or recorded: what the server gets).
+    let whole = trace.is_some();
+    let inject = move |line: &[u8]| -> Vec<u8> {
+        match &trace {
+            Some(t) => t.apply(line).into_owned(),
+            None => line.to_vec(),
+        }
+    };
     std::thread::spawn(move || match (held, page, child_stdin) {
         (_, Some(r), _) => {
             copy_lines(
@@ -161,7 +174,7 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
                 lane,
                 Dir::ToServer,
                 max_line,
-                &mut |line| r.client_line(line),
+                &mut |line| r.client_line(&inject(line)),
                 &mut |part| r.client_part(part),
             );
             r.close();
@@ -175,7 +188,7 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
                 Dir::ToServer,
                 max_line,
                 &mut |line| {
-                    i.pass(&rec, lane, Dir::ToServer, line, &mut |b| {
+                    i.pass(&rec, lane, Dir::ToServer, &inject(line), &mut |b| {
                         to.borrow_mut().write_all(b)
                     })
                 },
@@ -183,6 +196,23 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
                     rec.bytes(lane, Dir::ToServer, part);
                     to.borrow_mut().write_all(part)
                 },
+            )
+        }
+        (None, None, Some(mut to)) if whole => {
+            let to = std::cell::RefCell::new(&mut to);
+            let mut pass = |bytes: &[u8]| {
+                rec.bytes(lane, Dir::ToServer, bytes);
+                to.borrow_mut().write_all(bytes)
+            };
+            let pass = std::cell::RefCell::new(&mut pass);
+            copy_lines(
+                our_stdin,
+                &rec,
+                lane,
+                Dir::ToServer,
+                max_line,
+                &mut |line| (pass.borrow_mut())(&inject(line)),
+                &mut |part| (pass.borrow_mut())(part),
             )
         }
         (None, None, Some(to)) => copy(our_stdin, to, &rec, lane, Dir::ToServer),

@@ -15,6 +15,7 @@
 
 mod params;
 mod payload;
+pub mod splice;
 mod tape;
 
 pub use params::{Field, Params};

@@ -20,6 +20,8 @@
 //! - `resend.rs`: a request edited on the page (`client --ui`), sent again on the
 //!   live session.
 
+mod build;
+use build::client_info;
 mod era;
 mod http;
 mod options;
@@ -28,15 +30,16 @@ mod stdio;
 mod tools;
 
 pub use era::{EraCache, Spoken};
-pub use options::Options;
+pub use options::{Options, TraceSeed};
 pub use resend::Resent;
 
 use super::answers::Answers;
 use super::auth::Authorizer;
 use super::http_link::HttpLink;
 use super::stdio_link::StdioLink;
-use crate::jsonrpc::{Notification, Request, Response};
-use crate::protocol::{Eras, meta};
+use crate::jsonrpc::{Notification, Response};
+use crate::protocol::Eras;
+use crate::protocol::trace_context::TraceParent;
 use crate::wire::http::x_mcp_header::HeaderParam;
 use anyhow::{Context, bail};
 use era::{MODERN, mutual_version};
@@ -117,6 +120,9 @@ pub struct McpClient {
     /// (a result to `server/discover` that is no discover result): the program
     /// shows it, since the bytes alone look like a modern answer.
     era_note: Option<String>,
+    /// `--trace-context` without a parent: the run's own trace, made at the first
+    /// request; each request is sent from a new span of it.
+    trace: Option<TraceParent>,
 }
 
 impl McpClient {
@@ -148,6 +154,7 @@ impl McpClient {
             server_capabilities: Value::Null,
             background: None,
             era_note: None,
+            trace: None,
         };
         // Only a dual-era client has anything to learn, so only it uses the cache.
         let eras = client.options.eras;
@@ -168,8 +175,19 @@ impl McpClient {
         };
         client.spoken = spoken.clone();
         cache.insert(key, spoken);
-        if let (Spoken::Legacy { .. }, Some(level)) =
-            (&client.spoken, client.options.log_level.clone())
+        // MCP 2025-11-25 `server/utilities/logging` "Capabilities": "Servers that emit
+        // log message notifications MUST declare the `logging` capability". A server
+        // without it has no `logging/setLevel` to call: the client says so, asks nothing.
+        let logs = client.server_capabilities.get("logging").is_some();
+        if let (Spoken::Legacy { .. }, Some(level), false) =
+            (&client.spoken, client.options.log_level.as_ref(), logs)
+        {
+            log::warn!(
+                "[mcp-raw client] warning: --log-level {level}: the server did not declare the logging capability; no logging/setLevel sent"
+            );
+        }
+        if let (Spoken::Legacy { .. }, Some(level), true) =
+            (&client.spoken, client.options.log_level.clone(), logs)
             && let Err(e) = client
                 .request("logging/setLevel", json!({ "level": level }))
                 .await?
@@ -396,49 +414,6 @@ impl McpClient {
         }
     }
 
-    /// Builds one request: a fresh id, and for a modern one (`modern` is its
-    /// version) the per-request `_meta`.
-    pub(super) fn build(
-        &mut self,
-        method: &str,
-        mut params: Value,
-        modern: Option<&str>,
-    ) -> anyhow::Result<(i64, Value)> {
-        let id = self.next_id;
-        self.next_id += 1;
-        // `--progress`: a token on every request that does work (2025-11-25
-        // `basic/utilities/progress`); the handshake and the probe carry none.
-        let progress = self.options.progress
-            && !matches!(
-                method,
-                "initialize" | "server/discover" | "ping" | "logging/setLevel"
-            )
-            && !method.ends_with("/list");
-        // `--log-level` in the modern era travels with each request.
-        let log_level = modern.and(self.options.log_level.clone());
-        if modern.is_some() || progress {
-            let meta = params
-                .as_object_mut()
-                .context("params must be an object")?
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(meta) = meta {
-                if let Some(version) = modern {
-                    meta.insert(meta::PROTOCOL_VERSION.into(), json!(version));
-                    meta.insert(meta::CLIENT_CAPABILITIES.into(), self.capabilities(true));
-                    meta.insert(meta::CLIENT_INFO.into(), client_info());
-                }
-                if let Some(level) = log_level {
-                    meta.insert(meta::LOG_LEVEL.into(), json!(level));
-                }
-                if progress {
-                    meta.insert("progressToken".into(), json!(format!("progress-{id}")));
-                }
-            }
-        }
-        Ok((id, Request::new(id, method, Some(params)).to_value()))
-    }
-
     /// Builds and sends one request: `modern` is the version to put in `_meta` (and
     /// the headers), `None` for a legacy request.
     async fn send(
@@ -458,10 +433,6 @@ impl McpClient {
             }
         }
     }
-}
-
-pub(super) fn client_info() -> Value {
-    json!({ "name": "mcp-raw", "version": env!("CARGO_PKG_VERSION") })
 }
 
 pub(super) fn rpc_error(response: &Response, status: Option<StatusCode>) -> RpcError {

@@ -6,6 +6,7 @@
 use crate::client::answers::Answers;
 use crate::client::auth::AuthConfig;
 use crate::protocol::Eras;
+use crate::protocol::trace_context::TraceParent;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -46,6 +47,21 @@ pub struct Options {
     pub task_timeout: Duration,
     /// HTTP: how to authorize when the server answers `401` (OAuth 2.1, [`crate::client::auth`]).
     pub auth: AuthConfig,
+    /// `--trace-context`: put a W3C `traceparent` (and the `tracestate`) in every
+    /// request's `params._meta`, as OpenTelemetry's MCP conventions carry it; `None`:
+    /// the requests' bytes are left as they are.
+    pub trace_context: Option<TraceSeed>,
+}
+
+/// Where the client's trace starts: the trace it continues, or a new one.
+#[derive(Debug, Clone, Default)]
+pub struct TraceSeed {
+    /// The caller's span (`TRACEPARENT` in the environment, as OpenTelemetry passes
+    /// context to a process): every request is sent from a span of its trace. `None`:
+    /// one new trace for the whole run.
+    pub parent: Option<TraceParent>,
+    /// The `tracestate` that travels with it, as given.
+    pub state: Option<String>,
 }
 
 impl Default for Options {
@@ -65,6 +81,7 @@ impl Default for Options {
             log_level: None,
             task_timeout: Duration::from_secs(300),
             auth: AuthConfig::default(),
+            trace_context: None,
         }
     }
 }

@@ -18,6 +18,7 @@ pub(super) fn read_lines(
     recorder: &Recorder,
     lane: Lane,
     max: usize,
+    trace: Option<super::super::trace::Injector>,
     lines: &tokio::sync::mpsc::Sender<Vec<u8>>,
     out: &Out,
 ) {
@@ -48,6 +49,9 @@ pub(super) fn read_lines(
         }
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
+        }
+        if let Some(t) = &trace {
+            line = t.apply(&line).into_owned();
         }
         if lines.blocking_send(line).is_err() {
             break;

@@ -66,6 +66,9 @@ pub struct Config {
     pub max_line: usize,
     /// `--cacert`, `--insecure`: how an `https://` server is trusted.
     pub tls: Arc<Tls>,
+    /// `--trace-context`: trace context put into the client's requests before they
+    /// are POSTed (the stdio lane shows the client's line, the HTTP lane the POST).
+    pub trace: Option<super::trace::Injector>,
 }
 
 /// How each request reaches the server: [`Config`] without the client's streams,
@@ -111,6 +114,7 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
         max_body,
         max_line,
         tls,
+        trace,
     } = config;
     let config = Link {
         url,
@@ -137,7 +141,7 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
     let reader_out = out.clone();
     std::thread::Builder::new()
         .name("tap --remote stdin".into())
-        .spawn(move || read_lines(input, &recorder, lane, max_line, &lines, &reader_out))?;
+        .spawn(move || read_lines(input, &recorder, lane, max_line, trace, &lines, &reader_out))?;
     // One relay, cloned for each message in flight: the link, the session, the client.
     let relay = Relay {
         config: Arc::new(config),
