@@ -982,3 +982,55 @@ fn bad_otlp_values_are_refused_before_anything_starts() {
         assert!(!err.contains("listening"), "{var}: {err}");
     }
 }
+
+/// `client --trace-context --otlp` against `serve --http --otlp`, both to one
+/// collector: the client puts its own span's context in each request's `_meta`, so
+/// its CLIENT span is the one the `traceparent` names and the server's SERVER span is
+/// its child: one trace across both programs, as the backend shows it.
+#[test]
+fn client_and_server_spans_join_into_one_trace() {
+    let Some(python) = python("client_and_server_spans_join_into_one_trace") else {
+        return;
+    };
+    let dir = common::scratch("otlp", "join");
+    let rx = Receiver::start(&python, &dir, "ok");
+    let mut server = HttpServer::start(&["--otlp", &rx.url, "--otlp-interval", "0.1"]);
+    let url = format!("http://{}/mcp", server.addr);
+    let out = cli_here([
+        "client",
+        "--era",
+        "modern",
+        "--trace-context",
+        "--call",
+        r#"add={"a":1,"b":2}"#,
+        "--otlp",
+        &rx.url,
+        &url,
+    ]);
+    assert!(out.ok(), "{}", out.err());
+    let records = rx.wait(|r| {
+        spans(r)
+            .iter()
+            .filter(|s| s["name"] == "tools/call add")
+            .count()
+            == 2
+    });
+    interrupt_and_wait(&mut server, Duration::from_secs(10));
+    let spans = spans(&records);
+    let calls = named(&spans, "tools/call add");
+    let client = calls
+        .iter()
+        .find(|s| s["kind"] == "SPAN_KIND_CLIENT")
+        .expect("the client's span");
+    let server_span = calls
+        .iter()
+        .find(|s| s["kind"] == "SPAN_KIND_SERVER")
+        .expect("the server's span");
+    assert!(client.get("parentSpanId").is_none(), "{client}");
+    assert_eq!(server_span["traceId"], client["traceId"]);
+    assert_eq!(server_span["parentSpanId"], client["spanId"]);
+    // Every request of the run in the one trace the client started.
+    let lists = named(&spans, "tools/list");
+    assert_eq!(lists.len(), 2);
+    assert!(lists.iter().all(|s| s["traceId"] == client["traceId"]));
+}

@@ -27,6 +27,7 @@ pub fn main(args: BridgeArgs, console: &Console) -> anyhow::Result<()> {
     // Reports what it sent when dropped, at the end of `main`.
     let _otlp = super::otlp::start(
         &args.otlp,
+        false,
         &header,
         args.max_message_bytes,
         &mut page,

@@ -141,6 +141,7 @@ fn settings(
         resource: resource.iter().map(|(k, v)| KeyValue::str(k, v)).collect(),
         max_message,
         cacert: cacert(var("OTEL_EXPORTER_OTLP_CERTIFICATE"))?,
+        injects: false,
     }))
 }
 
@@ -224,9 +225,11 @@ pub struct Otlp<'c> {
 
 /// Starts exporting for a recorder described by `header`, if `--otlp` or the
 /// variables name a collector: its sink is pushed on `sinks` (so a recorder exists
-/// even without `--trace` or `--record`).
+/// even without `--trace` or `--record`). `injects`: the program puts a
+/// `traceparent` in the requests it sends (`--trace-context`), naming its own spans.
 pub fn start<'c>(
     args: &OtlpArgs,
+    injects: bool,
     header: &Header,
     max_message: usize,
     sinks: &mut Vec<Box<dyn Sink>>,
@@ -243,7 +246,7 @@ pub fn start<'c>(
     };
     let settings = settings(flags, &env, max_message)
         .map_err(|e| super::exit::usage(format!("--otlp: {e}")))?;
-    let Some(settings) = settings else {
+    let Some(mut settings) = settings else {
         return Ok(Otlp {
             exporter: None,
             to: String::new(),
@@ -256,6 +259,7 @@ pub fn start<'c>(
         .or(settings.metrics.as_ref())
         .map(|e| e.url.clone())
         .unwrap_or_default();
+    settings.injects = injects;
     let (sink, exporter) = exporter::live(settings, header)?;
     sinks.push(Box::new(sink));
     Ok(Otlp {

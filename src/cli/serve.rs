@@ -43,6 +43,7 @@ pub fn main(args: ServeArgs, console: &Console) -> anyhow::Result<()> {
     // Reports what it sent when dropped, at the end of whichever way `main` returns.
     let _otlp = super::otlp::start(
         &args.otlp,
+        false,
         &header,
         args.max_message_bytes,
         &mut page,

@@ -352,6 +352,7 @@ fn recorder<'c>(
     )?);
     let otlp = super::otlp::start(
         &args.otlp,
+        args.trace_context,
         &header,
         args.max_message_bytes,
         &mut sinks,

@@ -72,6 +72,7 @@ fn connect_and_run(args: ClientArgs, argv: &[String], console: &Console) -> anyh
     // Reports what it sent when dropped, after the run.
     let _otlp = super::otlp::start(
         &args.otlp,
+        args.trace_context,
         &header,
         args.view.max_message_bytes,
         &mut extra,

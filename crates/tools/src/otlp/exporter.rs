@@ -62,6 +62,9 @@ pub struct Settings {
     /// `OTEL_EXPORTER_OTLP_CERTIFICATE`: roots trusted for an `https://` collector
     /// besides the system's.
     pub cacert: Vec<std::path::PathBuf>,
+    /// The program puts a `traceparent` in the requests it sends (`--trace-context`):
+    /// those name its own spans.
+    pub injects: bool,
 }
 
 /// What happened, for the report at the end.
@@ -258,7 +261,7 @@ impl Pipeline {
         counters: Arc<Counters>,
     ) -> Pipeline {
         let started = crate::wire::clock::parse_rfc3339_micros(&header.started).unwrap_or(0);
-        let spans = Spans::new(&header.role, started);
+        let spans = Spans::new(&header.role, started, settings.injects);
         let metrics = Metrics::new(spans.at(Duration::ZERO));
         Pipeline {
             live: Live::new(settings.max_message, MAX_OPEN),

@@ -137,6 +137,9 @@ pub struct Spans {
     pub ambiguous: u64,
     /// Sessions by id.
     pub sessions: HashMap<String, Session>,
+    /// The recorder puts a `traceparent` in the requests it sends (`--trace-context`):
+    /// on its CLIENT spans, that context names the span itself, not a parent.
+    injects: bool,
 }
 
 /// The conventions' bucket boundaries for the MCP duration histograms, in seconds.
@@ -146,8 +149,9 @@ pub const BUCKETS: &[f64] = &[
 
 impl Spans {
     /// A builder for a recording made by `role` (`server`, `client`, `tap`, `bridge`),
-    /// whose time 0 was `started_us` microseconds after the Unix epoch.
-    pub fn new(role: &str, started_us: i64) -> Spans {
+    /// whose time 0 was `started_us` microseconds after the Unix epoch; `injects`
+    /// when the recorder put the `traceparent` of its requests there itself.
+    pub fn new(role: &str, started_us: i64, injects: bool) -> Spans {
         Spans {
             role: Role::of(role),
             base_ns: u64::try_from(started_us).unwrap_or(0).saturating_mul(1000),
@@ -160,6 +164,7 @@ impl Spans {
             open: HashMap::new(),
             ambiguous: 0,
             sessions: HashMap::new(),
+            injects,
         }
     }
 
@@ -200,8 +205,12 @@ impl Spans {
                 (o.first.method == c.method && c.sent >= o.answered).then(|| s.to_owned())
             })
             .and_then(|s| self.open.remove(&s));
+        // The span a request the recorder itself sent from (`--trace-context`): its
+        // `traceparent` names it; else a fresh id.
+        let own = self.own(c, kind);
+        let id = own.as_ref().map_or_else(fresh_span_id, |o| o.1);
         if let Some(op) = retry_of {
-            let attempt = self.span(c, kind, &op.context_child(), fresh_span_id());
+            let attempt = self.span(c, kind, &op.context_child(), id);
             if asks && let Some(state) = &c.state_out {
                 let mut op = op;
                 op.answered = c.answered.unwrap_or(c.sent);
@@ -213,22 +222,32 @@ impl Spans {
             }
             return self.close(op, c, kind, attempt);
         }
+        let context = match &own {
+            // The recorder's own span starts its part of the trace: no parent here
+            // (the run's parent, if any, never crossed the wire).
+            Some((trace_id, _, flags, state)) => Context {
+                trace_id: *trace_id,
+                parent: None,
+                state: state.clone(),
+                flags: *flags,
+            },
+            None => self.context_of(c),
+        };
         if asks && let Some(state) = &c.state_out {
-            let context = self.context_of(c);
             let op = Open {
                 span_id: fresh_span_id(),
                 context,
                 first: c.clone(),
                 answered: c.answered.unwrap_or(c.sent),
             };
-            let attempt = self.span(c, kind, &op.context_child(), fresh_span_id());
+            let attempt = self.span(c, kind, &op.context_child(), id);
             self.keep_open(state.clone(), op);
             return Made {
                 spans: vec![attempt],
                 measure: None,
             };
         }
-        let span = self.span(c, kind, &self.context_of(c), fresh_span_id());
+        let span = self.span(c, kind, &context, id);
         let measure = Measure {
             kind,
             seconds: c.latency().unwrap_or_default().as_secs_f64(),
@@ -295,6 +314,24 @@ impl Spans {
             spans: vec![attempt, span],
             measure: Some(measure),
         }
+    }
+
+    /// A request this recorder sent with a `traceparent` it put there itself
+    /// (`client --trace-context`, `tap --trace-context`): the conventions' sender
+    /// injects its own span's context, so the span it names is this one (trace,
+    /// span id, flags, tracestate), and the receiver's span will be its child.
+    fn own(&self, c: &Call, kind: i32) -> Option<([u8; 16], [u8; 8], u32, String)> {
+        if !self.injects || kind != KIND_CLIENT {
+            return None;
+        }
+        let (parent, state) = c.trace.as_ref()?;
+        let (trace_id, span_id, flags) = traceparent(parent)?;
+        Some((
+            trace_id,
+            span_id,
+            u32::from(flags) | 0x100,
+            state.clone().unwrap_or_default(),
+        ))
     }
 
     /// Where a request's span sits: under the remote span its `traceparent` names
