@@ -22,6 +22,9 @@
 //!
 //! A request whose `params._meta` carries a W3C `traceparent` continues that trace:
 //! its span's parent is the remote span (the conventions' "Context propagation").
+//! A program that put the context there itself (`--trace-context`) sent the request
+//! from the span the `traceparent` names: its CLIENT span takes that id, and the
+//! receiver's span becomes its child.
 
 use super::attributes::{attributes, http_lane, name, version};
 use super::context::{fresh_span_id, fresh_trace_id, traceparent};
