@@ -812,10 +812,16 @@ fn client_tap_and_bridge_send_their_spans_too() {
     let _ = tap.wait();
     let records = rx.records();
     let spans_t = spans(&records);
+    let relayed = named(&spans_t, "tools/call add");
     assert_eq!(
-        named(&spans_t, "tools/call add")[0]["kind"],
-        "SPAN_KIND_CLIENT"
+        relayed.len(),
+        1,
+        "one lane per relayed connection: {relayed:#?}"
     );
+    assert_eq!(relayed[0]["kind"], "SPAN_KIND_CLIENT");
+    // The server the tap relays to, from its lane's open note.
+    let target_port = server.addr.rsplit(':').next().unwrap().to_owned();
+    assert_eq!(attr(relayed[0], "server.port"), Some(target_port));
     assert!(
         records.iter().all(
             |r| r["headers"]["x-team"] == "wire ops" && r["content_type"] == "application/json"

@@ -77,7 +77,7 @@ pub fn attributes(
             a.push(KeyValue::int("http.response.status_code", i64::from(s)));
         }
         // The lane's peer: the client to a server (or bridge), the server to a
-        // client. A tap has both on its lanes; it names neither.
+        // client or a tap.
         if let Some((ak, pk)) = peer_keys
             && let Some((host, port)) = c.peer.as_deref().and_then(address)
         {

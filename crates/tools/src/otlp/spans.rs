@@ -132,7 +132,7 @@ pub struct Spans {
     /// are where it is the client.
     bridge: bool,
     /// What a lane's peer is to this recorder: `client.*` to a server, `server.*` to
-    /// a client, nothing to a tap (its lanes face both ways).
+    /// a client or a tap (whose lane names the server it relays to last).
     pub(super) peer_keys: Option<(&'static str, &'static str)>,
     /// Operations awaiting a retry, by the exact `requestState` their last answer issued.
     open: HashMap<String, Open>,
@@ -161,7 +161,9 @@ impl Spans {
             bridge: role == "bridge",
             peer_keys: match role {
                 "server" | "bridge" => Some(("client.address", "client.port")),
-                "client" => Some(("server.address", "server.port")),
+                // A tap's lane opens "accepted from A, relayed as B → SERVER": its
+                // last word is the server it relays to.
+                "client" | "tap" => Some(("server.address", "server.port")),
                 _ => None,
             },
             open: HashMap::new(),
