@@ -30,6 +30,7 @@
 //!     demos.rs          `demo`, `demo-http`, `conformance-client`
 //!     completions.rs    `completions SHELL`
 //!     listener.rs       every HTTP listener's groups: TLS, OAuth, limits
+//!     metrics.rs        `--metrics ADDR` and its listener's limits (serve, tap, bridge)
 //!     ui.rs             `ui`'s flags, and where `--ui` serves its page
 //!     view.rs           the flags of what a client-side program prints: text, raw, JSON
 //!     wrap.rs           `wrap install|uninstall|status` and `sessions`: files, servers, state
@@ -47,6 +48,7 @@
 //!   exit.rs             the one exit-status rule, and each subcommand's line of it
 //!   replay.rs           `replay FILE --against TARGET`: the client side sent again
 //!   record.rs           `--trace` and `--record`: the sinks a recorder feeds
+//!   metrics.rs          `--metrics ADDR`: the watcher's sink and the /metrics listener
 //!   printer.rs          a client-side program's printer, built from its view flags
 //!   color.rs            `--color`: when to colour; the terminal question asked here
 //!   client/             `client TARGET`: any server's wire

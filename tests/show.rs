@@ -239,3 +239,53 @@ fn html_is_one_self_contained_page_with_every_message() {
         "mcp-raw show: --html /nonexistent-dir/page.html: cannot write it: No such file or directory (os error 2)\n"
     );
 }
+
+/// `show` and `check` read a recording as a stream: a line that is not an event
+/// halfway through ends the view there — what came before it is shown, exactly as
+/// for the file cut at that line — and the error names the line (exit 2). `check`
+/// reports nothing for a file it could not read to its end.
+#[test]
+fn a_bad_line_midway_ends_the_stream_with_its_line_number() {
+    let good = std::fs::read_to_string(record("legacy")).unwrap();
+    let lines: Vec<&str> = good.lines().collect();
+    let cut = lines.len() / 2;
+    let dir = scratch("midway");
+    let (head_only, broken) = (dir.join("head.jsonl"), dir.join("broken.jsonl"));
+    std::fs::write(&head_only, lines[..cut].join("\n") + "\n").unwrap();
+    let mut bad = lines[..cut].join("\n");
+    bad.push_str("\n{\"t\": 1, \"lane\": \"stdio\", \"dir\": \"sideways\", \"text\": \"x\"}\n");
+    bad.push_str(&lines[cut..].join("\n"));
+    std::fs::write(&broken, bad).unwrap();
+    for view in [
+        &[][..],
+        &["--raw"][..],
+        &["--oneline"][..],
+        &["--pretty"][..],
+    ] {
+        let out = show_output(view, &broken);
+        assert_eq!(out.status.code(), Some(2), "{view:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "mcp-raw show: {} is not a transcript mcp-raw can read: line {}: bad \"dir\" (c2s or s2c): \"sideways\"\n",
+                broken.display(),
+                cut + 1
+            ),
+            "{view:?}"
+        );
+        if view != ["--pretty"] {
+            assert_eq!(out.stdout, show(view, &head_only).into_bytes(), "{view:?}");
+        }
+    }
+    let checked = cli_here(["check", broken.to_str().unwrap()]);
+    assert_eq!(checked.status.code(), Some(2));
+    assert!(checked.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&checked.stderr),
+        format!(
+            "mcp-raw check: {} is not a transcript mcp-raw can read: line {}: bad \"dir\" (c2s or s2c): \"sideways\"\n",
+            broken.display(),
+            cut + 1
+        )
+    );
+}

@@ -9,7 +9,8 @@
 //! mcp-bench callgrind "MCP-RAW COMMAND"      instructions per call under valgrind
 //! mcp-bench builds NAME=BIN NAME=BIN [--reps N] [--starts N]   size, cold start, idle RSS of builds side by side
 //! mcp-bench link-order BIN OUT | --check BIN FILE   the functions serving runs (link/order.txt)
-//! mcp-bench floor-pipe | floor-http PORT    the floors themselves
+//! mcp-bench tools RECORDING MCP-RAW [--reps N]   show, check, stats against their floors
+//! mcp-bench floor-pipe | floor-http PORT | floor-read FILE | floor-parse FILE   the floors
 //! mcp-bench http ADDR [--clients N] [--secs S] [--warm S] [--era legacy|modern]
 //!                                           HTTP's workload against a running server
 //! ```
@@ -24,6 +25,7 @@ mod messages;
 mod peer;
 mod procfs;
 mod table;
+mod tools;
 mod workload;
 
 use cpu::Placement;
@@ -66,6 +68,15 @@ fn main() {
             None => Err("usage: mcp-bench callgrind \"MCP-RAW COMMAND\"".into()),
         },
         Some("builds") => builds::main(&args[1..]),
+        Some("tools") => tools::main(&args[1..]),
+        Some("floor-read") => match args.get(1) {
+            Some(file) => tools::floor_read(file),
+            None => Err("usage: mcp-bench floor-read FILE".into()),
+        },
+        Some("floor-parse") => match args.get(1) {
+            Some(file) => tools::floor_parse(file),
+            None => Err("usage: mcp-bench floor-parse FILE".into()),
+        },
         Some("link-order") => link_order::main(&args[1..]),
         Some("run") => options(&args[1..]).and_then(|o| run(&o)),
         Some("http") => against(&args[1..]),

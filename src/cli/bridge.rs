@@ -33,6 +33,7 @@ pub fn main(args: BridgeArgs, console: &Console) -> anyhow::Result<()> {
         &mut page,
         console,
     )?;
+    let metrics = super::metrics::add(&mut page, &args.metrics, args.max_message_bytes, console)?;
     let recorder = super::record::recorder(&header, wanted, page, console)?;
     let spawn = Spawn {
         command: args.command.clone(),
@@ -54,6 +55,7 @@ pub fn main(args: BridgeArgs, console: &Console) -> anyhow::Result<()> {
         session_id_prefix: Default::default(),
         tls: super::serve::tls_listen(&args.tls)?,
     };
+    super::metrics::expire(metrics.as_ref(), &config.limits);
     super::serve::check_protection(&config)?;
     let (host, port) = (args.host.as_str(), args.port);
     super::runtime()?.block_on(async {

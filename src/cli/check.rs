@@ -47,18 +47,16 @@ pub fn main(args: CheckArgs, console: &Console) -> u8 {
         Ok(g) => g,
         Err(e) => return refused(&e),
     };
-    // Every file read before any is reported: one that cannot be read is exit 2, alone.
-    let mut read = Vec::new();
+    // Every file checked before any is reported: one that cannot be read (at its
+    // start or at any line) is exit 2, alone. Each is read as a stream, an event at a
+    // time: memory holds one event, the checker's state and the gate's ledger.
+    let mut reports: Vec<(String, bool)> = Vec::new();
     for file in &args.files {
-        match super::read_transcript(file) {
-            Ok((_, events)) => read.push((file, events)),
+        match one(file, &gate, &args, console) {
+            Ok(report) => reports.push(report),
             Err(e) => return refused(&e),
         }
     }
-    let reports: Vec<(String, bool)> = read
-        .iter()
-        .map(|(file, events)| one(file, events, &gate, &args, console))
-        .collect();
     let failed = reports.iter().any(|(_, f)| *f);
     let texts: Vec<String> = reports.into_iter().map(|(t, _)| t).collect();
     let out = if texts.len() == 1 {
@@ -80,23 +78,31 @@ pub fn main(args: CheckArgs, console: &Console) -> u8 {
     u8::from(failed)
 }
 
-/// One recording checked: its report in the format asked for, and whether it broke an
-/// error rule.
+/// One recording checked, streamed: its report in the format asked for, and whether
+/// it broke an error rule; or why it could not be read.
 fn one(
     file: &std::path::Path,
-    events: &[Event],
     gate: &super::gate::Gate,
     args: &CheckArgs,
     console: &Console,
-) -> (String, bool) {
+) -> Result<(String, bool), String> {
     let max = args.max_message_bytes;
+    let (_, events) = super::open_transcript(file)?;
     let mut checker = Checker::with_max(max);
+    let mut watch = super::gate::Watch::new(gate, max);
     let mut findings = Vec::new();
     for e in events {
-        findings.extend(checker.feed(e));
+        let e = e.map_err(|e| {
+            format!(
+                "{} is not a transcript mcp-raw can read: {e}",
+                file.display()
+            )
+        })?;
+        findings.extend(checker.feed(&e));
+        watch.feed(&e);
     }
     findings.extend(checker.finish());
-    findings.extend(super::gate::findings(gate, events, max));
+    findings.extend(watch.finish(gate));
     let (findings, silenced) = super::gate::allow(findings, &gate.contract.allow);
     let totals = Totals {
         events: checker.events(),
@@ -111,10 +117,8 @@ fn one(
         CheckFormat::Json => report::json(&findings, totals),
         CheckFormat::Junit => report::junit(&file.display().to_string(), &findings, totals),
         CheckFormat::Sarif => {
-            let lines = super::gate::event_lines(&String::from_utf8_lossy(
-                &std::fs::read(file).unwrap_or_default(),
-            ));
-            let line_of = |event: usize| lines.get(event.checked_sub(1)?).copied();
+            let lines = super::gate::event_lines(file);
+            let line_of = |event: usize| lines.get(event.checked_sub(1)?).map(|l| *l as usize);
             report::sarif(
                 &file.display().to_string(),
                 &line_of,
@@ -124,7 +128,7 @@ fn one(
             )
         }
     };
-    (out, report::count(&findings).0 > 0)
+    Ok((out, report::count(&findings).0 > 0))
 }
 
 /// The text report, each finding's severity coloured (`--color`): an error red, a

@@ -80,29 +80,62 @@ fn baseline(file: &std::path::Path, max: usize) -> Result<Pins, String> {
 
 /// The findings of the contract and the security rules over `events`.
 pub fn findings(gate: &Gate, events: &[Event], max: usize) -> Vec<Finding> {
-    if gate.contract.is_empty() && gate.security.is_none() {
-        return Vec::new();
+    let mut watch = Watch::new(gate, max);
+    for e in events {
+        watch.feed(e);
     }
-    let ledger = Ledger::read(events, max);
-    let end = match events.last() {
-        Some(e) => Spot {
-            lane: e.lane.label(),
-            dir: e.dir,
-            t: e.t,
-            event: events.len(),
-        },
-        None => Spot {
-            lane: "-".into(),
-            dir: Dir::ToServer,
-            t: Default::default(),
-            event: 0,
-        },
-    };
-    let mut out = gate.contract.evaluate(&ledger, &end);
-    if let Some(options) = &gate.security {
-        out.extend(security::scan(&ledger, options));
+    watch.finish(gate)
+}
+
+/// The contract's and the security rules' reading of a recording, fed an event at a
+/// time (`check` streams a recording): the ledger they judge, and where it ended.
+pub struct Watch {
+    /// The ledger being read; none when the gate has nothing to judge.
+    ledger: Option<mcp_raw_tools::stats::ledger::Building>,
+    /// The last event read, and how many: where a finding about the whole goes.
+    end: Spot,
+}
+
+impl Watch {
+    /// A watch for `gate` (reading nothing when it judges nothing).
+    pub fn new(gate: &Gate, max: usize) -> Watch {
+        let judges = !gate.contract.is_empty() || gate.security.is_some();
+        Watch {
+            ledger: judges.then(|| Ledger::build(max)),
+            end: Spot {
+                lane: "-".into(),
+                dir: Dir::ToServer,
+                t: Default::default(),
+                event: 0,
+            },
+        }
     }
-    out
+
+    /// Reads one event.
+    pub fn feed(&mut self, e: &Event) {
+        if let Some(l) = &mut self.ledger {
+            l.feed(e);
+            self.end.event += 1;
+            self.end.t = e.t;
+            self.end.dir = e.dir;
+            if self.end.lane != e.lane.label() {
+                self.end.lane = e.lane.label();
+            }
+        }
+    }
+
+    /// The findings, once every event was read.
+    pub fn finish(self, gate: &Gate) -> Vec<Finding> {
+        let Some(ledger) = self.ledger else {
+            return Vec::new();
+        };
+        let ledger = ledger.finish();
+        let mut out = gate.contract.evaluate(&ledger, &self.end);
+        if let Some(options) = &gate.security {
+            out.extend(security::scan(&ledger, options));
+        }
+        out
+    }
 }
 
 /// `--allow` and the contract file's `"allow"`: the findings kept, and those silenced.
@@ -112,14 +145,32 @@ pub fn allow(findings: Vec<Finding>, allow: &[String]) -> (Vec<Finding>, Vec<Fin
         .partition(|f| !allow.iter().any(|a| a == f.rule.id))
 }
 
-/// The 1-based line of each event (its number from 1 → its line) in a transcript's
-/// text: the header is line 1, and the fact lines a `--record` writes after an event
-/// are not events.
-pub fn event_lines(text: &str) -> Vec<usize> {
+/// The 1-based line of each event (its number from 1 → its line) in a transcript
+/// file, read as a stream: the header is line 1, and the fact lines a `--record`
+/// writes after an event are not events. Lines past a bad one are not counted.
+pub fn event_lines(file: &std::path::Path) -> Vec<u32> {
+    use std::io::BufRead;
     let mut lines = Vec::new();
-    for (i, line) in text.lines().enumerate().skip(1) {
-        if let Ok(Some(_)) = mcp_raw_wire::transcript::event_of_line(line) {
-            lines.push(i + 1);
+    let Ok(f) = std::fs::File::open(file) else {
+        return lines;
+    };
+    let mut input = std::io::BufReader::with_capacity(256 * 1024, f);
+    let mut line = Vec::new();
+    let mut number: u32 = 0;
+    loop {
+        line.clear();
+        match input.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => number += 1,
+        }
+        if number == 1 {
+            continue;
+        }
+        let Ok(text) = std::str::from_utf8(&line) else {
+            break;
+        };
+        if let Ok(Some(_)) = mcp_raw_wire::transcript::event_of_line(text.trim_end()) {
+            lines.push(number);
         }
     }
     lines

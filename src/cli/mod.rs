@@ -21,6 +21,7 @@ pub mod gate;
 pub mod har;
 pub mod listening;
 pub mod load;
+pub mod metrics;
 pub mod otlp;
 pub mod pin;
 pub mod printer;
@@ -105,6 +106,27 @@ pub fn read_transcript(
 > {
     let text = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     mcp_raw_wire::transcript::read_bytes(&text).map_err(|e| {
+        format!(
+            "{} is not a transcript mcp-raw can read: {e}",
+            file.display()
+        )
+    })
+}
+
+/// A recording opened as a stream: its header read, its events read one at a time
+/// as asked for ([`mcp_raw_wire::stream`]). The errors are [`read_transcript`]'s.
+pub fn open_transcript(
+    file: &std::path::Path,
+) -> Result<
+    (
+        mcp_raw_wire::transcript::Header,
+        mcp_raw_wire::stream::Events<std::io::BufReader<std::fs::File>>,
+    ),
+    String,
+> {
+    let f =
+        std::fs::File::open(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    mcp_raw_wire::stream::open(std::io::BufReader::with_capacity(256 * 1024, f)).map_err(|e| {
         format!(
             "{} is not a transcript mcp-raw can read: {e}",
             file.display()

@@ -49,6 +49,7 @@ pub fn main(args: ServeArgs, console: &Console) -> anyhow::Result<()> {
         &mut page,
         console,
     )?;
+    let metrics = super::metrics::add(&mut page, &args.metrics, args.max_message_bytes, console)?;
     let recorder = super::record::recorder(&header, wanted, page, console)?;
     if !args.http {
         let server = server(args.era, args.fixture, args.max_tasks, args.task_ttl);
@@ -86,6 +87,7 @@ pub fn main(args: ServeArgs, console: &Console) -> anyhow::Result<()> {
         session_id_prefix: args.session_id_prefix,
         tls,
     };
+    super::metrics::expire(metrics.as_ref(), &config.limits);
     serve_http(
         spec,
         &args.host,

@@ -39,8 +39,19 @@ impl Only {
             && self.dir.is_none_or(|d| e.dir == d)
     }
 
-    /// The events kept; a `--lane` the recording does not have is an error that names
-    /// the lanes it does have.
+    /// A `--lane` the recording does not have (`present` holds the lanes it has) is
+    /// an error that names the lanes it does have.
+    fn present(&self, present: &[String]) -> anyhow::Result<()> {
+        if let Some(missing) = self.lanes.iter().find(|l| !present.contains(l)) {
+            bail_usage!(
+                "--lane {missing:?}: this recording has no such lane (it has: {})",
+                present.join(", ")
+            );
+        }
+        Ok(())
+    }
+
+    /// The events kept, checked as [`Only::present`] does.
     fn apply(&self, events: Vec<Event>) -> anyhow::Result<Vec<Event>> {
         let mut present: Vec<String> = Vec::new();
         for e in &events {
@@ -49,12 +60,7 @@ impl Only {
                 present.push(label);
             }
         }
-        if let Some(missing) = self.lanes.iter().find(|l| !present.contains(l)) {
-            bail_usage!(
-                "--lane {missing:?}: this recording has no such lane (it has: {})",
-                present.join(", ")
-            );
-        }
+        self.present(&present)?;
         Ok(events.into_iter().filter(|e| self.keeps(e)).collect())
     }
 }
@@ -132,14 +138,18 @@ pub fn main(args: ShowArgs, console: &Console) -> u8 {
     }
 }
 
-/// `mcp-raw show FILE`.
+/// `mcp-raw show FILE`. Every view but `--html` streams: the recording is read a
+/// line at a time and each event rendered as it is read, so memory holds one event
+/// whatever the file's size. A line that is not an event ends the view there, with
+/// the error (exit status 2).
 pub fn show(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
     if opts.follow {
         return follow(file, opts);
     }
-    let (header, events) = super::read_transcript(file).map_err(super::exit::usage)?;
-    let events = opts.only.apply(events)?;
     if let Some(out) = &opts.html {
+        // One page with every event: read whole.
+        let (header, events) = super::read_transcript(file).map_err(super::exit::usage)?;
+        let events = opts.only.apply(events)?;
         let findings = mcp_raw_tools::ui::findings::of_recording(&events, opts.max);
         let page = mcp_raw_wire::html::page(&header, &events, opts.max, findings);
         transcript::create_private(out)
@@ -147,18 +157,61 @@ pub fn show(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("--html {}: cannot write it: {e}", out.display()))?;
         return Ok(());
     }
+    let (header, events) = super::open_transcript(file).map_err(super::exit::usage)?;
+    let only = Only {
+        lanes: opts.only.lanes.clone(),
+        dir: opts.only.dir,
+    };
+    let mut present: Vec<String> = Vec::new();
+    let mut note = |e: &Event| {
+        if !only.lanes.is_empty() {
+            let label = e.lane.label();
+            if !present.contains(&label) {
+                present.push(label);
+            }
+        }
+    };
+    let bad = |e: String| {
+        usage!(
+            "{} is not a transcript mcp-raw can read: {e}",
+            file.display()
+        )
+    };
     if opts.pretty {
-        let out = transcript::pretty(&header, &events, opts.max) + "\n";
-        let out = mcp_raw_wire::term::json_safe(out.as_bytes());
-        opts.console.print(out);
-        return Ok(());
+        // One document, written an event at a time; terminal-safe as it goes (a
+        // chunk ends at an event's end, never inside a character).
+        let console = opts.console.clone();
+        let mut out = Vec::new();
+        let mut doc = mcp_raw_wire::pretty_doc::PrettyDoc::start(&mut out, &header, opts.max);
+        for e in events {
+            let e = e.map_err(bad)?;
+            note(&e);
+            if only.keeps(&e) {
+                doc.event(&mut out, &e);
+            }
+            if out.len() >= PRETTY_CHUNK {
+                console.print(mcp_raw_wire::term::json_safe(&out));
+                out.clear();
+            }
+        }
+        doc.finish(&mut out);
+        out.push(b'\n');
+        console.print(mcp_raw_wire::term::json_safe(&out));
+    } else {
+        let mut sink = sink(&header, opts)?;
+        for e in events {
+            let e = e.map_err(bad)?;
+            note(&e);
+            if only.keeps(&e) {
+                sink.event(&e);
+            }
+        }
     }
-    let mut sink = sink(&header, opts)?;
-    for e in &events {
-        sink.event(e);
-    }
-    Ok(())
+    only.present(&present)
 }
+
+/// How much of the pretty document is written at once.
+const PRETTY_CHUNK: usize = 64 * 1024;
 
 /// Where the kept events go: the text view, or JSON Lines, on stdout.
 fn sink(header: &transcript::Header, opts: Options) -> anyhow::Result<Box<dyn Sink>> {

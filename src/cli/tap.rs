@@ -358,6 +358,8 @@ fn recorder<'c>(
         &mut sinks,
         console,
     )?;
+    // `--metrics`: the tap's server ends its sessions on its own clock, unknown here.
+    super::metrics::add(&mut sinks, &args.metrics, args.max_message_bytes, console)?;
     let recorder = super::record::recorder(&header, wanted, sinks, console)?
         .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
     Ok((recorder, live, otlp))

@@ -9,6 +9,7 @@
 //! - [`check`]: the spec's rules applied to wire events, live or from a recording.
 //! - [`load`]: a load generator that speaks MCP: N clients, a mix of calls, figures.
 //! - [`har`]: a recording's HTTP as HAR 1.2, and a HAR read into a transcript.
+//! - [`metrics`]: Prometheus metrics rendered from a recorder's events (`--metrics`).
 //! - [`offload`]: a sink that watches the wire from its own thread (bounded, lossy).
 //! - [`otlp`]: spans and metrics of the wire, to an OpenTelemetry collector (OTLP/HTTP).
 //! - [`stats`]: a recording's numbers: latency, errors, bytes, what tools cost a model.
@@ -99,6 +100,13 @@
 //!   exporter.rs         batches, bounded queues, timeouts, the counts reported
 //!   sender.rs           the sender's thread: each export encoded, POSTed, counted
 //!   context.rs          W3C trace context: traceparent read, fresh random ids
+//! metrics/              `--metrics ADDR`: Prometheus metrics rendered from the wire's events
+//!   mod.rs              the watcher (live reader → tally) and the exposition a scrape gets
+//!   tally.rs            the counts: requests, latency, sessions, SSE, refusals, bytes
+//!   histogram.rs        a latency histogram: cumulative buckets in seconds, sum, count
+//!   exposition.rs       the text format 0.0.4: HELP, TYPE, samples, escaping
+//!   names.rs            label values bounded: known methods, reserved codes, statuses
+//!   page.rs             the listener's answers: /metrics, 404, 405, 400, 431, 408, 503
 //! stats/                `mcp-raw stats`: counts, latency percentiles, bytes, context cost
 //!   mod.rs              rows per method, tool, session, lane; percentiles; the token estimate
 //!   items.rs            a request with its answer, a notification, a head, a log line, a tool
@@ -169,6 +177,7 @@ pub mod bridge;
 pub mod check;
 pub mod har;
 pub mod load;
+pub mod metrics;
 pub mod offload;
 pub mod otlp;
 pub mod replay;

@@ -38,6 +38,8 @@
 //! classify.rs           what a payload is: JSON-RPC shape, method, id, era
 //! tls.rs                a TLS handshake's facts: version, cipher, ALPN, SNI, the peer's chain
 //! transcript.rs         the JSONL transcript, version 2: write, read back, pretty JSON
+//! pretty_doc.rs         `show --pretty`: one pretty JSON document, written event by event
+//! stream.rs             a transcript read line by line: its header, then its events on demand
 //! term.rs               a peer's text made safe for a terminal: control bytes escaped
 //! text.rs               the >>> / <<< text view: raw (every byte) or readable
 //! pretty.rs             a payload laid out for a reader: JSON indented, bytes marked
@@ -94,12 +96,14 @@ pub mod markup;
 pub mod oauth;
 pub mod oneline;
 pub mod pretty;
+pub mod pretty_doc;
 pub mod recorded;
 pub mod recorder;
 pub mod redact;
 pub mod rows;
 pub mod select;
 pub mod sse;
+pub mod stream;
 pub mod term;
 pub mod text;
 pub mod tls;

@@ -6,25 +6,34 @@
 use super::text::Style;
 use serde_json::Value;
 
-/// Bytes as text with the invisible ones marked.
+/// Bytes as text with the invisible ones marked. Runs of plain characters are copied
+/// whole (a JSON line is one run up to its newline).
 pub fn mark(bytes: &[u8], s: &Style) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(bytes.len() + 16);
     let mut rest = bytes;
     if let Some(r) = rest.strip_prefix(b"\xEF\xBB\xBF") {
         out.push_str(&format!("{}⟨BOM⟩{}", s.dim, s.reset));
         rest = r;
     }
     for chunk in rest.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '\r' => out.push_str(&format!("{}␍{}", s.dim, s.reset)),
-                '\t' => out.push('\t'),
-                c if super::term::is_control(c) => {
-                    out.push_str(&format!("{}⟨{:02x}⟩{}", s.dim, c as u32, s.reset))
+        let valid = chunk.valid();
+        let mut start = 0;
+        for (i, c) in valid.char_indices() {
+            // Plain: printable ASCII, and tab; everything else is looked at.
+            if (' '..='~').contains(&c) || c == '\t' {
+                continue;
+            }
+            if c == '\r' || super::term::is_control(c) {
+                out.push_str(&valid[start..i]);
+                if c == '\r' {
+                    out.push_str(&format!("{}␍{}", s.dim, s.reset));
+                } else {
+                    out.push_str(&format!("{}⟨{:02x}⟩{}", s.dim, c as u32, s.reset));
                 }
-                c => out.push(c),
+                start = i + c.len_utf8();
             }
         }
+        out.push_str(&valid[start..]);
         for b in chunk.invalid() {
             out.push_str(&format!("{}⟨{b:02x}⟩{}", s.dim, s.reset));
         }
@@ -139,5 +148,57 @@ fn inline(v: &Value, s: &Style, out: &mut String) {
         Value::Number(_) => out.push_str(&format!("{}{v}{}", s.number, s.reset)),
         Value::Bool(_) | Value::Null => out.push_str(&format!("{}{v}{}", s.literal, s.reset)),
         _ => out.push_str(&format!("{}{v}{}", s.dim, s.reset)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `mark` as it was, a character at a time: the reference the run-copying one
+    /// must equal.
+    fn marked_one_by_one(bytes: &[u8], s: &Style) -> String {
+        let mut out = String::new();
+        let mut rest = bytes;
+        if let Some(r) = rest.strip_prefix(b"\xEF\xBB\xBF") {
+            out.push_str(&format!("{}⟨BOM⟩{}", s.dim, s.reset));
+            rest = r;
+        }
+        for chunk in rest.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                match c {
+                    '\r' => out.push_str(&format!("{}␍{}", s.dim, s.reset)),
+                    '\t' => out.push('\t'),
+                    c if crate::term::is_control(c) => {
+                        out.push_str(&format!("{}⟨{:02x}⟩{}", s.dim, c as u32, s.reset))
+                    }
+                    c => out.push(c),
+                }
+            }
+            for b in chunk.invalid() {
+                out.push_str(&format!("{}⟨{b:02x}⟩{}", s.dim, s.reset));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn marking_runs_equals_marking_each_character() {
+        for bytes in [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":1}\n"[..],
+            b"\xEF\xBB\xBFa\r\n\tb\x1b[31m\x7f",
+            "caf\u{e9} \u{202e}rtl\u{9b} \u{1F600}".as_bytes(),
+            b"bad \xff\xfe utf8 \xc3",
+            b"",
+            b"\r",
+        ] {
+            for style in [&crate::text::PLAIN, &crate::text::COLOR] {
+                assert_eq!(
+                    mark(bytes, style),
+                    marked_one_by_one(bytes, style),
+                    "{bytes:?}"
+                );
+            }
+        }
     }
 }

@@ -86,6 +86,8 @@ pub struct BridgeArgs {
     pub ui: bool,
     #[command(flatten)]
     pub ui_page: super::UiPage,
+    #[command(flatten)]
+    pub metrics: super::metrics::MetricsArgs,
     /// With --trace or --record: the largest message the views read whole; a longer
     /// one is shown as too long, and recorded all the same.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MESSAGE)]

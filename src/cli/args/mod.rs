@@ -13,6 +13,7 @@ mod demos;
 mod har;
 mod listener;
 mod load;
+pub mod metrics;
 mod otlp;
 mod pin;
 mod recordings;

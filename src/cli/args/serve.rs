@@ -161,6 +161,8 @@ pub struct ServeArgs {
     pub ui: bool,
     #[command(flatten)]
     pub ui_page: super::UiPage,
+    #[command(flatten)]
+    pub metrics: super::metrics::MetricsArgs,
     /// With --trace or --record: the largest message (line, head, body, SSE event)
     /// the trace reads whole; a longer one is shown as too long, and recorded all
     /// the same.

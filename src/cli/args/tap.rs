@@ -186,6 +186,8 @@ pub struct TapArgs {
     pub trace_context: bool,
     #[command(flatten)]
     pub ui_page: super::UiPage,
+    #[command(flatten)]
+    pub metrics: super::metrics::MetricsArgs,
     /// With --ui: hold each JSON-RPC message that matches FILTER in flight until it
     /// is forwarded, edited or dropped on the page (what follows it that way waits
     /// behind it): stdio lines; with --http or --proxy, a POST's body, a JSON

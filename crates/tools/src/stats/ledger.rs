@@ -55,10 +55,31 @@ impl Ledger {
 
     /// Reads a whole recording.
     pub fn read(events: &[Event], max: usize) -> Ledger {
-        let mut r = Reader::new(max, false);
+        let mut b = Ledger::build(max);
         for e in events {
-            r.event(e, &mut |_, _| {});
+            b.feed(e);
         }
+        b.finish()
+    }
+
+    /// A ledger read from events fed one at a time (a recording streamed).
+    pub fn build(max: usize) -> Building {
+        Building(Reader::new(max, false))
+    }
+}
+
+/// A [`Ledger`] being read, an event at a time.
+pub struct Building(Reader);
+
+impl Building {
+    /// Reads one event.
+    pub fn feed(&mut self, e: &Event) {
+        self.0.event(e, &mut |_, _| {});
+    }
+
+    /// The ledger: every request in the order sent, answered or not.
+    pub fn finish(self) -> Ledger {
+        let mut r = self.0;
         let mut calls = std::mem::take(&mut r.finished);
         calls.extend(r.open.drain().map(|(_, c)| c));
         calls.sort_by_key(|(seq, _)| *seq);
