@@ -26,6 +26,7 @@
 //!     load.rs           `load TARGET`: clients, mix, loop, bounds, format, thresholds
 //!     pin.rs            `pin FILE`: where the hashes go
 //!     har.rs            `export har FILE`, `import har FILE -o OUT`: a subcommand per format
+//!     otlp.rs           `--otlp URL` and its companions; `export otlp FILE`'s flags
 //!     demos.rs          `demo`, `demo-http`, `conformance-client`
 //!     completions.rs    `completions SHELL`
 //!     listener.rs       every HTTP listener's groups: TLS, OAuth, limits
@@ -41,6 +42,7 @@
 //!   load.rs             `load TARGET`: the library's run, its progress, its figures, its gates
 //!   pin.rs              `pin FILE`: a trusted recording's tools hashed, for `check --baseline`
 //!   har.rs              `export har`, `import har`: the library's HAR read and written
+//!   otlp.rs             `--otlp`, `export otlp`: flags and OTEL_* variables → the exporter, its report
 //!   gate.rs             `check`'s contract, security rules and --allow; SARIF's lines
 //!   diff.rs             `diff A B`: two recordings, message by message
 //!   exit.rs             the one exit-status rule, and each subcommand's line of it
@@ -142,10 +144,17 @@ pub fn run(args: Vec<OsString>, console: &Console) -> u8 {
             args.file = mcp_raw_tools::sessions::resolve(&args.file);
             return apart(c, move || cli::pin::main(args, c));
         }
-        Command::Export(mut args) => {
-            let cli::args::ExportFormat::Har(har) = &mut args.format;
-            har.file = mcp_raw_tools::sessions::resolve(&har.file);
-            return apart(c, move || cli::har::export(args, c));
+        Command::Export(args) => {
+            return match args.format {
+                cli::args::ExportFormat::Har(mut har) => {
+                    har.file = mcp_raw_tools::sessions::resolve(&har.file);
+                    apart(c, move || cli::har::export(har, c))
+                }
+                cli::args::ExportFormat::Otlp(mut otlp) => {
+                    otlp.file = mcp_raw_tools::sessions::resolve(&otlp.file);
+                    apart(c, move || cli::otlp::export(otlp, c))
+                }
+            };
         }
         Command::Import(args) => return apart(c, move || cli::har::import(args, c)),
         Command::Replay(args) => return apart(c, move || cli::replay::main(args, c)),

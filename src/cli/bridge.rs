@@ -24,6 +24,15 @@ pub fn main(args: BridgeArgs, console: &Console) -> anyhow::Result<()> {
         args.max_message_bytes,
         console,
     )?;
+    // Reports what it sent when dropped, at the end of `main`.
+    let _otlp = super::otlp::start(
+        &args.otlp,
+        false,
+        &header,
+        args.max_message_bytes,
+        &mut page,
+        console,
+    )?;
     let metrics = super::metrics::add(&mut page, &args.metrics, args.max_message_bytes, console)?;
     let recorder = super::record::recorder(&header, wanted, page, console)?;
     let spawn = Spawn {

@@ -59,6 +59,14 @@ macro_rules! export_exit {
 }
 pub(crate) use export_exit;
 
+/// `export otlp`'s closing line.
+macro_rules! export_otlp_exit {
+    () => {
+        "Exit status: 0 every span and metric accepted by the collector; 1 some export failed (an error status, no answer within --timeout, no connection: the counts and the first failure on stderr); 2 usage or unreadable input (a bad flag or variable, no endpoint, a FILE that cannot be read or is not a transcript)."
+    };
+}
+pub(crate) use export_otlp_exit;
+
 /// `import`'s closing line.
 macro_rules! import_exit {
     () => {

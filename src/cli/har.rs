@@ -1,15 +1,14 @@
 //! `mcp-raw export har FILE` and `mcp-raw import har FILE -o OUT`: the library's HAR
 //! ([`mcp_raw_tools::har`]) read and written, its refusals said on stderr.
 
-use super::args::{ExportArgs, ExportFormat, ImportArgs, ImportFormat};
+use super::args::{ExportHarArgs, ImportArgs, ImportFormat};
 use super::console::Console;
 use mcp_raw_tools::har;
 use mcp_raw_wire::term::escape;
 
 /// Runs `export`; returns the exit status: 0 written, 1 OUT not written, 2 FILE
 /// unreadable or with no HTTP lane.
-pub fn export(args: ExportArgs, console: &Console) -> u8 {
-    let ExportFormat::Har(args) = args.format;
+pub fn export(args: ExportHarArgs, console: &Console) -> u8 {
     let (header, events) = match super::read_transcript(&args.file) {
         Ok(read) => read,
         Err(e) => {

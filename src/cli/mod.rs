@@ -22,6 +22,7 @@ pub mod har;
 pub mod listening;
 pub mod load;
 pub mod metrics;
+pub mod otlp;
 pub mod pin;
 pub mod printer;
 pub mod record;

@@ -12,13 +12,28 @@ impl View {
     /// The client's printer: the text view (or `--json`'s transcript) on stdout, and
     /// the `--record` file.
     pub fn printer(&self, transport: &str, console: &Console) -> anyhow::Result<Printer> {
-        let printer = self.printer_unmasked(transport, console)?;
+        self.printer_with(transport, console, Vec::new())
+    }
+
+    /// The printer with `extra` sinks beside the flags' (`client --otlp`'s exporter).
+    pub fn printer_with(
+        &self,
+        transport: &str,
+        console: &Console,
+        extra: Vec<Box<dyn mcp_raw_wire::recorder::Sink>>,
+    ) -> anyhow::Result<Printer> {
+        let printer = self.printer_unmasked(transport, console, extra)?;
         printer.recorder().set_redaction(!self.show_secrets);
         printer.recorder().redact_headers(&self.redact_headers);
         Ok(printer)
     }
 
-    fn printer_unmasked(&self, transport: &str, console: &Console) -> anyhow::Result<Printer> {
+    fn printer_unmasked(
+        &self,
+        transport: &str,
+        console: &Console,
+        extra: Vec<Box<dyn mcp_raw_wire::recorder::Sink>>,
+    ) -> anyhow::Result<Printer> {
         let header = transcript::Header::new("client", transport);
         let mut more = crate::cli::ui::sinks(
             self.ui,
@@ -27,6 +42,7 @@ impl View {
             self.max_message_bytes,
             console,
         )?;
+        more.extend(extra);
         if let Some(path) = &self.record {
             more.push(crate::cli::record::record_file(
                 path,

@@ -61,7 +61,7 @@ fn run_stdio(args: TapArgs, console: &Console) -> anyhow::Result<i32> {
         ));
     }
     let intercept = interceptor(&args)?;
-    let (recorder, live) = recorder(&args, "stdio", console)?;
+    let (recorder, live, _otlp) = recorder(&args, "stdio", console)?;
     if let Some(i) = &intercept {
         super::ui::intercept_with(i.clone());
     }
@@ -115,7 +115,7 @@ fn run_http(args: TapArgs, console: &Console) -> anyhow::Result<i32> {
     let target = http::Target::parse(target).map_err(usage)?;
     let listen = listen_addr(&args.listen, args.allow_remote).map_err(usage)?;
     let intercept = interceptor(&args)?;
-    let (recorder, live) = recorder(&args, "http", console)?;
+    let (recorder, live, _otlp) = recorder(&args, "http", console)?;
     if let Some(i) = &intercept {
         super::ui::intercept_with(i.clone());
     }
@@ -208,7 +208,7 @@ fn run_proxy(args: TapArgs, console: &Console) -> anyhow::Result<i32> {
         insecure: args.insecure,
         ..Default::default()
     })?;
-    let (recorder, live) = recorder(&args, "http", console)?;
+    let (recorder, live, _otlp) = recorder(&args, "http", console)?;
     if let Some(i) = &intercept {
         super::ui::intercept_with(i.clone());
     }
@@ -273,7 +273,7 @@ fn run_remote(args: TapArgs, console: &Console) -> anyhow::Result<i32> {
             "[mcp-raw] tap: WARNING --insecure: {url}'s certificate is not required to verify; anyone on the path could answer for it"
         ));
     }
-    let (recorder, live) = recorder(&args, "stdio", console)?;
+    let (recorder, live, _otlp) = recorder(&args, "stdio", console)?;
     let status = remote::run(remote::Config {
         // The client's stdio transport: this process's own stdin and stdout.
         input: Box::new(std::io::stdin()),
@@ -298,13 +298,18 @@ fn run_remote(args: TapArgs, console: &Console) -> anyhow::Result<i32> {
     Ok(status)
 }
 
-/// The tap's recorder (`--trace`, `--record`, and `--check`'s live checker as one more
-/// sink), for one transport; idle when none of them is asked for.
-fn recorder(
+/// The tap's recorder (`--trace`, `--record`, and `--check`'s live checker and
+/// `--otlp`'s exporter as more sinks), for one transport; idle when none of them is
+/// asked for. The exporter reports when dropped: keep it to the end.
+fn recorder<'c>(
     args: &TapArgs,
     transport: &str,
-    console: &Console,
-) -> anyhow::Result<(mcp_raw_wire::recorder::Recorder, Option<super::check::Live>)> {
+    console: &'c Console,
+) -> anyhow::Result<(
+    mcp_raw_wire::recorder::Recorder,
+    Option<super::check::Live>,
+    super::otlp::Otlp<'c>,
+)> {
     let live = args
         .check
         .then(|| super::check::Live::new(args.max_message_bytes, console));
@@ -345,11 +350,19 @@ fn recorder(
         args.max_message_bytes,
         console,
     )?);
+    let otlp = super::otlp::start(
+        &args.otlp,
+        args.trace_context,
+        &header,
+        args.max_message_bytes,
+        &mut sinks,
+        console,
+    )?;
     // `--metrics`: the tap's server ends its sessions on its own clock, unknown here.
     super::metrics::add(&mut sinks, &args.metrics, args.max_message_bytes, console)?;
     let recorder = super::record::recorder(&header, wanted, sinks, console)?
         .unwrap_or_else(mcp_raw_wire::recorder::Recorder::none);
-    Ok((recorder, live))
+    Ok((recorder, live, otlp))
 }
 
 /// `--intercept FILTER` (or `--intercept-ui`, a filter set from the page later):

@@ -11,6 +11,7 @@
 //! - [`har`]: a recording's HTTP as HAR 1.2, and a HAR read into a transcript.
 //! - [`metrics`]: Prometheus metrics rendered from a recorder's events (`--metrics`).
 //! - [`offload`]: a sink that watches the wire from its own thread (bounded, lossy).
+//! - [`otlp`]: spans and metrics of the wire, to an OpenTelemetry collector (OTLP/HTTP).
 //! - [`stats`]: a recording's numbers: latency, errors, bytes, what tools cost a model.
 //! - [`replay`]: recordings used again: diff, sent to a live server, served as a mock.
 //! - [`bridge`]: a stdio server served as Streamable HTTP.
@@ -88,6 +89,18 @@
 //!   procfs.rs           a stdio server's CPU time and peak RSS, from /proc
 //!   report.rs           the figures, the thresholds broken, text and JSON
 //! offload.rs            a sink handing events to a watcher's thread: bounded queue, drops counted
+//! otlp/                 `--otlp`, `export otlp`: spans and metrics to an OpenTelemetry collector
+//!   mod.rs              the scope every span carries
+//!   proto.rs            the OTLP messages, the official field numbers, prost's derive
+//!   spans.rs            calls as spans: names, kinds, attributes, retries, trace context
+//!   attributes.rs       a call's span attributes, status and name per the conventions
+//!   hops.rs             the OAuth exchanges (metadata, register, authorize, token), paired
+//!   metrics.rs          the conventions' duration histograms
+//!   json.rs             OTLP/JSON: the same messages, ids in hex
+//!   post.rs             one POST to a collector over TCP or TLS, its answer read
+//!   exporter.rs         batches, bounded queues, timeouts, the counts reported
+//!   sender.rs           the sender's thread: each export encoded, POSTed, counted
+//!   context.rs          W3C trace context: traceparent read, fresh random ids
 //! metrics/              `--metrics ADDR`: Prometheus metrics rendered from the wire's events
 //!   mod.rs              the watcher (live reader → tally) and the exposition a scrape gets
 //!   tally.rs            the counts: requests, latency, sessions, SSE, refusals, bytes
@@ -167,6 +180,7 @@ pub mod har;
 pub mod load;
 pub mod metrics;
 pub mod offload;
+pub mod otlp;
 pub mod replay;
 pub mod sessions;
 pub mod stats;

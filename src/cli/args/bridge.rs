@@ -99,6 +99,8 @@ pub struct BridgeArgs {
     pub show_secrets: bool,
     #[command(flatten)]
     pub style: TraceStyle,
+    #[command(flatten)]
+    pub otlp: super::OtlpArgs,
 }
 
 /// The HTTP limits are serve's flags, which there need `--http`; HTTP is all the

@@ -248,6 +248,8 @@ pub struct ClientArgs {
     pub trace_context: bool,
     #[command(flatten)]
     pub view: View,
+    #[command(flatten)]
+    pub otlp: super::OtlpArgs,
 }
 
 /// `client --ask`: when the user at the terminal answers the server's questions.

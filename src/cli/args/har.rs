@@ -45,6 +45,10 @@ pub enum ExportFormat {
     /// HAR 1.2 of a recording's HTTP lanes, from the bytes that crossed.
     #[command(after_help = concat!(export_examples!(), "\n\n", crate::cli::exit::export_exit!()))]
     Har(ExportHarArgs),
+    /// A recording's MCP operations as OpenTelemetry spans and metrics, to a
+    /// collector over OTLP/HTTP.
+    #[command(after_help = concat!(super::otlp::export_otlp_examples!(), "\n\n", crate::cli::exit::export_otlp_exit!()))]
+    Otlp(super::ExportOtlpArgs),
 }
 
 // `mcp-raw export har`'s arguments.

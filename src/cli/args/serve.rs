@@ -182,6 +182,8 @@ pub struct ServeArgs {
     /// stdio recordings are never masked.
     #[arg(long = "redact-header", value_name = "NAME")]
     pub redact_headers: Vec<String>,
+    #[command(flatten)]
+    pub otlp: super::OtlpArgs,
 }
 
 /// `--fixture` on the command line.

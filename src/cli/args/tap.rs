@@ -224,4 +224,6 @@ pub struct TapArgs {
     pub show_secrets: bool,
     #[command(flatten)]
     pub style: TraceStyle,
+    #[command(flatten)]
+    pub otlp: super::OtlpArgs,
 }

@@ -67,9 +67,20 @@ fn connect_and_run(args: ClientArgs, argv: &[String], console: &Console) -> anyh
         Target::Http(_) => "http",
         Target::Stdio(_) => "stdio",
     };
+    let mut extra = Vec::new();
+    let header = mcp_raw_wire::transcript::Header::new("client", transport);
+    // Reports what it sent when dropped, after the run.
+    let _otlp = super::otlp::start(
+        &args.otlp,
+        args.trace_context,
+        &header,
+        args.view.max_message_bytes,
+        &mut extra,
+        console,
+    )?;
     let printer = args
         .view
-        .printer(transport, console)
+        .printer_with(transport, console, extra)
         .map_err(|e| usage(format!("{e:#}")))?;
     super::runtime()?.block_on(run(&args, target, &methods, printer, console))
 }

@@ -1,0 +1,419 @@
+//! `--otlp URL` on `serve`, `tap`, `client` and `bridge`, and `mcp-raw export otlp`:
+//! the flags and OpenTelemetry's standard variables read into the exporter's
+//! settings ([`mcp_raw_tools::otlp::exporter`]), the live exporter attached to the
+//! recorder as one more sink, and what it sent, failed or dropped said on stderr at
+//! the end.
+//!
+//! The variables (OpenTelemetry "OTLP Exporter Configuration"), each below its flag:
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` (a base: `/v1/traces` and `/v1/metrics` appended),
+//! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` and `_METRICS_ENDPOINT` (used as given),
+//! `OTEL_EXPORTER_OTLP_HEADERS` (`k=v,k2=v2`, values percent-decoded),
+//! `OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_EXPORTER_OTLP_TIMEOUT` (milliseconds),
+//! `OTEL_EXPORTER_OTLP_CERTIFICATE` (roots for an `https://` collector),
+//! `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`.
+
+use super::args::{ExportOtlpArgs, OtlpArgs};
+use super::console::Console;
+use mcp_raw_tools::otlp::exporter::{self, Exporter, Report, Settings};
+use mcp_raw_tools::otlp::post::Endpoint;
+use mcp_raw_tools::otlp::proto::KeyValue;
+use mcp_raw_wire::recorder::Sink;
+use mcp_raw_wire::term::escape;
+use mcp_raw_wire::transcript::Header;
+use std::time::Duration;
+
+/// What the flags say, whichever program's they are.
+struct Flags<'a> {
+    /// `--otlp` / `--endpoint`.
+    endpoint: Option<&'a str>,
+    /// `--otlp-protocol` / `--protocol`.
+    protocol: Option<&'a str>,
+    /// `--otlp-header` / `--header`.
+    headers: &'a [String],
+    /// `--otlp-timeout` / `--timeout`.
+    timeout: Option<Duration>,
+    /// Spans per export.
+    batch: usize,
+    /// Spans queued at most.
+    queue: usize,
+    /// Between exports.
+    interval: Duration,
+}
+
+/// The settings the flags and `env` give, or `None` when no endpoint is named;
+/// a bad value is an error that quotes it.
+fn settings(
+    f: Flags<'_>,
+    env: &dyn Fn(&str) -> Option<String>,
+    max_message: usize,
+) -> Result<Option<Settings>, String> {
+    let var = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+    if let Some(base) = f.endpoint {
+        Endpoint::parse(base)?;
+    }
+    let (traces, metrics) = match f.endpoint {
+        Some(base) => (
+            Some(Endpoint::join(base, "/v1/traces")),
+            Some(Endpoint::join(base, "/v1/metrics")),
+        ),
+        None => {
+            let base = var("OTEL_EXPORTER_OTLP_ENDPOINT");
+            let signal = |specific: &str, path: &str| {
+                var(specific).or_else(|| base.as_deref().map(|b| Endpoint::join(b, path)))
+            };
+            (
+                signal("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "/v1/traces"),
+                signal("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "/v1/metrics"),
+            )
+        }
+    };
+    if traces.is_none() && metrics.is_none() {
+        return Ok(None);
+    }
+    let endpoint = |url: Option<String>| -> Result<Option<Endpoint>, String> {
+        url.map(|u| Endpoint::parse(&u)).transpose()
+    };
+    let protocol = match f.protocol {
+        Some(p) => p.to_owned(),
+        None => var("OTEL_EXPORTER_OTLP_PROTOCOL").unwrap_or_else(|| "http/protobuf".into()),
+    };
+    let json = match protocol.trim() {
+        "http/protobuf" => false,
+        "http/json" => true,
+        "grpc" => {
+            return Err(
+                "OTLP protocol \"grpc\": mcp-raw speaks OTLP/HTTP only (http/protobuf or http/json)"
+                    .into(),
+            );
+        }
+        other => {
+            return Err(format!(
+                "OTLP protocol {other:?}: expected http/protobuf or http/json"
+            ));
+        }
+    };
+    let mut headers = match var("OTEL_EXPORTER_OTLP_HEADERS") {
+        Some(v) => pairs(&v).map_err(|e| format!("OTEL_EXPORTER_OTLP_HEADERS: {e}"))?,
+        None => Vec::new(),
+    };
+    for h in f.headers {
+        let (name, value) = h
+            .split_once('=')
+            .filter(|(n, _)| !n.trim().is_empty())
+            .ok_or_else(|| format!("--otlp-header {h:?}: expected NAME=VALUE"))?;
+        let (name, value) = (name.trim().to_owned(), value.trim().to_owned());
+        check_header(&name, &value).map_err(|e| format!("--otlp-header {h:?}: {e}"))?;
+        // The flag wins over the variable for the same name.
+        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+        headers.push((name, value));
+    }
+    let timeout = match f.timeout {
+        Some(t) => t,
+        None => match var("OTEL_EXPORTER_OTLP_TIMEOUT") {
+            Some(ms) => Duration::from_millis(ms.trim().parse().map_err(|_| {
+                format!("OTEL_EXPORTER_OTLP_TIMEOUT {ms:?}: expected milliseconds")
+            })?),
+            None => exporter::TIMEOUT,
+        },
+    };
+    let mut resource = match var("OTEL_RESOURCE_ATTRIBUTES") {
+        Some(v) => pairs(&v).map_err(|e| format!("OTEL_RESOURCE_ATTRIBUTES: {e}"))?,
+        None => Vec::new(),
+    };
+    // OTEL_SERVICE_NAME wins over a service.name in OTEL_RESOURCE_ATTRIBUTES; with
+    // neither, the program's own name.
+    if let Some(name) = var("OTEL_SERVICE_NAME") {
+        resource.retain(|(k, _)| k != "service.name");
+        resource.insert(0, ("service.name".into(), name));
+    } else if !resource.iter().any(|(k, _)| k == "service.name") {
+        resource.insert(0, ("service.name".into(), "mcp-raw".into()));
+    }
+    resource.push(("service.version".into(), env!("CARGO_PKG_VERSION").into()));
+    Ok(Some(Settings {
+        traces: endpoint(traces)?,
+        metrics: endpoint(metrics)?,
+        headers,
+        json,
+        timeout,
+        batch: f.batch.max(1),
+        queue: f.queue.max(1),
+        interval: f.interval.max(Duration::from_millis(10)),
+        resource: resource.iter().map(|(k, v)| KeyValue::str(k, v)).collect(),
+        max_message,
+        cacert: cacert(var("OTEL_EXPORTER_OTLP_CERTIFICATE"))?,
+        injects: false,
+    }))
+}
+
+/// `OTEL_EXPORTER_OTLP_CERTIFICATE`: a PEM file of roots for an `https://` collector,
+/// read now so that a bad one stops the program before it starts.
+fn cacert(path: Option<String>) -> Result<Vec<std::path::PathBuf>, String> {
+    let Some(path) = path else {
+        return Ok(Vec::new());
+    };
+    let files = vec![std::path::PathBuf::from(path.trim())];
+    mcp_raw_net::client::tls::Tls::new(mcp_raw_net::client::tls::TlsOptions {
+        cacert: files.clone(),
+        ..Default::default()
+    })
+    .map_err(|e| format!("OTEL_EXPORTER_OTLP_CERTIFICATE {path:?}: {e:#}"))?;
+    Ok(files)
+}
+
+/// A header's name must be a token and its value free of line breaks (RFC 9110
+/// §5.1, §5.5): what we put in a request head must not split it.
+fn check_header(name: &str, value: &str) -> Result<(), String> {
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    {
+        return Err(format!("{name:?} is not a header name"));
+    }
+    if value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+        return Err("a header value cannot hold a line break".into());
+    }
+    Ok(())
+}
+
+/// `k=v,k2=v2` with percent-encoded values (the W3C Baggage shape the OTel variables
+/// use).
+fn pairs(text: &str) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for item in text.split(',').filter(|i| !i.trim().is_empty()) {
+        let (k, v) = item
+            .split_once('=')
+            .filter(|(k, _)| !k.trim().is_empty())
+            .ok_or_else(|| format!("{item:?}: expected KEY=VALUE"))?;
+        let v = percent_decode(v.trim()).ok_or_else(|| format!("{item:?}: a bad %-escape"))?;
+        check_header(k.trim(), &v).map_err(|e| format!("{item:?}: {e}"))?;
+        out.push((k.trim().to_owned(), v));
+    }
+    Ok(out)
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// The live exporter of one program run: its report said on stderr when dropped
+/// (the program's end, after its recorder).
+pub struct Otlp<'c> {
+    /// The exporter, when `--otlp` (or a variable) names a collector.
+    exporter: Option<Exporter>,
+    /// Where the spans go, for the report.
+    to: String,
+    /// Where the report goes.
+    console: &'c Console,
+}
+
+/// Starts exporting for a recorder described by `header`, if `--otlp` or the
+/// variables name a collector: its sink is pushed on `sinks` (so a recorder exists
+/// even without `--trace` or `--record`). `injects`: the program puts a
+/// `traceparent` in the requests it sends (`--trace-context`), naming its own spans.
+pub fn start<'c>(
+    args: &OtlpArgs,
+    injects: bool,
+    header: &Header,
+    max_message: usize,
+    sinks: &mut Vec<Box<dyn Sink>>,
+    console: &'c Console,
+) -> anyhow::Result<Otlp<'c>> {
+    let flags = Flags {
+        endpoint: args.otlp.as_deref(),
+        protocol: args.otlp_protocol.as_deref(),
+        headers: &args.otlp_header,
+        timeout: args.otlp_timeout,
+        batch: args.otlp_batch,
+        queue: args.otlp_queue,
+        interval: args.otlp_interval,
+    };
+    let settings = settings(flags, &env, max_message)
+        .map_err(|e| super::exit::usage(format!("--otlp: {e}")))?;
+    let Some(mut settings) = settings else {
+        return Ok(Otlp {
+            exporter: None,
+            to: String::new(),
+            console,
+        });
+    };
+    let to = settings
+        .traces
+        .as_ref()
+        .or(settings.metrics.as_ref())
+        .map(|e| e.url.clone())
+        .unwrap_or_default();
+    settings.injects = injects;
+    let (sink, exporter) = exporter::live(settings, header)?;
+    sinks.push(Box::new(sink));
+    Ok(Otlp {
+        exporter: Some(exporter),
+        to,
+        console,
+    })
+}
+
+impl Drop for Otlp<'_> {
+    fn drop(&mut self) {
+        if let Some(e) = self.exporter.take() {
+            let report = e.finish();
+            say(self.console, "[mcp-raw] otlp", &self.to, &report);
+        }
+    }
+}
+
+/// The report's line(s): what was sent, failed and dropped, and the first failure.
+fn say(console: &Console, who: &str, to: &str, r: &Report) {
+    console.say(format_args!(
+        "{who}: {} span{} sent to {}, {} failed, {} dropped (queue full); {} metric export{} sent, {} failed; {} event{} not seen (watcher behind)",
+        r.spans_sent,
+        if r.spans_sent == 1 { "" } else { "s" },
+        escape(to),
+        r.spans_failed,
+        r.spans_dropped,
+        r.metrics_sent,
+        if r.metrics_sent == 1 { "" } else { "s" },
+        r.metrics_failed,
+        r.events_dropped,
+        if r.events_dropped == 1 { "" } else { "s" },
+    ));
+    if let Some(e) = &r.first_error {
+        console.say(format_args!("{who}: first failure: {}", escape(e)));
+    }
+    if r.ambiguous > 0 {
+        console.say(format_args!(
+            "{who}: {} requestState link{} refused as ambiguous (issued twice): those rounds are spans of their own",
+            r.ambiguous,
+            if r.ambiguous == 1 { "" } else { "s" }
+        ));
+    }
+    if r.untracked > 0 {
+        console.say(format_args!(
+            "{who}: {} request{} not followed ({} were open at once): no span",
+            r.untracked,
+            if r.untracked == 1 { "" } else { "s" },
+            exporter::MAX_OPEN
+        ));
+    }
+}
+
+/// `mcp-raw export otlp FILE`: returns the exit status (0 all accepted, 1 an export
+/// failed, 2 usage or unreadable input).
+pub fn export(args: ExportOtlpArgs, console: &Console) -> u8 {
+    let flags = Flags {
+        endpoint: args.endpoint.as_deref(),
+        protocol: args.protocol.as_deref(),
+        headers: &args.header,
+        timeout: args.timeout,
+        batch: args.batch,
+        queue: usize::MAX,
+        interval: Duration::from_secs(1),
+    };
+    let settings = match settings(flags, &env, mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE) {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            console.say(format_args!(
+                "mcp-raw export otlp: no collector: give --endpoint URL or set OTEL_EXPORTER_OTLP_ENDPOINT"
+            ));
+            return 2;
+        }
+        Err(e) => {
+            console.say(format_args!("mcp-raw export otlp: {}", escape(&e)));
+            return 2;
+        }
+    };
+    let to = settings
+        .traces
+        .as_ref()
+        .or(settings.metrics.as_ref())
+        .map(|e| e.url.clone())
+        .unwrap_or_default();
+    let (header, events) = match super::read_transcript(&args.file) {
+        Ok(read) => read,
+        Err(e) => {
+            console.say(format_args!("mcp-raw export otlp: {}", escape(&e)));
+            return 2;
+        }
+    };
+    let report = exporter::recording(settings, &header, &events);
+    say(console, "mcp-raw export otlp", &to, &report);
+    if report.complete() { 0 } else { 1 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(endpoint: Option<&str>) -> Flags<'_> {
+        Flags {
+            endpoint,
+            protocol: None,
+            headers: &[],
+            timeout: None,
+            batch: 512,
+            queue: 2048,
+            interval: Duration::from_secs(5),
+        }
+    }
+
+    #[test]
+    fn the_flag_wins_and_the_variables_fill_in() {
+        let vars = |n: &str| match n {
+            "OTEL_EXPORTER_OTLP_ENDPOINT" => Some("http://env:4318/".to_owned()),
+            "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT" => Some("http://m:1/custom".to_owned()),
+            "OTEL_EXPORTER_OTLP_HEADERS" => Some("a=1,b=x%20y".to_owned()),
+            "OTEL_EXPORTER_OTLP_TIMEOUT" => Some("2500".to_owned()),
+            "OTEL_EXPORTER_OTLP_PROTOCOL" => Some("http/json".to_owned()),
+            "OTEL_SERVICE_NAME" => Some("svc".to_owned()),
+            "OTEL_RESOURCE_ATTRIBUTES" => Some("service.name=no,team=t".to_owned()),
+            _ => None,
+        };
+        let s = settings(flags(None), &vars, 100).unwrap().unwrap();
+        assert_eq!(s.traces.unwrap().url, "http://env:4318/v1/traces");
+        assert_eq!(s.metrics.unwrap().url, "http://m:1/custom");
+        assert_eq!(
+            s.headers,
+            [("a".into(), "1".into()), ("b".into(), "x y".into())]
+        );
+        assert_eq!(s.timeout, Duration::from_millis(2500));
+        assert!(s.json);
+        let keys: Vec<String> = s.resource.iter().map(|kv| format!("{kv:?}")).collect();
+        assert!(keys[0].contains("\"service.name\"") && keys[0].contains("\"svc\""));
+        assert!(!keys.iter().any(|k| k.contains("\"no\"")));
+        let s = settings(flags(Some("http://flag:9")), &vars, 100)
+            .unwrap()
+            .unwrap();
+        assert_eq!(s.traces.unwrap().url, "http://flag:9/v1/traces");
+        assert_eq!(s.metrics.unwrap().url, "http://flag:9/v1/metrics");
+        assert!(settings(flags(None), &|_| None, 100).unwrap().is_none());
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_what_was_wrong() {
+        let grpc = |n: &str| (n == "OTEL_EXPORTER_OTLP_PROTOCOL").then(|| "grpc".to_owned());
+        let e = settings(flags(Some("http://h:1")), &grpc, 1).unwrap_err();
+        assert!(e.contains("grpc"), "{e}");
+        let e = settings(flags(Some("ftp://h")), &|_| None, 1).unwrap_err();
+        assert!(e.contains("ftp://h"), "{e}");
+        let bad = ["x\ny=1".to_owned()];
+        let mut f = flags(Some("http://h:1"));
+        f.headers = &bad;
+        assert!(settings(f, &|_| None, 1).is_err());
+    }
+}
