@@ -413,9 +413,38 @@ fn without_redis_a_request_gets_an_error_quoting_it_and_the_server_recovers() {
     let port = redis.port;
     let url = redis.url();
     // The server survives Redis going away, its own store trace on stderr: a process.
-    let s = HttpServer::start(&["--fixture", "conformance", "--store", &url, "--store-trace"]);
+    let s = HttpServer::start(&[
+        "--fixture",
+        "conformance",
+        "--store",
+        &url,
+        "--store-trace",
+        "--metrics",
+        "127.0.0.1:0",
+    ]);
     let before = create(&s, "slow_compute", json!({"seconds": 0.1}));
     poll(&s, &before, "completed");
+    // --metrics counts the store's failures: none yet.
+    assert!(
+        s.wait_logged("Prometheus metrics at http://", Duration::from_secs(5)),
+        "{}",
+        s.logged()
+    );
+    let log = s.logged();
+    let metrics = log.split("Prometheus metrics at http://").nth(1).unwrap();
+    let metrics = metrics.split('/').next().unwrap().to_owned();
+    let store_errors = || -> f64 {
+        use std::io::{Read, Write};
+        let mut c = TcpStream::connect(&metrics).unwrap();
+        c.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        let mut text = String::new();
+        c.read_to_string(&mut text).unwrap();
+        text.lines()
+            .find_map(|l| l.strip_prefix("mcp_raw_store_errors_total ")?.parse().ok())
+            .unwrap_or_else(|| panic!("no mcp_raw_store_errors_total in {text}"))
+    };
+    assert_eq!(store_errors(), 0.0);
     // --store-trace: Redis's bytes as they crossed, CR and LF escaped.
     let trace = s.logged();
     assert!(trace.contains(r"[redis cmd] < +OK\r\n"), "{trace}");
@@ -439,6 +468,8 @@ fn without_redis_a_request_gets_an_error_quoting_it_and_the_server_recovers() {
     );
     let r = call(&s, "slow_compute", json!({"seconds": 1}));
     assert_eq!(r["error"]["code"], -32603, "{r}");
+    // Both refused requests counted (and the bus's subscription going down, maybe).
+    assert!(store_errors() >= 2.0);
     // Back (empty: no persistence): the next command reconnects; the bus too.
     let _again = Redis::start_on("outage-again", port).unwrap();
     let after = create(&s, "slow_compute", json!({"seconds": 0.1}));

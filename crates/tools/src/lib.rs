@@ -169,6 +169,7 @@
 
 // What this crate stands on, under the names the whole workspace uses.
 use mcp_raw_core as protocol;
+use mcp_raw_net::store::errors as store_errors;
 use mcp_raw_net::{client, keys, transport};
 use mcp_raw_wire as wire;
 use mcp_raw_wire::{clock, jsonrpc, lock};

@@ -22,3 +22,21 @@
 pub mod redis;
 pub mod resp;
 pub mod shared;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Store operations that failed in this process: a command Redis refused, did not
+/// answer in time, or whose connection was lost (the request it served got
+/// `-32603`), and each time the bus's subscription went down. What `--metrics`
+/// shows as `mcp_raw_store_errors_total`; zero without `--store`.
+static ERRORS: AtomicU64 = AtomicU64::new(0);
+
+/// Store operations that failed so far.
+pub fn errors() -> u64 {
+    ERRORS.load(Ordering::Relaxed)
+}
+
+/// One more store operation failed.
+pub(crate) fn failed() {
+    ERRORS.fetch_add(1, Ordering::Relaxed);
+}

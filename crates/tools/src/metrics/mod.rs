@@ -215,6 +215,12 @@ impl Metrics {
             "Wire events the metrics watcher never saw: its queue was full (it fell behind); the counts above miss them.",
             self.dropped.load(Ordering::Relaxed) as f64,
         );
+        counter(
+            &mut x,
+            "mcp_raw_store_errors_total",
+            "Operations on the shared store (serve --store) that failed: a command Redis refused, did not answer in time or lost its connection over (its request got -32603), and each time the bus's subscription went down. Zero without --store.",
+            crate::store_errors() as f64,
+        );
         x.finish()
     }
 }

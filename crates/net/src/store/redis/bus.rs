@@ -83,6 +83,7 @@ pub(super) async fn read_bus(
             let _ = ready.send(Err(error));
             return;
         }
+        crate::store::failed();
         log::warn!("[mcp-raw] store: the bus is down ({error}); reconnecting in {backoff:?}");
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(MAX_BACKOFF);

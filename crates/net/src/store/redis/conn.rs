@@ -23,8 +23,18 @@ impl Client {
         }
     }
 
-    /// Runs one command; a Redis error reply is an `Err` quoting it.
+    /// Runs one command; a Redis error reply is an `Err` quoting it. Every `Err` is
+    /// counted ([`crate::store::errors`]).
     pub(super) async fn call(&self, args: &[&[u8]]) -> Result<Frame, String> {
+        let reply = self.call_once(args).await;
+        if reply.is_err() {
+            crate::store::failed();
+        }
+        reply
+    }
+
+    /// [`Client::call`], uncounted.
+    async fn call_once(&self, args: &[&[u8]]) -> Result<Frame, String> {
         let addr = self.settings.target.addr();
         let mut slot = self.conn.lock().await;
         if slot.is_none() {
