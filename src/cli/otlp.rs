@@ -8,13 +8,15 @@
 //! `OTEL_EXPORTER_OTLP_ENDPOINT` (a base: `/v1/traces` and `/v1/metrics` appended),
 //! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` and `_METRICS_ENDPOINT` (used as given),
 //! `OTEL_EXPORTER_OTLP_HEADERS` (`k=v,k2=v2`, values percent-decoded),
-//! `OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_EXPORTER_OTLP_TIMEOUT` (milliseconds),
+//! `OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_EXPORTER_OTLP_TIMEOUT` (milliseconds), and
+//! each signal's own `…_TRACES_HEADERS`, `…_TRACES_PROTOCOL`, `…_TRACES_TIMEOUT` (and
+//! `…_METRICS_…`), which win over the general ones for that signal,
 //! `OTEL_EXPORTER_OTLP_CERTIFICATE` (roots for an `https://` collector),
 //! `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`.
 
 use super::args::{ExportOtlpArgs, OtlpArgs};
 use super::console::Console;
-use mcp_raw_tools::otlp::exporter::{self, Exporter, Report, Settings};
+use mcp_raw_tools::otlp::exporter::{self, Exporter, Own, Report, Settings};
 use mcp_raw_tools::otlp::post::Endpoint;
 use mcp_raw_tools::otlp::proto::KeyValue;
 use mcp_raw_wire::recorder::Sink;
@@ -73,29 +75,16 @@ fn settings(
     let endpoint = |url: Option<String>| -> Result<Option<Endpoint>, String> {
         url.map(|u| Endpoint::parse(&u)).transpose()
     };
-    let protocol = match f.protocol {
-        Some(p) => p.to_owned(),
-        None => var("OTEL_EXPORTER_OTLP_PROTOCOL").unwrap_or_else(|| "http/protobuf".into()),
+    // Each of protocol, headers and timeout: the flag, else the signal's own variable
+    // (`…_TRACES_…`, `…_METRICS_…`), else the general one, else the default.
+    let protocol_of = |name: &str| -> Result<Option<bool>, String> {
+        var(name).map(|v| protocol(name, &v)).transpose()
     };
-    let json = match protocol.trim() {
-        "http/protobuf" => false,
-        "http/json" => true,
-        "grpc" => {
-            return Err(
-                "OTLP protocol \"grpc\": mcp-raw speaks OTLP/HTTP only (http/protobuf or http/json)"
-                    .into(),
-            );
-        }
-        other => {
-            return Err(format!(
-                "OTLP protocol {other:?}: expected http/protobuf or http/json"
-            ));
-        }
+    let json = match f.protocol {
+        Some(p) => protocol("--otlp-protocol", p)?,
+        None => protocol_of("OTEL_EXPORTER_OTLP_PROTOCOL")?.unwrap_or(false),
     };
-    let mut headers = match var("OTEL_EXPORTER_OTLP_HEADERS") {
-        Some(v) => pairs(&v).map_err(|e| format!("OTEL_EXPORTER_OTLP_HEADERS: {e}"))?,
-        None => Vec::new(),
-    };
+    let mut flag_headers = Vec::new();
     for h in f.headers {
         let (name, value) = h
             .split_once('=')
@@ -103,19 +92,49 @@ fn settings(
             .ok_or_else(|| format!("--otlp-header {h:?}: expected NAME=VALUE"))?;
         let (name, value) = (name.trim().to_owned(), value.trim().to_owned());
         check_header(&name, &value).map_err(|e| format!("--otlp-header {h:?}: {e}"))?;
-        // The flag wins over the variable for the same name.
-        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
-        headers.push((name, value));
+        flag_headers.push((name, value));
     }
+    let headers_of = |name: &str| -> Result<Option<Vec<(String, String)>>, String> {
+        let Some(v) = var(name) else {
+            return Ok(None);
+        };
+        let mut headers = pairs(&v).map_err(|e| format!("{name}: {e}"))?;
+        // A flag wins over the variable for the same name.
+        for (name, value) in &flag_headers {
+            headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+            headers.push((name.clone(), value.clone()));
+        }
+        Ok(Some(headers))
+    };
+    let headers = headers_of("OTEL_EXPORTER_OTLP_HEADERS")?.unwrap_or_else(|| flag_headers.clone());
+    let timeout_of = |name: &str| -> Result<Option<Duration>, String> {
+        var(name)
+            .map(|ms| {
+                ms.trim()
+                    .parse()
+                    .map(Duration::from_millis)
+                    .map_err(|_| format!("{name} {ms:?}: expected milliseconds"))
+            })
+            .transpose()
+    };
     let timeout = match f.timeout {
         Some(t) => t,
-        None => match var("OTEL_EXPORTER_OTLP_TIMEOUT") {
-            Some(ms) => Duration::from_millis(ms.trim().parse().map_err(|_| {
-                format!("OTEL_EXPORTER_OTLP_TIMEOUT {ms:?}: expected milliseconds")
-            })?),
-            None => exporter::TIMEOUT,
-        },
+        None => timeout_of("OTEL_EXPORTER_OTLP_TIMEOUT")?.unwrap_or(exporter::TIMEOUT),
     };
+    let own = |signal: &str| -> Result<Own, String> {
+        Ok(Own {
+            headers: headers_of(&format!("OTEL_EXPORTER_OTLP_{signal}_HEADERS"))?,
+            json: match f.protocol {
+                Some(_) => None,
+                None => protocol_of(&format!("OTEL_EXPORTER_OTLP_{signal}_PROTOCOL"))?,
+            },
+            timeout: match f.timeout {
+                Some(_) => None,
+                None => timeout_of(&format!("OTEL_EXPORTER_OTLP_{signal}_TIMEOUT"))?,
+            },
+        })
+    };
+    let (traces_own, metrics_own) = (own("TRACES")?, own("METRICS")?);
     let mut resource = match var("OTEL_RESOURCE_ATTRIBUTES") {
         Some(v) => pairs(&v).map_err(|e| format!("OTEL_RESOURCE_ATTRIBUTES: {e}"))?,
         None => Vec::new(),
@@ -142,6 +161,8 @@ fn settings(
         max_message,
         cacert: cacert(var("OTEL_EXPORTER_OTLP_CERTIFICATE"))?,
         injects: false,
+        traces_own,
+        metrics_own,
     }))
 }
 
@@ -162,6 +183,20 @@ fn cacert(path: Option<String>) -> Result<Vec<std::path::PathBuf>, String> {
 
 /// A header's name must be a token and its value free of line breaks (RFC 9110
 /// §5.1, §5.5): what we put in a request head must not split it.
+/// An OTLP protocol's name, as `label` gave it: OTLP/JSON (`true`) or protobuf.
+fn protocol(label: &str, value: &str) -> Result<bool, String> {
+    match value.trim() {
+        "http/protobuf" => Ok(false),
+        "http/json" => Ok(true),
+        "grpc" => Err(format!(
+            "{label}: OTLP protocol \"grpc\": mcp-raw speaks OTLP/HTTP only (http/protobuf or http/json)"
+        )),
+        other => Err(format!(
+            "{label}: OTLP protocol {other:?}: expected http/protobuf or http/json"
+        )),
+    }
+}
+
 fn check_header(name: &str, value: &str) -> Result<(), String> {
     if !name
         .bytes()
@@ -402,6 +437,61 @@ mod tests {
         assert_eq!(s.traces.unwrap().url, "http://flag:9/v1/traces");
         assert_eq!(s.metrics.unwrap().url, "http://flag:9/v1/metrics");
         assert!(settings(flags(None), &|_| None, 100).unwrap().is_none());
+    }
+
+    /// A signal's own variable wins over the general one for that signal only; a
+    /// flag wins over both.
+    #[test]
+    fn each_signals_own_variables_win_for_it() {
+        let vars = |n: &str| match n {
+            "OTEL_EXPORTER_OTLP_ENDPOINT" => Some("http://env:4318".to_owned()),
+            "OTEL_EXPORTER_OTLP_HEADERS" => Some("a=1".to_owned()),
+            "OTEL_EXPORTER_OTLP_TRACES_HEADERS" => Some("t=2".to_owned()),
+            "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL" => Some("http/json".to_owned()),
+            "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT" => Some("700".to_owned()),
+            _ => None,
+        };
+        let s = settings(flags(None), &vars, 100).unwrap().unwrap();
+        let (t, m) = (s.posting(false), s.posting(true));
+        assert_eq!(t.headers, [("t".to_owned(), "2".to_owned())]);
+        assert_eq!(m.headers, [("a".to_owned(), "1".to_owned())]);
+        assert_eq!((t.json, m.json), (false, true));
+        assert_eq!(
+            (t.timeout, m.timeout),
+            (Duration::from_millis(700), exporter::TIMEOUT)
+        );
+        let header = ["f=3".to_owned()];
+        let mut f = flags(None);
+        f.protocol = Some("http/protobuf");
+        f.timeout = Some(Duration::from_secs(1));
+        f.headers = &header;
+        let s = settings(f, &vars, 100).unwrap().unwrap();
+        let (t, m) = (s.posting(false), s.posting(true));
+        assert_eq!((t.json, m.json), (false, false));
+        assert_eq!(
+            (t.timeout, m.timeout),
+            (Duration::from_secs(1), Duration::from_secs(1))
+        );
+        assert_eq!(
+            t.headers,
+            [
+                ("t".to_owned(), "2".to_owned()),
+                ("f".to_owned(), "3".to_owned())
+            ]
+        );
+        assert_eq!(
+            m.headers,
+            [
+                ("a".to_owned(), "1".to_owned()),
+                ("f".to_owned(), "3".to_owned())
+            ]
+        );
+        let bad = |n: &str| (n == "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT").then(|| "soon".to_owned());
+        let e = settings(flags(Some("http://h:1")), &bad, 1).unwrap_err();
+        assert_eq!(
+            e,
+            "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT \"soon\": expected milliseconds"
+        );
     }
 
     #[test]

@@ -65,6 +65,48 @@ pub struct Settings {
     /// The program puts a `traceparent` in the requests it sends (`--trace-context`):
     /// those name its own spans.
     pub injects: bool,
+    /// What `OTEL_EXPORTER_OTLP_TRACES_*` says otherwise for the spans.
+    pub traces_own: Own,
+    /// What `OTEL_EXPORTER_OTLP_METRICS_*` says otherwise for the metrics.
+    pub metrics_own: Own,
+}
+
+/// One signal's own headers, protocol and timeout (OTLP exporter configuration: a
+/// signal's variable wins over the general one); `None` keeps [`Settings`]'.
+#[derive(Debug, Clone, Default)]
+pub struct Own {
+    /// `OTEL_EXPORTER_OTLP_{TRACES,METRICS}_HEADERS`, with the flags' added.
+    pub headers: Option<Vec<(String, String)>>,
+    /// `…_PROTOCOL`: OTLP/JSON or not.
+    pub json: Option<bool>,
+    /// `…_TIMEOUT`.
+    pub timeout: Option<Duration>,
+}
+
+/// How one export is posted: its headers, its encoding, its time.
+pub struct Posting<'a> {
+    /// The headers sent with it.
+    pub headers: &'a [(String, String)],
+    /// OTLP/JSON instead of protobuf.
+    pub json: bool,
+    /// Its time at most.
+    pub timeout: Duration,
+}
+
+impl Settings {
+    /// How an export of spans (`metrics: false`) or of metrics is posted.
+    pub fn posting(&self, metrics: bool) -> Posting<'_> {
+        let own = if metrics {
+            &self.metrics_own
+        } else {
+            &self.traces_own
+        };
+        Posting {
+            headers: own.headers.as_deref().unwrap_or(&self.headers),
+            json: own.json.unwrap_or(self.json),
+            timeout: own.timeout.unwrap_or(self.timeout),
+        }
+    }
 }
 
 /// What happened, for the report at the end.

@@ -46,14 +46,15 @@ pub(super) fn send_all(
     };
     let mut deadline: Option<Instant> = None;
     for job in rx {
+        let posting = settings.posting(matches!(job, Job::Metrics(_)));
         if closing.load(Ordering::SeqCst) && deadline.is_none() {
-            deadline = Some(Instant::now() + settings.timeout);
+            deadline = Some(Instant::now() + posting.timeout);
         }
         let budget = match deadline {
             Some(d) => d.saturating_duration_since(Instant::now()),
-            None => settings.timeout,
+            None => posting.timeout,
         };
-        let (to, body, content_type) = encode(&job, settings);
+        let (to, body, content_type) = encode(&job, settings, posting.json);
         let Some(to) = to else { continue };
         if budget.is_zero() {
             fail(
@@ -67,11 +68,8 @@ pub(super) fn send_all(
             continue;
         }
         let sent = rt.block_on(async {
-            match tokio::time::timeout(
-                budget,
-                post(to, content_type, &settings.headers, &body, &tls),
-            )
-            .await
+            match tokio::time::timeout(budget, post(to, content_type, posting.headers, &body, &tls))
+                .await
             {
                 Ok(r) => r.map_err(|e| format!("{e:#}")),
                 Err(_) => Err(format!("no answer within {} ms", budget.as_millis())),
@@ -110,7 +108,11 @@ fn fail(counters: &Counters, job: &Job, why: Option<String>) {
 }
 
 /// The job's endpoint, body and content type.
-fn encode<'a>(job: &Job, settings: &'a Settings) -> (Option<&'a Endpoint>, Vec<u8>, &'static str) {
+fn encode<'a>(
+    job: &Job,
+    settings: &'a Settings,
+    json: bool,
+) -> (Option<&'a Endpoint>, Vec<u8>, &'static str) {
     let (to, body) = match job {
         Job::Spans(spans) => {
             let r = ExportTraceServiceRequest {
@@ -124,7 +126,7 @@ fn encode<'a>(job: &Job, settings: &'a Settings) -> (Option<&'a Endpoint>, Vec<u
                     }],
                 }],
             };
-            let body = if settings.json {
+            let body = if json {
                 super::json::traces(&r).to_string().into_bytes()
             } else {
                 r.encode_to_vec()
@@ -132,7 +134,7 @@ fn encode<'a>(job: &Job, settings: &'a Settings) -> (Option<&'a Endpoint>, Vec<u
             (settings.traces.as_ref(), body)
         }
         Job::Metrics(r) => {
-            let body = if settings.json {
+            let body = if json {
                 super::json::metrics(r).to_string().into_bytes()
             } else {
                 r.encode_to_vec()
@@ -140,7 +142,7 @@ fn encode<'a>(job: &Job, settings: &'a Settings) -> (Option<&'a Endpoint>, Vec<u
             (settings.metrics.as_ref(), body)
         }
     };
-    let content_type = if settings.json {
+    let content_type = if json {
         "application/json"
     } else {
         "application/x-protobuf"
