@@ -323,6 +323,19 @@ fn serve_sends_a_span_per_operation_from_both_eras() {
         spans.iter().all(|s| s["kind"] == "SPAN_KIND_SERVER"),
         "{spans:#?}"
     );
+    // A notification has a span too (the conventions' spans are "the request or
+    // notification"): the legacy client's one notifications/initialized, in its
+    // session, lasting no time.
+    let initialized = named(&spans, "notifications/initialized");
+    assert_eq!(initialized.len(), 1, "{initialized:#?}");
+    let n = initialized[0];
+    assert_eq!(
+        attr(n, "mcp.method.name").as_deref(),
+        Some("notifications/initialized")
+    );
+    assert!(attr(n, "mcp.session.id").is_some(), "{n:#}");
+    assert_eq!(attr(n, "network.transport").as_deref(), Some("tcp"));
+    assert_eq!(n["startTimeUnixNano"], n["endTimeUnixNano"]);
     // The retried operation: one parent, three attempts under it, one trace.
     let multi = named(&spans, "tools/call test_input_required_result_multi_round");
     assert_eq!(multi.len(), 4, "{multi:#?}");
@@ -427,8 +440,9 @@ fn serve_sends_a_span_per_operation_from_both_eras() {
         ])
     );
     let counted: u64 = points.iter().map(|p| nanos(&p["count"])).sum();
-    // Operations: every span but the three attempts.
-    assert_eq!(counted as usize, spans.len() - 3);
+    // Operations: every span but the three attempts and the notification's (it
+    // lasts no time: no duration is recorded for it).
+    assert_eq!(counted as usize, spans.len() - 3 - initialized.len());
     assert!(
         metrics
             .iter()
@@ -498,8 +512,8 @@ fn a_failing_or_hanging_collector_never_slows_the_wire() {
             count_before(report, " dropped"),
         );
         assert_eq!(sent, 0, "{report}");
-        // initialize, tools/list and the 30 calls.
-        assert_eq!(failed + dropped, 32, "{report}");
+        // initialize, its notifications/initialized, tools/list and the 30 calls.
+        assert_eq!(failed + dropped, 33, "{report}");
         assert!(failed >= 1, "{report}");
         let why = log
             .lines()

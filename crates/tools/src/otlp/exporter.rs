@@ -371,6 +371,11 @@ impl Pipeline {
                 self.batch.extend(made.spans);
             }
         }
+        if self.settings.traces.is_some() {
+            for n in &fed.notes {
+                self.batch.push(self.spans.note(n));
+            }
+        }
         self.hops.after(e);
         if self.batch.len() >= self.settings.batch.max(1) {
             self.flush_spans();

@@ -29,7 +29,7 @@
 use super::attributes::{attributes, http_lane, name, version};
 use super::context::{fresh_span_id, fresh_trace_id, traceparent};
 use super::proto::{KIND_CLIENT, KIND_SERVER, KeyValue, Span};
-use crate::stats::items::{Call, Outcome};
+use crate::stats::items::{Call, Note, Outcome};
 use crate::wire::event::Dir;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -261,6 +261,37 @@ impl Spans {
         Made {
             spans: vec![span],
             measure: Some(measure),
+        }
+    }
+
+    /// A notification's span: the conventions' spans cover "the request or
+    /// notification". Its kind is a request's from the same side, its name its
+    /// method; it lasts no time (JSON-RPC acknowledges no notification: the `202` an
+    /// HTTP POST of one gets is not paired here), at the root of a trace of its own.
+    pub fn note(&mut self, n: &Note) -> Span {
+        let kind = if self.bridge && !http_lane(&n.lane) {
+            Role::Client.kind(n.from)
+        } else {
+            self.role.kind(n.from)
+        };
+        let mut attributes = vec![KeyValue::str("mcp.method.name", &n.method)];
+        if let Some(s) = &n.session {
+            attributes.push(KeyValue::str("mcp.session.id", s));
+        }
+        let transport = if http_lane(&n.lane) { "tcp" } else { "pipe" };
+        attributes.push(KeyValue::str("network.transport", transport));
+        Span {
+            trace_id: fresh_trace_id().to_vec(),
+            span_id: fresh_span_id().to_vec(),
+            trace_state: String::new(),
+            parent_span_id: Vec::new(),
+            name: n.method.clone(),
+            kind,
+            start_time_unix_nano: self.at(n.t),
+            end_time_unix_nano: self.at(n.t),
+            attributes,
+            status: None,
+            flags: 0x101,
         }
     }
 
