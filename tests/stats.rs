@@ -498,3 +498,101 @@ fn the_live_reader_pairs_what_the_whole_file_reader_pairs() {
     );
     assert_eq!(done[0].latency(), Some(std::time::Duration::from_millis(2)));
 }
+
+/// A long run read live keeps nothing of what went by: a thousand connections, each
+/// a legacy session's initialize (its server named, a session issued) and a call,
+/// then closed, with a stdio server logging on stderr the while; at the end the
+/// reader holds nothing, and every request was handed back once.
+#[test]
+fn the_live_reader_keeps_nothing_of_what_went_by() {
+    use mcp_raw_tools::stats::live::Live;
+    use mcp_raw_wire::event::{Dir, Event, Lane, LaneKind, What};
+    let mut live = Live::new(1 << 20, 100);
+    let mut t = 0u64;
+    let mut handed = 0;
+    let mut feed = |live: &mut Live, lane: Lane, dir: Dir, what: What| {
+        t += 1;
+        let e = Event {
+            t: std::time::Duration::from_micros(t),
+            lane,
+            dir,
+            what,
+        };
+        live.feed(&e, &mut |_, _| {}).calls.len()
+    };
+    let stderr = Lane {
+        id: 0,
+        kind: LaneKind::Stderr,
+    };
+    for i in 1..=1000u32 {
+        let lane = Lane {
+            id: i,
+            kind: LaneKind::Http,
+        };
+        let post = |body: &str, session: Option<&str>| {
+            let sid = session.map_or(String::new(), |s| format!("mcp-session-id: {s}\r\n"));
+            format!(
+                "POST /mcp HTTP/1.1\r\nhost: h\r\ncontent-type: application/json\r\n{sid}content-length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        };
+        let reply = |body: &str, session: Option<&str>| {
+            let sid = session.map_or(String::new(), |s| format!("mcp-session-id: {s}\r\n"));
+            format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n{sid}content-length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        };
+        let session = format!("s-{i}");
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        let inited = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{}}}"#;
+        let done = r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#;
+        feed(
+            &mut live,
+            lane,
+            Dir::ToServer,
+            What::Open(format!("accepted from 127.0.0.1:{i}")),
+        );
+        handed += feed(
+            &mut live,
+            lane,
+            Dir::ToServer,
+            What::Bytes(post(init, None).into_bytes().into()),
+        );
+        handed += feed(
+            &mut live,
+            lane,
+            Dir::ToClient,
+            What::Bytes(reply(inited, Some(&session)).into_bytes().into()),
+        );
+        handed += feed(
+            &mut live,
+            lane,
+            Dir::ToServer,
+            What::Bytes(post(call, Some(&session)).into_bytes().into()),
+        );
+        handed += feed(
+            &mut live,
+            lane,
+            Dir::ToClient,
+            What::Bytes(reply(done, None).into_bytes().into()),
+        );
+        handed += feed(
+            &mut live,
+            stderr,
+            Dir::ToClient,
+            What::Bytes(format!("log line {i}\n").into_bytes().into()),
+        );
+        for dir in [Dir::ToServer, Dir::ToClient] {
+            handed += feed(&mut live, lane, dir, What::Close("EOF".into()));
+        }
+    }
+    assert_eq!(handed, 2000, "every request handed back once");
+    assert_eq!(live.open(), 0);
+    assert!(
+        live.kept() <= 1,
+        "kept {} things of a finished run",
+        live.kept()
+    );
+}

@@ -98,7 +98,7 @@ impl Building {
 
 /// What one HTTP lane's exchanges say about sessions.
 #[derive(Default)]
-struct LaneState {
+pub(super) struct LaneState {
     /// The `MCP-Protocol-Version` header of the request being read.
     version: Option<String>,
     /// The status of the response being read.
@@ -135,7 +135,7 @@ pub(super) struct Reader {
     /// The next request's number.
     next: usize,
     /// HTTP lanes' session bookkeeping.
-    lanes: HashMap<String, LaneState>,
+    pub(super) lanes: HashMap<String, LaneState>,
     /// Live: forget a lane once both its directions closed, and give up its requests.
     live: bool,
     /// Keep the params and results of the [`KEEP`] methods (what `check`'s security
@@ -423,7 +423,9 @@ impl Reader {
             })
             .and_then(|i| i.get("name"))
             .and_then(Value::as_str);
-        if let Some(name) = name {
+        // Live, nothing is kept per conversation past its requests: a long-running
+        // server would keep one name per session it ever served.
+        if let Some(name) = name.filter(|_| !self.live) {
             self.ledger
                 .server_names
                 .insert(conv_key.clone(), name.to_owned());

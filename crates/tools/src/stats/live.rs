@@ -8,8 +8,9 @@ use crate::wire::event::Event;
 
 /// A recording read as it is made (a sink's view: `--metrics`, `--otlp`): each
 /// request handed back once answered (or once its lane closed unanswered), with the
-/// notifications, heads, logs and tool lists of the event that completed it; nothing
-/// kept beyond the requests still open and the lanes still open.
+/// notifications, heads and tool lists of the event that completed it; nothing kept
+/// beyond the requests still open and the lanes still open (a test holds a long run's
+/// memory to that: `tests/stats.rs`).
 pub struct Live {
     /// The reader, in live mode.
     reader: Reader,
@@ -46,6 +47,8 @@ impl Live {
         self.reader.max_open = self.max_open;
         self.reader.event(e, facts);
         let r = &mut self.reader;
+        // A stdio server's log lines are not handed on: dropped, not kept.
+        r.ledger.logs.clear();
         Fed {
             calls: r.finished.drain(..).map(|(_, c)| c).collect(),
             notes: std::mem::take(&mut r.ledger.notes),
@@ -57,6 +60,13 @@ impl Live {
     /// Requests open now (sent, not answered).
     pub fn open(&self) -> usize {
         self.reader.open.len()
+    }
+
+    /// Everything the reader holds between events: requests open, lanes open,
+    /// names and log lines kept. Bounded by what is open, never by what went by.
+    pub fn kept(&self) -> usize {
+        let r = &self.reader;
+        r.open.len() + r.lanes.len() + r.ledger.server_names.len() + r.ledger.logs.len()
     }
 
     /// Requests not followed because `max_open` were already open.
