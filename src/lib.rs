@@ -42,7 +42,8 @@
 //!   load.rs             `load TARGET`: the library's run, its progress, its figures, its gates
 //!   pin.rs              `pin FILE`: a trusted recording's tools hashed, for `check --baseline`
 //!   har.rs              `export har`, `import har`: the library's HAR read and written
-//!   otlp.rs             `--otlp`, `export otlp`: flags and OTEL_* variables → the exporter, its report
+//!   otlp.rs             `--otlp`, `export otlp`: the live exporter on the recorder, its report
+//!   otlp_env.rs         the flags and OTEL_* variables read into the exporter's settings
 //!   gate.rs             `check`'s contract, security rules and --allow; SARIF's lines
 //!   diff.rs             `diff A B`: two recordings, message by message
 //!   exit.rs             the one exit-status rule, and each subcommand's line of it

@@ -23,6 +23,7 @@ pub mod listening;
 pub mod load;
 pub mod metrics;
 pub mod otlp;
+pub mod otlp_env;
 pub mod pin;
 pub mod printer;
 pub mod record;
