@@ -99,22 +99,38 @@ class Browser:
     """Headless Chromium with a DevTools port, closed on exit."""
 
     def __init__(self, chromium):
-        self.profile = tempfile.mkdtemp(prefix="mcp-raw-cdp-")
-        self.proc = subprocess.Popen(
-            [
-                chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                "--remote-debugging-port=0", f"--user-data-dir={self.profile}", "about:blank",
-            ],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        )
-        deadline = time.time() + 30
-        while True:
-            line = self.proc.stderr.readline()
-            m = re.search(r"DevTools listening on (ws://\S+)", line)
+        # A start that fails (on a loaded machine Chromium has exited before saying
+        # where DevTools listen) is tried once more; the error says what it printed.
+        said = []
+        for attempt in range(2):
+            self.profile = tempfile.mkdtemp(prefix="mcp-raw-cdp-")
+            self.proc = subprocess.Popen(
+                [
+                    chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                    "--remote-debugging-port=0", f"--user-data-dir={self.profile}", "about:blank",
+                ],
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            )
+            deadline = time.time() + 30
+            m = None
+            while True:
+                line = self.proc.stderr.readline()
+                m = re.search(r"DevTools listening on (ws://\S+)", line)
+                if m:
+                    break
+                said.append(line.rstrip())
+                if not line and self.proc.poll() is not None or time.time() > deadline:
+                    break
             if m:
                 break
-            if not line and self.proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError("chromium did not say where its DevTools listen")
+            self.proc.kill()
+            self.proc.wait()
+            shutil.rmtree(self.profile, ignore_errors=True)
+        if not m:
+            tail = "\n".join(l for l in said if l)[-2000:]
+            raise RuntimeError(
+                f"chromium did not say where its DevTools listen (two starts; exit {self.proc.returncode}); it said:\n{tail}"
+            )
         self.ws = Socket(m.group(1))
         self.next_id = 0
         self.events = []
