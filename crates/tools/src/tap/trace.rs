@@ -27,11 +27,6 @@ impl Injector {
         }
     }
 
-    /// The trace the requests join.
-    pub fn trace(&self) -> TraceParent {
-        self.run
-    }
-
     /// One line of the client's: with trace context when it is a request that has
     /// none, else as it is (a notification, a response, a batch, a line that is not
     /// JSON or not UTF-8, a request whose `_meta` has its own `traceparent`).
