@@ -160,12 +160,6 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
     // `--trace-context`: each whole line of the client's, with trace context when it
     // is a request (before it is held, resent around or recorded: what the server gets).
     let whole = trace.is_some();
-    let inject = move |line: &[u8]| -> Vec<u8> {
-        match &trace {
-            Some(t) => t.apply(line).into_owned(),
-            None => line.to_vec(),
-        }
-    };
     std::thread::spawn(move || match (held, page, child_stdin) {
         (_, Some(r), _) => {
             copy_lines(
@@ -174,7 +168,7 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
                 lane,
                 Dir::ToServer,
                 max_line,
-                &mut |line| r.client_line(&inject(line)),
+                &mut |line| r.client_line(&injected(&trace, line)),
                 &mut |part| r.client_part(part),
             );
             r.close();
@@ -188,9 +182,13 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
                 Dir::ToServer,
                 max_line,
                 &mut |line| {
-                    i.pass(&rec, lane, Dir::ToServer, &inject(line), &mut |b| {
-                        to.borrow_mut().write_all(b)
-                    })
+                    i.pass(
+                        &rec,
+                        lane,
+                        Dir::ToServer,
+                        &injected(&trace, line),
+                        &mut |b| to.borrow_mut().write_all(b),
+                    )
                 },
                 &mut |part| {
                     rec.bytes(lane, Dir::ToServer, part);
@@ -200,19 +198,18 @@ pub fn run(config: Config) -> anyhow::Result<i32> {
         }
         (None, None, Some(mut to)) if whole => {
             let to = std::cell::RefCell::new(&mut to);
-            let mut pass = |bytes: &[u8]| {
+            let pass = |bytes: &[u8]| {
                 rec.bytes(lane, Dir::ToServer, bytes);
                 to.borrow_mut().write_all(bytes)
             };
-            let pass = std::cell::RefCell::new(&mut pass);
             copy_lines(
                 our_stdin,
                 &rec,
                 lane,
                 Dir::ToServer,
                 max_line,
-                &mut |line| (pass.borrow_mut())(&inject(line)),
-                &mut |part| (pass.borrow_mut())(part),
+                &mut |line| pass(&injected(&trace, line)),
+                &mut |part| pass(part),
             )
         }
         (None, None, Some(to)) => copy(our_stdin, to, &rec, lane, Dir::ToServer),
@@ -341,6 +338,19 @@ fn copy(mut from: impl Read, mut to: impl Write, recorder: &Recorder, lane: Lane
         }
     };
     recorder.emit(lane, dir, What::Close(why));
+}
+
+/// A client's line with `--trace-context`'s trace context when it is a request
+/// (before it is held, resent around or recorded: what the server gets); borrowed,
+/// uncopied, without the flag.
+fn injected<'a>(
+    trace: &Option<super::trace::Injector>,
+    line: &'a [u8],
+) -> std::borrow::Cow<'a, [u8]> {
+    match trace {
+        Some(t) => t.apply(line),
+        None => std::borrow::Cow::Borrowed(line),
+    }
 }
 
 /// [`copy`] in whole lines (under `--intercept`, or with the page's resends): each
