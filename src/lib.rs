@@ -20,6 +20,7 @@
 //!     ca.rs             `ca`'s action and directory
 //!     replay.rs         `replay`'s flags: the mock's transport or `--against`
 //!     recordings.rs     `check`, `diff` and `show`: the flags of the readers
+//!     record_queue.rs   `--record-buffer`, `--lossy-record`: the recording writer's queue
 //!     contract.rs       `check --expect-tool`, `--max-latency`…, `--contract FILE`
 //!     security.rs       `check --security`, `--baseline OLD`, `--allow RULE`
 //!     stats.rs          `stats FILE…`: its formats
@@ -48,7 +49,7 @@
 //!   diff.rs             `diff A B`: two recordings, message by message
 //!   exit.rs             the one exit-status rule, and each subcommand's line of it
 //!   replay.rs           `replay FILE --against TARGET`: the client side sent again
-//!   record.rs           `--trace` and `--record`: the sinks a recorder feeds
+//!   record.rs           `--trace` and `--record`: the sinks a recorder feeds, drained at the end
 //!   metrics.rs          `--metrics ADDR`: the watcher's sink and the /metrics listener
 //!   printer.rs          a client-side program's printer, built from its view flags
 //!   color.rs            `--color`: when to colour; the terminal question asked here
@@ -71,6 +72,7 @@
 //!   auth_server.rs      `auth-server`: the flags → the loopback authorization server
 //!   script.rs           the sessions the demos drive, and what each reply must be
 //!   stderr_log.rs       the libraries' reports (the `log` facade) written to stderr
+//!   stop.rs             Ctrl-C or SIGTERM: where a long-running program stops
 //!   sessions.rs         `sessions`: the flags → the library's listing, printed as text or JSON
 //!   wrap.rs             `wrap`: the flags → the library's options, its report printed
 //! ```
@@ -194,6 +196,8 @@ pub fn run(args: Vec<OsString>, console: &Console) -> u8 {
 #[inline(never)]
 fn apart<T>(console: &Console, run: impl FnOnce() -> T) -> T {
     let out = run();
+    // Every recording whole on disk before the program's last word.
+    cli::record::drain(console);
     // With --ui, the page outlives the program's work (a client's session, a stdio
     // tap's server): it stays served until Ctrl-C.
     cli::ui::linger(console);

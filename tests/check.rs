@@ -8,7 +8,7 @@ use common::cli_inproc::{Ran, cli_here};
 use common::http_client::{exchange, request_bytes};
 use common::{BIN, golden};
 use mcp_raw_wire::recorder::{Recorder, Sink};
-use mcp_raw_wire::{event::Event, transcript};
+use mcp_raw_wire::{event::Event, transcript, transcript_write};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -316,8 +316,7 @@ fn an_http_server_that_breaks_transport_rules_is_named() {
             r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
         ),
     );
-    let _ = tap.kill();
-    let _ = tap.wait();
+    common::terminate(&mut tap);
     let _ = server.kill();
     let _ = server.wait();
 
@@ -352,7 +351,7 @@ fn an_http_client_that_breaks_rules_is_named_and_our_server_is_clean() {
     // file's sink and one more that passes each event's JSON line on to this test.
     let (seen, events) = mpsc::channel();
     let recorder = Recorder::new(vec![
-        transcript::create(
+        transcript_write::create(
             &file,
             &transcript::Header::new("server", "http"),
             mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,

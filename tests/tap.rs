@@ -325,7 +325,9 @@ fn the_binary_hands_its_flags_to_the_http_relay() {
         "{}",
         String::from_utf8_lossy(&reply)
     );
-    drop(tap);
+    // SIGTERM: the tap writes out its recording and ends, as a service manager
+    // stops it.
+    tap.terminate();
     let (_, events) = read(&record);
     let way = |d: Dir| concat(&events, |e| e.lane.kind == LaneKind::Http && e.dir == d);
     assert_eq!(
@@ -421,4 +423,123 @@ fn stdio_tap_puts_trace_context_in_each_request_and_nothing_else() {
         String::from_utf8_lossy(&refused.stderr),
         "mcp-raw tap: --trace-context is for a stdio tap (tap -- SERVER) or --remote URL: an HTTP tap passes request bodies as they came\n"
     );
+}
+
+/// A disk that falls behind: the recording goes to a FIFO that the test reads 8 KiB
+/// at a time, every 10 ms (about 800 KB/s), while a client sends 300 calls of 2 KiB
+/// each through the tap (a process: its recording's writer, its stdio and its exit
+/// are the subject) with a queue of 32 KiB (`--record-buffer`). By default the relay
+/// waits for the writer and the recording is whole: every call and every answer, no
+/// gap. With `--lossy-record` the relay does not wait: events are dropped, the file
+/// says where (`dropped` lines whose counts add up to what the tap says it dropped on
+/// stderr), and every call is still answered.
+#[test]
+fn a_disk_that_falls_behind_is_waited_for_or_with_lossy_record_dropped() {
+    use std::io::{BufRead, Read, Write};
+    for lossy in [false, true] {
+        let dir = scratch(if lossy {
+            "slow-disk-lossy"
+        } else {
+            "slow-disk"
+        });
+        let fifo = dir.join("record.fifo");
+        let _ = std::fs::remove_file(&fifo);
+        assert!(
+            Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                let mut file = std::fs::File::open(&fifo).unwrap();
+                let (mut got, mut chunk) = (Vec::new(), vec![0u8; 8192]);
+                loop {
+                    match file.read(&mut chunk) {
+                        Ok(0) | Err(_) => return got,
+                        Ok(n) => got.extend_from_slice(&chunk[..n]),
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+            })
+        };
+        let mut command = Command::new(BIN);
+        command.args(["tap", "--record"]).arg(&fifo);
+        command.args(["--record-buffer", "32768"]);
+        if lossy {
+            command.arg("--lossy-record");
+        }
+        let mut tap = command
+            .args(["--", BIN, "serve"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = tap.stdin.take().unwrap();
+        let mut stdout = std::io::BufReader::new(tap.stdout.take().unwrap());
+        let writer = std::thread::spawn(move || {
+            let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+            let mut all = format!(
+                "{init}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n"
+            );
+            let text = "x".repeat(2048);
+            for id in 1..=300 {
+                all.push_str(&format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"text\":\"{text}\"}}}}}}\n"
+                ));
+            }
+            stdin.write_all(all.as_bytes()).unwrap();
+            stdin
+        });
+        let mut answers = 0;
+        let mut line = String::new();
+        while answers < 301 && stdout.read_line(&mut line).unwrap() > 0 {
+            answers += usize::from(line.contains("\"result\""));
+            line.clear();
+        }
+        assert_eq!(answers, 301, "every call answered (lossy: {lossy})");
+        drop(writer.join().unwrap());
+        let status = tap.wait().unwrap();
+        let mut stderr = String::new();
+        tap.stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        assert!(status.success(), "{status:?} {stderr}");
+        let recorded = String::from_utf8(reader.join().unwrap()).unwrap();
+        let lines: Vec<serde_json::Value> = recorded
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let dropped: u64 = lines
+            .iter()
+            .filter(|v| v["fact"] == "dropped")
+            .map(|v| v["events"].as_u64().unwrap())
+            .sum();
+        let (_, events) = transcript::read(&recorded).unwrap();
+        let calls = |d: Dir| {
+            String::from_utf8(concat(&events, |e| {
+                e.lane.kind == LaneKind::Stdio && e.dir == d
+            }))
+            .unwrap()
+            .matches("\"jsonrpc\"")
+            .count()
+        };
+        if lossy {
+            assert!(dropped > 0, "nothing dropped: {stderr}");
+            assert!(
+                stderr.contains(&format!("--lossy-record dropped {dropped} events")),
+                "{stderr}"
+            );
+            assert!(calls(Dir::ToServer) + calls(Dir::ToClient) < 603);
+        } else {
+            assert_eq!(dropped, 0, "{stderr}");
+            assert!(!stderr.contains("dropped"), "{stderr}");
+            assert_eq!((calls(Dir::ToServer), calls(Dir::ToClient)), (302, 301));
+        }
+    }
 }

@@ -34,8 +34,7 @@ struct Tap {
 
 impl Drop for Tap {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        common::stop(&mut self.child);
     }
 }
 

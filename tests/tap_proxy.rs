@@ -785,8 +785,7 @@ fn a_call_held_inside_a_decrypted_tunnel_is_edited_on_the_page() {
     sock.read_to_string(&mut decided).unwrap();
     assert!(decided.starts_with("HTTP/1.1 200 OK\r\n"), "{decided}");
     let out = client.join().unwrap();
-    let _ = child.kill();
-    let _ = child.wait();
+    common::stop(&mut child);
     assert!(out.status.success(), "{out:?}");
     let answers: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(

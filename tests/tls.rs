@@ -30,8 +30,7 @@ struct Front {
 
 impl Drop for Front {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        common::stop(&mut self.child);
     }
 }
 

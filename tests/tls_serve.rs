@@ -46,8 +46,7 @@ struct Listener {
 
 impl Drop for Listener {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        common::stop(&mut self.child);
     }
 }
 

@@ -27,8 +27,7 @@ struct Page {
 
 impl Drop for Page {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        common::stop(&mut self.child);
     }
 }
 

@@ -22,6 +22,7 @@ pub fn main(args: AuthServerArgs, console: &Console) -> anyhow::Result<()> {
         trace: args.trace,
         color: args.style.color,
         record: args.record.as_deref(),
+        queue: args.record_queue.policy(),
         max_message: mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
         show_secrets: args.show_secrets,
         redact_headers: &args.style.redact_headers,
@@ -64,7 +65,7 @@ pub fn main(args: AuthServerArgs, console: &Console) -> anyhow::Result<()> {
         ));
         tokio::select! {
             r = serve(listener, server, recorder, tls) => r?,
-            _ = tokio::signal::ctrl_c() => console.say(format_args!("[mcp-raw] interrupted: shutting down")),
+            how = super::stop::signalled() => console.say(format_args!("[mcp-raw] {how}: shutting down")),
         }
         Ok(())
     })

@@ -12,6 +12,7 @@ pub fn main(args: BridgeArgs, console: &Console) -> anyhow::Result<()> {
         trace: args.trace,
         color: args.style.color,
         record: args.record.as_deref(),
+        queue: args.record_queue.policy(),
         max_message: args.max_message_bytes,
         show_secrets: args.show_secrets,
         redact_headers: &args.style.redact_headers,
@@ -92,8 +93,8 @@ pub fn main(args: BridgeArgs, console: &Console) -> anyhow::Result<()> {
             }
         };
         let shutdown = async {
-            let _ = tokio::signal::ctrl_c().await;
-            console.say(format_args!("[mcp-raw] bridge interrupted: shutting down (children are killed)"));
+            let how = super::stop::signalled().await;
+            console.say(format_args!("[mcp-raw] bridge {how}: shutting down (children are killed)"));
         };
         let app = http::App::with_core(Bridge::new(spawn, schemas), config);
         http::serve(listener, app, shutdown).await?;

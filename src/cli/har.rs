@@ -79,7 +79,7 @@ pub fn import(args: ImportArgs, console: &Console) -> u8 {
         Err(e) => return refuse(format!("{file} is not a HAR mcp-raw can read: {e}")),
     };
     let text = har::transcript_text(&imported.header, &imported.events, args.max_message_bytes);
-    let written = mcp_raw_wire::transcript::create_private(&args.output)
+    let written = mcp_raw_wire::transcript_write::create_private(&args.output)
         .and_then(|mut f| std::io::Write::write_all(&mut f, &text));
     if let Err(e) = written {
         console.say(format_args!(

@@ -10,7 +10,7 @@ use mcp_raw_net::client::stdio_link::Spawn;
 use mcp_raw_net::client::wire_print::{Printer, Screen};
 use mcp_raw_tools::load::mix::{self, Mix};
 use mcp_raw_tools::load::{self, Live, Plan};
-use mcp_raw_wire::transcript;
+use mcp_raw_wire::{transcript, transcript_write};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -155,7 +155,7 @@ fn samples(
     let mut printers = Vec::new();
     for i in 0..args.record_sample {
         let path = args.sample_dir.join(format!("client-{i}.jsonl"));
-        let sink = transcript::create(&path, &header, max).map_err(|e| {
+        let sink = transcript_write::create(&path, &header, max).map_err(|e| {
             usage(format!(
                 "--record-sample: cannot write {}: {e}",
                 path.display()

@@ -34,6 +34,7 @@ pub mod sessions;
 pub mod show;
 pub mod stats;
 pub mod stderr_log;
+pub mod stop;
 pub mod tap;
 pub mod trace_context;
 pub mod ui;

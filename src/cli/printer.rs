@@ -6,7 +6,7 @@
 use super::args::View;
 use super::console::Console;
 use mcp_raw_net::client::wire_print::{Printer, Screen};
-use mcp_raw_wire::transcript;
+use mcp_raw_wire::{transcript, transcript_write};
 
 impl View {
     /// The client's printer: the text view (or `--json`'s transcript) on stdout, and
@@ -48,6 +48,7 @@ impl View {
                 path,
                 &header,
                 self.max_message_bytes,
+                self.record_queue.policy(),
             )?);
         }
         if self.json() {
@@ -57,7 +58,7 @@ impl View {
             }
             more.insert(
                 0,
-                Box::new(transcript::Writer::new(
+                Box::new(transcript_write::Writer::new(
                     console.out(),
                     &header,
                     self.max_message_bytes,

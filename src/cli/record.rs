@@ -3,8 +3,9 @@
 
 use super::color::ColorChoice;
 use super::console::Console;
+use mcp_raw_wire::behind::{Behind, Policy};
 use mcp_raw_wire::recorder::{Recorder, Sink};
-use mcp_raw_wire::transcript;
+use mcp_raw_wire::{transcript, transcript_write};
 
 /// What `--trace`, `--record` and their companions ask a recorder for; each
 /// program fills it from its own flags (their `--help` differs, their meaning not).
@@ -16,6 +17,8 @@ pub struct Wanted<'a> {
     pub color: Option<ColorChoice>,
     /// `--record FILE`: the JSONL transcript.
     pub record: Option<&'a std::path::Path>,
+    /// `--record-buffer`, `--lossy-record`: the queue before its writer's thread.
+    pub queue: Policy,
     /// `--max-message-bytes`: the largest message the views read whole.
     pub max_message: usize,
     /// `--show-secrets`: mask nothing (HTTP lanes only are masked; stdio is recorded
@@ -48,6 +51,7 @@ pub fn recorder(
         trace,
         color,
         record,
+        queue,
         max_message,
         show_secrets,
         redact_headers,
@@ -72,7 +76,7 @@ pub fn recorder(
         });
     }
     if let Some(path) = record {
-        sinks.push(record_file(path, header, max_message)?);
+        sinks.push(record_file(path, header, max_message, queue)?);
     }
     Ok((!sinks.is_empty()).then(|| {
         let recorder = Recorder::new(sinks);
@@ -82,15 +86,38 @@ pub fn recorder(
     }))
 }
 
-/// The `--record FILE` sink: a transcript with its header line.
+/// The `--record FILE` sink: a transcript with its header line, written by a thread
+/// of its own behind a queue (`queue`: `--record-buffer`, `--lossy-record`), so the
+/// wire never waits for the transcript's formatting or the disk until the queue is
+/// full.
 pub fn record_file(
     path: &std::path::Path,
     header: &transcript::Header,
     max_message: usize,
+    queue: Policy,
 ) -> anyhow::Result<Box<dyn Sink>> {
-    transcript::create(path, header, max_message)
-        // A path the recording cannot go to is the caller's to fix: exit status 2.
-        .map_err(|e| {
-            super::exit::usage(format!("--record {}: cannot write it: {e}", path.display()))
-        })
+    // A path the recording cannot go to is the caller's to fix: exit status 2.
+    let cannot = |e: std::io::Error| {
+        super::exit::usage(format!("--record {}: cannot write it: {e}", path.display()))
+    };
+    let file = transcript_write::create_private(path).map_err(cannot)?;
+    let writer = transcript_write::Writer::new(file, header, max_message).map_err(cannot)?;
+    let name = format!("--record {}", path.display());
+    let behind = Behind::start(&name, Box::new(writer.deferred()), queue).map_err(|e| {
+        anyhow::anyhow!("--record {}: cannot start its writer: {e}", path.display())
+    })?;
+    Ok(Box::new(behind))
+}
+
+/// The program's end: waits for every recording's writer to have written all it was
+/// given, and says on stderr what a `--lossy-record` queue dropped.
+pub fn drain(console: &Console) {
+    for (name, lost) in mcp_raw_wire::behind::drain_all() {
+        console.say(format_args!(
+            "mcp-raw: {}: --lossy-record dropped {} events ({} bytes) while the disk was behind; `dropped` lines in the file mark each gap",
+            mcp_raw_wire::term::escape(&name),
+            lost.events,
+            lost.bytes
+        ));
+    }
 }

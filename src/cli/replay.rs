@@ -54,6 +54,7 @@ fn serve(args: &ReplayArgs, console: &Console) -> anyhow::Result<()> {
         trace: None,
         color: None,
         record: view.record.as_deref(),
+        queue: view.record_queue.policy(),
         max_message: view.max_message_bytes,
         show_secrets: view.show_secrets,
         redact_headers: &view.redact_headers,
@@ -108,7 +109,7 @@ fn serve(args: &ReplayArgs, console: &Console) -> anyhow::Result<()> {
         ));
         tokio::select! {
             r = serve::http(mock, listener, recorder, view.max_message_bytes, tls, limits) => r,
-            _ = tokio::signal::ctrl_c() => Ok(()),
+            _ = super::stop::signalled() => Ok(()),
         }
     })
 }

@@ -27,6 +27,7 @@ pub fn main(args: ServeArgs, console: &Console) -> anyhow::Result<()> {
         trace: args.trace,
         color: args.color,
         record: args.record.as_deref(),
+        queue: args.record_queue.policy(),
         max_message: args.max_message_bytes,
         show_secrets: args.show_secrets,
         redact_headers: &args.redact_headers,
@@ -351,8 +352,8 @@ pub fn serve_http(
             mcp_raw_wire::http::ENDPOINT
         ));
         let shutdown = async {
-            let _ = tokio::signal::ctrl_c().await;
-            console.say(format_args!("[mcp-raw] interrupted: shutting down"));
+            let how = super::stop::signalled().await;
+            console.say(format_args!("[mcp-raw] {how}: shutting down"));
         };
         http::run(listener, server, config, shutdown).await?;
         Ok(())

@@ -9,7 +9,7 @@ use mcp_raw_wire::event::{Dir, Event};
 use mcp_raw_wire::recorder::Sink;
 use mcp_raw_wire::select::Select;
 use mcp_raw_wire::text::TextView;
-use mcp_raw_wire::transcript;
+use mcp_raw_wire::{transcript, transcript_write};
 use std::io::{Read, Write};
 use std::time::Duration;
 
@@ -152,7 +152,7 @@ pub fn show(file: &std::path::Path, opts: Options) -> anyhow::Result<()> {
         let events = opts.only.apply(events)?;
         let findings = mcp_raw_tools::ui::findings::of_recording(&events, opts.max);
         let page = mcp_raw_wire::html::page(&header, &events, opts.max, findings);
-        transcript::create_private(out)
+        transcript_write::create_private(out)
             .and_then(|mut f| f.write_all(page.as_bytes()))
             .map_err(|e| anyhow::anyhow!("--html {}: cannot write it: {e}", out.display()))?;
         return Ok(());
@@ -216,7 +216,7 @@ const PRETTY_CHUNK: usize = 64 * 1024;
 /// Where the kept events go: the text view, or JSON Lines, on stdout.
 fn sink(header: &transcript::Header, opts: Options) -> anyhow::Result<Box<dyn Sink>> {
     if opts.json && opts.select.is_empty() {
-        return Ok(Box::new(transcript::Writer::new(
+        return Ok(Box::new(transcript_write::Writer::new(
             opts.console.out(),
             header,
             opts.max,

@@ -317,6 +317,7 @@ fn recorder<'c>(
         trace: args.trace,
         color: args.style.color,
         record: args.record.as_deref(),
+        queue: args.record_queue.policy(),
         max_message: args.max_message_bytes,
         show_secrets: args.show_secrets,
         redact_headers: &args.style.redact_headers,
@@ -334,7 +335,14 @@ fn recorder<'c>(
             args.record_dir_max_age,
             args.record_dir_max_bytes,
         )
-        .and_then(|path| super::record::record_file(&path, &header, args.max_message_bytes));
+        .and_then(|path| {
+            super::record::record_file(
+                &path,
+                &header,
+                args.max_message_bytes,
+                args.record_queue.policy(),
+            )
+        });
         match session {
             Ok(sink) => sinks.push(sink),
             Err(e) => console.say(format_args!(
@@ -399,10 +407,10 @@ async fn bind(listen: SocketAddr) -> anyhow::Result<(tokio::net::TcpListener, So
     Ok((listener, addr))
 }
 
-/// Ctrl-C, said on stderr: where the HTTP tap and the proxy stop.
+/// Ctrl-C or SIGTERM, said on stderr: where the HTTP tap and the proxy stop.
 async fn interrupted(console: &Console) {
-    let _ = tokio::signal::ctrl_c().await;
-    console.say(format_args!("[mcp-raw] tap interrupted: shutting down"));
+    let how = super::stop::signalled().await;
+    console.say(format_args!("[mcp-raw] tap {how}: shutting down"));
 }
 
 /// `--listen`: `ADDRESS:PORT` or a bare `PORT` (on 127.0.0.1). Only loopback, unless

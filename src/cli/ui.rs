@@ -181,16 +181,15 @@ static SERVED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 /// done, until interrupted (Ctrl-C): a client's session ends in a second, and its
 /// page is still worth reading. Returns at once otherwise.
 pub fn linger(console: &Console) {
-    if LINGERED.load(std::sync::atomic::Ordering::Relaxed) {
+    // A program stopped by Ctrl-C or SIGTERM ends: the page goes with it.
+    if LINGERED.load(std::sync::atomic::Ordering::Relaxed) || super::stop::was_signalled() {
         return;
     }
     if let Some(url) = SERVED.get() {
         console.say(format_args!(
             "[mcp-raw] ui: done; the page stays at {url} until Ctrl-C"
         ));
-        loop {
-            std::thread::park();
-        }
+        super::stop::wait();
     }
 }
 

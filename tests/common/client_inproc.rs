@@ -70,8 +70,8 @@ pub fn server_recorder(path: &std::path::Path) -> mcp_raw_wire::recorder::Record
 /// The transcript sink of `--record PATH` on a server (role `server` over `http`,
 /// the default `--max-message-bytes`).
 fn server_transcript(path: &std::path::Path) -> Box<dyn mcp_raw_wire::recorder::Sink> {
-    use mcp_raw_wire::transcript;
-    transcript::create(
+    use mcp_raw_wire::{transcript, transcript_write};
+    transcript_write::create(
         path,
         &transcript::Header::new("server", "http"),
         mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,
@@ -275,14 +275,14 @@ pub fn viewing(
     record: Option<&std::path::Path>,
     transport: &str,
 ) -> (mcp_raw_net::client::wire_print::Printer, Trace) {
-    use mcp_raw_wire::transcript;
+    use mcp_raw_wire::{transcript, transcript_write};
     let trace = Trace::default();
     let max = mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE;
     let view = mcp_raw_wire::text::TextView::with_max(trace.clone(), false, false, max);
     let mut sinks: Vec<Box<dyn mcp_raw_wire::recorder::Sink>> = vec![Box::new(view)];
     if let Some(path) = record {
         sinks.push(
-            transcript::create(path, &transcript::Header::new("client", transport), max)
+            transcript_write::create(path, &transcript::Header::new("client", transport), max)
                 .expect("the client's transcript"),
         );
     }

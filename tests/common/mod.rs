@@ -31,7 +31,42 @@ use std::sync::Arc;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_mcp-raw");
 
-/// `mcp-raw serve --http --port 0 ...`, killed on drop.
+/// Stops a program as `kill` or systemd would (SIGTERM) and waits for it to end: its
+/// recordings are then whole on disk (their writer drained), which SIGKILL does not
+/// promise. Panics if it is still running 10 s later.
+pub fn terminate(child: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::time::Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    panic!("the program did not end within 10 s of SIGTERM");
+}
+
+/// Stops a program for a test's teardown: SIGTERM, so its recordings are written out
+/// whole, and SIGKILL if it is still running 5 s later.
+pub fn stop(child: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while std::time::Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// `mcp-raw serve --http --port 0 ...`, stopped on drop ([`stop`]).
 pub struct HttpServer {
     child: Child,
     pub addr: String,
@@ -43,12 +78,18 @@ pub struct HttpServer {
 
 impl Drop for HttpServer {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        stop(&mut self.child);
     }
 }
 
 impl HttpServer {
+    /// Stops the program as `kill` or systemd would (SIGTERM) and waits for it to end
+    /// (at most 10 s, then SIGKILL): its recordings are then whole on disk, which a
+    /// SIGKILL (the drop) does not promise.
+    pub fn terminate(mut self) {
+        terminate(&mut self.child);
+    }
+
     pub fn start(extra: &[&str]) -> HttpServer {
         // The binary's own HTTP server, for the tests whose subject is the process: a process.
         let mut command = Command::new(BIN);

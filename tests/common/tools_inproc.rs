@@ -272,7 +272,7 @@ fn http_recorder(
     let Some(path) = path else {
         return mcp_raw_wire::recorder::Recorder::none();
     };
-    let sink = mcp_raw_wire::transcript::create(
+    let sink = mcp_raw_wire::transcript_write::create(
         path,
         &mcp_raw_wire::transcript::Header::new(role, "http"),
         mcp_raw_wire::decode::DEFAULT_MAX_MESSAGE,

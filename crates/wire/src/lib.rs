@@ -8,8 +8,8 @@
 //! - The message layer: [`jsonrpc`], the four shapes, the rules and the error table;
 //!   bytes become a [`jsonrpc::Message`] through [`jsonrpc::parse`].
 //! - The recording spine: [`event`] (one read or write), [`recorder`] (stamps and
-//!   orders them, feeds the sinks; [`redact`] masks secrets first), [`recorded`] (the
-//!   I/O wrappers that produce them).
+//!   orders them, feeds the sinks; [`redact`] masks secrets first; [`behind`] moves a
+//!   sink off the wire's path), [`recorded`] (the I/O wrappers that produce them).
 //! - Framing, read from bytes as they arrive: [`line`](mod@line) (stdio), [`http1`] (HTTP/1.1
 //!   heads, chunks, bodies), [`sse`] (event streams); [`decode`] runs them per lane and
 //!   [`classify`] says what each payload is.
@@ -29,6 +29,7 @@
 //! lib.rs                the recording spine and the views, named in order
 //! event.rs              a wire event: lane, direction, time offset, exact bytes
 //! recorder.rs           the one recording layer: stamps, orders, feeds the sinks
+//! behind.rs             a sink on a thread of its own, behind a bounded queue (--record-buffer)
 //! redact.rs             secrets masked before the sinks see them, same length
 //! recorded.rs           I/O wrappers that turn every read and write into an event
 //! line.rs               stdio lines as bytes: CR, BOM, not-UTF-8 kept; Incomplete, TooLong
@@ -37,7 +38,8 @@
 //! decode.rs             per lane: bytes → heads, chunks, SSE events, payloads
 //! classify.rs           what a payload is: JSON-RPC shape, method, id, era
 //! tls.rs                a TLS handshake's facts: version, cipher, ALPN, SNI, the peer's chain
-//! transcript.rs         the JSONL transcript, version 2: write, read back, pretty JSON
+//! transcript.rs         the JSONL transcript, version 4: its lines as JSON, read back, pretty JSON
+//! transcript_write.rs   the transcript written: lines made straight from events, in one write
 //! pretty_doc.rs         `show --pretty`: one pretty JSON document, written event by event
 //! stream.rs             a transcript read line by line: its header, then its events on demand
 //! term.rs               a peer's text made safe for a terminal: control bytes escaped
@@ -80,6 +82,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod asked;
+pub mod behind;
 pub mod classify;
 pub mod clock;
 pub mod decode;
@@ -108,3 +111,4 @@ pub mod term;
 pub mod text;
 pub mod tls;
 pub mod transcript;
+pub mod transcript_write;

@@ -13,6 +13,24 @@ use std::time::Instant;
 pub trait Sink: Send {
     /// Takes one event, in order.
     fn event(&mut self, event: &Event);
+
+    /// Writes out what it holds: called by a sink's own thread ([`super::behind`])
+    /// when no more events wait. A sink fed on the wire's path writes as it goes.
+    fn flush(&mut self) {}
+
+    /// Events were let go before this sink saw them (`--lossy-record`, the disk
+    /// behind): said where the gap is, before the next event.
+    fn dropped(&mut self, _lost: Dropped) {}
+}
+
+/// What a lossy queue let go ([`super::behind`]): said in the recording where the gap
+/// is, and by the program at its end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dropped {
+    /// Events dropped.
+    pub events: u64,
+    /// Their bytes.
+    pub bytes: u64,
 }
 
 /// A cheap handle (clone it freely) to one recording.

@@ -27,13 +27,11 @@
 //! (the server's answer to it, kept from the client, so only in the mark). A
 //! version 3 file is read as it always was: it has neither.
 
-use super::decode::{Decoder, Fact, Source};
+use super::decode::{Fact, Source};
 use super::event::{Dir, Event, Lane, What};
-use super::recorder::Sink;
 use base64::Engine;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use std::io::Write;
 use std::time::Duration;
 
 /// The format's version: bumped when a reader of the old one would misread the new.
@@ -183,138 +181,6 @@ fn place(t: Duration, lane: Lane, dir: Dir) -> Map<String, Value> {
     m.insert("dir".into(), json!(dir.name()));
     m
 }
-
-/// A sink writing the transcript: one `write_all` per line.
-pub struct Writer<W: Write + Send> {
-    /// The transcript file (or stdout for `--json`).
-    out: W,
-    /// Reads the facts that follow each event line.
-    decoder: Decoder,
-}
-
-impl<W: Write + Send> Writer<W> {
-    /// Starts a transcript: writes its first line. Facts are read from messages up
-    /// to `max` bytes (`--max-message-bytes`); a longer one is a `too-long` fact, its
-    /// bytes all kept.
-    pub fn new(mut out: W, header: &Header, max: usize) -> std::io::Result<Writer<W>> {
-        write_line(&mut out, &header.to_json())?;
-        Ok(Writer {
-            out,
-            decoder: Decoder::with_max(max),
-        })
-    }
-}
-
-fn write_line(out: &mut impl Write, v: &Value) -> std::io::Result<()> {
-    let mut line = serde_json::to_vec(v).unwrap_or_default();
-    // The same JSON, with DEL and C1 escaped: a transcript on a terminal (`--json`,
-    // `cat`, `tail -f`) shows them, never obeys them. (Copied only when there is one.)
-    let safe = match super::term::json_safe(&line) {
-        std::borrow::Cow::Owned(safe) => Some(safe),
-        std::borrow::Cow::Borrowed(_) => None,
-    };
-    if let Some(safe) = safe {
-        line = safe;
-    }
-    line.push(b'\n');
-    out.write_all(&line)?;
-    out.flush()
-}
-
-impl<W: Write + Send> Sink for Writer<W> {
-    fn event(&mut self, event: &Event) {
-        // A full disk must not stop the server: the transcript just ends short.
-        let _ = write_line(&mut self.out, &event_json(event));
-        for fact in self.decoder.feed(event) {
-            let _ = write_line(&mut self.out, &fact_json(event, &fact));
-        }
-    }
-}
-
-/// A sink writing a new transcript file at `path` (`--record FILE`).
-pub fn create(
-    path: &std::path::Path,
-    header: &Header,
-    max: usize,
-) -> std::io::Result<Box<dyn Sink>> {
-    let file = create_private(path)?;
-    Ok(Box::new(Writer::new(file, header, max)?))
-}
-
-/// Opens `path` to write a recording (`--record`, `show --html`): a new file is made
-/// `0600`, and an existing one is emptied and made `0600` too, since a recording
-/// holds what crossed (tokens when `--show-secrets`, a session's data always). A
-/// symbolic link is refused, not followed (`O_NOFOLLOW`): a link planted where a
-/// recording goes would otherwise aim it at any file the user can write.
-pub fn create_private(path: &std::path::Path) -> std::io::Result<std::fs::File> {
-    let is_link = |p: &std::path::Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_symlink());
-    let refused = || {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "it is a symbolic link: a recording is never written through one (give the file's own path)",
-        )
-    };
-    // Looked at first for the clear error everywhere; `O_NOFOLLOW` then closes the
-    // window between the look and the open where the platform has it.
-    if is_link(path) {
-        return Err(refused());
-    }
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600).custom_flags(O_NOFOLLOW);
-    }
-    let file = options
-        .open(path)
-        .map_err(|e| if is_link(path) { refused() } else { e })?;
-    #[cfg(unix)]
-    if file.metadata()?.is_file() {
-        use std::os::unix::fs::PermissionsExt;
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    }
-    Ok(file)
-}
-
-/// `O_NOFOLLOW`: libc's where the crate links it (Linux with glibc).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-const O_NOFOLLOW: i32 = libc::O_NOFOLLOW;
-/// `O_NOFOLLOW` on other Unix systems, where libc is not a dependency: the kernel's
-/// value (Linux by architecture; 0x100 on macOS and the BSDs), or no flag where it is
-/// not known here (the look before the open still refuses a link).
-#[cfg(all(unix, not(all(target_os = "linux", target_env = "gnu"))))]
-const O_NOFOLLOW: i32 = if cfg!(any(target_os = "linux", target_os = "android")) {
-    if cfg!(any(
-        target_arch = "aarch64",
-        target_arch = "arm",
-        target_arch = "powerpc",
-        target_arch = "powerpc64"
-    )) {
-        0o100000
-    } else if cfg!(any(
-        target_arch = "x86",
-        target_arch = "x86_64",
-        target_arch = "riscv64",
-        target_arch = "loongarch64",
-        target_arch = "s390x"
-    )) {
-        0o400000
-    } else {
-        0
-    }
-} else if cfg!(any(
-    target_os = "macos",
-    target_os = "ios",
-    target_os = "freebsd",
-    target_os = "openbsd",
-    target_os = "netbsd",
-    target_os = "dragonfly"
-)) {
-    0x0100
-} else {
-    0
-};
 
 /// Reads a transcript back: its header and its events (fact lines are skipped; they
 /// follow from the events). Errors name the line and what is wrong with it.
@@ -618,6 +484,8 @@ mod tests {
     use super::*;
     use crate::event::LaneKind;
     use crate::recorder::Recorder;
+    use crate::transcript_write::Writer;
+    use std::io::Write;
 
     /// A sink that writes into a shared buffer.
     #[derive(Clone, Default)]

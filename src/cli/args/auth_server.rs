@@ -73,6 +73,8 @@ pub struct AuthServerArgs {
     /// Write every byte in and out to FILE as a JSON Lines transcript.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    #[command(flatten)]
+    pub record_queue: super::RecordQueue,
     /// With --trace or --record: show tokens, codes and secrets as they are.
     #[arg(long)]
     pub show_secrets: bool,

@@ -154,6 +154,8 @@ pub struct ServeArgs {
     /// the book's reference chapter, docs/en/src/reference/transcript.md).
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    #[command(flatten)]
+    pub record_queue: super::RecordQueue,
     /// Show every byte in and out live in a web page on 127.0.0.1 (its URL, with a
     /// random token, printed on stderr): the messages as a list or a sequence, each
     /// opening to its exact bytes.

@@ -139,6 +139,8 @@ pub struct TapArgs {
     /// Write every byte both ways to FILE as a JSON Lines transcript (role "tap").
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    #[command(flatten)]
+    pub record_queue: super::RecordQueue,
     /// Write each session to a file of its own in DIR (made if absent), named by
     /// --name and the start time: NAME_YYYYMMDDTHHMMSSmmmZ_pPID.jsonl (`wrap` sets
     /// this to the state directory's sessions/; `mcp-raw sessions` lists them). A

@@ -153,7 +153,7 @@ fn needed(kept: &[(Event, Brought)], picked: impl Iterator<Item = usize>) -> Vec
 pub fn jsonl(header: &transcript::Header, events: &[Event], max: usize) -> Vec<u8> {
     let mut out = Vec::new();
     // Writing into memory cannot fail.
-    if let Ok(mut writer) = transcript::Writer::new(&mut out, header, max) {
+    if let Ok(mut writer) = crate::wire::transcript_write::Writer::new(&mut out, header, max) {
         for e in events {
             writer.event(e);
         }
