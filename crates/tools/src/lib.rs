@@ -121,8 +121,9 @@
 //!   export.rs           the lanes as HAR entries: headers as sent, timings, _mcpRaw, _tls
 //!   import.rs           HAR entries as lanes: bytes rebuilt, what is not exact noted
 //! replay/               recordings used again
-//!   mod.rs              recordings used again: diff, script, against, mock, serve
+//!   mod.rs              recordings used again: diff, align, script, against, mock, serve
 //!   diff.rs             two recordings compared message by message, --ignore applied
+//!   align.rs            the two read side by side as streams, pairs held in a window
 //!   script.rs           a recording's client side: each message's bytes, its HTTP head
 //!   against.rs          `replay --against`: that side sent to a live server, recorded
 //!   mock.rs             `replay FILE`: live requests matched to recorded ones, ids rewritten
