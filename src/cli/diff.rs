@@ -38,7 +38,7 @@ pub fn main(args: DiffArgs, console: &Console) -> u8 {
     // Per direction (c2s, s2c): how many differ, the first shown, or (json) all.
     let mut total = [0usize; 2];
     let mut shown: [Vec<Difference>; 2] = Default::default();
-    let mut spools = [Spool::default(), Spool::default()];
+    let mut spools = [Spool::new(SPOOL_IN_MEMORY), Spool::new(SPOOL_IN_MEMORY)];
     let mut spool_error = None;
     let read = align::align(ea, eb, &ignore, args.window, &mut |d| {
         let i = usize::from(d.dir == Dir::ToClient);
@@ -134,10 +134,11 @@ pub fn main(args: DiffArgs, console: &Console) -> u8 {
 }
 
 /// One direction's differences as `--format json` prints them, each indented as an
-/// element of the document's list: in memory up to [`SPOOL_IN_MEMORY`] bytes, then
-/// in a file of its own that nobody else can open (removed as soon as it is made).
-#[derive(Default)]
+/// element of the document's list: in memory up to a limit ([`SPOOL_IN_MEMORY`]),
+/// then in a file of its own that nobody else can open (removed as soon as made).
 struct Spool {
+    /// The most text held in memory before it is written to the file.
+    limit: usize,
     /// The text not written to the file yet (elements separated by ",\n").
     text: Vec<u8>,
     /// The file, once memory is full.
@@ -147,6 +148,16 @@ struct Spool {
 }
 
 impl Spool {
+    /// An empty spool that holds `limit` bytes in memory.
+    fn new(limit: usize) -> Spool {
+        Spool {
+            limit,
+            text: Vec::new(),
+            file: None,
+            any: false,
+        }
+    }
+
     /// Appends one difference.
     fn push(&mut self, item: &serde_json::Value) -> std::io::Result<()> {
         if self.any {
@@ -161,7 +172,7 @@ impl Spool {
             self.text.extend_from_slice(b"    ");
             self.text.extend_from_slice(line.as_bytes());
         }
-        if self.text.len() >= SPOOL_IN_MEMORY {
+        if self.text.len() >= self.limit {
             let file = match &mut self.file {
                 Some(f) => f,
                 None => self.file.insert(scratch_file()?),
@@ -229,4 +240,34 @@ pub fn rules(given: &[String]) -> Result<Vec<Ignore>, String> {
         .flat_map(|g| g.split(','))
         .map(|g| Ignore::parse(g.trim()).map_err(|e| format!("--ignore {g:?}: {e}")))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Through memory or through its file, a spool prints the elements exactly as
+    /// `to_string_pretty` prints them inside a document's list.
+    #[test]
+    fn a_spool_prints_what_the_whole_document_holds() {
+        let items: Vec<_> = (0..50)
+            .map(|i| json!({"dir": "c2s", "n": i, "what": "request x", "detail": "a\nb \u{1b} é"}))
+            .collect();
+        let whole = serde_json::to_string_pretty(&json!({"differences": items})).unwrap();
+        for limit in [1, 200, SPOOL_IN_MEMORY] {
+            let mut spools = [Spool::new(limit), Spool::new(limit)];
+            for (i, item) in items.iter().enumerate() {
+                spools[usize::from(i >= 20)].push(item).unwrap();
+            }
+            assert_eq!(spools[0].file.is_some(), limit < SPOOL_IN_MEMORY);
+            let (console, captured) = Console::captured();
+            console.print("{\n  \"differences\": [\n");
+            let mut first = true;
+            for s in &mut spools {
+                s.drain(&console, &mut first).unwrap();
+            }
+            console.print("\n  ]\n}");
+            assert_eq!(String::from_utf8(captured.out()).unwrap(), whole, "{limit}");
+        }
+    }
 }
