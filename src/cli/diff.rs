@@ -175,7 +175,7 @@ impl Spool {
         if self.text.len() >= self.limit {
             let file = match &mut self.file {
                 Some(f) => f,
-                None => self.file.insert(scratch_file()?),
+                None => self.file.insert(super::scratch_file("diff")?),
             };
             file.write_all(&self.text)?;
             self.text.clear();
@@ -206,25 +206,6 @@ impl Spool {
         console.print(std::mem::take(&mut self.text));
         Ok(())
     }
-}
-
-/// A new file under the temporary directory, owner-only, already unlinked.
-fn scratch_file() -> std::io::Result<std::fs::File> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let path = std::env::temp_dir().join(format!(
-        "mcp-raw-diff-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let mut options = std::fs::OpenOptions::new();
-    // A new file (never one planted there beforehand), read back at the end.
-    options.read(true).write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let file = options.open(&path)?;
-    let _ = std::fs::remove_file(&path);
-    Ok(file)
 }
 
 /// `--ignore`: the defaults when none is given, nothing for `none`.

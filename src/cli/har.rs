@@ -5,48 +5,289 @@ use super::args::{ExportHarArgs, ImportArgs, ImportFormat};
 use super::console::Console;
 use mcp_raw_tools::har;
 use mcp_raw_wire::term::escape;
+use std::io::{Read, Seek, Write};
+
+/// The entries' text held in memory while they wait for an earlier one to be
+/// written (a long event stream, say); past it they wait in a file.
+pub const HELD_IN_MEMORY: usize = 8 * 1024 * 1024;
 
 /// Runs `export`; returns the exit status: 0 written, 1 OUT not written, 2 FILE
 /// unreadable or with no HTTP lane.
+///
+/// The recording is read as a stream ([`har::stream`]) and the document written as
+/// its entries are made, byte for byte what `serde_json::to_string_pretty` makes of
+/// [`har::export::export`]'s whole document. A line that is not an event ends it
+/// with its number (exit 2); with `-o`, the partial file is removed.
 pub fn export(args: ExportHarArgs, console: &Console) -> u8 {
-    let (header, events) = match super::read_transcript(&args.file) {
+    let (header, events) = match super::open_transcript(&args.file) {
         Ok(read) => read,
         Err(e) => {
             console.say(format_args!("mcp-raw export har: {}", escape(&e)));
             return 2;
         }
     };
-    let doc = match har::export::export(&header, &events, env!("CARGO_PKG_VERSION")) {
-        Ok(doc) => doc,
-        Err(e) => {
-            console.say(format_args!(
-                "mcp-raw export har: {}: {e}",
-                args.file.display()
-            ));
-            return 2;
+    let mut lazy = args.output.as_ref().map(|path| Lazy {
+        path: path.clone(),
+        file: None,
+    });
+    let mut stdout = console.out();
+    let out: &mut dyn Write = match &mut lazy {
+        Some(file) => file,
+        None => &mut stdout,
+    };
+    let written = write_har(&header, events, out).and_then(|n| {
+        out.flush().map_err(Failed::Write)?;
+        Ok(n)
+    });
+    let begun = lazy.is_some_and(|l| l.file.is_some());
+    let n = match written {
+        Ok(n) => n,
+        Err(failed) => {
+            // A document begun in OUT and not finished is not left there.
+            if let Some(path) = &args.output
+                && begun
+                && matches!(failed, Failed::Read(_) | Failed::Held(_))
+            {
+                let _ = std::fs::remove_file(path);
+            }
+            return match failed {
+                Failed::Read(why) => {
+                    console.say(format_args!(
+                        "mcp-raw export har: {}",
+                        escape(&format!(
+                            "{} is not a transcript mcp-raw can read: {why}",
+                            args.file.display()
+                        ))
+                    ));
+                    2
+                }
+                Failed::NoHttp(why) => {
+                    console.say(format_args!(
+                        "mcp-raw export har: {}: {why}",
+                        args.file.display()
+                    ));
+                    2
+                }
+                Failed::Write(e) => {
+                    let to = args
+                        .output
+                        .as_ref()
+                        .map_or("stdout".to_owned(), |p| p.display().to_string());
+                    console.say(format_args!("mcp-raw export har: cannot write {to}: {e}"));
+                    1
+                }
+                Failed::Held(e) => {
+                    console.say(format_args!(
+                        "mcp-raw export har: cannot keep the entries waiting on disk: {e}"
+                    ));
+                    1
+                }
+            };
         }
     };
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    text.push('\n');
-    match &args.output {
-        None => console.print(text),
-        Some(out) => {
-            if let Err(e) = std::fs::write(out, text) {
-                console.say(format_args!(
-                    "mcp-raw export har: cannot write {}: {e}",
-                    out.display()
-                ));
-                return 1;
-            }
-            let n = doc["log"]["entries"].as_array().map_or(0, Vec::len);
-            console.say(format_args!(
-                "mcp-raw export har: {n} entr{} written to {}",
-                if n == 1 { "y" } else { "ies" },
-                out.display()
-            ));
-        }
+    if let Some(path) = &args.output {
+        console.say(format_args!(
+            "mcp-raw export har: {n} entr{} written to {}",
+            if n == 1 { "y" } else { "ies" },
+            path.display()
+        ));
     }
     0
+}
+
+/// `-o OUT`, created at the first byte written: a recording refused before its
+/// first entry (no HTTP lane, a bad line) leaves OUT as it was.
+struct Lazy {
+    /// Where.
+    path: std::path::PathBuf,
+    /// The file, once a byte is written.
+    file: Option<std::io::BufWriter<std::fs::File>>,
+}
+
+impl Write for Lazy {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let file = match &mut self.file {
+            Some(f) => f,
+            None => self
+                .file
+                .insert(std::io::BufWriter::new(std::fs::File::create(&self.path)?)),
+        };
+        file.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.as_mut().map_or(Ok(()), Write::flush)
+    }
+}
+
+/// Why an export stopped.
+enum Failed {
+    /// A line of the recording is not an event (the reader's error).
+    Read(String),
+    /// The recording has no HTTP lane.
+    NoHttp(har::export::NoHttp),
+    /// The output could not be written.
+    Write(std::io::Error),
+    /// The entries waiting could not be kept in their file.
+    Held(std::io::Error),
+}
+
+/// Writes the document of `events` to `out`; returns how many entries it holds.
+/// Nothing is written before the first entry may be (or the end), so a recording
+/// with no HTTP lane writes nothing.
+fn write_har(
+    header: &mcp_raw_wire::transcript::Header,
+    events: impl Iterator<Item = Result<mcp_raw_wire::event::Event, String>>,
+    out: &mut dyn Write,
+) -> Result<usize, Failed> {
+    let doc = har::export::document(header, env!("CARGO_PKG_VERSION"));
+    let head = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    let mut reader = har::stream::Entries::new(header);
+    let mut held = Held::new(HELD_IN_MEMORY);
+    let mut written = 0usize;
+    // Writes the entries below `mark` (all with `None`), the document's head first.
+    let mut flush = |held: &mut Held,
+                     mark: Option<har::stream::Key>,
+                     out: &mut dyn Write|
+     -> Result<(), Failed> {
+        while let Some(text) = held.pop_below(mark).map_err(Failed::Held)? {
+            let lead: &[u8] = if written == 0 {
+                // `"entries": []` opened: the document up to its list.
+                head.trim_end_matches("[]\n  }\n}").as_bytes()
+            } else {
+                b",\n"
+            };
+            out.write_all(lead).map_err(Failed::Write)?;
+            if written == 0 {
+                out.write_all(b"[\n").map_err(Failed::Write)?;
+            }
+            out.write_all(&text).map_err(Failed::Write)?;
+            written += 1;
+        }
+        Ok(())
+    };
+    for e in events {
+        let e = e.map_err(Failed::Read)?;
+        reader.feed(&e);
+        let made = reader.take();
+        if made.is_empty() {
+            continue;
+        }
+        for (key, value) in made {
+            held.push(key, indented(&value, 6)).map_err(Failed::Held)?;
+        }
+        flush(&mut held, reader.watermark(), out)?;
+    }
+    if !reader.any_http() {
+        return Err(Failed::NoHttp(har::export::NoHttp {
+            transport: header.transport.clone(),
+        }));
+    }
+    for (key, value) in reader.finish() {
+        held.push(key, indented(&value, 6)).map_err(Failed::Held)?;
+    }
+    flush(&mut held, None, out)?;
+    if written == 0 {
+        out.write_all(head.as_bytes()).map_err(Failed::Write)?;
+        out.write_all(b"\n").map_err(Failed::Write)?;
+    } else {
+        out.write_all(b"\n    ]\n  }\n}\n")
+            .map_err(Failed::Write)?;
+    }
+    Ok(written)
+}
+
+/// `value` pretty-printed as an element nested `indent` spaces deep in a pretty
+/// document (JSON strings hold no raw line break, so each line is indented alike).
+fn indented(value: &serde_json::Value, indent: usize) -> Vec<u8> {
+    let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
+    let mut out = Vec::with_capacity(pretty.len() + 64);
+    for (i, line) in pretty.lines().enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        out.resize(out.len() + indent, b' ');
+        out.extend_from_slice(line.as_bytes());
+    }
+    out
+}
+
+/// Entries made and not yet written, by their place in the document: their text in
+/// memory up to a limit, past it in a scratch file ([`super::scratch_file`]), only
+/// their place and where they lie kept in memory.
+struct Held {
+    /// The most text kept in memory.
+    limit: usize,
+    /// The text in memory now.
+    in_memory: usize,
+    /// Each entry waiting: its text, or where it is in the file.
+    waiting: std::collections::BTreeMap<har::stream::Key, Place>,
+    /// The file, once memory is full, and its length.
+    file: Option<(std::fs::File, u64)>,
+}
+
+/// Where one waiting entry's text is.
+enum Place {
+    /// In memory.
+    Memory(Vec<u8>),
+    /// In the file: offset and length.
+    File(u64, usize),
+}
+
+impl Held {
+    fn new(limit: usize) -> Held {
+        Held {
+            limit,
+            in_memory: 0,
+            waiting: Default::default(),
+            file: None,
+        }
+    }
+
+    /// Keeps one entry's text.
+    fn push(&mut self, key: har::stream::Key, text: Vec<u8>) -> std::io::Result<()> {
+        let place = if self.in_memory + text.len() <= self.limit {
+            self.in_memory += text.len();
+            Place::Memory(text)
+        } else {
+            let (file, len) = match &mut self.file {
+                Some(f) => f,
+                None => self.file.insert((super::scratch_file("har")?, 0)),
+            };
+            file.seek(std::io::SeekFrom::Start(*len))?;
+            file.write_all(&text)?;
+            let at = *len;
+            *len += text.len() as u64;
+            Place::File(at, text.len())
+        };
+        self.waiting.insert(key, place);
+        Ok(())
+    }
+
+    /// The first entry's text if its key is below `mark` (`None`: any), taken out.
+    fn pop_below(&mut self, mark: Option<har::stream::Key>) -> std::io::Result<Option<Vec<u8>>> {
+        let Some(first) = self.waiting.first_entry() else {
+            return Ok(None);
+        };
+        if mark.is_some_and(|m| *first.key() >= m) {
+            return Ok(None);
+        }
+        match first.remove() {
+            Place::Memory(text) => {
+                self.in_memory -= text.len();
+                Ok(Some(text))
+            }
+            Place::File(at, len) => {
+                let Some((file, _)) = &mut self.file else {
+                    return Ok(None);
+                };
+                file.seek(std::io::SeekFrom::Start(at))?;
+                let mut text = vec![0; len];
+                file.read_exact(&mut text)?;
+                Ok(Some(text))
+            }
+        }
+    }
 }
 
 /// Runs `import`; returns the exit status: 0 written, 1 OUT not written, 2 FILE

@@ -119,6 +119,7 @@
 //!   mod.rs              the HAR's errors (a JSON path and why), the size limit, its transcript
 //!   lane.rs             an HTTP lane's bytes framed into messages: heads, bodies, chunk lines
 //!   export.rs           the lanes as HAR entries: headers as sent, timings, _mcpRaw, _tls
+//!   stream.rs           the entries read event by event, and which may be written yet
 //!   import.rs           HAR entries as lanes: bytes rebuilt, what is not exact noted
 //! replay/               recordings used again
 //!   mod.rs              recordings used again: diff, align, script, against, mock, serve
