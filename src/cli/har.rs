@@ -35,7 +35,7 @@ pub fn export(args: ExportHarArgs, console: &Console) -> u8 {
         Some(file) => file,
         None => &mut stdout,
     };
-    let written = write_har(&header, events, out).and_then(|n| {
+    let written = write_har(&header, events, out, HELD_IN_MEMORY).and_then(|n| {
         out.flush().map_err(Failed::Write)?;
         Ok(n)
     });
@@ -139,11 +139,12 @@ fn write_har(
     header: &mcp_raw_wire::transcript::Header,
     events: impl Iterator<Item = Result<mcp_raw_wire::event::Event, String>>,
     out: &mut dyn Write,
+    held_in_memory: usize,
 ) -> Result<usize, Failed> {
     let doc = har::export::document(header, env!("CARGO_PKG_VERSION"));
     let head = serde_json::to_string_pretty(&doc).unwrap_or_default();
     let mut reader = har::stream::Entries::new(header);
-    let mut held = Held::new(HELD_IN_MEMORY);
+    let mut held = Held::new(held_in_memory);
     let mut written = 0usize;
     // Writes the entries below `mark` (all with `None`), the document's head first.
     let mut flush = |held: &mut Held,
@@ -340,4 +341,93 @@ pub fn import(args: ImportArgs, console: &Console) -> u8 {
         args.output.display()
     ));
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_raw_wire::transcript;
+
+    /// A legacy HTTP session as a client records it: a GET event stream opened first
+    /// on lane c1 and ended last, POSTs on two keep-alive lanes in turn, one answered
+    /// after a 100 Continue, the last never answered.
+    fn long_stream_session(calls: usize) -> String {
+        let mut text = String::from(
+            "{\"transcript\":\"mcp-raw\",\"version\":4,\"role\":\"client\",\"transport\":\"http\",\"started\":\"2026-12-01T10:00:00.000Z\"}\n",
+        );
+        let mut t = 0.0;
+        let mut line = |lane: &str, dir: &str, what: &str, body: serde_json::Value| {
+            t += 0.001;
+            let mut l = serde_json::json!({"t": (t * 1e6f64).round() / 1e6, "lane": lane, "dir": dir});
+            l[what] = body;
+            text.push_str(&format!("{l}\n"));
+        };
+        line("c1", "c2s", "open", "connected to 127.0.0.1:3000".into());
+        line("c1", "c2s", "text", "GET /mcp HTTP/1.1\r\nHost: a\r\nAccept: text/event-stream\r\n\r\n".into());
+        line("c1", "s2c", "text", "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n".into());
+        for i in 0..calls {
+            let lane = if i % 2 == 0 { "c2" } else { "c3" };
+            if i < 2 {
+                line(lane, "c2s", "open", "connected to 127.0.0.1:3000".into());
+            }
+            let body = format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\"}}}}");
+            line(lane, "c2s", "text", format!("POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len()).into());
+            if i == 3 {
+                line(lane, "s2c", "text", "HTTP/1.1 100 Continue\r\n\r\n".into());
+            }
+            line(lane, "c2s", "text", body.into());
+            let sse = format!("data: {i}\n\n");
+            line("c1", "s2c", "text", format!("{:x}\r\n{sse}\r\n", sse.len()).into());
+            if i + 1 < calls {
+                let answer = format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{}}}}");
+                line(lane, "s2c", "text", format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{answer}", answer.len()).into());
+            }
+        }
+        line("c1", "s2c", "text", "0\r\n\r\n".into());
+        text
+    }
+
+    fn streamed(text: &str, limit: usize) -> String {
+        let (header, events) = mcp_raw_wire::stream::open(text.as_bytes()).unwrap();
+        let mut out = Vec::new();
+        let n = write_har(&header, events, &mut out, limit).ok().unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(doc["log"]["entries"].as_array().unwrap().len(), n);
+        String::from_utf8(out).unwrap()
+    }
+
+    /// Through memory or through the scratch file, with an entry that holds every
+    /// later one back: the document written as it goes is the whole document's
+    /// pretty text, byte for byte.
+    #[test]
+    fn the_streamed_har_is_the_whole_document() {
+        let golden = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/golden/har/recording.jsonl"
+        ))
+        .unwrap();
+        for text in [golden, long_stream_session(40)] {
+            let (header, events) = transcript::read(&text).unwrap();
+            let doc = har::export::export(&header, &events, env!("CARGO_PKG_VERSION")).unwrap();
+            let whole = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+            for limit in [1, 700, HELD_IN_MEMORY] {
+                assert_eq!(streamed(&text, limit), whole, "limit {limit}");
+            }
+        }
+        // The stream's entry is first, though it ended last.
+        let text = long_stream_session(5);
+        let doc: serde_json::Value = serde_json::from_str(&streamed(&text, 1)).unwrap();
+        let entries = doc["log"]["entries"].as_array().unwrap();
+        assert_eq!(entries[0]["request"]["method"], "GET");
+        assert_eq!(entries.len(), 6);
+        assert_eq!(entries[5]["response"]["status"], 0);
+        // A recording with HTTP lanes and no request: the empty document.
+        let empty = "{\"transcript\":\"mcp-raw\",\"version\":4,\"role\":\"client\",\"transport\":\"http\",\"started\":\"2026-12-01T10:00:00.000Z\"}\n{\"t\":0.001,\"lane\":\"c1\",\"dir\":\"c2s\",\"open\":\"x\"}\n";
+        let (header, events) = transcript::read(empty).unwrap();
+        let doc = har::export::export(&header, &events, env!("CARGO_PKG_VERSION")).unwrap();
+        assert_eq!(
+            streamed(empty, 1),
+            serde_json::to_string_pretty(&doc).unwrap() + "\n"
+        );
+    }
 }
