@@ -68,14 +68,18 @@ pub fn export(args: ExportHarArgs, console: &Console) -> u8 {
                     ));
                     2
                 }
-                Failed::Write(e) => {
-                    let to = args
-                        .output
-                        .as_ref()
-                        .map_or("stdout".to_owned(), |p| p.display().to_string());
-                    console.say(format_args!("mcp-raw export har: cannot write {to}: {e}"));
-                    1
-                }
+                Failed::Write(e) => match &args.output {
+                    Some(path) => {
+                        console.say(format_args!(
+                            "mcp-raw export har: cannot write {}: {e}",
+                            path.display()
+                        ));
+                        1
+                    }
+                    // A stdout nobody reads any more (a closed pipe) is not an error
+                    // of the program's (as `Console::print` has it): it stops there.
+                    None => 0,
+                },
                 Failed::Held(e) => {
                     console.say(format_args!(
                         "mcp-raw export har: cannot keep the entries waiting on disk: {e}"
