@@ -26,13 +26,17 @@ fn session(n: usize, answer: &str, calls_first: bool) -> String {
     let ask = |i: usize| {
         (
             "c2s",
-            format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"m{i}"}}}}}}"#),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"m{i}"}}}}}}"#
+            ),
         )
     };
     let tell = |i: usize| {
         (
             "s2c",
-            format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{"content":[{{"type":"text","text":"{answer}{i}"}}]}}}}"#),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{i},"result":{{"content":[{{"type":"text","text":"{answer}{i}"}}]}}}}"#
+            ),
         )
     };
     let lines: Vec<_> = if calls_first {
@@ -77,14 +81,25 @@ fn the_streamed_diff_is_the_whole_files_diff() {
         "b": {"c2s": mb.0.len(), "s2c": mb.1.len()},
         "differences": whole.iter().map(|d| serde_json::json!({"dir": d.dir.name(), "n": d.n, "what": d.what, "detail": d.detail})).collect::<Vec<_>>(),
     });
-    assert_eq!(out.out(), serde_json::to_string_pretty(&doc).unwrap() + "\n");
+    assert_eq!(
+        out.out(),
+        serde_json::to_string_pretty(&doc).unwrap() + "\n"
+    );
 
     let out = cli_here(["diff", &a, &b, "--color", "never"]);
     assert_eq!(out.status.code(), Some(1));
     let mut want: String = whole
         .iter()
         .take(20)
-        .map(|d| format!("{} message {} ({}): {}\n", d.dir.name(), d.n, d.what, d.detail))
+        .map(|d| {
+            format!(
+                "{} message {} ({}): {}\n",
+                d.dir.name(),
+                d.n,
+                d.what,
+                d.detail
+            )
+        })
         .collect();
     want.push_str(&format!(
         "… and {} more\n{} differences (A: 60 c2s, 60 s2c messages; B: 45 c2s, 45 s2c)\n",
@@ -105,7 +120,10 @@ fn a_bad_line_midway_ends_diff_with_its_line_number() {
     let mut bad = lines[..cut].join("\n");
     bad.push_str("\n{\"t\": 1, \"lane\": \"stdio\", \"dir\": \"sideways\", \"text\": \"x\"}\n");
     bad.push_str(&lines[cut..].join("\n"));
-    let (good, bad) = (write(&dir, "good.jsonl", &good), write(&dir, "bad.jsonl", &bad));
+    let (good, bad) = (
+        write(&dir, "good.jsonl", &good),
+        write(&dir, "bad.jsonl", &bad),
+    );
     for (a, b) in [(&good, &bad), (&bad, &good)] {
         let out = cli_here(["diff", a, b]);
         assert_eq!(out.status.code(), Some(2), "{a} {b}");

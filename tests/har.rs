@@ -385,7 +385,11 @@ fn a_bad_line_midway_ends_export_har_with_its_line_number() {
     let ran = run(&["export", "har", s(&broken), "-o", s(&out)]);
     assert_eq!(ran.status.code(), Some(2));
     assert_eq!(ran.err(), want);
-    assert!(!out.exists(), "a half-written HAR is left at {}", out.display());
+    assert!(
+        !out.exists(),
+        "a half-written HAR is left at {}",
+        out.display()
+    );
     // Bad on its second line: refused before a byte is written; OUT stays as it was.
     let early = dir.join("early.jsonl");
     std::fs::write(&early, format!("{}\nnot json\n", lines[0])).unwrap();

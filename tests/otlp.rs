@@ -1092,7 +1092,15 @@ fn a_bad_line_midway_ends_export_otlp_with_its_line_number() {
         .unwrap()
         .port();
     let endpoint = format!("http://127.0.0.1:{port}");
-    let export = |f: &Path| cli_here(["export", "otlp", f.to_str().unwrap(), "--endpoint", &endpoint]);
+    let export = |f: &Path| {
+        cli_here([
+            "export",
+            "otlp",
+            f.to_str().unwrap(),
+            "--endpoint",
+            &endpoint,
+        ])
+    };
     let whole = export(&head_only);
     assert_eq!(whole.status.code(), Some(1), "{}", whole.err());
     let ran = export(&broken);

@@ -416,7 +416,11 @@ fn a_bad_line_midway_ends_replay_with_its_line_number() {
     record_stdio(
         &orig,
         "legacy",
-        &["add={\"a\":2,\"b\":3}", "add={\"a\":4,\"b\":5}", "get_current_time"],
+        &[
+            "add={\"a\":2,\"b\":3}",
+            "add={\"a\":4,\"b\":5}",
+            "get_current_time",
+        ],
     );
     let text = std::fs::read_to_string(&orig).unwrap();
     let lines: Vec<&str> = text.lines().collect();

@@ -95,11 +95,8 @@ fn baseline(file: &std::path::Path, max: usize) -> Result<Pins, String> {
     };
     let mut ledger = Ledger::build_counting(max);
     for e in events {
-        let e = e.map_err(|e| {
-            not_either(format!(
-                "{name} is not a transcript mcp-raw can read: {e}"
-            ))
-        })?;
+        let e =
+            e.map_err(|e| not_either(format!("{name} is not a transcript mcp-raw can read: {e}")))?;
         ledger.feed(&e);
     }
     Ok(Pins::of(&ledger.finish()))

@@ -196,8 +196,7 @@ fn write_har(
         out.write_all(head.as_bytes()).map_err(Failed::Write)?;
         out.write_all(b"\n").map_err(Failed::Write)?;
     } else {
-        out.write_all(b"\n    ]\n  }\n}\n")
-            .map_err(Failed::Write)?;
+        out.write_all(b"\n    ]\n  }\n}\n").map_err(Failed::Write)?;
     }
     Ok(written)
 }
@@ -362,26 +361,39 @@ mod tests {
         let mut t = 0.0;
         let mut line = |lane: &str, dir: &str, what: &str, body: serde_json::Value| {
             t += 0.001;
-            let mut l = serde_json::json!({"t": (t * 1e6f64).round() / 1e6, "lane": lane, "dir": dir});
+            let mut l =
+                serde_json::json!({"t": (t * 1e6f64).round() / 1e6, "lane": lane, "dir": dir});
             l[what] = body;
             text.push_str(&format!("{l}\n"));
         };
         line("c1", "c2s", "open", "connected to 127.0.0.1:3000".into());
-        line("c1", "c2s", "text", "GET /mcp HTTP/1.1\r\nHost: a\r\nAccept: text/event-stream\r\n\r\n".into());
+        line(
+            "c1",
+            "c2s",
+            "text",
+            "GET /mcp HTTP/1.1\r\nHost: a\r\nAccept: text/event-stream\r\n\r\n".into(),
+        );
         line("c1", "s2c", "text", "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n".into());
         for i in 0..calls {
             let lane = if i % 2 == 0 { "c2" } else { "c3" };
             if i < 2 {
                 line(lane, "c2s", "open", "connected to 127.0.0.1:3000".into());
             }
-            let body = format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\"}}}}");
+            let body = format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\"}}}}"
+            );
             line(lane, "c2s", "text", format!("POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len()).into());
             if i == 3 {
                 line(lane, "s2c", "text", "HTTP/1.1 100 Continue\r\n\r\n".into());
             }
             line(lane, "c2s", "text", body.into());
             let sse = format!("data: {i}\n\n");
-            line("c1", "s2c", "text", format!("{:x}\r\n{sse}\r\n", sse.len()).into());
+            line(
+                "c1",
+                "s2c",
+                "text",
+                format!("{:x}\r\n{sse}\r\n", sse.len()).into(),
+            );
             if i + 1 < calls {
                 let answer = format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{}}}}");
                 line(lane, "s2c", "text", format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{answer}", answer.len()).into());

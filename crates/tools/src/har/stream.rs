@@ -172,8 +172,7 @@ impl LaneState {
         }
         for response in self.responses.out.drain(..) {
             if is_interim(&response) {
-                self.interim
-                    .push(response.head.start_line.clone());
+                self.interim.push(response.head.start_line.clone());
             } else {
                 self.early
                     .push_back((response, std::mem::take(&mut self.interim)));

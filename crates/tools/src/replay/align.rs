@@ -170,7 +170,11 @@ impl Aligner<'_> {
 
 /// A message only `side` has.
 fn alone(side: usize, dir: Dir, m: &Message, ignore: &[Ignore]) -> Difference {
-    let (x, y) = if side == 0 { (Some(m), None) } else { (None, Some(m)) };
+    let (x, y) = if side == 0 {
+        (Some(m), None)
+    } else {
+        (None, Some(m))
+    };
     // `differ` says "only in A/B" for one message and never returns None for it.
     differ(dir, m.n, x, y, ignore).unwrap_or_else(|| Difference {
         dir,
