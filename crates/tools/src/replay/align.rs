@@ -145,12 +145,12 @@ impl Aligner<'_> {
         } else {
             let list = &mut self.waiting[side][d];
             list.push_back(m);
-            if list.len() > self.window {
-                if let Some(x) = list.pop_front() {
-                    self.let_go[d] = x.n;
-                    self.unaligned += 1;
-                    found(not_compared(side, dir, &x, self.window));
-                }
+            if list.len() > self.window
+                && let Some(x) = list.pop_front()
+            {
+                self.let_go[d] = x.n;
+                self.unaligned += 1;
+                found(not_compared(side, dir, &x, self.window));
             }
             self.most_waiting = self.most_waiting.max(self.waiting[side][d].len());
         }
