@@ -519,6 +519,17 @@ fn the_rug_pull_against_a_recording_or_a_pin_file() {
         )),
         "{err}"
     );
+    // `check --baseline` reads a recording as a stream too: the same line, exit 2.
+    let (code, _, err) = run(&["check", n, "--baseline", broken.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "mcp-raw check: baseline: {} is not a transcript mcp-raw can read: line {}: ",
+            broken.display(),
+            cut + 1
+        )) && err.ends_with(" (nor a pin file from `mcp-raw pin`)\n"),
+        "{err}"
+    );
 
     // A bad baseline: exit 2, said.
     std::fs::write(&pins, r#"{"pin": "mcp-raw", "version": 2, "tools": {}}"#).unwrap();
