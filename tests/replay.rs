@@ -470,4 +470,16 @@ fn a_bad_line_midway_ends_replay_with_its_line_number() {
         text.ends_with("4 differences (A: 6 c2s, 5 s2c messages; B: 4 c2s, 3 s2c)\n"),
         "{text}"
     );
+    // Bad before the first message: refused before the server is started.
+    let early = dir.join("early.jsonl");
+    std::fs::write(&early, format!("{}\nnot an event\n", lines[0])).unwrap();
+    let out = mcp_raw(&["replay", p(&early), "--", "/nonexistent/server"]);
+    assert_eq!(out.status.code(), Some(2), "{}", out.err());
+    assert_eq!(
+        out.err(),
+        format!(
+            "mcp-raw replay: {} is not a transcript mcp-raw can read: line 2: not JSON (expected ident at line 1 column 2): not an event\n",
+            early.display()
+        )
+    );
 }

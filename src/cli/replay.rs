@@ -144,7 +144,13 @@ fn run(args: ReplayArgs, console: &Console) -> anyhow::Result<against::Outcome> 
     };
     // Read as it is sent: a step at a time (tools/replay/script.rs's Source).
     let (_, events) = super::open_transcript(&file).map_err(Usage)?;
-    let script = Source::new(Box::new(events));
+    let unreadable = |why: &dyn std::fmt::Display| {
+        Usage(format!(
+            "{} is not a transcript mcp-raw can read: {why}",
+            file.display()
+        ))
+    };
+    let script = Source::new(Box::new(events)).map_err(|why| unreadable(&why))?;
     let (target, transport) = match target {
         Target::Http(url) => (against::Target::Http(url), "http"),
         Target::Stdio(words) => {
@@ -170,11 +176,7 @@ fn run(args: ReplayArgs, console: &Console) -> anyhow::Result<against::Outcome> 
     super::runtime()?
         .block_on(against::run(script, target, &printer, timeout))
         .map_err(|e| match e.downcast_ref::<Unreadable>() {
-            Some(why) => Usage(format!(
-                "{} is not a transcript mcp-raw can read: {why}",
-                file.display()
-            ))
-            .into(),
+            Some(why) => unreadable(why).into(),
             None => e,
         })
 }

@@ -117,10 +117,7 @@ async fn http(
     let mut session: Option<String> = None;
     // The recording (its answers above all), shared with the streams followed in
     // the background.
-    let answers = Arc::new(Mutex::new(std::mem::replace(
-        script,
-        Source::new(Box::new(std::iter::empty())),
-    )));
+    let answers = Arc::new(Mutex::new(std::mem::replace(script, Source::empty())));
     let mut background = Vec::new();
     let result = async {
         loop {

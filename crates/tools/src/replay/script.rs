@@ -251,8 +251,12 @@ pub struct Source {
 }
 
 impl Source {
-    /// Reads `events` as far as the first step (to know the recording's transport).
-    pub fn new(events: Box<dyn Iterator<Item = Result<Event, String>> + Send>) -> Source {
+    /// Reads `events` as far as the first step (to know the recording's transport);
+    /// a line that is not an event before it is an [`Unreadable`] error here, before
+    /// anything is started.
+    pub fn new(
+        events: Box<dyn Iterator<Item = Result<Event, String>> + Send>,
+    ) -> Result<Source, Unreadable> {
         let mut source = Source {
             events,
             builder: Builder::default(),
@@ -260,8 +264,26 @@ impl Source {
             http: false,
         };
         while source.builder.steps.is_empty() && source.read_one() {}
+        if source.builder.steps.is_empty()
+            && let Some(why) = source.error.take()
+        {
+            return Err(Unreadable(why));
+        }
         source.http = source.builder.http;
-        source
+        Ok(source)
+    }
+
+    /// A source with nothing to send (what is left behind when one is moved out).
+    pub fn empty() -> Source {
+        Source {
+            events: Box::new(std::iter::empty()),
+            builder: Builder {
+                ended: true,
+                ..Builder::default()
+            },
+            error: None,
+            http: false,
+        }
     }
 
     /// Reads one event; false at the end (or a line that is not an event).
