@@ -178,3 +178,40 @@ fn what_the_window_cannot_pair_is_said_not_compared() {
     let out = cli_here(["diff", &a, &b, "--window", "0"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// What `diff` remembers of requests not answered yet is bounded as every view's is
+/// (`--max-unanswered`): past it the older half is forgotten, and a late answer is
+/// named `response`, without the method it answers; the comparison is unchanged.
+/// The real binary, in a process of its own: the bound is one per process.
+#[test]
+fn requests_unanswered_are_remembered_within_max_unanswered() {
+    let dir = scratch("unanswered");
+    let (ta, tb) = (session(5, "x", true), session(5, "y", true));
+    let (a, b) = (write(&dir, "a.jsonl", &ta), write(&dir, "b.jsonl", &tb));
+    let run = |extra: &[&str]| {
+        let mut args = extra.to_vec();
+        args.extend(["diff", &a, &b, "--color", "never"]);
+        let out = std::process::Command::new(common::BIN)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let named = run(&[]);
+    assert!(
+        named.starts_with("s2c message 1 (response to tools/call): "),
+        "{named}"
+    );
+    let bounded = run(&["--max-unanswered", "2"]);
+    assert!(
+        bounded.starts_with("s2c message 1 (response): "),
+        "{bounded}"
+    );
+    // The last two asked are still named; the counts are the same.
+    assert!(
+        bounded.contains("s2c message 5 (response to tools/call): "),
+        "{bounded}"
+    );
+    assert_eq!(named.lines().last(), bounded.lines().last());
+}

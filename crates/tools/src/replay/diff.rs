@@ -83,13 +83,14 @@ pub fn messages(events: &[Event]) -> (Vec<Message>, Vec<Message>) {
 
 /// A recording's messages read event by event, as [`messages`] reads them all: what
 /// `diff` streams. It keeps the decoder's state and the methods of the requests not
-/// answered yet (so a response can be named by what it answers), no message.
+/// answered yet (so a response can be named by what it answers; at most
+/// `--max-unanswered` a direction, as every view), no message.
 #[derive(Default)]
 pub struct Reader {
     /// The wire decoded: a message's bytes, however framed.
     decoder: Decoder,
-    /// The method of each request still unanswered, by its direction and id.
-    asked: std::collections::HashMap<(Dir, String), String>,
+    /// The method of each request still unanswered, by id: those sent c2s, s2c.
+    asked: [crate::wire::asked::Asked<String>; 2],
     /// The events fed so far (a message names the one that completed it).
     events: usize,
     /// The messages read so far, c2s then s2c (a message's number in its direction).
@@ -115,11 +116,11 @@ impl Reader {
                 let id = value.get("id").map(Value::to_string);
                 let method = match (value.get("method").and_then(Value::as_str), &id) {
                     (Some(m), Some(id)) => {
-                        self.asked.insert((e.dir, id.clone()), m.to_owned());
+                        self.asked[slot(e.dir)].ask(id.clone(), m.to_owned());
                         Some(m.to_owned())
                     }
                     (Some(m), None) => Some(m.to_owned()),
-                    (None, Some(id)) => self.asked.remove(&(other(e.dir), id.clone())),
+                    (None, Some(id)) => self.asked[slot(other(e.dir))].answer(id),
                     (None, None) => None,
                 };
                 let count = &mut self.count[slot(e.dir)];
