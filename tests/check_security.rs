@@ -494,6 +494,43 @@ fn the_rug_pull_against_a_recording_or_a_pin_file() {
     assert_eq!(code, 0);
     assert_eq!(stdout, std::fs::read_to_string(&pins).unwrap());
 
+    // `pin` reads the recording as a stream: a line that is not an event halfway
+    // through ends it with that line's number (exit 2), nothing printed.
+    let text = std::fs::read_to_string(&old).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let cut = lines.len() / 2;
+    let broken = dir.join("broken.jsonl");
+    std::fs::write(
+        &broken,
+        format!(
+            "{}\nnot an event\n{}\n",
+            lines[..cut].join("\n"),
+            lines[cut..].join("\n")
+        ),
+    )
+    .unwrap();
+    let (code, stdout, err) = run(&["pin", broken.to_str().unwrap()]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(
+        err.starts_with(&format!(
+            "mcp-raw pin: {} is not a transcript mcp-raw can read: line {}: ",
+            broken.display(),
+            cut + 1
+        )),
+        "{err}"
+    );
+    // `check --baseline` reads a recording as a stream too: the same line, exit 2.
+    let (code, _, err) = run(&["check", n, "--baseline", broken.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "mcp-raw check: baseline: {} is not a transcript mcp-raw can read: line {}: ",
+            broken.display(),
+            cut + 1
+        )) && err.ends_with(" (nor a pin file from `mcp-raw pin`)\n"),
+        "{err}"
+    );
+
     // A bad baseline: exit 2, said.
     std::fs::write(&pins, r#"{"pin": "mcp-raw", "version": 2, "tools": {}}"#).unwrap();
     let (code, _, err) = run(&["check", n, "--baseline", pins.to_str().unwrap()]);

@@ -357,3 +357,45 @@ fn a_recording_without_http_is_refused() {
         ran.err()
     );
 }
+
+/// `export har` reads the recording as a stream: a line that is not an event
+/// halfway through ends it with that line's number (exit 2), and with `-o` the
+/// document begun is not left behind; a file named by `-o` is not touched when the
+/// recording is refused before its first entry.
+#[test]
+fn a_bad_line_midway_ends_export_har_with_its_line_number() {
+    let dir = scratch("midway");
+    let good = std::fs::read_to_string(known()).unwrap();
+    let lines: Vec<&str> = good.lines().collect();
+    let cut = lines.len() / 2;
+    let mut bad = lines[..cut].join("\n");
+    bad.push_str("\n{\"t\": 1, \"lane\": \"c1\", \"dir\": \"sideways\", \"text\": \"x\"}\n");
+    bad.push_str(&lines[cut..].join("\n"));
+    let broken = dir.join("broken.jsonl");
+    std::fs::write(&broken, bad).unwrap();
+    let want = format!(
+        "mcp-raw export har: {} is not a transcript mcp-raw can read: line {}: bad \"dir\" (c2s or s2c): \"sideways\"\n",
+        broken.display(),
+        cut + 1
+    );
+    let ran = run(&["export", "har", s(&broken)]);
+    assert_eq!(ran.status.code(), Some(2));
+    assert_eq!(ran.err(), want);
+    let out = dir.join("out.har");
+    let ran = run(&["export", "har", s(&broken), "-o", s(&out)]);
+    assert_eq!(ran.status.code(), Some(2));
+    assert_eq!(ran.err(), want);
+    assert!(
+        !out.exists(),
+        "a half-written HAR is left at {}",
+        out.display()
+    );
+    // Bad on its second line: refused before a byte is written; OUT stays as it was.
+    let early = dir.join("early.jsonl");
+    std::fs::write(&early, format!("{}\nnot json\n", lines[0])).unwrap();
+    std::fs::write(&out, "kept").unwrap();
+    let ran = run(&["export", "har", s(&early), "-o", s(&out)]);
+    assert_eq!(ran.status.code(), Some(2));
+    assert!(ran.err().contains("line 2: "), "{}", ran.err());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "kept");
+}

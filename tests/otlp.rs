@@ -1054,3 +1054,71 @@ fn client_and_server_spans_join_into_one_trace() {
     assert_eq!(lists.len(), 2);
     assert!(lists.iter().all(|s| s["traceId"] == client["traceId"]));
 }
+
+/// `export otlp` reads the recording as a stream: a line that is not an event
+/// halfway through ends the export there — what came before it is exported, as for
+/// the file cut at that line (the report's figures are the cut file's) — and the
+/// error names the line (exit 2). The collector is a closed port: every export
+/// fails, and counts.
+#[test]
+fn a_bad_line_midway_ends_export_otlp_with_its_line_number() {
+    let dir = common::scratch("otlp", "midway");
+    let mut made = Made::new("stdio");
+    for i in 0..6u64 {
+        made.line(1000 + 100 * i, "c2s", json!({"jsonrpc":"2.0","id":i,"method":"tools/call","params":{"name":"echo","arguments":{}}}))
+            .line(1050 + 100 * i, "s2c", json!({"jsonrpc":"2.0","id":i,"result":{"content":[]}}));
+    }
+    let file = dir.join("good.jsonl");
+    made.write(&file);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let cut = lines.len() / 2;
+    let head_only = dir.join("head.jsonl");
+    std::fs::write(&head_only, lines[..cut].join("\n") + "\n").unwrap();
+    let broken = dir.join("broken.jsonl");
+    std::fs::write(
+        &broken,
+        format!(
+            "{}\nnot an event\n{}\n",
+            lines[..cut].join("\n"),
+            lines[cut..].join("\n")
+        ),
+    )
+    .unwrap();
+    // A port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let export = |f: &Path| {
+        cli_here([
+            "export",
+            "otlp",
+            f.to_str().unwrap(),
+            "--endpoint",
+            &endpoint,
+        ])
+    };
+    let whole = export(&head_only);
+    assert_eq!(whole.status.code(), Some(1), "{}", whole.err());
+    let ran = export(&broken);
+    assert_eq!(ran.status.code(), Some(2), "{}", ran.err());
+    let err = ran.err();
+    // The cut file's report: its spans, each failed against the closed port.
+    let first = whole.err().lines().next().unwrap().to_owned();
+    assert!(
+        first.contains(" spans sent to ") && !first.contains(" 0 failed"),
+        "{first}"
+    );
+    assert!(err.starts_with(&first), "{err}");
+    assert!(
+        err.contains(&format!(
+            "mcp-raw export otlp: {} is not a transcript mcp-raw can read: line {}: ",
+            broken.display(),
+            cut + 1
+        )),
+        "{err}"
+    );
+}

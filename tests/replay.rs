@@ -400,3 +400,86 @@ fn the_http_mock_refuses_a_foreign_host_or_origin() {
     assert_eq!(evil_origin.status, 403, "{}", evil_origin.text());
     assert_eq!(own.status, 200, "{}", own.text());
 }
+
+/// `replay --against` reads the recording as it sends it: a line that is not an
+/// event halfway through ends the replay there — the messages before it were sent
+/// (the record of the replay holds them) — and the error names the file and the
+/// line (exit 2).
+#[test]
+fn a_bad_line_midway_ends_replay_with_its_line_number() {
+    let dir = scratch("midway");
+    let (orig, broken, again) = (
+        dir.join("orig.jsonl"),
+        dir.join("broken.jsonl"),
+        dir.join("again.jsonl"),
+    );
+    record_stdio(
+        &orig,
+        "legacy",
+        &[
+            "add={\"a\":2,\"b\":3}",
+            "add={\"a\":4,\"b\":5}",
+            "get_current_time",
+        ],
+    );
+    let text = std::fs::read_to_string(&orig).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Cut after the first tools/call was sent (and answered).
+    let cut = 1 + lines
+        .iter()
+        .position(|l| l.contains("\\\"result\\\"") && l.contains("\\\"content\\\""))
+        .expect("an answered call");
+    std::fs::write(
+        &broken,
+        format!(
+            "{}\nnot an event\n{}\n",
+            lines[..cut].join("\n"),
+            lines[cut..].join("\n")
+        ),
+    )
+    .unwrap();
+    let out = mcp_raw(&[
+        "replay",
+        p(&broken),
+        "--color",
+        "never",
+        "--record",
+        p(&again),
+        "--",
+        BIN,
+        "serve",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", out.err());
+    assert_eq!(
+        out.err(),
+        format!(
+            "mcp-raw replay: {} is not a transcript mcp-raw can read: line {}: not JSON (expected ident at line 1 column 2): not an event\n",
+            broken.display(),
+            cut + 1
+        )
+    );
+    // What came before the bad line was sent (the session's start and the first
+    // call), nothing after it.
+    let (code, text) = diff(&orig, &again, &[]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.starts_with("c2s message 5 (request tools/call): only in A"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("4 differences (A: 6 c2s, 5 s2c messages; B: 4 c2s, 3 s2c)\n"),
+        "{text}"
+    );
+    // Bad before the first message: refused before the server is started.
+    let early = dir.join("early.jsonl");
+    std::fs::write(&early, format!("{}\nnot an event\n", lines[0])).unwrap();
+    let out = mcp_raw(&["replay", p(&early), "--", "/nonexistent/server"]);
+    assert_eq!(out.status.code(), Some(2), "{}", out.err());
+    assert_eq!(
+        out.err(),
+        format!(
+            "mcp-raw replay: {} is not a transcript mcp-raw can read: line 2: not JSON (expected ident at line 1 column 2): not an event\n",
+            early.display()
+        )
+    );
+}

@@ -5,7 +5,8 @@
 //! serde_json into `IgnoredAny` (`floor-parse`: the least a JSON Lines reader does).
 //! Printed: median seconds, MB/s and events/s, peak RSS (the kernel's `ru_maxrss`
 //! from `wait4`), and each row's time as a multiple of the parse floor's in the same
-//! repetition (the median of those ratios).
+//! repetition (the median of those ratios). `diff` compares the recording with
+//! itself; `export har` is measured on a recording made over HTTP.
 //!
 //! ```text
 //! mcp-bench tools RECORDING MCP-RAW [--reps N]
@@ -17,7 +18,8 @@ use std::io::{BufRead, Read};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The tools measured: a row name and `mcp-raw`'s arguments (the file is appended).
+/// The tools measured: a row name and `mcp-raw`'s arguments (the file is appended,
+/// or put where `FILE` stands).
 const TOOLS: &[(&str, &[&str])] = &[
     ("show --raw", &["show", "--raw", "--color", "never"]),
     ("show (text view)", &["show", "--color", "never"]),
@@ -25,7 +27,15 @@ const TOOLS: &[(&str, &[&str])] = &[
     ("show --pretty", &["show", "--pretty"]),
     ("check", &["check"]),
     ("stats", &["stats"]),
+    (
+        "diff (the recording against itself)",
+        &["diff", "FILE", "FILE", "--color", "never"],
+    ),
 ];
+
+/// Measured only on a recording made over HTTP (`make_recording.py N FILE --http`):
+/// a stdio one has nothing to export.
+const HTTP_TOOLS: &[(&str, &[&str])] = &[("export har", &["export", "har"])];
 
 /// `floor-read FILE`: reads it to the end, 256 KiB at a time.
 pub fn floor_read(file: &str) -> Result<(), String> {
@@ -120,7 +130,16 @@ pub fn main(args: &[String]) -> Result<(), String> {
             vec!["floor-parse".into()],
         ),
     ];
-    for (name, a) in TOOLS {
+    let http = {
+        let f = std::fs::File::open(file).map_err(|e| format!("{file}: {e}"))?;
+        let mut first = String::new();
+        std::io::BufReader::new(f)
+            .read_line(&mut first)
+            .map_err(|e| format!("{file}: {e}"))?;
+        first.contains("\"transport\":\"http\"")
+    };
+    let http_tools = if http { HTTP_TOOLS } else { &[] };
+    for (name, a) in TOOLS.iter().chain(http_tools) {
         rows.push((
             name.to_string(),
             raw.to_owned(),
@@ -131,8 +150,13 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let mut got: Vec<Vec<(f64, f64)>> = vec![Vec::new(); rows.len()];
     for _ in 0..reps {
         for (i, (_, program, a)) in rows.iter().enumerate() {
-            let mut a: Vec<&str> = a.iter().map(String::as_str).collect();
-            a.push(file);
+            let mut a: Vec<&str> = a
+                .iter()
+                .map(|a| if a == "FILE" { file } else { a.as_str() })
+                .collect();
+            if !a.contains(&file) {
+                a.push(file);
+            }
             let (took, kib) = run(program, &a)?;
             got[i].push((took.as_secs_f64(), kib as f64));
         }

@@ -66,16 +66,40 @@ pub fn prepare(c: &ContractArgs, s: &SecurityArgs, max: usize) -> Result<Gate, S
     Ok(Gate { contract, security })
 }
 
-/// `--baseline OLD`: a pin file, or a recording whose tools are hashed the same way.
+/// The largest pin file `--baseline` reads (a hash per tool part: far smaller).
+pub const MAX_PIN_FILE: u64 = 64 * 1024 * 1024;
+
+/// `--baseline OLD`: a pin file, or a recording whose tools are hashed the same way
+/// (read as a stream, into a counting ledger, as `pin` reads it).
 fn baseline(file: &std::path::Path, max: usize) -> Result<Pins, String> {
     let name = file.display();
-    let text = std::fs::read(file).map_err(|e| format!("cannot read baseline {name}: {e}"))?;
-    if let Some(pins) = Pins::from_json(&String::from_utf8_lossy(&text)) {
-        return pins.map_err(|e| format!("baseline {name}: {e}"));
+    let not_either = |e: String| format!("baseline: {e} (nor a pin file from `mcp-raw pin`)");
+    let events = match super::open_transcript(file) {
+        Ok((_, events)) => events,
+        Err(e) => {
+            // Not a transcript from its first line: a pin file (one small document,
+            // read whole; a file far bigger than any pin file is not read).
+            let len = std::fs::metadata(file)
+                .map_err(|e| format!("cannot read baseline {name}: {e}"))?
+                .len();
+            if len > MAX_PIN_FILE {
+                return Err(not_either(e));
+            }
+            let text =
+                std::fs::read(file).map_err(|e| format!("cannot read baseline {name}: {e}"))?;
+            return match Pins::from_json(&String::from_utf8_lossy(&text)) {
+                Some(pins) => pins.map_err(|e| format!("baseline {name}: {e}")),
+                None => Err(not_either(e)),
+            };
+        }
+    };
+    let mut ledger = Ledger::build_counting(max);
+    for e in events {
+        let e =
+            e.map_err(|e| not_either(format!("{name} is not a transcript mcp-raw can read: {e}")))?;
+        ledger.feed(&e);
     }
-    let (_, events) = super::read_transcript(file)
-        .map_err(|e| format!("baseline: {e} (nor a pin file from `mcp-raw pin`)"))?;
-    Ok(Pins::of(&Ledger::read(&events, max)))
+    Ok(Pins::of(&ledger.finish()))
 }
 
 /// The findings of the contract and the security rules over `events`.

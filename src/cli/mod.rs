@@ -136,6 +136,28 @@ pub fn open_transcript(
     })
 }
 
+/// A new file under the temporary directory for what a streaming tool must keep
+/// past its memory (`diff`'s JSON differences, `export har`'s entries waiting for
+/// their turn): created new and owner-only, then unlinked at once, so it is gone
+/// when the process ends however it ends.
+pub fn scratch_file(tool: &str) -> std::io::Result<std::fs::File> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "mcp-raw-{tool}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut options = std::fs::OpenOptions::new();
+    // A new file (never one planted there beforehand), read back at the end.
+    options.read(true).write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options.open(&path)?;
+    let _ = std::fs::remove_file(&path);
+    Ok(file)
+}
+
 /// A runtime for the async programs.
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()

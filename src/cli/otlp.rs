@@ -144,14 +144,28 @@ pub fn export(args: ExportOtlpArgs, console: &Console) -> u8 {
         .or(settings.metrics.as_ref())
         .map(|e| e.url.clone())
         .unwrap_or_default();
-    let (header, events) = match super::read_transcript(&args.file) {
+    let (header, events) = match super::open_transcript(&args.file) {
         Ok(read) => read,
         Err(e) => {
             console.say(format_args!("mcp-raw export otlp: {}", escape(&e)));
             return 2;
         }
     };
-    let report = exporter::recording(settings, &header, &events);
+    // Read as a stream: a line that is not an event ends the export there (what
+    // came before it is exported, as for the file cut at that line), then exit 2.
+    let mut bad = None;
+    let events = events.map_while(|e| e.map_err(|why| bad = Some(why)).ok());
+    let report = exporter::recording(settings, &header, events);
     say(console, "mcp-raw export otlp", &to, &report);
+    if let Some(why) = bad {
+        console.say(format_args!(
+            "mcp-raw export otlp: {}",
+            escape(&format!(
+                "{} is not a transcript mcp-raw can read: {why}",
+                args.file.display()
+            ))
+        ));
+        return 2;
+    }
     if report.complete() { 0 } else { 1 }
 }

@@ -7,7 +7,7 @@ use super::client::Target;
 use super::console::Console;
 use super::exit::Usage;
 use mcp_raw_net::client::stdio_link::Spawn;
-use mcp_raw_tools::replay::script::Script;
+use mcp_raw_tools::replay::script::{Source, Unreadable};
 use mcp_raw_tools::replay::{against, mock, serve};
 
 /// Runs `replay`; returns the exit status.
@@ -143,8 +143,15 @@ fn run(args: ReplayArgs, console: &Console) -> anyhow::Result<against::Outcome> 
             Err(e) => return Err(Usage(format!("--against: {e}")).into()),
         },
     };
-    let events = read(&file)?;
-    let script = Script::from_events(&events);
+    // Read as it is sent: a step at a time (tools/replay/script.rs's Source).
+    let (_, events) = super::open_transcript(&file).map_err(Usage)?;
+    let unreadable = |why: &dyn std::fmt::Display| {
+        Usage(format!(
+            "{} is not a transcript mcp-raw can read: {why}",
+            file.display()
+        ))
+    };
+    let script = Source::new(Box::new(events)).map_err(|why| unreadable(&why))?;
     let (target, transport) = match target {
         Target::Http(url) => (against::Target::Http(url), "http"),
         Target::Stdio(words) => {
@@ -167,5 +174,10 @@ fn run(args: ReplayArgs, console: &Console) -> anyhow::Result<against::Outcome> 
         ));
     }
     let printer = view.printer(transport, console)?;
-    super::runtime()?.block_on(against::run(script, target, &printer, timeout))
+    super::runtime()?
+        .block_on(against::run(script, target, &printer, timeout))
+        .map_err(|e| match e.downcast_ref::<Unreadable>() {
+            Some(why) => unreadable(why).into(),
+            None => e,
+        })
 }

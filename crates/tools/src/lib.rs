@@ -119,10 +119,12 @@
 //!   mod.rs              the HAR's errors (a JSON path and why), the size limit, its transcript
 //!   lane.rs             an HTTP lane's bytes framed into messages: heads, bodies, chunk lines
 //!   export.rs           the lanes as HAR entries: headers as sent, timings, _mcpRaw, _tls
+//!   stream.rs           the entries read event by event, and which may be written yet
 //!   import.rs           HAR entries as lanes: bytes rebuilt, what is not exact noted
 //! replay/               recordings used again
-//!   mod.rs              recordings used again: diff, script, against, mock, serve
+//!   mod.rs              recordings used again: diff, align, script, against, mock, serve
 //!   diff.rs             two recordings compared message by message, --ignore applied
+//!   align.rs            the two read side by side as streams, pairs held in a window
 //!   script.rs           a recording's client side: each message's bytes, its HTTP head
 //!   against.rs          `replay --against`: that side sent to a live server, recorded
 //!   mock.rs             `replay FILE`: live requests matched to recorded ones, ids rewritten

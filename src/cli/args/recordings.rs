@@ -101,6 +101,10 @@ pub struct DiffArgs {
     /// Show at most this many differences (the count is always complete).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub max_shown: usize,
+    /// The two recordings are read side by side: at most this many messages of one
+    /// direction wait for their match; past it, the oldest is said not compared.
+    #[arg(long, value_name = "N", default_value_t = mcp_raw_tools::replay::align::DEFAULT_WINDOW, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000_000))]
+    pub window: usize,
     /// Colour the text output (each difference's place marked): auto (only on a
     /// terminal, and not when NO_COLOR is set), always, or never.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]

@@ -5,7 +5,7 @@
 //! allows when their names start with `_`: `_mcpRaw` (the lane, the exact chunk-size
 //! lines, a message cut short) and `_tls` (the handshake's facts).
 
-use super::lane::{LaneMessages, Message, lanes};
+use super::lane::Message;
 use base64::Engine;
 use mcp_raw_wire::event::Event;
 use mcp_raw_wire::transcript::Header;
@@ -29,55 +29,40 @@ impl std::fmt::Display for NoHttp {
     }
 }
 
-/// The HAR document of a recording, or [`NoHttp`] when it has no HTTP lane.
+/// The HAR document of a recording, or [`NoHttp`] when it has no HTTP lane: its
+/// entries as [`super::stream::Entries`] reads them, in their order.
 pub fn export(header: &Header, events: &[Event], version: &str) -> Result<Value, NoHttp> {
-    let lanes = lanes(events);
-    if lanes.is_empty() {
+    let mut reader = super::stream::Entries::new(header);
+    for e in events {
+        reader.feed(e);
+    }
+    if !reader.any_http() {
         return Err(NoHttp {
             transport: header.transport.clone(),
         });
     }
-    let started = mcp_raw_wire::clock::parse_rfc3339_micros(&header.started);
-    let mut entries: Vec<(Duration, Value)> = Vec::new();
-    for (lane, m) in &lanes {
-        let label = lane.label();
-        // Each final response with the interim ones (1xx) that came before it.
-        let mut finals = Vec::new();
-        let mut interim = Vec::new();
-        for r in &m.responses {
-            if is_interim(r) {
-                interim.push(r.head.start_line.clone());
-            } else {
-                finals.push((r, std::mem::take(&mut interim)));
-            }
-        }
-        let mut responses = finals.into_iter();
-        for request in &m.requests {
-            let (response, interim) = match responses.next() {
-                Some((r, i)) => (Some(r), i),
-                None => (None, Vec::new()),
-            };
-            let mut e = entry(&label, m, request, response, started);
-            if !interim.is_empty() {
-                e["_mcpRaw"]["interim"] = json!(interim);
-            }
-            entries.push((request.first, e));
-        }
-    }
+    let mut entries = reader.finish();
     // Entries in the order their requests began (HAR 1.2 §entries: sorted by time).
-    entries.sort_by_key(|(t, _)| *t);
-    Ok(json!({
+    entries.sort_by_key(|(key, _)| *key);
+    let mut doc = document(header, version);
+    doc["log"]["entries"] = Value::Array(entries.into_iter().map(|(_, e)| e).collect());
+    Ok(doc)
+}
+
+/// The document with no entry yet (its `entries` an empty list).
+pub fn document(header: &Header, version: &str) -> Value {
+    json!({
         "log": {
             "version": "1.2",
             "creator": {"name": "mcp-raw", "version": version},
             "comment": format!("the HTTP that crossed, from an mcp-raw recording ({} of {}, started {})", header.role, header.transport, header.started),
-            "entries": entries.into_iter().map(|(_, e)| e).collect::<Vec<_>>(),
+            "entries": [],
         }
-    }))
+    })
 }
 
 /// A 1xx response other than 101 is interim: the final one follows (RFC 9110 §15.2).
-fn is_interim(m: &Message) -> bool {
+pub(crate) fn is_interim(m: &Message) -> bool {
     m.head
         .status()
         .is_some_and(|s| (100..200).contains(&s) && s != 101)
@@ -88,14 +73,17 @@ fn ms(d: Duration) -> Value {
     json!((d.as_micros() as f64) / 1000.0)
 }
 
-fn entry(
+/// One entry: a request, its final response if one came, on the lane `label` whose
+/// open note and TLS facts are `open` and `tls`.
+pub(crate) fn entry(
     label: &str,
-    lane: &LaneMessages,
+    open: Option<&str>,
+    tls: Option<&mcp_raw_wire::tls::TlsFacts>,
     request: &Message,
     response: Option<&Message>,
     started: Option<i64>,
 ) -> Value {
-    let scheme = if lane.tls.is_some() { "https" } else { "http" };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let req = request_json(request, scheme);
     // To the microsecond (ISO 8601 allows any fraction): entries keep their order.
     let when = started.map_or_else(
@@ -139,11 +127,11 @@ fn entry(
         "timings".into(),
         json!({"send": ms(send), "wait": ms(wait), "receive": ms(receive)}),
     );
-    if let Some(ip) = lane.open.as_deref().and_then(server_ip) {
+    if let Some(ip) = open.and_then(server_ip) {
         e.insert("serverIPAddress".into(), json!(ip));
     }
     e.insert("connection".into(), json!(label));
-    if let Some(tls) = &lane.tls {
+    if let Some(tls) = tls {
         e.insert("_tls".into(), tls.to_json());
     }
     e.insert("_mcpRaw".into(), Value::Object(raw));

@@ -45,11 +45,11 @@ pub struct LaneMessages {
 
 /// One direction being read: the framer, the message it is in, and where in the
 /// direction's bytes the framer's parts ended.
-struct Reader {
+pub(crate) struct Reader {
     /// The HTTP/1.1 framer over this direction's bytes.
     framer: Framer,
     /// The messages read to their end (or cut).
-    out: Vec<Message>,
+    pub(crate) out: Vec<Message>,
     /// The message whose head was read and whose end was not yet.
     current: Option<Message>,
     /// Bytes handed to the framer so far.
@@ -61,6 +61,56 @@ struct Reader {
 }
 
 impl Reader {
+    /// A reader of one direction: requests or responses.
+    pub(crate) fn new(side: Side) -> Reader {
+        Reader {
+            framer: Framer::new(side, MAX_HEAD),
+            out: Vec::new(),
+            current: None,
+            pushed: 0,
+            head_end: 0,
+            next_first: None,
+        }
+    }
+
+    /// One event of this lane and direction.
+    pub(crate) fn feed(&mut self, e: &Event) {
+        match &e.what {
+            What::Bytes(b) => {
+                if self.next_first.is_none() && !b.is_empty() {
+                    self.next_first = Some(e.t);
+                }
+                self.framer.push(b);
+                self.pushed += b.len();
+                while let Some(p) = self.framer.next_part() {
+                    self.part(p, e.t);
+                }
+            }
+            // The direction closed: a body read to the close ends here (RFC 9112
+            // §6.3 item 8), anything else open is cut short.
+            What::Close(_) => {
+                for p in self.framer.finish() {
+                    self.part(p, e.t);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The recording has ended: a message begun and not ended is cut.
+    pub(crate) fn end(&mut self) {
+        if let Some(mut m) = self.current.take() {
+            m.cut = Some("the recording ends before the message does".into());
+            m.body_wire = self.pushed.saturating_sub(self.head_end);
+            self.out.push(m);
+        }
+    }
+
+    /// When the message being read (or the next, its first bytes in) began.
+    pub(crate) fn begun(&self) -> Option<Duration> {
+        self.current.as_ref().map(|m| m.first).or(self.next_first)
+    }
+
     /// Where the last part handed out ended, in the direction's bytes.
     fn consumed(&self) -> usize {
         self.pushed - self.framer.buffered()
@@ -116,41 +166,11 @@ impl Reader {
 
 /// Reads one direction's events of `lane` into its messages.
 fn direction(events: &[Event], lane: Lane, dir: Dir, side: Side) -> Vec<Message> {
-    let mut r = Reader {
-        framer: Framer::new(side, MAX_HEAD),
-        out: Vec::new(),
-        current: None,
-        pushed: 0,
-        head_end: 0,
-        next_first: None,
-    };
+    let mut r = Reader::new(side);
     for e in events.iter().filter(|e| e.lane == lane && e.dir == dir) {
-        match &e.what {
-            What::Bytes(b) => {
-                if r.next_first.is_none() && !b.is_empty() {
-                    r.next_first = Some(e.t);
-                }
-                r.framer.push(b);
-                r.pushed += b.len();
-                while let Some(p) = r.framer.next_part() {
-                    r.part(p, e.t);
-                }
-            }
-            // The direction closed: a body read to the close ends here (RFC 9112
-            // §6.3 item 8), anything else open is cut short.
-            What::Close(_) => {
-                for p in r.framer.finish() {
-                    r.part(p, e.t);
-                }
-            }
-            _ => {}
-        }
+        r.feed(e);
     }
-    if let Some(mut m) = r.current.take() {
-        m.cut = Some("the recording ends before the message does".into());
-        m.body_wire = r.pushed.saturating_sub(r.head_end);
-        r.out.push(m);
-    }
+    r.end();
     r.out
 }
 

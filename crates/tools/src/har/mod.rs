@@ -1,11 +1,13 @@
 //! HAR (HTTP Archive 1.2) both ways: a recording's HTTP lanes exported as the HTTP
-//! that crossed ([`export`]), and a HAR from a browser, mitmproxy or another tool
-//! imported as a transcript ([`import`]) that every view reads. Values in and out;
-//! the binary prints and writes files.
+//! that crossed ([`export`]; [`stream`] reads them entry by entry, for a recording
+//! read as a stream), and a HAR from a browser, mitmproxy or another tool imported
+//! as a transcript ([`import`]) that every view reads. Values in and out; the binary
+//! prints and writes files.
 
 pub mod export;
 pub mod import;
 pub mod lane;
+pub mod stream;
 
 use mcp_raw_wire::event::Event;
 use mcp_raw_wire::transcript::Header;

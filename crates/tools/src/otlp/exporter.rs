@@ -252,8 +252,13 @@ pub fn live(settings: Settings, header: &Header) -> std::io::Result<(Offload, Ex
     ))
 }
 
-/// Exports a whole recording, each batch waited for.
-pub fn recording(settings: Settings, header: &Header, events: &[Event]) -> Report {
+/// Exports a whole recording, each batch waited for: the events as they are read
+/// (`export otlp` streams them; a batch goes out as soon as it is full).
+pub fn recording(
+    settings: Settings,
+    header: &Header,
+    events: impl IntoIterator<Item = Event>,
+) -> Report {
     let counters = Arc::new(Counters::default());
     let closing = Arc::new(AtomicBool::new(false));
     let (jobs, rx) = sync_channel::<Job>(1);
@@ -262,10 +267,12 @@ pub fn recording(settings: Settings, header: &Header, events: &[Event]) -> Repor
         std::thread::spawn(move || send_all(rx, &settings, &counters, &closing))
     };
     let mut pipeline = Pipeline::new(settings, header, jobs, true, counters.clone());
+    let mut last = None;
     for e in events {
-        pipeline.feed(e);
+        pipeline.feed(&e);
+        last = Some(e.t);
     }
-    let end = events.last().map_or(0, |e| pipeline.spans.at(e.t));
+    let end = last.map_or(0, |t| pipeline.spans.at(t));
     pipeline.end(end);
     drop(pipeline);
     let _ = sender.join();

@@ -11,7 +11,7 @@
 //! questions on it are answered from the recording (a GET the server refused is sent
 //! again as it was).
 
-use super::script::{Script, Step};
+use super::script::{Source, Step};
 use crate::client::http_link::{Answering, HttpLink, Posted};
 use crate::client::stdio_link::{Output, Spawn, StdioLink};
 use crate::client::wire_print::Printer;
@@ -45,8 +45,9 @@ pub struct Outcome {
 }
 
 /// Replays `script` against `target`, each wait for the server bounded by `timeout`.
+/// The recording is read as the replay goes, a step when it is to be sent.
 pub async fn run(
-    mut script: Script,
+    mut script: Source,
     target: Target,
     printer: &Printer,
     timeout: Duration,
@@ -58,15 +59,15 @@ pub async fn run(
 }
 
 async fn stdio(
-    script: &mut Script,
+    script: &mut Source,
     spawn: &Spawn,
     printer: &Printer,
     timeout: Duration,
 ) -> anyhow::Result<Outcome> {
     let mut link = StdioLink::spawn_with(spawn, printer)?;
     let mut outcome = Outcome::default();
-    let steps = std::mem::take(&mut script.steps);
-    for step in &steps {
+    while let Some(step) = script.next_step()? {
+        let step = &step;
         let (Some(body), false) = (&step.body, step.is_answer()) else {
             continue;
         };
@@ -105,7 +106,7 @@ async fn stdio(
 }
 
 async fn http(
-    script: &mut Script,
+    script: &mut Source,
     url: &str,
     printer: &Printer,
     timeout: Duration,
@@ -114,12 +115,17 @@ async fn http(
     link.timeout = timeout;
     let mut outcome = Outcome::default();
     let mut session: Option<String> = None;
-    let steps = std::mem::take(&mut script.steps);
-    // The recorded answers, shared with the streams followed in the background.
-    let answers = Arc::new(Mutex::new(std::mem::take(script)));
+    // The recording (its answers above all), shared with the streams followed in
+    // the background.
+    let answers = Arc::new(Mutex::new(std::mem::replace(script, Source::empty())));
     let mut background = Vec::new();
     let result = async {
-        for step in &steps {
+        loop {
+            let next = answers.locked().next_step()?;
+            let Some(step) = next else {
+                break;
+            };
+            let step = &step;
             let method = step.method.as_deref().unwrap_or("POST");
             if step.is_answer() {
                 continue;
@@ -176,7 +182,7 @@ async fn http(
 
 /// How a server request on an HTTP stream is answered: with the recording's answer,
 /// POSTed with `headers`.
-fn answering(answers: &Arc<Mutex<Script>>, headers: Vec<(String, String)>) -> Box<Answering> {
+fn answering(answers: &Arc<Mutex<Source>>, headers: Vec<(String, String)>) -> Box<Answering> {
     let answers = Arc::clone(answers);
     Box::new(move |r: &jsonrpc::Request| -> Option<Posted> {
         let answer = {
@@ -224,7 +230,7 @@ fn live_headers(step: &Step, session: Option<&str>) -> Vec<(String, String)> {
 }
 
 /// The recording's answer to this server request, or an error saying there is none.
-fn answer_for(script: &mut Script, r: &jsonrpc::Request) -> Value {
+fn answer_for(script: &mut Source, r: &jsonrpc::Request) -> Value {
     let id = r.id.to_value();
     script.answer(&r.method, &id).unwrap_or_else(|| {
         json!({"jsonrpc": "2.0", "id": id, "error": {

@@ -68,14 +68,44 @@ pub struct Message {
 
 /// The JSON-RPC messages of a recording, per direction (batch items one by one).
 pub fn messages(events: &[Event]) -> (Vec<Message>, Vec<Message>) {
-    let mut decoder = Decoder::new();
+    let mut reader = Reader::default();
     let (mut c2s, mut s2c) = (Vec::new(), Vec::new());
-    let mut asked: std::collections::HashMap<(Dir, String), String> = Default::default();
-    for (i, e) in events.iter().enumerate() {
-        if e.lane.kind == LaneKind::Stderr {
-            continue;
+    for e in events {
+        for (dir, m) in reader.feed(e) {
+            match dir {
+                Dir::ToServer => c2s.push(m),
+                Dir::ToClient => s2c.push(m),
+            }
         }
-        for fact in decoder.feed(e) {
+    }
+    (c2s, s2c)
+}
+
+/// A recording's messages read event by event, as [`messages`] reads them all: what
+/// `diff` streams. It keeps the decoder's state and the methods of the requests not
+/// answered yet (so a response can be named by what it answers; at most
+/// `--max-unanswered` a direction, as every view), no message.
+#[derive(Default)]
+pub struct Reader {
+    /// The wire decoded: a message's bytes, however framed.
+    decoder: Decoder,
+    /// The method of each request still unanswered, by id: those sent c2s, s2c.
+    asked: [crate::wire::asked::Asked<String>; 2],
+    /// The events fed so far (a message names the one that completed it).
+    events: usize,
+    /// The messages read so far, c2s then s2c (a message's number in its direction).
+    count: [usize; 2],
+}
+
+impl Reader {
+    /// The messages `e` completes, with their directions, in order.
+    pub fn feed(&mut self, e: &Event) -> Vec<(Dir, Message)> {
+        self.events += 1;
+        let mut out = Vec::new();
+        if e.lane.kind == LaneKind::Stderr {
+            return out;
+        }
+        for fact in self.decoder.feed(e) {
             let Fact::Payload { bytes, class, .. } = fact else {
                 continue;
             };
@@ -86,28 +116,42 @@ pub fn messages(events: &[Event]) -> (Vec<Message>, Vec<Message>) {
                 let id = value.get("id").map(Value::to_string);
                 let method = match (value.get("method").and_then(Value::as_str), &id) {
                     (Some(m), Some(id)) => {
-                        asked.insert((e.dir, id.clone()), m.to_owned());
+                        self.asked[slot(e.dir)].ask(id.clone(), m.to_owned());
                         Some(m.to_owned())
                     }
                     (Some(m), None) => Some(m.to_owned()),
-                    (None, Some(id)) => asked.remove(&(other(e.dir), id.clone())),
+                    (None, Some(id)) => self.asked[slot(other(e.dir))].answer(id),
                     (None, None) => None,
                 };
-                let list = match e.dir {
-                    Dir::ToServer => &mut c2s,
-                    Dir::ToClient => &mut s2c,
-                };
-                list.push(Message {
-                    n: list.len() + 1,
-                    event: i + 1,
-                    lane: e.lane.label(),
-                    method,
-                    value,
-                });
+                let count = &mut self.count[slot(e.dir)];
+                *count += 1;
+                out.push((
+                    e.dir,
+                    Message {
+                        n: *count,
+                        event: self.events,
+                        lane: e.lane.label(),
+                        method,
+                        value,
+                    },
+                ));
             }
         }
+        out
     }
-    (c2s, s2c)
+
+    /// How many messages were read in `dir` so far.
+    pub fn count(&self, dir: Dir) -> usize {
+        self.count[slot(dir)]
+    }
+}
+
+/// c2s is 0, s2c 1: where a direction's figures are kept.
+pub(crate) fn slot(d: Dir) -> usize {
+    match d {
+        Dir::ToServer => 0,
+        Dir::ToClient => 1,
+    }
 }
 
 fn other(d: Dir) -> Dir {
