@@ -289,7 +289,8 @@ fn wait(child: &mut std::process::Child) -> Result<(), String> {
 }
 
 /// The `summary:` (or `totals:`) line of a callgrind file: instructions executed.
-fn total(path: &std::path::Path) -> Result<u64, String> {
+/// A callgrind output file's total instructions (its `summary:` or `totals:` line).
+pub fn total(path: &std::path::Path) -> Result<u64, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     text.lines()
         .find_map(|l| {

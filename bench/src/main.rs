@@ -7,6 +7,7 @@
 //! ```text
 //! mcp-bench run PEERS.txt [--reps N] [--secs S] [--warm S] [--only a,b] [--eras legacy,modern] [--sessions N] [--starts N] [--strict]
 //! mcp-bench callgrind "MCP-RAW COMMAND"      instructions per call under valgrind
+//! mcp-bench callgrind-tools MCP-RAW SHORT LONG   the transcript tools' instructions per event
 //! mcp-bench builds NAME=BIN NAME=BIN [--reps N] [--starts N]   size, cold start, idle RSS of builds side by side
 //! mcp-bench link-order BIN OUT | --check BIN FILE   the functions serving runs (link/order.txt)
 //! mcp-bench tools RECORDING MCP-RAW [--reps N]   show, check, stats against their floors
@@ -17,6 +18,7 @@
 
 mod builds;
 mod callgrind;
+mod callgrind_tools;
 mod cpu;
 mod floor;
 mod http;
@@ -67,6 +69,7 @@ fn main() {
             Some(cmd) => callgrind::report(cmd),
             None => Err("usage: mcp-bench callgrind \"MCP-RAW COMMAND\"".into()),
         },
+        Some("callgrind-tools") => callgrind_tools::main(&args[1..]),
         Some("builds") => builds::main(&args[1..]),
         Some("tools") => tools::main(&args[1..]),
         Some("floor-read") => match args.get(1) {

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 /// The tools measured: a row name and `mcp-raw`'s arguments (the file is appended,
 /// or put where `FILE` stands).
-const TOOLS: &[(&str, &[&str])] = &[
+pub const TOOLS: &[(&str, &[&str])] = &[
     ("show --raw", &["show", "--raw", "--color", "never"]),
     ("show (text view)", &["show", "--color", "never"]),
     ("show --oneline", &["show", "--oneline", "--color", "never"]),

@@ -17,12 +17,17 @@ pub fn mark(bytes: &[u8], s: &Style) -> String {
     }
     for chunk in rest.utf8_chunks() {
         let valid = chunk.valid();
-        let mut start = 0;
-        for (i, c) in valid.char_indices() {
-            // Plain: printable ASCII, and tab; everything else is looked at.
-            if (' '..='~').contains(&c) || c == '\t' {
+        let (text, mut start, mut i) = (valid.as_bytes(), 0, 0);
+        while i < text.len() {
+            // Plain: printable ASCII, and tab, passed over byte by byte; anything
+            // else is a character to look at (an ASCII byte is always a boundary).
+            if (b' '..=b'~').contains(&text[i]) || text[i] == b'\t' {
+                i += 1;
                 continue;
             }
+            let Some(c) = valid[i..].chars().next() else {
+                break;
+            };
             if c == '\r' || super::term::is_control(c) {
                 out.push_str(&valid[start..i]);
                 if c == '\r' {
@@ -32,6 +37,7 @@ pub fn mark(bytes: &[u8], s: &Style) -> String {
                 }
                 start = i + c.len_utf8();
             }
+            i += c.len_utf8();
         }
         out.push_str(&valid[start..]);
         for b in chunk.invalid() {
