@@ -87,6 +87,9 @@ struct State {
     untold: Dropped,
     /// The recorder's end is gone: write what is left and end.
     closed: bool,
+    /// The sink panicked and its thread ended: events are let go (the wire must
+    /// never wait on a writer that is gone), and a drain does not wait.
+    dead: bool,
     /// The writer sleeps on `work` until woken: an emitter wakes it (otherwise the
     /// writer looks on its own every [`POLL`]: no wake-up, no system call).
     writer_asleep: bool,
@@ -123,7 +126,17 @@ impl Behind {
         let theirs = queue.clone();
         let thread = std::thread::Builder::new()
             .name("mcp-raw-record".to_owned())
-            .spawn(move || write_loop(&theirs, sink))?;
+            .spawn(move || {
+                let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    write_loop(&theirs, sink)
+                }));
+                if written.is_err() {
+                    let mut s = theirs.state.locked();
+                    s.dead = true;
+                    s.events.clear();
+                    theirs.progress.notify_all();
+                }
+            })?;
         let mut all = QUEUES.locked();
         all.retain(|q| q.strong_count() > 0);
         all.push(Arc::downgrade(&queue));
@@ -144,6 +157,9 @@ impl Sink for Behind {
         let q = &self.queue;
         let cost = cost(event);
         let mut s = q.state.locked();
+        if s.dead {
+            return;
+        }
         // One event larger than the whole bound still goes in, alone.
         while !s.events.is_empty() && s.bytes + cost > q.policy.max_bytes {
             if q.policy.lossy {
@@ -154,6 +170,9 @@ impl Sink for Behind {
                 return;
             }
             s = q.progress.wait(s).unwrap_or_else(|e| e.into_inner());
+            if s.dead {
+                return;
+            }
         }
         s.events.push_back(event.clone());
         s.bytes += cost;
@@ -257,7 +276,7 @@ pub fn drain_all() -> Vec<(String, Dropped)> {
         let mut s = q.state.locked();
         let target = s.queued;
         q.work.notify_one();
-        while s.written < target {
+        while s.written < target && !s.dead {
             s = q.progress.wait(s).unwrap_or_else(|e| e.into_inner());
         }
         if s.dropped != Dropped::default() {
@@ -371,6 +390,30 @@ mod tests {
         drop(behind);
         let events: Vec<String> = seen.iter().filter(|s| s.starts_with("event")).collect();
         assert_eq!(events, ["event 1", "event 2", "event 3", "event 4"]);
+    }
+
+    /// A sink that panics at its second event.
+    struct Panics(u8);
+
+    impl Sink for Panics {
+        fn event(&mut self, _: &Event) {
+            self.0 += 1;
+            assert!(self.0 < 2, "the sink gives up");
+        }
+    }
+
+    #[test]
+    fn a_sink_that_panics_never_makes_the_wire_wait() {
+        let policy = Policy {
+            max_bytes: EVENT_COST + 10,
+            lossy: false,
+        };
+        let mut behind = Behind::start("panics-test", Box::new(Panics(0)), policy).unwrap();
+        // Far more than the queue holds: once the sink is gone, they are let go.
+        for n in 0..100 {
+            behind.event(&event(n, 10));
+        }
+        drop(behind);
     }
 
     #[test]
