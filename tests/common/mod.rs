@@ -31,39 +31,38 @@ use std::sync::Arc;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_mcp-raw");
 
-/// Stops a program as `kill` or systemd would (SIGTERM) and waits for it to end: its
-/// recordings are then whole on disk (their writer drained), which SIGKILL does not
-/// promise. Panics if it is still running 10 s later.
-pub fn terminate(child: &mut Child) {
+/// Sends SIGTERM, as `kill` or systemd would, and waits up to `secs` for the program
+/// to end; whether it did.
+fn ended_on_sigterm(child: &mut Child, secs: u64) -> bool {
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
     while std::time::Instant::now() < deadline {
         if let Ok(Some(_)) = child.try_wait() {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    let _ = child.kill();
-    panic!("the program did not end within 10 s of SIGTERM");
-}
-
-/// Stops a program for a test's teardown: SIGTERM, so its recordings are written out
-/// whole, and SIGKILL if it is still running 5 s later.
-pub fn stop(child: &mut Child) {
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while std::time::Instant::now() < deadline {
-        if let Ok(Some(_)) = child.try_wait() {
-            return;
+            return true;
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     let _ = child.kill();
     let _ = child.wait();
+    false
+}
+
+/// Stops a program as `kill` or systemd would (SIGTERM) and waits for it to end: its
+/// recordings are then whole on disk (their writer drained), which SIGKILL does not
+/// promise. Panics if it is still running 10 s later (it is then killed).
+pub fn terminate(child: &mut Child) {
+    assert!(
+        ended_on_sigterm(child, 10),
+        "the program did not end within 10 s of SIGTERM"
+    );
+}
+
+/// Stops a program for a test's teardown: SIGTERM, so its recordings are written out
+/// whole, and SIGKILL if it is still running 5 s later.
+pub fn stop(child: &mut Child) {
+    ended_on_sigterm(child, 5);
 }
 
 /// `mcp-raw serve --http --port 0 ...`, stopped on drop ([`stop`]).

@@ -12,14 +12,6 @@ shift 2
 here=$(cd "$(dirname "$0")/../../.." && pwd)
 scratch=$here/bench/target/tap-peer
 mkdir -p "$scratch"
-log=$scratch/server-$listen.log
-: > "$log"
-"$bin" serve --http --port 0 2> "$log" &
-port=
-for _ in $(seq 200); do
-  port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\)/mcp.*|\1|p' "$log" | head -n1)
-  [[ -n $port ]] && break
-  sleep 0.02
-done
-[[ -n $port ]] || { echo "the server did not start:" >&2; cat "$log" >&2; exit 1; }
+source "$(dirname "$0")/start-server.sh"
+start_server "$bin" "$scratch/server-$listen.log"
 exec "$bin" tap --http --listen "127.0.0.1:$listen" --target "http://127.0.0.1:$port/mcp" "$@"
