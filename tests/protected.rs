@@ -107,6 +107,46 @@ impl Logged {
 }
 
 /// `mcp-raw ARGS…`, run to its end.
+/// The line of `text` that holds a JWT in clear (`eyJ…` base64url, a dot, more, a
+/// dot: a header and claims), if any. A bare `eyJ` is not enough: a random client
+/// id, code or PKCE verifier in base64url holds one now and then.
+fn jwt_in(text: &str) -> Option<&str> {
+    let b64 = |c: u8| c.is_ascii_alphanumeric() || c == b'-' || c == b'_';
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = text[from..].find("eyJ") {
+        let start = from + i;
+        let mut at = start;
+        let mut parts = 0;
+        while parts < 2 {
+            let run = bytes[at..].iter().take_while(|&&c| b64(c)).count();
+            if run < 2 || bytes.get(at + run) != Some(&b'.') {
+                break;
+            }
+            at += run + 1;
+            parts += 1;
+        }
+        if parts == 2 {
+            let line_start = text[..start].rfind('\n').map_or(0, |n| n + 1);
+            let line_end = text[start..].find('\n').map_or(text.len(), |n| start + n);
+            return Some(&text[line_start..line_end]);
+        }
+        from = start + 3;
+    }
+    None
+}
+
+#[test]
+fn a_jwt_is_told_from_a_random_string_that_holds_eyj() {
+    let jwt = "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCJ9.e30.c2ln";
+    assert_eq!(
+        jwt_in(&format!("a\nBearer {jwt}\nb")),
+        Some(&*format!("Bearer {jwt}"))
+    );
+    assert_eq!(jwt_in("code=Qx7eyJk2_abc-9&state=eyJ"), None);
+    assert_eq!(jwt_in("eyJ.x."), None);
+}
+
 fn mcp_raw(args: &[&str]) -> std::process::Output {
     // The CLI's refusals of auth flags (stderr, exit status): a process.
     Command::new(BIN).args(args).output().unwrap()
@@ -206,8 +246,9 @@ fn the_client_gets_through_a_protected_server_and_the_record_shows_every_hop() {
     // The record masks the token too, and `check` finds nothing wrong in the MCP
     // exchanges (the OAuth ones are not MCP's to judge).
     let recorded = std::fs::read_to_string(&record).unwrap();
-    assert!(
-        !recorded.contains("eyJ"),
+    assert_eq!(
+        jwt_in(&recorded),
+        None,
         "a JWT in clear in the client's record"
     );
     let (status, report) = tools_inproc::check(&record);
@@ -222,8 +263,9 @@ fn the_client_gets_through_a_protected_server_and_the_record_shows_every_hop() {
     let server_side = mcp_raw(&["show", server_record.to_str().unwrap(), "--color", "never"]);
     let shown = String::from_utf8_lossy(&server_side.stdout);
     assert!(shown.contains("GET /jwks HTTP/1.1"), "{shown}");
-    assert!(
-        !shown.contains("eyJ"),
+    assert_eq!(
+        jwt_in(&shown),
+        None,
         "a JWT in clear in the server's record"
     );
 }
@@ -482,7 +524,7 @@ fn demo_http_auth_walks_the_flow_and_checks_every_answer() {
         .map(|l| format!("{l}\n"))
         .collect();
     golden::check("demo/demo-http-auth-outline.txt", &outline);
-    assert!(!view.contains("eyJ"), "a token in clear in the demo's view");
+    assert_eq!(jwt_in(&view), None, "a token in clear in the demo's view");
 }
 
 /// `mcp-raw bridge --port 0 --auth-server ISSUER -- mcp-raw serve`: the bridge's own
