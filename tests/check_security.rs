@@ -500,15 +500,7 @@ fn the_rug_pull_against_a_recording_or_a_pin_file() {
     let lines: Vec<&str> = text.lines().collect();
     let cut = lines.len() / 2;
     let broken = dir.join("broken.jsonl");
-    std::fs::write(
-        &broken,
-        format!(
-            "{}\nnot an event\n{}\n",
-            lines[..cut].join("\n"),
-            lines[cut..].join("\n")
-        ),
-    )
-    .unwrap();
+    std::fs::write(&broken, common::with_line_at(&text, cut, "not an event")).unwrap();
     let (code, stdout, err) = run(&["pin", broken.to_str().unwrap()]);
     assert_eq!((code, stdout.as_str()), (2, ""));
     assert!(

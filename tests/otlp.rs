@@ -1076,15 +1076,7 @@ fn a_bad_line_midway_ends_export_otlp_with_its_line_number() {
     let head_only = dir.join("head.jsonl");
     std::fs::write(&head_only, lines[..cut].join("\n") + "\n").unwrap();
     let broken = dir.join("broken.jsonl");
-    std::fs::write(
-        &broken,
-        format!(
-            "{}\nnot an event\n{}\n",
-            lines[..cut].join("\n"),
-            lines[cut..].join("\n")
-        ),
-    )
-    .unwrap();
+    std::fs::write(&broken, common::with_line_at(&text, cut, "not an event")).unwrap();
     // A port nobody listens on.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

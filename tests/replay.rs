@@ -429,15 +429,7 @@ fn a_bad_line_midway_ends_replay_with_its_line_number() {
         .iter()
         .position(|l| l.contains("\\\"result\\\"") && l.contains("\\\"content\\\""))
         .expect("an answered call");
-    std::fs::write(
-        &broken,
-        format!(
-            "{}\nnot an event\n{}\n",
-            lines[..cut].join("\n"),
-            lines[cut..].join("\n")
-        ),
-    )
-    .unwrap();
+    std::fs::write(&broken, common::with_line_at(&text, cut, "not an event")).unwrap();
     let out = mcp_raw(&[
         "replay",
         p(&broken),

@@ -394,6 +394,17 @@ pub fn interrupt(child: &Child) {
 
 /// A fresh directory of one test's own under the system's temp dir:
 /// `mcp-raw-SUITE-NAME-PID`.
+/// A recording's text with `line` put after its first `cut` lines: a bad line
+/// midway, for the tests of the tools that read a recording as a stream.
+pub fn with_line_at(text: &str, cut: usize, line: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    format!(
+        "{}\n{line}\n{}\n",
+        lines[..cut].join("\n"),
+        lines[cut..].join("\n")
+    )
+}
+
 pub fn scratch(suite: &str, name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("mcp-raw-{suite}-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
